@@ -1,0 +1,469 @@
+"""The metric engine: scores a run against an assessment.
+
+For a block of queries at a time it builds the gain matrix (queries x ranked
+list, grades of the ranked items) with numpy and derives every measure of the
+registry and every curve from its cumulative sums.  Blocks are sized from a
+memory budget, so memory stays bounded whatever the contest size; between
+blocks the engine reports progress and checks whether it should stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
+from .model import (PAD, Assessment, AssessmentError, DataWarning, Run,
+                    make_warning)
+from .options import EvalOptions
+
+__all__ = ["Cancelled", "CurveData", "RunResult", "QueryDetail", "evaluate",
+           "evaluate_runs", "query_detail", "RECALL_PERCENT_LEVELS"]
+
+RECALL_PERCENT_LEVELS = np.arange(10, 101, 10)
+PSB_PR_LEVELS = 20
+
+ProgressFn = Callable[[int, int], None]
+StopFn = Callable[[], bool]
+
+
+class Cancelled(Exception):
+    """Raised by the engine when ``should_stop()`` answered True."""
+
+
+@dataclass
+class CurveData:
+    """A curve of a run: its x values, the mean over the queries that define
+    it (NaN where none does), how many queries that is, and the per-query
+    values (NaN = undefined for that query)."""
+
+    key: str
+    x: np.ndarray
+    mean: np.ndarray
+    count: np.ndarray
+    per_query: np.ndarray
+
+    def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
+        d = {"x": _jsonable(self.x), "mean": _jsonable(self.mean),
+             "count": [int(c) for c in self.count]}
+        if query_ids is not None:
+            d["per_query"] = {q: _jsonable(row) for q, row in zip(query_ids, self.per_query)}
+        return d
+
+
+def _jsonable(a: np.ndarray) -> list:
+    return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
+
+
+@dataclass
+class RunResult:
+    """Scores of one run: per-query values of every measure (NaN =
+    undefined), run means, curves and the data checks."""
+
+    run_name: str
+    run_source: str
+    run_format: str
+    query_ids: tuple[str, ...]
+    measures: list[ConcreteMeasure]
+    values: np.ndarray
+    included: np.ndarray
+    curves: dict[str, CurveData]
+    warnings: list[DataWarning]
+    options: EvalOptions
+    query_classes: tuple[str, ...] | None = None
+    _col: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._col = {m.key: j for j, m in enumerate(self.measures)}
+
+    @property
+    def keys(self) -> list[str]:
+        return [m.key for m in self.measures]
+
+    def column(self, key: str) -> np.ndarray:
+        """Per-query values of one measure, in the assessment's query order."""
+        try:
+            return self.values[:, self._col[key]]
+        except KeyError:
+            raise KeyError(f"unknown measure {key!r}; known: {', '.join(self.keys)}") from None
+
+    def mean(self, key: str) -> float | None:
+        """Run mean over the queries where the measure is defined (and not
+        left out by the PSB class cutoff); None when no query defines it."""
+        col = self.column(key)[self.included]
+        ok = ~np.isnan(col)
+        return float(col[ok].mean()) if ok.any() else None
+
+    def n_undefined(self, key: str) -> int:
+        """Queries left out of the mean of ``key`` because it is undefined."""
+        return int(np.isnan(self.column(key)[self.included]).sum())
+
+    @property
+    def means(self) -> dict[str, float | None]:
+        vals = self.values[self.included]
+        ok = ~np.isnan(vals)
+        cnt = ok.sum(axis=0)
+        sums = np.where(ok, vals, 0.0).sum(axis=0)
+        return {k: (float(sums[j] / cnt[j]) if cnt[j] else None) for j, k in enumerate(self.keys)}
+
+    def value(self, query_id: str, key: str) -> float | None:
+        v = self.column(key)[self.query_ids.index(query_id)]
+        return None if np.isnan(v) else float(v)
+
+    def per_query(self, key: str) -> dict[str, float | None]:
+        return {q: (None if np.isnan(v) else float(v))
+                for q, v in zip(self.query_ids, self.column(key))}
+
+    def class_means(self, key: str) -> dict[str, float | None]:
+        """Mean of ``key`` per query class (needs classes in the assessment)."""
+        if self.query_classes is None:
+            raise ValueError("the assessment has no query classes")
+        col = self.column(key)
+        out: dict[str, float | None] = {}
+        classes = np.asarray(self.query_classes)
+        for c in dict.fromkeys(self.query_classes):
+            sel = (classes == c) & self.included & ~np.isnan(col)
+            out[c] = float(col[sel].mean()) if sel.any() else None
+        return out
+
+    def class_averaged_mean(self, key: str) -> float | None:
+        """Mean over classes of the per-class means (PSB's macro average)."""
+        vals = [v for v in self.class_means(key).values() if v is not None]
+        return float(np.mean(vals)) if vals else None
+
+
+@dataclass
+class QueryDetail:
+    """One query of one run, for ranked-list views and raw curves."""
+
+    query_id: str
+    gains: np.ndarray
+    item_indices: np.ndarray
+    ch: int
+    cm: int
+    recall: np.ndarray
+    precision: np.ndarray
+
+
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    """What the engine needs of an assessment for one option set."""
+
+    ch: np.ndarray
+    cm: np.ndarray
+    nge: np.ndarray
+    ds: np.ndarray
+    selfs: np.ndarray
+    judged_rows: np.ndarray
+    judged_items: np.ndarray
+    judged_grades: np.ndarray
+    indptr: np.ndarray
+    class_size: np.ndarray
+
+
+def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
+    nq = a.n_queries
+    counts = np.diff(a.indptr)
+    qidx = np.repeat(np.arange(nq), counts)
+    items, grades = a.judged_items, a.judged_grades
+    selfs = a.query_items if options.remove_self else np.full(nq, -1, dtype=np.int64)
+    # class size for the PSB cutoff: relevant items, the query itself included
+    self_judged = np.zeros(nq, dtype=bool)
+    self_judged[qidx[items == a.query_items[qidx]]] = True
+    class_size = np.bincount(qidx, minlength=nq) + ((a.query_items >= 0) & ~self_judged)
+    keep = items != selfs[qidx]
+    qidx, items, grades = qidx[keep], items[keep], grades[keep]
+    top = a.top_grade
+    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in range(1, top + 1)],
+                   axis=1).astype(np.int64)
+    ch = nge[:, top - 1]
+    cm = nge[:, 0] - ch
+    size = options.collection_size if options.collection_size is not None else a.collection_size
+    if size < a.n_items:
+        raise AssessmentError(f"collection size {size} is smaller than the {a.n_items} items "
+                              "the assessment names")
+    ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
+    return _Prepared(ch, cm, nge, ds, selfs, qidx, items, grades, indptr, class_size)
+
+
+def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray,
+                width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gain matrix (len(qs), >= width), list lengths and item indices of the
+    assessment queries ``qs`` (self-matches removed)."""
+    B = qs.size
+    rows = qrow[qs]
+    present = rows >= 0
+    if present.all():
+        idx, lengths = run.ranked_block(rows)
+    else:
+        sub, sub_len = run.ranked_block(rows[present]) if present.any() else (
+            np.zeros((0, 0), np.int32), np.zeros(0, np.int64))
+        idx = np.full((B, sub.shape[1]), PAD, dtype=np.int32)
+        idx[present] = sub
+        lengths = np.zeros(B, dtype=np.int64)
+        lengths[present] = sub_len
+    lengths = np.asarray(lengths, dtype=np.int64)
+    selfs = prep.selfs[qs]
+    if (selfs >= 0).any() and idx.size:
+        match = idx == selfs[:, None]
+        found = match.any(axis=1)
+        if found.any():
+            pos = np.where(found, match.argmax(axis=1), idx.shape[1])
+            shifted = np.empty_like(idx)
+            shifted[:, :-1] = idx[:, 1:]
+            shifted[:, -1] = PAD
+            idx = np.where(np.arange(idx.shape[1]) >= pos[:, None], shifted, idx)
+            lengths = lengths - found
+    # grade look-up table: column 0 = unknown id, 1 = padding, 2 + j = item j
+    dtype = np.int8 if a.top_grade < 128 else np.int32
+    table = np.zeros((B, a.n_items + 2), dtype=dtype)
+    lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
+    if qs.size and np.all(np.diff(qs) == 1):
+        jr = prep.judged_rows[lo:hi] - qs[0]
+        table[jr, prep.judged_items[lo:hi] + 2] = prep.judged_grades[lo:hi]
+    else:
+        for b, q in enumerate(qs):
+            s, e = prep.indptr[q], prep.indptr[q + 1]
+            table[b, prep.judged_items[s:e] + 2] = prep.judged_grades[s:e]
+    W = max(idx.shape[1], width)
+    G = np.zeros((B, W), dtype=dtype)
+    if idx.shape[1]:
+        G[:, :idx.shape[1]] = np.take_along_axis(table, idx + 2, axis=1)
+    return G, lengths, idx
+
+
+def _chunk_curves(ctx: ChunkContext, o: EvalOptions) -> dict[str, np.ndarray]:
+    n = o.curve_length
+    nan_rows = ctx.no_rel[:, None]
+    out = {
+        "cg": ctx.cg[:, :n].astype(np.float64),
+        "dcg": ctx.dcg[:, :n].copy(),
+        "ncg": _ratio(ctx.cg[:, :n], ctx.icg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
+        "ndcg": _ratio(ctx.dcg[:, :n], ctx.idcg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
+    }
+    b2 = o.f_beta ** 2
+    k = np.arange(1, n + 1)
+    h = ctx.cum_rel[:, :n].astype(np.float64)
+    f = (1 + b2) * h / (b2 * ctx.cr[:, None] + k[None, :])
+    f[ctx.no_rel] = np.nan
+    out["f"] = f
+    out["pr"] = _pr_psb(ctx) if o.pr_interpolation == "psb" else _pr_max(ctx, o.pr_levels)
+    # (D)CG at the first rank reaching 10%, ..., 100% recall
+    lv = RECALL_PERCENT_LEVELS
+    m = (lv[None, :] * ctx.cr[:, None] + 99) // 100
+    hr = _hit_ranks(ctx, max(int(ctx.cr.max()) if ctx.B else 0, 1))
+    reached = (m >= 1) & (m <= ctx.vr[:, None])
+    rank = np.take_along_axis(hr, np.clip(m - 1, 0, hr.shape[1] - 1), axis=1)
+    col = np.clip(rank - 1, 0, ctx.W - 1)
+    for key, arr in (("cg_recall", ctx.cg), ("dcg_recall", ctx.dcg)):
+        v = np.take_along_axis(arr, col, axis=1).astype(np.float64)
+        v[~reached] = np.nan
+        out[key] = v
+    return out
+
+
+def _hit_ranks(ctx: ChunkContext, M: int) -> np.ndarray:
+    """(B, M): 1-based rank of the m-th relevant hit of each query, 0 where
+    that hit is not in the list."""
+    r, c = np.nonzero(ctx.rel)
+    m = ctx.cum_rel[r, c] - 1
+    out = np.zeros((ctx.B, M), dtype=np.int64)
+    keep = m < M
+    out[r[keep], m[keep]] = c[keep] + 1
+    return out
+
+
+def _hit_precisions(ctx: ChunkContext, M: int) -> np.ndarray:
+    """(B, M): precision m / rank at the m-th relevant hit, 0 if not retrieved."""
+    hr = _hit_ranks(ctx, M)
+    return np.divide(np.arange(1, M + 1)[None, :], hr, out=np.zeros(hr.shape), where=hr > 0)
+
+
+def _pr_max(ctx: ChunkContext, levels: int) -> np.ndarray:
+    """Interpolated precision P(r) = max precision at any rank whose recall
+    is >= r, at r = j / (levels - 1); 0 where no rank reaches r."""
+    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
+    sufmax = np.maximum.accumulate(_hit_precisions(ctx, M)[:, ::-1], axis=1)[:, ::-1]
+    j = np.arange(levels)
+    n = levels - 1
+    need = np.maximum((j[None, :] * ctx.cr[:, None] + n - 1) // n, 1)  # ceil(r * Cr), >= 1
+    val = np.take_along_axis(sufmax, np.clip(need - 1, 0, M - 1), axis=1)
+    val = np.where(need <= ctx.vr[:, None], val, 0.0)
+    val[ctx.no_rel] = np.nan
+    return val
+
+
+def _pr_psb(ctx: ChunkContext) -> np.ndarray:
+    """psbPlot / SHREC MATLAB interpolation at r = j/20, j = 1..20: precision
+    k / rank_k of the k-th hit, linear in recall between consecutive hits;
+    a level below 1/C is left out for that query (NaN); a hit the list never
+    reaches has precision 0."""
+    C = ctx.cr
+    M = max(int(C.max()) if ctx.B else 0, 1)
+    P = _hit_precisions(ctx, M)
+    j = np.arange(1, PSB_PR_LEVELS + 1)
+    x = j[None, :] * C[:, None]
+    k = x // PSB_PR_LEVELS
+    d = (x % PSB_PR_LEVELS) / PSB_PR_LEVELS
+    hi = np.maximum(C[:, None], 1)
+    k1 = np.clip(k, 1, hi) - 1
+    k2 = np.clip(k + 1, 1, hi) - 1
+    val = np.take_along_axis(P, k1, axis=1) * (1 - d) + np.take_along_axis(P, k2, axis=1) * d
+    val[(x < PSB_PR_LEVELS) | ctx.no_rel[:, None]] = np.nan
+    return val
+
+
+def _curve_x(key: str, o: EvalOptions) -> np.ndarray:
+    if key == "pr":
+        if o.pr_interpolation == "psb":
+            return np.arange(1, PSB_PR_LEVELS + 1) / PSB_PR_LEVELS
+        return np.arange(o.pr_levels) / (o.pr_levels - 1)
+    if key in ("cg_recall", "dcg_recall"):
+        return RECALL_PERCENT_LEVELS.astype(np.float64)
+    return np.arange(1, o.curve_length + 1, dtype=np.float64)
+
+
+def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
+    L = max(getattr(run, "max_length", a.n_items), width)
+    per_query = 64 * L + a.n_items + 2
+    return int(max(1, min(budget // per_query, 65536)))
+
+
+def _query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]:
+    rows_of = run.row_of()
+    qrow = np.array([rows_of.get(q, -1) for q in a.query_ids], dtype=np.int64)
+    warnings = []
+    missing = [q for q, r in zip(a.query_ids, qrow) if r < 0]
+    if missing:
+        warnings.append(make_warning(
+            "missing_queries", "queries of the assessment missing from the run "
+            "(scored as empty lists)", missing))
+    extra = [q for q in run.query_ids if a.query_index(q) is None]
+    if extra:
+        warnings.append(make_warning(
+            "extra_queries", "queries of the run that the assessment does not have (ignored)",
+            extra))
+    return qrow, warnings
+
+
+def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = None, *,
+             progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> RunResult:
+    """Score one run: every measure of the registry per query, the run
+    means, and every curve.
+
+    ``progress(done, total)`` is called after each block of queries and
+    ``should_stop()`` before each; when it answers True, :class:`Cancelled`
+    is raised and nothing is returned.
+    """
+    o = options or EvalOptions()
+    a = assessment
+    if run.n_items != a.n_items:
+        raise AssessmentError(f"run {run.name!r} was built for a collection of {run.n_items} "
+                              f"items, the assessment has {a.n_items}")
+    measures = expand(o.ranks)
+    prep = _prepare(a, o)
+    qrow, warnings = _query_rows(a, run)
+    nq = a.n_queries
+    width = max(max(o.ranks), o.curve_length)
+    values = np.empty((nq, len(measures)))
+    curves_pq = {key: np.empty((nq, _curve_x(key, o).size)) for key in
+                 ("pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall", "dcg_recall")}
+    va_all = np.zeros(nq, dtype=np.int64)
+    step = _chunk_size(a, run, width, o.memory_budget)
+    for start in range(0, nq, step):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        qs = np.arange(start, min(start + step, nq))
+        G, lengths, _ = _gain_block(a, run, prep, qs, qrow, width)
+        ctx = ChunkContext(G, lengths, prep.ch[qs], prep.cm[qs], prep.ds[qs], prep.nge[qs],
+                           a.top_grade, o)
+        for j, m in enumerate(measures):
+            values[qs, j] = m.compute(ctx)
+        for key, arr in _chunk_curves(ctx, o).items():
+            curves_pq[key][qs] = arr
+        va_all[qs] = lengths
+        if progress is not None:
+            progress(int(qs[-1]) + 1, nq)
+    if nq == 0 and progress is not None:
+        progress(0, 0)
+
+    included = np.ones(nq, dtype=bool)
+    if o.psb_class_cutoff:
+        included = prep.class_size > 2
+    warnings = list(run.warnings) + warnings + _engine_warnings(a, prep, va_all, qrow, included)
+    curves = {}
+    for key, pq in curves_pq.items():
+        sel = pq[included]
+        ok = ~np.isnan(sel)
+        cnt = ok.sum(axis=0)
+        mean = np.divide(np.where(ok, sel, 0.0).sum(axis=0), cnt,
+                         out=np.full(cnt.shape, np.nan), where=cnt > 0)
+        curves[key] = CurveData(key, _curve_x(key, o), mean, cnt, pq)
+    return RunResult(run.name, run.source, run.format, a.query_ids, measures, values, included,
+                     curves, warnings, o, a.query_classes)
+
+
+def _engine_warnings(a: Assessment, prep: _Prepared, va: np.ndarray, qrow: np.ndarray,
+                     included: np.ndarray) -> list[DataWarning]:
+    ids = np.asarray(a.query_ids, dtype=object)
+    out = []
+    cr = prep.ch + prep.cm
+    if (cr == 0).any():
+        out.append(make_warning("no_relevant", "queries without any relevant item "
+                                "(their measures are undefined and left out of the means)",
+                                list(ids[cr == 0])))
+    if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0)).any():
+        out.append(make_warning("no_highly_relevant", "queries without any highly relevant "
+                                "item (their highly relevant measures are undefined)",
+                                list(ids[(prep.ch == 0) & (cr > 0)])))
+    trunc = (va < prep.ds) & (qrow >= 0)
+    if trunc.any():
+        out.append(make_warning("truncated_lists", "ranked lists shorter than the collection "
+                                "(items past the end count as not retrieved)",
+                                [f"{q} ({n} of {d})" for q, n, d in
+                                 zip(ids[trunc], va[trunc], prep.ds[trunc])]))
+    if not included.all():
+        out.append(make_warning("psb_class_cutoff", "queries of classes with at most 2 members "
+                                "left out of the means (PSB cutoff)", list(ids[~included])))
+    return out
+
+
+def evaluate_runs(assessment: Assessment, runs: Iterable[Run],
+                  options: EvalOptions | None = None, *, progress: ProgressFn | None = None,
+                  should_stop: StopFn | None = None) -> list[RunResult]:
+    """Score several runs; progress counts queries over all runs."""
+    runs = list(runs)
+    nq = assessment.n_queries
+    total = nq * len(runs)
+    results = []
+    for i, run in enumerate(runs):
+        cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
+        results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
+    return results
+
+
+def query_detail(assessment: Assessment, run: Run, query_id: str,
+                 options: EvalOptions | None = None) -> QueryDetail:
+    """The gain vector of one query of a run (self-match removed as the
+    options say) and its raw, non-interpolated precision-recall points."""
+    o = options or EvalOptions()
+    q = assessment.query_index(query_id)
+    if q is None:
+        raise KeyError(f"query {query_id!r} is not in the assessment")
+    prep = _prepare(assessment, o)
+    qrow, _ = _query_rows(assessment, run)
+    G, lengths, idx = _gain_block(assessment, run, prep, np.array([q]), qrow, 1)
+    va = int(lengths[0])
+    gains = G[0, :va].astype(np.int64)
+    cr = int(prep.ch[q] + prep.cm[q])
+    hits = np.cumsum(gains >= 1)
+    ranks = np.arange(1, va + 1)
+    recall = hits / cr if cr else np.full(va, np.nan)
+    return QueryDetail(query_id, gains, idx[0, :va].astype(np.int64), int(prep.ch[q]),
+                       int(prep.cm[q]), recall, hits / ranks)

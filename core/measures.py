@@ -1,0 +1,423 @@
+"""The measure registry: every measure declared once.
+
+Each :class:`Measure` has its stable key (../shared/spec/measures.md section
+7), the label people read, its family, a one-line definition, whether higher
+is better, and the small function that computes it for a chunk of queries
+from a :class:`ChunkContext` (the gain matrix and its cumulative sums).  The
+command line, tables, CSV headers and docs all read this table.
+
+Values are float64 per query; NaN means *undefined* (nothing to find: the
+assessment has no relevant item of that kind for the query).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+__all__ = ["Measure", "ChunkContext", "MEASURES", "CURVES", "Curve", "expand",
+           "measure_by_key", "FAMILIES"]
+
+# ---------------------------------------------------------------------------
+# The chunk context: gain matrix of a block of queries and what derives from it
+
+
+def discounts(n: int) -> np.ndarray:
+    """1 / log2(i) for ranks i = 1..n, with rank 1 undiscounted (SHREC 2006)."""
+    i = np.arange(1, n + 1, dtype=np.float64)
+    d = np.ones(n)
+    d[1:] = 1.0 / np.log2(i[1:])
+    return d
+
+
+def _ratio(num, den, undefined=None) -> np.ndarray:
+    """num / den with 0 where den == 0 (nothing retrieved gives 0), NaN where
+    ``undefined`` (nothing to find)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
+    if undefined is not None:
+        out[undefined] = np.nan
+    return out
+
+
+class ChunkContext:
+    """Everything the measures of a block of B queries are computed from.
+
+    ``G`` is the (B, W) gain matrix (grades of the ranked items, zero past
+    the end of each list; W covers the longest list and every rank the
+    options ask for).  ``va`` are the list lengths, ``ch``/``cm``/``cr`` the
+    numbers of highly / marginally / all relevant items, ``ds`` the
+    collection size per query, ``nge[:, g-1]`` the number of judged items of
+    grade >= g.  Derived arrays are computed once, on first use.
+    """
+
+    def __init__(self, G: np.ndarray, va: np.ndarray, ch: np.ndarray, cm: np.ndarray,
+                 ds: np.ndarray, nge: np.ndarray, top: int, options) -> None:
+        self.G = G
+        self.va = va.astype(np.int64)
+        self.ch = ch.astype(np.int64)
+        self.cm = cm.astype(np.int64)
+        self.cr = self.ch + self.cm
+        self.ds = ds.astype(np.int64)
+        self.nge = nge
+        self.top = top
+        self.options = options
+        self.B, self.W = G.shape
+        self.rows = np.arange(self.B)
+
+    # -- relevance masks and their cumulative counts --------------------
+    @cached_property
+    def hr(self) -> np.ndarray:
+        return self.G == self.top
+
+    @cached_property
+    def rel(self) -> np.ndarray:
+        return self.G >= 1
+
+    @cached_property
+    def cum_hr(self) -> np.ndarray:
+        return np.cumsum(self.hr, axis=1, dtype=np.int32)
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        return np.cumsum(self.rel, axis=1, dtype=np.int32)
+
+    @cached_property
+    def vh(self) -> np.ndarray:
+        return self.cum_hr[:, -1].astype(np.int64)
+
+    @cached_property
+    def vr(self) -> np.ndarray:
+        return self.cum_rel[:, -1].astype(np.int64)
+
+    def hits(self, variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(cumulative hits, visible hits V, relevant count C) of a variant."""
+        if variant == "hr":
+            return self.cum_hr, self.vh, self.ch
+        return self.cum_rel, self.vr, self.cr
+
+    def at(self, cum: np.ndarray, pos) -> np.ndarray:
+        """cum[:, pos-1] per row (the count within the first ``pos`` ranks);
+        0 where pos == 0; positions past W read the last column."""
+        pos = np.broadcast_to(np.asarray(pos, dtype=np.int64), (self.B,))
+        col = np.clip(pos - 1, 0, self.W - 1)
+        val = cum[self.rows, col].astype(np.int64)
+        return np.where(pos > 0, val, 0)
+
+    # -- gains ------------------------------------------------------------
+    @cached_property
+    def disc(self) -> np.ndarray:
+        return discounts(self.W)
+
+    @cached_property
+    def cg(self) -> np.ndarray:
+        return np.cumsum(self.G, axis=1, dtype=np.int64)
+
+    @cached_property
+    def dcg(self) -> np.ndarray:
+        return np.cumsum(self.G * self.disc, axis=1)
+
+    @cached_property
+    def ideal(self) -> np.ndarray:
+        """Ideal gain vector over the first W ranks: the judged grades sorted
+        descending.  I[p] = number of grades g with N(>= g) > p."""
+        p = np.arange(self.W)
+        return (p[None, :, None] < self.nge[:, None, :]).sum(axis=2)
+
+    @cached_property
+    def icg(self) -> np.ndarray:
+        return np.cumsum(self.ideal, axis=1, dtype=np.int64)
+
+    @cached_property
+    def idcg(self) -> np.ndarray:
+        return np.cumsum(self.ideal * self.disc, axis=1)
+
+    @cached_property
+    def precision_sum(self) -> dict[str, np.ndarray]:
+        """Sum of precision@i over the ranks i of the retrieved hits."""
+        inv = 1.0 / np.arange(1, self.W + 1)
+        return {v: (np.where(m, c, 0).astype(np.float64) @ inv)
+                for v, m, c in (("hr", self.hr, self.cum_hr), ("r", self.rel, self.cum_rel))}
+
+    @cached_property
+    def no_rel(self) -> np.ndarray:
+        return self.cr == 0
+
+
+# ---------------------------------------------------------------------------
+# The measures: small functions of a ChunkContext
+
+
+def _no(ctx: ChunkContext, variant: str) -> np.ndarray:
+    return (ctx.ch if variant == "hr" else ctx.cr) == 0
+
+
+def m_tp(ctx, v, k=None):
+    return ctx.hits(v)[1].astype(np.float64)
+
+
+def m_fp(ctx, v, k=None):
+    return (ctx.va - ctx.hits(v)[1]).astype(np.float64)
+
+
+def m_fn(ctx, v, k=None):
+    _, V, C = ctx.hits(v)
+    return (C - V).astype(np.float64)
+
+
+def m_tn(ctx, v, k=None):
+    _, V, C = ctx.hits(v)
+    return (ctx.ds + V - ctx.va - C).astype(np.float64)
+
+
+def m_acc(ctx, v, k=None):
+    _, V, C = ctx.hits(v)
+    tp, fp, fn = V, ctx.va - V, C - V
+    tn = ctx.ds + V - ctx.va - C
+    return _ratio(tp + tn, tp + tn + fp + fn)
+
+
+def m_prec(ctx, v, k=None):
+    return _ratio(ctx.hits(v)[1], ctx.va)
+
+
+def m_rec(ctx, v, k=None):
+    _, V, C = ctx.hits(v)
+    return _ratio(V, C, _no(ctx, v))
+
+
+def m_ft(ctx, v, k=None):
+    cum, _, C = ctx.hits(v)
+    d1 = np.minimum(ctx.va, C)
+    return _ratio(ctx.at(cum, d1), d1, _no(ctx, v))
+
+
+def m_st(ctx, v, k=None):
+    cum, _, C = ctx.hits(v)
+    d2 = np.minimum(ctx.va, 2 * C)
+    return _ratio(ctx.at(cum, d2), d2, _no(ctx, v))
+
+
+def m_ap(ctx, v, k=None):
+    return _ratio(ctx.precision_sum[v], ctx.hits(v)[1], _no(ctx, v))
+
+
+def m_ap_trec(ctx, v, k=None):
+    return _ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
+
+
+def m_adr(ctx, v=None, k=None):
+    q = np.minimum(ctx.va, ctx.cr)
+    n = int(q.max()) if ctx.B else 0
+    if n == 0:
+        return _ratio(np.zeros(ctx.B), q, ctx.no_rel)
+    i = np.arange(1, n + 1)
+    f = np.where(i[None, :] <= ctx.ch[:, None], ctx.cum_hr[:, :n], ctx.cum_rel[:, :n])
+    terms = np.where(i[None, :] <= q[:, None], f / i, 0.0)
+    return _ratio(terms.sum(axis=1), q, ctx.no_rel)
+
+
+def m_p_at(ctx, v, k):
+    return ctx.at(ctx.cum_rel, k) / float(k)
+
+
+def m_r_at(ctx, v, k):
+    return _ratio(ctx.at(ctx.cum_rel, k), ctx.cr, ctx.no_rel)
+
+
+def m_cg_at(ctx, v, k):
+    return ctx.cg[:, k - 1].astype(np.float64)
+
+
+def m_dcg_at(ctx, v, k):
+    return ctx.dcg[:, k - 1].copy()
+
+
+def m_ncg_at(ctx, v, k):
+    return _ratio(ctx.cg[:, k - 1], ctx.icg[:, k - 1], ctx.no_rel)
+
+
+def m_ndcg_at(ctx, v, k):
+    return _ratio(ctx.dcg[:, k - 1], ctx.idcg[:, k - 1], ctx.no_rel)
+
+
+def m_nn(ctx, v=None, k=None):
+    return _ratio(ctx.rel[:, 0], 1, ctx.no_rel)
+
+
+def m_ft_psb(ctx, v=None, k=None):
+    return _ratio(ctx.at(ctx.cum_rel, ctx.cr), ctx.cr, ctx.no_rel)
+
+
+def m_st_psb(ctx, v=None, k=None):
+    return _ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
+
+
+def m_e_measure(ctx, v=None, k=None):
+    # F1 of P = h/k and R = h/C is 2h / (k + C): exact, and 0 when h = 0.
+    kk = np.minimum(32, ctx.ds)
+    return _ratio(2 * ctx.at(ctx.cum_rel, kk), kk + ctx.cr, ctx.no_rel)
+
+
+def m_dcg_psb(ctx, v=None, k=None):
+    dcg = ctx.rel.astype(np.float64) @ ctx.disc
+    n = int(ctx.cr.max()) if ctx.B else 0
+    ideal = np.concatenate(([0.0], np.cumsum(discounts(max(n, 1)))))
+    return _ratio(dcg, ideal[ctx.cr], ctx.no_rel)
+
+
+# ---------------------------------------------------------------------------
+# The registry
+
+FAMILIES = {
+    "shrec2006_hr": "SHREC 2006 (highly relevant)",
+    "shrec2006_r": "SHREC 2006 (relevant)",
+    "shrec2006": "SHREC 2006",
+    "cutoff": "At rank K",
+    "psb": "PSB / SHREC 2012",
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure.  ``key`` may hold ``{k}`` for a measure at each rank of
+    the options (``ndcg@{k}``); :func:`expand` makes the concrete keys."""
+
+    key: str
+    label: str
+    family: str
+    definition: str
+    compute: Callable
+    variant: str | None = None
+    higher_is_better: bool = True
+    is_count: bool = False
+
+    @property
+    def at_rank(self) -> bool:
+        return "{k}" in self.key
+
+
+@dataclass(frozen=True)
+class ConcreteMeasure:
+    """A registry measure with its rank filled in: what a table column is."""
+
+    key: str
+    label: str
+    family: str
+    definition: str
+    higher_is_better: bool
+    is_count: bool
+    measure: Measure
+    k: int | None
+
+    def compute(self, ctx: ChunkContext) -> np.ndarray:
+        return self.measure.compute(ctx, self.measure.variant, self.k)
+
+
+def _twins(key: str, label: str, definition: str, fn: Callable, *,
+           higher_is_better: bool = True, is_count: bool = False) -> list[Measure]:
+    """The highly relevant and relevant variants of a SHREC 2006 measure."""
+    out = []
+    for v, name, what, c in (("hr", "highly relevant", "grade = top grade", "Ch"),
+                             ("r", "relevant", "grade >= 1", "Cr")):
+        out.append(Measure(
+            key=f"{key}_{v}", label=f"{label} ({name})", family=f"shrec2006_{v}",
+            definition=definition.replace("{C}", c).replace("{what}", what),
+            compute=fn, variant=v, higher_is_better=higher_is_better, is_count=is_count))
+    return out
+
+
+MEASURES: tuple[Measure, ...] = tuple(
+    _twins("tp", "True Positives", "V: items with {what} in the ranked list", m_tp, is_count=True)
+    + _twins("fp", "False Positives", "Va - V: retrieved items without {what}", m_fp,
+             higher_is_better=False, is_count=True)
+    + _twins("tn", "True Negatives", "Ds + V - Va - {C}: items neither retrieved nor with {what}",
+             m_tn, is_count=True)
+    + _twins("fn", "False Negatives", "{C} - V: items with {what} not retrieved", m_fn,
+             higher_is_better=False, is_count=True)
+    + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", m_acc)
+    + _twins("prec", "Precision", "V / Va (0 for an empty list)", m_prec)
+    + _twins("rec", "Recall", "V / {C}", m_rec)
+    + _twins("ft", "First Tier", "hits in the first min(Va, {C}) items / min(Va, {C})", m_ft)
+    + _twins("st", "Second Tier", "hits in the first min(Va, 2{C}) items / min(Va, 2{C})", m_st)
+    + _twins("ap", "Average Precision", "mean precision at the ranks of the retrieved hits "
+             "(divides by V, SHREC 2006)", m_ap)
+    + _twins("ap_trec", "Average Precision (trec)", "sum of precision at the ranks of the "
+             "retrieved hits / {C} (trec_eval's AP)", m_ap_trec)
+    + [
+        Measure("adr", "Average Dynamic Recall", "shrec2006",
+                "(1/q) sum_{i<=q} f_i / i, q = min(Va, Cr); f_i = highly relevant in the "
+                "first i if i <= Ch, else relevant in the first i", m_adr),
+        Measure("p@{k}", "Precision@{k}", "cutoff",
+                "relevant (grade >= 1) in the first {k} / {k}", m_p_at),
+        Measure("r@{k}", "Recall@{k}", "cutoff", "relevant (grade >= 1) in the first {k} / Cr",
+                m_r_at),
+        Measure("cg@{k}", "CG@{k}", "cutoff", "cumulated gain: sum of the grades of the first {k}",
+                m_cg_at),
+        Measure("dcg@{k}", "DCG@{k}", "cutoff",
+                "discounted cumulated gain: G[1] + sum_{i=2..{k}} G[i] / log2 i", m_dcg_at),
+        Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at),
+        Measure("ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at),
+        Measure("nn", "Nearest Neighbour", "psb", "1 if the first item is relevant, else 0",
+                m_nn),
+        Measure("ft_psb", "First Tier (PSB)", "psb", "relevant in the first R / R, R = Cr",
+                m_ft_psb),
+        Measure("st_psb", "Second Tier (PSB)", "psb", "relevant in the first 2R / R", m_st_psb),
+        Measure("e_measure", "E-Measure", "psb",
+                "F1 of precision and recall over the first min(32, Ds) items", m_e_measure),
+        Measure("dcg_psb", "DCG (PSB)", "psb",
+                "DCG of the whole list (binary gains) / ideal DCG", m_dcg_psb),
+    ]
+)
+
+
+def expand(ranks: Sequence[int]) -> list[ConcreteMeasure]:
+    """The concrete measures (table columns) for the given @K ranks, in
+    registry order."""
+    out = []
+    for m in MEASURES:
+        for k in (ranks if m.at_rank else (None,)):
+            f = (lambda s: s.replace("{k}", str(k))) if k is not None else (lambda s: s)
+            out.append(ConcreteMeasure(f(m.key), f(m.label), m.family, f(m.definition),
+                                       m.higher_is_better, m.is_count, m, k))
+    return out
+
+
+def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
+    for cm in expand(ranks):
+        if cm.key == key:
+            return cm
+    raise KeyError(key)
+
+
+# ---------------------------------------------------------------------------
+# The curves, declared as data too
+
+
+@dataclass(frozen=True)
+class Curve:
+    key: str
+    label: str
+    x_label: str
+    y_label: str
+    definition: str
+
+
+CURVES: tuple[Curve, ...] = (
+    Curve("pr", "Precision-recall", "Recall", "Precision",
+          "interpolated precision at fixed recall levels (mean over queries)"),
+    Curve("cg", "CG vs rank", "Rank", "CG", "cumulated gain at ranks 1..N"),
+    Curve("dcg", "DCG vs rank", "Rank", "DCG", "discounted cumulated gain at ranks 1..N"),
+    Curve("ncg", "NCG vs rank", "Rank", "NCG", "normalized cumulated gain at ranks 1..N"),
+    Curve("ndcg", "NDCG vs rank", "Rank", "NDCG",
+          "normalized discounted cumulated gain at ranks 1..N"),
+    Curve("f", "F-measure vs rank", "Rank", "F", "F-measure (weight beta) of the first k items"),
+    Curve("cg_recall", "Average CG vs % recall", "Recall (%)", "CG",
+          "CG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it"),
+    Curve("dcg_recall", "Average DCG vs % recall", "Recall (%)", "DCG",
+          "DCG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it"),
+)

@@ -1,0 +1,340 @@
+"""Data model of the metric engine: assessments, runs and data-check warnings.
+
+Ids are strings at the edges (what files and users see) and integer indices
+inside (what the engine computes with).  An :class:`Assessment` owns the
+index space: item ``j`` of the collection is ``assessment.item_ids[j]`` and a
+run's ranked lists are arrays of such indices.
+
+No Qt here, ever (import-linter contract in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Marker in a ranked list for an id the assessment does not know: it was
+#: retrieved (it counts in Va) but it is not relevant to anything.
+UNKNOWN = -2
+#: Padding past the end of a ranked list in a block of lists.
+PAD = -1
+
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class DataWarning:
+    """One data check that found something: a code scripts can test, a
+    sentence for people, how many cases, and the first few of them."""
+
+    code: str
+    message: str
+    count: int
+    examples: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "message": self.message,
+                "count": self.count, "examples": list(self.examples)}
+
+    def __str__(self) -> str:
+        more = f" (e.g. {', '.join(self.examples)})" if self.examples else ""
+        return f"{self.message}: {self.count}{more}"
+
+
+def make_warning(code: str, message: str, cases: Sequence[str]) -> DataWarning:
+    return DataWarning(code, message, len(cases), tuple(cases[:MAX_EXAMPLES]))
+
+
+class AssessmentError(ValueError):
+    """An assessment or run built from inconsistent data."""
+
+
+@dataclass(frozen=True, eq=False)
+class Assessment:
+    """Relevance judgments: which items of the collection are relevant to
+    which query, and how much (grade >= 1; everything else is grade 0).
+
+    Judgments are stored per query in CSR form: the judged items of query
+    ``q`` are ``judged_items[indptr[q]:indptr[q+1]]`` with grades
+    ``judged_grades[...]``.  ``query_items[q]`` is the collection index of
+    the query when the query is itself a collection item (leave-one-out),
+    else -1 (external query).
+    """
+
+    query_ids: tuple[str, ...]
+    item_ids: tuple[str, ...]
+    indptr: np.ndarray
+    judged_items: np.ndarray
+    judged_grades: np.ndarray
+    query_items: np.ndarray
+    collection_size: int
+    top_grade: int
+    query_classes: tuple[str, ...] | None = None
+    kind: str = "graded"
+    source: str = ""
+    _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_item_index", {s: i for i, s in enumerate(self.item_ids)})
+        object.__setattr__(self, "_query_index", {s: i for i, s in enumerate(self.query_ids)})
+        if len(self._item_index) != len(self.item_ids):
+            raise AssessmentError("the collection lists an item id twice")
+        if len(self._query_index) != len(self.query_ids):
+            raise AssessmentError("the assessment lists a query id twice")
+        if self.collection_size < len(self.item_ids):
+            raise AssessmentError(
+                f"collection size {self.collection_size} is smaller than the "
+                f"{len(self.item_ids)} items the assessment names")
+        if self.top_grade < 1:
+            raise AssessmentError("the assessment has no relevant item at all (top grade < 1)")
+
+    # -- construction -------------------------------------------------
+    @classmethod
+    def from_judgments(
+        cls,
+        judgments: Mapping[str, Mapping[str, int]],
+        items: Sequence[str] | None = None,
+        *,
+        queries: Sequence[str] | None = None,
+        collection_size: int | None = None,
+        query_items: Mapping[str, str] | None = None,
+        leave_one_out: bool = False,
+        query_classes: Mapping[str, str] | None = None,
+        top_grade: int | None = None,
+        kind: str | None = None,
+        source: str = "",
+    ) -> "Assessment":
+        """Build an assessment from ``{query_id: {item_id: grade}}``.
+
+        ``items`` is the collection in its order (the order of dissimilarity
+        matrix columns); when omitted it is every judged item in first-seen
+        order, and ``collection_size`` should then say how large the
+        collection really is.  Grades <= 0 are "not relevant" and dropped.
+        ``leave_one_out`` makes every query the collection item of the same
+        id; ``query_items`` maps some queries to their collection item.
+        """
+        qids = list(queries) if queries is not None else list(judgments)
+        if items is None:
+            seen: dict[str, None] = {}
+            for q in qids:
+                for it in judgments.get(q, {}):
+                    seen.setdefault(str(it), None)
+            if leave_one_out:
+                for q in qids:
+                    seen.setdefault(str(q), None)
+            item_list = list(seen)
+        else:
+            item_list = [str(i) for i in items]
+        index = {s: i for i, s in enumerate(item_list)}
+        if len(index) != len(item_list):
+            dup = sorted({s for s in item_list if item_list.count(s) > 1})[:MAX_EXAMPLES]
+            raise AssessmentError(f"the collection lists item ids twice: {', '.join(dup)}")
+        indptr = [0]
+        j_items: list[int] = []
+        j_grades: list[int] = []
+        for q in qids:
+            row = []
+            for it, g in judgments.get(q, {}).items():
+                g = int(g)
+                if g <= 0:
+                    continue
+                try:
+                    row.append((index[str(it)], g))
+                except KeyError:
+                    raise AssessmentError(
+                        f"query {q}: judged item {it} is not in the collection") from None
+            row.sort()
+            j_items.extend(r[0] for r in row)
+            j_grades.extend(r[1] for r in row)
+            indptr.append(len(j_items))
+        qitems = np.full(len(qids), -1, dtype=np.int64)
+        mapping = dict(query_items or {})
+        if leave_one_out:
+            mapping.update({q: q for q in qids})
+        for k, q in enumerate(qids):
+            if q in mapping:
+                try:
+                    qitems[k] = index[str(mapping[q])]
+                except KeyError:
+                    raise AssessmentError(
+                        f"query {q} is said to be collection item {mapping[q]}, "
+                        "which is not in the collection") from None
+        grades = np.asarray(j_grades, dtype=np.int32)
+        top = int(top_grade if top_grade is not None else (grades.max() if grades.size else 1))
+        if grades.size and grades.max() > top:
+            raise AssessmentError(f"a grade {int(grades.max())} is above the top grade {top}")
+        classes = None
+        if query_classes is not None:
+            classes = tuple(str(query_classes.get(q, "")) for q in qids)
+        return cls(
+            query_ids=tuple(str(q) for q in qids),
+            item_ids=tuple(item_list),
+            indptr=np.asarray(indptr, dtype=np.int64),
+            judged_items=np.asarray(j_items, dtype=np.int64),
+            judged_grades=grades,
+            query_items=qitems,
+            collection_size=int(collection_size if collection_size is not None else len(item_list)),
+            top_grade=top,
+            query_classes=classes,
+            kind=kind or ("binary" if top == 1 else "graded"),
+            source=source,
+        )
+
+    # -- look-ups -------------------------------------------------------
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    @property
+    def leave_one_out(self) -> bool:
+        """True when every query is an item of the collection."""
+        return bool(self.n_queries) and bool(np.all(self.query_items >= 0))
+
+    def item_index(self, item_id: str) -> int | None:
+        return self._item_index.get(item_id)
+
+    def query_index(self, query_id: str) -> int | None:
+        return self._query_index.get(query_id)
+
+    def judgments(self, query_id: str) -> dict[str, int]:
+        """``{item_id: grade}`` of the relevant items of one query."""
+        q = self._query_index[query_id]
+        a, b = self.indptr[q], self.indptr[q + 1]
+        return {self.item_ids[i]: int(g) for i, g in
+                zip(self.judged_items[a:b], self.judged_grades[a:b])}
+
+
+class Run:
+    """A participant's ranked lists, as indices into an assessment's collection.
+
+    Subclasses provide :meth:`ranked_block`; the engine asks for blocks of
+    lists so that a run may be produced lazily (a memory-mapped matrix is
+    ranked a block of rows at a time).
+    """
+
+    name: str
+    source: str
+    format: str
+    query_ids: tuple[str, ...]
+    n_items: int
+    warnings: list[DataWarning]
+
+    @property
+    def max_length(self) -> int:
+        """Upper bound of the list lengths (sizes the engine's blocks)."""
+        return self.n_items
+
+    def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ranked lists of the run's queries ``rows``: an int array of shape
+        (len(rows), L) padded with :data:`PAD`, and their lengths."""
+        raise NotImplementedError
+
+    def row_of(self) -> dict[str, int]:
+        return {q: i for i, q in enumerate(self.query_ids)}
+
+
+class RankedRun(Run):
+    """Ranked lists held in memory in CSR form (``flat[indptr[r]:indptr[r+1]]``
+    is the list of run query ``r``)."""
+
+    def __init__(self, name: str, query_ids: Sequence[str], indptr: np.ndarray,
+                 flat: np.ndarray, n_items: int, *, source: str = "",
+                 format: str = "ranked lists",
+                 warnings: Iterable[DataWarning] = ()) -> None:
+        self.name = name
+        self.source = source
+        self.format = format
+        self.query_ids = tuple(query_ids)
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.flat = np.asarray(flat)
+        if self.flat.dtype != np.int32:
+            self.flat = self.flat.astype(np.int32)
+        self.n_items = int(n_items)
+        self.warnings = list(warnings)
+        if self.indptr.shape != (len(self.query_ids) + 1,):
+            raise AssessmentError("run: one list offset per query expected")
+        if len(set(self.query_ids)) != len(self.query_ids):
+            raise AssessmentError("run: a query appears twice")
+        lengths = np.diff(self.indptr)
+        self._uniform = int(lengths[0]) if lengths.size and np.all(lengths == lengths[0]) else None
+
+    @classmethod
+    def from_lists(cls, name: str, lists: Mapping[str, Sequence[str]],
+                   assessment: Assessment, *, source: str = "",
+                   format: str = "ranked lists") -> "RankedRun":
+        """Build a run from ``{query_id: [item_id, ...]}`` in rank order.
+
+        Ids the assessment does not know are kept as retrieved non-relevant
+        items and reported; a repeated id keeps its first rank and is
+        reported.
+        """
+        index = assessment._item_index
+        qids = [str(q) for q in lists]
+        indptr = [0]
+        flat: list[int] = []
+        unknown: list[str] = []
+        dups: list[str] = []
+        n_unknown = n_dups = 0
+        for q in qids:
+            seen: set[str] = set()
+            for rank, it in enumerate(lists[q], start=1):
+                it = str(it)
+                if it in seen:
+                    n_dups += 1
+                    if len(dups) < MAX_EXAMPLES:
+                        dups.append(f"{it} in query {q} (rank {rank})")
+                    continue
+                seen.add(it)
+                j = index.get(it)
+                if j is None:
+                    n_unknown += 1
+                    if len(unknown) < MAX_EXAMPLES:
+                        unknown.append(f"{it} in query {q} (rank {rank})")
+                    flat.append(UNKNOWN)
+                else:
+                    flat.append(j)
+            indptr.append(len(flat))
+        warnings = []
+        if n_unknown:
+            warnings.append(DataWarning("unknown_ids", "ids the assessment does not know "
+                                        "(ranked as non-relevant)", n_unknown, tuple(unknown)))
+        if n_dups:
+            warnings.append(DataWarning("duplicate_ids", "ids repeated within a ranked list "
+                                        "(first rank kept)", n_dups, tuple(dups)))
+        return cls(name, qids, np.asarray(indptr), np.asarray(flat, dtype=np.int32),
+                   assessment.n_items, source=source, format=format, warnings=warnings)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    @property
+    def max_length(self) -> int:
+        return int(self.lengths.max()) if self.query_ids else 0
+
+    def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.asarray(rows, dtype=np.int64)
+        starts = self.indptr[rows]
+        lengths = self.indptr[rows + 1] - starts
+        if self._uniform is not None:
+            width = self._uniform
+            if rows.size and np.all(np.diff(rows) == 1):  # contiguous rows: a view
+                block = self.flat[starts[0]:starts[0] + rows.size * width]
+                return block.reshape(rows.size, width), lengths
+            take = starts[:, None] + np.arange(width)
+            return self.flat[take], lengths
+        width = int(lengths.max()) if rows.size else 0
+        out = np.full((rows.size, width), PAD, dtype=np.int32)
+        mask = np.arange(width) < lengths[:, None]
+        total = int(lengths.sum())
+        src = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) \
+            + np.arange(total)
+        out[mask] = self.flat[src]
+        return out, lengths

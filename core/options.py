@@ -1,0 +1,65 @@
+"""Options of the metric engine, with the defaults of the sources."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+PR_INTERPOLATIONS = ("max", "psb")
+
+
+class OptionsError(ValueError):
+    """An option value the engine cannot use."""
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """What to compute and how.
+
+    * ``ranks``: the K of every @K measure (cg@K, p@K, ...).
+    * ``curve_length``: ranks 1..curve_length of the (N)(D)CG and F curves.
+    * ``pr_levels``: number of recall levels of the interpolated
+      precision-recall curve with ``pr_interpolation="max"`` (21: 0, 0.05,
+      ..., 1; 11: 0, 0.1, ..., 1).  ``"psb"`` is the psbPlot / SHREC MATLAB
+      interpolation and always uses the 20 levels 0.05, ..., 1.
+    * ``remove_self``: a query that is a collection item is removed from its
+      own ranked list and judgments (SHREC 2012 / PSB |C|-1).
+    * ``psb_class_cutoff``: leave out of the means the queries with at most
+      two relevant items in the collection, the query itself included
+      (psbTable's averaging of classes with at most 2 members).
+    * ``collection_size``: Ds, when it differs from the assessment's.
+    * ``f_beta``: weight of the F-measure curve.
+    * ``memory_budget``: bytes of working arrays per chunk of queries.
+    """
+
+    ranks: tuple[int, ...] = (5, 10, 25, 50, 100)
+    curve_length: int = 100
+    pr_levels: int = 21
+    pr_interpolation: str = "max"
+    remove_self: bool = True
+    psb_class_cutoff: bool = False
+    collection_size: int | None = None
+    f_beta: float = 1.0
+    memory_budget: int = field(default=96 * 2**20, compare=False)
+
+    def __post_init__(self) -> None:
+        ranks = tuple(sorted({int(k) for k in self.ranks}))
+        if not ranks or ranks[0] < 1:
+            raise OptionsError("ranks must be positive integers, e.g. 5,10,25,50,100")
+        object.__setattr__(self, "ranks", ranks)
+        if int(self.curve_length) < 1:
+            raise OptionsError("the curve length must be at least 1")
+        if int(self.pr_levels) < 2:
+            raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
+        if self.pr_interpolation not in PR_INTERPOLATIONS:
+            raise OptionsError(f"unknown precision-recall interpolation {self.pr_interpolation!r}; "
+                               f"expected one of {', '.join(PR_INTERPOLATIONS)}")
+        if self.collection_size is not None and int(self.collection_size) < 1:
+            raise OptionsError("the collection size must be a positive integer")
+        if not self.f_beta > 0:
+            raise OptionsError("the F-measure weight beta must be positive")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("memory_budget")
+        d["ranks"] = list(self.ranks)
+        return d
