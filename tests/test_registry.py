@@ -1,0 +1,63 @@
+"""The measure registry: the stable keys of ../shared/spec/measures.md
+section 7, each declared once, and core's independence from Qt."""
+
+import subprocess
+import sys
+
+import pytest
+
+from core import CURVES, MEASURES, EvalOptions, evaluate, expand, measure_by_key
+from helpers import gains_contest
+
+SPEC_KEYS = (
+    [f"{m}_{v}" for m in ("tp", "fp", "tn", "fn", "acc", "prec", "rec", "ft", "st", "ap",
+                          "ap_trec") for v in ("hr", "r")]
+    + ["adr"]
+    + [f"{m}@{k}" for m in ("p", "r", "cg", "dcg", "ncg", "ndcg") for k in (5, 10, 25, 50, 100)]
+    + ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb"])
+
+
+def test_default_keys_are_exactly_the_spec_keys():
+    keys = [m.key for m in expand(EvalOptions().ranks)]
+    assert sorted(keys) == sorted(SPEC_KEYS)
+    assert len(set(keys)) == len(keys)
+
+
+def test_every_measure_is_described():
+    for m in MEASURES:
+        assert m.label and m.definition and m.family
+        assert "{C}" not in m.definition and "{what}" not in m.definition
+    labels = [c.label for c in expand((5, 10))]
+    assert len(set(labels)) == len(labels)
+    assert measure_by_key("ndcg@10").label == "NDCG@10"
+    assert measure_by_key("ap_hr").label == "Average Precision (highly relevant)"
+    assert "Ch" in measure_by_key("rec_hr").definition
+    assert "Cr" in measure_by_key("rec_r").definition
+    assert measure_by_key("fp_r").higher_is_better is False
+    with pytest.raises(KeyError):
+        measure_by_key("nope")
+
+
+def test_ranks_option_drives_the_columns():
+    a, run = gains_contest({"q": ([1, 0, 1], [1, 1])}, ds=10, top=1)
+    res = evaluate(a, run, EvalOptions(ranks=(3, 1)))
+    assert "p@1" in res.keys and "ndcg@3" in res.keys and "p@5" not in res.keys
+    assert res.mean("p@3") == pytest.approx(2 / 3)
+    with pytest.raises(KeyError, match="unknown measure"):
+        res.column("p@5")
+
+
+def test_curves_declared():
+    assert [c.key for c in CURVES] == ["pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall",
+                                       "dcg_recall"]
+    a, run = gains_contest({"q": ([1, 0, 1], [1, 1])}, ds=10, top=1)
+    assert set(evaluate(a, run).curves) == {c.key for c in CURVES}
+
+
+def test_core_imports_no_qt():
+    code = ("import sys, core, core.engine, core.measures, core.model, core.options\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('PySide6', 'shiboken6', 'pyqtgraph', 'shrec_gui')]\n"
+            "print(bad); sys.exit(1 if bad else 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
