@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
-from .model import (PAD, Assessment, AssessmentError, DataWarning, Run,
+from .model import (MAX_EXAMPLES, PAD, Assessment, AssessmentError, DataWarning, Run,
                     make_warning)
 from .options import EvalOptions
 
@@ -254,35 +254,25 @@ def _chunk_curves(ctx: ChunkContext, o: EvalOptions) -> dict[str, np.ndarray]:
     f[ctx.no_rel] = np.nan
     out["f"] = f
     out["pr"] = _pr_psb(ctx) if o.pr_interpolation == "psb" else _pr_max(ctx, o.pr_levels)
-    # (D)CG at the first rank reaching 10%, ..., 100% recall
+    # (D)CG at the first rank reaching 10%, ..., 100% recall: the rank of the
+    # m-th hit, m = ceil(level * Cr); (D)CG there sums the gains of hits 1..m
     lv = RECALL_PERCENT_LEVELS
     m = (lv[None, :] * ctx.cr[:, None] + 99) // 100
-    hr = _hit_ranks(ctx, max(int(ctx.cr.max()) if ctx.B else 0, 1))
     reached = (m >= 1) & (m <= ctx.vr[:, None])
-    rank = np.take_along_axis(hr, np.clip(m - 1, 0, hr.shape[1] - 1), axis=1)
-    col = np.clip(rank - 1, 0, ctx.W - 1)
-    for key, arr in (("cg_recall", ctx.cg), ("dcg_recall", ctx.dcg)):
-        v = np.take_along_axis(arr, col, axis=1).astype(np.float64)
+    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
+    r, c, g, _ = ctx.hit_list
+    for key, gain in (("cg_recall", g.astype(np.float64)), ("dcg_recall", g * ctx.disc[c])):
+        at_hit = np.cumsum(ctx.hit_matrix(gain, M), axis=1)
+        v = np.take_along_axis(at_hit, np.clip(m - 1, 0, M - 1), axis=1)
         v[~reached] = np.nan
         out[key] = v
     return out
 
 
-def _hit_ranks(ctx: ChunkContext, M: int) -> np.ndarray:
-    """(B, M): 1-based rank of the m-th relevant hit of each query, 0 where
-    that hit is not in the list."""
-    r, c = np.nonzero(ctx.rel)
-    m = ctx.cum_rel[r, c] - 1
-    out = np.zeros((ctx.B, M), dtype=np.int64)
-    keep = m < M
-    out[r[keep], m[keep]] = c[keep] + 1
-    return out
-
-
 def _hit_precisions(ctx: ChunkContext, M: int) -> np.ndarray:
     """(B, M): precision m / rank at the m-th relevant hit, 0 if not retrieved."""
-    hr = _hit_ranks(ctx, M)
-    return np.divide(np.arange(1, M + 1)[None, :], hr, out=np.zeros(hr.shape), where=hr > 0)
+    m = ctx.hit_list[3]
+    return ctx.hit_matrix(m / ctx.hit_ranks, M)
 
 
 def _pr_max(ctx: ChunkContext, levels: int) -> np.ndarray:
@@ -424,10 +414,10 @@ def _engine_warnings(a: Assessment, prep: _Prepared, va: np.ndarray, qrow: np.nd
                                 list(ids[(prep.ch == 0) & (cr > 0)])))
     trunc = (va < prep.ds) & (qrow >= 0)
     if trunc.any():
-        out.append(make_warning("truncated_lists", "ranked lists shorter than the collection "
-                                "(items past the end count as not retrieved)",
-                                [f"{q} ({n} of {d})" for q, n, d in
-                                 zip(ids[trunc], va[trunc], prep.ds[trunc])]))
+        first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
+        out.append(DataWarning("truncated_lists", "ranked lists shorter than the collection "
+                               "(items past the end count as not retrieved)", int(trunc.sum()),
+                               tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first)))
     if not included.all():
         out.append(make_warning("psb_class_cutoff", "queries of classes with at most 2 members "
                                 "left out of the means (PSB cutoff)", list(ids[~included])))

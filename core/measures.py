@@ -48,11 +48,15 @@ class ChunkContext:
     """Everything the measures of a block of B queries are computed from.
 
     ``G`` is the (B, W) gain matrix (grades of the ranked items, zero past
-    the end of each list; W covers the longest list and every rank the
-    options ask for).  ``va`` are the list lengths, ``ch``/``cm``/``cr`` the
-    numbers of highly / marginally / all relevant items, ``ds`` the
+    the end of each list).  ``va`` are the list lengths, ``ch``/``cm``/``cr``
+    the numbers of highly / marginally / all relevant items, ``ds`` the
     collection size per query, ``nge[:, g-1]`` the number of judged items of
     grade >= g.  Derived arrays are computed once, on first use.
+
+    Cumulative arrays cover only the prefix of the first P ranks that some
+    measure looks at (every rank K, the curve length, 32, and 2 Cr); what
+    needs the whole list (V, AP, the PSB DCG, where each hit landed) comes
+    from the sparse list of the retrieved relevant items, which is short.
     """
 
     def __init__(self, G: np.ndarray, va: np.ndarray, ch: np.ndarray, cm: np.ndarray,
@@ -68,80 +72,118 @@ class ChunkContext:
         self.options = options
         self.B, self.W = G.shape
         self.rows = np.arange(self.B)
+        self.n = max(max(options.ranks), options.curve_length)
+        max_cr = int(self.cr.max()) if self.B else 0
+        self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
 
-    # -- relevance masks and their cumulative counts --------------------
+    # -- the prefix: relevance masks and cumulative counts ----------------
     @cached_property
-    def hr(self) -> np.ndarray:
-        return self.G == self.top
+    def Gp(self) -> np.ndarray:
+        return self.G[:, :self.P]
 
     @cached_property
     def rel(self) -> np.ndarray:
-        return self.G >= 1
+        return self.Gp >= 1
 
     @cached_property
     def cum_hr(self) -> np.ndarray:
-        return np.cumsum(self.hr, axis=1, dtype=np.int32)
+        return np.cumsum(self.Gp == self.top, axis=1, dtype=np.int32)
 
     @cached_property
     def cum_rel(self) -> np.ndarray:
         return np.cumsum(self.rel, axis=1, dtype=np.int32)
 
+    def at(self, cum: np.ndarray, pos) -> np.ndarray:
+        """cum[:, pos-1] per row (the count within the first ``pos`` ranks);
+        0 where pos == 0.  Positions past the prefix are only asked for when
+        the prefix is the whole width, where nothing more is found."""
+        pos = np.broadcast_to(np.asarray(pos, dtype=np.int64), (self.B,))
+        assert self.P == self.W or not self.B or pos.max() <= self.P
+        col = np.clip(pos - 1, 0, self.P - 1)
+        val = cum[self.rows, col].astype(np.int64)
+        return np.where(pos > 0, val, 0)
+
+    # -- the whole list: the retrieved relevant items ----------------------
     @cached_property
-    def vh(self) -> np.ndarray:
-        return self.cum_hr[:, -1].astype(np.int64)
+    def hit_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(row, 0-based rank, grade, 1-based index m among the row's hits)
+        of every retrieved relevant item, row by row in rank order."""
+        r, c = np.nonzero(self.G)
+        g = self.G[r, c].astype(np.int64)
+        first = np.searchsorted(r, self.rows)
+        m = np.arange(r.size) - first[r] + 1
+        return r, c, g, m
 
     @cached_property
     def vr(self) -> np.ndarray:
-        return self.cum_rel[:, -1].astype(np.int64)
+        return np.bincount(self.hit_list[0], minlength=self.B).astype(np.int64)
+
+    @cached_property
+    def vh(self) -> np.ndarray:
+        r, _, g, _ = self.hit_list
+        return np.bincount(r[g == self.top], minlength=self.B).astype(np.int64)
 
     def hits(self, variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(cumulative hits, visible hits V, relevant count C) of a variant."""
+        """(cumulative hits in the prefix, visible hits V, relevant count C)."""
         if variant == "hr":
             return self.cum_hr, self.vh, self.ch
         return self.cum_rel, self.vr, self.cr
 
-    def at(self, cum: np.ndarray, pos) -> np.ndarray:
-        """cum[:, pos-1] per row (the count within the first ``pos`` ranks);
-        0 where pos == 0; positions past W read the last column."""
-        pos = np.broadcast_to(np.asarray(pos, dtype=np.int64), (self.B,))
-        col = np.clip(pos - 1, 0, self.W - 1)
-        val = cum[self.rows, col].astype(np.int64)
-        return np.where(pos > 0, val, 0)
+    @cached_property
+    def precision_sum(self) -> dict[str, np.ndarray]:
+        """Sum of precision@i over the ranks i of the retrieved hits."""
+        r, c, g, m = self.hit_list
+        out = {"r": np.bincount(r, weights=m / (c + 1.0), minlength=self.B)}
+        sel = g == self.top
+        rh, ch = r[sel], c[sel]
+        mh = np.arange(rh.size) - np.searchsorted(rh, self.rows)[rh] + 1
+        out["hr"] = np.bincount(rh, weights=mh / (ch + 1.0), minlength=self.B)
+        return out
+
+    def hit_matrix(self, values: np.ndarray, M: int) -> np.ndarray:
+        """(B, M): ``values`` (one per retrieved hit) of the m-th hit of each
+        row at column m-1; 0 where a row has fewer than m hits."""
+        r, _, _, m = self.hit_list
+        out = np.zeros((self.B, M), dtype=values.dtype)
+        keep = m <= M
+        out[r[keep], m[keep] - 1] = values[keep]
+        return out
+
+    @cached_property
+    def hit_ranks(self) -> np.ndarray:
+        """1-based rank of each retrieved hit, in hit_list order."""
+        return self.hit_list[1] + 1
 
     # -- gains ------------------------------------------------------------
     @cached_property
     def disc(self) -> np.ndarray:
-        return discounts(self.W)
+        return discounts(max(self.W, self.n))
 
     @cached_property
     def cg(self) -> np.ndarray:
-        return np.cumsum(self.G, axis=1, dtype=np.int64)
+        return np.cumsum(self.Gp, axis=1, dtype=np.int64)
 
     @cached_property
     def dcg(self) -> np.ndarray:
-        return np.cumsum(self.G * self.disc, axis=1)
+        return np.cumsum(self.Gp * self.disc[:self.P], axis=1)
 
     @cached_property
     def ideal(self) -> np.ndarray:
-        """Ideal gain vector over the first W ranks: the judged grades sorted
+        """Ideal gain vector over the first n ranks: the judged grades sorted
         descending.  I[p] = number of grades g with N(>= g) > p."""
-        p = np.arange(self.W)
-        return (p[None, :, None] < self.nge[:, None, :]).sum(axis=2)
+        p = np.arange(self.n)
+        out = np.zeros((self.B, self.n), dtype=np.int64)
+        for g in range(self.nge.shape[1]):
+            out += p[None, :] < self.nge[:, g, None]
+        return out
 
     @cached_property
     def icg(self) -> np.ndarray:
-        return np.cumsum(self.ideal, axis=1, dtype=np.int64)
+        return np.cumsum(self.ideal, axis=1)
 
     @cached_property
     def idcg(self) -> np.ndarray:
-        return np.cumsum(self.ideal * self.disc, axis=1)
-
-    @cached_property
-    def precision_sum(self) -> dict[str, np.ndarray]:
-        """Sum of precision@i over the ranks i of the retrieved hits."""
-        inv = 1.0 / np.arange(1, self.W + 1)
-        return {v: (np.where(m, c, 0).astype(np.float64) @ inv)
-                for v, m, c in (("hr", self.hr, self.cum_hr), ("r", self.rel, self.cum_rel))}
+        return np.cumsum(self.ideal * self.disc[:self.n], axis=1)
 
     @cached_property
     def no_rel(self) -> np.ndarray:
@@ -229,20 +271,26 @@ def m_r_at(ctx, v, k):
     return _ratio(ctx.at(ctx.cum_rel, k), ctx.cr, ctx.no_rel)
 
 
+def _prefix_col(ctx, arr, k):
+    """Value at rank k of a cumulative array over the prefix; past the end
+    of the gain matrix nothing more is gained."""
+    return arr[:, min(k, arr.shape[1]) - 1]
+
+
 def m_cg_at(ctx, v, k):
-    return ctx.cg[:, k - 1].astype(np.float64)
+    return _prefix_col(ctx, ctx.cg, k).astype(np.float64)
 
 
 def m_dcg_at(ctx, v, k):
-    return ctx.dcg[:, k - 1].copy()
+    return _prefix_col(ctx, ctx.dcg, k).copy()
 
 
 def m_ncg_at(ctx, v, k):
-    return _ratio(ctx.cg[:, k - 1], ctx.icg[:, k - 1], ctx.no_rel)
+    return _ratio(_prefix_col(ctx, ctx.cg, k), ctx.icg[:, k - 1], ctx.no_rel)
 
 
 def m_ndcg_at(ctx, v, k):
-    return _ratio(ctx.dcg[:, k - 1], ctx.idcg[:, k - 1], ctx.no_rel)
+    return _ratio(_prefix_col(ctx, ctx.dcg, k), ctx.idcg[:, k - 1], ctx.no_rel)
 
 
 def m_nn(ctx, v=None, k=None):
@@ -264,7 +312,8 @@ def m_e_measure(ctx, v=None, k=None):
 
 
 def m_dcg_psb(ctx, v=None, k=None):
-    dcg = ctx.rel.astype(np.float64) @ ctx.disc
+    r, c, _, _ = ctx.hit_list
+    dcg = np.bincount(r, weights=ctx.disc[c], minlength=ctx.B)
     n = int(ctx.cr.max()) if ctx.B else 0
     ideal = np.concatenate(([0.0], np.cumsum(discounts(max(n, 1)))))
     return _ratio(dcg, ideal[ctx.cr], ctx.no_rel)
