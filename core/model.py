@@ -74,6 +74,13 @@ class Assessment:
     query_classes: tuple[str, ...] | None = None
     kind: str = "graded"
     source: str = ""
+    #: False when the collection is not listed (TREC qrels with a size only):
+    #: then ids of runs that the assessment does not name are not reported.
+    closed: bool = True
+    #: what the readers noted (ids normalised, ...), as DataWarnings
+    notes: tuple = ()
+    #: the parsed class hierarchy (``formats.cla.Classification``), if any
+    classification: object = field(default=None, repr=False, compare=False)
     _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
@@ -302,7 +309,7 @@ class RankedRun(Run):
                     flat.append(j)
             indptr.append(len(flat))
         warnings = []
-        if n_unknown:
+        if n_unknown and assessment.closed:
             warnings.append(DataWarning("unknown_ids", "ids the assessment does not know "
                                         "(ranked as non-relevant)", n_unknown, tuple(unknown)))
         if n_dups:
