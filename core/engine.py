@@ -157,6 +157,7 @@ class _Prepared:
     ch: np.ndarray
     cm: np.ndarray
     nge: np.ndarray
+    levels: np.ndarray
     ds: np.ndarray
     selfs: np.ndarray
     judged_rows: np.ndarray
@@ -178,10 +179,11 @@ def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
     class_size = np.bincount(qidx, minlength=nq) + ((a.query_items >= 0) & ~self_judged)
     keep = items != selfs[qidx]
     qidx, items, grades = qidx[keep], items[keep], grades[keep]
-    top = a.top_grade
-    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in range(1, top + 1)],
+    # judged items of grade >= each distinct grade level (the ideal vectors)
+    levels = np.unique(np.concatenate((a.judged_grades, [a.top_grade])))
+    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in levels],
                    axis=1).astype(np.int64)
-    ch = nge[:, top - 1]
+    ch = nge[:, -1]
     cm = nge[:, 0] - ch
     size = options.collection_size if options.collection_size is not None else a.collection_size
     if size < a.n_items:
@@ -189,7 +191,7 @@ def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
                               "the assessment names")
     ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
     indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
-    return _Prepared(ch, cm, nge, ds, selfs, qidx, items, grades, indptr, class_size)
+    return _Prepared(ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size)
 
 
 def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray,
@@ -211,7 +213,7 @@ def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: 
     lengths = np.asarray(lengths, dtype=np.int64)
     selfs = prep.selfs[qs]
     if (selfs >= 0).any() and idx.size:
-        match = idx == selfs[:, None]
+        match = (idx == selfs[:, None]) & (selfs >= 0)[:, None]
         found = match.any(axis=1)
         if found.any():
             pos = np.where(found, match.argmax(axis=1), idx.shape[1])
@@ -295,15 +297,16 @@ def _pr_psb(ctx: ChunkContext) -> np.ndarray:
     a level below 1/C is left out for that query (NaN); a hit the list never
     reaches has precision 0."""
     C = ctx.cr
-    M = max(int(C.max()) if ctx.B else 0, 1)
-    P = _hit_precisions(ctx, M)
+    M = int(ctx.vr.max()) if ctx.B else 0
+    # column M is a zero column: the precision of a hit the list never reaches
+    P = _hit_precisions(ctx, M + 1)
     j = np.arange(1, PSB_PR_LEVELS + 1)
     x = j[None, :] * C[:, None]
     k = x // PSB_PR_LEVELS
     d = (x % PSB_PR_LEVELS) / PSB_PR_LEVELS
     hi = np.maximum(C[:, None], 1)
-    k1 = np.clip(k, 1, hi) - 1
-    k2 = np.clip(k + 1, 1, hi) - 1
+    k1 = np.minimum(np.clip(k, 1, hi) - 1, M)
+    k2 = np.minimum(np.clip(k + 1, 1, hi) - 1, M)
     val = np.take_along_axis(P, k1, axis=1) * (1 - d) + np.take_along_axis(P, k2, axis=1) * d
     val[(x < PSB_PR_LEVELS) | ctx.no_rel[:, None]] = np.nan
     return val
@@ -372,7 +375,7 @@ def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = Non
         qs = np.arange(start, min(start + step, nq))
         G, lengths, _ = _gain_block(a, run, prep, qs, qrow, width)
         ctx = ChunkContext(G, lengths, prep.ch[qs], prep.cm[qs], prep.ds[qs], prep.nge[qs],
-                           a.top_grade, o)
+                           prep.levels, a.top_grade, o)
         for j, m in enumerate(measures):
             values[qs, j] = m.compute(ctx)
         for key, arr in _chunk_curves(ctx, o).items():

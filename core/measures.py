@@ -50,8 +50,9 @@ class ChunkContext:
     ``G`` is the (B, W) gain matrix (grades of the ranked items, zero past
     the end of each list).  ``va`` are the list lengths, ``ch``/``cm``/``cr``
     the numbers of highly / marginally / all relevant items, ``ds`` the
-    collection size per query, ``nge[:, g-1]`` the number of judged items of
-    grade >= g.  Derived arrays are computed once, on first use.
+    collection size per query, ``nge[:, k]`` the number of judged items of
+    grade >= ``levels[k]`` (the distinct grades, ascending, the top grade
+    last).  Derived arrays are computed once, on first use.
 
     Cumulative arrays cover only the prefix of the first P ranks that some
     measure looks at (every rank K, the curve length, 32, and 2 Cr); what
@@ -60,7 +61,8 @@ class ChunkContext:
     """
 
     def __init__(self, G: np.ndarray, va: np.ndarray, ch: np.ndarray, cm: np.ndarray,
-                 ds: np.ndarray, nge: np.ndarray, top: int, options) -> None:
+                 ds: np.ndarray, nge: np.ndarray, levels: np.ndarray, top: int,
+                 options) -> None:
         self.G = G
         self.va = va.astype(np.int64)
         self.ch = ch.astype(np.int64)
@@ -68,6 +70,7 @@ class ChunkContext:
         self.cr = self.ch + self.cm
         self.ds = ds.astype(np.int64)
         self.nge = nge
+        self.levels = levels
         self.top = top
         self.options = options
         self.B, self.W = G.shape
@@ -170,11 +173,13 @@ class ChunkContext:
     @cached_property
     def ideal(self) -> np.ndarray:
         """Ideal gain vector over the first n ranks: the judged grades sorted
-        descending.  I[p] = number of grades g with N(>= g) > p."""
+        descending.  I[p] = sum over grade levels l_k (ascending) of
+        (l_k - l_{k-1}) * [p < N(>= l_k)]."""
         p = np.arange(self.n)
+        step = np.diff(np.concatenate(([0], self.levels)))
         out = np.zeros((self.B, self.n), dtype=np.int64)
-        for g in range(self.nge.shape[1]):
-            out += p[None, :] < self.nge[:, g, None]
+        for k in range(self.nge.shape[1]):
+            out += step[k] * (p[None, :] < self.nge[:, k, None])
         return out
 
     @cached_property

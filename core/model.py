@@ -10,7 +10,7 @@ No Qt here, ever (import-linter contract in pyproject.toml).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +97,9 @@ class Assessment:
                 f"{len(self.item_ids)} items the assessment names")
         if self.top_grade < 1:
             raise AssessmentError("the assessment has no relevant item at all (top grade < 1)")
+        if self.judged_grades.size and (self.judged_grades.max() > self.top_grade
+                                        or self.judged_grades.min() < 1):
+            raise AssessmentError(f"judged grades must lie in 1..{self.top_grade}")
 
     # -- construction -------------------------------------------------
     @classmethod
@@ -275,13 +278,16 @@ class RankedRun(Run):
     @classmethod
     def from_lists(cls, name: str, lists: Mapping[str, Sequence[str]],
                    assessment: Assessment, *, source: str = "",
-                   format: str = "ranked lists") -> "RankedRun":
+                   format: str = "ranked lists",
+                   where: Callable[[str, int], str] | None = None) -> "RankedRun":
         """Build a run from ``{query_id: [item_id, ...]}`` in rank order.
 
         Ids the assessment does not know are kept as retrieved non-relevant
         items and reported; a repeated id keeps its first rank and is
-        reported.
+        reported.  ``where(query_id, rank)`` says where in the source a list
+        entry was read (``"line 17"``), for the reports' examples.
         """
+        where = where or (lambda q, rank: f"rank {rank}")
         index = assessment._item_index
         qids = [str(q) for q in lists]
         indptr = [0]
@@ -296,14 +302,14 @@ class RankedRun(Run):
                 if it in seen:
                     n_dups += 1
                     if len(dups) < MAX_EXAMPLES:
-                        dups.append(f"{it} in query {q} (rank {rank})")
+                        dups.append(f"{it} in query {q} ({where(q, rank)})")
                     continue
                 seen.add(it)
                 j = index.get(it)
                 if j is None:
                     n_unknown += 1
                     if len(unknown) < MAX_EXAMPLES:
-                        unknown.append(f"{it} in query {q} (rank {rank})")
+                        unknown.append(f"{it} in query {q} ({where(q, rank)})")
                     flat.append(UNKNOWN)
                 else:
                     flat.append(j)
