@@ -1,0 +1,198 @@
+"""Dissimilarity matrices: PSB binary float32 (``.matrix``) and ASCII
+(SHREC 2012-2015), ranked a block of rows at a time."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import FileAccessError, FormatError
+from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
+from .text import BOM, read_bytes
+
+SCAN_ROWS = 256
+
+
+class MatrixRun(Run):
+    """A run given as a dissimilarity matrix: row q = query q (assessment
+    order), column j = collection item j.  The ranked list of a row is the
+    items by ascending dissimilarity, ties broken by collection order (a
+    stable sort); rows are ranked when the engine asks for them, so a
+    memory-mapped matrix is never copied whole."""
+
+    def __init__(self, name: str, matrix: np.ndarray, assessment: Assessment, *,
+                 source: str = "", format: str = "dissimilarity matrix",
+                 line_of_row=None, warnings=()) -> None:
+        self.name = name
+        self.source = source
+        self.format = format
+        self.matrix = matrix
+        self.query_ids = assessment.query_ids
+        self.n_items = assessment.n_items
+        self._base_warnings = list(warnings)
+        self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
+        self._ranked = np.zeros(matrix.shape[0], dtype=bool)
+        self._line_of_row = line_of_row
+
+    @property
+    def max_length(self) -> int:
+        return self.matrix.shape[1]
+
+    @property
+    def warnings(self) -> list[DataWarning]:
+        out = list(self._base_warnings)
+        if self._ties.any():
+            rows = np.flatnonzero(self._ties)
+            out.append(DataWarning(
+                "ties", "tied pairs of dissimilarities in a row (broken by collection order)",
+                int(self._ties.sum()),
+                tuple(f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES])))
+        return out
+
+    @warnings.setter
+    def warnings(self, value) -> None:
+        self._base_warnings = list(value)
+
+    def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.asarray(rows, dtype=np.int64)
+        sub = np.asarray(self.matrix[rows])
+        order = np.argsort(sub, axis=1, kind="stable")
+        s = np.take_along_axis(sub, order, axis=1)
+        # tied pairs: each value equal to its predecessor is tied with every
+        # earlier member of its run of equal values
+        eq = s[:, 1:] == s[:, :-1]
+        if eq.any():
+            idx = np.arange(1, s.shape[1])
+            start = np.maximum.accumulate(np.where(eq, 0, idx), axis=1)
+            self._ties[rows] = np.where(eq, idx - start + 1, 0).sum(axis=1)
+        else:
+            self._ties[rows] = 0
+        self._ranked[rows] = True
+        return order.astype(np.int32), np.full(rows.size, s.shape[1], dtype=np.int64)
+
+    def scan(self) -> None:
+        """Rank every row once (to count ties) without scoring."""
+        for start in range(0, self.matrix.shape[0], SCAN_ROWS):
+            self.ranked_block(np.arange(start, min(start + SCAN_ROWS, self.matrix.shape[0])))
+
+
+def _expected_shape(assessment: Assessment) -> tuple[int, int]:
+    return assessment.n_queries, assessment.n_items
+
+
+def _shape_text(a: Assessment) -> str:
+    q, t = _expected_shape(a)
+    if a.leave_one_out and q == t:
+        return f"{q} x {t} (one row and one column per model of the classification)"
+    return f"{q} x {t} ({q} queries, {t} targets)"
+
+
+def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
+    for start in range(0, m.shape[0], SCAN_ROWS):
+        block = np.asarray(m[start:start + SCAN_ROWS])
+        bad = ~np.isfinite(block)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            row = start + int(r)
+            line = line_of_row(row) if line_of_row else None
+            raise FormatError(path, f"row {row + 1}, column {int(c) + 1} is {block[r, c]}; "
+                              "every dissimilarity must be a finite number", line=line,
+                              column=None)
+
+
+def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
+    """PSB binary matrix: native little-endian float32, no header, Q x T
+    entries in the order of the classification; memory-mapped."""
+    q, t = _expected_shape(assessment)
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise FileAccessError.wrap(path, exc) from exc
+    if size == 0:
+        raise FormatError(path, f"the file is empty; a binary float32 matrix of "
+                          f"{_shape_text(assessment)} = {4 * q * t} bytes was expected")
+    if size != 4 * q * t:
+        hint = ""
+        n = int(round((size / 4) ** 0.5))
+        if n * n * 4 == size:
+            hint = f"; it holds a {n} x {n} matrix"
+        raise FormatError(path, f"the file has {size} bytes but a binary float32 matrix of "
+                          f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}")
+    try:
+        m = np.memmap(path, dtype="<f4", mode="r", shape=(q, t))
+    except OSError as exc:
+        raise FileAccessError.wrap(path, exc) from exc
+    _check_finite(path, m)
+    return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),
+                     format="PSB binary matrix (float32)")
+
+
+_BAD_CHAR = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
+    """ASCII dissimilarity matrix: one row per query, one number per target,
+    whitespace separated, in the order of the classification file(s)."""
+    data = read_bytes(path)
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    q, t = _expected_shape(assessment)
+    bad = _BAD_CHAR.search(data)
+    if bad is not None:
+        line = data.count(b"\n", 0, bad.start()) + 1
+        what = "a binary file" if bad.group() == b"\x00" else \
+            f"a control character {bad.group()[0]:#04x}"
+        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected",
+                          line=line)
+    if not data.strip():
+        raise FormatError(path, f"the file is empty; a matrix of {_shape_text(assessment)} "
+                          "numbers was expected", line=1)
+    try:
+        m = np.loadtxt(io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2)
+    except ValueError:
+        m = None
+    if m is None or m.shape != (q, t) or not np.isfinite(m).all():
+        _diagnose(path, data, q, t, assessment)
+        raise FormatError(path, f"the matrix could not be read; {_shape_text(assessment)} "
+                          "numbers were expected")  # pragma: no cover - _diagnose raises
+    return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),
+                     format="ASCII matrix")
+
+
+def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None:
+    """Find and report the first problem of a matrix that did not parse."""
+    text = data.decode("utf-8", errors="replace")
+    row = 0
+    last = 0
+    for n, line in enumerate(text.splitlines(), start=1):
+        toks = line.split()
+        if not toks:
+            continue
+        last = n
+        if row == q:
+            raise FormatError(path, f"more rows than the {q} expected for "
+                              f"{_shape_text(assessment)}", line=n, token=toks[0])
+        pos = 0
+        for j, tok in enumerate(toks):
+            pos = line.index(tok, pos)
+            try:
+                v = float(tok)
+            except ValueError:
+                raise FormatError(path, f"row {row + 1}, value {j + 1} is not a number",
+                                  line=n, column=pos + 1, token=tok) from None
+            if v != v or v in (float("inf"), float("-inf")):
+                raise FormatError(path, f"row {row + 1}, column {j + 1} is {tok}; every "
+                                  "dissimilarity must be a finite number", line=n,
+                                  column=pos + 1, token=tok)
+            pos += len(tok)
+        if len(toks) != t:
+            raise FormatError(path, f"row {row + 1} has {len(toks)} values; {t} were expected "
+                              f"for {_shape_text(assessment)}", line=n)
+        row += 1
+    if row != q:
+        raise FormatError(path, f"the file has {row} rows; {q} were expected for "
+                          f"{_shape_text(assessment)}", line=last)
