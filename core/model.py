@@ -79,6 +79,8 @@ class Assessment:
     closed: bool = True
     #: what the readers noted (ids normalised, ...), as DataWarnings
     notes: tuple = ()
+    #: whether the readers normalised ids (runs then follow the same rule)
+    normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
     classification: object = field(default=None, repr=False, compare=False)
     _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]

@@ -70,7 +70,7 @@ class _Tokens:
                 self.toks.append((tok, n, pos + 1))
                 pos += len(tok)
         self.i = 0
-        self.last_line = text.count("\n") + 1
+        self.last_line = max(len(text.splitlines()), 1)
 
     def next(self, expected: str) -> tuple[str, int, int]:
         if self.i >= len(self.toks):

@@ -68,7 +68,7 @@ class MatrixRun(Run):
         if eq.any():
             idx = np.arange(1, s.shape[1])
             start = np.maximum.accumulate(np.where(eq, 0, idx), axis=1)
-            self._ties[rows] = np.where(eq, idx - start + 1, 0).sum(axis=1)
+            self._ties[rows] = np.where(eq, idx - start, 0).sum(axis=1)
         else:
             self._ties[rows] = 0
         self._ranked[rows] = True
@@ -153,12 +153,12 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
                           "numbers was expected", line=1)
     try:
         m = np.loadtxt(io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2)
-    except ValueError:
+    except (ValueError, UnicodeError, OverflowError):
         m = None
     if m is None or m.shape != (q, t) or not np.isfinite(m).all():
         _diagnose(path, data, q, t, assessment)
         raise FormatError(path, f"the matrix could not be read; {_shape_text(assessment)} "
-                          "numbers were expected")  # pragma: no cover - _diagnose raises
+                          "numbers were expected")
     return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),
                      format="ASCII matrix")
 
