@@ -289,42 +289,71 @@ class RankedRun(Run):
         reported.  ``where(query_id, rank)`` says where in the source a list
         entry was read (``"line 17"``), for the reports' examples.
         """
-        where = where or (lambda q, rank: f"rank {rank}")
-        index = assessment._item_index
         qids = [str(q) for q in lists]
-        indptr = [0]
-        flat: list[int] = []
-        unknown: list[str] = []
-        dups: list[str] = []
-        n_unknown = n_dups = 0
-        for q in qids:
-            seen: set[str] = set()
-            for rank, it in enumerate(lists[q], start=1):
-                it = str(it)
-                if it in seen:
-                    n_dups += 1
-                    if len(dups) < MAX_EXAMPLES:
-                        dups.append(f"{it} in query {q} ({where(q, rank)})")
-                    continue
-                seen.add(it)
-                j = index.get(it)
-                if j is None:
-                    n_unknown += 1
-                    if len(unknown) < MAX_EXAMPLES:
-                        unknown.append(f"{it} in query {q} ({where(q, rank)})")
-                    flat.append(UNKNOWN)
-                else:
-                    flat.append(j)
-            indptr.append(len(flat))
+        codes: dict[str, int] = {}
+        entry_code = [codes.setdefault(str(it), len(codes)) for q in qids for it in lists[q]]
+        lengths = np.array([len(lists[q]) for q in qids], dtype=np.int64)
+        entry_query = np.repeat(np.arange(len(qids)), lengths)
+        starts = np.concatenate(([0], np.cumsum(lengths)))
+        if where is None:
+            def describe(e: int) -> str:
+                return f"rank {e - starts[entry_query[e]] + 1}"
+        else:
+            def describe(e: int) -> str:
+                q = int(entry_query[e])
+                return where(qids[q], int(e - starts[q] + 1))
+        return cls.from_codes(name, qids, entry_query, np.asarray(entry_code, dtype=np.int64),
+                              list(codes), assessment, where=describe, source=source,
+                              format=format)
+
+    @classmethod
+    def from_codes(cls, name: str, query_ids: Sequence[str], entry_query: np.ndarray,
+                   entry_code: np.ndarray, code_ids: Sequence[str], assessment: Assessment, *,
+                   where: Callable[[int], str] | None = None, source: str = "",
+                   format: str = "ranked lists") -> "RankedRun":
+        """Vectorised builder: entry ``e`` (in source order) puts the id
+        ``code_ids[entry_code[e]]`` into the list of query
+        ``query_ids[entry_query[e]]``; the entries of a query keep their
+        source order.  Unknown ids are kept as retrieved non-relevant items,
+        a repeated id keeps its first rank; both are reported, with
+        ``where(e)`` saying where entry ``e`` was read."""
+        entry_query = np.asarray(entry_query, dtype=np.int64)
+        entry_code = np.asarray(entry_code, dtype=np.int64)
+        n_q, n_c = len(query_ids), len(code_ids)
+        index = assessment._item_index
+        code_item = np.fromiter((index.get(c, UNKNOWN) for c in code_ids), np.int64, n_c)
+        order = None
+        if entry_query.size > 1 and np.any(entry_query[1:] < entry_query[:-1]):
+            order = np.argsort(entry_query, kind="stable")
+            eq, ec = entry_query[order], entry_code[order]
+        else:
+            eq, ec = entry_query, entry_code
+        key = eq * max(n_c, 1) + ec
+        s = np.argsort(key, kind="stable")
+        ks = key[s]
+        dup = s[np.flatnonzero(ks[1:] == ks[:-1]) + 1]
+        keep = np.ones(eq.size, dtype=bool)
+        keep[dup] = False
+        items = code_item[ec]
+        unknown = np.flatnonzero((items == UNKNOWN) & keep)
+
+        def warning(code: str, message: str, pos: np.ndarray) -> DataWarning:
+            src = np.sort(pos if order is None else order[pos])[:MAX_EXAMPLES]
+            describe = where or (lambda e: f"entry {e + 1}")
+            return DataWarning(code, message, int(pos.size), tuple(
+                f"{code_ids[entry_code[e]]} in query {query_ids[entry_query[e]]} "
+                f"({describe(int(e))})" for e in src))
+
         warnings = []
-        if n_unknown and assessment.closed:
-            warnings.append(DataWarning("unknown_ids", "ids the assessment does not know "
-                                        "(ranked as non-relevant)", n_unknown, tuple(unknown)))
-        if n_dups:
-            warnings.append(DataWarning("duplicate_ids", "ids repeated within a ranked list "
-                                        "(first rank kept)", n_dups, tuple(dups)))
-        return cls(name, qids, np.asarray(indptr), np.asarray(flat, dtype=np.int32),
-                   assessment.n_items, source=source, format=format, warnings=warnings)
+        if unknown.size and assessment.closed:
+            warnings.append(warning("unknown_ids", "ids the assessment does not know "
+                                    "(ranked as non-relevant)", unknown))
+        if dup.size:
+            warnings.append(warning("duplicate_ids", "ids repeated within a ranked list "
+                                    "(first rank kept)", dup))
+        indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
+        return cls(name, query_ids, indptr, items[keep].astype(np.int32), assessment.n_items,
+                   source=source, format=format, warnings=warnings)
 
     @property
     def lengths(self) -> np.ndarray:

@@ -228,7 +228,7 @@ def test_duplicates_and_unknown_ids_name_their_lines(tmp_path, loo):
     p.write_text("0 Q0 1 1 9 r\n0 Q0 zz 2 8 r\n0 Q0 1 3 7 r\n")
     run = load_run(p, loo)
     codes = {w.code: w for w in run.warnings}
-    assert codes["duplicate_ids"].examples == ("1 in query 0 (lines 1 and 3)",)
+    assert codes["duplicate_ids"].examples == ("1 in query 0 (line 3)",)
     assert codes["unknown_ids"].examples == ("zz in query 0 (line 2)",)
     res = evaluate(loo, run)
     assert {w.code: w for w in res.warnings}["missing_queries"].count == N - 1

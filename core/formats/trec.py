@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,10 @@ import numpy as np
 from ..errors import FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun
 from .ids import IdNormalizer
-from .text import column_of, read_text
+from .text import BOM, column_of, read_bytes, read_text
+
+
+MAX_GRADE = 2**31 - 1
 
 
 def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
@@ -51,6 +55,7 @@ def read_qrels(path, *, collection_size: int | None = None, collection: list[str
             raise FormatError(path, f"a qrels line has 4 fields 'qid iter docno rel'; this one "
                               f"has {len(toks)}", line=n, token=line.strip())
         qid, _, doc, rel = toks
+        qid = norm(qid)
         try:
             grade = int(rel)
         except ValueError:
@@ -59,6 +64,9 @@ def read_qrels(path, *, collection_size: int | None = None, collection: list[str
         if grade < 0:
             negatives += 1
             grade = 0
+        if grade > MAX_GRADE:
+            raise FormatError(path, f"the relevance grade is too large (at most {MAX_GRADE})",
+                              line=n, column=column_of(line, 3), token=rel)
         doc = norm(doc)
         q = judgments.setdefault(qid, {})
         if doc in q and q[doc] != grade:
@@ -100,61 +108,133 @@ def _replace(a: Assessment, **kw) -> Assessment:
     return replace(a, **kw)
 
 
+class _Codes(dict):
+    """raw token (bytes) -> code of its (normalised) id; the ids in code order."""
+
+    def __init__(self, norm: IdNormalizer) -> None:
+        super().__init__()
+        self.norm = norm
+        self.ids: list[str] = []
+        self._code: dict[str, int] = {}
+
+    def __missing__(self, raw: bytes) -> int:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+        ident = self.norm(text)
+        code = self._code.get(ident)
+        if code is None:
+            code = self._code[ident] = len(self.ids)
+            self.ids.append(ident)
+        self[raw] = code
+        return code
+
+
+CHUNK = 1 << 25
+
+
+def _chunks(data: bytes):
+    """(first line number, chunk) pieces of whole lines."""
+    start, line = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", min(start + CHUNK, len(data)))
+        end = len(data) if end < 0 else end + 1
+        chunk = data[start:end]
+        yield line, chunk
+        line += chunk.count(b"\n")
+        start = end
+
+
+def _slow_rows(path, chunk: bytes, first_line: int):
+    """Line by line, with the error of the first bad line."""
+    for n, raw in enumerate(chunk.split(b"\n"), start=first_line):
+        toks = raw.split()
+        if not toks or toks[0].startswith(b"#"):
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        if len(toks) != 6:
+            raise FormatError(path, f"a TREC run line has 6 fields 'qid iter docno rank sim "
+                              f"run_id'; this one has {len(toks)}", line=n, token=text.strip())
+        try:
+            score = float(toks[4])
+        except ValueError:
+            raise FormatError(path, "the score (5th field) must be a number", line=n,
+                              column=column_of(text, 4),
+                              token=toks[4].decode("utf-8", errors="replace")) from None
+        yield toks, score, n
+
+
 def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
                   name: str | None = None, normalize_ids: bool = True) -> RankedRun:
     """A TREC run.  File order by default; ``trec_order`` sorts each query
     as trec_eval does (score descending, then docno descending).  A docno
-    repeated within a query keeps its first occurrence, with a warning."""
-    text = read_text(path, "TREC run file")
+    repeated within a query keeps its first occurrence, with a warning.
+
+    Whole chunks of well-formed lines are split and converted in bulk; a
+    chunk with comments, blank or bad lines is read line by line, which
+    also finds the line of the first error."""
+    data = read_bytes(path)
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    bad = _BAD_BYTES.search(data)
+    if bad is not None:
+        what = "a binary file" if bad.group() == b"\x00" else \
+            f"a control character {bad.group()[0]:#04x}"
+        raise FormatError(path, f"this is {what}; a text TREC run was expected",
+                          line=data.count(b"\n", 0, bad.start()) + 1)
     norm = IdNormalizer(normalize_ids)
-    per_query: dict[str, list[tuple[float, str, int]]] = {}
-    run_ids: dict[str, None] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
-        toks = line.split()
-        if not toks or toks[0].startswith("#"):
-            continue
-        if len(toks) != 6:
-            raise FormatError(path, f"a TREC run line has 6 fields 'qid iter docno rank sim "
-                              f"run_id'; this one has {len(toks)}", line=n, token=line.strip())
-        qid, _, doc, _, sim, rid = toks
-        try:
-            score = float(sim)
-        except ValueError:
-            raise FormatError(path, "the score (5th field) must be a number", line=n,
-                              column=column_of(line, 4), token=sim) from None
-        if score != score:
-            raise FormatError(path, "the score (5th field) is NaN; a number was expected",
-                              line=n, column=column_of(line, 4), token=sim)
-        per_query.setdefault(qid, []).append((score, norm(doc), n))
-        run_ids.setdefault(rid, None)
-    if not per_query:
+    qcodes, dcodes = _Codes(norm), _Codes(norm)
+    q_parts, d_parts, s_parts, l_parts = [], [], [], []
+    run_ids: dict[bytes, None] = {}
+    for first, chunk in _chunks(data):
+        toks = chunk.split()
+        n_lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+        fast = (len(toks) == 6 * n_lines and b"#" not in chunk and b"\n\n" not in chunk
+                and b"\n\r\n" not in chunk and not chunk.startswith((b"\n", b"\r\n")))
+        if fast:
+            try:
+                sims = np.fromiter(map(float, toks[4::6]), np.float64, n_lines)
+            except ValueError:
+                fast = False
+        if fast:
+            q_parts.append(np.fromiter(map(qcodes.__getitem__, toks[0::6]), np.int64, n_lines))
+            d_parts.append(np.fromiter(map(dcodes.__getitem__, toks[2::6]), np.int64, n_lines))
+            s_parts.append(sims)
+            l_parts.append(np.arange(first, first + n_lines, dtype=np.int64))
+            run_ids.update(dict.fromkeys(toks[5::6]))
+        else:
+            rows = list(_slow_rows(path, chunk, first))
+            q_parts.append(np.array([qcodes[r[0][0]] for r in rows], dtype=np.int64))
+            d_parts.append(np.array([dcodes[r[0][2]] for r in rows], dtype=np.int64))
+            s_parts.append(np.array([r[1] for r in rows], dtype=np.float64))
+            l_parts.append(np.array([r[2] for r in rows], dtype=np.int64))
+            run_ids.update(dict.fromkeys(r[0][5] for r in rows))
+    entry_query = np.concatenate(q_parts) if q_parts else np.zeros(0, np.int64)
+    entry_doc = np.concatenate(d_parts) if d_parts else np.zeros(0, np.int64)
+    sims = np.concatenate(s_parts) if s_parts else np.zeros(0)
+    lines = np.concatenate(l_parts) if l_parts else np.zeros(0, np.int64)
+    if not entry_query.size:
         raise FormatError(path, "the file holds no result line; lines 'qid iter docno rank sim "
                           "run_id' were expected", line=1)
-    lists: dict[str, list[str]] = {}
-    lines_of: dict[str, list[int]] = {}
-    dup_examples, n_dup = [], 0
-    for qid, rows in per_query.items():
-        if trec_order:
-            rows = sorted(rows, key=lambda r: (r[0], r[1]), reverse=True)
-        seen: dict[str, int] = {}
-        out = []
-        for _, doc, n in rows:
-            if doc in seen:
-                n_dup += 1
-                if len(dup_examples) < MAX_EXAMPLES:
-                    dup_examples.append(f"{doc} in query {qid} (lines {seen[doc]} and {n})")
-                continue
-            seen[doc] = n
-            out.append(doc)
-        lists[qid] = out
-        lines_of[qid] = list(seen.values())
-    run_name = name or (next(iter(run_ids)) if len(run_ids) == 1 else Path(path).stem)
-    order = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    run = RankedRun.from_lists(run_name, lists, assessment, source=str(path),
-                               format=f"TREC run, {order}",
-                               where=lambda q, rank: f"line {lines_of[q][rank - 1]}")
-    if n_dup:
-        run.warnings.append(DataWarning("duplicate_ids", "docnos repeated within a query "
-                                        "(first occurrence kept)", n_dup, tuple(dup_examples)))
+    nan = np.flatnonzero(np.isnan(sims))
+    if nan.size:
+        n = int(lines[nan[0]])
+        raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
+    if trec_order:
+        doc_rank = np.empty(len(dcodes.ids), dtype=np.int64)
+        doc_rank[np.argsort(np.array(dcodes.ids, dtype=object), kind="stable")] = \
+            np.arange(len(dcodes.ids))
+        order = np.lexsort((-doc_rank[entry_doc], -sims, entry_query))
+        entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
+    rid = [r.decode("utf-8", errors="replace") for r in run_ids]
+    run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
+    how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
+    run = RankedRun.from_codes(run_name, qcodes.ids, entry_query, entry_doc, dcodes.ids,
+                               assessment, where=lambda e: f"line {lines[e]}",
+                               source=str(path), format=f"TREC run, {how}")
     run.warnings.extend(norm.note(f"run {path}"))
     return run
+
+
+_BAD_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
