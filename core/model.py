@@ -252,6 +252,19 @@ class Run:
         return {q: i for i, q in enumerate(self.query_ids)}
 
 
+def _repeated(key: np.ndarray, key_range: int) -> np.ndarray:
+    """Positions of the keys that already occurred earlier in ``key``."""
+    if key.size and key_range <= 1 << 28:
+        # the common case, no repeat at all, told by a mark per possible key
+        marks = np.zeros(key_range, dtype=np.uint8)
+        marks[key] = 1
+        if int(np.count_nonzero(marks)) == key.size:
+            return np.zeros(0, dtype=np.int64)
+    s = np.argsort(key, kind="stable")
+    ks = key[s]
+    return s[np.flatnonzero(ks[1:] == ks[:-1]) + 1]
+
+
 class RankedRun(Run):
     """Ranked lists held in memory in CSR form (``flat[indptr[r]:indptr[r+1]]``
     is the list of run query ``r``)."""
@@ -329,9 +342,7 @@ class RankedRun(Run):
         else:
             eq, ec = entry_query, entry_code
         key = eq * max(n_c, 1) + ec
-        s = np.argsort(key, kind="stable")
-        ks = key[s]
-        dup = s[np.flatnonzero(ks[1:] == ks[:-1]) + 1]
+        dup = _repeated(key, n_q * max(n_c, 1))
         keep = np.ones(eq.size, dtype=bool)
         keep[dup] = False
         items = code_item[ec]

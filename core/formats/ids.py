@@ -9,8 +9,6 @@ without leading zeros; any other id is kept as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-
 from ..model import DataWarning
 
 _ID = re.compile(r"(?:model_|m)?(\d+)\Z", re.IGNORECASE)
@@ -24,29 +22,35 @@ def normalize_id(token: str) -> str:
 
 
 class IdNormalizer:
-    """Normalises ids (when enabled) and counts what it changed, to report it."""
+    """Normalises ids (when enabled) and counts the distinct ids it changed,
+    to report it."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.changed = 0
-        self.examples: list[str] = []
+        self._seen: dict[str, str] = {}
+
+    @property
+    def changed(self) -> int:
+        return sum(1 for raw, out in self._seen.items() if raw != out)
 
     def __call__(self, token: str) -> str:
         if not self.enabled:
             return token
-        out = normalize_id(token)
-        if out != token:
-            self.changed += 1
-            if len(self.examples) < 5:
-                self.examples.append(f"{token} -> {out}")
+        out = self._seen.get(token)
+        if out is None:
+            out = self._seen[token] = normalize_id(token)
         return out
 
-    def many(self, tokens: Iterable[str]) -> list[str]:
-        return [self(t) for t in tokens]
+    @property
+    def examples(self) -> list[str]:
+        """The first few changed ids, in sorted order (independent of the
+        order in which a reader happened to see them)."""
+        changed = sorted(raw for raw, out in self._seen.items() if raw != out)
+        return [f"{raw} -> {self._seen[raw]}" for raw in changed[:5]]
 
     def note(self, what: str) -> list[DataWarning]:
-        if not self.changed:
+        n = self.changed
+        if not n:
             return []
-        return [DataWarning("ids_normalised", f"ids of the {what} normalised (m / model_ "
-                            "prefix or zero padding removed)", self.changed,
-                            tuple(self.examples))]
+        return [DataWarning("ids_normalised", f"distinct ids of the {what} normalised (m / "
+                            "model_ prefix or zero padding removed)", n, tuple(self.examples))]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -141,18 +142,10 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
     if data.startswith(BOM):
         data = data[len(BOM):]
     q, t = _expected_shape(assessment)
-    bad = _BAD_CHAR.search(data)
-    if bad is not None:
-        line = data.count(b"\n", 0, bad.start()) + 1
-        what = "a binary file" if bad.group() == b"\x00" else \
-            f"a control character {bad.group()[0]:#04x}"
-        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected",
-                          line=line)
-    if not data.strip():
-        raise FormatError(path, f"the file is empty; a matrix of {_shape_text(assessment)} "
-                          "numbers was expected", line=1)
     try:
-        m = np.loadtxt(io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": diagnosed below
+            m = np.loadtxt(io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2)
     except (ValueError, UnicodeError, OverflowError):
         m = None
     if m is None or m.shape != (q, t) or not np.isfinite(m).all():
@@ -165,6 +158,16 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
 
 def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None:
     """Find and report the first problem of a matrix that did not parse."""
+    bad = _BAD_CHAR.search(data)
+    if bad is not None:
+        line = data.count(b"\n", 0, bad.start()) + 1
+        what = "a binary file" if bad.group() == b"\x00" else \
+            f"a control character {bad.group()[0]:#04x}"
+        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected",
+                          line=line)
+    if not data.strip():
+        raise FormatError(path, f"the file is empty; a matrix of {_shape_text(assessment)} "
+                          "numbers was expected", line=1)
     text = data.decode("utf-8", errors="replace")
     row = 0
     last = 0

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -132,6 +133,8 @@ class _Codes(dict):
 
 
 CHUNK = 1 << 25
+#: files from this size on are tried with pandas' C tokenizer first
+BULK_MIN = 1 << 16
 
 
 def _chunks(data: bytes):
@@ -171,19 +174,93 @@ def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
     as trec_eval does (score descending, then docno descending).  A docno
     repeated within a query keeps its first occurrence, with a warning.
 
-    Whole chunks of well-formed lines are split and converted in bulk; a
-    chunk with comments, blank or bad lines is read line by line, which
-    also finds the line of the first error."""
+    A large clean file is tokenized by pandas' C reader; otherwise whole
+    chunks of well-formed lines are split and converted in bulk, and a chunk
+    with comments, blank or bad lines is read line by line, which also finds
+    the line of the first error."""
     data = read_bytes(path)
     if data.startswith(BOM):
         data = data[len(BOM):]
-    bad = _BAD_BYTES.search(data)
-    if bad is not None:
+    if data.translate(None, _TEXT_BYTES):
+        bad = _BAD_BYTES.search(data)
         what = "a binary file" if bad.group() == b"\x00" else \
             f"a control character {bad.group()[0]:#04x}"
         raise FormatError(path, f"this is {what}; a text TREC run was expected",
                           line=data.count(b"\n", 0, bad.start()) + 1)
     norm = IdNormalizer(normalize_ids)
+    bulk = _bulk_read(path, data, norm)
+    if bulk is not None:
+        entry_query, entry_doc, sims, lines, q_ids, d_ids, rid = bulk
+    else:
+        entry_query, entry_doc, sims, lines, q_ids, d_ids, rid = _chunked_read(path, data, norm)
+    if not entry_query.size:
+        raise FormatError(path, "the file holds no result line; lines 'qid iter docno rank sim "
+                          "run_id' were expected", line=1)
+    nan = np.flatnonzero(np.isnan(sims))
+    if nan.size:
+        n = int(lines[nan[0]])
+        raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
+    if trec_order:
+        doc_rank = np.empty(len(d_ids), dtype=np.int64)
+        doc_rank[np.argsort(np.array(d_ids, dtype=object), kind="stable")] = \
+            np.arange(len(d_ids))
+        order = np.lexsort((-doc_rank[entry_doc], -sims, entry_query))
+        entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
+    run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
+    how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
+    run = RankedRun.from_codes(run_name, q_ids, entry_query, entry_doc, d_ids,
+                               assessment, where=lambda e: f"line {lines[e]}",
+                               source=str(path), format=f"TREC run, {how}")
+    run.warnings.extend(norm.note(f"run {path}"))
+    return run
+
+
+def _bulk_read(path, data: bytes, norm: IdNormalizer):
+    """pandas' C tokenizer for a clean file (no comment, no blank line, six
+    fields everywhere); None when the file needs the line-by-line reader."""
+    if b"#" in data or b"\n\n" in data or b"\n\r\n" in data or len(data) < BULK_MIN:
+        return None
+    import pandas as pd
+    try:
+        df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=list(range(6)),
+                         usecols=[0, 2, 4, 5], engine="c", na_filter=False,
+                         dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
+                         encoding="utf-8")
+    except (ValueError, UnicodeError, OverflowError, pd.errors.ParserError):
+        return None
+    n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    cols = [df[c].cat for c in (0, 2, 5)]
+    if len(df) != n_lines or any((c.codes < 0).any() or "" in c.categories for c in cols):
+        return None
+    out = []
+    for col, c in enumerate(cols[:2]):
+        codes = c.codes.to_numpy()
+        if col == 0:
+            # queries in order of first appearance, as the line-by-line reader
+            # gives them; a first appearance always starts a run of equal codes
+            starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+            uniq, first = np.unique(codes[starts], return_index=True)
+            order = uniq[np.argsort(first)]
+        else:
+            order = range(len(c.categories))
+        idents, code_of = [], {}
+        mapped = np.empty(len(c.categories), dtype=np.int64)
+        for k in order:
+            ident = norm(str(c.categories[k]))
+            mapped[k] = code_of.setdefault(ident, len(idents))
+            if mapped[k] == len(idents):
+                idents.append(ident)
+        out.append((mapped[codes], idents))
+    (eq, q_ids), (ed, d_ids) = out
+    sims = df[4].to_numpy(dtype=np.float64)
+    rid_codes = cols[2].codes.to_numpy()
+    rid_first = np.flatnonzero(np.concatenate(([True], rid_codes[1:] != rid_codes[:-1])))
+    _, first = np.unique(rid_codes[rid_first], return_index=True)
+    rid = [str(cols[2].categories[rid_codes[rid_first[i]]]) for i in sorted(first)]
+    return eq, ed, sims, np.arange(1, len(df) + 1), q_ids, d_ids, rid
+
+
+def _chunked_read(path, data: bytes, norm: IdNormalizer):
     qcodes, dcodes = _Codes(norm), _Codes(norm)
     q_parts, d_parts, s_parts, l_parts = [], [], [], []
     run_ids: dict[bytes, None] = {}
@@ -210,31 +287,12 @@ def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
             s_parts.append(np.array([r[1] for r in rows], dtype=np.float64))
             l_parts.append(np.array([r[2] for r in rows], dtype=np.int64))
             run_ids.update(dict.fromkeys(r[0][5] for r in rows))
-    entry_query = np.concatenate(q_parts) if q_parts else np.zeros(0, np.int64)
-    entry_doc = np.concatenate(d_parts) if d_parts else np.zeros(0, np.int64)
-    sims = np.concatenate(s_parts) if s_parts else np.zeros(0)
-    lines = np.concatenate(l_parts) if l_parts else np.zeros(0, np.int64)
-    if not entry_query.size:
-        raise FormatError(path, "the file holds no result line; lines 'qid iter docno rank sim "
-                          "run_id' were expected", line=1)
-    nan = np.flatnonzero(np.isnan(sims))
-    if nan.size:
-        n = int(lines[nan[0]])
-        raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
-    if trec_order:
-        doc_rank = np.empty(len(dcodes.ids), dtype=np.int64)
-        doc_rank[np.argsort(np.array(dcodes.ids, dtype=object), kind="stable")] = \
-            np.arange(len(dcodes.ids))
-        order = np.lexsort((-doc_rank[entry_doc], -sims, entry_query))
-        entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
+    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
     rid = [r.decode("utf-8", errors="replace") for r in run_ids]
-    run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
-    how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    run = RankedRun.from_codes(run_name, qcodes.ids, entry_query, entry_doc, dcodes.ids,
-                               assessment, where=lambda e: f"line {lines[e]}",
-                               source=str(path), format=f"TREC run, {how}")
-    run.warnings.extend(norm.note(f"run {path}"))
-    return run
+    return (cat(q_parts, np.int64), cat(d_parts, np.int64), cat(s_parts, np.float64),
+            cat(l_parts, np.int64), qcodes.ids, dcodes.ids, rid)
 
 
 _BAD_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+#: every byte but the control characters (the ones a text file may hold stay)
+_TEXT_BYTES = bytes(b for b in range(256) if not _BAD_BYTES.match(bytes([b])))
