@@ -422,9 +422,9 @@ def test_every_error_is_a_contest_file_error():
     assert Path(__file__).exists()
 
 
-@pytest.mark.parametrize("comment", [False, True])
+@pytest.mark.parametrize("layout", ["spaces", "tabs", "double-spaces", "crlf", "comment"])
 @pytest.mark.parametrize("trec_order", [False, True])
-def test_trec_readers_agree(tmp_path, loo, monkeypatch, comment, trec_order):
+def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
     """pandas' bulk tokenizer, whole chunks, and small chunks read line by
     line give the same run and the same warnings with the same lines."""
     import core.formats.trec as trec
@@ -433,9 +433,16 @@ def test_trec_readers_agree(tmp_path, loo, monkeypatch, comment, trec_order):
     lines = p.read_text().splitlines()
     lines[7] = lines[3]  # a duplicate, reported with its line
     lines[9] = lines[9].replace(" Q0 ", " Q0 zz", 1)  # an unknown id
-    if comment:
+    nl = "\n"
+    if layout == "comment":
         lines.insert(len(lines) // 2, "# a comment in the middle")
-    p.write_text("\n".join(lines) + "\n")
+    elif layout == "tabs":
+        lines = [ln.replace(" ", "\t") for ln in lines]
+    elif layout == "double-spaces":
+        lines[20] = lines[20].replace(" ", "  ")
+    elif layout == "crlf":
+        nl = "\r\n"
+    p.write_bytes((nl.join(lines) + nl).encode())
     got = []
     for bulk_min, chunk in ((0, trec.CHUNK), (10**9, trec.CHUNK), (10**9, 97)):
         monkeypatch.setattr(trec, "BULK_MIN", bulk_min)
@@ -450,3 +457,4 @@ def test_trec_readers_agree(tmp_path, loo, monkeypatch, comment, trec_order):
     assert codes["duplicate_ids"].examples[0].endswith("(line 8)")
     assert codes["unknown_ids"].examples[0].endswith("(line 10)")
     assert codes["ids_normalised"].count == N  # distinct query ids m0.. -> 0..
+    assert got[0].name == "myrun"

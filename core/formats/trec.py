@@ -220,17 +220,19 @@ def _bulk_read(path, data: bytes, norm: IdNormalizer):
     fields everywhere); None when the file needs the line-by-line reader."""
     if b"#" in data or b"\n\n" in data or b"\n\r\n" in data or len(data) < BULK_MIN:
         return None
-    import pandas as pd
-    try:
-        df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=list(range(6)),
-                         usecols=[0, 2, 4, 5], engine="c", na_filter=False,
-                         dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
-                         encoding="utf-8")
-    except (ValueError, UnicodeError, OverflowError, pd.errors.ParserError):
-        return None
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    cols = [df[c].cat for c in (0, 2, 5)]
-    if len(df) != n_lines or any((c.codes < 0).any() or "" in c.categories for c in cols):
+    # single spaces (most files) tokenize faster; anything else shows up as
+    # an empty or extra field and is read again splitting on any whitespace
+    seps = [r"\s+"] if b"\t" in data or b"\r" in data else [" ", r"\s+"]
+    for sep in seps:
+        df = _pandas_columns(data, sep)
+        if df is None:
+            continue
+        cols = [df[c].cat for c in (0, 2, 5)]
+        if len(df) == n_lines and not any((c.codes < 0).any() or "" in c.categories
+                                          for c in cols):
+            break
+    else:
         return None
     out = []
     for col, c in enumerate(cols[:2]):
@@ -258,6 +260,17 @@ def _bulk_read(path, data: bytes, norm: IdNormalizer):
     _, first = np.unique(rid_codes[rid_first], return_index=True)
     rid = [str(cols[2].categories[rid_codes[rid_first[i]]]) for i in sorted(first)]
     return eq, ed, sims, np.arange(1, len(df) + 1), q_ids, d_ids, rid
+
+
+def _pandas_columns(data: bytes, sep: str):
+    import pandas as pd
+    try:
+        return pd.read_csv(io.BytesIO(data), sep=sep, header=None, names=list(range(6)),
+                           usecols=[0, 2, 4, 5], engine="c", na_filter=False,
+                           dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
+                           encoding="utf-8")
+    except (ValueError, UnicodeError, OverflowError, pd.errors.ParserError):
+        return None
 
 
 def _chunked_read(path, data: bytes, norm: IdNormalizer):
