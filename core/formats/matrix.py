@@ -142,6 +142,8 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
     if data.startswith(BOM):
         data = data[len(BOM):]
     q, t = _expected_shape(assessment)
+    # numpy's C parser, the fastest there is; our own checks run only when it
+    # refuses the file or the shape or values are wrong
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed below
