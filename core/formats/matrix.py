@@ -138,20 +138,24 @@ _BAD_CHAR = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
     """ASCII dissimilarity matrix: one row per query, one number per target,
     whitespace separated, in the order of the classification file(s)."""
-    data = read_bytes(path)
-    if data.startswith(BOM):
-        data = data[len(BOM):]
     q, t = _expected_shape(assessment)
-    # numpy's C parser, the fastest there is; our own checks run only when it
-    # refuses the file or the shape or values are wrong
+    # numpy's C parser straight from the file, the fastest there is; the file
+    # is read again for our own diagnosis only when something is wrong
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed below
-            m = np.loadtxt(io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2)
+            m = np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2,
+                           encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise FileAccessError.wrap(path, exc) from exc
     except (ValueError, UnicodeError, OverflowError):
         m = None
-    if m is None or m.shape != (q, t) or not np.isfinite(m).all():
-        _diagnose(path, data, q, t, assessment)
+    except OSError as exc:
+        raise FileAccessError.wrap(path, exc) from exc
+    if m is None or m.shape != (q, t) or (m.size and not (np.isfinite(m.min())
+                                                            and np.isfinite(m.max()))):
+        data = read_bytes(path)
+        _diagnose(path, data[len(BOM):] if data.startswith(BOM) else data, q, t, assessment)
         raise FormatError(path, f"the matrix could not be read; {_shape_text(assessment)} "
                           "numbers were expected")
     return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),

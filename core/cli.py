@@ -1,0 +1,351 @@
+"""``shrec-eval``: batch scoring, submission checks, reports and the demo.
+
+Never imports Qt.  Exit codes: 0 success, 1 submission problems (``check``),
+2 usage or format error (one line on stderr; ``--debug`` shows the
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .atomic import write_text
+from .contest import (load_contest_assessment, load_contest_run, options_of, read_contest)
+from .engine import Cancelled, evaluate
+from .errors import ContestFileError
+from .measures import expand, measure_by_key
+from .model import AssessmentError
+from .options import PR_INTERPOLATIONS, EvalOptions, OptionsError
+from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
+from .report import (Summary, default_rank_key, headline_keys, to_json, write_csv_dir,
+                     write_report)
+from .resources import demo_manifest
+
+PROG = "shrec-eval"
+#: data checks that make ``check`` fail; the others are reported as notices
+PROBLEMS = {"unknown_ids", "duplicate_ids", "missing_queries", "extra_queries",
+            "query_line_mismatch", "unreadable"}
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line instead of usage + error
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _ranks(text: str) -> tuple[int, ...]:
+    try:
+        ranks = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"ranks must be whole numbers like 5,10,25: {text!r}")
+    if not ranks or min(ranks) < 1:
+        raise argparse.ArgumentTypeError(f"ranks must be positive whole numbers: {text!r}")
+    return ranks
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a positive whole number was expected: {text!r}")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"a positive whole number was expected: {text!r}")
+    return v
+
+
+def _add_reading(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reading the files")
+    g.add_argument("--queries", metavar="QUERY.cla",
+                   help="query classification: external queries, relevant = same class name")
+    g.add_argument("--sister-classes", action="store_true",
+                   help="graded relevance from the .cla: same class 2, sister classes 1")
+    g.add_argument("--collection-size", type=_positive, metavar="N",
+                   help="collection size (TREC qrels do not know it; also changes TN)")
+    g.add_argument("--collection", metavar="FILE", help="collection ids, one per line (qrels)")
+    g.add_argument("--assessment-format", choices=sorted(ASSESSMENT_FORMATS),
+                   help="override the detected assessment format")
+    g.add_argument("--run-format", choices=sorted(RUN_FORMATS),
+                   help="override the detected run format (all runs)")
+    g.add_argument("--variant", choices=sorted(RANKLIST_VARIANTS),
+                   help="rank-list variant (detected from content by default)")
+    g.add_argument("--trec-order", action="store_true",
+                   help="sort TREC runs as trec_eval does (score desc, docno desc)")
+    g.add_argument("--no-normalize-ids", action="store_true",
+                   help="keep ids as written (no m/model_ prefix or zero-padding removal)")
+    g.add_argument("--names", metavar="N1,N2,...",
+                   help="run names, comma separated, in the order of the run files")
+
+
+def _add_engine(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("measures")
+    g.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...",
+                   help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)")
+    g.add_argument("--curve-length", type=_positive, default=100, metavar="N",
+                   help="ranks of the (N)(D)CG and F curves (default 100)")
+    g.add_argument("--pr-levels", type=int, choices=(11, 21), default=21,
+                   help="recall levels of the precision-recall curve (default 21)")
+    g.add_argument("--pr-interpolation", choices=PR_INTERPOLATIONS, default="max",
+                   help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB")
+    g.add_argument("--keep-self", action="store_true",
+                   help="do not remove a query from its own ranked list (leave-one-out)")
+    g.add_argument("--psb-cutoff", action="store_true",
+                   help="leave queries of classes with at most 2 members out of the means")
+    g.add_argument("--f-beta", type=float, default=1.0, help="weight of the F-measure curve")
+
+
+def _add_output(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--rank-by", metavar="KEY",
+                   help="measure that ranks the runs (default adr if graded, else ap_trec_r)")
+    g.add_argument("--columns", metavar="K1,K2,...", help="measures of the printed table")
+    g.add_argument("--json", metavar="FILE", help="write every number as JSON (see README)")
+    g.add_argument("--csv", metavar="DIR", help="write summary.csv and per_query.csv")
+    g.add_argument("--report", metavar="DIR",
+                   help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    ev = sub.add_parser("evaluate", help="score runs and print the summary table")
+    ev.add_argument("assessment", metavar="ASSESSMENT")
+    ev.add_argument("runs", nargs="+", metavar="RUN")
+    _add_reading(ev)
+    _add_engine(ev)
+    _add_output(ev)
+    ch = sub.add_parser("check", help="check submissions before scoring (exit 1 on problems)")
+    ch.add_argument("assessment", metavar="ASSESSMENT")
+    ch.add_argument("runs", nargs="+", metavar="RUN")
+    _add_reading(ch)
+    ch.add_argument("--keep-self", action="store_true", help=argparse.SUPPRESS)
+    ch.add_argument("--strict", action="store_true",
+                    help="count notices (truncated lists, ties, ...) as problems too")
+    ch.add_argument("--json", metavar="FILE", help="write the checks as JSON")
+    me = sub.add_parser("measures", help="list the measures (key, label, definition)")
+    me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
+    de = sub.add_parser("demo", help="score the bundled demo contest and print its table")
+    _add_engine(de)
+    _add_output(de)
+    for s in (ev, ch, me, de):
+        s.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
+# -- helpers ----------------------------------------------------------------------
+
+
+class Progress:
+    """A progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream=None, label: str = "") -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.label = label
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.on or (time.monotonic() - self._last < 0.1 and done < total):
+            return
+        self._last = time.monotonic()
+        width = 30
+        frac = done / total if total else 1.0
+        bar = "#" * int(frac * width)
+        self.stream.write(f"\r{self.label[:30]:30s} [{bar:<{width}}] {frac:5.0%}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _options(args) -> EvalOptions:
+    return EvalOptions(ranks=args.ranks, curve_length=args.curve_length,
+                       pr_levels=args.pr_levels, pr_interpolation=args.pr_interpolation,
+                       remove_self=not args.keep_self, psb_class_cutoff=args.psb_cutoff,
+                       collection_size=getattr(args, "collection_size", None),
+                       f_beta=args.f_beta)
+
+
+def _names(args, n: int) -> list[str | None]:
+    if not args.names:
+        return [None] * n
+    names = [t.strip() for t in args.names.split(",")]
+    if len(names) != n:
+        raise UsageError(f"--names gives {len(names)} names for {n} runs")
+    return names
+
+
+def _assessment(args):
+    return load_assessment(args.assessment, format=args.assessment_format, queries=args.queries,
+                           graded=args.sister_classes, collection_size=args.collection_size,
+                           collection=args.collection,
+                           normalize_ids=not args.no_normalize_ids)
+
+
+def _check_keys(keys: Sequence[str], ranks) -> None:
+    known = [m.key for m in expand(ranks)]
+    for k in keys:
+        if k not in known:
+            raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
+
+
+def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None:
+    rank_key = args.rank_by or default_rank_key(assessment)
+    keys = [k.strip() for k in args.columns.split(",")] if args.columns else \
+        headline_keys(results[0])
+    _check_keys(keys + [rank_key], results[0].options.ranks)
+    out.write(Summary.build(results, keys, rank_key).text() + "\n")
+    for r in results:
+        for w in r.warnings:
+            out.write(f"note: {r.run_name}: {w}\n")
+    if args.json:
+        doc = to_json(assessment, results, assessment_path=assessment_path, run_paths=run_paths)
+        write_text(args.json, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    if args.csv:
+        write_csv_dir(args.csv, results, rank_key)
+    if args.report:
+        write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_evaluate(args, out) -> int:
+    options = _options(args)
+    assessment = _assessment(args)
+    names = _names(args, len(args.runs))
+    results = []
+    for path, name in zip(args.runs, names):
+        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
+                       trec_order=args.trec_order, name=name,
+                       normalize_ids=not args.no_normalize_ids)
+        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    _outputs(args, assessment, results, args.assessment, args.runs, out)
+    return 0
+
+
+def cmd_demo(args, out) -> int:
+    spec = read_contest(demo_manifest())
+    assessment = load_contest_assessment(spec)
+    options = _options(args)
+    results = []
+    for entry in spec.runs:
+        run = load_contest_run(spec, entry, assessment)
+        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    out.write(f"{spec.name}: {assessment.n_queries} queries, collection of "
+              f"{assessment.collection_size}, {assessment.kind}\n\n")
+    _outputs(args, assessment, results, spec.resolve(spec.assessment["path"]),
+             [spec.resolve(e["path"]) for e in spec.runs], out)
+    return 0
+
+
+def cmd_measures(args, out) -> int:
+    rows = [(m.key, m.label, m.definition) for m in expand(args.ranks)]
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    for k, label, d in rows:
+        out.write(f"{k:<{w0}}  {label:<{w1}}  {d}\n")
+    return 0
+
+
+def check_run(assessment, path, args, name=None) -> dict:
+    """Read and check one submission; every finding as a dict."""
+    entry = {"path": str(path), "name": name, "format": None, "problems": [], "notices": []}
+    try:
+        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
+                       trec_order=args.trec_order, name=name,
+                       normalize_ids=not args.no_normalize_ids)
+    except ContestFileError as exc:
+        entry["problems"].append({"code": "unreadable", "message": str(exc), "count": 1,
+                                  "examples": []})
+        entry["verdict"] = "cannot be read"
+        return entry
+    result = evaluate(assessment, run, EvalOptions(remove_self=not args.keep_self,
+                                                   collection_size=args.collection_size))
+    lengths = result.curves["cg"].per_query.shape  # noqa: F841 - evaluate ran every check
+    entry.update(name=run.name, format=run.format, queries=len(run.query_ids),
+                 assessment_queries=assessment.n_queries)
+    for w in result.warnings:
+        if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
+            continue  # about the assessment, not the submission
+        kind = "problems" if w.code in PROBLEMS or args.strict else "notices"
+        entry[kind].append(w.to_dict())
+    entry["verdict"] = "problems" if entry["problems"] else "ok"
+    return entry
+
+
+def cmd_check(args, out) -> int:
+    assessment = _assessment(args)
+    names = _names(args, len(args.runs))
+    report = {"tool": {"name": PROG, "version": __version__},
+              "assessment": {"path": args.assessment, "kind": assessment.kind,
+                             "queries": assessment.n_queries,
+                             "collection_size": args.collection_size or
+                             assessment.collection_size},
+              "runs": []}
+    out.write(f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
+              f"collection of {assessment.collection_size}\n")
+    for path, name in zip(args.runs, names):
+        e = check_run(assessment, path, args, name)
+        report["runs"].append(e)
+        out.write(f"\n{path}\n")
+        if e["format"]:
+            out.write(f"  format: {e['format']}\n  queries: {e['queries']} in the run, "
+                      f"{e['assessment_queries']} in the assessment\n")
+        for kind in ("problems", "notices"):
+            for w in e[kind]:
+                ex = f" (e.g. {', '.join(w['examples'])})" if w["examples"] else ""
+                label = "problem" if kind == "problems" else "notice"
+                text = w["message"] if w["code"] == "unreadable" else \
+                    f"{w['message']}: {w['count']}{ex}"
+                out.write(f"  {label}: {text}\n")
+        out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
+    if args.json:
+        write_text(args.json, json.dumps(report, indent=1) + "\n")
+    return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
+
+
+COMMANDS = {"evaluate": cmd_evaluate, "check": cmd_check, "measures": cmd_measures,
+            "demo": cmd_demo}
+
+
+def main(argv: Sequence[str] | None = None, out=None) -> int:
+    out = out if out is not None else sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        if not args.command:
+            raise UsageError(f"a command is needed: {', '.join(COMMANDS)} (see {PROG} --help)")
+        return COMMANDS[args.command](args, out)
+    except SystemExit as exc:  # --help and --version
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        if isinstance(exc, (UsageError, ContestFileError, OptionsError, AssessmentError,
+                            Cancelled)):
+            msg = str(exc)
+        elif isinstance(exc, OSError):
+            msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+        else:
+            msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
+        sys.stderr.write(f"{PROG}: error: {msg}\n")
+        return 2
+
+
+def entry_point() -> None:
+    sys.exit(main())

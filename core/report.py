@@ -1,0 +1,301 @@
+"""Tables of a contest and their files: summary and per-query tables (from
+the measure registry), JSON, CSV, Markdown, LaTeX and a self-contained HTML
+page.  Text that came from participants' files (run names, ids) is escaped
+for HTML and LaTeX, and CSV cells that a spreadsheet would run as a formula
+are neutralised.  Every file is written atomically."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .atomic import write_text
+from .engine import RunResult
+from .measures import ConcreteMeasure, measure_by_key
+from .model import Assessment
+
+TOOL = "shrec-eval"
+HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr", "ndcg@100"]
+
+
+def default_rank_key(assessment: Assessment) -> str:
+    """The SHREC 2006 report ranks by mean ADR on graded assessments; with
+    binary relevance MAP is the usual headline."""
+    return "adr" if assessment.top_grade > 1 else "ap_trec_r"
+
+
+def headline_keys(result: RunResult) -> list[str]:
+    return [k for k in HEADLINE if k in result.keys]
+
+
+# -- values -------------------------------------------------------------------
+
+def fmt(value: float | None, measure: ConcreteMeasure | None = None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if measure is not None and measure.is_count:
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{value:.{digits}f}"
+
+
+def _num(v) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+@dataclass
+class Summary:
+    """Runs x measures, ranked by one measure (best first)."""
+
+    keys: list[str]
+    measures: list[ConcreteMeasure]
+    rank_key: str
+    results: list[RunResult]
+
+    @classmethod
+    def build(cls, results: Sequence[RunResult], keys: Sequence[str] | None = None,
+              rank_key: str | None = None) -> "Summary":
+        if not results:
+            raise ValueError("no run to summarise")
+        ranks = results[0].options.ranks
+        keys = list(keys or results[0].keys)
+        measures = [measure_by_key(k, ranks) for k in keys]
+        rank_key = rank_key or keys[0]
+        m = measure_by_key(rank_key, ranks)
+        sign = -1 if m.higher_is_better else 1
+
+        def order(r: RunResult):
+            v = r.mean(rank_key)
+            return (v is None, sign * v if v is not None else 0.0)
+
+        return cls(keys, measures, rank_key, sorted(results, key=order))
+
+    def best(self, key: str) -> float | None:
+        m = measure_by_key(key, self.results[0].options.ranks)
+        vals = [v for v in (r.mean(key) for r in self.results) if v is not None]
+        if not vals:
+            return None
+        return max(vals) if m.higher_is_better else min(vals)
+
+    def is_best(self, result: RunResult, key: str) -> bool:
+        v, b = result.mean(key), self.best(key)
+        return v is not None and b is not None and abs(v - b) <= 1e-12 * max(1.0, abs(b))
+
+    def text(self) -> str:
+        """A plain-text table for a terminal."""
+        head = ["Rank", "Run"] + [m.key for m in self.measures]
+        rows = [[str(i), r.run_name] + [fmt(r.mean(k), m) for k, m in zip(self.keys, self.measures)]
+                for i, r in enumerate(self.results, start=1)]
+        widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+        line = lambda cells: "  ".join(c.ljust(w) if j < 2 else c.rjust(w)  # noqa: E731
+                                       for j, (c, w) in enumerate(zip(cells, widths)))
+        out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
+        out.append(f"ranked by {self.rank_key} ({measure_by_key(self.rank_key).label}); "
+                   "empty = undefined for every query")
+        return "\n".join(out)
+
+
+# -- JSON ---------------------------------------------------------------------------
+
+def to_json(assessment: Assessment, results: Sequence[RunResult], *, assessment_path=None,
+            run_paths: Sequence | None = None, curves: bool = True) -> dict:
+    """The documented JSON document (README: "JSON output")."""
+    opts = results[0].options.to_dict() if results else {}
+    runs = []
+    for i, r in enumerate(results):
+        per_query = {q: {k: _num(v) for k, v in zip(r.keys, row)}
+                     for q, row in zip(r.query_ids, r.values.tolist())}
+        runs.append({
+            "name": r.run_name,
+            "path": str(run_paths[i]) if run_paths else r.run_source,
+            "format": r.run_format,
+            "mean": {k: _num(v) for k, v in r.means.items()},
+            "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
+            "per_query": per_query,
+            "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()} if curves else {},
+            "warnings": [w.to_dict() for w in r.warnings],
+        })
+    return {
+        "tool": {"name": TOOL, "version": __version__},
+        "assessment": {
+            "path": str(assessment_path) if assessment_path is not None else assessment.source,
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": results[0].options.collection_size or assessment.collection_size
+            if results else assessment.collection_size,
+            "top_grade": assessment.top_grade,
+        },
+        "options": opts,
+        "runs": runs,
+    }
+
+
+# -- CSV ----------------------------------------------------------------------------
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text_cell(text: str) -> str:
+    """A participant-supplied text cell that no spreadsheet will run as a
+    formula (OWASP: prefix a quote)."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _csv(rows: list[list]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def summary_csv(s: Summary) -> str:
+    head = ["rank", "run"] + s.keys
+    rows = [[i, csv_text_cell(r.run_name)] + [_csv_num(r.mean(k)) for k in s.keys]
+            for i, r in enumerate(s.results, start=1)]
+    return _csv([head] + rows)
+
+
+def per_query_csv(results: Sequence[RunResult]) -> str:
+    keys = results[0].keys if results else []
+    rows = [["run", "query"] + keys]
+    for r in results:
+        for q, row in zip(r.query_ids, r.values.tolist()):
+            rows.append([csv_text_cell(r.run_name), csv_text_cell(q)]
+                        + [_csv_num(v) for v in row])
+    return _csv(rows)
+
+
+def _csv_num(v) -> str:
+    v = _num(v)
+    return "" if v is None else repr(v)
+
+
+# -- Markdown, LaTeX, HTML ---------------------------------------------------------------
+
+def summary_md(s: Summary) -> str:
+    def esc(t: str) -> str:
+        return html.escape(t).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    head = "| Rank | Run | " + " | ".join(m.label for m in s.measures) + " |"
+    sep = "|---:|---|" + "---:|" * len(s.measures)
+    rows = []
+    for i, r in enumerate(s.results, start=1):
+        cells = []
+        for k, m in zip(s.keys, s.measures):
+            t = fmt(r.mean(k), m)
+            cells.append(f"**{t}**" if t and s.is_best(r, k) else t)
+        rows.append(f"| {i} | {esc(r.run_name)} | " + " | ".join(cells) + " |")
+    return "\n".join([head, sep] + rows + ["", f"Ranked by {esc(measure_by_key(s.rank_key).label)}; "
+                                           "best value per measure in bold."]) + "\n"
+
+
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def tex_escape(text: str) -> str:
+    return "".join(_TEX.get(c, c) for c in text)
+
+
+def summary_tex(s: Summary) -> str:
+    cols = "rl" + "r" * len(s.measures)
+    lines = [r"% generated by " + f"{TOOL} {__version__}; needs \\usepackage{{booktabs}}",
+             r"\begin{tabular}{" + cols + "}", r"\toprule",
+             "Rank & Run & " + " & ".join(tex_escape(m.label) for m in s.measures) + r" \\",
+             r"\midrule"]
+    for i, r in enumerate(s.results, start=1):
+        cells = []
+        for k, m in zip(s.keys, s.measures):
+            t = fmt(r.mean(k), m)
+            cells.append(rf"\textbf{{{t}}}" if t and s.is_best(r, k) else t)
+        lines.append(f"{i} & {tex_escape(r.run_name)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}th,td{padding:.3em .7em;border-bottom:1px solid #ddd}
+th{background:#f3f3f3;text-align:center}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.best{font-weight:bold;background:#e6f4e6}caption{text-align:left;color:#555;margin-bottom:.4em}
+.warn{color:#8a5a00}"""
+
+
+def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest results") -> str:
+    e = html.escape
+    head = "".join(f'<th title="{e(m.definition)}">{e(m.label)}</th>' for m in s.measures)
+    body = []
+    for i, r in enumerate(s.results, start=1):
+        cells = []
+        for k, m in zip(s.keys, s.measures):
+            t = fmt(r.mean(k), m)
+            best = t and s.is_best(r, k)
+            cells.append(f'<td class="num{" best" if best else ""}">{e(t)}</td>')
+        body.append(f"<tr><td class=\"num\">{i}</td><td>{e(r.run_name)}</td>{''.join(cells)}</tr>")
+    pq_head = "".join(f"<th>{e(r.run_name)}</th>" for r in s.results)
+    pq_rows = []
+    cols = [r.column(s.rank_key) for r in s.results]
+    m = measure_by_key(s.rank_key, s.results[0].options.ranks)
+    for qi, q in enumerate(s.results[0].query_ids):
+        vals = [c[qi] for c in cols]
+        ok = [v for v in vals if not math.isnan(v)]
+        best = (max(ok) if m.higher_is_better else min(ok)) if ok else None
+        tds = "".join(f'<td class="num{" best" if best is not None and v == best else ""}">'
+                      f"{e(fmt(v, m))}</td>" for v in vals)
+        pq_rows.append(f"<tr><td>{e(q)}</td>{tds}</tr>")
+    warn = []
+    for r in s.results:
+        for w in r.warnings:
+            warn.append(f"<li><b>{e(r.run_name)}</b>: {e(w.message)}: {w.count}"
+                        + (f" (e.g. {e(', '.join(w.examples))})" if w.examples else "") + "</li>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
+<style>{_CSS}</style></head><body>
+<h1>{e(title)}</h1>
+<p>Assessment: {e(assessment.source)} ({e(assessment.kind)}, {assessment.n_queries} queries,
+collection of {assessment.collection_size}). Generated by {TOOL} {e(__version__)}.</p>
+<table><caption>Mean over queries, ranked by {e(measure_by_key(s.rank_key).label)};
+best value per measure highlighted; empty = undefined for every query.</caption>
+<thead><tr><th>Rank</th><th>Run</th>{head}</tr></thead>
+<tbody>{''.join(body)}</tbody></table>
+<h2>Per query: {e(m.label)}</h2>
+<table><caption>Best run per query highlighted.</caption>
+<thead><tr><th>Query</th>{pq_head}</tr></thead>
+<tbody>{''.join(pq_rows)}</tbody></table>
+<h2>Data checks</h2>
+<ul class="warn">{''.join(warn) or '<li>none</li>'}</ul>
+</body></html>
+"""
+
+
+def write_report(folder, assessment: Assessment, results: Sequence[RunResult], *,
+                 keys: Sequence[str] | None = None, rank_key: str | None = None) -> list[Path]:
+    """summary.csv, per_query.csv, summary.md, summary.tex and index.html."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    full = Summary.build(results, None, rank_key)
+    head = Summary.build(results, keys or headline_keys(results[0]), rank_key)
+    files = {
+        "summary.csv": summary_csv(full),
+        "per_query.csv": per_query_csv(results),
+        "summary.md": summary_md(head),
+        "summary.tex": summary_tex(head),
+        "index.html": summary_html(head, assessment),
+    }
+    out = []
+    for name, text in files.items():
+        write_text(folder / name, text)
+        out.append(folder / name)
+    return out
+
+
+def write_csv_dir(folder, results: Sequence[RunResult], rank_key: str | None = None) -> list[Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / "summary.csv", summary_csv(Summary.build(results, None, rank_key)))
+    write_text(folder / "per_query.csv", per_query_csv(results))
+    return [folder / "summary.csv", folder / "per_query.csv"]
