@@ -23,7 +23,8 @@ from .errors import ContestFileError
 from .measures import expand, measure_by_key
 from .model import AssessmentError
 from .options import PR_INTERPOLATIONS, EvalOptions, OptionsError
-from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
+from .readers import (ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS,
+                      detect_assessment_format, load_assessment, load_run)
 from .report import (Summary, default_rank_key, headline_keys, to_json, write_csv_dir,
                      write_report)
 from .resources import demo_manifest
@@ -186,8 +187,12 @@ def _names(args, n: int) -> list[str | None]:
 
 
 def _assessment(args):
-    return load_assessment(args.assessment, format=args.assessment_format, queries=args.queries,
-                           graded=args.sister_classes, collection_size=args.collection_size,
+    fmt = args.assessment_format or detect_assessment_format(args.assessment)
+    # qrels need the collection size to know the collection; for a .cla it
+    # only overrides Ds in the engine (TN, accuracy)
+    size = args.collection_size if fmt == "qrels" else None
+    return load_assessment(args.assessment, format=fmt, queries=args.queries,
+                           graded=args.sister_classes, collection_size=size,
                            collection=args.collection,
                            normalize_ids=not args.no_normalize_ids)
 
@@ -199,17 +204,29 @@ def _check_keys(keys: Sequence[str], ranks) -> None:
             raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
 
 
-def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None:
+def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
+    """The printed columns and the ranking measure, checked before scoring."""
     rank_key = args.rank_by or default_rank_key(assessment)
     keys = [k.strip() for k in args.columns.split(",")] if args.columns else \
-        headline_keys(results[0])
-    _check_keys(keys + [rank_key], results[0].options.ranks)
+        headline_keys([m.key for m in expand(options.ranks)])
+    _check_keys(keys + [rank_key], options.ranks)
+    return keys, rank_key
+
+
+def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None:
+    keys, rank_key = _table_keys(args, assessment, results[0].options)
     out.write(Summary.build(results, keys, rank_key).text() + "\n")
     for r in results:
         for w in r.warnings:
             out.write(f"note: {r.run_name}: {w}\n")
     if args.json:
-        doc = to_json(assessment, results, assessment_path=assessment_path, run_paths=run_paths)
+        reading = {k: getattr(args, k) for k in ("queries", "sister_classes", "collection",
+                                                 "run_format", "variant", "trec_order")
+                   if hasattr(args, k)}
+        if hasattr(args, "no_normalize_ids"):
+            reading["normalize_ids"] = not args.no_normalize_ids
+        doc = to_json(assessment, results, assessment_path=assessment_path, run_paths=run_paths,
+                      reader_options=reading)
         write_text(args.json, json.dumps(doc, indent=1, allow_nan=False) + "\n")
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
@@ -223,6 +240,7 @@ def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None
 def cmd_evaluate(args, out) -> int:
     options = _options(args)
     assessment = _assessment(args)
+    _table_keys(args, assessment, options)
     names = _names(args, len(args.runs))
     results = []
     for path, name in zip(args.runs, names):
@@ -238,6 +256,7 @@ def cmd_demo(args, out) -> int:
     spec = read_contest(demo_manifest())
     assessment = load_contest_assessment(spec)
     options = _options(args)
+    _table_keys(args, assessment, options)
     results = []
     for entry in spec.runs:
         run = load_contest_run(spec, entry, assessment)
@@ -270,9 +289,9 @@ def check_run(assessment, path, args, name=None) -> dict:
                                   "examples": []})
         entry["verdict"] = "cannot be read"
         return entry
+    # the engine runs every data check (coverage, truncation, ties) as it scores
     result = evaluate(assessment, run, EvalOptions(remove_self=not args.keep_self,
                                                    collection_size=args.collection_size))
-    lengths = result.curves["cg"].per_query.shape  # noqa: F841 - evaluate ran every check
     entry.update(name=run.name, format=run.format, queries=len(run.query_ids),
                  assessment_queries=assessment.n_queries)
     for w in result.warnings:

@@ -30,8 +30,8 @@ def default_rank_key(assessment: Assessment) -> str:
     return "adr" if assessment.top_grade > 1 else "ap_trec_r"
 
 
-def headline_keys(result: RunResult) -> list[str]:
-    return [k for k in HEADLINE if k in result.keys]
+def headline_keys(keys: Sequence[str]) -> list[str]:
+    return [k for k in HEADLINE if k in keys]
 
 
 # -- values -------------------------------------------------------------------
@@ -103,9 +103,11 @@ class Summary:
 # -- JSON ---------------------------------------------------------------------------
 
 def to_json(assessment: Assessment, results: Sequence[RunResult], *, assessment_path=None,
-            run_paths: Sequence | None = None, curves: bool = True) -> dict:
+            run_paths: Sequence | None = None, curves: bool = True,
+            reader_options: dict | None = None) -> dict:
     """The documented JSON document (README: "JSON output")."""
     opts = results[0].options.to_dict() if results else {}
+    opts.update(reader_options or {})
     runs = []
     for i, r in enumerate(results):
         per_query = {q: {k: _num(v) for k, v in zip(r.keys, row)}
@@ -278,7 +280,7 @@ def write_report(folder, assessment: Assessment, results: Sequence[RunResult], *
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     full = Summary.build(results, None, rank_key)
-    head = Summary.build(results, keys or headline_keys(results[0]), rank_key)
+    head = Summary.build(results, keys or headline_keys(results[0].keys), rank_key)
     files = {
         "summary.csv": summary_csv(full),
         "per_query.csv": per_query_csv(results),

@@ -1,0 +1,232 @@
+"""The shrec-eval command line: through main(argv), and one real subprocess
+per command; the golden JSON of the demo; exit codes and one-line errors;
+reports and their escaping."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli import Progress, main
+from core.resources import demo_manifest, resource_path
+
+DEMO = resource_path("demo")
+GOLDEN = Path(__file__).parent / "golden" / "demo.json"
+ARGS = [str(DEMO / "target.cla"), "--queries", str(DEMO / "queries.cla"), "--sister-classes"]
+
+
+def run_main(argv):
+    out = io.StringIO()
+    code = main(argv, out=out)
+    return code, out.getvalue()
+
+
+def test_demo_matches_golden_json(tmp_path):
+    code, text = run_main(["demo", "--json", str(tmp_path / "d.json")])
+    assert code == 0 and "SpectralNet" in text
+    doc = json.loads((tmp_path / "d.json").read_text())
+    golden = json.loads(GOLDEN.read_text())
+    assert doc["tool"]["name"] == "shrec-eval"
+    assert {k: doc["assessment"][k] for k in ("kind", "queries", "collection_size",
+                                              "top_grade")} == \
+        {k: golden["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")}
+    assert doc["options"] == golden["options"]
+    assert [r["name"] for r in doc["runs"]] == [r["name"] for r in golden["runs"]]
+    for got, want in zip(doc["runs"], golden["runs"]):
+        assert got["format"] == want["format"]
+        for k, v in want["mean"].items():
+            assert got["mean"][k] == pytest.approx(v, abs=1e-12, nan_ok=False) if v is not None \
+                else got["mean"][k] is None, (got["name"], k)
+        for q, vals in want["per_query"].items():
+            for k, v in vals.items():
+                assert got["per_query"][q][k] == pytest.approx(v, abs=1e-12)
+        assert [{"code": w["code"], "count": w["count"]} for w in got["warnings"]] == \
+            want["warnings"]
+        assert set(got["curves"]) == {"pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall",
+                                      "dcg_recall"}
+        assert len(got["curves"]["pr"]["x"]) == 21
+
+
+def test_demo_table_is_ranked_by_madr():
+    code, text = run_main(["demo"])
+    lines = text.splitlines()
+    rows = [ln.split() for ln in lines if ln[:1].isdigit()]
+    adr = [float(r[-2]) for r in rows]  # columns: ..., ap_trec_r, adr, ndcg@100
+    assert code == 0 and adr == sorted(adr, reverse=True)
+    assert rows[0][1] == "SpectralNet" and rows[-1][1] == "RandomBaseline"
+    assert "ranked by adr" in text
+
+
+def test_evaluate_matches_the_engine(tmp_path):
+    from core import evaluate
+    from core.readers import load_assessment, load_run
+    run = str(DEMO / "viewharmonics.trec")
+    code, _ = run_main(["evaluate", *ARGS, run, "--json", str(tmp_path / "e.json"),
+                        "--ranks", "5,10", "--pr-levels", "11"])
+    assert code == 0
+    doc = json.loads((tmp_path / "e.json").read_text())
+    a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
+    from core import EvalOptions
+    res = evaluate(a, load_run(run, a), EvalOptions(ranks=(5, 10), pr_levels=11))
+    assert doc["runs"][0]["mean"] == pytest.approx(res.means)
+    assert "p@100" not in doc["runs"][0]["mean"] and "p@10" in doc["runs"][0]["mean"]
+    assert doc["options"]["ranks"] == [5, 10] and doc["options"]["pr_levels"] == 11
+
+
+def test_options_reach_the_engine(tmp_path):
+    base = ["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--columns", "ap_trec_r,tn_r"]
+    code, a = run_main(base + ["--collection-size", "5000"])
+    code2, b = run_main(base)
+    assert code == code2 == 0 and a != b  # TN depends on the collection size
+    code, c = run_main(base + ["--pr-interpolation", "psb", "--json", str(tmp_path / "p.json")])
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert code == 0 and doc["options"]["pr_interpolation"] == "psb"
+    assert len(doc["runs"][0]["curves"]["pr"]["x"]) == 20
+
+
+@pytest.mark.parametrize("flags,want", [([], 2 / 3), (["--trec-order"], (1 + .5 + 1 / 3 + .5) / 4),
+                                         (["--keep-self"], (1 + 1 + 5 / 12 + 5 / 12) / 4)])
+def test_trec_order_and_keep_self(tmp_path, flags, want):
+    p = tmp_path / "x.cla"
+    p.write_text("PSB 1\n2 4\na 0 2\n1\n2\nb 0 2\n3\n4\n")
+    run = tmp_path / "r.trec"  # file order 1 2 3 4, scores order 2 3 1 4
+    run.write_text("".join(f"{q} Q0 {d} 1 {s} r\n" for q in "1234"
+                           for d, s in (("1", 1), ("2", 3), ("3", 2), ("4", 0))))
+    code, _ = run_main(["evaluate", str(p), str(run), "--json", str(tmp_path / "o.json"), *flags])
+    doc = json.loads((tmp_path / "o.json").read_text())
+    assert code == 0 and doc["runs"][0]["mean"]["ap_trec_r"] == pytest.approx(want)
+    assert doc["options"]["remove_self"] is ("--keep-self" not in flags)
+
+
+def test_csv_and_report_outputs(tmp_path):
+    code, _ = run_main(["demo", "--csv", str(tmp_path / "csv"), "--report", str(tmp_path / "rep")])
+    assert code == 0
+    rows = list(csv.reader((tmp_path / "csv" / "summary.csv").open()))
+    assert rows[0][:2] == ["rank", "run"] and len(rows) == 8 and "ndcg@100" in rows[0]
+    pq = list(csv.reader((tmp_path / "csv" / "per_query.csv").open()))
+    assert pq[0][:2] == ["run", "query"] and len(pq) == 1 + 7 * 30
+    names = sorted(p.name for p in (tmp_path / "rep").iterdir())
+    assert names == ["index.html", "per_query.csv", "summary.csv", "summary.md", "summary.tex"]
+    tex = (tmp_path / "rep" / "summary.tex").read_text()
+    assert r"\toprule" in tex and r"\textbf{" in tex and r"\bottomrule" in tex
+    md = (tmp_path / "rep" / "summary.md").read_text()
+    assert "**0.9" in md
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and 'class="num best"' in html
+
+
+def test_reports_escape_participant_text(tmp_path):
+    evil = '<script>alert(1)</script>,=HYPERLINK("http://x")'
+    runs = [str(DEMO / "spectralnet.txt"), str(DEMO / "viewharmonics.trec")]
+    code, _ = run_main(["evaluate", *ARGS, *runs, "--names", evil, "--report",
+                        str(tmp_path / "r")])
+    assert code == 0
+    html = (tmp_path / "r" / "index.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    tex = (tmp_path / "r" / "summary.tex").read_text()
+    assert r"\textless{}script\textgreater{}" in tex and "<script>" not in tex
+    md = (tmp_path / "r" / "summary.md").read_text()
+    assert "<script>" not in md
+    for name in ("summary.csv", "per_query.csv"):
+        cells = [c for row in csv.reader((tmp_path / "r" / name).open()) for c in row]
+        assert "'=HYPERLINK(\"http://x\")" in cells
+        assert not any(c.startswith(("=", "+", "@")) for c in cells)
+    assert not [p for p in (tmp_path / "r").iterdir() if p.name.startswith(".")]
+
+
+def test_check_verdicts(tmp_path):
+    code, text = run_main(["check", *ARGS, str(DEMO / "viewharmonics.trec"),
+                           str(DEMO / "lightfield-200"), "--json", str(tmp_path / "c.json")])
+    assert code == 0 and text.count("verdict: OK") == 2
+    assert "rank-list folder, variant query-line (detected)" in text
+    assert "notice: ranked lists shorter" in text
+    code, _ = run_main(["check", *ARGS, str(DEMO / "lightfield-200"), "--strict"])
+    assert code == 1
+    bad = tmp_path / "bad.trec"
+    bad.write_text("q01 Q0 0 1 5 r\nq01 Q0 zz 2 4 r\nq01 Q0 0 3 3 r\n")
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_bytes(b"\x00\x01binary")
+    code, text = run_main(["check", *ARGS, str(bad), str(garbage), "--json",
+                           str(tmp_path / "c.json")])
+    assert code == 1
+    assert "problem: ids the assessment does not know" in text
+    assert "problem: ids repeated within a ranked list" in text
+    assert "problem: queries of the assessment missing from the run" in text
+    assert "verdict: CANNOT BE READ" in text
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert [r["verdict"] for r in doc["runs"]] == ["problems", "cannot be read"]
+    codes = {w["code"] for w in doc["runs"][0]["problems"]}
+    assert codes == {"unknown_ids", "duplicate_ids", "missing_queries"}
+
+
+def test_measures_lists_the_registry():
+    code, text = run_main(["measures", "--ranks", "3"])
+    keys = [ln.split()[0] for ln in text.splitlines()]
+    assert code == 0 and "ndcg@3" in keys and "ndcg@10" not in keys and "e_measure" in keys
+
+
+@pytest.mark.parametrize("argv,needle", [
+    ([], "a command is needed"),
+    (["evaluate"], "required"),
+    (["evaluate", "x.cla"], "required"),
+    (["frobnicate"], "invalid choice"),
+    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "a,b"], "whole numbers"),
+    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--rank-by", "nope"], "unknown measure"),
+    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--names", "a,b"], "2 names for 1 runs"),
+    (["evaluate", *ARGS, "/no/such/run.trec"], "cannot read the file"),
+    (["evaluate", str(DEMO / "spectralnet.txt"), str(DEMO / "spectralnet.txt")],
+     "cannot tell what this file is"),
+    (["evaluate", *ARGS, str(DEMO / "target.cla")], "cannot tell what this run is"),
+    (["evaluate", str(DEMO / "target.cla"), str(DEMO / "spectralnet.txt")], "1101 x 1101"),
+])
+def test_errors_exit_2_with_one_line(capsys, argv, needle):
+    code, out = run_main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and needle in err, err
+    assert err.startswith("shrec-eval: error: ") and "Traceback" not in err
+
+
+def test_debug_shows_the_traceback():
+    with pytest.raises(Exception):
+        main(["evaluate", *ARGS, "/no/such/run.trec", "--debug"], out=io.StringIO())
+
+
+def test_progress_bar_only_on_a_terminal():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        p = Progress(stream, "run")
+        p(1, 4)
+        p(4, 4)
+    assert "[" in tty.getvalue() and "100%" in tty.getvalue() and pipe.getvalue() == ""
+
+
+@pytest.mark.parametrize("argv,code", [
+    (["demo", "--columns", "adr"], 0),
+    (["measures"], 0),
+    (["evaluate", *ARGS, str(DEMO / "voxelmoments.matrix"), "--columns", "nn"], 0),
+    (["check", *ARGS, str(DEMO / "shapehistogram")], 0),
+    (["evaluate", *ARGS, "/no/such/file"], 2),
+])
+def test_real_subprocess(argv, code):
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    p = subprocess.run([sys.executable, "-m", "core", *argv], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == code, p.stderr
+    if code:
+        assert len(p.stderr.strip().splitlines()) == 1
+    else:
+        assert p.stdout and not p.stderr
+
+
+def test_demo_manifest_is_found():
+    assert demo_manifest().is_file()
