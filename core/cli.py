@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from . import __version__
 from .atomic import write_text
-from .contest import (load_contest_assessment, load_contest_run, options_of, read_contest)
+from .contest import (load_contest_assessment, load_contest_run, read_contest)
 from .engine import Cancelled, evaluate
 from .errors import ContestFileError
-from .measures import expand, measure_by_key
+from .measures import expand
 from .model import AssessmentError
 from .options import PR_INTERPOLATIONS, EvalOptions, OptionsError
 from .readers import (ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS,

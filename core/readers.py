@@ -15,7 +15,7 @@ from .errors import ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
-from .formats.text import BOM
+from .formats.text import BOM, is_integer, is_number
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
 
@@ -63,22 +63,6 @@ def _first_rows(data: bytes, n: int = 5) -> list[list[str]]:
     return rows
 
 
-def _number(tok: str) -> bool:
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return True
-
-
-def _integer(tok: str) -> bool:
-    try:
-        int(tok)
-    except ValueError:
-        return False
-    return True
-
-
 def sniff(path) -> str | None:
     """What a file or folder looks like, from its content: one of the
     assessment or run format names, or None."""
@@ -92,11 +76,11 @@ def sniff(path) -> str | None:
         return None
     if rows[0][0] == "PSB":
         return "cla"
-    if all(len(r) == 4 and _integer(r[3]) for r in rows):
+    if all(len(r) == 4 and is_integer(r[3]) for r in rows):
         return "qrels"
-    if all(len(r) == 6 and _integer(r[3]) and _number(r[4]) for r in rows):
+    if all(len(r) == 6 and is_integer(r[3]) and is_number(r[4]) for r in rows):
         return "trec"
-    if all(_number(t) for r in rows for t in r):
+    if all(is_number(t) for r in rows for t in r):
         return "ascii-matrix"
     return None
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import FileAccessError, FormatError
 from ..model import Assessment, RankedRun, make_warning
 from .ids import IdNormalizer
-from .text import column_of, read_text
+from .text import column_of, is_number, read_text
 
 VARIANTS = {
     "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",
@@ -19,16 +19,8 @@ SAMPLE_FILES = 5
 SAMPLE_LINES = 50
 
 
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return True
-
-
 def _looks_like_distance(tok: str) -> bool:
-    return _is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
+    return is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
 
 
 def list_files(folder) -> list[Path]:

@@ -72,3 +72,20 @@ def column_of(text_line: str, index: int) -> int:
 
 def display_path(path) -> str:
     return os.fspath(Path(path))
+
+
+def is_number(tok: str) -> bool:
+    """Whether a token reads as a number (int, float, nan, inf)."""
+    return _parses(float, tok)
+
+
+def is_integer(tok: str) -> bool:
+    return _parses(int, tok)
+
+
+def _parses(kind, tok: str) -> bool:
+    try:
+        kind(tok)
+    except ValueError:
+        return False
+    return True

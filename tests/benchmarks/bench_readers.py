@@ -16,12 +16,10 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -29,20 +27,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
-from bench_engine import PEER_MEASURES, make_contest  # noqa: E402
+from bench_engine import PEER_MEASURES, make_contest, time_best  # noqa: E402
 from core import Assessment, evaluate  # noqa: E402
 from core.formats.matrix import read_ascii_matrix  # noqa: E402
 from core.readers import load_assessment, load_run  # noqa: E402
-
-
-def best(fn, repeat):
-    t_best, out = float("inf"), None
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        out = fn()
-        t_best = min(t_best, time.perf_counter() - t)
-    return t_best, out
 
 
 def flat_assessment(n: int) -> Assessment:
@@ -65,10 +53,10 @@ def bench_ascii(n: int, workdir: str, repeat: int) -> None:
     # alternate the two so that neither profits from a warmer cache
     t_np = t_ours = float("inf")
     for _ in range(repeat):
-        t, ref = best(lambda: np.loadtxt(path), 1)
+        t, ref = time_best(lambda: np.loadtxt(path), 1)
         t_np = min(t_np, t)
         del ref
-        t, run = best(lambda: read_ascii_matrix(path, a), 1)
+        t, run = time_best(lambda: read_ascii_matrix(path, a), 1)
         t_ours = min(t_ours, t)
         del run
     print(f"(a) ASCII {n} x {n} ({size:.0f} MiB): numpy.loadtxt {t_np:.2f} s "
@@ -110,9 +98,9 @@ def bench_end_to_end(name, n_q, n_items, list_len, workdir, repeat):
 
     t_ours = t_peer = float("inf")
     for _ in range(repeat):
-        t, res = best(ours, 1)
+        t, res = time_best(ours, 1)
         t_ours = min(t_ours, t)
-        t, p = best(peer, 1)
+        t, p = time_best(peer, 1)
         t_peer = min(t_peer, t)
     ap = np.array([p[q]["map"] for q in res.query_ids])
     assert np.allclose(ap, res.column("ap_trec_r"), atol=1e-12)
