@@ -1,0 +1,279 @@
+"""Curves and the ranked-list strip (pyqtgraph).  Plot items are only ever
+touched here, on the GUI thread; the data arrives with the worker's signals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as exporters
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from core.measures import CURVES
+
+#: colour-blind-safe palette (Okabe-Ito, then Tol's muted), run colours are
+#: given once and kept (saved with the session)
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+           "#000000", "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
+           "#CC6677", "#882255", "#AA4499", "#DDDDDD"]
+GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
+
+
+def colour_for(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def export_png(plot_item, path: str, width: int) -> None:
+    """PNG of a plot for a paper: explicit width (the exporter ignores the
+    screen's scale factor), white background, dark axes."""
+    saved = _paper_style(plot_item)
+    try:
+        ex = exporters.ImageExporter(plot_item)
+        ex.parameters()["width"] = int(width)
+        ex.parameters()["background"] = QColor("white")
+        ex.export(path)
+    finally:
+        _restore_style(plot_item, saved)
+
+
+def export_svg(plot_item, path: str) -> None:
+    saved = _paper_style(plot_item)
+    try:
+        ex = exporters.SVGExporter(plot_item)
+        ex.parameters()["background"] = QColor("white")
+        ex.export(path)
+    finally:
+        _restore_style(plot_item, saved)
+
+
+def export_csv(plot_item, path: str) -> None:
+    exporters.CSVExporter(plot_item).export(path)
+
+
+def _paper_style(plot_item):
+    saved = {}
+    for name in ("left", "bottom"):
+        ax = plot_item.getAxis(name)
+        saved[name] = (ax.pen(), ax.textPen())
+        ax.setPen(pg.mkPen("k"))
+        ax.setTextPen(pg.mkPen("k"))
+    legend = plot_item.legend
+    if legend is not None:
+        saved["legend"] = legend.opts.get("labelTextColor")
+        legend.setLabelTextColor("k")
+    return saved
+
+
+def _restore_style(plot_item, saved) -> None:
+    for name in ("left", "bottom"):
+        pen, text = saved[name]
+        ax = plot_item.getAxis(name)
+        ax.setPen(pen)
+        ax.setTextPen(text)
+    if plot_item.legend is not None and "legend" in saved:
+        plot_item.legend.setLabelTextColor(saved["legend"] or pg.getConfigOption("foreground"))
+
+
+class CurvesWidget(QWidget):
+    """Every run's curve of one kind, mean over queries or one query."""
+
+    exportRequested = Signal(str)  # "png", "svg", "csv"
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.kind = QComboBox()
+        for c in CURVES:
+            self.kind.addItem(c.label, c.key)
+        self.kind.setCurrentIndex([c.key for c in CURVES].index("pr"))
+        self.query = QComboBox()
+        self.query.addItem("Mean over queries", None)
+        self.query.setMinimumContentsLength(12)
+        self.plot = pg.PlotWidget()
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.addLegend(offset=(-10, 10))
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Curve:"))
+        bar.addWidget(self.kind)
+        bar.addWidget(QLabel("Queries:"))
+        bar.addWidget(self.query)
+        bar.addStretch(1)
+        for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export CSV…")):
+            b = QPushButton(text)
+            b.clicked.connect(lambda _=False, f=fmt: self.exportRequested.emit(f))
+            bar.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.plot, 1)
+        self.entries: list = []  # (name, colour, RunResult)
+        self.kind.currentIndexChanged.connect(self.redraw)
+        self.query.currentIndexChanged.connect(self.redraw)
+
+    @property
+    def plot_item(self):
+        return self.plot.getPlotItem()
+
+    def set_entries(self, entries) -> None:
+        self.entries = [e for e in entries if e[2] is not None]
+        current = self.query.currentData()
+        qids = self.entries[0][2].query_ids if self.entries else ()
+        if [self.query.itemData(i) for i in range(1, self.query.count())] != list(qids):
+            self.query.blockSignals(True)
+            self.query.clear()
+            self.query.addItem("Mean over queries", None)
+            for q in qids:
+                self.query.addItem(f"Query {q}", q)
+            i = self.query.findData(current)
+            self.query.setCurrentIndex(max(i, 0))
+            self.query.blockSignals(False)
+        self.redraw()
+
+    def curve_data(self):
+        """(name, colour, x, y) of what is drawn."""
+        key = self.kind.currentData()
+        q = self.query.currentData()
+        out = []
+        for name, colour, res in self.entries:
+            c = res.curves[key]
+            if q is None:
+                y = c.mean
+            else:
+                y = c.per_query[res.query_ids.index(q)]
+            ok = ~np.isnan(y)
+            out.append((name, colour, c.x[ok], y[ok]))
+        return out
+
+    def redraw(self) -> None:
+        pi = self.plot_item
+        pi.clear()
+        if pi.legend is not None:
+            pi.legend.clear()
+        spec = next(c for c in CURVES if c.key == self.kind.currentData())
+        pi.setLabel("bottom", spec.x_label)
+        pi.setLabel("left", spec.y_label)
+        q = self.query.currentData()
+        pi.setTitle(f"{spec.label} — {'mean over queries' if q is None else 'query ' + q}")
+        symbol = "o" if spec.key in ("pr", "cg_recall", "dcg_recall") else None
+        for name, colour, x, y in self.curve_data():
+            pi.plot(x, y, name=name, pen=pg.mkPen(colour, width=2), symbol=symbol,
+                    symbolSize=5, symbolBrush=colour, symbolPen=None)
+        if spec.key in ("pr",):
+            pi.setXRange(0, 1, padding=0.02)
+            pi.setYRange(0, 1, padding=0.02)
+        else:
+            pi.enableAutoRange()
+
+
+class RankedListWidget(QWidget):
+    """Where the relevant items of one query landed in one run's list: each
+    rank's grade as a coloured strip."""
+
+    detailRequested = Signal(int, str)  # run key, query id
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.run = QComboBox()
+        self.query = QComboBox()
+        self.query.setMinimumContentsLength(10)
+        self.info = QLabel("Score a contest to see its ranked lists.")
+        self.info.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.hideAxis("left")
+        self.plot.setLabel("bottom", "Rank")
+        self.image = pg.ImageItem()
+        self.plot.addItem(self.image)
+        self.plot.setMaximumHeight(160)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Run:"))
+        bar.addWidget(self.run, 1)
+        bar.addWidget(QLabel("Query:"))
+        bar.addWidget(self.query)
+        legend = QLabel('<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
+                        '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
+                        '<span style="color:#bbbbbb">&#9632;</span> not relevant')
+        lay = QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.plot)
+        lay.addWidget(legend)
+        lay.addWidget(self.info)
+        lay.addStretch(1)
+        self.run.currentIndexChanged.connect(self._ask)
+        self.query.currentIndexChanged.connect(self._ask)
+        self.top_grade = 2
+
+    def set_entries(self, entries, top_grade: int) -> None:
+        """entries: (key, name, RunResult)."""
+        self.top_grade = top_grade
+        scored = [(k, n, r) for k, n, r in entries if r is not None]
+        keys = [k for k, _, _ in scored]
+        if [self.run.itemData(i) for i in range(self.run.count())] != keys:
+            cur = self.run.currentData()
+            self.run.blockSignals(True)
+            self.run.clear()
+            for k, n, _ in scored:
+                self.run.addItem(n, k)
+            self.run.setCurrentIndex(max(self.run.findData(cur), 0))
+            self.run.blockSignals(False)
+        qids = scored[0][2].query_ids if scored else ()
+        if [self.query.itemData(i) for i in range(self.query.count())] != list(qids):
+            cur = self.query.currentData()
+            self.query.blockSignals(True)
+            self.query.clear()
+            for q in qids:
+                self.query.addItem(q, q)
+            self.query.setCurrentIndex(max(self.query.findData(cur), 0))
+            self.query.blockSignals(False)
+        self._ask()
+
+    def _ask(self) -> None:
+        k, q = self.run.currentData(), self.query.currentData()
+        if k is not None and q is not None:
+            self.detailRequested.emit(k, q)
+
+    def show_detail(self, key: int, query_id: str, detail) -> None:
+        if key != self.run.currentData() or query_id != self.query.currentData():
+            return  # an answer to an older question
+        g = np.asarray(detail.gains)
+        n = len(g)
+        top = max(self.top_grade, 1)
+        rgb = np.empty((max(n, 1), 1, 3), dtype=np.ubyte)
+        rgb[:] = GRADE_COLOURS[0]
+        if n:
+            rgb[g >= 1, 0] = GRADE_COLOURS[1]
+            rgb[g >= top, 0] = GRADE_COLOURS[2]
+        self.image.setImage(rgb, levels=(0, 255))
+        self.image.setRect(0.5, 0, max(n, 1), 1)
+        self.plot.setXRange(0.5, min(n, 200) + 0.5, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
+        hits = np.flatnonzero(g >= 1) + 1
+        first = ", ".join(str(h) for h in hits[:15]) + (" …" if len(hits) > 15 else "")
+        cr = detail.ch + detail.cm
+        self.info.setText(
+            f"Query {query_id}: {detail.ch} highly and {detail.cm} marginally relevant items; "
+            f"the list holds {n} items and {len(hits)} of the {cr} relevant ones"
+            + (f", at ranks {first}." if len(hits) else "."))
+
+    def show_error(self, key: int, query_id: str, message: str) -> None:
+        self.info.setText(message)
+
+
+def apply_plot_theme(dark: bool) -> None:
+    pg.setConfigOptions(background="#202124" if dark else "w", foreground="#e8e8e8" if dark
+                        else "#202020", antialias=True)
+
+
+def set_widget_theme(widget: pg.PlotWidget, dark: bool) -> None:
+    widget.setBackground("#202124" if dark else "w")
+    fg = "#e8e8e8" if dark else "#202020"
+    pi = widget.getPlotItem()
+    for name in ("left", "bottom"):
+        ax = pi.getAxis(name)
+        ax.setPen(pg.mkPen(fg))
+        ax.setTextPen(pg.mkPen(fg))
+    pi.titleLabel.setText(pi.titleLabel.text, color=fg)
+    if pi.legend is not None:
+        pi.legend.setLabelTextColor(fg)
+        for _, label in pi.legend.items:
+            label.setText(label.text, color=fg)
