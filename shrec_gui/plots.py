@@ -39,13 +39,37 @@ def export_png(plot_item, path: str, width: int) -> None:
 
 
 def export_svg(plot_item, path: str) -> None:
+    """SVG with pyqtgraph's exporter; where it fails on the path syntax of
+    newer Qt versions (pyqtgraph 0.14 with Qt 6.11 splits 'M x y' on
+    commas), Qt's own QSvgGenerator renders the same scene."""
     saved = _paper_style(plot_item)
     try:
-        ex = exporters.SVGExporter(plot_item)
-        ex.parameters()["background"] = QColor("white")
-        ex.export(path)
+        try:
+            ex = exporters.SVGExporter(plot_item)
+            ex.parameters()["background"] = QColor("white")
+            ex.export(path)
+        except ValueError:
+            _qt_svg(plot_item, path)
     finally:
         _restore_style(plot_item, saved)
+
+
+def _qt_svg(plot_item, path: str) -> None:
+    from PySide6.QtCore import QRectF, QSize
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+    rect = plot_item.sceneBoundingRect()
+    gen = QSvgGenerator()
+    gen.setFileName(path)
+    gen.setSize(QSize(int(rect.width()), int(rect.height())))
+    gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+    gen.setTitle("shrec-eval plot")
+    painter = QPainter(gen)
+    try:
+        painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("white"))
+        plot_item.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()
 
 
 def export_csv(plot_item, path: str) -> None:

@@ -1,0 +1,24 @@
+"""Shared test set-up: Qt offscreen, and QSettings pointed at a temporary
+folder so that no test reads or writes the user's real preferences."""
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).parent))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_qsettings(tmp_path_factory):
+    try:
+        from PySide6.QtCore import QSettings
+    except ImportError:  # core-only environments
+        yield
+        return
+    folder = tmp_path_factory.mktemp("qsettings")
+    for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
+        QSettings.setPath(QSettings.Format.IniFormat, scope, str(folder))
+    yield
