@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -100,7 +101,7 @@ class RunResult:
         """Queries left out of the mean of ``key`` because it is undefined."""
         return int(np.isnan(self.column(key)[self.included]).sum())
 
-    @property
+    @cached_property
     def means(self) -> dict[str, float | None]:
         vals = self.values[self.included]
         ok = ~np.isnan(vals)

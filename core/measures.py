@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -442,10 +442,15 @@ def expand(ranks: Sequence[int]) -> list[ConcreteMeasure]:
 
 
 def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
-    for cm in expand(ranks):
-        if cm.key == key:
-            return cm
-    raise KeyError(key)
+    try:
+        return _by_key(tuple(ranks))[key]
+    except KeyError:
+        raise KeyError(key) from None
+
+
+@lru_cache(maxsize=32)
+def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
+    return {cm.key: cm for cm in expand(ranks)}
 
 
 # ---------------------------------------------------------------------------

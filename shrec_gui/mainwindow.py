@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QColor, QIcon, QKeySequence, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox,
                                QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
@@ -85,6 +85,8 @@ class CopyTable(QTableView):
         self.horizontalHeader().setStretchLastSection(True)
         self.verticalHeader().setDefaultSectionSize(22)
         self.verticalHeader().setVisible(True)  # row numbers = rank in the sorted order
+        # sizing columns to their contents looks at a sample of rows, not all
+        self.horizontalHeader().setResizeContentsPrecision(60)
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -251,6 +253,11 @@ class MainWindow(QMainWindow):
         self.keys = [m.key for m in expand(self.options.ranks) if m.key in HEADLINE]
         self.errors: list[str] = []  # what the user was told (tests read it)
 
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(120)
+        self._refresh_timer.timeout.connect(self._refresh)
+        self._sized: dict = {}
         self.controller = ScoringController(self)
         w = self.controller.worker
         w.assessmentLoaded.connect(self._on_assessment_loaded)
@@ -652,7 +659,12 @@ class MainWindow(QMainWindow):
             return
         e.result = result
         self._queue_done += 1
-        self._refresh()
+        self._refresh_soon()
+
+    def _refresh_soon(self) -> None:
+        """Results arriving close together are shown in one refresh."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
 
     def _on_run_failed(self, gen, key, message) -> None:
         e = self.entries.pop(key, None)
@@ -664,6 +676,9 @@ class MainWindow(QMainWindow):
     def _on_finished(self, gen, cancelled) -> None:
         if not self._current(gen):
             return
+        if self._refresh_timer.isActive():  # show the last results now
+            self._refresh_timer.stop()
+            self._refresh()
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
         scored = sum(e.result is not None for e in self.entries.values())
@@ -682,8 +697,9 @@ class MainWindow(QMainWindow):
                 f"queries, collection of {a.collection_size}; {len(self.entries)} runs")
         entries = self.scored_entries()
         self.summary_model.set_entries(entries)
-        self.summary_view.resizeColumnsToContents()
+        self._fit_columns(self.summary_view)
         self.warn_model.set_entries(entries)
+        self._fit_columns(self.warn_view)
         self.curves.set_entries([(e.name, e.colour, e.result) for e in self.entries.values()])
         self.ranked.set_entries([(k, e.name, e.result) for k, e in self.entries.items()],
                                 a.top_grade if a is not None else 2)
@@ -723,7 +739,16 @@ class MainWindow(QMainWindow):
             self.pq_model.configure(entries, mode="measure",
                                     measure=choice or self._default_rank_key(),
                                     ranks=self.options.ranks)
-        self.pq_view.resizeColumnsToContents()
+        self._fit_columns(self.pq_view)
+
+    def _fit_columns(self, view: QTableView) -> None:
+        """Size the columns to their contents when the table gains rows or
+        columns (not on every refresh: it measures cells)."""
+        m = view.model()
+        shape = (m.rowCount() > 0, m.columnCount(), m.headerData(0, Qt.Orientation.Horizontal))
+        if self._sized.get(id(view)) != shape:
+            self._sized[id(view)] = shape
+            view.resizeColumnsToContents()
 
     # -- dialogs and actions -----------------------------------------------------------------------
     def _tell(self, title: str, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
 
@@ -60,31 +61,32 @@ class SummaryModel(_Base):
         self.beginResetModel()
         self.keys = list(keys)
         self.ranks = tuple(ranks)
+        self._cache()
         self.endResetModel()
 
     def set_entries(self, entries) -> None:
         self.beginResetModel()
         self.entries = list(entries)
+        self._cache()
         self.endResetModel()
+
+    def _cache(self) -> None:
+        """Means, measures and the best value per column, computed once per
+        change instead of once per painted cell."""
+        self._measures = [measure_by_key(k, self.ranks) for k in self.keys]
+        means = [r.means if r is not None else {} for _, r in self.entries]
+        self._means = [[m.get(k) for k in self.keys] for m in means]
+        self._bests = []
+        for j, m in enumerate(self._measures):
+            vals = [row[j] for row in self._means if row[j] is not None]
+            self._bests.append((max(vals) if m.higher_is_better else min(vals)) if vals
+                               else None)
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.entries)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else 1 + len(self.keys)
-
-    def _mean(self, row: int, key: str):
-        res = self.entries[row][1]
-        if res is None or key not in res.keys:
-            return None
-        return res.mean(key)
-
-    def _best(self, key: str):
-        m = measure_by_key(key, self.ranks)
-        vals = [v for v in (self._mean(r, key) for r in range(len(self.entries))) if v is not None]
-        if not vals:
-            return None
-        return max(vals) if m.higher_is_better else min(vals)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
@@ -108,20 +110,20 @@ class SummaryModel(_Base):
             if role == Qt.ItemDataRole.ToolTipRole and res is not None:
                 return f"{res.run_source}\n{res.run_format}"
             return None
-        key = self.keys[col - 1]
-        v = self._mean(row, key)
+        j = col - 1
+        v = self._means[row][j]
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt(v, measure_by_key(key, self.ranks)) if res is not None else "…"
+            return fmt(v, self._measures[j]) if res is not None else "…"
         if role == SORT_ROLE:
             return v
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole:
-            b = self._best(key)
+            b = self._bests[j]
             if v is not None and b is not None and abs(v - b) <= 1e-12 * max(1, abs(b)):
                 return self.best_brush()
-        if role == Qt.ItemDataRole.ToolTipRole and res is not None:
-            n = res.n_undefined(key)
+        if role == Qt.ItemDataRole.ToolTipRole and res is not None and self.keys[j] in res.keys:
+            n = res.n_undefined(self.keys[j])
             return f"{n} queries left out (undefined)" if n else None
         return None
 
@@ -154,7 +156,36 @@ class PerQueryModel(_Base):
         if ranks is not None:
             self.ranks = tuple(ranks)
         self.run_index = min(self.run_index, max(len(self.entries) - 1, 0))
+        self._cache()
         self.endResetModel()
+
+    def _cache(self) -> None:
+        """The columns as arrays, their measures, each row's best value and
+        the per-query ranking of runs: computed once per change."""
+        self._arrays, self._measures, self._best, self._rankings = [], [], None, []
+        if not self.entries:
+            return
+        if self.mode == "run":
+            res = self.entries[self.run_index][1]
+            for k in self.keys:
+                self._measures.append(measure_by_key(k, self.ranks))
+                self._arrays.append(res.column(k) if k in res._col else
+                                    np.full(len(res.query_ids), np.nan))
+            return
+        m = measure_by_key(self.measure, self.ranks)
+        self._measures = [m]
+        cols = np.column_stack([r.column(self.measure) for _, r in self.entries])
+        self._arrays = list(cols.T)
+        with np.errstate(all="ignore"):
+            filled = np.where(np.isnan(cols), -np.inf if m.higher_is_better else np.inf, cols)
+        self._best = filled.max(axis=1) if m.higher_is_better else filled.min(axis=1)
+        names = [n for n, _ in self.entries]
+        sign = -1.0 if m.higher_is_better else 1.0
+        for row in cols:
+            order = sorted(range(len(names)), key=lambda j: (np.isnan(row[j]),
+                                                             sign * row[j] if not
+                                                             np.isnan(row[j]) else 0.0))
+            self._rankings.append([names[j] for j in order])
 
     @property
     def query_ids(self):
@@ -196,19 +227,16 @@ class PerQueryModel(_Base):
                 return q
             return None
         if self.mode == "run":
-            key = self.keys[col - 1]
-            res = self.entries[self.run_index][1]
-            v = _value(res.column(key)[row]) if key in res.keys else None
-            m = measure_by_key(key, self.ranks)
+            j = col - 1
+            m = self._measures[j]
+            v = _value(self._arrays[j][row])
             best = None
         elif col <= len(self.entries):
-            m = measure_by_key(self.measure, self.ranks)
-            v = _value(self._col(col - 1)[row])
-            vals = [x for x in (_value(self._col(j)[row]) for j in range(len(self.entries)))
-                    if x is not None]
-            best = (max(vals) if m.higher_is_better else min(vals)) if vals else None
+            m = self._measures[0]
+            v = _value(self._arrays[col - 1][row])
+            best = _value(self._best[row]) if np.isfinite(self._best[row]) else None
         else:
-            ranking = self.ranking(row)
+            ranking = self._rankings[row]
             if role == Qt.ItemDataRole.DisplayRole:
                 return " > ".join(ranking)
             if role == SORT_ROLE:
@@ -227,12 +255,7 @@ class PerQueryModel(_Base):
     def ranking(self, row: int) -> list[str]:
         """Run names for one query, best first (undefined last), as in the
         SHREC 2006 report's Table 2."""
-        m = measure_by_key(self.measure, self.ranks)
-        vals = [(_value(self._col(j)[row]), name) for j, (name, _) in enumerate(self.entries)]
-        sign = -1 if m.higher_is_better else 1
-        return [n for v, n in sorted(vals, key=lambda t: (t[0] is None,
-                                                          sign * t[0] if t[0] is not None
-                                                          else 0.0))]
+        return list(self._rankings[row])
 
 
 class WarningsModel(_Base):

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QVBo
 
 from core.measures import CURVES
 
-#: colour-blind-safe palette (Okabe-Ito, then Tol's muted), run colours are
-#: given once and kept (saved with the session)
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-           "#000000", "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
-           "#CC6677", "#882255", "#AA4499", "#DDDDDD"]
+#: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
+#: muted), readable on white and on dark; a run keeps its colour (saved with the session)
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255",
+           "#117733", "#332288", "#999933", "#44AA99", "#AA4499", "#88CCEE", "#DDCC77",
+           "#CC6677", "#661100", "#6699CC", "#888888"]
 GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 
 

@@ -458,3 +458,21 @@ def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
     assert codes["unknown_ids"].examples[0].endswith("(line 10)")
     assert codes["ids_normalised"].count == N  # distinct query ids m0.. -> 0..
     assert got[0].name == "myrun"
+
+
+def test_ascii_matrix_read_in_blocks_is_identical(tmp_path, loo, monkeypatch):
+    import core.formats.matrix as mx
+    d = distances(N, N)
+    p = write_ascii_matrix(tmp_path / "m.txt", d, crlf=True)
+    p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\r\n\r\n", 3))
+    whole = load_run(p, loo)
+    monkeypatch.setattr(mx, "BLOCK_VALUES", 2 * N + 1)  # two rows per block
+    blocks = load_run(p, loo)
+    np.testing.assert_array_equal(whole.matrix, blocks.matrix)
+    np.testing.assert_array_equal(blocks.matrix, d.astype(np.float64))
+    rows = p.read_text(encoding="utf-8-sig").splitlines()
+    rows[-2] = rows[-2] + " 1.0"
+    p.write_text("\n".join(rows))
+    with pytest.raises(FormatError, match=f"has {N + 1} values") as e:
+        load_run(p, loo)
+    assert e.value.line == len(rows) - 1

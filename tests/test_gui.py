@@ -44,7 +44,8 @@ def win(qtbot, dialogs):
 
 
 def wait_idle(qtbot, w, n_runs=None, timeout=30000):
-    qtbot.waitUntil(lambda: not w.controller.busy and (n_runs is None or (
+    qtbot.waitUntil(lambda: not w.controller.busy and not w._refresh_timer.isActive() and (
+        n_runs is None or (
         len(w.entries) == n_runs and all(e.result is not None for e in w.entries.values()))),
         timeout=timeout)
 
