@@ -267,8 +267,10 @@ class MainWindow(QMainWindow):
         w.runScored.connect(self._on_run_scored)
         w.runFailed.connect(self._on_run_failed)
         w.finished.connect(self._on_finished)
-        w.detailReady.connect(lambda k, q, d: self.ranked.show_detail(k, q, d))
-        w.detailFailed.connect(lambda k, q, m: self.ranked.show_error(k, q, m))
+        # bound methods of this window (not lambdas): Qt then queues the call
+        # to the GUI thread; a lambda would run in the worker's thread
+        w.detailReady.connect(self._on_detail_ready)
+        w.detailFailed.connect(self._on_detail_failed)
 
         self._build_tabs()
         self._build_status()
@@ -660,6 +662,12 @@ class MainWindow(QMainWindow):
         e.result = result
         self._queue_done += 1
         self._refresh_soon()
+
+    def _on_detail_ready(self, key, query_id, detail) -> None:
+        self.ranked.show_detail(key, query_id, detail)
+
+    def _on_detail_failed(self, key, query_id, message) -> None:
+        self.ranked.show_error(key, query_id, message)
 
     def _refresh_soon(self) -> None:
         """Results arriving close together are shown in one refresh."""

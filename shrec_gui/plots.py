@@ -18,6 +18,7 @@ from core.measures import CURVES
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255",
            "#117733", "#332288", "#999933", "#44AA99", "#AA4499", "#88CCEE", "#DDCC77",
            "#CC6677", "#661100", "#6699CC", "#888888"]
+MEAN = "Mean over queries"
 GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 
 
@@ -112,8 +113,9 @@ class CurvesWidget(QWidget):
             self.kind.addItem(c.label, c.key)
         self.kind.setCurrentIndex([c.key for c in CURVES].index("pr"))
         self.query = QComboBox()
-        self.query.addItem("Mean over queries", None)
+        self.query.addItem(MEAN)
         self.query.setMinimumContentsLength(12)
+        self._qids: tuple = ()
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10))
@@ -131,6 +133,7 @@ class CurvesWidget(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.plot, 1)
         self.entries: list = []  # (name, colour, RunResult)
+        self._items: list = []   # (name, colour, PlotDataItem) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)
         self.query.currentIndexChanged.connect(self.redraw)
 
@@ -140,23 +143,30 @@ class CurvesWidget(QWidget):
 
     def set_entries(self, entries) -> None:
         self.entries = [e for e in entries if e[2] is not None]
-        current = self.query.currentData()
-        qids = self.entries[0][2].query_ids if self.entries else ()
-        if [self.query.itemData(i) for i in range(1, self.query.count())] != list(qids):
+        qids = tuple(self.entries[0][2].query_ids) if self.entries else ()
+        if qids != self._qids:  # refill the query list only when it changes (one call)
+            current = self.current_query()
+            self._qids = qids
             self.query.blockSignals(True)
             self.query.clear()
-            self.query.addItem("Mean over queries", None)
-            for q in qids:
-                self.query.addItem(f"Query {q}", q)
-            i = self.query.findData(current)
-            self.query.setCurrentIndex(max(i, 0))
+            self.query.addItems([MEAN] + list(qids))
+            self.query.setCurrentIndex(qids.index(current) + 1 if current in qids else 0)
             self.query.blockSignals(False)
         self.redraw()
+
+    def current_query(self) -> str | None:
+        """The chosen query id, or None for the mean over queries."""
+        i = self.query.currentIndex()
+        return self._qids[i - 1] if 0 < i <= len(self._qids) else None
+
+    def select_query(self, query_id: str | None) -> None:
+        self.query.setCurrentIndex(self._qids.index(query_id) + 1 if query_id in self._qids
+                                   else 0)
 
     def curve_data(self):
         """(name, colour, x, y) of what is drawn."""
         key = self.kind.currentData()
-        q = self.query.currentData()
+        q = self.current_query()
         out = []
         for name, colour, res in self.entries:
             c = res.curves[key]
@@ -169,19 +179,27 @@ class CurvesWidget(QWidget):
         return out
 
     def redraw(self) -> None:
+        """Update the curves in place (new data into the existing items) so
+        that a refresh while runs arrive costs little."""
         pi = self.plot_item
-        pi.clear()
-        if pi.legend is not None:
-            pi.legend.clear()
         spec = next(c for c in CURVES if c.key == self.kind.currentData())
         pi.setLabel("bottom", spec.x_label)
         pi.setLabel("left", spec.y_label)
-        q = self.query.currentData()
+        q = self.current_query()
         pi.setTitle(f"{spec.label} — {'mean over queries' if q is None else 'query ' + q}")
         symbol = "o" if spec.key in ("pr", "cg_recall", "dcg_recall") else None
-        for name, colour, x, y in self.curve_data():
-            pi.plot(x, y, name=name, pen=pg.mkPen(colour, width=2), symbol=symbol,
-                    symbolSize=5, symbolBrush=colour, symbolPen=None)
+        data = self.curve_data()
+        wanted = [(name, colour) for name, colour, _, _ in data]
+        if wanted != [(n, c) for n, c, _ in self._items]:
+            for _, _, item in self._items:
+                pi.removeItem(item)
+                if pi.legend is not None:
+                    pi.legend.removeItem(item)
+            self._items = [(name, colour, pi.plot([], [], name=name,
+                                                  pen=pg.mkPen(colour, width=2)))
+                           for name, colour in wanted]
+        for (name, colour, item), (_, _, x, y) in zip(self._items, data):
+            item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
             pi.setXRange(0, 1, padding=0.02)
             pi.setYRange(0, 1, padding=0.02)
@@ -226,6 +244,7 @@ class RankedListWidget(QWidget):
         self.run.currentIndexChanged.connect(self._ask)
         self.query.currentIndexChanged.connect(self._ask)
         self.top_grade = 2
+        self._qids: tuple = ()
 
     def set_entries(self, entries, top_grade: int) -> None:
         """entries: (key, name, RunResult)."""
@@ -240,24 +259,24 @@ class RankedListWidget(QWidget):
                 self.run.addItem(n, k)
             self.run.setCurrentIndex(max(self.run.findData(cur), 0))
             self.run.blockSignals(False)
-        qids = scored[0][2].query_ids if scored else ()
-        if [self.query.itemData(i) for i in range(self.query.count())] != list(qids):
-            cur = self.query.currentData()
+        qids = tuple(scored[0][2].query_ids) if scored else ()
+        if qids != self._qids:  # refill only when the queries change (one call)
+            cur = self.query.currentText()
+            self._qids = qids
             self.query.blockSignals(True)
             self.query.clear()
-            for q in qids:
-                self.query.addItem(q, q)
-            self.query.setCurrentIndex(max(self.query.findData(cur), 0))
+            self.query.addItems(list(qids))
+            self.query.setCurrentIndex(qids.index(cur) if cur in qids else 0)
             self.query.blockSignals(False)
         self._ask()
 
     def _ask(self) -> None:
-        k, q = self.run.currentData(), self.query.currentData()
-        if k is not None and q is not None:
+        k, q = self.run.currentData(), self.query.currentText()
+        if k is not None and q:
             self.detailRequested.emit(k, q)
 
     def show_detail(self, key: int, query_id: str, detail) -> None:
-        if key != self.run.currentData() or query_id != self.query.currentData():
+        if key != self.run.currentData() or query_id != self.query.currentText():
             return  # an answer to an older question
         g = np.asarray(detail.gains)
         n = len(g)

@@ -153,7 +153,7 @@ def test_curves_show_every_run_with_a_legend(demo):
     c = demo.curves
     assert [n for n, *_ in c.curve_data()] == [e.name for e in demo.entries.values()]
     assert len(c.plot_item.legend.items) == 7
-    c.query.setCurrentIndex(c.query.findData("q05"))
+    c.select_query("q05")
     name, colour, x, y = c.curve_data()[0]
     ref = demo.entries[next(iter(demo.entries))].result
     np.testing.assert_allclose(y, ref.curves["pr"].per_query[4])
