@@ -31,6 +31,9 @@ def make_app(argv=None) -> QApplication:
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
             Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
         app = QApplication(list(argv or sys.argv[:1]))
+    # the scoring thread is mostly numpy, but where it runs Python it would keep
+    # the GIL for the default 5 ms at a time against every GUI callback
+    sys.setswitchinterval(0.001)
     app.setApplicationName("shrec-gui")
     app.setOrganizationName("shrec-eval")
     app.setApplicationVersion(__version__)
