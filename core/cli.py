@@ -13,6 +13,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from . import __version__
 from .atomic import write_text
 from .contest import (load_contest_assessment, load_contest_run, read_contest)
@@ -26,6 +28,7 @@ from .readers import (ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS,
 from .report import (Summary, default_rank_key, headline_keys, to_json, write_csv_dir,
                      write_report)
 from .resources import demo_manifest
+from .stats import CORRECTIONS, TESTS, StatsError, compare
 
 PROG = "shrec-eval"
 #: data checks that make ``check`` fail; the others are reported as notices
@@ -132,12 +135,33 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--strict", action="store_true",
                     help="count notices (truncated lists, ties, ...) as problems too")
     ch.add_argument("--json", metavar="FILE", help="write the checks as JSON")
+    co = sub.add_parser("compare", help="which differences are real: paired tests, "
+                        "confidence intervals, corrected p-values")
+    co.add_argument("assessment", metavar="ASSESSMENT")
+    co.add_argument("runs", nargs="+", metavar="RUN")
+    _add_reading(co)
+    _add_engine(co)
+    g = co.add_argument_group("comparison")
+    g.add_argument("--measure", required=True, metavar="KEY", help="the measure to compare on")
+    g.add_argument("--test", action="append", choices=sorted(TESTS), dest="tests",
+                   help="paired test (repeat for several; default all three)")
+    g.add_argument("--correction", choices=sorted(CORRECTIONS), default="holm",
+                   help="multiple-comparison correction across the pairs (default holm)")
+    g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--resamples", type=_positive, default=10000,
+                   help="randomization and bootstrap resamples (10000)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    g.add_argument("--confidence", type=float, default=0.95,
+                   help="confidence level of the intervals (0.95)")
+    g.add_argument("--json", metavar="FILE", help="means, intervals, raw and corrected p-values")
+    g.add_argument("--report", metavar="DIR",
+                   help="the report files with significance markers on the measure")
     me = sub.add_parser("measures", help="list the measures (key, label, definition)")
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
     de = sub.add_parser("demo", help="score the bundled demo contest and print its table")
     _add_engine(de)
     _add_output(de)
-    for s in (ev, ch, me, de):
+    for s in (ev, ch, co, me, de):
         s.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
@@ -332,8 +356,73 @@ def cmd_check(args, out) -> int:
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "check": cmd_check, "measures": cmd_measures,
-            "demo": cmd_demo}
+def cmd_compare(args, out) -> int:
+    options = _options(args)
+    _check_keys([args.measure], options.ranks)
+    assessment = _assessment(args)
+    names = _names(args, len(args.runs))
+    results = []
+    for path, name in zip(args.runs, names):
+        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
+                       trec_order=args.trec_order, name=name,
+                       normalize_ids=not args.no_normalize_ids)
+        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
+    c = compare(results, args.measure, tests=tests, correction=args.correction,
+                alpha=args.alpha, resamples=args.resamples, seed=args.seed,
+                confidence=args.confidence, progress=Progress(label="comparing"))
+    out.write(comparison_text(c))
+    if args.json:
+        write_text(args.json, json.dumps({"tool": {"name": PROG, "version": __version__},
+                                          "assessment": args.assessment,
+                                          "comparison": c.to_dict()}, indent=1) + "\n")
+    if args.report:
+        write_report(args.report, assessment, results, rank_key=args.measure, comparison=c,
+                     test=tests[0])
+    return 0
+
+
+def comparison_text(c) -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per test."""
+    pct = f"{c.confidence:.0%}"
+    lines = [f"{c.label} [{c.measure}]: {', '.join(TESTS[t] for t in c.tests)}; "
+             f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+             f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}", ""]
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", "Queries"]]
+    for i, r in enumerate(c.ranking(), start=1):
+        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        rows.append([str(i), r.name, f"{r.mean:.4f}" if r.mean is not None else "", ci,
+                     f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else "")])
+    lines += _grid(rows)
+    order = [r.name for r in c.ranking()]
+    index = [r.name for r in c.runs]
+    for t in c.tests:
+        m = c.matrix(t)
+        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
+        grid = [[""] + order]
+        for a in order:
+            row = [a]
+            for b in order:
+                v = m[index.index(a), index.index(b)]
+                row.append("-" if a == b else "" if np.isnan(v) else
+                           f"{v:.4f}" + ("*" if v < c.alpha else " "))
+            grid.append(row)
+        lines += _grid(grid)
+    left = [p for p in c.pairs if p.n_left_out]
+    if left:
+        lines += ["", "Queries left out (measure undefined for a run of the pair): "
+                  + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left)]
+    return "\n".join(lines) + "\n"
+
+
+def _grid(rows) -> list[str]:
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in
+                      enumerate(zip(r, widths))).rstrip() for r in rows]
+
+
+COMMANDS = {"evaluate": cmd_evaluate, "check": cmd_check, "compare": cmd_compare,
+            "measures": cmd_measures, "demo": cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -354,7 +443,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         if debug:
             raise
         if isinstance(exc, (UsageError, ContestFileError, OptionsError, AssessmentError,
-                            Cancelled)):
+                            Cancelled, StatsError)):
             msg = str(exc)
         elif isinstance(exc, OSError):
             msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")

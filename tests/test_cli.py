@@ -230,3 +230,34 @@ def test_real_subprocess(argv, code):
 
 def test_demo_manifest_is_found():
     assert demo_manifest().is_file()
+
+
+def test_compare_prints_ranking_matrix_and_writes_json_and_report(tmp_path):
+    runs = [str(DEMO / p) for p in ("spectralnet.txt", "voxelmoments.matrix",
+                                    "viewharmonics.trec")]
+    code, text = run_main(["compare", *ARGS, *runs, "--measure", "ap_trec_r", "--test", "t",
+                           "--resamples", "500", "--json", str(tmp_path / "c.json"),
+                           "--report", str(tmp_path / "r")])
+    assert code == 0
+    assert "95% CI" in text and "Corrected p-values, paired t-test" in text
+    doc = json.loads((tmp_path / "c.json").read_text())["comparison"]
+    assert doc["measure"] == "ap_trec_r" and doc["tests"] == ["t"] and len(doc["pairs"]) == 3
+    assert doc["runs"][0]["name"] == "spectralnet" and len(doc["runs"][0]["ci"]) == 2
+    for p in doc["pairs"]:
+        assert set(p) >= {"p", "p_corrected", "mean_difference", "wins", "left_out"}
+        assert p["p_corrected"]["t"] >= p["p"]["t"]
+    md = (tmp_path / "r" / "summary.md").read_text()
+    assert "significantly different from the best run (spectralnet)" in md
+    assert "\\*" in md
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["compare", *ARGS, str(DEMO / "spectralnet.txt")], "--measure"),
+    (["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "zz"], "unknown measure"),
+    (["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "nn", "--alpha", "2"],
+     "alpha"),
+])
+def test_compare_errors(capsys, argv, needle):
+    code, _ = run_main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
