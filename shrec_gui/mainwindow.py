@@ -34,6 +34,7 @@ from core.report import HEADLINE, csv_text_cell
 from core.resources import demo_manifest, resource_path
 
 from .models import PerQueryModel, SortProxy, SummaryModel, WarningsModel
+from .significance import SignificanceWidget
 from .plots import (CurvesWidget, RankedListWidget, colour_for, export_csv, export_png,
                     export_svg, set_widget_theme)
 from .worker import AssessmentSpec, Job, RunSpec, ScoringController
@@ -271,6 +272,8 @@ class MainWindow(QMainWindow):
         # to the GUI thread; a lambda would run in the worker's thread
         w.detailReady.connect(self._on_detail_ready)
         w.detailFailed.connect(self._on_detail_failed)
+        w.comparisonReady.connect(self._on_comparison_ready)
+        w.comparisonFailed.connect(self._on_comparison_failed)
 
         self._build_tabs()
         self._build_status()
@@ -335,13 +338,21 @@ class MainWindow(QMainWindow):
         self.ranked = RankedListWidget()
         self.ranked.detailRequested.connect(self.controller.requestDetail)
         self.tabs.addTab(self.ranked, "Ranked list")
-        # Warnings
+        # Warnings (added after the significance tab below)
         self.warn_model = WarningsModel(self)
         self.warn_proxy = SortProxy(self)
         self.warn_proxy.setSourceModel(self.warn_model)
         self.warn_view = CopyTable()
         self.warn_view.setModel(self.warn_proxy)
         self.tabs.addTab(self.warn_view, "Data checks")
+        # Significance
+        self.significance = SignificanceWidget(CopyTable)
+        self.significance.computeRequested.connect(self._request_comparison)
+        self.significance.exportRequested.connect(
+            lambda which, fmt: self.export_plot_dialog(fmt, which))
+        self.significance.set_measures(self.options.ranks, "ap_trec_r")
+        self.tabs.addTab(self.significance, "Significance")
+        self._comparison_request = 0
 
     def _build_status(self) -> None:
         sb = self.statusBar()
@@ -495,7 +506,8 @@ class MainWindow(QMainWindow):
         app.setPalette(pal)
         for m in (self.summary_model, self.pq_model):
             m.dark = self.dark
-        for pw in (self.curves.plot, self.ranked.plot):
+        for pw in (self.curves.plot, self.ranked.plot, self.significance.means_plot,
+                   self.significance.h2h_plot):
             set_widget_theme(pw, self.dark)
         (self.dark_action if self.dark else self.light_action).setChecked(True)
         self.settings.setValue("view/dark", self.dark)
@@ -669,6 +681,19 @@ class MainWindow(QMainWindow):
     def _on_detail_failed(self, key, query_id, message) -> None:
         self.ranked.show_error(key, query_id, message)
 
+    def _request_comparison(self, params: dict) -> None:
+        self._comparison_request += 1
+        results = [e.result for e in self.entries.values() if e.result is not None]
+        self.controller.requestComparison.emit(self._comparison_request, results, params)
+
+    def _on_comparison_ready(self, request, comparison) -> None:
+        if request == self._comparison_request:
+            self.significance.set_comparison(comparison)
+
+    def _on_comparison_failed(self, request, message) -> None:
+        if request == self._comparison_request:
+            self.significance.show_error(message)
+
     def _refresh_soon(self) -> None:
         """Results arriving close together are shown in one refresh."""
         if not self._refresh_timer.isActive():
@@ -711,6 +736,8 @@ class MainWindow(QMainWindow):
         self.curves.set_entries([(e.name, e.colour, e.result) for e in self.entries.values()])
         self.ranked.set_entries([(k, e.name, e.result) for k, e in self.entries.items()],
                                 a.top_grade if a is not None else 2)
+        self.significance.set_results({e.name: e.result for e in self.entries.values()
+                                       if e.result is not None})
         self._refresh_per_query()
 
     def _refresh_per_query(self) -> None:
@@ -827,6 +854,7 @@ class MainWindow(QMainWindow):
 
     def _set_options(self, opts: EvalOptions) -> None:
         self.options = opts
+        self.significance.set_measures(opts.ranks, "ap_trec_r")
         known = [m.key for m in expand(opts.ranks)]
         self.keys = [k for k in self.keys if k in known] or [k for k in known if k in HEADLINE]
         self.summary_model.set_columns(self.keys, opts.ranks)
@@ -879,10 +907,14 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"Wrote {path}")
         return True
 
-    def export_plot_dialog(self, fmt: str) -> None:
+    def _plot_item(self, which: str):
+        return self.curves.plot_item if which == "curves" else \
+            self.significance.plot_item(which)
+
+    def export_plot_dialog(self, fmt: str, which: str = "curves") -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)",
                    "csv": "CSV (*.csv)"}
-        name = f"{self.curves.kind.currentData()}.{fmt}"
+        name = f"{self.curves.kind.currentData() if which == 'curves' else which}.{fmt}"
         path, _ = QFileDialog.getSaveFileName(self, "Export plot",
                                               os.path.join(self.last_folder(), name),
                                               filters[fmt])
@@ -896,19 +928,21 @@ class MainWindow(QMainWindow):
             if not ok:
                 return
             self.settings.setValue("export/width", width)
-        self.export_plot(path, fmt, width)
+        self.export_plot(path, fmt, width, which)
 
-    def export_plot(self, path: str, fmt: str, width: int = 1600) -> None:
-        """The current curves as PNG (chosen width, white background), SVG,
-        or CSV of their data; written atomically."""
+    def export_plot(self, path: str, fmt: str, width: int = 1600, which: str = "curves") -> None:
+        """A plot (the curves, or the significance tab's "means" and "h2h") as
+        PNG (chosen width, white background), SVG, or CSV of its data;
+        written atomically."""
         tmp = f"{path}.part.{fmt}"
+        item = self._plot_item(which)
         try:
             if fmt == "png":
-                export_png(self.curves.plot_item, tmp, width)
+                export_png(item, tmp, width)
             elif fmt == "svg":
-                export_svg(self.curves.plot_item, tmp)
+                export_svg(item, tmp)
             else:
-                export_csv(self.curves.plot_item, tmp)
+                export_csv(item, tmp)
             os.replace(tmp, path)
         except OSError as exc:
             self._tell("Cannot write the file", f"{path}: {exc.strerror or exc}")

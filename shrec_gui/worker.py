@@ -21,6 +21,7 @@ from core.errors import ContestFileError
 from core.model import AssessmentError
 from core.options import OptionsError
 from core.readers import load_assessment, load_run
+from core.stats import StatsError, compare
 
 
 @dataclass
@@ -73,7 +74,7 @@ class Job:
 
 
 def user_message(exc: BaseException) -> str:
-    if isinstance(exc, (ContestFileError, AssessmentError, OptionsError)):
+    if isinstance(exc, (ContestFileError, AssessmentError, OptionsError, StatsError)):
         return str(exc)
     if isinstance(exc, OSError):
         return f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
@@ -92,6 +93,8 @@ class ScoringWorker(QObject):
     finished = Signal(int, int)                      # generation, cancelled (0 or 1)
     detailReady = Signal(int, str, object)           # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
+    comparisonReady = Signal(int, object)            # request number, Comparison
+    comparisonFailed = Signal(int, str)
 
     def __init__(self) -> None:
         super().__init__()
@@ -162,6 +165,16 @@ class ScoringWorker(QObject):
             return
         self.detailReady.emit(key, query_id, d)
 
+    @Slot(int, object, object)
+    def compare(self, request: int, results, params) -> None:
+        """Significance tests of scored runs (core.stats), off the GUI thread."""
+        try:
+            c = compare(results, **params)
+        except Exception as exc:  # noqa: BLE001 - reported to the user
+            self.comparisonFailed.emit(request, user_message(exc))
+            return
+        self.comparisonReady.emit(request, c)
+
     @Slot(int)
     def forget(self, key: int) -> None:
         self._by_key.pop(key, None)
@@ -173,6 +186,7 @@ class ScoringController(QObject):
     submit = Signal(object)
     requestDetail = Signal(int, str)
     requestForget = Signal(int)
+    requestComparison = Signal(int, object, object)
 
     def __init__(self, parent: QObject) -> None:
         super().__init__(parent)
@@ -183,6 +197,7 @@ class ScoringController(QObject):
         self.submit.connect(self.worker.run_job)
         self.requestDetail.connect(self.worker.detail)
         self.requestForget.connect(self.worker.forget)
+        self.requestComparison.connect(self.worker.compare)
         self.thread.finished.connect(self.worker.deleteLater)
         self.thread.start()
         self.generation = 0

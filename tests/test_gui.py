@@ -303,3 +303,39 @@ def test_close_stops_the_worker_thread(qtbot):
 def test_about_names_the_versions():
     text = about_text()
     assert "Qt" in text and "numpy" in text and "pyqtgraph" in text
+
+
+def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results):
+    from core.stats import compare
+    sig = demo.significance
+    sig.measure.setCurrentIndex(sig.measure.findData("adr"))
+    sig.resamples.setValue(500)
+    sig.request()
+    qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
+    ref = compare([engine_results[e.name] for e in demo.entries.values()], "adr",
+                  resamples=500, seed=0)
+    m = sig.pmodel
+    assert m.names == [r.name for r in ref.ranking()]
+    test = sig.test.currentData()
+    for i, a in enumerate(m.names):
+        for j, b in enumerate(m.names):
+            if i != j:
+                want = ref.pair(a, b).p_corrected[test]
+                assert m.index(i, j).data(SORT_ROLE) == pytest.approx(want)
+    sig.run_a.setCurrentIndex(sig.run_a.findText("SpectralNet"))
+    sig.run_b.setCurrentIndex(sig.run_b.findText("RandomBaseline"))
+    assert "SpectralNet better on 30 queries" in sig.h2h_label.text()
+    for which in ("means", "h2h"):
+        for fmt in ("png", "svg", "csv"):
+            path = tmp_path / f"{which}.{fmt}"
+            demo.export_plot(str(path), fmt, 900, which)
+            assert path.stat().st_size > 100
+    assert QImage(str(tmp_path / "means.png")).width() == 900
+
+
+def test_pvalue_model_passes_qtmodeltester(demo, qtbot, qtmodeltester):
+    sig = demo.significance
+    sig.resamples.setValue(200)
+    sig.request()
+    qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
+    qtmodeltester.check(sig.pmodel)

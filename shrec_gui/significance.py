@@ -1,0 +1,310 @@
+"""The Significance tab: corrected p-values between every pair of runs,
+run means with bootstrap intervals, and a head-to-head view of two runs.
+The statistics are computed by the worker (core.stats); this module only
+shows them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
+                               QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+
+from core.measures import expand
+from core.stats import CORRECTIONS, TESTS
+
+from .models import SORT_ROLE
+
+
+class PValueModel(QAbstractTableModel):
+    """Runs x runs corrected p-values of one test, coloured by significance."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.names: list[str] = []
+        self.p = np.zeros((0, 0))
+        self.alpha = 0.05
+
+    def set_comparison(self, comparison, test: str | None) -> None:
+        self.beginResetModel()
+        if comparison is None or test not in comparison.tests:
+            self.names, self.p = [], np.zeros((0, 0))
+        else:
+            order = [r.name for r in comparison.ranking()]
+            index = [r.name for r in comparison.runs]
+            full = comparison.matrix(test)
+            perm = [index.index(n) for n in order]
+            self.names = order
+            self.p = full[np.ix_(perm, perm)]
+            self.alpha = comparison.alpha
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.names)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.names)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and section < len(self.names):
+            return self.names[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        v = self.p[r, c]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if r == c:
+                return "—"
+            return "" if math.isnan(v) else (f"{v:.4f}" if v >= 1e-4 else "< 0.0001")
+        if role == SORT_ROLE:
+            return None if math.isnan(v) else float(v)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and r != c and not math.isnan(v):
+            if v < self.alpha:
+                # deeper green for smaller p
+                strength = min(1.0, -math.log10(max(v, 1e-12)) / 6)
+                return QBrush(QColor.fromRgbF(0.55 - 0.35 * strength, 0.85 - 0.2 * strength,
+                                              0.55 - 0.35 * strength))
+            return QBrush(QColor(235, 235, 235))
+        if role == Qt.ItemDataRole.ForegroundRole and r != c and not math.isnan(v):
+            return QBrush(QColor("black"))
+        if role == Qt.ItemDataRole.ToolTipRole and r != c:
+            return (f"{self.names[r]} vs {self.names[c]}: corrected p = {v:.6g}; "
+                    + ("significant" if v < self.alpha else "not significant")
+                    + f" at alpha = {self.alpha}")
+        return None
+
+
+class SignificanceWidget(QWidget):
+    """Controls, p-value matrix, means with intervals, head to head."""
+
+    computeRequested = Signal(object)   # params for core.stats.compare
+    exportRequested = Signal(str, str)  # which plot ("means", "h2h"), format
+
+    def __init__(self, table_view_factory, parent=None) -> None:
+        super().__init__(parent)
+        self.comparison = None
+        self.results: dict = {}
+        self.measure = QComboBox()
+        self.test = QComboBox()
+        for key, text in TESTS.items():
+            self.test.addItem(text, key)
+        self.test.setCurrentIndex(self.test.findData("wilcoxon"))
+        self.correction = QComboBox()
+        for key, text in CORRECTIONS.items():
+            self.correction.addItem(text, key)
+        self.alpha = QDoubleSpinBox()
+        self.alpha.setRange(0.0001, 0.5)
+        self.alpha.setDecimals(4)
+        self.alpha.setSingleStep(0.01)
+        self.alpha.setValue(0.05)
+        self.resamples = QSpinBox()
+        self.resamples.setRange(100, 1_000_000)
+        self.resamples.setSingleStep(1000)
+        self.resamples.setValue(10000)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2_000_000_000)
+        self.compute = QPushButton("Compute")
+        self.compute.clicked.connect(self.request)
+        self.status = QLabel("Score runs, then compute.")
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Measure:", self.measure)
+        form.addRow("Test:", self.test)
+        form.addRow("Correction:", self.correction)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("alpha"))
+        row.addWidget(self.alpha)
+        row.addWidget(QLabel("resamples"))
+        row.addWidget(self.resamples)
+        row.addWidget(QLabel("seed"))
+        row.addWidget(self.seed)
+        row.addWidget(self.compute)
+        form.addRow(row)
+        # p-values
+        self.pmodel = PValueModel(self)
+        self.pview = table_view_factory()
+        self.pview.setSortingEnabled(False)
+        self.pview.setModel(self.pmodel)
+        # means with intervals
+        self.means_plot = pg.PlotWidget()
+        self.means_plot.showGrid(y=True, alpha=0.25)
+        self.means_plot.getPlotItem().setTitle("Run means with bootstrap intervals")
+        self.means_plot.setMouseEnabled(x=False, y=True)
+        self.means_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        # head to head
+        self.run_a = QComboBox()
+        self.run_b = QComboBox()
+        self.h2h_plot = pg.PlotWidget()
+        self.h2h_plot.showGrid(x=True, y=True, alpha=0.25)
+        self.h2h_label = QLabel("")
+        self.h2h_label.setWordWrap(True)
+        self.run_a.currentIndexChanged.connect(self.draw_h2h)
+        self.run_b.currentIndexChanged.connect(self.draw_h2h)
+        self.test.currentIndexChanged.connect(self.show_current)
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.addLayout(form)
+        ll.addWidget(self.status)
+        ll.addWidget(QLabel("Corrected p-values (green: significant at alpha; runs ranked by "
+                            "their mean):"))
+        ll.addWidget(self.pview, 2)
+        ll.addWidget(self.means_plot, 2)
+        ll.addLayout(self._export_row("means"))
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        pick = QHBoxLayout()
+        pick.addWidget(QLabel("Run A:"))
+        pick.addWidget(self.run_a, 1)
+        pick.addWidget(QLabel("Run B:"))
+        pick.addWidget(self.run_b, 1)
+        rl.addLayout(pick)
+        rl.addWidget(self.h2h_plot, 1)
+        rl.addWidget(self.h2h_label)
+        rl.addLayout(self._export_row("h2h"))
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay = QVBoxLayout(self)
+        lay.addWidget(split)
+
+    def _export_row(self, which: str) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addStretch(1)
+        for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export CSV…")):
+            b = QPushButton(text)
+            b.clicked.connect(lambda _=False, f=fmt: self.exportRequested.emit(which, f))
+            row.addWidget(b)
+        return row
+
+    def plot_item(self, which: str):
+        return (self.means_plot if which == "means" else self.h2h_plot).getPlotItem()
+
+    def set_measures(self, ranks, default: str) -> None:
+        cur = self.measure.currentData() or default
+        self.measure.blockSignals(True)
+        self.measure.clear()
+        for m in expand(ranks):
+            self.measure.addItem(f"{m.label} [{m.key}]", m.key)
+        i = self.measure.findData(cur)
+        self.measure.setCurrentIndex(i if i >= 0 else max(self.measure.findData(default), 0))
+        self.measure.blockSignals(False)
+
+    def set_results(self, results: dict) -> None:
+        """name -> RunResult of the scored runs."""
+        self.results = results
+        names = list(results)
+        for combo, pick in ((self.run_a, 0), (self.run_b, 1)):
+            cur = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(names)
+            if cur in names:
+                combo.setCurrentIndex(names.index(cur))
+            elif len(names) > pick:
+                combo.setCurrentIndex(pick)
+            combo.blockSignals(False)
+        self.draw_h2h()
+
+    def params(self) -> dict:
+        return {"measure": self.measure.currentData(), "tests": list(TESTS),
+                "correction": self.correction.currentData(), "alpha": self.alpha.value(),
+                "resamples": self.resamples.value(), "seed": self.seed.value()}
+
+    def request(self) -> None:
+        if len(self.results) < 2:
+            self.status.setText("At least two scored runs are needed.")
+            return
+        self.status.setText("Computing…")
+        self.computeRequested.emit(self.params())
+
+    def set_comparison(self, comparison) -> None:
+        self.comparison = comparison
+        self.status.setText(
+            f"{comparison.label}: {len(comparison.runs)} runs, {len(comparison.pairs)} pairs, "
+            f"{CORRECTIONS[comparison.correction]} correction per test, alpha = "
+            f"{comparison.alpha}, {comparison.resamples} resamples (seed {comparison.seed}), "
+            f"{comparison.confidence:.0%} intervals.")
+        self.show_current()
+        self.draw_h2h()
+
+    def show_error(self, message: str) -> None:
+        self.status.setText(message)
+
+    def show_current(self) -> None:
+        c = self.comparison
+        self.pmodel.set_comparison(c, self.test.currentData())
+        self.pview.resizeColumnsToContents()
+        pi = self.means_plot.getPlotItem()
+        pi.clear()
+        if c is None:
+            return
+        ranked = c.ranking()
+        x = np.arange(len(ranked))
+        y = np.array([r.mean if r.mean is not None else np.nan for r in ranked])
+        lo = np.array([r.ci[0] if r.ci else np.nan for r in ranked])
+        hi = np.array([r.ci[1] if r.ci else np.nan for r in ranked])
+        pi.addItem(pg.BarGraphItem(x=x, height=np.nan_to_num(y), width=0.6,
+                                   brush=QColor(0, 114, 178, 170), pen=pg.mkPen(None)))
+        pi.addItem(pg.ErrorBarItem(x=x, y=y, top=np.nan_to_num(hi - y),
+                                   bottom=np.nan_to_num(y - lo), beam=0.25,
+                                   pen=pg.mkPen("#D55E00", width=2)))
+        pi.getAxis("bottom").setTicks([[(i, r.name) for i, r in enumerate(ranked)]])
+        pi.setTitle(f"{c.label}: mean and {c.confidence:.0%} bootstrap interval")
+        pi.setLabel("left", "mean")
+        pi.setXRange(-0.6, len(ranked) - 0.4, padding=0)
+        top = np.nanmax(np.concatenate([hi, y])) if len(ranked) else 1.0
+        pi.setYRange(0, max(float(top), 1e-9) * 1.05, padding=0)
+
+    def h2h_values(self):
+        """(a values, b values, query ids) of the head-to-head pair, both defined."""
+        a, b = self.run_a.currentText(), self.run_b.currentText()
+        ra, rb = self.results.get(a), self.results.get(b)
+        key = self.measure.currentData()
+        if ra is None or rb is None or key is None or key not in ra.keys:
+            return None
+        va, vb = ra.column(key), rb.column(key)
+        ok = ~np.isnan(va) & ~np.isnan(vb)
+        return va[ok], vb[ok], [q for q, k in zip(ra.query_ids, ok) if k]
+
+    def draw_h2h(self) -> None:
+        pi = self.h2h_plot.getPlotItem()
+        pi.clear()
+        got = self.h2h_values()
+        if got is None:
+            self.h2h_label.setText("")
+            return
+        va, vb, _ = got
+        a, b = self.run_a.currentText(), self.run_b.currentText()
+        lo = float(min(va.min(initial=0), vb.min(initial=0)))
+        hi = float(max(va.max(initial=1), vb.max(initial=1)))
+        pi.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DashLine))
+        pi.plot(va, vb, pen=None, symbol="o", symbolSize=8, symbolBrush=QColor(0, 114, 178, 180),
+                symbolPen=None)
+        pi.setLabel("bottom", a)
+        pi.setLabel("left", b)
+        pi.setTitle(f"Per query: {self.measure.currentData()}")
+        pad = 0.03 * (hi - lo or 1.0)
+        pi.setXRange(lo - pad, hi + pad, padding=0)
+        pi.setYRange(lo - pad, hi + pad, padding=0)
+        wins, ties, losses = int((va > vb).sum()), int((va == vb).sum()), int((va < vb).sum())
+        text = (f"{a} better on {wins} queries, tied on {ties}, worse on {losses} "
+                f"(points below the diagonal: {a} better).")
+        c = self.comparison
+        if c is not None and c.measure == self.measure.currentData() and a != b \
+                and {a, b} <= {r.name for r in c.runs}:
+            p = c.pair(a, b).p_corrected.get(self.test.currentData())
+            if p is not None:
+                text += f" Corrected p = {p:.4g} ({self.test.currentText()})."
+        self.h2h_label.setText(text)
