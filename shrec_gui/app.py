@@ -2,12 +2,20 @@
 
     shrec-gui [FILES...]          an assessment and runs, or a session (.json)
     shrec-gui --demo              the bundled demo contest
+    shrec-gui --smoke-test OUT.png
+                                  open the window, score the demo, export its
+                                  precision-recall plot, exit (0 = it all worked)
+
+Nothing here assumes a console: in a windowed (frozen) build sys.stdout and
+sys.stderr may be None.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -21,6 +29,8 @@ def parse_args(argv):
                                 "contests in a desktop app.")
     p.add_argument("files", nargs="*", help="an assessment and runs, or a session (.json)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo contest")
+    p.add_argument("--smoke-test", metavar="OUT.png",
+                   help="score the demo, export its precision-recall plot to OUT.png, exit")
     p.add_argument("--version", action="version", version=f"shrec-gui {__version__}")
     return p.parse_args(argv)
 
@@ -40,8 +50,81 @@ def make_app(argv=None) -> QApplication:
     return app
 
 
+def say(message: str) -> None:
+    """A line for whoever started us, if anybody can see it."""
+    stream = sys.stderr or sys.stdout
+    if stream is not None:
+        try:
+            stream.write(message + "\n")
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
+    """Open the main window, score the demo contest, export the
+    precision-recall plot; 0 when every step worked."""
+    import tempfile
+    import time
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QImage
+
+    t0 = time.perf_counter()
+    app = make_app()
+    from .mainwindow import MainWindow, app_icon
+    app.setWindowIcon(app_icon())
+    settings = QSettings(str(Path(tempfile.mkdtemp(prefix="shrec-smoke-")) / "settings.ini"),
+                         QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    win.quiet = True  # no modal dialog: failures are reported and end the test
+    win.show()
+    app.processEvents()
+    shown = time.perf_counter() - t0
+    win.open_demo()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.processEvents()
+        done = win.entries and not win.controller.busy and \
+            all(e.result is not None for e in win.entries.values())
+        if done or win.errors:
+            break
+        time.sleep(0.01)
+    status = 1
+    try:
+        if win.errors:
+            say(f"smoke test: {win.errors[0]}")
+        elif not win.entries or any(e.result is None for e in win.entries.values()):
+            say(f"smoke test: the demo contest was not scored within {timeout_s:.0f} s")
+        else:
+            win.tabs.setCurrentWidget(win.curves)
+            win.curves.kind.setCurrentIndex(win.curves.kind.findData("pr"))
+            app.processEvents()
+            win.export_plot(out, "png", width)
+            img = QImage(out)
+            if win.errors or img.isNull() or img.width() != width:
+                say(f"smoke test: the plot was not exported to {out}"
+                    + (f": {win.errors[-1]}" if win.errors else ""))
+            else:
+                say(f"smoke test: window shown after {shown:.2f} s; {len(win.entries)} runs "
+                    f"scored; wrote {out} ({img.width()} x {img.height()})")
+                status = 0
+    finally:
+        win.close()
+    return status
+
+
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.smoke_test:
+        if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                      or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless check
+        try:
+            return smoke_test(args.smoke_test)
+        except Exception as exc:  # noqa: BLE001 - the smoke test reports, never raises
+            say(f"smoke test: unexpected {type(exc).__name__}: {exc}")
+            return 1
     app = make_app()
     from .mainwindow import MainWindow, app_icon
     app.setWindowIcon(app_icon())

@@ -253,6 +253,7 @@ class MainWindow(QMainWindow):
         self.dark = False
         self.keys = [m.key for m in expand(self.options.ranks) if m.key in HEADLINE]
         self.errors: list[str] = []  # what the user was told (tests read it)
+        self.quiet = False           # True: record problems without a dialog (smoke test)
 
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -788,7 +789,8 @@ class MainWindow(QMainWindow):
     # -- dialogs and actions -----------------------------------------------------------------------
     def _tell(self, title: str, text: str) -> None:
         self.errors.append(text)
-        QMessageBox.warning(self, title, text)
+        if not self.quiet:
+            QMessageBox.warning(self, title, text)
 
     def open_assessment_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

@@ -263,7 +263,10 @@ def _bulk_read(path, data: bytes, norm: IdNormalizer):
 
 
 def _pandas_columns(data: bytes, sep: str):
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:  # a build without pandas (the desktop bundle) reads line by line
+        return None
     try:
         return pd.read_csv(io.BytesIO(data), sep=sep, header=None, names=list(range(6)),
                            usecols=[0, 2, 4, 5], engine="c", na_filter=False,

@@ -1,0 +1,74 @@
+"""Build the desktop app with PyInstaller and pack a release archive.
+
+    python packaging/build.py [--skip-archive]
+
+Produces dist/shrec-gui/ (one folder; run dist/shrec-gui/shrec-gui) and, on
+Linux and macOS, dist/shrec-gui-VERSION-PLATFORM.tar.gz (a .zip on Windows).
+Prints the build time and the unpacked size of the bundle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def strip_debug(bundle: Path) -> None:
+    """Debug symbols off the shared libraries, except the wheels' repaired
+    libraries (numpy.libs, scipy.libs, ...), which stripping breaks."""
+    tool = shutil.which("strip")
+    if tool is None:
+        print("strip not found: the bundle keeps its debug symbols")
+        return
+    libs = [p for p in bundle.rglob("*.so*") if p.is_file() and not p.is_symlink()
+            and not any(part.endswith(".libs") for part in p.parts)]
+    for i in range(0, len(libs), 200):
+        subprocess.run([tool, "--strip-debug", *map(str, libs[i:i + 200])], check=False,
+                       stderr=subprocess.DEVNULL)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--skip-archive", action="store_true")
+    p.add_argument("--dist", default=str(ROOT / "dist"))
+    p.add_argument("--work", default=str(ROOT / "build"))
+    args = p.parse_args(argv)
+    dist, work = Path(args.dist), Path(args.work)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level",
+                    "WARN", "--distpath", str(dist), "--workpath", str(work),
+                    str(ROOT / "packaging" / "shrec-gui.spec")], check=True, cwd=ROOT)
+    bundle = dist / "shrec-gui"
+    if sys.platform.startswith("linux"):
+        strip_debug(bundle)
+    built = time.perf_counter() - t0
+    print(f"built {bundle} in {built:.0f} s; {folder_size(bundle) / 2**20:.0f} MiB unpacked")
+    if not args.skip_archive:
+        sys.path.insert(0, str(ROOT))
+        from core import __version__
+        plat = f"{platform.system().lower()}-{platform.machine().lower()}"
+        if sys.platform == "win32":
+            archive = shutil.make_archive(str(dist / f"shrec-gui-{__version__}-{plat}"), "zip",
+                                          dist, "shrec-gui")
+        else:
+            archive = dist / f"shrec-gui-{__version__}-{plat}.tar.gz"
+            with tarfile.open(archive, "w:gz") as tar:
+                tar.add(bundle, arcname="shrec-gui")
+        print(f"archive {archive}: {Path(archive).stat().st_size / 2**20:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
