@@ -9,7 +9,8 @@ scipy does not have them (statsmodels does, but would be a large dependency
 for two short functions).
 
 Queries where the measure is undefined for either run of a pair are left
-out of that pair, and the number left out is reported.
+out of that pair, and the number left out is reported.  scipy is imported on
+first use, so that importing this module (the names of the tests) is cheap.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy import stats
 
 from .engine import RunResult
 from .measures import measure_by_key
@@ -63,6 +63,7 @@ def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:
         adj = np.empty(m)
         adj[order] = adj_sorted
     elif method == "bh":
+        from scipy import stats
         adj = stats.false_discovery_control(q, method="bh")
     else:
         raise StatsError(f"unknown correction {method!r}; expected one of "
@@ -165,6 +166,7 @@ def paired_p(test: str, a: np.ndarray, b: np.ndarray, *, resamples: int = 10000,
         return None
     if not np.any(d):
         return 1.0
+    from scipy import stats
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if test == "t":
@@ -188,6 +190,7 @@ def bootstrap_ci(x: np.ndarray, *, confidence: float = 0.95, resamples: int = 10
         return None
     if np.all(x == x[0]):
         return (float(x[0]), float(x[0]))
+    from scipy import stats
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = stats.bootstrap((x,), np.mean, confidence_level=confidence,

@@ -61,6 +61,18 @@ def say(message: str) -> None:
             pass
 
 
+def since_process_start() -> float | None:
+    """Seconds since this process started (Linux), or None."""
+    try:
+        with open("/proc/self/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     """Open the main window, score the demo contest, export the
     precision-recall plot; 0 when every step worked."""
@@ -80,7 +92,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     win.quiet = True  # no modal dialog: failures are reported and end the test
     win.show()
     app.processEvents()
-    shown = time.perf_counter() - t0
+    shown = since_process_start() or (time.perf_counter() - t0)
     win.open_demo()
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -106,7 +118,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
                 say(f"smoke test: the plot was not exported to {out}"
                     + (f": {win.errors[-1]}" if win.errors else ""))
             else:
-                say(f"smoke test: window shown after {shown:.2f} s; {len(win.entries)} runs "
+                say(f"smoke test: window shown {shown:.2f} s after launch; {len(win.entries)} runs "
                     f"scored; wrote {out} ({img.width()} x {img.height()})")
                 status = 0
     finally:
