@@ -9,10 +9,22 @@ import tempfile
 from pathlib import Path
 
 
+def _new_file_mode() -> int:
+    """The mode an ordinary new file gets (0666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_bytes(path, data: bytes) -> None:
     path = Path(path)
+    try:  # keep the mode of the file replaced; a new file gets the usual one
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

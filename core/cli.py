@@ -375,7 +375,8 @@ def cmd_compare(args, out) -> int:
     if args.json:
         write_text(args.json, json.dumps({"tool": {"name": PROG, "version": __version__},
                                           "assessment": args.assessment,
-                                          "comparison": c.to_dict()}, indent=1) + "\n")
+                                          "comparison": c.to_dict()}, indent=1,
+                                         allow_nan=False) + "\n")
     if args.report:
         write_report(args.report, assessment, results, rank_key=args.measure, comparison=c,
                      test=tests[0])

@@ -62,6 +62,15 @@ def read_contest(path) -> ContestSpec:
             if extra:
                 raise FormatError(path, f"unknown {what} setting(s) {', '.join(sorted(extra))}; "
                                   f"known: {', '.join(sorted(keys))}")
+    types = {"graded": bool, "normalize_ids": bool, "trec_order": bool, "collection_size": int,
+             "path": str, "queries": str, "collection": str, "format": str, "name": str,
+             "variant": str, "color": str}
+    for o in [doc["assessment"]] + runs:
+        for k, v in o.items():
+            if v is not None and k in types and (not isinstance(v, types[k]) or
+                                                 (types[k] is int and isinstance(v, bool))):
+                raise FormatError(path, f"setting {k!r} must be a {types[k].__name__}, "
+                                  f"not {json.dumps(v)}")
     options = doc.get("options", {})
     if not isinstance(options, dict):
         raise FormatError(path, "\"options\" must be an object")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 PR_INTERPOLATIONS = ("max", "psb")
@@ -55,8 +56,8 @@ class EvalOptions:
                                f"expected one of {', '.join(PR_INTERPOLATIONS)}")
         if self.collection_size is not None and int(self.collection_size) < 1:
             raise OptionsError("the collection size must be a positive integer")
-        if not self.f_beta > 0:
-            raise OptionsError("the F-measure weight beta must be positive")
+        if not (self.f_beta > 0 and math.isfinite(self.f_beta)):
+            raise OptionsError("the F-measure weight beta must be a positive number")
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -229,7 +229,8 @@ def compare(results: Sequence[RunResult], measure: str, *,
     if any(r.query_ids != q for r in results):
         raise StatsError("the runs were scored against different assessments")
     m = measure_by_key(measure, results[0].options.ranks)
-    cols = [r.column(measure) for r in results]
+    # queries the means leave out (PSB class cutoff) are left out here too
+    cols = [np.where(r.included, r.column(measure), np.nan) for r in results]
     total = len(results) + len(results) * (len(results) - 1) // 2
     done = 0
 

@@ -261,3 +261,44 @@ def test_compare_errors(capsys, argv, needle):
     code, _ = run_main(argv)
     err = capsys.readouterr().err
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_custom_ranks_reach_the_reports(tmp_path):
+    code, text = run_main(["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "7",
+                           "--rank-by", "p@7", "--columns", "p@7", "--report",
+                           str(tmp_path / "r")])
+    assert code == 0 and "Precision@7" in text
+    assert "Precision@7" in (tmp_path / "r" / "summary.md").read_text()
+
+
+def test_written_files_keep_the_usual_mode(tmp_path):
+    import stat
+    from core.atomic import write_text
+    p = tmp_path / "x.txt"
+    write_text(p, "a")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~mask
+    os.chmod(p, 0o640)
+    write_text(p, "b")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640 and p.read_text() == "b"
+
+
+def test_markdown_escapes_backslashes_and_pipes():
+    from core.report import Summary, summary_md
+    from core import evaluate
+    from core.readers import load_assessment, load_run
+    a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
+    r = evaluate(a, load_run(DEMO / "spectralnet.txt", a, name="evil\\|x"))
+    md = summary_md(Summary.build([r], ["nn"], "nn"))
+    row = [ln for ln in md.splitlines() if "evil" in ln][0]
+    assert row.count(" | ") == 3  # rank, run, nn: no extra column
+
+
+def test_contest_file_value_types(tmp_path):
+    from core.contest import read_contest
+    from core.errors import FormatError
+    p = tmp_path / "c.json"
+    p.write_text('{"assessment": {"path": "a.cla", "graded": "false"}, "runs": []}')
+    with pytest.raises(FormatError, match="'graded' must be a bool"):
+        read_contest(p)

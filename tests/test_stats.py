@@ -140,3 +140,18 @@ def test_bad_inputs():
         compare([A, B], "nope")
     assert paired_p("t", np.array([1.0]), np.array([0.0])) is None
     assert bootstrap_ci(np.array([0.5])) is None
+
+
+def test_compare_leaves_out_what_the_means_leave_out():
+    # classes of 4 and 2: with the PSB cutoff the class of 2 leaves the means
+    cls = {"a": "X", "b": "X", "c": "X", "d": "X", "e": "Y", "f": "Y"}
+    judg = {q: {t: 1 for t in cls if cls[t] == cls[q]} for q in cls}
+    a = Assessment.from_judgments(judg, list(cls), leave_one_out=True)
+    lists = {q: sorted(cls, key=lambda t: (t != q, cls[t] != cls[q], t)) for q in cls}
+    bad = {q: sorted(cls, key=lambda t: (t != q, cls[t] == cls[q], t)) for q in cls}
+    opts = EvalOptions(psb_class_cutoff=True)
+    A = evaluate(a, RankedRun.from_lists("A", lists, a), opts)
+    B = evaluate(a, RankedRun.from_lists("B", bad, a), opts)
+    c = compare([A, B], "ap_trec_r", resamples=200)
+    assert c.runs[0].n == 4 and c.runs[0].mean == pytest.approx(A.mean("ap_trec_r"))
+    assert c.pairs[0].n == 4 and c.pairs[0].n_left_out == 2
