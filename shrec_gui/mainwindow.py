@@ -64,7 +64,7 @@ class RunEntry:
     spec: RunSpec
     colour: str
     result: object = None
-    run: object = None
+    error: str | None = None   # the reader's message when the file could not be used
 
     @property
     def name(self) -> str:
@@ -246,7 +246,8 @@ class MainWindow(QMainWindow):
         self.assessment = None
         self.entries: dict[int, RunEntry] = {}
         self._next_key = 1
-        self._pending_assessment: AssessmentSpec | None = None
+        self._pending: dict | None = None
+        self._failures: list[str] = []
         self._queue_total = 0
         self._queue_done = 0
         self.session_path: str | None = None
@@ -522,30 +523,24 @@ class MainWindow(QMainWindow):
 
     def open_assessment(self, path: str, *, queries: str | None = None, graded: bool = False,
                         collection_size: int | None = None, collection: str | None = None,
-                        runs: list[dict] | None = None, options: EvalOptions | None = None
-                        ) -> None:
+                        format: str | None = None, normalize_ids: bool = True,
+                        runs: list[dict] | None = None, options: EvalOptions | None = None,
+                        session: dict | None = None) -> None:
         """Load an assessment in the worker; on success it replaces the
-        current one and every run is scored again; on failure nothing
-        changes and a dialog quotes the reader."""
-        spec = AssessmentSpec(str(path), queries, graded, collection_size, collection)
-        self._pending_assessment = spec
-        self._pending_runs = runs
-        if options is not None:
-            self._set_options(options)
+        current one (with ``options`` and ``session`` settings) and the runs
+        are scored again; on failure nothing changes and a dialog quotes the
+        reader."""
+        spec = AssessmentSpec(str(path), queries, graded, collection_size, collection, format,
+                              normalize_ids)
         self._remember_folder(str(path))
-        specs = []
-        if runs is not None:
-            specs = [RunSpec(self._new_key(), r["path"], r.get("name"), r.get("format"),
-                             r.get("variant"), bool(r.get("trec_order", False)))
-                     for r in runs]
-            self._pending_colours = {s.key: r.get("color") for s, r in zip(specs, runs)}
-        else:
-            specs = [RunSpec(self._new_key(), e.spec.path, e.spec.name, e.spec.format,
-                             e.spec.variant, e.spec.trec_order) for e in self.entries.values()]
-            self._pending_colours = {s.key: e.colour for s, e in zip(specs,
-                                                                      self.entries.values())}
-        self._pending_specs = specs
-        self._start(Job(specs, self.options, spec), f"Reading {Path(path).name}…")
+        if runs is None:
+            runs = [self._entry_dict(e) for e in self.entries.values()]
+        specs = [RunSpec(self._new_key(), r["path"], r.get("name"), r.get("format"),
+                         r.get("variant"), bool(r.get("trec_order", False))) for r in runs]
+        self._pending = {"specs": specs, "colours": [r.get("color") for r in runs],
+                         "options": options or self.options, "session": session}
+        self._start(Job(specs, options or self.options, spec), f"Reading {Path(path).name}…",
+                    supersede=True)
 
     def add_runs(self, paths, *, format=None, variant=None, trec_order=False, names=None,
                  colours=None) -> None:
@@ -615,10 +610,10 @@ class MainWindow(QMainWindow):
                 "variant": e.spec.variant, "trec_order": e.spec.trec_order, "color": e.colour}
 
     # -- scoring ---------------------------------------------------------------------------
-    def _start(self, job: Job, text: str) -> None:
+    def _start(self, job: Job, text: str, *, supersede: bool = False) -> None:
         self._queue_total = max(len(job.runs), 1)
         self._queue_done = 0
-        self.controller.start(job)
+        self.controller.start(job, supersede=supersede)
         self.status_label.setText(text)
         self.progress.setValue(0)
         self.progress.setVisible(True)
@@ -644,16 +639,24 @@ class MainWindow(QMainWindow):
         return gen == self.controller.generation
 
     def _on_assessment_loaded(self, gen, spec, assessment) -> None:
-        if not self._current(gen):
+        if not self._current(gen) or self._pending is None:
             return
+        pending, self._pending = self._pending, None
         self.assessment_spec = spec
         self.assessment = assessment
-        self.entries = {s.key: RunEntry(s, self._pending_colours.get(s.key)
-                                        or colour_for(i))
-                        for i, s in enumerate(self._pending_specs)}
+        if pending["options"] is not self.options:
+            self._set_options(pending["options"])
+        self.entries = {s.key: RunEntry(s, c or colour_for(i)) for i, (s, c) in
+                        enumerate(zip(pending["specs"], pending["colours"]))}
+        session = pending.get("session")
+        if session is not None:  # a session or contest file: now it has opened
+            self.session_path = session["path"]
+            self.setWindowTitle(f"SHREC evaluation — {session['name']}")
+            self._remember_recent(session["path"])
         self._refresh()
 
     def _on_assessment_failed(self, gen, spec, message) -> None:
+        self._pending = None
         self._tell("Cannot open the assessment", message)
 
     def _on_run_started(self, gen, key, name) -> None:
@@ -672,9 +675,21 @@ class MainWindow(QMainWindow):
         e = self.entries.get(key)
         if e is None:
             return
-        e.result = result
-        self._queue_done += 1
+        taken = {o.name for k, o in self.entries.items() if k != key and o.result is not None}
+        if result.run_name in taken:  # two runs of one name: tables and tests need distinct
+            n = 2
+            while f"{result.run_name} ({n})" in taken:
+                n += 1
+            result.run_name = f"{result.run_name} ({n})"
+        e.result, e.error = result, None
+        if self._current(gen):
+            self._queue_done += 1
         self._refresh_soon()
+
+    def _refresh_soon(self) -> None:
+        """Results arriving close together are shown in one refresh."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
 
     def _on_detail_ready(self, key, query_id, detail) -> None:
         self.ranked.show_detail(key, query_id, detail)
@@ -683,9 +698,16 @@ class MainWindow(QMainWindow):
         self.ranked.show_error(key, query_id, message)
 
     def _request_comparison(self, params: dict) -> None:
+        """Compare the runs scored with the current options (a run still
+        holding results of older options is left out until re-scored)."""
+        results = [e.result for e in self.entries.values() if e.result is not None
+                   and e.result.options == self.options and params["measure"] in e.result.keys]
+        if len(results) < 2:
+            self.significance.show_error("At least two runs scored with the current options "
+                                         "are needed (F5 scores them).")
+            return
         self._comparison_request += 1
-        results = [e.result for e in self.entries.values() if e.result is not None]
-        self.controller.requestComparison.emit(self._comparison_request, results, params)
+        self.controller.compare(self._comparison_request, results, params)
 
     def _on_comparison_ready(self, request, comparison) -> None:
         if request == self._comparison_request:
@@ -695,19 +717,22 @@ class MainWindow(QMainWindow):
         if request == self._comparison_request:
             self.significance.show_error(message)
 
-    def _refresh_soon(self) -> None:
-        """Results arriving close together are shown in one refresh."""
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
-
     def _on_run_failed(self, gen, key, message) -> None:
-        e = self.entries.pop(key, None)
-        self._queue_done += 1
-        self._refresh()
-        self._tell("Cannot read a run", message if e is None else
-                   f"{message}\n\nThe run was not added; the other results are kept.")
+        e = self.entries.get(key)
+        if e is not None:  # kept (a session still lists it; F5 tries again)
+            e.error, e.result = message, None
+        if self._current(gen):
+            self._queue_done += 1
+        self._failures.append(message)
+        self._refresh_soon()
 
     def _on_finished(self, gen, cancelled) -> None:
+        if self._failures:  # one dialog for every run of the job that could not be read
+            failures, self._failures = self._failures, []
+            more = f"\n\n({len(failures) - 3} more in Data checks.)" if len(failures) > 3 else ""
+            self._tell("Cannot read a run" if len(failures) == 1 else
+                       f"Cannot read {len(failures)} runs",
+                       "\n\n".join(failures[:3]) + more + "\n\nThe other results are kept.")
         if not self._current(gen):
             return
         if self._refresh_timer.isActive():  # show the last results now
@@ -715,13 +740,18 @@ class MainWindow(QMainWindow):
             self._refresh()
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
-        scored = sum(e.result is not None for e in self.entries.values())
-        self.status_label.setText(("Cancelled; earlier results kept. " if cancelled else "")
-                                  + f"{scored} of {len(self.entries)} runs scored.")
+        current = sum(e.result is not None and e.result.options == self.options
+                      for e in self.entries.values())
+        failed = sum(e.error is not None for e in self.entries.values())
+        self.status_label.setText(
+            ("Cancelled; earlier results kept. " if cancelled else "")
+            + f"{current} of {len(self.entries)} runs scored with the current options"
+            + (f"; {failed} could not be read (see Data checks)." if failed else "."))
 
     # -- views -------------------------------------------------------------------------------
     def scored_entries(self):
-        return [(e.name, e.result) for e in self.entries.values()]
+        """(name, result or None while pending) of the runs that could be read."""
+        return [(e.name, e.result) for e in self.entries.values() if e.error is None]
 
     def _refresh(self) -> None:
         a = self.assessment
@@ -732,13 +762,15 @@ class MainWindow(QMainWindow):
         entries = self.scored_entries()
         self.summary_model.set_entries(entries)
         self._fit_columns(self.summary_view)
-        self.warn_model.set_entries(entries)
+        self.warn_model.set_entries(entries, [(e.name, e.error) for e in self.entries.values()
+                                              if e.error is not None])
         self._fit_columns(self.warn_view)
-        self.curves.set_entries([(e.name, e.colour, e.result) for e in self.entries.values()])
+        self.curves.set_entries([(e.name, e.colour, e.result) for e in self.entries.values()
+                                 if e.error is None])
         self.ranked.set_entries([(k, e.name, e.result) for k, e in self.entries.items()],
                                 a.top_grade if a is not None else 2)
         self.significance.set_results({e.name: e.result for e in self.entries.values()
-                                       if e.result is not None})
+                                       if e.result is not None and e.error is None})
         self._refresh_per_query()
 
     def _refresh_per_query(self) -> None:
@@ -748,8 +780,8 @@ class MainWindow(QMainWindow):
         cur = self.pq_choice.currentData()
         self.pq_choice.clear()
         if mode == "run":
-            for i, (name, _) in enumerate(entries):
-                self.pq_choice.addItem(name, i)
+            for name, _ in entries:
+                self.pq_choice.addItem(name, name)
         else:
             for m in expand(self.options.ranks):
                 self.pq_choice.addItem(f"{m.label} [{m.key}]", m.key)
@@ -769,8 +801,10 @@ class MainWindow(QMainWindow):
         entries = [x for x in self.scored_entries() if x[1] is not None]
         choice = self.pq_choice.currentData()
         if mode == "run":
-            self.pq_model.configure(entries, mode="run", run_index=choice or 0, keys=self.keys,
-                                    ranks=self.options.ranks)
+            names = [n for n, _ in entries]
+            self.pq_model.configure(entries, mode="run",
+                                    run_index=names.index(choice) if choice in names else 0,
+                                    keys=self.keys, ranks=self.options.ranks)
         else:
             self.pq_model.configure(entries, mode="measure",
                                     measure=choice or self._default_rank_key(),
@@ -945,6 +979,7 @@ class MainWindow(QMainWindow):
                 export_svg(item, tmp)
             else:
                 export_csv(item, tmp)
+                _neutralise_csv(tmp)
             os.replace(tmp, path)
         except OSError as exc:
             self._tell("Cannot write the file", f"{path}: {exc.strerror or exc}")
@@ -1006,15 +1041,14 @@ class MainWindow(QMainWindow):
             return
         a = spec.assessment
         runs = [dict(r, path=str(spec.resolve(r["path"]))) for r in spec.runs]
-        self.session_path = path
         self.open_assessment(str(spec.resolve(a["path"])),
                              queries=str(spec.resolve(a["queries"])) if a.get("queries")
                              else None, graded=bool(a.get("graded")),
                              collection_size=a.get("collection_size"),
                              collection=str(spec.resolve(a["collection"]))
-                             if a.get("collection") else None, runs=runs, options=opts)
-        self._remember_recent(path)
-        self.setWindowTitle(f"SHREC evaluation — {spec.name}")
+                             if a.get("collection") else None, format=a.get("format"),
+                             normalize_ids=a.get("normalize_ids", True), runs=runs,
+                             options=opts, session={"path": str(path), "name": spec.name})
 
     def open_demo(self) -> None:
         self.open_session(str(demo_manifest()))
@@ -1059,6 +1093,19 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.controller.shutdown()
         super().closeEvent(event)
+
+
+def _neutralise_csv(path: str) -> None:
+    """Text cells of a CSV (curve names come from participants' files) that
+    a spreadsheet would run as a formula get a leading quote."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for r in rows:
+        w.writerow([c if _is_number(c) else csv_text_cell(c) for c in r])
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        fh.write(buf.getvalue())
 
 
 def _is_number(text: str) -> bool:

@@ -4,6 +4,7 @@ values in a sort role, a proxy that compares them)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
@@ -19,6 +20,12 @@ BEST_DARK = QColor(40, 110, 60)
 
 def _value(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders q9 before q10 (numbers inside ids compare as numbers)."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.lower())
+                 for p in re.split(r"(\d+)", text) if p)
 
 
 class SortProxy(QSortFilterProxyModel):
@@ -174,7 +181,8 @@ class PerQueryModel(_Base):
             return
         m = measure_by_key(self.measure, self.ranks)
         self._measures = [m]
-        cols = np.column_stack([r.column(self.measure) for _, r in self.entries])
+        cols = np.column_stack([r.column(self.measure) if self.measure in r._col else
+                                np.full(len(r.query_ids), np.nan) for _, r in self.entries])
         self._arrays = list(cols.T)
         with np.errstate(all="ignore"):
             filled = np.where(np.isnan(cols), -np.inf if m.higher_is_better else np.inf, cols)
@@ -224,7 +232,7 @@ class PerQueryModel(_Base):
             if role == Qt.ItemDataRole.DisplayRole:
                 return q
             if role == SORT_ROLE:
-                return q
+                return natural_key(q)
             return None
         if self.mode == "run":
             j = col - 1

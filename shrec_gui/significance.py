@@ -92,6 +92,7 @@ class SignificanceWidget(QWidget):
     def __init__(self, table_view_factory, parent=None) -> None:
         super().__init__(parent)
         self.comparison = None
+        self._compared: dict = {}
         self.results: dict = {}
         self.measure = QComboBox()
         self.test = QComboBox()
@@ -202,8 +203,13 @@ class SignificanceWidget(QWidget):
         self.measure.blockSignals(False)
 
     def set_results(self, results: dict) -> None:
-        """name -> RunResult of the scored runs."""
+        """name -> RunResult of the scored runs.  A comparison of other
+        results (runs added, removed or scored again) is taken down."""
         self.results = results
+        if self.comparison is not None and self._compared != self._identity(results):
+            self.comparison = None
+            self.show_current()
+            self.status.setText("The results changed: compute again.")
         names = list(results)
         for combo, pick in ((self.run_a, 0), (self.run_b, 1)):
             cur = combo.currentText()
@@ -229,8 +235,13 @@ class SignificanceWidget(QWidget):
         self.status.setText("Computing…")
         self.computeRequested.emit(self.params())
 
+    @staticmethod
+    def _identity(results: dict) -> dict:
+        return {name: id(r) for name, r in results.items()}
+
     def set_comparison(self, comparison) -> None:
         self.comparison = comparison
+        self._compared = self._identity(self.results)
         self.status.setText(
             f"{comparison.label}: {len(comparison.runs)} runs, {len(comparison.pairs)} pairs, "
             f"{CORRECTIONS[comparison.correction]} correction per test, alpha = "

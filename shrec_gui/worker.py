@@ -10,6 +10,7 @@ between two blocks of queries.
 
 from __future__ import annotations
 
+import os
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -32,12 +33,13 @@ class AssessmentSpec:
     collection_size: int | None = None
     collection: str | None = None
     format: str | None = None
+    normalize_ids: bool = True
 
     def load(self):
         size = self.collection_size if (self.format or _sniff(self.path)) == "qrels" else None
         return load_assessment(self.path, format=self.format, queries=self.queries,
                                graded=self.graded, collection_size=size,
-                               collection=self.collection)
+                               collection=self.collection, normalize_ids=self.normalize_ids)
 
 
 def _sniff(path):
@@ -58,7 +60,22 @@ class RunSpec:
     trec_order: bool = False
 
     def cache_key(self):
-        return (self.path, self.format, self.variant, self.trec_order, self.name)
+        """What the loaded run depends on, the file's size and time included,
+        so that a file changed on disk is read again."""
+        return (self.path, self.format, self.variant, self.trec_order, self.name,
+                _fingerprint(self.path))
+
+
+def _fingerprint(path: str):
+    try:
+        st = os.stat(path)
+        if os.path.isdir(path):
+            entries = [e.stat() for e in os.scandir(path) if e.is_file()]
+            return (len(entries), max((e.st_mtime_ns for e in entries), default=0),
+                    sum(e.st_size for e in entries))
+        return (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
 
 
 @dataclass
@@ -115,6 +132,9 @@ class ScoringWorker(QObject):
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     self.assessmentFailed.emit(gen, job.assessment, user_message(exc))
                     return
+                if stop.is_set():  # superseded: the GUI keeps what it had, and so do we
+                    cancelled = True
+                    return
                 self._assessment = a
                 self._runs.clear()
                 self._by_key.clear()
@@ -165,11 +185,15 @@ class ScoringWorker(QObject):
             return
         self.detailReady.emit(key, query_id, d)
 
-    @Slot(int, object, object)
-    def compare(self, request: int, results, params) -> None:
-        """Significance tests of scored runs (core.stats), off the GUI thread."""
+    @Slot(int, object, object, object)
+    def compare(self, request: int, results, params, stop) -> None:
+        """Significance tests of scored runs (core.stats), off the GUI thread;
+        ``stop`` (an Event) cancels between two pairs."""
         try:
-            c = compare(results, **params)
+            c = compare(results, should_stop=stop.is_set, **params)
+        except Cancelled:
+            self.comparisonFailed.emit(request, "cancelled")
+            return
         except Exception as exc:  # noqa: BLE001 - reported to the user
             self.comparisonFailed.emit(request, user_message(exc))
             return
@@ -186,7 +210,7 @@ class ScoringController(QObject):
     submit = Signal(object)
     requestDetail = Signal(int, str)
     requestForget = Signal(int)
-    requestComparison = Signal(int, object, object)
+    requestComparison = Signal(int, object, object, object)
 
     def __init__(self, parent: QObject) -> None:
         super().__init__(parent)
@@ -202,29 +226,48 @@ class ScoringController(QObject):
         self.thread.start()
         self.generation = 0
         self.busy = False
-        self._job: Job | None = None
+        self._jobs: dict[int, Job] = {}
+        self._compare_stop = threading.Event()
         self.worker.finished.connect(self._done)
 
-    def start(self, job: Job) -> int:
-        """Queue a job; a job still running is cancelled first."""
-        self.cancel()
+    def start(self, job: Job, *, supersede: bool = False) -> int:
+        """Queue a job.  ``supersede`` (a new assessment) cancels every job
+        not finished; otherwise a running re-score that the new job repeats
+        is cancelled, and any other job (opening an assessment, reading
+        other runs) finishes first while the new one waits behind it."""
+        for old in self._jobs.values():
+            if supersede or (old.assessment is None and _covers(job, old)):
+                old.stop.set()
         self.generation += 1
         job.generation = self.generation
-        self._job = job
+        self._jobs[job.generation] = job
         self.busy = True
         self.submit.emit(job)
         return self.generation
 
-    def _done(self, gen: int, cancelled: bool) -> None:
-        if gen == self.generation:
-            self.busy = False
-            self._job = None
+    def _done(self, gen: int, cancelled: int) -> None:
+        self._jobs.pop(gen, None)
+        self.busy = bool(self._jobs)
 
     def cancel(self) -> None:
-        if self._job is not None:
-            self._job.stop.set()
+        """Cancel every job not finished, and a running comparison."""
+        for job in self._jobs.values():
+            job.stop.set()
+        self._compare_stop.set()
+
+    def compare(self, request: int, results, params) -> None:
+        """Ask for a comparison; one still running is cancelled."""
+        self._compare_stop.set()
+        self._compare_stop = threading.Event()
+        self.requestComparison.emit(request, results, params, self._compare_stop)
 
     def shutdown(self) -> None:
         self.cancel()
         self.thread.quit()
         self.thread.wait()
+
+
+def _covers(new: Job, running: Job) -> bool:
+    """Whether the new job scores every run the running one scores."""
+    keys = {s.key for s in new.runs}
+    return all(s.key in keys for s in running.runs)

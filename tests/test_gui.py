@@ -224,8 +224,15 @@ def test_bad_run_shows_the_reader_message_and_keeps_results(demo, qtbot, tmp_pat
     bad.write_text("1.0 2.0\n3.0 x\n")
     demo.add_runs([str(bad)], format="ascii-matrix")
     wait_idle(qtbot, demo)
-    assert dialogs and "bad.txt" in dialogs[-1][1] and "line 1" in dialogs[-1][1]
-    assert {k: e.result for k, e in demo.entries.items()} == before
+    assert len(dialogs) == 1 and "bad.txt" in dialogs[-1][1] and "line 1" in dialogs[-1][1]
+    assert {k: demo.entries[k].result for k in before} == before
+    failed = [e for e in demo.entries.values() if e.error]
+    assert len(failed) == 1 and failed[0].result is None and "line 1" in failed[0].error
+    assert demo.summary_model.rowCount() == 7  # not a row of the results
+    rows = [(demo.warn_model.index(r, 0).data(), demo.warn_model.index(r, 1).data())
+            for r in range(demo.warn_model.rowCount())]
+    assert ("bad.txt", "unreadable") in rows  # but listed with the data checks
+    assert "could not be read" in demo.status_label.text()
 
 
 def test_bad_assessment_keeps_the_current_one(demo, qtbot, tmp_path, dialogs):
@@ -278,8 +285,9 @@ def test_drag_and_drop_of_assessment_and_runs(win, qtbot):
     # the reader's message; the rank-list folder is scored
     assert win.assessment.n_queries == 1101
     assert win.errors and "spectralnet.txt" in win.errors[0] and "1101 x 1101" in win.errors[0]
-    assert [e.name for e in win.entries.values()] == ["lightfield-200"]
-    assert next(iter(win.entries.values())).result is not None
+    scored = [e.name for e in win.entries.values() if e.result is not None]
+    failed = [e.name for e in win.entries.values() if e.error is not None]
+    assert scored == ["lightfield-200"] and failed == ["spectralnet.txt"]
 
 
 def test_settings_remember_folder_recent_and_theme(demo, tmp_path):
@@ -339,3 +347,101 @@ def test_pvalue_model_passes_qtmodeltester(demo, qtbot, qtmodeltester):
     sig.request()
     qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
     qtmodeltester.check(sig.pmodel)
+
+
+def test_a_superseded_assessment_is_not_adopted(demo, qtbot):
+    """Opening an assessment and, at once, another: the worker and the
+    window agree on the one opened last."""
+    demo.open_assessment(str(DEMO / "target.cla"))  # leave-one-out, 1101 queries
+    demo.open_assessment(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"),
+                         graded=True)
+    wait_idle(qtbot, demo, 7)
+    assert demo.assessment.n_queries == 30
+    assert all(len(e.result.query_ids) == 30 for e in demo.entries.values())
+    assert not demo.errors
+
+
+def test_adding_runs_while_scoring_abandons_nothing(win, qtbot):
+    win.open_demo()
+    qtbot.waitUntil(lambda: win.assessment is not None, timeout=10000)
+    win.add_runs([str(DEMO / "viewharmonics.trec")], names=["Extra"])
+    wait_idle(qtbot, win, 8)
+    assert "8 of 8 runs scored" in win.status_label.text()
+
+
+def test_a_failed_session_changes_nothing(demo, qtbot, tmp_path, dialogs):
+    good = tmp_path / "good.json"
+    assert demo.save_session(str(good))
+    text = good.read_text()
+    broken = tmp_path / "broken.json"
+    doc = json.loads(text)
+    doc["assessment"]["path"] = "missing.cla"
+    doc["options"]["ranks"] = [7]
+    broken.write_text(json.dumps(doc))
+    demo.open_session(str(broken))
+    wait_idle(qtbot, demo)
+    assert "missing.cla" in dialogs[-1][1]
+    assert demo.session_path == str(good) and demo.options.ranks == (5, 10, 25, 50, 100)
+    demo.save_session_action()
+    assert good.read_text() == text  # Ctrl+S still writes the session that is open
+
+
+def test_a_changed_run_file_is_read_again(demo, qtbot, tmp_path):
+    import shutil
+    mine = tmp_path / "mine.trec"
+    shutil.copy(DEMO / "viewharmonics.trec", mine)
+    demo.add_runs([str(mine)], names=["Mine"])
+    wait_idle(qtbot, demo, 8)
+    first = next(e for e in demo.entries.values() if e.spec.name == "Mine").result
+    shutil.copy(DEMO / "randombaseline.trec", mine)
+    demo.score()
+    wait_idle(qtbot, demo, 8)
+    again = next(e for e in demo.entries.values() if e.spec.name == "Mine").result
+    assert again.mean("adr") < first.mean("adr") / 2
+
+
+def test_two_runs_of_one_name_get_distinct_names(demo, qtbot):
+    demo.add_runs([str(DEMO / "viewharmonics.trec")])
+    wait_idle(qtbot, demo, 8)
+    names = [e.name for e in demo.entries.values()]
+    assert "ViewHarmonics" in names and "ViewHarmonics (2)" in names
+
+
+def test_options_change_then_cancel_keeps_tabs_working(demo, qtbot, monkeypatch):
+    import shrec_gui.worker as worker
+    real = worker.evaluate
+
+    def slow(a, run, options, progress=None, should_stop=None):
+        def stop():
+            time.sleep(0.02)
+            return should_stop()
+        return real(a, run, options, progress=progress, should_stop=stop)
+
+    monkeypatch.setattr(worker, "evaluate", slow)
+    demo._set_options(EvalOptions(ranks=(7,), memory_budget=1))
+    demo.score()
+    first = next(iter(demo.entries))
+    qtbot.waitUntil(lambda: demo.entries[first].result.options.ranks == (7,), timeout=10000)
+    demo.cancel()
+    wait_idle(qtbot, demo)
+    demo.pq_mode.setCurrentIndex(1)
+    demo.pq_choice.setCurrentIndex(demo.pq_choice.findData("p@7"))
+    assert demo.pq_model.rowCount() == 30
+    demo.significance.request()
+    assert "At least two runs" in demo.significance.status.text() or \
+        demo.significance.comparison is None
+    assert "runs scored with the current options" in demo.status_label.text()
+
+
+def test_a_long_comparison_is_cancelled_on_close(qtbot):
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.open_demo()
+    wait_idle(qtbot, w, 7)
+    w.significance.resamples.setValue(1_000_000)
+    w.significance.request()
+    time.sleep(0.3)
+    t = time.perf_counter()
+    w.close()
+    assert time.perf_counter() - t < 3.0
+    assert w.controller.thread.isFinished()
