@@ -35,6 +35,12 @@ class SortProxy(QSortFilterProxyModel):
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
 
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        # row numbers are ranks in the current order, not the source's rows
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return section + 1
+        return super().headerData(section, orientation, role)
+
     def lessThan(self, left, right) -> bool:
         a = left.data(SORT_ROLE)
         b = right.data(SORT_ROLE)
