@@ -256,6 +256,21 @@ def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None
         write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
 
 
+def _load_run(args, path, assessment, name):
+    return load_run(path, assessment, format=args.run_format, variant=args.variant,
+                    trec_order=args.trec_order, name=name,
+                    normalize_ids=not args.no_normalize_ids)
+
+
+def _score_runs(args, assessment, options: EvalOptions) -> list:
+    """Read and score every run of the command line, in order."""
+    results = []
+    for path, name in zip(args.runs, _names(args, len(args.runs))):
+        run = _load_run(args, path, assessment, name)
+        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    return results
+
+
 # -- commands ------------------------------------------------------------------------
 
 
@@ -263,13 +278,7 @@ def cmd_evaluate(args, out) -> int:
     options = _options(args)
     assessment = _assessment(args)
     _table_keys(args, assessment, options)
-    names = _names(args, len(args.runs))
-    results = []
-    for path, name in zip(args.runs, names):
-        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
-                       trec_order=args.trec_order, name=name,
-                       normalize_ids=not args.no_normalize_ids)
-        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    results = _score_runs(args, assessment, options)
     _outputs(args, assessment, results, args.assessment, args.runs, out)
     return 0
 
@@ -303,9 +312,7 @@ def check_run(assessment, path, args, name=None) -> dict:
     """Read and check one submission; every finding as a dict."""
     entry = {"path": str(path), "name": name, "format": None, "problems": [], "notices": []}
     try:
-        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
-                       trec_order=args.trec_order, name=name,
-                       normalize_ids=not args.no_normalize_ids)
+        run = _load_run(args, path, assessment, name)
     except ContestFileError as exc:
         entry["problems"].append({"code": "unreadable", "message": str(exc), "count": 1,
                                   "examples": []})
@@ -360,13 +367,7 @@ def cmd_compare(args, out) -> int:
     options = _options(args)
     _check_keys([args.measure], options.ranks)
     assessment = _assessment(args)
-    names = _names(args, len(args.runs))
-    results = []
-    for path, name in zip(args.runs, names):
-        run = load_run(path, assessment, format=args.run_format, variant=args.variant,
-                       trec_order=args.trec_order, name=name,
-                       normalize_ids=not args.no_normalize_ids)
-        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    results = _score_runs(args, assessment, options)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(results, args.measure, tests=tests, correction=args.correction,
                 alpha=args.alpha, resamples=args.resamples, seed=args.seed,
