@@ -21,6 +21,7 @@ from core import Cancelled, EvalOptions, evaluate, query_detail
 from core.errors import ContestFileError
 from core.model import AssessmentError
 from core.options import OptionsError
+from core.formats.matrix import parse_in_blocks
 from core.readers import load_assessment, load_run
 from core.stats import StatsError, compare
 
@@ -115,6 +116,8 @@ class ScoringWorker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
+        # large ASCII matrices in blocks: the GUI thread gets the GIL between them
+        parse_in_blocks()
         self._assessment = None
         self._runs: dict = {}       # cache key -> Run
         self._by_key: dict = {}     # run key -> Run

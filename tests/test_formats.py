@@ -465,6 +465,7 @@ def test_ascii_matrix_read_in_blocks_is_identical(tmp_path, loo, monkeypatch):
     d = distances(N, N)
     p = write_ascii_matrix(tmp_path / "m.txt", d, crlf=True)
     p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\r\n\r\n", 3))
+    monkeypatch.setattr(mx, "BLOCK_VALUES", None)
     whole = load_run(p, loo)
     monkeypatch.setattr(mx, "BLOCK_VALUES", 2 * N + 1)  # two rows per block
     blocks = load_run(p, loo)

@@ -155,15 +155,28 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
                      format="ASCII matrix")
 
 
-#: numbers parsed per numpy.loadtxt call (about 40 ms of C code holding the GIL)
-BLOCK_VALUES = 1_000_000
+#: None: the whole file in one numpy.loadtxt call (the fastest).  A number:
+#: parse blocks of about that many values (1,000,000 is about 40 ms of C code
+#: holding the GIL), so that a GUI thread stays responsive while a worker
+#: thread reads a large matrix, at some cost in throughput.  The desktop app
+#: sets it with :func:`parse_in_blocks`.
+BLOCK_VALUES: int | None = None
+
+
+def parse_in_blocks(values: int | None = 1_000_000) -> None:
+    global BLOCK_VALUES
+    BLOCK_VALUES = values
 
 
 def _loadtxt_blocks(path) -> np.ndarray:
-    """numpy's C parser (the fastest there is) over blocks of lines: each
-    call holds the GIL only for a block, so a GUI thread stays responsive
-    while a worker thread reads a large matrix.  Raises ValueError (and
-    UnicodeError) for content it refuses; the caller then diagnoses."""
+    """numpy's C parser (the fastest there is), over the whole file or over
+    blocks of lines (see BLOCK_VALUES).  Raises ValueError (and UnicodeError)
+    for content it refuses; the caller then diagnoses."""
+    if BLOCK_VALUES is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
+            return np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2,
+                              encoding="utf-8-sig")
     pieces = []
     with open(path, encoding="utf-8-sig") as fh, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
