@@ -226,14 +226,10 @@ def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: 
     # grade look-up table: column 0 = unknown id, 1 = padding, 2 + j = item j
     dtype = np.int8 if a.top_grade < 128 else np.int32
     table = np.zeros((B, a.n_items + 2), dtype=dtype)
+    # blocks are runs of consecutive queries: their judgments are one slice
     lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-    if qs.size and np.all(np.diff(qs) == 1):
-        jr = prep.judged_rows[lo:hi] - qs[0]
-        table[jr, prep.judged_items[lo:hi] + 2] = prep.judged_grades[lo:hi]
-    else:
-        for b, q in enumerate(qs):
-            s, e = prep.indptr[q], prep.indptr[q + 1]
-            table[b, prep.judged_items[s:e] + 2] = prep.judged_grades[s:e]
+    table[prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi] + 2] = \
+        prep.judged_grades[lo:hi]
     W = max(idx.shape[1], width)
     G = np.zeros((B, W), dtype=dtype)
     if idx.shape[1]:
@@ -324,7 +320,7 @@ def _curve_x(key: str, o: EvalOptions) -> np.ndarray:
 
 
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
-    L = max(getattr(run, "max_length", a.n_items), width)
+    L = max(run.max_length, width)
     per_query = 64 * L + a.n_items + 2
     return int(max(1, min(budget // per_query, 65536)))
 

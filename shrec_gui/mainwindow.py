@@ -562,27 +562,11 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str) -> None:
         """Open a session/contest file, an assessment, or a run, told apart by content."""
-        path = str(path)
-        if path.lower().endswith(".json"):
-            self.open_session(path)
-            return
-        try:
-            kind = sniff(path)
-        except ContestFileError as exc:
-            self._tell("Cannot open the file", str(exc))
-            return
-        if kind in ("cla", "qrels"):
-            self.open_assessment(path)
-            self._remember_recent(path)
-        elif kind is not None or os.path.isdir(path):
-            self.add_runs([path])
-        else:
-            self._tell("Cannot open the file", f"{path}: this is neither an assessment (.cla, "
-                       "qrels) nor a run (matrix, TREC run, folder of rank lists).")
+        self.open_files([path])
 
     def open_files(self, paths) -> None:
-        """Several files at once (drag and drop, command line): an assessment
-        first, then the runs."""
+        """Open files and folders (recent files, drag and drop, command line):
+        a session, or an assessment first and then the runs."""
         paths = [str(p) for p in paths]
         kinds = {}
         for p in paths:
@@ -591,19 +575,22 @@ class MainWindow(QMainWindow):
             except ContestFileError as exc:
                 self._tell("Cannot open the file", str(exc))
                 return
+            if kinds[p] is None and not os.path.isdir(p):
+                self._tell("Cannot open the file", f"{p}: this is neither an assessment (.cla, "
+                           "qrels) nor a run (matrix, TREC run, folder of rank lists).")
+                return
         sessions = [p for p in paths if kinds[p] == "session"]
         if sessions:
             self.open_session(sessions[0])
             return
         assessments = [p for p in paths if kinds[p] in ("cla", "qrels")]
-        runs = [p for p in paths if p not in assessments]
+        runs = [{"path": p} for p in paths if p not in assessments]
         if assessments:
-            extra = [{"path": p} for p in runs]
-            current = [] if self.assessment is None else None
-            self.open_assessment(assessments[0], runs=extra if current is not None else
-                                 [self._entry_dict(e) for e in self.entries.values()] + extra)
+            self.open_assessment(assessments[0], runs=[self._entry_dict(e) for e in
+                                                       self.entries.values()] + runs)
+            self._remember_recent(assessments[0])
         elif runs:
-            self.add_runs(runs)
+            self.add_runs([r["path"] for r in runs])
 
     def _entry_dict(self, e: RunEntry) -> dict:
         return {"path": e.spec.path, "name": e.spec.name, "format": e.spec.format,

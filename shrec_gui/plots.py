@@ -198,7 +198,7 @@ class CurvesWidget(QWidget):
             self._items = [(name, colour, pi.plot([], [], name=name,
                                                   pen=pg.mkPen(colour, width=2)))
                            for name, colour in wanted]
-        for (name, colour, item), (_, _, x, y) in zip(self._items, data):
+        for (_, colour, item), (_, _, x, y) in zip(self._items, data):
             item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
             pi.setXRange(0, 1, padding=0.02)
@@ -300,11 +300,6 @@ class RankedListWidget(QWidget):
 
     def show_error(self, key: int, query_id: str, message: str) -> None:
         self.info.setText(message)
-
-
-def apply_plot_theme(dark: bool) -> None:
-    pg.setConfigOptions(background="#202124" if dark else "w", foreground="#e8e8e8" if dark
-                        else "#202020", antialias=True)
 
 
 def set_widget_theme(widget: pg.PlotWidget, dark: bool) -> None:

@@ -193,7 +193,8 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
 
 
 def test_debug_shows_the_traceback():
-    with pytest.raises(Exception):
+    from core.errors import FileAccessError
+    with pytest.raises(FileAccessError, match="cannot read the file"):
         main(["evaluate", *ARGS, "/no/such/run.trec", "--debug"], out=io.StringIO())
 
 

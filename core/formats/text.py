@@ -4,10 +4,7 @@ no final newline.  Binary garbage is told apart from text."""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 from ..errors import FileAccessError, FormatError
 
@@ -51,14 +48,6 @@ def read_text(path, what: str) -> str:
     return decode(read_bytes(path), path, what)
 
 
-def lines(text: str) -> Iterator[tuple[int, list[str]]]:
-    """(1-based line number, tokens) of every non-blank line."""
-    for n, line in enumerate(text.splitlines(), start=1):
-        toks = line.split()
-        if toks:
-            yield n, toks
-
-
 def column_of(text_line: str, index: int) -> int:
     """1-based column of the index-th whitespace token of a line."""
     pos = 0
@@ -68,10 +57,6 @@ def column_of(text_line: str, index: int) -> int:
             return pos + 1
         pos += len(tok)
     return len(text_line) + 1
-
-
-def display_path(path) -> str:
-    return os.fspath(Path(path))
 
 
 def is_number(tok: str) -> bool:
