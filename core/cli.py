@@ -17,23 +17,34 @@ import numpy as np
 
 from . import __version__
 from .atomic import write_text
-from .contest import (load_contest_assessment, load_contest_run, read_contest)
+from .contest import load_contest_assessment, load_contest_run, read_contest
 from .engine import Cancelled, evaluate
 from .errors import ContestFileError
 from .measures import expand
 from .model import AssessmentError
 from .options import PR_INTERPOLATIONS, EvalOptions, OptionsError
-from .readers import (ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS,
-                      detect_assessment_format, load_assessment, load_run)
-from .report import (Summary, default_rank_key, headline_keys, to_json, write_csv_dir,
-                     write_report)
+from .readers import (
+    ASSESSMENT_FORMATS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+    detect_assessment_format,
+    load_assessment,
+    load_run,
+)
+from .report import Summary, default_rank_key, headline_keys, to_json, write_csv_dir, write_report
 from .resources import demo_manifest
 from .stats import CORRECTIONS, TESTS, StatsError, compare
 
 PROG = "shrec-eval"
 #: data checks that make ``check`` fail; the others are reported as notices
-PROBLEMS = {"unknown_ids", "duplicate_ids", "missing_queries", "extra_queries",
-            "query_line_mismatch", "unreadable"}
+PROBLEMS = {
+    "unknown_ids",
+    "duplicate_ids",
+    "missing_queries",
+    "extra_queries",
+    "query_line_mismatch",
+    "unreadable",
+}
 
 
 class UsageError(Exception):
@@ -49,7 +60,9 @@ def _ranks(text: str) -> tuple[int, ...]:
     try:
         ranks = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"ranks must be whole numbers like 5,10,25: {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"ranks must be whole numbers like 5,10,25: {text!r}"
+        ) from None
     if not ranks or min(ranks) < 1:
         raise argparse.ArgumentTypeError(f"ranks must be positive whole numbers: {text!r}")
     return ranks
@@ -59,7 +72,9 @@ def _positive(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a positive whole number was expected: {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"a positive whole number was expected: {text!r}"
+        ) from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"a positive whole number was expected: {text!r}")
     return v
@@ -67,53 +82,112 @@ def _positive(text: str) -> int:
 
 def _add_reading(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("reading the files")
-    g.add_argument("--queries", metavar="QUERY.cla",
-                   help="query classification: external queries, relevant = same class name")
-    g.add_argument("--sister-classes", action="store_true",
-                   help="graded relevance from the .cla: same class 2, sister classes 1")
-    g.add_argument("--collection-size", type=_positive, metavar="N",
-                   help="collection size (TREC qrels do not know it; also changes TN)")
+    g.add_argument(
+        "--queries",
+        metavar="QUERY.cla",
+        help="query classification: external queries, relevant = same class name",
+    )
+    g.add_argument(
+        "--sister-classes",
+        action="store_true",
+        help="graded relevance from the .cla: same class 2, sister classes 1",
+    )
+    g.add_argument(
+        "--collection-size",
+        type=_positive,
+        metavar="N",
+        help="collection size (TREC qrels do not know it; also changes TN)",
+    )
     g.add_argument("--collection", metavar="FILE", help="collection ids, one per line (qrels)")
-    g.add_argument("--assessment-format", choices=sorted(ASSESSMENT_FORMATS),
-                   help="override the detected assessment format")
-    g.add_argument("--run-format", choices=sorted(RUN_FORMATS),
-                   help="override the detected run format (all runs)")
-    g.add_argument("--variant", choices=sorted(RANKLIST_VARIANTS),
-                   help="rank-list variant (detected from content by default)")
-    g.add_argument("--trec-order", action="store_true",
-                   help="sort TREC runs as trec_eval does (score desc, docno desc)")
-    g.add_argument("--no-normalize-ids", action="store_true",
-                   help="keep ids as written (no m/model_ prefix or zero-padding removal)")
-    g.add_argument("--names", metavar="N1,N2,...",
-                   help="run names, comma separated, in the order of the run files")
+    g.add_argument(
+        "--assessment-format",
+        choices=sorted(ASSESSMENT_FORMATS),
+        help="override the detected assessment format",
+    )
+    g.add_argument(
+        "--run-format",
+        choices=sorted(RUN_FORMATS),
+        help="override the detected run format (all runs)",
+    )
+    g.add_argument(
+        "--variant",
+        choices=sorted(RANKLIST_VARIANTS),
+        help="rank-list variant (detected from content by default)",
+    )
+    g.add_argument(
+        "--trec-order",
+        action="store_true",
+        help="sort TREC runs as trec_eval does (score desc, docno desc)",
+    )
+    g.add_argument(
+        "--no-normalize-ids",
+        action="store_true",
+        help="keep ids as written (no m/model_ prefix or zero-padding removal)",
+    )
+    g.add_argument(
+        "--names",
+        metavar="N1,N2,...",
+        help="run names, comma separated, in the order of the run files",
+    )
 
 
 def _add_engine(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("measures")
-    g.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...",
-                   help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)")
-    g.add_argument("--curve-length", type=_positive, default=100, metavar="N",
-                   help="ranks of the (N)(D)CG and F curves (default 100)")
-    g.add_argument("--pr-levels", type=int, choices=(11, 21), default=21,
-                   help="recall levels of the precision-recall curve (default 21)")
-    g.add_argument("--pr-interpolation", choices=PR_INTERPOLATIONS, default="max",
-                   help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB")
-    g.add_argument("--keep-self", action="store_true",
-                   help="do not remove a query from its own ranked list (leave-one-out)")
-    g.add_argument("--psb-cutoff", action="store_true",
-                   help="leave queries of classes with at most 2 members out of the means")
+    g.add_argument(
+        "--ranks",
+        type=_ranks,
+        default=EvalOptions().ranks,
+        metavar="K1,K2,...",
+        help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)",
+    )
+    g.add_argument(
+        "--curve-length",
+        type=_positive,
+        default=100,
+        metavar="N",
+        help="ranks of the (N)(D)CG and F curves (default 100)",
+    )
+    g.add_argument(
+        "--pr-levels",
+        type=int,
+        choices=(11, 21),
+        default=21,
+        help="recall levels of the precision-recall curve (default 21)",
+    )
+    g.add_argument(
+        "--pr-interpolation",
+        choices=PR_INTERPOLATIONS,
+        default="max",
+        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB",
+    )
+    g.add_argument(
+        "--keep-self",
+        action="store_true",
+        help="do not remove a query from its own ranked list (leave-one-out)",
+    )
+    g.add_argument(
+        "--psb-cutoff",
+        action="store_true",
+        help="leave queries of classes with at most 2 members out of the means",
+    )
     g.add_argument("--f-beta", type=float, default=1.0, help="weight of the F-measure curve")
 
 
 def _add_output(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
-    g.add_argument("--rank-by", metavar="KEY",
-                   help="measure that ranks the runs (default adr if graded, else ap_trec_r)")
+    g.add_argument(
+        "--rank-by",
+        metavar="KEY",
+        help="measure that ranks the runs (default adr if graded, else ap_trec_r)",
+    )
     g.add_argument("--columns", metavar="K1,K2,...", help="measures of the printed table")
     g.add_argument("--json", metavar="FILE", help="write every number as JSON (see README)")
     g.add_argument("--csv", metavar="DIR", help="write summary.csv and per_query.csv")
-    g.add_argument("--report", metavar="DIR",
-                   help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html")
+    g.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,30 +206,50 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("runs", nargs="+", metavar="RUN")
     _add_reading(ch)
     ch.add_argument("--keep-self", action="store_true", help=argparse.SUPPRESS)
-    ch.add_argument("--strict", action="store_true",
-                    help="count notices (truncated lists, ties, ...) as problems too")
+    ch.add_argument(
+        "--strict",
+        action="store_true",
+        help="count notices (truncated lists, ties, ...) as problems too",
+    )
     ch.add_argument("--json", metavar="FILE", help="write the checks as JSON")
-    co = sub.add_parser("compare", help="which differences are real: paired tests, "
-                        "confidence intervals, corrected p-values")
+    co = sub.add_parser(
+        "compare",
+        help="which differences are real: paired tests, confidence intervals, corrected p-values",
+    )
     co.add_argument("assessment", metavar="ASSESSMENT")
     co.add_argument("runs", nargs="+", metavar="RUN")
     _add_reading(co)
     _add_engine(co)
     g = co.add_argument_group("comparison")
     g.add_argument("--measure", required=True, metavar="KEY", help="the measure to compare on")
-    g.add_argument("--test", action="append", choices=sorted(TESTS), dest="tests",
-                   help="paired test (repeat for several; default all three)")
-    g.add_argument("--correction", choices=sorted(CORRECTIONS), default="holm",
-                   help="multiple-comparison correction across the pairs (default holm)")
+    g.add_argument(
+        "--test",
+        action="append",
+        choices=sorted(TESTS),
+        dest="tests",
+        help="paired test (repeat for several; default all three)",
+    )
+    g.add_argument(
+        "--correction",
+        choices=sorted(CORRECTIONS),
+        default="holm",
+        help="multiple-comparison correction across the pairs (default holm)",
+    )
     g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    g.add_argument("--resamples", type=_positive, default=10000,
-                   help="randomization and bootstrap resamples (10000)")
+    g.add_argument(
+        "--resamples",
+        type=_positive,
+        default=10000,
+        help="randomization and bootstrap resamples (10000)",
+    )
     g.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    g.add_argument("--confidence", type=float, default=0.95,
-                   help="confidence level of the intervals (0.95)")
+    g.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)"
+    )
     g.add_argument("--json", metavar="FILE", help="means, intervals, raw and corrected p-values")
-    g.add_argument("--report", metavar="DIR",
-                   help="the report files with significance markers on the measure")
+    g.add_argument(
+        "--report", metavar="DIR", help="the report files with significance markers on the measure"
+    )
     me = sub.add_parser("measures", help="list the measures (key, label, definition)")
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
     de = sub.add_parser("demo", help="score the bundled demo contest and print its table")
@@ -192,11 +286,16 @@ class Progress:
 
 
 def _options(args) -> EvalOptions:
-    return EvalOptions(ranks=args.ranks, curve_length=args.curve_length,
-                       pr_levels=args.pr_levels, pr_interpolation=args.pr_interpolation,
-                       remove_self=not args.keep_self, psb_class_cutoff=args.psb_cutoff,
-                       collection_size=getattr(args, "collection_size", None),
-                       f_beta=args.f_beta)
+    return EvalOptions(
+        ranks=args.ranks,
+        curve_length=args.curve_length,
+        pr_levels=args.pr_levels,
+        pr_interpolation=args.pr_interpolation,
+        remove_self=not args.keep_self,
+        psb_class_cutoff=args.psb_cutoff,
+        collection_size=getattr(args, "collection_size", None),
+        f_beta=args.f_beta,
+    )
 
 
 def _names(args, n: int) -> list[str | None]:
@@ -213,10 +312,15 @@ def _assessment(args):
     # qrels need the collection size to know the collection; for a .cla it
     # only overrides Ds in the engine (TN, accuracy)
     size = args.collection_size if fmt == "qrels" else None
-    return load_assessment(args.assessment, format=fmt, queries=args.queries,
-                           graded=args.sister_classes, collection_size=size,
-                           collection=args.collection,
-                           normalize_ids=not args.no_normalize_ids)
+    return load_assessment(
+        args.assessment,
+        format=fmt,
+        queries=args.queries,
+        graded=args.sister_classes,
+        collection_size=size,
+        collection=args.collection,
+        normalize_ids=not args.no_normalize_ids,
+    )
 
 
 def _check_keys(keys: Sequence[str], ranks) -> None:
@@ -229,8 +333,11 @@ def _check_keys(keys: Sequence[str], ranks) -> None:
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure, checked before scoring."""
     rank_key = args.rank_by or default_rank_key(assessment)
-    keys = [k.strip() for k in args.columns.split(",")] if args.columns else \
-        headline_keys([m.key for m in expand(options.ranks)])
+    keys = (
+        [k.strip() for k in args.columns.split(",")]
+        if args.columns
+        else headline_keys([m.key for m in expand(options.ranks)])
+    )
     _check_keys(keys + [rank_key], options.ranks)
     return keys, rank_key
 
@@ -242,13 +349,27 @@ def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None
         for w in r.warnings:
             out.write(f"note: {r.run_name}: {w}\n")
     if args.json:
-        reading = {k: getattr(args, k) for k in ("queries", "sister_classes", "collection",
-                                                 "run_format", "variant", "trec_order")
-                   if hasattr(args, k)}
+        reading = {
+            k: getattr(args, k)
+            for k in (
+                "queries",
+                "sister_classes",
+                "collection",
+                "run_format",
+                "variant",
+                "trec_order",
+            )
+            if hasattr(args, k)
+        }
         if hasattr(args, "no_normalize_ids"):
             reading["normalize_ids"] = not args.no_normalize_ids
-        doc = to_json(assessment, results, assessment_path=assessment_path, run_paths=run_paths,
-                      reader_options=reading)
+        doc = to_json(
+            assessment,
+            results,
+            assessment_path=assessment_path,
+            run_paths=run_paths,
+            reader_options=reading,
+        )
         write_text(args.json, json.dumps(doc, indent=1, allow_nan=False) + "\n")
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
@@ -257,9 +378,15 @@ def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None
 
 
 def _load_run(args, path, assessment, name):
-    return load_run(path, assessment, format=args.run_format, variant=args.variant,
-                    trec_order=args.trec_order, name=name,
-                    normalize_ids=not args.no_normalize_ids)
+    return load_run(
+        path,
+        assessment,
+        format=args.run_format,
+        variant=args.variant,
+        trec_order=args.trec_order,
+        name=name,
+        normalize_ids=not args.no_normalize_ids,
+    )
 
 
 def _score_runs(args, assessment, options: EvalOptions) -> list:
@@ -292,10 +419,18 @@ def cmd_demo(args, out) -> int:
     for entry in spec.runs:
         run = load_contest_run(spec, entry, assessment)
         results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
-    out.write(f"{spec.name}: {assessment.n_queries} queries, collection of "
-              f"{assessment.collection_size}, {assessment.kind}\n\n")
-    _outputs(args, assessment, results, spec.resolve(spec.assessment["path"]),
-             [spec.resolve(e["path"]) for e in spec.runs], out)
+    out.write(
+        f"{spec.name}: {assessment.n_queries} queries, collection of "
+        f"{assessment.collection_size}, {assessment.kind}\n\n"
+    )
+    _outputs(
+        args,
+        assessment,
+        results,
+        spec.resolve(spec.assessment["path"]),
+        [spec.resolve(e["path"]) for e in spec.runs],
+        out,
+    )
     return 0
 
 
@@ -314,15 +449,23 @@ def check_run(assessment, path, args, name=None) -> dict:
     try:
         run = _load_run(args, path, assessment, name)
     except ContestFileError as exc:
-        entry["problems"].append({"code": "unreadable", "message": str(exc), "count": 1,
-                                  "examples": []})
+        entry["problems"].append(
+            {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
+        )
         entry["verdict"] = "cannot be read"
         return entry
     # the engine runs every data check (coverage, truncation, ties) as it scores
-    result = evaluate(assessment, run, EvalOptions(remove_self=not args.keep_self,
-                                                   collection_size=args.collection_size))
-    entry.update(name=run.name, format=run.format, queries=len(run.query_ids),
-                 assessment_queries=assessment.n_queries)
+    result = evaluate(
+        assessment,
+        run,
+        EvalOptions(remove_self=not args.keep_self, collection_size=args.collection_size),
+    )
+    entry.update(
+        name=run.name,
+        format=run.format,
+        queries=len(run.query_ids),
+        assessment_queries=assessment.n_queries,
+    )
     for w in result.warnings:
         if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
             continue  # about the assessment, not the submission
@@ -335,27 +478,38 @@ def check_run(assessment, path, args, name=None) -> dict:
 def cmd_check(args, out) -> int:
     assessment = _assessment(args)
     names = _names(args, len(args.runs))
-    report = {"tool": {"name": PROG, "version": __version__},
-              "assessment": {"path": args.assessment, "kind": assessment.kind,
-                             "queries": assessment.n_queries,
-                             "collection_size": args.collection_size or
-                             assessment.collection_size},
-              "runs": []}
-    out.write(f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
-              f"collection of {assessment.collection_size}\n")
+    report = {
+        "tool": {"name": PROG, "version": __version__},
+        "assessment": {
+            "path": args.assessment,
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": args.collection_size or assessment.collection_size,
+        },
+        "runs": [],
+    }
+    out.write(
+        f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
+        f"collection of {assessment.collection_size}\n"
+    )
     for path, name in zip(args.runs, names):
         e = check_run(assessment, path, args, name)
         report["runs"].append(e)
         out.write(f"\n{path}\n")
         if e["format"]:
-            out.write(f"  format: {e['format']}\n  queries: {e['queries']} in the run, "
-                      f"{e['assessment_queries']} in the assessment\n")
+            out.write(
+                f"  format: {e['format']}\n  queries: {e['queries']} in the run, "
+                f"{e['assessment_queries']} in the assessment\n"
+            )
         for kind in ("problems", "notices"):
             for w in e[kind]:
                 ex = f" (e.g. {', '.join(w['examples'])})" if w["examples"] else ""
                 label = "problem" if kind == "problems" else "notice"
-                text = w["message"] if w["code"] == "unreadable" else \
-                    f"{w['message']}: {w['count']}{ex}"
+                text = (
+                    w["message"]
+                    if w["code"] == "unreadable"
+                    else f"{w['message']}: {w['count']}{ex}"
+                )
                 out.write(f"  {label}: {text}\n")
         out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
     if args.json:
@@ -369,32 +523,60 @@ def cmd_compare(args, out) -> int:
     assessment = _assessment(args)
     results = _score_runs(args, assessment, options)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
-    c = compare(results, args.measure, tests=tests, correction=args.correction,
-                alpha=args.alpha, resamples=args.resamples, seed=args.seed,
-                confidence=args.confidence, progress=Progress(label="comparing"))
+    c = compare(
+        results,
+        args.measure,
+        tests=tests,
+        correction=args.correction,
+        alpha=args.alpha,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        progress=Progress(label="comparing"),
+    )
     out.write(comparison_text(c))
     if args.json:
-        write_text(args.json, json.dumps({"tool": {"name": PROG, "version": __version__},
-                                          "assessment": args.assessment,
-                                          "comparison": c.to_dict()}, indent=1,
-                                         allow_nan=False) + "\n")
+        write_text(
+            args.json,
+            json.dumps(
+                {
+                    "tool": {"name": PROG, "version": __version__},
+                    "assessment": args.assessment,
+                    "comparison": c.to_dict(),
+                },
+                indent=1,
+                allow_nan=False,
+            )
+            + "\n",
+        )
     if args.report:
-        write_report(args.report, assessment, results, rank_key=args.measure, comparison=c,
-                     test=tests[0])
+        write_report(
+            args.report, assessment, results, rank_key=args.measure, comparison=c, test=tests[0]
+        )
     return 0
 
 
 def comparison_text(c) -> str:
     """The ranking with intervals, then a matrix of corrected p-values per test."""
     pct = f"{c.confidence:.0%}"
-    lines = [f"{c.label} [{c.measure}]: {', '.join(TESTS[t] for t in c.tests)}; "
-             f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
-             f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}", ""]
+    lines = [
+        f"{c.label} [{c.measure}]: {', '.join(TESTS[t] for t in c.tests)}; "
+        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
+        "",
+    ]
     rows = [["Rank", "Run", "Mean", f"{pct} CI", "Queries"]]
     for i, r in enumerate(c.ranking(), start=1):
         ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
-        rows.append([str(i), r.name, f"{r.mean:.4f}" if r.mean is not None else "", ci,
-                     f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else "")])
+        rows.append(
+            [
+                str(i),
+                r.name,
+                f"{r.mean:.4f}" if r.mean is not None else "",
+                ci,
+                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
+            ]
+        )
     lines += _grid(rows)
     order = [r.name for r in c.ranking()]
     index = [r.name for r in c.runs]
@@ -406,25 +588,42 @@ def comparison_text(c) -> str:
             row = [a]
             for b in order:
                 v = m[index.index(a), index.index(b)]
-                row.append("-" if a == b else "" if np.isnan(v) else
-                           f"{v:.4f}" + ("*" if v < c.alpha else " "))
+                row.append(
+                    "-"
+                    if a == b
+                    else ""
+                    if np.isnan(v)
+                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
+                )
             grid.append(row)
         lines += _grid(grid)
     left = [p for p in c.pairs if p.n_left_out]
     if left:
-        lines += ["", "Queries left out (measure undefined for a run of the pair): "
-                  + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left)]
+        lines += [
+            "",
+            "Queries left out (measure undefined for a run of the pair): "
+            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
+        ]
     return "\n".join(lines) + "\n"
 
 
 def _grid(rows) -> list[str]:
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in
-                      enumerate(zip(r, widths))).rstrip() for r in rows]
+    return [
+        "  ".join(
+            c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))
+        ).rstrip()
+        for r in rows
+    ]
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "check": cmd_check, "compare": cmd_compare,
-            "measures": cmd_measures, "demo": cmd_demo}
+COMMANDS = {
+    "evaluate": cmd_evaluate,
+    "check": cmd_check,
+    "compare": cmd_compare,
+    "measures": cmd_measures,
+    "demo": cmd_demo,
+}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -444,8 +643,10 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     except Exception as exc:
         if debug:
             raise
-        if isinstance(exc, (UsageError, ContestFileError, OptionsError, AssessmentError,
-                            Cancelled, StatsError)):
+        if isinstance(
+            exc,
+            (UsageError, ContestFileError, OptionsError, AssessmentError, Cancelled, StatsError),
+        ):
             msg = str(exc)
         elif isinstance(exc, OSError):
             msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")

@@ -16,12 +16,19 @@ from functools import cached_property
 import numpy as np
 
 from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
-from .model import (MAX_EXAMPLES, PAD, Assessment, AssessmentError, DataWarning, Run,
-                    make_warning)
+from .model import MAX_EXAMPLES, PAD, Assessment, AssessmentError, DataWarning, Run, make_warning
 from .options import EvalOptions
 
-__all__ = ["Cancelled", "CurveData", "RunResult", "QueryDetail", "evaluate",
-           "evaluate_runs", "query_detail", "RECALL_PERCENT_LEVELS"]
+__all__ = [
+    "Cancelled",
+    "CurveData",
+    "RunResult",
+    "QueryDetail",
+    "evaluate",
+    "evaluate_runs",
+    "query_detail",
+    "RECALL_PERCENT_LEVELS",
+]
 
 RECALL_PERCENT_LEVELS = np.arange(10, 101, 10)
 PSB_PR_LEVELS = 20
@@ -47,8 +54,11 @@ class CurveData:
     per_query: np.ndarray
 
     def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
-        d = {"x": _jsonable(self.x), "mean": _jsonable(self.mean),
-             "count": [int(c) for c in self.count]}
+        d = {
+            "x": _jsonable(self.x),
+            "mean": _jsonable(self.mean),
+            "count": [int(c) for c in self.count],
+        }
         if query_ids is not None:
             d["per_query"] = {q: _jsonable(row) for q, row in zip(query_ids, self.per_query)}
         return d
@@ -114,8 +124,9 @@ class RunResult:
         return None if np.isnan(v) else float(v)
 
     def per_query(self, key: str) -> dict[str, float | None]:
-        return {q: (None if np.isnan(v) else float(v))
-                for q, v in zip(self.query_ids, self.column(key))}
+        return {
+            q: (None if np.isnan(v) else float(v)) for q, v in zip(self.query_ids, self.column(key))
+        }
 
     def class_means(self, key: str) -> dict[str, float | None]:
         """Mean of ``key`` per query class (needs classes in the assessment)."""
@@ -182,21 +193,24 @@ def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
     qidx, items, grades = qidx[keep], items[keep], grades[keep]
     # judged items of grade >= each distinct grade level (the ideal vectors)
     levels = np.unique(np.concatenate((a.judged_grades, [a.top_grade])))
-    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in levels],
-                   axis=1).astype(np.int64)
+    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in levels], axis=1).astype(
+        np.int64
+    )
     ch = nge[:, -1]
     cm = nge[:, 0] - ch
     size = options.collection_size if options.collection_size is not None else a.collection_size
     if size < a.n_items:
-        raise AssessmentError(f"collection size {size} is smaller than the {a.n_items} items "
-                              "the assessment names")
+        raise AssessmentError(
+            f"collection size {size} is smaller than the {a.n_items} items the assessment names"
+        )
     ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
     indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
     return _Prepared(ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size)
 
 
-def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray,
-                width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _gain_block(
+    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gain matrix (len(qs), >= width), list lengths and item indices of the
     assessment queries ``qs`` (self-matches removed)."""
     B = qs.size
@@ -205,8 +219,11 @@ def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: 
     if present.all():
         idx, lengths = run.ranked_block(rows)
     else:
-        sub, sub_len = run.ranked_block(rows[present]) if present.any() else (
-            np.zeros((0, 0), np.int32), np.zeros(0, np.int64))
+        sub, sub_len = (
+            run.ranked_block(rows[present])
+            if present.any()
+            else (np.zeros((0, 0), np.int32), np.zeros(0, np.int64))
+        )
         idx = np.full((B, sub.shape[1]), PAD, dtype=np.int32)
         idx[present] = sub
         lengths = np.zeros(B, dtype=np.int64)
@@ -228,12 +245,11 @@ def _gain_block(a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: 
     table = np.zeros((B, a.n_items + 2), dtype=dtype)
     # blocks are runs of consecutive queries: their judgments are one slice
     lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-    table[prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi] + 2] = \
-        prep.judged_grades[lo:hi]
+    table[prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi] + 2] = prep.judged_grades[lo:hi]
     W = max(idx.shape[1], width)
     G = np.zeros((B, W), dtype=dtype)
     if idx.shape[1]:
-        G[:, :idx.shape[1]] = np.take_along_axis(table, idx + 2, axis=1)
+        G[:, : idx.shape[1]] = np.take_along_axis(table, idx + 2, axis=1)
     return G, lengths, idx
 
 
@@ -246,7 +262,7 @@ def _chunk_curves(ctx: ChunkContext, o: EvalOptions) -> dict[str, np.ndarray]:
         "ncg": _ratio(ctx.cg[:, :n], ctx.icg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
         "ndcg": _ratio(ctx.dcg[:, :n], ctx.idcg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
     }
-    b2 = o.f_beta ** 2
+    b2 = o.f_beta**2
     k = np.arange(1, n + 1)
     h = ctx.cum_rel[:, :n].astype(np.float64)
     f = (1 + b2) * h / (b2 * ctx.cr[:, None] + k[None, :])
@@ -331,19 +347,33 @@ def _query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]
     warnings = []
     missing = [q for q, r in zip(a.query_ids, qrow) if r < 0]
     if missing:
-        warnings.append(make_warning(
-            "missing_queries", "queries of the assessment missing from the run "
-            "(scored as empty lists)", missing))
+        warnings.append(
+            make_warning(
+                "missing_queries",
+                "queries of the assessment missing from the run (scored as empty lists)",
+                missing,
+            )
+        )
     extra = [q for q in run.query_ids if a.query_index(q) is None]
     if extra:
-        warnings.append(make_warning(
-            "extra_queries", "queries of the run that the assessment does not have (ignored)",
-            extra))
+        warnings.append(
+            make_warning(
+                "extra_queries",
+                "queries of the run that the assessment does not have (ignored)",
+                extra,
+            )
+        )
     return qrow, warnings
 
 
-def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = None, *,
-             progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> RunResult:
+def evaluate(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> RunResult:
     """Score one run: every measure of the registry per query, the run
     means, and every curve.
 
@@ -354,16 +384,20 @@ def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = Non
     o = options or EvalOptions()
     a = assessment
     if run.n_items != a.n_items:
-        raise AssessmentError(f"run {run.name!r} was built for a collection of {run.n_items} "
-                              f"items, the assessment has {a.n_items}")
+        raise AssessmentError(
+            f"run {run.name!r} was built for a collection of {run.n_items} "
+            f"items, the assessment has {a.n_items}"
+        )
     measures = expand(o.ranks)
     prep = _prepare(a, o)
     qrow, warnings = _query_rows(a, run)
     nq = a.n_queries
     width = max(max(o.ranks), o.curve_length)
     values = np.empty((nq, len(measures)))
-    curves_pq = {key: np.empty((nq, _curve_x(key, o).size)) for key in
-                 ("pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall", "dcg_recall")}
+    curves_pq = {
+        key: np.empty((nq, _curve_x(key, o).size))
+        for key in ("pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall", "dcg_recall")
+    }
     va_all = np.zeros(nq, dtype=np.int64)
     step = _chunk_size(a, run, width, o.memory_budget)
     for start in range(0, nq, step):
@@ -371,8 +405,17 @@ def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = Non
             raise Cancelled()
         qs = np.arange(start, min(start + step, nq))
         G, lengths, _ = _gain_block(a, run, prep, qs, qrow, width)
-        ctx = ChunkContext(G, lengths, prep.ch[qs], prep.cm[qs], prep.ds[qs], prep.nge[qs],
-                           prep.levels, a.top_grade, o)
+        ctx = ChunkContext(
+            G,
+            lengths,
+            prep.ch[qs],
+            prep.cm[qs],
+            prep.ds[qs],
+            prep.nge[qs],
+            prep.levels,
+            a.top_grade,
+            o,
+        )
         for j, m in enumerate(measures):
             values[qs, j] = m.compute(ctx)
         for key, arr in _chunk_curves(ctx, o).items():
@@ -392,41 +435,80 @@ def evaluate(assessment: Assessment, run: Run, options: EvalOptions | None = Non
         sel = pq[included]
         ok = ~np.isnan(sel)
         cnt = ok.sum(axis=0)
-        mean = np.divide(np.where(ok, sel, 0.0).sum(axis=0), cnt,
-                         out=np.full(cnt.shape, np.nan), where=cnt > 0)
+        mean = np.divide(
+            np.where(ok, sel, 0.0).sum(axis=0), cnt, out=np.full(cnt.shape, np.nan), where=cnt > 0
+        )
         curves[key] = CurveData(key, _curve_x(key, o), mean, cnt, pq)
-    return RunResult(run.name, run.source, run.format, a.query_ids, measures, values, included,
-                     curves, warnings, o, a.query_classes)
+    return RunResult(
+        run.name,
+        run.source,
+        run.format,
+        a.query_ids,
+        measures,
+        values,
+        included,
+        curves,
+        warnings,
+        o,
+        a.query_classes,
+    )
 
 
-def _engine_warnings(a: Assessment, prep: _Prepared, va: np.ndarray, qrow: np.ndarray,
-                     included: np.ndarray) -> list[DataWarning]:
+def _engine_warnings(
+    a: Assessment, prep: _Prepared, va: np.ndarray, qrow: np.ndarray, included: np.ndarray
+) -> list[DataWarning]:
     ids = np.asarray(a.query_ids, dtype=object)
     out = []
     cr = prep.ch + prep.cm
     if (cr == 0).any():
-        out.append(make_warning("no_relevant", "queries without any relevant item "
-                                "(their measures are undefined and left out of the means)",
-                                list(ids[cr == 0])))
+        out.append(
+            make_warning(
+                "no_relevant",
+                "queries without any relevant item "
+                "(their measures are undefined and left out of the means)",
+                list(ids[cr == 0]),
+            )
+        )
     if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0)).any():
-        out.append(make_warning("no_highly_relevant", "queries without any highly relevant "
-                                "item (their highly relevant measures are undefined)",
-                                list(ids[(prep.ch == 0) & (cr > 0)])))
+        out.append(
+            make_warning(
+                "no_highly_relevant",
+                "queries without any highly relevant "
+                "item (their highly relevant measures are undefined)",
+                list(ids[(prep.ch == 0) & (cr > 0)]),
+            )
+        )
     trunc = (va < prep.ds) & (qrow >= 0)
     if trunc.any():
         first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
-        out.append(DataWarning("truncated_lists", "ranked lists shorter than the collection "
-                               "(items past the end count as not retrieved)", int(trunc.sum()),
-                               tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first)))
+        out.append(
+            DataWarning(
+                "truncated_lists",
+                "ranked lists shorter than the collection "
+                "(items past the end count as not retrieved)",
+                int(trunc.sum()),
+                tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first),
+            )
+        )
     if not included.all():
-        out.append(make_warning("psb_class_cutoff", "queries of classes with at most 2 members "
-                                "left out of the means (PSB cutoff)", list(ids[~included])))
+        out.append(
+            make_warning(
+                "psb_class_cutoff",
+                "queries of classes with at most 2 members left out of the means (PSB cutoff)",
+                list(ids[~included]),
+            )
+        )
     return out
 
 
-def evaluate_runs(assessment: Assessment, runs: Iterable[Run],
-                  options: EvalOptions | None = None, *, progress: ProgressFn | None = None,
-                  should_stop: StopFn | None = None) -> list[RunResult]:
+def evaluate_runs(
+    assessment: Assessment,
+    runs: Iterable[Run],
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> list[RunResult]:
     """Score several runs; progress counts queries over all runs."""
     runs = list(runs)
     nq = assessment.n_queries
@@ -438,8 +520,9 @@ def evaluate_runs(assessment: Assessment, runs: Iterable[Run],
     return results
 
 
-def query_detail(assessment: Assessment, run: Run, query_id: str,
-                 options: EvalOptions | None = None) -> QueryDetail:
+def query_detail(
+    assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
+) -> QueryDetail:
     """The gain vector of one query of a run (self-match removed as the
     options say) and its raw, non-interpolated precision-recall points."""
     o = options or EvalOptions()
@@ -455,5 +538,12 @@ def query_detail(assessment: Assessment, run: Run, query_id: str,
     hits = np.cumsum(gains >= 1)
     ranks = np.arange(1, va + 1)
     recall = hits / cr if cr else np.full(va, np.nan)
-    return QueryDetail(query_id, gains, idx[0, :va].astype(np.int64), int(prep.ch[q]),
-                       int(prep.cm[q]), recall, hits / ranks)
+    return QueryDetail(
+        query_id,
+        gains,
+        idx[0, :va].astype(np.int64),
+        int(prep.ch[q]),
+        int(prep.cm[q]),
+        recall,
+        hits / ranks,
+    )

@@ -9,8 +9,15 @@ class ContestFileError(Exception):
     """A file of the contest could not be used.  ``str()`` is the sentence to
     show a person: the file, where in it, and what was expected."""
 
-    def __init__(self, path, message: str, *, line: int | None = None,
-                 column: int | None = None, token: str | None = None) -> None:
+    def __init__(
+        self,
+        path,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        token: str | None = None,
+    ) -> None:
         self.path = os.fspath(path) if path is not None else None
         self.line = line
         self.column = column
@@ -42,6 +49,6 @@ class FileAccessError(ContestFileError):
     """The operating system could not read a file (missing, no permission...)."""
 
     @classmethod
-    def wrap(cls, path, exc: OSError) -> "FileAccessError":
+    def wrap(cls, path, exc: OSError) -> FileAccessError:
         reason = exc.strerror or exc.__class__.__name__
         return cls(path, f"cannot read the file: {reason}")

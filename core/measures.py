@@ -18,8 +18,16 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-__all__ = ["Measure", "ChunkContext", "MEASURES", "CURVES", "Curve", "expand",
-           "measure_by_key", "FAMILIES"]
+__all__ = [
+    "Measure",
+    "ChunkContext",
+    "MEASURES",
+    "CURVES",
+    "Curve",
+    "expand",
+    "measure_by_key",
+    "FAMILIES",
+]
 
 # ---------------------------------------------------------------------------
 # The chunk context: gain matrix of a block of queries and what derives from it
@@ -60,9 +68,18 @@ class ChunkContext:
     from the sparse list of the retrieved relevant items, which is short.
     """
 
-    def __init__(self, G: np.ndarray, va: np.ndarray, ch: np.ndarray, cm: np.ndarray,
-                 ds: np.ndarray, nge: np.ndarray, levels: np.ndarray, top: int,
-                 options) -> None:
+    def __init__(
+        self,
+        G: np.ndarray,
+        va: np.ndarray,
+        ch: np.ndarray,
+        cm: np.ndarray,
+        ds: np.ndarray,
+        nge: np.ndarray,
+        levels: np.ndarray,
+        top: int,
+        options,
+    ) -> None:
         self.G = G
         self.va = va.astype(np.int64)
         self.ch = ch.astype(np.int64)
@@ -82,7 +99,7 @@ class ChunkContext:
     # -- the prefix: relevance masks and cumulative counts ----------------
     @cached_property
     def Gp(self) -> np.ndarray:
-        return self.G[:, :self.P]
+        return self.G[:, : self.P]
 
     @cached_property
     def rel(self) -> np.ndarray:
@@ -168,7 +185,7 @@ class ChunkContext:
 
     @cached_property
     def dcg(self) -> np.ndarray:
-        return np.cumsum(self.Gp * self.disc[:self.P], axis=1)
+        return np.cumsum(self.Gp * self.disc[: self.P], axis=1)
 
     @cached_property
     def ideal(self) -> np.ndarray:
@@ -188,7 +205,7 @@ class ChunkContext:
 
     @cached_property
     def idcg(self) -> np.ndarray:
-        return np.cumsum(self.ideal * self.disc[:self.n], axis=1)
+        return np.cumsum(self.ideal * self.disc[: self.n], axis=1)
 
     @cached_property
     def no_rel(self) -> np.ndarray:
@@ -372,59 +389,132 @@ class ConcreteMeasure:
         return self.measure.compute(ctx, self.measure.variant, self.k)
 
 
-def _twins(key: str, label: str, definition: str, fn: Callable, *,
-           higher_is_better: bool = True, is_count: bool = False) -> list[Measure]:
+def _twins(
+    key: str,
+    label: str,
+    definition: str,
+    fn: Callable,
+    *,
+    higher_is_better: bool = True,
+    is_count: bool = False,
+) -> list[Measure]:
     """The highly relevant and relevant variants of a SHREC 2006 measure."""
     out = []
-    for v, name, what, c in (("hr", "highly relevant", "grade = top grade", "Ch"),
-                             ("r", "relevant", "grade >= 1", "Cr")):
-        out.append(Measure(
-            key=f"{key}_{v}", label=f"{label} ({name})", family=f"shrec2006_{v}",
-            definition=definition.replace("{C}", c).replace("{what}", what),
-            compute=fn, variant=v, higher_is_better=higher_is_better, is_count=is_count))
+    for v, name, what, c in (
+        ("hr", "highly relevant", "grade = top grade", "Ch"),
+        ("r", "relevant", "grade >= 1", "Cr"),
+    ):
+        out.append(
+            Measure(
+                key=f"{key}_{v}",
+                label=f"{label} ({name})",
+                family=f"shrec2006_{v}",
+                definition=definition.replace("{C}", c).replace("{what}", what),
+                compute=fn,
+                variant=v,
+                higher_is_better=higher_is_better,
+                is_count=is_count,
+            )
+        )
     return out
 
 
 MEASURES: tuple[Measure, ...] = tuple(
     _twins("tp", "True Positives", "V: items with {what} in the ranked list", m_tp, is_count=True)
-    + _twins("fp", "False Positives", "Va - V: retrieved items without {what}", m_fp,
-             higher_is_better=False, is_count=True)
-    + _twins("tn", "True Negatives", "Ds + V - Va - {C}: items neither retrieved nor with {what}",
-             m_tn, is_count=True)
-    + _twins("fn", "False Negatives", "{C} - V: items with {what} not retrieved", m_fn,
-             higher_is_better=False, is_count=True)
+    + _twins(
+        "fp",
+        "False Positives",
+        "Va - V: retrieved items without {what}",
+        m_fp,
+        higher_is_better=False,
+        is_count=True,
+    )
+    + _twins(
+        "tn",
+        "True Negatives",
+        "Ds + V - Va - {C}: items neither retrieved nor with {what}",
+        m_tn,
+        is_count=True,
+    )
+    + _twins(
+        "fn",
+        "False Negatives",
+        "{C} - V: items with {what} not retrieved",
+        m_fn,
+        higher_is_better=False,
+        is_count=True,
+    )
     + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", m_acc)
     + _twins("prec", "Precision", "V / Va (0 for an empty list)", m_prec)
     + _twins("rec", "Recall", "V / {C}", m_rec)
     + _twins("ft", "First Tier", "hits in the first min(Va, {C}) items / min(Va, {C})", m_ft)
     + _twins("st", "Second Tier", "hits in the first min(Va, 2{C}) items / min(Va, 2{C})", m_st)
-    + _twins("ap", "Average Precision", "mean precision at the ranks of the retrieved hits "
-             "(divides by V, SHREC 2006)", m_ap)
-    + _twins("ap_trec", "Average Precision (trec)", "sum of precision at the ranks of the "
-             "retrieved hits / {C} (trec_eval's AP)", m_ap_trec)
+    + _twins(
+        "ap",
+        "Average Precision",
+        "mean precision at the ranks of the retrieved hits (divides by V, SHREC 2006)",
+        m_ap,
+    )
+    + _twins(
+        "ap_trec",
+        "Average Precision (trec)",
+        "sum of precision at the ranks of the retrieved hits / {C} (trec_eval's AP)",
+        m_ap_trec,
+    )
     + [
-        Measure("adr", "Average Dynamic Recall", "shrec2006",
-                "(1/q) sum_{i<=q} f_i / i, q = min(Va, Cr); f_i = highly relevant in the "
-                "first i if i <= Ch, else relevant in the first i", m_adr),
-        Measure("p@{k}", "Precision@{k}", "cutoff",
-                "relevant (grade >= 1) in the first {k} / {k}", m_p_at),
-        Measure("r@{k}", "Recall@{k}", "cutoff", "relevant (grade >= 1) in the first {k} / Cr",
-                m_r_at),
-        Measure("cg@{k}", "CG@{k}", "cutoff", "cumulated gain: sum of the grades of the first {k}",
-                m_cg_at),
-        Measure("dcg@{k}", "DCG@{k}", "cutoff",
-                "discounted cumulated gain: G[1] + sum_{i=2..{k}} G[i] / log2 i", m_dcg_at),
+        Measure(
+            "adr",
+            "Average Dynamic Recall",
+            "shrec2006",
+            "(1/q) sum_{i<=q} f_i / i, q = min(Va, Cr); f_i = highly relevant in the "
+            "first i if i <= Ch, else relevant in the first i",
+            m_adr,
+        ),
+        Measure(
+            "p@{k}",
+            "Precision@{k}",
+            "cutoff",
+            "relevant (grade >= 1) in the first {k} / {k}",
+            m_p_at,
+        ),
+        Measure(
+            "r@{k}", "Recall@{k}", "cutoff", "relevant (grade >= 1) in the first {k} / Cr", m_r_at
+        ),
+        Measure(
+            "cg@{k}",
+            "CG@{k}",
+            "cutoff",
+            "cumulated gain: sum of the grades of the first {k}",
+            m_cg_at,
+        ),
+        Measure(
+            "dcg@{k}",
+            "DCG@{k}",
+            "cutoff",
+            "discounted cumulated gain: G[1] + sum_{i=2..{k}} G[i] / log2 i",
+            m_dcg_at,
+        ),
         Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at),
         Measure("ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at),
-        Measure("nn", "Nearest Neighbour", "psb", "1 if the first item is relevant, else 0",
-                m_nn),
-        Measure("ft_psb", "First Tier (PSB)", "psb", "relevant in the first R / R, R = Cr",
-                m_ft_psb),
+        Measure("nn", "Nearest Neighbour", "psb", "1 if the first item is relevant, else 0", m_nn),
+        Measure(
+            "ft_psb", "First Tier (PSB)", "psb", "relevant in the first R / R, R = Cr", m_ft_psb
+        ),
         Measure("st_psb", "Second Tier (PSB)", "psb", "relevant in the first 2R / R", m_st_psb),
-        Measure("e_measure", "E-Measure", "psb",
-                "F1 of precision and recall over the first min(32, Ds) items", m_e_measure),
-        Measure("dcg_psb", "DCG (PSB)", "psb",
-                "DCG of the whole list (binary gains) / ideal DCG", m_dcg_psb),
+        Measure(
+            "e_measure",
+            "E-Measure",
+            "psb",
+            "F1 of precision and recall over the first min(32, Ds) items",
+            m_e_measure,
+        ),
+        Measure(
+            "dcg_psb",
+            "DCG (PSB)",
+            "psb",
+            "DCG of the whole list (binary gains) / ideal DCG",
+            m_dcg_psb,
+        ),
     ]
 )
 
@@ -434,11 +524,24 @@ def expand(ranks: Sequence[int]) -> list[ConcreteMeasure]:
     registry order."""
     out = []
     for m in MEASURES:
-        for k in (ranks if m.at_rank else (None,)):
-            f = (lambda s: s.replace("{k}", str(k))) if k is not None else (lambda s: s)
-            out.append(ConcreteMeasure(f(m.key), f(m.label), m.family, f(m.definition),
-                                       m.higher_is_better, m.is_count, m, k))
+        for k in ranks if m.at_rank else (None,):
+            out.append(
+                ConcreteMeasure(
+                    _at_rank(m.key, k),
+                    _at_rank(m.label, k),
+                    m.family,
+                    _at_rank(m.definition, k),
+                    m.higher_is_better,
+                    m.is_count,
+                    m,
+                    k,
+                )
+            )
     return out
+
+
+def _at_rank(text: str, k: int | None) -> str:
+    return text if k is None else text.replace("{k}", str(k))
 
 
 def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
@@ -467,16 +570,32 @@ class Curve:
 
 
 CURVES: tuple[Curve, ...] = (
-    Curve("pr", "Precision-recall", "Recall", "Precision",
-          "interpolated precision at fixed recall levels (mean over queries)"),
+    Curve(
+        "pr",
+        "Precision-recall",
+        "Recall",
+        "Precision",
+        "interpolated precision at fixed recall levels (mean over queries)",
+    ),
     Curve("cg", "CG vs rank", "Rank", "CG", "cumulated gain at ranks 1..N"),
     Curve("dcg", "DCG vs rank", "Rank", "DCG", "discounted cumulated gain at ranks 1..N"),
     Curve("ncg", "NCG vs rank", "Rank", "NCG", "normalized cumulated gain at ranks 1..N"),
-    Curve("ndcg", "NDCG vs rank", "Rank", "NDCG",
-          "normalized discounted cumulated gain at ranks 1..N"),
+    Curve(
+        "ndcg", "NDCG vs rank", "Rank", "NDCG", "normalized discounted cumulated gain at ranks 1..N"
+    ),
     Curve("f", "F-measure vs rank", "Rank", "F", "F-measure (weight beta) of the first k items"),
-    Curve("cg_recall", "Average CG vs % recall", "Recall (%)", "CG",
-          "CG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it"),
-    Curve("dcg_recall", "Average DCG vs % recall", "Recall (%)", "DCG",
-          "DCG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it"),
+    Curve(
+        "cg_recall",
+        "Average CG vs % recall",
+        "Recall (%)",
+        "CG",
+        "CG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it",
+    ),
+    Curve(
+        "dcg_recall",
+        "Average DCG vs % recall",
+        "Recall (%)",
+        "DCG",
+        "DCG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it",
+    ),
 )

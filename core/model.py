@@ -35,8 +35,12 @@ class DataWarning:
     examples: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"code": self.code, "message": self.message,
-                "count": self.count, "examples": list(self.examples)}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "count": self.count,
+            "examples": list(self.examples),
+        }
 
     def __str__(self) -> str:
         more = f" (e.g. {', '.join(self.examples)})" if self.examples else ""
@@ -96,11 +100,13 @@ class Assessment:
         if self.collection_size < len(self.item_ids):
             raise AssessmentError(
                 f"collection size {self.collection_size} is smaller than the "
-                f"{len(self.item_ids)} items the assessment names")
+                f"{len(self.item_ids)} items the assessment names"
+            )
         if self.top_grade < 1:
             raise AssessmentError("the assessment has no relevant item at all (top grade < 1)")
-        if self.judged_grades.size and (self.judged_grades.max() > self.top_grade
-                                        or self.judged_grades.min() < 1):
+        if self.judged_grades.size and (
+            self.judged_grades.max() > self.top_grade or self.judged_grades.min() < 1
+        ):
             raise AssessmentError(f"judged grades must lie in 1..{self.top_grade}")
 
     # -- construction -------------------------------------------------
@@ -118,7 +124,7 @@ class Assessment:
         top_grade: int | None = None,
         kind: str | None = None,
         source: str = "",
-    ) -> "Assessment":
+    ) -> Assessment:
         """Build an assessment from ``{query_id: {item_id: grade}}``.
 
         ``items`` is the collection in its order (the order of dissimilarity
@@ -157,7 +163,8 @@ class Assessment:
                     row.append((index[str(it)], g))
                 except KeyError:
                     raise AssessmentError(
-                        f"query {q}: judged item {it} is not in the collection") from None
+                        f"query {q}: judged item {it} is not in the collection"
+                    ) from None
             row.sort()
             j_items.extend(r[0] for r in row)
             j_grades.extend(r[1] for r in row)
@@ -173,7 +180,8 @@ class Assessment:
                 except KeyError:
                     raise AssessmentError(
                         f"query {q} is said to be collection item {mapping[q]}, "
-                        "which is not in the collection") from None
+                        "which is not in the collection"
+                    ) from None
         grades = np.asarray(j_grades, dtype=np.int32)
         top = int(top_grade if top_grade is not None else (grades.max() if grades.size else 1))
         if grades.size and grades.max() > top:
@@ -219,8 +227,10 @@ class Assessment:
         """``{item_id: grade}`` of the relevant items of one query."""
         q = self._query_index[query_id]
         a, b = self.indptr[q], self.indptr[q + 1]
-        return {self.item_ids[i]: int(g) for i, g in
-                zip(self.judged_items[a:b], self.judged_grades[a:b])}
+        return {
+            self.item_ids[i]: int(g)
+            for i, g in zip(self.judged_items[a:b], self.judged_grades[a:b])
+        }
 
 
 class Run:
@@ -269,10 +279,18 @@ class RankedRun(Run):
     """Ranked lists held in memory in CSR form (``flat[indptr[r]:indptr[r+1]]``
     is the list of run query ``r``)."""
 
-    def __init__(self, name: str, query_ids: Sequence[str], indptr: np.ndarray,
-                 flat: np.ndarray, n_items: int, *, source: str = "",
-                 format: str = "ranked lists",
-                 warnings: Iterable[DataWarning] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        query_ids: Sequence[str],
+        indptr: np.ndarray,
+        flat: np.ndarray,
+        n_items: int,
+        *,
+        source: str = "",
+        format: str = "ranked lists",
+        warnings: Iterable[DataWarning] = (),
+    ) -> None:
         self.name = name
         self.source = source
         self.format = format
@@ -291,10 +309,16 @@ class RankedRun(Run):
         self._uniform = int(lengths[0]) if lengths.size and np.all(lengths == lengths[0]) else None
 
     @classmethod
-    def from_lists(cls, name: str, lists: Mapping[str, Sequence[str]],
-                   assessment: Assessment, *, source: str = "",
-                   format: str = "ranked lists",
-                   where: Callable[[str, int], str] | None = None) -> "RankedRun":
+    def from_lists(
+        cls,
+        name: str,
+        lists: Mapping[str, Sequence[str]],
+        assessment: Assessment,
+        *,
+        source: str = "",
+        format: str = "ranked lists",
+        where: Callable[[str, int], str] | None = None,
+    ) -> RankedRun:
         """Build a run from ``{query_id: [item_id, ...]}`` in rank order.
 
         Ids the assessment does not know are kept as retrieved non-relevant
@@ -309,21 +333,41 @@ class RankedRun(Run):
         entry_query = np.repeat(np.arange(len(qids)), lengths)
         starts = np.concatenate(([0], np.cumsum(lengths)))
         if where is None:
+
             def describe(e: int) -> str:
                 return f"rank {e - starts[entry_query[e]] + 1}"
         else:
+
             def describe(e: int) -> str:
                 q = int(entry_query[e])
                 return where(qids[q], int(e - starts[q] + 1))
-        return cls.from_codes(name, qids, entry_query, np.asarray(entry_code, dtype=np.int64),
-                              list(codes), assessment, where=describe, source=source,
-                              format=format)
+
+        return cls.from_codes(
+            name,
+            qids,
+            entry_query,
+            np.asarray(entry_code, dtype=np.int64),
+            list(codes),
+            assessment,
+            where=describe,
+            source=source,
+            format=format,
+        )
 
     @classmethod
-    def from_codes(cls, name: str, query_ids: Sequence[str], entry_query: np.ndarray,
-                   entry_code: np.ndarray, code_ids: Sequence[str], assessment: Assessment, *,
-                   where: Callable[[int], str] | None = None, source: str = "",
-                   format: str = "ranked lists") -> "RankedRun":
+    def from_codes(
+        cls,
+        name: str,
+        query_ids: Sequence[str],
+        entry_query: np.ndarray,
+        entry_code: np.ndarray,
+        code_ids: Sequence[str],
+        assessment: Assessment,
+        *,
+        where: Callable[[int], str] | None = None,
+        source: str = "",
+        format: str = "ranked lists",
+    ) -> RankedRun:
         """Vectorised builder: entry ``e`` (in source order) puts the id
         ``code_ids[entry_code[e]]`` into the list of query
         ``query_ids[entry_query[e]]``; the entries of a query keep their
@@ -351,20 +395,41 @@ class RankedRun(Run):
         def warning(code: str, message: str, pos: np.ndarray) -> DataWarning:
             src = np.sort(pos if order is None else order[pos])[:MAX_EXAMPLES]
             describe = where or (lambda e: f"entry {e + 1}")
-            return DataWarning(code, message, int(pos.size), tuple(
-                f"{code_ids[entry_code[e]]} in query {query_ids[entry_query[e]]} "
-                f"({describe(int(e))})" for e in src))
+            return DataWarning(
+                code,
+                message,
+                int(pos.size),
+                tuple(
+                    f"{code_ids[entry_code[e]]} in query {query_ids[entry_query[e]]} "
+                    f"({describe(int(e))})"
+                    for e in src
+                ),
+            )
 
         warnings = []
         if unknown.size and assessment.closed:
-            warnings.append(warning("unknown_ids", "ids the assessment does not know "
-                                    "(ranked as non-relevant)", unknown))
+            warnings.append(
+                warning(
+                    "unknown_ids",
+                    "ids the assessment does not know (ranked as non-relevant)",
+                    unknown,
+                )
+            )
         if dup.size:
-            warnings.append(warning("duplicate_ids", "ids repeated within a ranked list "
-                                    "(first rank kept)", dup))
+            warnings.append(
+                warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
+            )
         indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
-        return cls(name, query_ids, indptr, items[keep].astype(np.int32), assessment.n_items,
-                   source=source, format=format, warnings=warnings)
+        return cls(
+            name,
+            query_ids,
+            indptr,
+            items[keep].astype(np.int32),
+            assessment.n_items,
+            source=source,
+            format=format,
+            warnings=warnings,
+        )
 
     @property
     def lengths(self) -> np.ndarray:
@@ -381,7 +446,7 @@ class RankedRun(Run):
         if self._uniform is not None:
             width = self._uniform
             if rows.size and np.all(np.diff(rows) == 1):  # contiguous rows: a view
-                block = self.flat[starts[0]:starts[0] + rows.size * width]
+                block = self.flat[starts[0] : starts[0] + rows.size * width]
                 return block.reshape(rows.size, width), lengths
             take = starts[:, None] + np.arange(width)
             return self.flat[take], lengths
@@ -389,7 +454,8 @@ class RankedRun(Run):
         out = np.full((rows.size, width), PAD, dtype=np.int32)
         mask = np.arange(width) < lengths[:, None]
         total = int(lengths.sum())
-        src = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) \
-            + np.arange(total)
+        src = np.repeat(
+            starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths
+        ) + np.arange(total)
         out[mask] = self.flat[src]
         return out, lengths

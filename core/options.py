@@ -52,8 +52,10 @@ class EvalOptions:
         if int(self.pr_levels) < 2:
             raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
         if self.pr_interpolation not in PR_INTERPOLATIONS:
-            raise OptionsError(f"unknown precision-recall interpolation {self.pr_interpolation!r}; "
-                               f"expected one of {', '.join(PR_INTERPOLATIONS)}")
+            raise OptionsError(
+                f"unknown precision-recall interpolation {self.pr_interpolation!r}; "
+                f"expected one of {', '.join(PR_INTERPOLATIONS)}"
+            )
         if self.collection_size is not None and int(self.collection_size) < 1:
             raise OptionsError("the collection size must be a positive integer")
         if not (self.f_beta > 0 and math.isfinite(self.f_beta)):

@@ -1,8 +1,8 @@
 """Opening contest files: format detection from content (with an override)
 and one entry point for assessments and one for runs.
 
-Every function here raises :class:`~core.errors.FormatError` for bad content
-and :class:`~core.errors.FileAccessError` for a file the system cannot read;
+Every function here raises :class:`~shrec_eval.errors.FormatError` for bad content
+and :class:`~shrec_eval.errors.FileAccessError` for a file the system cannot read;
 nothing else for anything a file may contain.
 """
 
@@ -32,9 +32,19 @@ RUN_FORMATS = {
 RANKLIST_VARIANTS = VARIANTS
 HEAD = 1 << 16
 
-__all__ = ["ASSESSMENT_FORMATS", "RUN_FORMATS", "RANKLIST_VARIANTS", "ContestFileError",
-           "FormatError", "FileAccessError", "detect_assessment_format", "detect_run_format",
-           "load_assessment", "load_run", "sniff"]
+__all__ = [
+    "ASSESSMENT_FORMATS",
+    "RUN_FORMATS",
+    "RANKLIST_VARIANTS",
+    "ContestFileError",
+    "FormatError",
+    "FileAccessError",
+    "detect_assessment_format",
+    "detect_run_format",
+    "load_assessment",
+    "load_run",
+    "sniff",
+]
 
 
 def _head(path) -> bytes:
@@ -45,7 +55,7 @@ def _head(path) -> bytes:
         raise FileAccessError(path, "this is a folder, a file was expected") from exc
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
-    return data[len(BOM):] if data.startswith(BOM) else data
+    return data[len(BOM) :] if data.startswith(BOM) else data
 
 
 def _first_rows(data: bytes, n: int = 5) -> list[list[str]]:
@@ -89,10 +99,13 @@ def detect_assessment_format(path) -> str:
     kind = sniff(path)
     if kind in ASSESSMENT_FORMATS:
         return kind
-    raise FormatError(path, "cannot tell what this file is: a PSB .cla file (first line "
-                      "'PSB 1') or TREC qrels (lines 'qid iter docno rel') was expected"
-                      + (f"; it looks like a {RUN_FORMATS[kind]}" if kind in RUN_FORMATS
-                         else ""), line=1)
+    raise FormatError(
+        path,
+        "cannot tell what this file is: a PSB .cla file (first line "
+        "'PSB 1') or TREC qrels (lines 'qid iter docno rel') was expected"
+        + (f"; it looks like a {RUN_FORMATS[kind]}" if kind in RUN_FORMATS else ""),
+        line=1,
+    )
 
 
 def detect_run_format(path, assessment: Assessment | None = None) -> str:
@@ -106,15 +119,26 @@ def detect_run_format(path, assessment: Assessment | None = None) -> str:
                 return "binary-matrix"
         except OSError as exc:
             raise FileAccessError.wrap(path, exc) from exc
-    raise FormatError(path, "cannot tell what this run is: a TREC run (6 fields per line), a "
-                      "matrix of numbers, a binary float32 matrix, or a folder of rank lists "
-                      "was expected" + (f"; it looks like a {ASSESSMENT_FORMATS[kind]}"
-                                        if kind in ASSESSMENT_FORMATS else ""), line=1)
+    raise FormatError(
+        path,
+        "cannot tell what this run is: a TREC run (6 fields per line), a "
+        "matrix of numbers, a binary float32 matrix, or a folder of rank lists "
+        "was expected"
+        + (f"; it looks like a {ASSESSMENT_FORMATS[kind]}" if kind in ASSESSMENT_FORMATS else ""),
+        line=1,
+    )
 
 
-def load_assessment(path, *, format: str | None = None, queries=None, graded: bool = False,
-                    collection_size: int | None = None, collection=None,
-                    normalize_ids: bool = True) -> Assessment:
+def load_assessment(
+    path,
+    *,
+    format: str | None = None,
+    queries=None,
+    graded: bool = False,
+    collection_size: int | None = None,
+    collection=None,
+    normalize_ids: bool = True,
+) -> Assessment:
     """Read the relevance side of a contest.
 
     * a ``.cla``: leave-one-out (every model a query), or with ``queries``
@@ -126,27 +150,43 @@ def load_assessment(path, *, format: str | None = None, queries=None, graded: bo
     fmt = format or detect_assessment_format(path)
     if fmt == "cla":
         if collection_size is not None or collection is not None:
-            raise FormatError(path, "a .cla file lists its whole collection; the collection "
-                              "size or list applies to TREC qrels only")
+            raise FormatError(
+                path,
+                "a .cla file lists its whole collection; the collection "
+                "size or list applies to TREC qrels only",
+            )
         target = read_cla(path, normalize_ids=normalize_ids)
         qcla = read_cla(queries, normalize_ids=normalize_ids) if queries is not None else None
         a = assessment_from_cla(target, graded=graded, queries=qcla)
     elif fmt == "qrels":
         if queries is not None:
             raise FormatError(path, "a query .cla goes with a target .cla, not with qrels")
-        items = read_collection_list(collection, normalize_ids=normalize_ids) \
-            if collection is not None else None
-        a = read_qrels(path, collection_size=collection_size, collection=items,
-                       normalize_ids=normalize_ids)
+        items = (
+            read_collection_list(collection, normalize_ids=normalize_ids)
+            if collection is not None
+            else None
+        )
+        a = read_qrels(
+            path, collection_size=collection_size, collection=items, normalize_ids=normalize_ids
+        )
     else:
-        raise FormatError(path, f"unknown assessment format {fmt!r}; expected one of "
-                          f"{', '.join(ASSESSMENT_FORMATS)}")
+        raise FormatError(
+            path,
+            f"unknown assessment format {fmt!r}; expected one of {', '.join(ASSESSMENT_FORMATS)}",
+        )
     return replace(a, normalize_ids=normalize_ids)
 
 
-def load_run(path, assessment: Assessment, *, format: str | None = None,
-             variant: str | None = None, trec_order: bool = False, name: str | None = None,
-             normalize_ids: bool | None = None) -> Run:
+def load_run(
+    path,
+    assessment: Assessment,
+    *,
+    format: str | None = None,
+    variant: str | None = None,
+    trec_order: bool = False,
+    name: str | None = None,
+    normalize_ids: bool | None = None,
+) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
     unless ``normalize_ids`` says otherwise."""
@@ -159,10 +199,9 @@ def load_run(path, assessment: Assessment, *, format: str | None = None,
     if fmt == "ranklists":
         if not os.path.isdir(path):
             raise FormatError(path, "a folder of rank-list files was expected, this is a file")
-        return read_ranklist_folder(path, assessment, variant=variant, name=name,
-                                    normalize_ids=norm)
+        return read_ranklist_folder(
+            path, assessment, variant=variant, name=name, normalize_ids=norm
+        )
     if fmt == "trec":
-        return read_trec_run(path, assessment, trec_order=trec_order, name=name,
-                             normalize_ids=norm)
-    raise FormatError(path, f"unknown run format {fmt!r}; expected one of "
-                      f"{', '.join(RUN_FORMATS)}")
+        return read_trec_run(path, assessment, trec_order=trec_order, name=name, normalize_ids=norm)
+    raise FormatError(path, f"unknown run format {fmt!r}; expected one of {', '.join(RUN_FORMATS)}")

@@ -36,6 +36,7 @@ def headline_keys(keys: Sequence[str]) -> list[str]:
 
 # -- values -------------------------------------------------------------------
 
+
 def fmt(value: float | None, measure: ConcreteMeasure | None = None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -57,7 +58,7 @@ class Summary:
     measures: list[ConcreteMeasure]
     rank_key: str
     results: list[RunResult]
-    marks: dict = None          # run name -> marker, on the column ``marks_key``
+    marks: dict = None  # run name -> marker, on the column ``marks_key``
     marks_key: str | None = None
     legend: str = ""
 
@@ -72,17 +73,27 @@ class Summary:
         significantly from the best run (corrected p < alpha)."""
         best = comparison.ranking()[0].name
         self.marks_key = comparison.measure
-        self.marks = {r.name: "*" for r in comparison.runs
-                      if r.name != best and comparison.significant(r.name, best, test)}
+        self.marks = {
+            r.name: "*"
+            for r in comparison.runs
+            if r.name != best and comparison.significant(r.name, best, test)
+        }
         from .stats import CORRECTIONS, TESTS
-        self.legend = (f"* {comparison.label}: significantly different from the best run "
-                       f"({best}), {TESTS[test]}, {CORRECTIONS[comparison.correction]} "
-                       f"correction over {len(comparison.pairs)} pairs, alpha = "
-                       f"{comparison.alpha}.")
+
+        self.legend = (
+            f"* {comparison.label}: significantly different from the best run "
+            f"({best}), {TESTS[test]}, {CORRECTIONS[comparison.correction]} "
+            f"correction over {len(comparison.pairs)} pairs, alpha = "
+            f"{comparison.alpha}."
+        )
 
     @classmethod
-    def build(cls, results: Sequence[RunResult], keys: Sequence[str] | None = None,
-              rank_key: str | None = None) -> "Summary":
+    def build(
+        cls,
+        results: Sequence[RunResult],
+        keys: Sequence[str] | None = None,
+        rank_key: str | None = None,
+    ) -> Summary:
         if not results:
             raise ValueError("no run to summarise")
         ranks = results[0].options.ranks
@@ -112,40 +123,62 @@ class Summary:
     def text(self) -> str:
         """A plain-text table for a terminal."""
         head = ["Rank", "Run"] + [m.key for m in self.measures]
-        rows = [[str(i), r.run_name] + [fmt(r.mean(k), m) for k, m in zip(self.keys, self.measures)]
-                for i, r in enumerate(self.results, start=1)]
+        rows = [
+            [str(i), r.run_name] + [fmt(r.mean(k), m) for k, m in zip(self.keys, self.measures)]
+            for i, r in enumerate(self.results, start=1)
+        ]
         widths = [max(len(x) for x in col) for col in zip(head, *rows)]
-        line = lambda cells: "  ".join(c.ljust(w) if j < 2 else c.rjust(w)  # noqa: E731
-                                       for j, (c, w) in enumerate(zip(cells, widths)))
+
+        def line(cells):
+            return "  ".join(
+                c.ljust(w) if j < 2 else c.rjust(w)  # noqa: E731
+                for j, (c, w) in enumerate(zip(cells, widths))
+            )
+
         out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
         ranks = self.results[0].options.ranks
-        out.append(f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}); "
-                   "empty = undefined for every query")
+        out.append(
+            f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}); "
+            "empty = undefined for every query"
+        )
         return "\n".join(out)
 
 
 # -- JSON ---------------------------------------------------------------------------
 
-def to_json(assessment: Assessment, results: Sequence[RunResult], *, assessment_path=None,
-            run_paths: Sequence | None = None, curves: bool = True,
-            reader_options: dict | None = None) -> dict:
+
+def to_json(
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    assessment_path=None,
+    run_paths: Sequence | None = None,
+    curves: bool = True,
+    reader_options: dict | None = None,
+) -> dict:
     """The documented JSON document (README: "JSON output")."""
     opts = results[0].options.to_dict() if results else {}
     opts.update(reader_options or {})
     runs = []
     for i, r in enumerate(results):
-        per_query = {q: {k: _num(v) for k, v in zip(r.keys, row)}
-                     for q, row in zip(r.query_ids, r.values.tolist())}
-        runs.append({
-            "name": r.run_name,
-            "path": str(run_paths[i]) if run_paths else r.run_source,
-            "format": r.run_format,
-            "mean": {k: _num(v) for k, v in r.means.items()},
-            "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
-            "per_query": per_query,
-            "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()} if curves else {},
-            "warnings": [w.to_dict() for w in r.warnings],
-        })
+        per_query = {
+            q: {k: _num(v) for k, v in zip(r.keys, row)}
+            for q, row in zip(r.query_ids, r.values.tolist())
+        }
+        runs.append(
+            {
+                "name": r.run_name,
+                "path": str(run_paths[i]) if run_paths else r.run_source,
+                "format": r.run_format,
+                "mean": {k: _num(v) for k, v in r.means.items()},
+                "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
+                "per_query": per_query,
+                "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()}
+                if curves
+                else {},
+                "warnings": [w.to_dict() for w in r.warnings],
+            }
+        )
     return {
         "tool": {"name": TOOL, "version": __version__},
         "assessment": {
@@ -153,7 +186,8 @@ def to_json(assessment: Assessment, results: Sequence[RunResult], *, assessment_
             "kind": assessment.kind,
             "queries": assessment.n_queries,
             "collection_size": results[0].options.collection_size or assessment.collection_size
-            if results else assessment.collection_size,
+            if results
+            else assessment.collection_size,
             "top_grade": assessment.top_grade,
         },
         "options": opts,
@@ -181,8 +215,10 @@ def _csv(rows: list[list]) -> str:
 
 def summary_csv(s: Summary) -> str:
     head = ["rank", "run"] + s.keys
-    rows = [[i, csv_text_cell(r.run_name)] + [_csv_num(r.mean(k)) for k in s.keys]
-            for i, r in enumerate(s.results, start=1)]
+    rows = [
+        [i, csv_text_cell(r.run_name)] + [_csv_num(r.mean(k)) for k in s.keys]
+        for i, r in enumerate(s.results, start=1)
+    ]
     return _csv([head] + rows)
 
 
@@ -191,8 +227,7 @@ def per_query_csv(results: Sequence[RunResult]) -> str:
     rows = [["run", "query"] + keys]
     for r in results:
         for q, row in zip(r.query_ids, r.values.tolist()):
-            rows.append([csv_text_cell(r.run_name), csv_text_cell(q)]
-                        + [_csv_num(v) for v in row])
+            rows.append([csv_text_cell(r.run_name), csv_text_cell(q)] + [_csv_num(v) for v in row])
     return _csv(rows)
 
 
@@ -203,10 +238,16 @@ def _csv_num(v) -> str:
 
 # -- Markdown, LaTeX, HTML ---------------------------------------------------------------
 
+
 def summary_md(s: Summary) -> str:
     def esc(t: str) -> str:
-        return html.escape(t.replace("\\", "\\\\")).replace("|", "\\|").replace(
-            "*", "\\*").replace("_", "\\_")
+        return (
+            html.escape(t.replace("\\", "\\\\"))
+            .replace("|", "\\|")
+            .replace("*", "\\*")
+            .replace("_", "\\_")
+        )
+
     head = "| Rank | Run | " + " | ".join(m.label for m in s.measures) + " |"
     sep = "|---:|---|" + "---:|" * len(s.measures)
     rows = []
@@ -217,14 +258,28 @@ def summary_md(s: Summary) -> str:
             cells.append(f"**{t}**" if t and s.is_best(r, k) else t)
         rows.append(f"| {i} | {esc(r.run_name)} | " + " | ".join(cells) + " |")
     ranks = s.results[0].options.ranks
-    notes = ["", f"Ranked by {esc(measure_by_key(s.rank_key, ranks).label)}; best value per measure "
-             "in bold."] + ([esc(s.legend)] if s.legend else [])
+    notes = [
+        "",
+        f"Ranked by {esc(measure_by_key(s.rank_key, ranks).label)}; best value per measure "
+        "in bold.",
+    ] + ([esc(s.legend)] if s.legend else [])
     return "\n".join([head, sep] + rows + notes) + "\n"
 
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "<": r"\textless{}", ">": r"\textgreater{}"}
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 
 
 def tex_escape(text: str) -> str:
@@ -233,10 +288,13 @@ def tex_escape(text: str) -> str:
 
 def summary_tex(s: Summary) -> str:
     cols = "rl" + "r" * len(s.measures)
-    lines = [r"% generated by " + f"{TOOL} {__version__}; needs \\usepackage{{booktabs}}",
-             r"\begin{tabular}{" + cols + "}", r"\toprule",
-             "Rank & Run & " + " & ".join(tex_escape(m.label) for m in s.measures) + r" \\",
-             r"\midrule"]
+    lines = [
+        r"% generated by " + f"{TOOL} {__version__}; needs \\usepackage{{booktabs}}",
+        r"\begin{tabular}{" + cols + "}",
+        r"\toprule",
+        "Rank & Run & " + " & ".join(tex_escape(m.label) for m in s.measures) + r" \\",
+        r"\midrule",
+    ]
     for i, r in enumerate(s.results, start=1):
         cells = []
         for k, m in zip(s.keys, s.measures):
@@ -266,7 +324,7 @@ def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest re
             t = s.cell(r, k, m)
             best = t and s.is_best(r, k)
             cells.append(f'<td class="num{" best" if best else ""}">{e(t)}</td>')
-        body.append(f"<tr><td class=\"num\">{i}</td><td>{e(r.run_name)}</td>{''.join(cells)}</tr>")
+        body.append(f'<tr><td class="num">{i}</td><td>{e(r.run_name)}</td>{"".join(cells)}</tr>')
     pq_head = "".join(f"<th>{e(r.run_name)}</th>" for r in s.results)
     pq_rows = []
     cols = [r.column(s.rank_key) for r in s.results]
@@ -275,14 +333,20 @@ def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest re
         vals = [c[qi] for c in cols]
         ok = [v for v in vals if not math.isnan(v)]
         best = (max(ok) if m.higher_is_better else min(ok)) if ok else None
-        tds = "".join(f'<td class="num{" best" if best is not None and v == best else ""}">'
-                      f"{e(fmt(v, m))}</td>" for v in vals)
+        tds = "".join(
+            f'<td class="num{" best" if best is not None and v == best else ""}">'
+            f"{e(fmt(v, m))}</td>"
+            for v in vals
+        )
         pq_rows.append(f"<tr><td>{e(q)}</td>{tds}</tr>")
     warn = []
     for r in s.results:
         for w in r.warnings:
-            warn.append(f"<li><b>{e(r.run_name)}</b>: {e(w.message)}: {w.count}"
-                        + (f" (e.g. {e(', '.join(w.examples))})" if w.examples else "") + "</li>")
+            warn.append(
+                f"<li><b>{e(r.run_name)}</b>: {e(w.message)}: {w.count}"
+                + (f" (e.g. {e(', '.join(w.examples))})" if w.examples else "")
+                + "</li>"
+            )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <style>{_CSS}</style></head><body>
@@ -291,22 +355,29 @@ def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest re
 collection of {assessment.collection_size}). Generated by {TOOL} {e(__version__)}.</p>
 <table><caption>Mean over queries, ranked by {e(m.label)};
 best value per measure highlighted; empty = undefined for every query.
-{('<br>' + e(s.legend)) if s.legend else ''}</caption>
+{("<br>" + e(s.legend)) if s.legend else ""}</caption>
 <thead><tr><th>Rank</th><th>Run</th>{head}</tr></thead>
-<tbody>{''.join(body)}</tbody></table>
+<tbody>{"".join(body)}</tbody></table>
 <h2>Per query: {e(m.label)}</h2>
 <table><caption>Best run per query highlighted.</caption>
 <thead><tr><th>Query</th>{pq_head}</tr></thead>
-<tbody>{''.join(pq_rows)}</tbody></table>
+<tbody>{"".join(pq_rows)}</tbody></table>
 <h2>Data checks</h2>
-<ul class="warn">{''.join(warn) or '<li>none</li>'}</ul>
+<ul class="warn">{"".join(warn) or "<li>none</li>"}</ul>
 </body></html>
 """
 
 
-def write_report(folder, assessment: Assessment, results: Sequence[RunResult], *,
-                 keys: Sequence[str] | None = None, rank_key: str | None = None,
-                 comparison=None, test: str | None = None) -> list[Path]:
+def write_report(
+    folder,
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    keys: Sequence[str] | None = None,
+    rank_key: str | None = None,
+    comparison=None,
+    test: str | None = None,
+) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex and index.html;
     with a ``comparison``, its significance markers and their legend."""
     folder = Path(folder)

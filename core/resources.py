@@ -1,10 +1,12 @@
 """The one resource locator: finds the bundled files (demo contest, icons)
-the same way in a source checkout, an editable install and a frozen
-(PyInstaller) bundle."""
+the same way in a source checkout, an editable install, an installed wheel
+(``importlib.resources``: the files are the package data of
+``shrec_eval._resources``) and a frozen (PyInstaller) bundle."""
 
 from __future__ import annotations
 
 import sys
+from importlib.resources import files
 from pathlib import Path
 
 
@@ -12,7 +14,8 @@ def resources_dir() -> Path:
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
         return Path(frozen) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+    # installed as a regular folder (wheel or editable), so a real path
+    return Path(str(files("shrec_eval._resources")))
 
 
 def resource_path(*parts: str) -> Path:

@@ -64,10 +64,10 @@ def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:
         adj[order] = adj_sorted
     elif method == "bh":
         from scipy import stats
+
         adj = stats.false_discovery_control(q, method="bh")
     else:
-        raise StatsError(f"unknown correction {method!r}; expected one of "
-                         f"{', '.join(CORRECTIONS)}")
+        raise StatsError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
     out[ok] = adj
     return out
 
@@ -87,8 +87,8 @@ class PairResult:
     b: str
     n: int
     n_left_out: int
-    mean_difference: float | None      # mean of a - b over the queries used
-    wins: int                          # queries where a > b
+    mean_difference: float | None  # mean of a - b over the queries used
+    wins: int  # queries where a > b
     ties: int
     losses: int
     p: dict[str, float | None] = field(default_factory=dict)
@@ -111,8 +111,9 @@ class Comparison:
 
     def ranking(self) -> list[RunSummary]:
         sign = -1 if self.higher_is_better else 1
-        return sorted(self.runs, key=lambda r: (r.mean is None,
-                                                sign * r.mean if r.mean is not None else 0))
+        return sorted(
+            self.runs, key=lambda r: (r.mean is None, sign * r.mean if r.mean is not None else 0)
+        )
 
     def pair(self, a: str, b: str) -> PairResult:
         for p in self.pairs:
@@ -138,26 +139,60 @@ class Comparison:
 
     def to_dict(self) -> dict:
         return {
-            "measure": self.measure, "label": self.label, "tests": list(self.tests),
-            "correction": self.correction, "alpha": self.alpha, "resamples": self.resamples,
-            "seed": self.seed, "confidence": self.confidence,
-            "runs": [{"name": r.name, "mean": r.mean, "ci": list(r.ci) if r.ci else None,
-                      "queries": r.n, "undefined": r.n_undefined} for r in self.ranking()],
-            "pairs": [{"a": p.a, "b": p.b, "queries": p.n, "left_out": p.n_left_out,
-                       "mean_difference": p.mean_difference, "wins": p.wins, "ties": p.ties,
-                       "losses": p.losses, "p": p.p, "p_corrected": p.p_corrected}
-                      for p in self.pairs],
+            "measure": self.measure,
+            "label": self.label,
+            "tests": list(self.tests),
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "runs": [
+                {
+                    "name": r.name,
+                    "mean": r.mean,
+                    "ci": list(r.ci) if r.ci else None,
+                    "queries": r.n,
+                    "undefined": r.n_undefined,
+                }
+                for r in self.ranking()
+            ],
+            "pairs": [
+                {
+                    "a": p.a,
+                    "b": p.b,
+                    "queries": p.n,
+                    "left_out": p.n_left_out,
+                    "mean_difference": p.mean_difference,
+                    "wins": p.wins,
+                    "ties": p.ties,
+                    "losses": p.losses,
+                    "p": p.p,
+                    "p_corrected": p.p_corrected,
+                }
+                for p in self.pairs
+            ],
         }
 
 
 def _swap(p: PairResult) -> PairResult:
-    return PairResult(p.b, p.a, p.n, p.n_left_out,
-                      None if p.mean_difference is None else -p.mean_difference,
-                      p.losses, p.ties, p.wins, dict(p.p), dict(p.p_corrected))
+    return PairResult(
+        p.b,
+        p.a,
+        p.n,
+        p.n_left_out,
+        None if p.mean_difference is None else -p.mean_difference,
+        p.losses,
+        p.ties,
+        p.wins,
+        dict(p.p),
+        dict(p.p_corrected),
+    )
 
 
-def paired_p(test: str, a: np.ndarray, b: np.ndarray, *, resamples: int = 10000,
-             seed: int = 0) -> float | None:
+def paired_p(
+    test: str, a: np.ndarray, b: np.ndarray, *, resamples: int = 10000, seed: int = 0
+) -> float | None:
     """Two-sided p-value of one paired test on complete pairs.  None with
     fewer than two pairs; 1.0 when every difference is zero (the runs agree
     on every query: nothing to tell apart)."""
@@ -167,6 +202,7 @@ def paired_p(test: str, a: np.ndarray, b: np.ndarray, *, resamples: int = 10000,
     if not np.any(d):
         return 1.0
     from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if test == "t":
@@ -175,15 +211,21 @@ def paired_p(test: str, a: np.ndarray, b: np.ndarray, *, resamples: int = 10000,
             return float(stats.wilcoxon(a, b).pvalue)
         if test == "randomization":
             res = stats.permutation_test(
-                (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), vectorized=True,
-                permutation_type="samples", n_resamples=resamples, alternative="two-sided",
-                rng=np.random.default_rng(seed))
+                (a, b),
+                lambda x, y, axis: np.mean(x - y, axis=axis),
+                vectorized=True,
+                permutation_type="samples",
+                n_resamples=resamples,
+                alternative="two-sided",
+                rng=np.random.default_rng(seed),
+            )
             return float(res.pvalue)
     raise StatsError(f"unknown test {test!r}; expected one of {', '.join(TESTS)}")
 
 
-def bootstrap_ci(x: np.ndarray, *, confidence: float = 0.95, resamples: int = 10000,
-                 seed: int = 0) -> tuple[float, float] | None:
+def bootstrap_ci(
+    x: np.ndarray, *, confidence: float = 0.95, resamples: int = 10000, seed: int = 0
+) -> tuple[float, float] | None:
     """Bootstrap confidence interval of the mean (BCa; percentile where BCa
     is undefined).  None with fewer than two values."""
     if x.size < 2:
@@ -191,24 +233,43 @@ def bootstrap_ci(x: np.ndarray, *, confidence: float = 0.95, resamples: int = 10
     if np.all(x == x[0]):
         return (float(x[0]), float(x[0]))
     from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = stats.bootstrap((x,), np.mean, confidence_level=confidence,
-                              n_resamples=resamples, rng=np.random.default_rng(seed))
+        res = stats.bootstrap(
+            (x,),
+            np.mean,
+            confidence_level=confidence,
+            n_resamples=resamples,
+            rng=np.random.default_rng(seed),
+        )
         lo, hi = res.confidence_interval
         if not (np.isfinite(lo) and np.isfinite(hi)):
-            res = stats.bootstrap((x,), np.mean, confidence_level=confidence,
-                                  n_resamples=resamples, method="percentile",
-                                  rng=np.random.default_rng(seed))
+            res = stats.bootstrap(
+                (x,),
+                np.mean,
+                confidence_level=confidence,
+                n_resamples=resamples,
+                method="percentile",
+                rng=np.random.default_rng(seed),
+            )
             lo, hi = res.confidence_interval
     return (float(lo), float(hi))
 
 
-def compare(results: Sequence[RunResult], measure: str, *,
-            tests: Sequence[str] = ("t", "wilcoxon", "randomization"),
-            correction: str = "holm", alpha: float = 0.05, resamples: int = 10000,
-            seed: int = 0, confidence: float = 0.95, progress=None,
-            should_stop=None) -> Comparison:
+def compare(
+    results: Sequence[RunResult],
+    measure: str,
+    *,
+    tests: Sequence[str] = ("t", "wilcoxon", "randomization"),
+    correction: str = "holm",
+    alpha: float = 0.05,
+    resamples: int = 10000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    progress=None,
+    should_stop=None,
+) -> Comparison:
     """Every pair of runs on one measure: the chosen paired tests, corrected
     across the pairs (per test), and each run's bootstrap interval."""
     if len(results) < 1:
@@ -218,8 +279,9 @@ def compare(results: Sequence[RunResult], measure: str, *,
         if t not in TESTS:
             raise StatsError(f"unknown test {t!r}; expected one of {', '.join(TESTS)}")
     if correction not in CORRECTIONS:
-        raise StatsError(f"unknown correction {correction!r}; expected one of "
-                         f"{', '.join(CORRECTIONS)}")
+        raise StatsError(
+            f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}"
+        )
     if not 0 < alpha < 1 or not 0 < confidence < 1 or resamples < 1:
         raise StatsError("alpha and confidence lie between 0 and 1; resamples is positive")
     names = [r.run_name for r in results]
@@ -238,6 +300,7 @@ def compare(results: Sequence[RunResult], measure: str, *,
         nonlocal done
         if should_stop is not None and should_stop():
             from .engine import Cancelled
+
             raise Cancelled()
         done += 1
         if progress is not None:
@@ -246,25 +309,49 @@ def compare(results: Sequence[RunResult], measure: str, *,
     runs = []
     for name, c in zip(names, cols):
         ok = c[~np.isnan(c)]
-        runs.append(RunSummary(name, float(ok.mean()) if ok.size else None,
-                               bootstrap_ci(ok, confidence=confidence, resamples=resamples,
-                                            seed=seed),
-                               int(ok.size), int(np.isnan(c).sum())))
+        runs.append(
+            RunSummary(
+                name,
+                float(ok.mean()) if ok.size else None,
+                bootstrap_ci(ok, confidence=confidence, resamples=resamples, seed=seed),
+                int(ok.size),
+                int(np.isnan(c).sum()),
+            )
+        )
         step()
     pairs = []
     for (i, a), (j, b) in combinations(enumerate(cols), 2):
         ok = ~np.isnan(a) & ~np.isnan(b)
         x, y = a[ok], b[ok]
         d = x - y
-        pairs.append(PairResult(
-            names[i], names[j], int(ok.sum()), int((~ok).sum()),
-            float(d.mean()) if d.size else None,
-            int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()),
-            {t: paired_p(t, x, y, resamples=resamples, seed=seed) for t in tests}))
+        pairs.append(
+            PairResult(
+                names[i],
+                names[j],
+                int(ok.sum()),
+                int((~ok).sum()),
+                float(d.mean()) if d.size else None,
+                int((d > 0).sum()),
+                int((d == 0).sum()),
+                int((d < 0).sum()),
+                {t: paired_p(t, x, y, resamples=resamples, seed=seed) for t in tests},
+            )
+        )
         step()
     for t in tests:
         raw = [np.nan if p.p[t] is None else p.p[t] for p in pairs]
         for p, v in zip(pairs, correct(raw, correction)):
             p.p_corrected[t] = None if np.isnan(v) else float(v)
-    return Comparison(measure, m.label, m.higher_is_better, tests, correction, alpha,
-                      resamples, seed, confidence, runs, pairs)
+    return Comparison(
+        measure,
+        m.label,
+        m.higher_is_better,
+        tests,
+        correction,
+        alpha,
+        resamples,
+        seed,
+        confidence,
+        runs,
+        pairs,
+    )

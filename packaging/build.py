@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import runpy
 import shutil
 import subprocess
 import sys
@@ -32,11 +33,19 @@ def strip_debug(bundle: Path) -> None:
     if tool is None:
         print("strip not found: the bundle keeps its debug symbols")
         return
-    libs = [p for p in bundle.rglob("*.so*") if p.is_file() and not p.is_symlink()
-            and not any(part.endswith(".libs") for part in p.parts)]
+    libs = [
+        p
+        for p in bundle.rglob("*.so*")
+        if p.is_file()
+        and not p.is_symlink()
+        and not any(part.endswith(".libs") for part in p.parts)
+    ]
     for i in range(0, len(libs), 200):
-        subprocess.run([tool, "--strip-debug", *map(str, libs[i:i + 200])], check=False,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [tool, "--strip-debug", *map(str, libs[i : i + 200])],
+            check=False,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def main(argv=None) -> int:
@@ -47,21 +56,36 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     dist, work = Path(args.dist), Path(args.work)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level",
-                    "WARN", "--distpath", str(dist), "--workpath", str(work),
-                    str(ROOT / "packaging" / "shrec-gui.spec")], check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--clean",
+            "--log-level",
+            "WARN",
+            "--distpath",
+            str(dist),
+            "--workpath",
+            str(work),
+            str(ROOT / "packaging" / "shrec-gui.spec"),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     bundle = dist / "shrec-gui"
     if sys.platform.startswith("linux"):
         strip_debug(bundle)
     built = time.perf_counter() - t0
     print(f"built {bundle} in {built:.0f} s; {folder_size(bundle) / 2**20:.0f} MiB unpacked")
     if not args.skip_archive:
-        sys.path.insert(0, str(ROOT))
-        from core import __version__
+        __version__ = runpy.run_path(str(ROOT / "core" / "_version.py"))["__version__"]
         plat = f"{platform.system().lower()}-{platform.machine().lower()}"
         if sys.platform == "win32":
-            archive = shutil.make_archive(str(dist / f"shrec-gui-{__version__}-{plat}"), "zip",
-                                          dist, "shrec-gui")
+            archive = shutil.make_archive(
+                str(dist / f"shrec-gui-{__version__}-{plat}"), "zip", dist, "shrec-gui"
+            )
         else:
             archive = dist / f"shrec-gui-{__version__}-{plat}.tar.gz"
             with tarfile.open(archive, "w:gz") as tar:

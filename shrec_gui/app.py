@@ -20,17 +20,20 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
-
-from core import __version__
+from shrec_eval import __version__
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="shrec-gui", description="Score 3D shape retrieval "
-                                "contests in a desktop app.")
+    p = argparse.ArgumentParser(
+        prog="shrec-gui", description="Score 3D shape retrieval contests in a desktop app."
+    )
     p.add_argument("files", nargs="*", help="an assessment and runs, or a session (.json)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo contest")
-    p.add_argument("--smoke-test", metavar="OUT.png",
-                   help="score the demo, export its precision-recall plot to OUT.png, exit")
+    p.add_argument(
+        "--smoke-test",
+        metavar="OUT.png",
+        help="score the demo, export its precision-recall plot to OUT.png, exit",
+    )
     p.add_argument("--version", action="version", version=f"shrec-gui {__version__}")
     return p.parse_args(argv)
 
@@ -39,7 +42,8 @@ def make_app(argv=None) -> QApplication:
     app = QApplication.instance()
     if app is None:
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
-            Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+            Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+        )
         app = QApplication(list(argv or sys.argv[:1]))
     # the scoring thread is mostly numpy, but where it runs Python it would keep
     # the GIL for the default 5 ms at a time against every GUI callback
@@ -85,9 +89,12 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     t0 = time.perf_counter()
     app = make_app()
     from .mainwindow import MainWindow, app_icon
+
     app.setWindowIcon(app_icon())
-    settings = QSettings(str(Path(tempfile.mkdtemp(prefix="shrec-smoke-")) / "settings.ini"),
-                         QSettings.Format.IniFormat)
+    settings = QSettings(
+        str(Path(tempfile.mkdtemp(prefix="shrec-smoke-")) / "settings.ini"),
+        QSettings.Format.IniFormat,
+    )
     win = MainWindow(settings)
     win.quiet = True  # no modal dialog: failures are reported and end the test
     win.show()
@@ -97,8 +104,11 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         app.processEvents()
-        done = win.entries and not win.controller.busy and \
-            all(e.result is not None for e in win.entries.values())
+        done = (
+            win.entries
+            and not win.controller.busy
+            and all(e.result is not None for e in win.entries.values())
+        )
         if done or win.errors:
             break
         time.sleep(0.01)
@@ -115,11 +125,15 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
             win.export_plot(out, "png", width)
             img = QImage(out)
             if win.errors or img.isNull() or img.width() != width:
-                say(f"smoke test: the plot was not exported to {out}"
-                    + (f": {win.errors[-1]}" if win.errors else ""))
+                say(
+                    f"smoke test: the plot was not exported to {out}"
+                    + (f": {win.errors[-1]}" if win.errors else "")
+                )
             else:
-                say(f"smoke test: window shown {shown:.2f} s after launch; {len(win.entries)} runs "
-                    f"scored; wrote {out} ({img.width()} x {img.height()})")
+                say(
+                    f"smoke test: window shown {shown:.2f} s after launch; {len(win.entries)} runs "
+                    f"scored; wrote {out} ({img.width()} x {img.height()})"
+                )
                 status = 0
     finally:
         win.close()
@@ -129,8 +143,9 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.smoke_test:
-        if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
-                                                      or os.environ.get("WAYLAND_DISPLAY")):
+        if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless check
         try:
             return smoke_test(args.smoke_test)
@@ -139,6 +154,7 @@ def main(argv=None) -> int:
             return 1
     app = make_app()
     from .mainwindow import MainWindow, app_icon
+
     app.setWindowIcon(app_icon())
     win = MainWindow()
     win.show()

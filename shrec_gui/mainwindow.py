@@ -13,30 +13,56 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+import shrec_eval
 from PySide6 import QtCore
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QColor, QIcon, QKeySequence, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox,
-                               QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit,
-                               QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton,
-                               QSpinBox, QTableView, QTabWidget, QToolButton, QVBoxLayout,
-                               QWidget)
-
-import core
-from core.atomic import write_text
-from core.contest import read_contest
-from core.errors import ContestFileError
-from core.measures import FAMILIES, expand
-from core.options import EvalOptions, OptionsError
-from core.readers import RANKLIST_VARIANTS, sniff
-from core.report import HEADLINE, csv_text_cell
-from core.resources import demo_manifest, resource_path
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+from shrec_eval.atomic import write_text
+from shrec_eval.contest import read_contest
+from shrec_eval.errors import ContestFileError
+from shrec_eval.measures import FAMILIES, expand
+from shrec_eval.options import EvalOptions, OptionsError
+from shrec_eval.readers import RANKLIST_VARIANTS, sniff
+from shrec_eval.report import HEADLINE, csv_text_cell
+from shrec_eval.resources import demo_manifest, resource_path
 
 from .models import PerQueryModel, SortProxy, SummaryModel, WarningsModel
+from .plots import (
+    CurvesWidget,
+    RankedListWidget,
+    colour_for,
+    export_csv,
+    export_png,
+    export_svg,
+    set_widget_theme,
+)
 from .significance import SignificanceWidget
-from .plots import (CurvesWidget, RankedListWidget, colour_for, export_csv, export_png,
-                    export_svg, set_widget_theme)
 from .worker import AssessmentSpec, Job, RunSpec, ScoringController
 
 SESSION_VERSION = 1
@@ -64,7 +90,7 @@ class RunEntry:
     spec: RunSpec
     colour: str
     result: object = None
-    error: str | None = None   # the reader's message when the file could not be used
+    error: str | None = None  # the reader's message when the file could not be used
 
     @property
     def name(self) -> str:
@@ -106,16 +132,20 @@ class CopyTable(QTableView):
         chosen = {(i.row(), i.column()) for i in idx}
         lines = ["\t".join(header)]
         for r in rows:
-            lines.append("\t".join(str(m.index(r, c).data() or "") if (r, c) in chosen else ""
-                                   for c in cols))
+            lines.append(
+                "\t".join(str(m.index(r, c).data() or "") if (r, c) in chosen else "" for c in cols)
+            )
         return "\n".join(lines)
 
     def table_rows(self) -> list[list[str]]:
         m = self.model()
-        head = [str(m.headerData(c, Qt.Orientation.Horizontal) or "")
-                for c in range(m.columnCount())]
-        body = [[str(m.index(r, c).data() or "") for c in range(m.columnCount())]
-                for r in range(m.rowCount())]
+        head = [
+            str(m.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(m.columnCount())
+        ]
+        body = [
+            [str(m.index(r, c).data() or "") for c in range(m.columnCount())]
+            for r in range(m.rowCount())
+        ]
         return [head] + body
 
 
@@ -152,8 +182,9 @@ class OptionsDialog(QDialog):
         f.addRow(self.remove_self)
         f.addRow(self.cutoff)
         f.addRow("Collection size:", self.size)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                              | QDialogButtonBox.StandardButton.Cancel)
+        bb = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         bb.accepted.connect(self.accept)
         bb.rejected.connect(self.reject)
         f.addRow(bb)
@@ -162,14 +193,18 @@ class OptionsDialog(QDialog):
         try:
             ranks = tuple(int(t) for t in self.ranks.text().replace(" ", "").split(",") if t)
         except ValueError:
-            raise OptionsError("ranks must be whole numbers separated by commas, "
-                               "e.g. 5,10,25,50,100") from None
-        return EvalOptions(ranks=ranks, curve_length=self.curve.value(),
-                           pr_levels=int(self.levels.currentText()),
-                           pr_interpolation=self.interp.currentData(),
-                           remove_self=self.remove_self.isChecked(),
-                           psb_class_cutoff=self.cutoff.isChecked(),
-                           collection_size=self.size.value() or None)
+            raise OptionsError(
+                "ranks must be whole numbers separated by commas, e.g. 5,10,25,50,100"
+            ) from None
+        return EvalOptions(
+            ranks=ranks,
+            curve_length=self.curve.value(),
+            pr_levels=int(self.levels.currentText()),
+            pr_interpolation=self.interp.currentData(),
+            remove_self=self.remove_self.isChecked(),
+            psb_class_cutoff=self.cutoff.isChecked(),
+            collection_size=self.size.value() or None,
+        )
 
 
 class ReaderDialog(QDialog):
@@ -206,25 +241,33 @@ class ReaderDialog(QDialog):
                 self.variant.addItem(f"{v}: {text}", v)
             f.addRow("Rank-list variant:", self.variant)
         elif kind == "trec":
-            self.trec_order = QCheckBox("Sort as trec_eval does (score desc, docno desc) "
-                                        "instead of file order")
+            self.trec_order = QCheckBox(
+                "Sort as trec_eval does (score desc, docno desc) instead of file order"
+            )
             f.addRow(self.trec_order)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                              | QDialogButtonBox.StandardButton.Cancel)
+        bb = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         bb.accepted.connect(self.accept)
         bb.rejected.connect(self.reject)
         f.addRow(bb)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Query classification", self.start_dir,
-                                              "PSB classification (*.cla);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Query classification",
+            self.start_dir,
+            "PSB classification (*.cla);;All files (*)",
+        )
         if path:
             self.queries.setText(path)
 
     def values(self) -> dict:
         if self.kind == "cla":
-            return {"queries": self.queries.text().strip() or None,
-                    "graded": self.graded.isChecked()}
+            return {
+                "queries": self.queries.text().strip() or None,
+                "graded": self.graded.isChecked(),
+            }
         if self.kind == "qrels":
             return {"collection_size": self.size.value() or None}
         if self.kind == "ranklists":
@@ -254,7 +297,7 @@ class MainWindow(QMainWindow):
         self.dark = False
         self.keys = [m.key for m in expand(self.options.ranks) if m.key in HEADLINE]
         self.errors: list[str] = []  # what the user was told (tests read it)
-        self.quiet = False           # True: record problems without a dialog (smoke test)
+        self.quiet = False  # True: record problems without a dialog (smoke test)
 
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -300,8 +343,9 @@ class MainWindow(QMainWindow):
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.columns_menu = QMenu(self)
         self.columns_button.setMenu(self.columns_menu)
-        self.assessment_label = QLabel("Open an assessment (File > Open assessment, Ctrl+O), "
-                                       "or drop files here.")
+        self.assessment_label = QLabel(
+            "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
+        )
         self.assessment_label.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.assessment_label, 1)
@@ -351,7 +395,8 @@ class MainWindow(QMainWindow):
         self.significance = SignificanceWidget(CopyTable)
         self.significance.computeRequested.connect(self._request_comparison)
         self.significance.exportRequested.connect(
-            lambda which, fmt: self.export_plot_dialog(fmt, which))
+            lambda which, fmt: self.export_plot_dialog(fmt, which)
+        )
         self.significance.set_measures(self.options.ranks, "ap_trec_r")
         self.tabs.addTab(self.significance, "Significance")
         self._comparison_request = 0
@@ -383,18 +428,28 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         f = mb.addMenu("&File")
-        self._action(f, "Open &assessment…", self.open_assessment_dialog,
-                     QKeySequence.StandardKey.Open, "a PSB .cla or TREC qrels")
-        self._action(f, "Add &runs…", self.add_runs_dialog, "Ctrl+R",
-                     "matrices, TREC runs")
-        self._action(f, "Add run &folder…", self.add_run_folder_dialog, "Ctrl+Shift+R",
-                     "a folder of rank-list files")
+        self._action(
+            f,
+            "Open &assessment…",
+            self.open_assessment_dialog,
+            QKeySequence.StandardKey.Open,
+            "a PSB .cla or TREC qrels",
+        )
+        self._action(f, "Add &runs…", self.add_runs_dialog, "Ctrl+R", "matrices, TREC runs")
+        self._action(
+            f,
+            "Add run &folder…",
+            self.add_run_folder_dialog,
+            "Ctrl+Shift+R",
+            "a folder of rank-list files",
+        )
         f.addSeparator()
         self._action(f, "Open &demo contest", self.open_demo, "Ctrl+D")
         self._action(f, "Open &session…", self.open_session_dialog, "Ctrl+Shift+O")
         self._action(f, "&Save session", self.save_session_action, QKeySequence.StandardKey.Save)
-        self._action(f, "Save session &as…", self.save_session_dialog,
-                     QKeySequence.StandardKey.SaveAs)
+        self._action(
+            f, "Save session &as…", self.save_session_dialog, QKeySequence.StandardKey.SaveAs
+        )
         self.recent_menu = f.addMenu("Recent")
         f.addSeparator()
         self._action(f, "&Export table as CSV…", self.export_table_dialog, "Ctrl+E")
@@ -491,25 +546,31 @@ class MainWindow(QMainWindow):
         app.setStyle("Fusion")
         pal = QPalette()
         if self.dark:
-            for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"),
-                                 (QPalette.ColorRole.WindowText, "#e8e8e8"),
-                                 (QPalette.ColorRole.Base, "#1f1f1f"),
-                                 (QPalette.ColorRole.AlternateBase, "#2a2a2a"),
-                                 (QPalette.ColorRole.Text, "#e8e8e8"),
-                                 (QPalette.ColorRole.Button, "#353535"),
-                                 (QPalette.ColorRole.ButtonText, "#e8e8e8"),
-                                 (QPalette.ColorRole.Highlight, "#2f6fb2"),
-                                 (QPalette.ColorRole.HighlightedText, "#ffffff"),
-                                 (QPalette.ColorRole.ToolTipBase, "#353535"),
-                                 (QPalette.ColorRole.ToolTipText, "#e8e8e8")):
+            for role, colour in (
+                (QPalette.ColorRole.Window, "#2b2b2b"),
+                (QPalette.ColorRole.WindowText, "#e8e8e8"),
+                (QPalette.ColorRole.Base, "#1f1f1f"),
+                (QPalette.ColorRole.AlternateBase, "#2a2a2a"),
+                (QPalette.ColorRole.Text, "#e8e8e8"),
+                (QPalette.ColorRole.Button, "#353535"),
+                (QPalette.ColorRole.ButtonText, "#e8e8e8"),
+                (QPalette.ColorRole.Highlight, "#2f6fb2"),
+                (QPalette.ColorRole.HighlightedText, "#ffffff"),
+                (QPalette.ColorRole.ToolTipBase, "#353535"),
+                (QPalette.ColorRole.ToolTipText, "#e8e8e8"),
+            ):
                 pal.setColor(role, QColor(colour))
         else:
             pal = app.style().standardPalette()
         app.setPalette(pal)
         for m in (self.summary_model, self.pq_model):
             m.dark = self.dark
-        for pw in (self.curves.plot, self.ranked.plot, self.significance.means_plot,
-                   self.significance.h2h_plot):
+        for pw in (
+            self.curves.plot,
+            self.ranked.plot,
+            self.significance.means_plot,
+            self.significance.h2h_plot,
+        ):
             set_widget_theme(pw, self.dark)
         (self.dark_action if self.dark else self.light_action).setChecked(True)
         self.settings.setValue("view/dark", self.dark)
@@ -521,39 +582,69 @@ class MainWindow(QMainWindow):
         self._next_key += 1
         return k
 
-    def open_assessment(self, path: str, *, queries: str | None = None, graded: bool = False,
-                        collection_size: int | None = None, collection: str | None = None,
-                        format: str | None = None, normalize_ids: bool = True,
-                        runs: list[dict] | None = None, options: EvalOptions | None = None,
-                        session: dict | None = None) -> None:
+    def open_assessment(
+        self,
+        path: str,
+        *,
+        queries: str | None = None,
+        graded: bool = False,
+        collection_size: int | None = None,
+        collection: str | None = None,
+        format: str | None = None,
+        normalize_ids: bool = True,
+        runs: list[dict] | None = None,
+        options: EvalOptions | None = None,
+        session: dict | None = None,
+    ) -> None:
         """Load an assessment in the worker; on success it replaces the
         current one (with ``options`` and ``session`` settings) and the runs
         are scored again; on failure nothing changes and a dialog quotes the
         reader."""
-        spec = AssessmentSpec(str(path), queries, graded, collection_size, collection, format,
-                              normalize_ids)
+        spec = AssessmentSpec(
+            str(path), queries, graded, collection_size, collection, format, normalize_ids
+        )
         self._remember_folder(str(path))
         if runs is None:
             runs = [self._entry_dict(e) for e in self.entries.values()]
-        specs = [RunSpec(self._new_key(), r["path"], r.get("name"), r.get("format"),
-                         r.get("variant"), bool(r.get("trec_order", False))) for r in runs]
-        self._pending = {"specs": specs, "colours": [r.get("color") for r in runs],
-                         "options": options or self.options, "session": session}
-        self._start(Job(specs, options or self.options, spec), f"Reading {Path(path).name}…",
-                    supersede=True)
+        specs = [
+            RunSpec(
+                self._new_key(),
+                r["path"],
+                r.get("name"),
+                r.get("format"),
+                r.get("variant"),
+                bool(r.get("trec_order", False)),
+            )
+            for r in runs
+        ]
+        self._pending = {
+            "specs": specs,
+            "colours": [r.get("color") for r in runs],
+            "options": options or self.options,
+            "session": session,
+        }
+        self._start(
+            Job(specs, options or self.options, spec), f"Reading {Path(path).name}…", supersede=True
+        )
 
-    def add_runs(self, paths, *, format=None, variant=None, trec_order=False, names=None,
-                 colours=None) -> None:
+    def add_runs(
+        self, paths, *, format=None, variant=None, trec_order=False, names=None, colours=None
+    ) -> None:
         if self.assessment is None:
-            self._tell("No assessment", "Open the assessment (a .cla or qrels file) first; "
-                       "the runs are read against its collection.")
+            self._tell(
+                "No assessment",
+                "Open the assessment (a .cla or qrels file) first; "
+                "the runs are read against its collection.",
+            )
             return
         specs = []
         for i, p in enumerate(paths):
-            spec = RunSpec(self._new_key(), str(p), names[i] if names else None, format,
-                           variant, trec_order)
-            colour = (colours[i] if colours and colours[i] else None) or \
-                colour_for(len(self.entries))
+            spec = RunSpec(
+                self._new_key(), str(p), names[i] if names else None, format, variant, trec_order
+            )
+            colour = (colours[i] if colours and colours[i] else None) or colour_for(
+                len(self.entries)
+            )
             self.entries[spec.key] = RunEntry(spec, colour)
             specs.append(spec)
             self._remember_folder(str(p))
@@ -576,8 +667,11 @@ class MainWindow(QMainWindow):
                 self._tell("Cannot open the file", str(exc))
                 return
             if kinds[p] is None and not os.path.isdir(p):
-                self._tell("Cannot open the file", f"{p}: this is neither an assessment (.cla, "
-                           "qrels) nor a run (matrix, TREC run, folder of rank lists).")
+                self._tell(
+                    "Cannot open the file",
+                    f"{p}: this is neither an assessment (.cla, "
+                    "qrels) nor a run (matrix, TREC run, folder of rank lists).",
+                )
                 return
         sessions = [p for p in paths if kinds[p] == "session"]
         if sessions:
@@ -586,15 +680,22 @@ class MainWindow(QMainWindow):
         assessments = [p for p in paths if kinds[p] in ("cla", "qrels")]
         runs = [{"path": p} for p in paths if p not in assessments]
         if assessments:
-            self.open_assessment(assessments[0], runs=[self._entry_dict(e) for e in
-                                                       self.entries.values()] + runs)
+            self.open_assessment(
+                assessments[0], runs=[self._entry_dict(e) for e in self.entries.values()] + runs
+            )
             self._remember_recent(assessments[0])
         elif runs:
             self.add_runs([r["path"] for r in runs])
 
     def _entry_dict(self, e: RunEntry) -> dict:
-        return {"path": e.spec.path, "name": e.spec.name, "format": e.spec.format,
-                "variant": e.spec.variant, "trec_order": e.spec.trec_order, "color": e.colour}
+        return {
+            "path": e.spec.path,
+            "name": e.spec.name,
+            "format": e.spec.format,
+            "variant": e.spec.variant,
+            "trec_order": e.spec.trec_order,
+            "color": e.colour,
+        }
 
     # -- scoring ---------------------------------------------------------------------------
     def _start(self, job: Job, text: str, *, supersede: bool = False) -> None:
@@ -633,8 +734,10 @@ class MainWindow(QMainWindow):
         self.assessment = assessment
         if pending["options"] is not self.options:
             self._set_options(pending["options"])
-        self.entries = {s.key: RunEntry(s, c or colour_for(i)) for i, (s, c) in
-                        enumerate(zip(pending["specs"], pending["colours"]))}
+        self.entries = {
+            s.key: RunEntry(s, c or colour_for(i))
+            for i, (s, c) in enumerate(zip(pending["specs"], pending["colours"]))
+        }
         session = pending.get("session")
         if session is not None:  # a session or contest file: now it has opened
             self.session_path = session["path"]
@@ -650,8 +753,9 @@ class MainWindow(QMainWindow):
         if self._current(gen):
             e = self.entries.get(key)
             label = e.name if e else name
-            self.status_label.setText(f"Scoring {label} ({self._queue_done + 1} of "
-                                      f"{self._queue_total})")
+            self.status_label.setText(
+                f"Scoring {label} ({self._queue_done + 1} of {self._queue_total})"
+            )
 
     def _on_progress(self, gen, key, done, total) -> None:
         if self._current(gen):
@@ -687,11 +791,17 @@ class MainWindow(QMainWindow):
     def _request_comparison(self, params: dict) -> None:
         """Compare the runs scored with the current options (a run still
         holding results of older options is left out until re-scored)."""
-        results = [e.result for e in self.entries.values() if e.result is not None
-                   and e.result.options == self.options and params["measure"] in e.result.keys]
+        results = [
+            e.result
+            for e in self.entries.values()
+            if e.result is not None
+            and e.result.options == self.options
+            and params["measure"] in e.result.keys
+        ]
         if len(results) < 2:
-            self.significance.show_error("At least two runs scored with the current options "
-                                         "are needed (F5 scores them).")
+            self.significance.show_error(
+                "At least two runs scored with the current options are needed (F5 scores them)."
+            )
             return
         self._comparison_request += 1
         self.controller.compare(self._comparison_request, results, params)
@@ -717,9 +827,10 @@ class MainWindow(QMainWindow):
         if self._failures:  # one dialog for every run of the job that could not be read
             failures, self._failures = self._failures, []
             more = f"\n\n({len(failures) - 3} more in Data checks.)" if len(failures) > 3 else ""
-            self._tell("Cannot read a run" if len(failures) == 1 else
-                       f"Cannot read {len(failures)} runs",
-                       "\n\n".join(failures[:3]) + more + "\n\nThe other results are kept.")
+            self._tell(
+                "Cannot read a run" if len(failures) == 1 else f"Cannot read {len(failures)} runs",
+                "\n\n".join(failures[:3]) + more + "\n\nThe other results are kept.",
+            )
         if not self._current(gen):
             return
         if self._refresh_timer.isActive():  # show the last results now
@@ -727,13 +838,15 @@ class MainWindow(QMainWindow):
             self._refresh()
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
-        current = sum(e.result is not None and e.result.options == self.options
-                      for e in self.entries.values())
+        current = sum(
+            e.result is not None and e.result.options == self.options for e in self.entries.values()
+        )
         failed = sum(e.error is not None for e in self.entries.values())
         self.status_label.setText(
             ("Cancelled; earlier results kept. " if cancelled else "")
             + f"{current} of {len(self.entries)} runs scored with the current options"
-            + (f"; {failed} could not be read (see Data checks)." if failed else "."))
+            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+        )
 
     # -- views -------------------------------------------------------------------------------
     def scored_entries(self):
@@ -745,19 +858,29 @@ class MainWindow(QMainWindow):
         if a is not None:
             self.assessment_label.setText(
                 f"<b>{Path(a.source.split(' + ')[-1]).name}</b>: {a.kind}, {a.n_queries} "
-                f"queries, collection of {a.collection_size}; {len(self.entries)} runs")
+                f"queries, collection of {a.collection_size}; {len(self.entries)} runs"
+            )
         entries = self.scored_entries()
         self.summary_model.set_entries(entries)
         self._fit_columns(self.summary_view)
-        self.warn_model.set_entries(entries, [(e.name, e.error) for e in self.entries.values()
-                                              if e.error is not None])
+        self.warn_model.set_entries(
+            entries, [(e.name, e.error) for e in self.entries.values() if e.error is not None]
+        )
         self._fit_columns(self.warn_view)
-        self.curves.set_entries([(e.name, e.colour, e.result) for e in self.entries.values()
-                                 if e.error is None])
-        self.ranked.set_entries([(k, e.name, e.result) for k, e in self.entries.items()],
-                                a.top_grade if a is not None else 2)
-        self.significance.set_results({e.name: e.result for e in self.entries.values()
-                                       if e.result is not None and e.error is None})
+        self.curves.set_entries(
+            [(e.name, e.colour, e.result) for e in self.entries.values() if e.error is None]
+        )
+        self.ranked.set_entries(
+            [(k, e.name, e.result) for k, e in self.entries.items()],
+            a.top_grade if a is not None else 2,
+        )
+        self.significance.set_results(
+            {
+                e.name: e.result
+                for e in self.entries.values()
+                if e.result is not None and e.error is None
+            }
+        )
         self._refresh_per_query()
 
     def _refresh_per_query(self) -> None:
@@ -780,8 +903,9 @@ class MainWindow(QMainWindow):
         self._pq_choice_changed()
 
     def _default_rank_key(self) -> str:
-        return "adr" if self.assessment is not None and self.assessment.top_grade > 1 \
-            else "ap_trec_r"
+        return (
+            "adr" if self.assessment is not None and self.assessment.top_grade > 1 else "ap_trec_r"
+        )
 
     def _pq_choice_changed(self) -> None:
         mode = self.pq_mode.currentData()
@@ -789,13 +913,20 @@ class MainWindow(QMainWindow):
         choice = self.pq_choice.currentData()
         if mode == "run":
             names = [n for n, _ in entries]
-            self.pq_model.configure(entries, mode="run",
-                                    run_index=names.index(choice) if choice in names else 0,
-                                    keys=self.keys, ranks=self.options.ranks)
+            self.pq_model.configure(
+                entries,
+                mode="run",
+                run_index=names.index(choice) if choice in names else 0,
+                keys=self.keys,
+                ranks=self.options.ranks,
+            )
         else:
-            self.pq_model.configure(entries, mode="measure",
-                                    measure=choice or self._default_rank_key(),
-                                    ranks=self.options.ranks)
+            self.pq_model.configure(
+                entries,
+                mode="measure",
+                measure=choice or self._default_rank_key(),
+                ranks=self.options.ranks,
+            )
         self._fit_columns(self.pq_view)
 
     def _fit_columns(self, view: QTableView) -> None:
@@ -815,8 +946,11 @@ class MainWindow(QMainWindow):
 
     def open_assessment_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open assessment", self.last_folder(),
-            "Assessments (*.cla *.qrels *.txt);;All files (*)")
+            self,
+            "Open assessment",
+            self.last_folder(),
+            "Assessments (*.cla *.qrels *.txt);;All files (*)",
+        )
         if not path:
             return
         try:
@@ -835,8 +969,11 @@ class MainWindow(QMainWindow):
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add runs", self.last_folder(),
-            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)")
+            self,
+            "Add runs",
+            self.last_folder(),
+            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)",
+        )
         if not paths:
             return
         kinds = set()
@@ -854,8 +991,9 @@ class MainWindow(QMainWindow):
         self.add_runs(paths, **extra)
 
     def add_run_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Add a folder of rank lists",
-                                                self.last_folder())
+        path = QFileDialog.getExistingDirectory(
+            self, "Add a folder of rank lists", self.last_folder()
+        )
         if not path:
             return
         d = ReaderDialog("ranklists", path, self)
@@ -884,8 +1022,10 @@ class MainWindow(QMainWindow):
         self._rebuild_columns_menu()
 
     def remove_selected_runs(self) -> None:
-        rows = {self.summary_proxy.mapToSource(i).row()
-                for i in self.summary_view.selectionModel().selectedIndexes()}
+        rows = {
+            self.summary_proxy.mapToSource(i).row()
+            for i in self.summary_view.selectionModel().selectedIndexes()
+        }
         keys = list(self.entries)
         for r in sorted(rows, reverse=True):
             if r < len(keys):
@@ -902,13 +1042,17 @@ class MainWindow(QMainWindow):
 
     def current_table(self) -> CopyTable | None:
         return {0: self.summary_view, 1: self.pq_view, 4: self.warn_view}.get(
-            self.tabs.currentIndex())
+            self.tabs.currentIndex()
+        )
 
     def export_table_dialog(self) -> None:
         view = self.current_table() or self.summary_view
-        path, _ = QFileDialog.getSaveFileName(self, "Export table as CSV",
-                                              os.path.join(self.last_folder(), "table.csv"),
-                                              "CSV (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Export table as CSV",
+            os.path.join(self.last_folder(), "table.csv"),
+            "CSV (*.csv)",
+        )
         if path:
             self.export_table(view, path)
 
@@ -931,23 +1075,27 @@ class MainWindow(QMainWindow):
         return True
 
     def _plot_item(self, which: str):
-        return self.curves.plot_item if which == "curves" else \
-            self.significance.plot_item(which)
+        return self.curves.plot_item if which == "curves" else self.significance.plot_item(which)
 
     def export_plot_dialog(self, fmt: str, which: str = "curves") -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)",
-                   "csv": "CSV (*.csv)"}
+        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV (*.csv)"}
         name = f"{self.curves.kind.currentData() if which == 'curves' else which}.{fmt}"
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot",
-                                              os.path.join(self.last_folder(), name),
-                                              filters[fmt])
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export plot", os.path.join(self.last_folder(), name), filters[fmt]
+        )
         if not path:
             return
         width = 1600
         if fmt == "png":
-            width, ok = QInputDialog.getInt(self, "PNG width", "Width in pixels:",
-                                            int(self.settings.value("export/width", 1600)),
-                                            200, 20000, 100)
+            width, ok = QInputDialog.getInt(
+                self,
+                "PNG width",
+                "Width in pixels:",
+                int(self.settings.value("export/width", 1600)),
+                200,
+                20000,
+                100,
+            )
             if not ok:
                 return
             self.settings.setValue("export/width", width)
@@ -986,20 +1134,40 @@ class MainWindow(QMainWindow):
                 return os.path.relpath(p, base)
             except ValueError:  # another drive (Windows)
                 return str(p)
+
         a = self.assessment_spec
         return {
             "version": SESSION_VERSION,
             "name": "shrec-gui session",
-            "assessment": {k: v for k, v in {
-                "path": rel(a.path), "queries": rel(a.queries), "graded": a.graded,
-                "collection_size": a.collection_size, "collection": rel(a.collection),
-                "format": a.format}.items() if v not in (None, False)} if a else None,
-            "runs": [{k: v for k, v in {
-                "path": rel(e.spec.path), "name": e.spec.name or (e.result.run_name
-                                                                  if e.result else None),
-                "format": e.spec.format, "variant": e.spec.variant,
-                "trec_order": e.spec.trec_order, "color": e.colour}.items()
-                if v not in (None, False)} for e in self.entries.values()],
+            "assessment": {
+                k: v
+                for k, v in {
+                    "path": rel(a.path),
+                    "queries": rel(a.queries),
+                    "graded": a.graded,
+                    "collection_size": a.collection_size,
+                    "collection": rel(a.collection),
+                    "format": a.format,
+                }.items()
+                if v not in (None, False)
+            }
+            if a
+            else None,
+            "runs": [
+                {
+                    k: v
+                    for k, v in {
+                        "path": rel(e.spec.path),
+                        "name": e.spec.name or (e.result.run_name if e.result else None),
+                        "format": e.spec.format,
+                        "variant": e.spec.variant,
+                        "trec_order": e.spec.trec_order,
+                        "color": e.colour,
+                    }.items()
+                    if v not in (None, False)
+                }
+                for e in self.entries.values()
+            ],
             "options": self.options.to_dict(),
         }
 
@@ -1019,44 +1187,60 @@ class MainWindow(QMainWindow):
             spec = read_contest(path)
             version = json.loads(Path(path).read_text(encoding="utf-8")).get("version", 1)
             if not isinstance(version, int) or version > SESSION_VERSION:
-                raise ContestFileError(path, f"session version {version} is newer than this "
-                                       f"app understands ({SESSION_VERSION})")
-            opts = EvalOptions(**{k: (tuple(v) if k == "ranks" else v)
-                                  for k, v in spec.options.items()})
+                raise ContestFileError(
+                    path,
+                    f"session version {version} is newer than this "
+                    f"app understands ({SESSION_VERSION})",
+                )
+            opts = EvalOptions(
+                **{k: (tuple(v) if k == "ranks" else v) for k, v in spec.options.items()}
+            )
         except (ContestFileError, OptionsError, TypeError, ValueError) as exc:
             self._tell("Cannot open the session", str(exc))
             return
         a = spec.assessment
         runs = [dict(r, path=str(spec.resolve(r["path"]))) for r in spec.runs]
-        self.open_assessment(str(spec.resolve(a["path"])),
-                             queries=str(spec.resolve(a["queries"])) if a.get("queries")
-                             else None, graded=bool(a.get("graded")),
-                             collection_size=a.get("collection_size"),
-                             collection=str(spec.resolve(a["collection"]))
-                             if a.get("collection") else None, format=a.get("format"),
-                             normalize_ids=a.get("normalize_ids", True), runs=runs,
-                             options=opts, session={"path": str(path), "name": spec.name})
+        self.open_assessment(
+            str(spec.resolve(a["path"])),
+            queries=str(spec.resolve(a["queries"])) if a.get("queries") else None,
+            graded=bool(a.get("graded")),
+            collection_size=a.get("collection_size"),
+            collection=str(spec.resolve(a["collection"])) if a.get("collection") else None,
+            format=a.get("format"),
+            normalize_ids=a.get("normalize_ids", True),
+            runs=runs,
+            options=opts,
+            session={"path": str(path), "name": spec.name},
+        )
 
     def open_demo(self) -> None:
         self.open_session(str(demo_manifest()))
 
     def open_session_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open session", self.last_folder(),
-                                              "Sessions and contests (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open session",
+            self.last_folder(),
+            "Sessions and contests (*.json);;All files (*)",
+        )
         if path:
             self.open_session(path)
 
     def save_session_action(self) -> None:
         if self.session_path and not str(Path(self.session_path).resolve()).startswith(
-                str(demo_manifest().parent.resolve())):
+            str(demo_manifest().parent.resolve())
+        ):
             self.save_session(self.session_path)
         else:
             self.save_session_dialog()
 
     def save_session_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save session",
-                                              os.path.join(self.last_folder(), "session.json"),
-                                              "Session (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Save session",
+            os.path.join(self.last_folder(), "session.json"),
+            "Session (*.json)",
+        )
         if path:
             self.save_session(path)
 
@@ -1104,12 +1288,14 @@ def _is_number(text: str) -> bool:
 
 
 def about_text() -> str:
-    return (f"<h3>SHREC evaluation {core.__version__}</h3>"
-            "<p>Scores 3D shape retrieval contests (SHREC, Princeton Shape Benchmark): every "
-            "measure of the SHREC 2006 and SHREC 2012 / PSB evaluations.</p>"
-            f"<p>Python {platform.python_version()}, Qt {QtCore.qVersion()}, "
-            f"PySide6 {_version('PySide6')}, numpy {np.__version__}, "
-            f"pyqtgraph {pg.__version__}</p>")
+    return (
+        f"<h3>SHREC evaluation {shrec_eval.__version__}</h3>"
+        "<p>Scores 3D shape retrieval contests (SHREC, Princeton Shape Benchmark): every "
+        "measure of the SHREC 2006 and SHREC 2012 / PSB evaluations.</p>"
+        f"<p>Python {platform.python_version()}, Qt {QtCore.qVersion()}, "
+        f"PySide6 {_version('PySide6')}, numpy {np.__version__}, "
+        f"pyqtgraph {pg.__version__}</p>"
+    )
 
 
 def _version(mod: str) -> str:

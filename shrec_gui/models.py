@@ -9,9 +9,8 @@ import re
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
-
-from core.measures import expand, measure_by_key
-from core.report import fmt
+from shrec_eval.measures import expand, measure_by_key
+from shrec_eval.report import fmt
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 BEST = QColor(198, 239, 206)
@@ -24,8 +23,9 @@ def _value(v):
 
 def natural_key(text: str) -> tuple:
     """Sort key that orders q9 before q10 (numbers inside ids compare as numbers)."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.lower())
-                 for p in re.split(r"(\d+)", text) if p)
+    return tuple(
+        (0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.split(r"(\d+)", text) if p
+    )
 
 
 class SortProxy(QSortFilterProxyModel):
@@ -66,7 +66,7 @@ class SummaryModel(_Base):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.entries: list = []   # (name, RunResult)
+        self.entries: list = []  # (name, RunResult)
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
 
@@ -92,8 +92,7 @@ class SummaryModel(_Base):
         self._bests = []
         for j, m in enumerate(self._measures):
             vals = [row[j] for row in self._means if row[j] is not None]
-            self._bests.append((max(vals) if m.higher_is_better else min(vals)) if vals
-                               else None)
+            self._bests.append((max(vals) if m.higher_is_better else min(vals)) if vals else None)
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.entries)
@@ -105,8 +104,9 @@ class SummaryModel(_Base):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return "Run" if section == 0 else measure_by_key(self.keys[section - 1],
-                                                            self.ranks).label
+            return (
+                "Run" if section == 0 else measure_by_key(self.keys[section - 1], self.ranks).label
+            )
         if role == Qt.ItemDataRole.ToolTipRole and section:
             m = measure_by_key(self.keys[section - 1], self.ranks)
             return f"{m.key}: {m.definition}"
@@ -147,15 +147,16 @@ class PerQueryModel(_Base):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.mode = "run"          # "run" or "measure"
-        self.entries: list = []    # (name, RunResult)
+        self.mode = "run"  # "run" or "measure"
+        self.entries: list = []  # (name, RunResult)
         self.run_index = 0
         self.measure = "adr"
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
 
-    def configure(self, entries, *, mode=None, run_index=None, measure=None, keys=None,
-                  ranks=None) -> None:
+    def configure(
+        self, entries, *, mode=None, run_index=None, measure=None, keys=None, ranks=None
+    ) -> None:
         self.beginResetModel()
         self.entries = [e for e in entries if e[1] is not None]
         if mode is not None:
@@ -182,13 +183,20 @@ class PerQueryModel(_Base):
             res = self.entries[self.run_index][1]
             for k in self.keys:
                 self._measures.append(measure_by_key(k, self.ranks))
-                self._arrays.append(res.column(k) if k in res._col else
-                                    np.full(len(res.query_ids), np.nan))
+                self._arrays.append(
+                    res.column(k) if k in res._col else np.full(len(res.query_ids), np.nan)
+                )
             return
         m = measure_by_key(self.measure, self.ranks)
         self._measures = [m]
-        cols = np.column_stack([r.column(self.measure) if self.measure in r._col else
-                                np.full(len(r.query_ids), np.nan) for _, r in self.entries])
+        cols = np.column_stack(
+            [
+                r.column(self.measure)
+                if self.measure in r._col
+                else np.full(len(r.query_ids), np.nan)
+                for _, r in self.entries
+            ]
+        )
         self._arrays = list(cols.T)
         with np.errstate(all="ignore"):
             filled = np.where(np.isnan(cols), -np.inf if m.higher_is_better else np.inf, cols)
@@ -196,9 +204,10 @@ class PerQueryModel(_Base):
         names = [n for n, _ in self.entries]
         sign = -1.0 if m.higher_is_better else 1.0
         for row in cols:
-            order = sorted(range(len(names)), key=lambda j: (np.isnan(row[j]),
-                                                             sign * row[j] if not
-                                                             np.isnan(row[j]) else 0.0))
+            order = sorted(
+                range(len(names)),
+                key=lambda j: (np.isnan(row[j]), sign * row[j] if not np.isnan(row[j]) else 0.0),
+            )
             self._rankings.append([names[j] for j in order])
 
     @property
@@ -289,7 +298,7 @@ class WarningsModel(_Base):
                 continue
             for w in res.warnings:
                 self.rows.append((name, w.code, w.count, w.message, ", ".join(w.examples)))
-        for name, message in (errors or []):
+        for name, message in errors or []:
             self.rows.append((name, "unreadable", 1, message, ""))
         self.endResetModel()
 

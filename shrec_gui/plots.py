@@ -8,16 +8,31 @@ import pyqtgraph as pg
 import pyqtgraph.exporters as exporters
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout,
-                               QWidget)
-
-from core.measures import CURVES
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from shrec_eval.measures import CURVES
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
 #: muted), readable on white and on dark; a run keeps its colour (saved with the session)
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255",
-           "#117733", "#332288", "#999933", "#44AA99", "#AA4499", "#88CCEE", "#DDCC77",
-           "#CC6677", "#661100", "#6699CC", "#888888"]
+PALETTE = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#882255",
+    "#117733",
+    "#332288",
+    "#999933",
+    "#44AA99",
+    "#AA4499",
+    "#88CCEE",
+    "#DDCC77",
+    "#CC6677",
+    "#661100",
+    "#6699CC",
+    "#888888",
+]
 MEAN = "Mean over queries"
 GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 
@@ -59,6 +74,7 @@ def _qt_svg(plot_item, path: str) -> None:
     from PySide6.QtCore import QRectF, QSize
     from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgGenerator
+
     rect = plot_item.sceneBoundingRect()
     gen = QSvgGenerator()
     gen.setFileName(path)
@@ -133,7 +149,7 @@ class CurvesWidget(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.plot, 1)
         self.entries: list = []  # (name, colour, RunResult)
-        self._items: list = []   # (name, colour, PlotDataItem) on the plot
+        self._items: list = []  # (name, colour, PlotDataItem) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)
         self.query.currentIndexChanged.connect(self.redraw)
 
@@ -160,8 +176,7 @@ class CurvesWidget(QWidget):
         return self._qids[i - 1] if 0 < i <= len(self._qids) else None
 
     def select_query(self, query_id: str | None) -> None:
-        self.query.setCurrentIndex(self._qids.index(query_id) + 1 if query_id in self._qids
-                                   else 0)
+        self.query.setCurrentIndex(self._qids.index(query_id) + 1 if query_id in self._qids else 0)
 
     def curve_data(self):
         """(name, colour, x, y) of what is drawn."""
@@ -195,9 +210,10 @@ class CurvesWidget(QWidget):
                 pi.removeItem(item)
                 if pi.legend is not None:
                     pi.legend.removeItem(item)
-            self._items = [(name, colour, pi.plot([], [], name=name,
-                                                  pen=pg.mkPen(colour, width=2)))
-                           for name, colour in wanted]
+            self._items = [
+                (name, colour, pi.plot([], [], name=name, pen=pg.mkPen(colour, width=2)))
+                for name, colour in wanted
+            ]
         for (_, colour, item), (_, _, x, y) in zip(self._items, data):
             item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
@@ -232,9 +248,11 @@ class RankedListWidget(QWidget):
         bar.addWidget(self.run, 1)
         bar.addWidget(QLabel("Query:"))
         bar.addWidget(self.query)
-        legend = QLabel('<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
-                        '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
-                        '<span style="color:#bbbbbb">&#9632;</span> not relevant')
+        legend = QLabel(
+            '<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
+            '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
+            '<span style="color:#bbbbbb">&#9632;</span> not relevant'
+        )
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.plot)
@@ -296,7 +314,8 @@ class RankedListWidget(QWidget):
         self.info.setText(
             f"Query {query_id}: {detail.ch} highly and {detail.cm} marginally relevant items; "
             f"the list holds {n} items and {len(hits)} of the {cr} relevant ones"
-            + (f", at ranks {first}." if len(hits) else "."))
+            + (f", at ranks {first}." if len(hits) else ".")
+        )
 
     def show_error(self, key: int, query_id: str, message: str) -> None:
         self.info.setText(message)

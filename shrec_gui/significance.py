@@ -1,6 +1,6 @@
 """The Significance tab: corrected p-values between every pair of runs,
 run means with bootstrap intervals, and a head-to-head view of two runs.
-The statistics are computed by the worker (core.stats); this module only
+The statistics are computed by the worker (shrec_eval.stats); this module only
 shows them."""
 
 from __future__ import annotations
@@ -11,11 +11,20 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                               QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
-
-from core.measures import expand
-from core.stats import CORRECTIONS, TESTS
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+from shrec_eval.measures import expand
+from shrec_eval.stats import CORRECTIONS, TESTS
 
 from .models import SORT_ROLE
 
@@ -71,22 +80,27 @@ class PValueModel(QAbstractTableModel):
             if v < self.alpha:
                 # deeper green for smaller p
                 strength = min(1.0, -math.log10(max(v, 1e-12)) / 6)
-                return QBrush(QColor.fromRgbF(0.55 - 0.35 * strength, 0.85 - 0.2 * strength,
-                                              0.55 - 0.35 * strength))
+                return QBrush(
+                    QColor.fromRgbF(
+                        0.55 - 0.35 * strength, 0.85 - 0.2 * strength, 0.55 - 0.35 * strength
+                    )
+                )
             return QBrush(QColor(235, 235, 235))
         if role == Qt.ItemDataRole.ForegroundRole and r != c and not math.isnan(v):
             return QBrush(QColor("black"))
         if role == Qt.ItemDataRole.ToolTipRole and r != c:
-            return (f"{self.names[r]} vs {self.names[c]}: corrected p = {v:.6g}; "
-                    + ("significant" if v < self.alpha else "not significant")
-                    + f" at alpha = {self.alpha}")
+            return (
+                f"{self.names[r]} vs {self.names[c]}: corrected p = {v:.6g}; "
+                + ("significant" if v < self.alpha else "not significant")
+                + f" at alpha = {self.alpha}"
+            )
         return None
 
 
 class SignificanceWidget(QWidget):
     """Controls, p-value matrix, means with intervals, head to head."""
 
-    computeRequested = Signal(object)   # params for core.stats.compare
+    computeRequested = Signal(object)  # params for shrec_eval.stats.compare
     exportRequested = Signal(str, str)  # which plot ("means", "h2h"), format
 
     def __init__(self, table_view_factory, parent=None) -> None:
@@ -156,8 +170,9 @@ class SignificanceWidget(QWidget):
         ll = QVBoxLayout(left)
         ll.addLayout(form)
         ll.addWidget(self.status)
-        ll.addWidget(QLabel("Corrected p-values (green: significant at alpha; runs ranked by "
-                            "their mean):"))
+        ll.addWidget(
+            QLabel("Corrected p-values (green: significant at alpha; runs ranked by their mean):")
+        )
         ll.addWidget(self.pview, 2)
         ll.addWidget(self.means_plot, 2)
         ll.addLayout(self._export_row("means"))
@@ -224,9 +239,14 @@ class SignificanceWidget(QWidget):
         self.draw_h2h()
 
     def params(self) -> dict:
-        return {"measure": self.measure.currentData(), "tests": list(TESTS),
-                "correction": self.correction.currentData(), "alpha": self.alpha.value(),
-                "resamples": self.resamples.value(), "seed": self.seed.value()}
+        return {
+            "measure": self.measure.currentData(),
+            "tests": list(TESTS),
+            "correction": self.correction.currentData(),
+            "alpha": self.alpha.value(),
+            "resamples": self.resamples.value(),
+            "seed": self.seed.value(),
+        }
 
     def request(self) -> None:
         if len(self.results) < 2:
@@ -246,7 +266,8 @@ class SignificanceWidget(QWidget):
             f"{comparison.label}: {len(comparison.runs)} runs, {len(comparison.pairs)} pairs, "
             f"{CORRECTIONS[comparison.correction]} correction per test, alpha = "
             f"{comparison.alpha}, {comparison.resamples} resamples (seed {comparison.seed}), "
-            f"{comparison.confidence:.0%} intervals.")
+            f"{comparison.confidence:.0%} intervals."
+        )
         self.show_current()
         self.draw_h2h()
 
@@ -266,11 +287,25 @@ class SignificanceWidget(QWidget):
         y = np.array([r.mean if r.mean is not None else np.nan for r in ranked])
         lo = np.array([r.ci[0] if r.ci else np.nan for r in ranked])
         hi = np.array([r.ci[1] if r.ci else np.nan for r in ranked])
-        pi.addItem(pg.BarGraphItem(x=x, height=np.nan_to_num(y), width=0.6,
-                                   brush=QColor(0, 114, 178, 170), pen=pg.mkPen(None)))
-        pi.addItem(pg.ErrorBarItem(x=x, y=y, top=np.nan_to_num(hi - y),
-                                   bottom=np.nan_to_num(y - lo), beam=0.25,
-                                   pen=pg.mkPen("#D55E00", width=2)))
+        pi.addItem(
+            pg.BarGraphItem(
+                x=x,
+                height=np.nan_to_num(y),
+                width=0.6,
+                brush=QColor(0, 114, 178, 170),
+                pen=pg.mkPen(None),
+            )
+        )
+        pi.addItem(
+            pg.ErrorBarItem(
+                x=x,
+                y=y,
+                top=np.nan_to_num(hi - y),
+                bottom=np.nan_to_num(y - lo),
+                beam=0.25,
+                pen=pg.mkPen("#D55E00", width=2),
+            )
+        )
         pi.getAxis("bottom").setTicks([[(i, r.name) for i, r in enumerate(ranked)]])
         pi.setTitle(f"{c.label}: mean and {c.confidence:.0%} bootstrap interval")
         pi.setLabel("left", "mean")
@@ -301,8 +336,15 @@ class SignificanceWidget(QWidget):
         lo = float(min(va.min(initial=0), vb.min(initial=0)))
         hi = float(max(va.max(initial=1), vb.max(initial=1)))
         pi.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DashLine))
-        pi.plot(va, vb, pen=None, symbol="o", symbolSize=8, symbolBrush=QColor(0, 114, 178, 180),
-                symbolPen=None)
+        pi.plot(
+            va,
+            vb,
+            pen=None,
+            symbol="o",
+            symbolSize=8,
+            symbolBrush=QColor(0, 114, 178, 180),
+            symbolPen=None,
+        )
         pi.setLabel("bottom", a)
         pi.setLabel("left", b)
         pi.setTitle(f"Per query: {self.measure.currentData()}")
@@ -310,11 +352,17 @@ class SignificanceWidget(QWidget):
         pi.setXRange(lo - pad, hi + pad, padding=0)
         pi.setYRange(lo - pad, hi + pad, padding=0)
         wins, ties, losses = int((va > vb).sum()), int((va == vb).sum()), int((va < vb).sum())
-        text = (f"{a} better on {wins} queries, tied on {ties}, worse on {losses} "
-                f"(points below the diagonal: {a} better).")
+        text = (
+            f"{a} better on {wins} queries, tied on {ties}, worse on {losses} "
+            f"(points below the diagonal: {a} better)."
+        )
         c = self.comparison
-        if c is not None and c.measure == self.measure.currentData() and a != b \
-                and {a, b} <= {r.name for r in c.runs}:
+        if (
+            c is not None
+            and c.measure == self.measure.currentData()
+            and a != b
+            and {a, b} <= {r.name for r in c.runs}
+        ):
             p = c.pair(a, b).p_corrected.get(self.test.currentData())
             if p is not None:
                 text += f" Corrected p = {p:.4g} ({self.test.currentText()})."

@@ -16,14 +16,13 @@ import traceback
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
-
-from core import Cancelled, EvalOptions, evaluate, query_detail
-from core.errors import ContestFileError
-from core.model import AssessmentError
-from core.options import OptionsError
-from core.formats.matrix import parse_in_blocks
-from core.readers import load_assessment, load_run
-from core.stats import StatsError, compare
+from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
+from shrec_eval.errors import ContestFileError
+from shrec_eval.formats.matrix import parse_in_blocks
+from shrec_eval.model import AssessmentError
+from shrec_eval.options import OptionsError
+from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.stats import StatsError, compare
 
 
 @dataclass
@@ -38,13 +37,20 @@ class AssessmentSpec:
 
     def load(self):
         size = self.collection_size if (self.format or _sniff(self.path)) == "qrels" else None
-        return load_assessment(self.path, format=self.format, queries=self.queries,
-                               graded=self.graded, collection_size=size,
-                               collection=self.collection, normalize_ids=self.normalize_ids)
+        return load_assessment(
+            self.path,
+            format=self.format,
+            queries=self.queries,
+            graded=self.graded,
+            collection_size=size,
+            collection=self.collection,
+            normalize_ids=self.normalize_ids,
+        )
 
 
 def _sniff(path):
-    from core.readers import sniff
+    from shrec_eval.readers import sniff
+
     try:
         return sniff(path)
     except ContestFileError:
@@ -63,8 +69,14 @@ class RunSpec:
     def cache_key(self):
         """What the loaded run depends on, the file's size and time included,
         so that a file changed on disk is read again."""
-        return (self.path, self.format, self.variant, self.trec_order, self.name,
-                _fingerprint(self.path))
+        return (
+            self.path,
+            self.format,
+            self.variant,
+            self.trec_order,
+            self.name,
+            _fingerprint(self.path),
+        )
 
 
 def _fingerprint(path: str):
@@ -72,8 +84,11 @@ def _fingerprint(path: str):
         st = os.stat(path)
         if os.path.isdir(path):
             entries = [e.stat() for e in os.scandir(path) if e.is_file()]
-            return (len(entries), max((e.st_mtime_ns for e in entries), default=0),
-                    sum(e.st_size for e in entries))
+            return (
+                len(entries),
+                max((e.st_mtime_ns for e in entries), default=0),
+                sum(e.st_size for e in entries),
+            )
         return (st.st_size, st.st_mtime_ns)
     except OSError:
         return None
@@ -102,16 +117,16 @@ def user_message(exc: BaseException) -> str:
 class ScoringWorker(QObject):
     """Loads and scores in its own thread; every answer is a signal."""
 
-    assessmentLoaded = Signal(int, object, object)   # generation, spec, Assessment
-    assessmentFailed = Signal(int, object, str)      # generation, spec, message
-    runStarted = Signal(int, int, str)               # generation, run key, name
-    progress = Signal(int, int, int, int)            # generation, run key, done, total
-    runScored = Signal(int, int, object, object)     # generation, run key, RunResult, Run
-    runFailed = Signal(int, int, str)                # generation, run key, message
-    finished = Signal(int, int)                      # generation, cancelled (0 or 1)
-    detailReady = Signal(int, str, object)           # run key, query id, QueryDetail
+    assessmentLoaded = Signal(int, object, object)  # generation, spec, Assessment
+    assessmentFailed = Signal(int, object, str)  # generation, spec, message
+    runStarted = Signal(int, int, str)  # generation, run key, name
+    progress = Signal(int, int, int, int)  # generation, run key, done, total
+    runScored = Signal(int, int, object, object)  # generation, run key, RunResult, Run
+    runFailed = Signal(int, int, str)  # generation, run key, message
+    finished = Signal(int, int)  # generation, cancelled (0 or 1)
+    detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
-    comparisonReady = Signal(int, object)            # request number, Comparison
+    comparisonReady = Signal(int, object)  # request number, Comparison
     comparisonFailed = Signal(int, str)
 
     def __init__(self) -> None:
@@ -119,8 +134,8 @@ class ScoringWorker(QObject):
         # large ASCII matrices in blocks: the GUI thread gets the GIL between them
         parse_in_blocks()
         self._assessment = None
-        self._runs: dict = {}       # cache key -> Run
-        self._by_key: dict = {}     # run key -> Run
+        self._runs: dict = {}  # cache key -> Run
+        self._by_key: dict = {}  # run key -> Run
         self._options = EvalOptions()
 
     @Slot(object)
@@ -153,21 +168,30 @@ class ScoringWorker(QObject):
                 try:
                     run = self._runs.get(spec.cache_key())
                     if run is None:
-                        run = load_run(spec.path, self._assessment, format=spec.format,
-                                       variant=spec.variant, trec_order=spec.trec_order,
-                                       name=spec.name)
+                        run = load_run(
+                            spec.path,
+                            self._assessment,
+                            format=spec.format,
+                            variant=spec.variant,
+                            trec_order=spec.trec_order,
+                            name=spec.name,
+                        )
                         self._runs[spec.cache_key()] = run
                     self._by_key[spec.key] = run
                     result = evaluate(
-                        self._assessment, run, job.options,
+                        self._assessment,
+                        run,
+                        job.options,
                         progress=lambda d, t, k=spec.key: self.progress.emit(gen, k, d, t),
-                        should_stop=stop.is_set)
+                        should_stop=stop.is_set,
+                    )
                 except Cancelled:
                     cancelled = True
                     break
                 except Exception as exc:  # noqa: BLE001 - reported to the user
-                    if not isinstance(exc, (ContestFileError, AssessmentError, OptionsError,
-                                            OSError)):
+                    if not isinstance(
+                        exc, (ContestFileError, AssessmentError, OptionsError, OSError)
+                    ):
                         traceback.print_exc()
                     self.runFailed.emit(gen, spec.key, user_message(exc))
                     continue
@@ -190,7 +214,7 @@ class ScoringWorker(QObject):
 
     @Slot(int, object, object, object)
     def compare(self, request: int, results, params, stop) -> None:
-        """Significance tests of scored runs (core.stats), off the GUI thread;
+        """Significance tests of scored runs (shrec_eval.stats), off the GUI thread;
         ``stop`` (an Event) cancels between two pairs."""
         try:
             c = compare(results, should_stop=stop.is_set, **params)

@@ -2,13 +2,10 @@
 folder so that no test reads or writes the user's real preferences."""
 
 import os
-import sys
-from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-sys.path.insert(0, str(Path(__file__).parent))
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)

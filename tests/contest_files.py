@@ -6,8 +6,15 @@ from pathlib import Path
 
 import numpy as np
 
-CLASSES = [("aircraft", "0"), ("jet", "aircraft"), ("prop", "aircraft"), ("animal", "0"),
-           ("dog", "animal"), ("cat", "animal"), ("chair", "0")]
+CLASSES = [
+    ("aircraft", "0"),
+    ("jet", "aircraft"),
+    ("prop", "aircraft"),
+    ("animal", "0"),
+    ("dog", "animal"),
+    ("cat", "animal"),
+    ("chair", "0"),
+]
 
 
 def make_classes(n_per_class=(0, 4, 3, 0, 5, 3, 4)):

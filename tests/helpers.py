@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core import Assessment, RankedRun
+from shrec_eval import Assessment, RankedRun
 
 
 def gains_contest(cases, ds, top=2):

@@ -33,10 +33,10 @@ example of the spec / seed 000.
 import math
 from fractions import Fraction
 
-
 # ---------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------
+
 
 def is_highly_relevant(grade, top):
     """Spec 1: highly relevant = grade equal to the top grade."""
@@ -84,6 +84,7 @@ def count_all(gains, wanted):
 # Spec 2: SHREC 2006 per-query measures.  Each function gets the predicate of
 # the variant (highly relevant or relevant) and C of the variant (Ch or Cr).
 # ---------------------------------------------------------------------------
+
 
 def true_positives(gains, wanted):
     """TP = V."""
@@ -270,6 +271,7 @@ def recall_at_k(gains, k, cr):
 # All undefined when Cr = 0.
 # ---------------------------------------------------------------------------
 
+
 def nearest_neighbour(gains, cr):
     """NN = G[1] with binary gains (1 if the first item is relevant)."""
     if cr == 0:
@@ -335,6 +337,7 @@ def dcg_psb(gains, cr):
 # Main entry point: per-query scalar measures
 # ---------------------------------------------------------------------------
 
+
 def reference_query(gains, judged, ds, top, ranks=(5, 10, 25, 50, 100)):
     """All per-query measures of the spec, keyed by the stable keys of
     spec section 7.  Values are float, or None when undefined (spec 5)."""
@@ -396,6 +399,7 @@ def reference_query(gains, judged, ds, top, ranks=(5, 10, 25, 50, 100)):
 # ---------------------------------------------------------------------------
 # Curves
 # ---------------------------------------------------------------------------
+
 
 def interpolated_precision_recall(gains, cr, levels):
     """Interpolated precision at recall levels j/(levels-1), j = 0..levels-1:
@@ -498,6 +502,7 @@ def reference_curves(gains, judged, ds, top, length=100, levels=21, beta=1.0):
 # Self-check against the worked example (spec section 2, seed 000)
 # ---------------------------------------------------------------------------
 
+
 def _check(name, got, expected, tol=1e-6):
     if expected is None or got is None:
         assert got is None and expected is None, (name, got, expected)
@@ -520,12 +525,24 @@ if __name__ == "__main__":
 
     # Every number of spec section 2's worked example.
     spec_numbers = {
-        "tp_hr": 5, "fp_hr": 9, "tn_hr": 1799, "fn_hr": 1,
-        "ft_hr": 0.666667, "st_hr": 0.416667, "prec_hr": 0.357143,
-        "rec_hr": 0.833333, "ap_hr": 0.800909,
-        "tp_r": 9, "fp_r": 5, "tn_r": 1798, "fn_r": 2,
-        "ft_r": 0.818182, "st_r": 0.642857, "prec_r": 0.642857,
-        "rec_r": 0.818182, "ap_r": 0.943687,
+        "tp_hr": 5,
+        "fp_hr": 9,
+        "tn_hr": 1799,
+        "fn_hr": 1,
+        "ft_hr": 0.666667,
+        "st_hr": 0.416667,
+        "prec_hr": 0.357143,
+        "rec_hr": 0.833333,
+        "ap_hr": 0.800909,
+        "tp_r": 9,
+        "fp_r": 5,
+        "tn_r": 1798,
+        "fn_r": 2,
+        "ft_r": 0.818182,
+        "st_r": 0.642857,
+        "prec_r": 0.642857,
+        "rec_r": 0.818182,
+        "ap_r": 0.943687,
         "adr": 0.819221,
     }
     for key, value in spec_numbers.items():
@@ -533,20 +550,70 @@ if __name__ == "__main__":
 
     # Seed 000's vectors (printed as float32, 14 ranks; ICG/IDCG 11 ranks).
     seed_cg = [2, 4, 5, 7, 9, 10, 10, 11, 11, 12, 14, 14, 14, 14]
-    seed_dcg = [2.0, 4.0, 4.63093, 5.63093, 6.492283, 6.8791356, 6.8791356,
-                7.212469, 7.212469, 7.5134993, 8.091629, 8.091629, 8.091629,
-                8.091629]
+    seed_dcg = [
+        2.0,
+        4.0,
+        4.63093,
+        5.63093,
+        6.492283,
+        6.8791356,
+        6.8791356,
+        7.212469,
+        7.212469,
+        7.5134993,
+        8.091629,
+        8.091629,
+        8.091629,
+        8.091629,
+    ]
     seed_icg = [2, 4, 6, 8, 10, 12, 13, 14, 15, 16, 17]
-    seed_idcg = [2.0, 4.0, 5.2618594, 6.2618594, 7.123213, 7.8969183,
-                 8.253125, 8.586458, 8.901923, 9.202953, 9.492018]
+    seed_idcg = [
+        2.0,
+        4.0,
+        5.2618594,
+        6.2618594,
+        7.123213,
+        7.8969183,
+        8.253125,
+        8.586458,
+        8.901923,
+        9.202953,
+        9.492018,
+    ]
     # Decimal NCG of the seed (its fraction list has typos at ranks 8..11,
     # spec 2 [resolved]: rank 8 is 11/14).
-    seed_ncg = [1.0, 1.0, 0.8333333, 0.875, 0.9, 0.8333333, 0.7692308,
-                0.78571427, 0.73333335, 0.75, 0.8235294, 0.8235294, 0.8235294,
-                0.8235294]
-    seed_ndcg = [1.0, 1.0, 0.8800938, 0.89924246, 0.9114262, 0.87111646,
-                 0.83351886, 0.83998185, 0.8102147, 0.81642264, 0.8524667,
-                 0.8524667, 0.8524667, 0.8524667]
+    seed_ncg = [
+        1.0,
+        1.0,
+        0.8333333,
+        0.875,
+        0.9,
+        0.8333333,
+        0.7692308,
+        0.78571427,
+        0.73333335,
+        0.75,
+        0.8235294,
+        0.8235294,
+        0.8235294,
+        0.8235294,
+    ]
+    seed_ndcg = [
+        1.0,
+        1.0,
+        0.8800938,
+        0.89924246,
+        0.9114262,
+        0.87111646,
+        0.83351886,
+        0.83998185,
+        0.8102147,
+        0.81642264,
+        0.8524667,
+        0.8524667,
+        0.8524667,
+        0.8524667,
+    ]
 
     curves = reference_curves(G, JUDGED, DS, TOP)
     _check_vector("cg", curves["cg"], seed_cg)
@@ -571,15 +638,48 @@ if __name__ == "__main__":
     # Sanity checks of the undefined-value rules (spec 5), not from the spec
     # example: empty list with C > 0, and Cr = 0.
     empty = reference_query([], JUDGED, DS, TOP)
-    for key in ("rec_hr", "rec_r", "ft_hr", "ft_r", "st_hr", "st_r", "ap_hr",
-                "ap_r", "ap_trec_hr", "ap_trec_r", "adr", "prec_hr", "prec_r",
-                "p@5", "r@5", "cg@5", "ncg@5", "nn", "ft_psb", "e_measure",
-                "dcg_psb"):
+    for key in (
+        "rec_hr",
+        "rec_r",
+        "ft_hr",
+        "ft_r",
+        "st_hr",
+        "st_r",
+        "ap_hr",
+        "ap_r",
+        "ap_trec_hr",
+        "ap_trec_r",
+        "adr",
+        "prec_hr",
+        "prec_r",
+        "p@5",
+        "r@5",
+        "cg@5",
+        "ncg@5",
+        "nn",
+        "ft_psb",
+        "e_measure",
+        "dcg_psb",
+    ):
         _check("empty " + key, empty[key], 0.0)
     nothing = reference_query([0, 0, 0], [], DS, 1)
-    for key in ("rec_hr", "rec_r", "ft_r", "st_hr", "ap_r", "ap_trec_hr",
-                "adr", "ncg@5", "ndcg@5", "r@5", "nn", "ft_psb", "st_psb",
-                "e_measure", "dcg_psb"):
+    for key in (
+        "rec_hr",
+        "rec_r",
+        "ft_r",
+        "st_hr",
+        "ap_r",
+        "ap_trec_hr",
+        "adr",
+        "ncg@5",
+        "ndcg@5",
+        "r@5",
+        "nn",
+        "ft_psb",
+        "st_psb",
+        "e_measure",
+        "dcg_psb",
+    ):
         assert nothing[key] is None, key
     _check("Cr=0 prec_r", nothing["prec_r"], 0.0)
     _check("Cr=0 tn_r", nothing["tn_r"], DS - 3)

@@ -32,9 +32,20 @@ def bundle(tmp_path_factory):
     checkout = tmp / "checkout"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(checkout)], check=True)
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "packaging/build.py", "--dist", str(tmp / "dist"),
-                          "--work", str(tmp / "build")], cwd=checkout, capture_output=True,
-                         text=True, timeout=1200)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "packaging/build.py",
+            "--dist",
+            str(tmp / "dist"),
+            "--work",
+            str(tmp / "build"),
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     print(out.stdout, f"build {time.perf_counter() - t:.0f} s")
     return tmp / "dist"
@@ -46,8 +57,9 @@ def test_frozen_smoke_test_writes_the_plot(bundle, tmp_path):
     png = tmp_path / "pr.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     t = time.perf_counter()
-    p = subprocess.run([str(exe), "--smoke-test", str(png)], capture_output=True, text=True,
-                       env=env, timeout=300)
+    p = subprocess.run(
+        [str(exe), "--smoke-test", str(png)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     w, h = png_size(png)
     assert (w, h) == (1200, h) and 300 < h < 1200
@@ -58,8 +70,13 @@ def test_frozen_smoke_test_writes_the_plot(bundle, tmp_path):
 def test_frozen_smoke_test_fails_loudly(bundle, tmp_path):
     exe = bundle / "shrec-gui" / ("shrec-gui.exe" if sys.platform == "win32" else "shrec-gui")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    p = subprocess.run([str(exe), "--smoke-test", str(tmp_path / "missing" / "x.png")],
-                       capture_output=True, text=True, env=env, timeout=300)
+    p = subprocess.run(
+        [str(exe), "--smoke-test", str(tmp_path / "missing" / "x.png")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert p.returncode != 0 and "smoke test:" in p.stderr
 
 

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core.cli import Progress, main
-from core.resources import demo_manifest, resource_path
+from shrec_eval.cli import Progress, main
+from shrec_eval.resources import demo_manifest, resource_path
 
 DEMO = resource_path("demo")
 GOLDEN = Path(__file__).parent / "golden" / "demo.json"
@@ -32,23 +31,35 @@ def test_demo_matches_golden_json(tmp_path):
     doc = json.loads((tmp_path / "d.json").read_text())
     golden = json.loads(GOLDEN.read_text())
     assert doc["tool"]["name"] == "shrec-eval"
-    assert {k: doc["assessment"][k] for k in ("kind", "queries", "collection_size",
-                                              "top_grade")} == \
-        {k: golden["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")}
+    assert {
+        k: doc["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")
+    } == {k: golden["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")}
     assert doc["options"] == golden["options"]
     assert [r["name"] for r in doc["runs"]] == [r["name"] for r in golden["runs"]]
     for got, want in zip(doc["runs"], golden["runs"]):
         assert got["format"] == want["format"]
         for k, v in want["mean"].items():
-            assert got["mean"][k] == pytest.approx(v, abs=1e-12, nan_ok=False) if v is not None \
-                else got["mean"][k] is None, (got["name"], k)
+            assert (
+                got["mean"][k] == pytest.approx(v, abs=1e-12, nan_ok=False)
+                if v is not None
+                else got["mean"][k] is None
+            ), (got["name"], k)
         for q, vals in want["per_query"].items():
             for k, v in vals.items():
                 assert got["per_query"][q][k] == pytest.approx(v, abs=1e-12)
-        assert [{"code": w["code"], "count": w["count"]} for w in got["warnings"]] == \
-            want["warnings"]
-        assert set(got["curves"]) == {"pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall",
-                                      "dcg_recall"}
+        assert [{"code": w["code"], "count": w["count"]} for w in got["warnings"]] == want[
+            "warnings"
+        ]
+        assert set(got["curves"]) == {
+            "pr",
+            "cg",
+            "dcg",
+            "ncg",
+            "ndcg",
+            "f",
+            "cg_recall",
+            "dcg_recall",
+        }
         assert len(got["curves"]["pr"]["x"]) == 21
 
 
@@ -63,15 +74,28 @@ def test_demo_table_is_ranked_by_madr():
 
 
 def test_evaluate_matches_the_engine(tmp_path):
-    from core import evaluate
-    from core.readers import load_assessment, load_run
+    from shrec_eval import evaluate
+    from shrec_eval.readers import load_assessment, load_run
+
     run = str(DEMO / "viewharmonics.trec")
-    code, _ = run_main(["evaluate", *ARGS, run, "--json", str(tmp_path / "e.json"),
-                        "--ranks", "5,10", "--pr-levels", "11"])
+    code, _ = run_main(
+        [
+            "evaluate",
+            *ARGS,
+            run,
+            "--json",
+            str(tmp_path / "e.json"),
+            "--ranks",
+            "5,10",
+            "--pr-levels",
+            "11",
+        ]
+    )
     assert code == 0
     doc = json.loads((tmp_path / "e.json").read_text())
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
-    from core import EvalOptions
+    from shrec_eval import EvalOptions
+
     res = evaluate(a, load_run(run, a), EvalOptions(ranks=(5, 10), pr_levels=11))
     assert doc["runs"][0]["mean"] == pytest.approx(res.means)
     assert "p@100" not in doc["runs"][0]["mean"] and "p@10" in doc["runs"][0]["mean"]
@@ -89,14 +113,25 @@ def test_options_reach_the_engine(tmp_path):
     assert len(doc["runs"][0]["curves"]["pr"]["x"]) == 20
 
 
-@pytest.mark.parametrize("flags,want", [([], 2 / 3), (["--trec-order"], (1 + .5 + 1 / 3 + .5) / 4),
-                                         (["--keep-self"], (1 + 1 + 5 / 12 + 5 / 12) / 4)])
+@pytest.mark.parametrize(
+    "flags,want",
+    [
+        ([], 2 / 3),
+        (["--trec-order"], (1 + 0.5 + 1 / 3 + 0.5) / 4),
+        (["--keep-self"], (1 + 1 + 5 / 12 + 5 / 12) / 4),
+    ],
+)
 def test_trec_order_and_keep_self(tmp_path, flags, want):
     p = tmp_path / "x.cla"
     p.write_text("PSB 1\n2 4\na 0 2\n1\n2\nb 0 2\n3\n4\n")
     run = tmp_path / "r.trec"  # file order 1 2 3 4, scores order 2 3 1 4
-    run.write_text("".join(f"{q} Q0 {d} 1 {s} r\n" for q in "1234"
-                           for d, s in (("1", 1), ("2", 3), ("3", 2), ("4", 0))))
+    run.write_text(
+        "".join(
+            f"{q} Q0 {d} 1 {s} r\n"
+            for q in "1234"
+            for d, s in (("1", 1), ("2", 3), ("3", 2), ("4", 0))
+        )
+    )
     code, _ = run_main(["evaluate", str(p), str(run), "--json", str(tmp_path / "o.json"), *flags])
     doc = json.loads((tmp_path / "o.json").read_text())
     assert code == 0 and doc["runs"][0]["mean"]["ap_trec_r"] == pytest.approx(want)
@@ -123,8 +158,7 @@ def test_csv_and_report_outputs(tmp_path):
 def test_reports_escape_participant_text(tmp_path):
     evil = '<script>alert(1)</script>,=HYPERLINK("http://x")'
     runs = [str(DEMO / "spectralnet.txt"), str(DEMO / "viewharmonics.trec")]
-    code, _ = run_main(["evaluate", *ARGS, *runs, "--names", evil, "--report",
-                        str(tmp_path / "r")])
+    code, _ = run_main(["evaluate", *ARGS, *runs, "--names", evil, "--report", str(tmp_path / "r")])
     assert code == 0
     html = (tmp_path / "r" / "index.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -134,14 +168,22 @@ def test_reports_escape_participant_text(tmp_path):
     assert "<script>" not in md
     for name in ("summary.csv", "per_query.csv"):
         cells = [c for row in csv.reader((tmp_path / "r" / name).open()) for c in row]
-        assert "'=HYPERLINK(\"http://x\")" in cells
+        assert '\'=HYPERLINK("http://x")' in cells
         assert not any(c.startswith(("=", "+", "@")) for c in cells)
     assert not [p for p in (tmp_path / "r").iterdir() if p.name.startswith(".")]
 
 
 def test_check_verdicts(tmp_path):
-    code, text = run_main(["check", *ARGS, str(DEMO / "viewharmonics.trec"),
-                           str(DEMO / "lightfield-200"), "--json", str(tmp_path / "c.json")])
+    code, text = run_main(
+        [
+            "check",
+            *ARGS,
+            str(DEMO / "viewharmonics.trec"),
+            str(DEMO / "lightfield-200"),
+            "--json",
+            str(tmp_path / "c.json"),
+        ]
+    )
     assert code == 0 and text.count("verdict: OK") == 2
     assert "rank-list folder, variant query-line (detected)" in text
     assert "notice: ranked lists shorter" in text
@@ -151,8 +193,9 @@ def test_check_verdicts(tmp_path):
     bad.write_text("q01 Q0 0 1 5 r\nq01 Q0 zz 2 4 r\nq01 Q0 0 3 3 r\n")
     garbage = tmp_path / "garbage.txt"
     garbage.write_bytes(b"\x00\x01binary")
-    code, text = run_main(["check", *ARGS, str(bad), str(garbage), "--json",
-                           str(tmp_path / "c.json")])
+    code, text = run_main(
+        ["check", *ARGS, str(bad), str(garbage), "--json", str(tmp_path / "c.json")]
+    )
     assert code == 1
     assert "problem: ids the assessment does not know" in text
     assert "problem: ids repeated within a ranked list" in text
@@ -170,20 +213,31 @@ def test_measures_lists_the_registry():
     assert code == 0 and "ndcg@3" in keys and "ndcg@10" not in keys and "e_measure" in keys
 
 
-@pytest.mark.parametrize("argv,needle", [
-    ([], "a command is needed"),
-    (["evaluate"], "required"),
-    (["evaluate", "x.cla"], "required"),
-    (["frobnicate"], "invalid choice"),
-    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "a,b"], "whole numbers"),
-    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--rank-by", "nope"], "unknown measure"),
-    (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--names", "a,b"], "2 names for 1 runs"),
-    (["evaluate", *ARGS, "/no/such/run.trec"], "cannot read the file"),
-    (["evaluate", str(DEMO / "spectralnet.txt"), str(DEMO / "spectralnet.txt")],
-     "cannot tell what this file is"),
-    (["evaluate", *ARGS, str(DEMO / "target.cla")], "cannot tell what this run is"),
-    (["evaluate", str(DEMO / "target.cla"), str(DEMO / "spectralnet.txt")], "1101 x 1101"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        ([], "a command is needed"),
+        (["evaluate"], "required"),
+        (["evaluate", "x.cla"], "required"),
+        (["frobnicate"], "invalid choice"),
+        (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "a,b"], "whole numbers"),
+        (
+            ["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--rank-by", "nope"],
+            "unknown measure",
+        ),
+        (
+            ["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--names", "a,b"],
+            "2 names for 1 runs",
+        ),
+        (["evaluate", *ARGS, "/no/such/run.trec"], "cannot read the file"),
+        (
+            ["evaluate", str(DEMO / "spectralnet.txt"), str(DEMO / "spectralnet.txt")],
+            "cannot tell what this file is",
+        ),
+        (["evaluate", *ARGS, str(DEMO / "target.cla")], "cannot tell what this run is"),
+        (["evaluate", str(DEMO / "target.cla"), str(DEMO / "spectralnet.txt")], "1101 x 1101"),
+    ],
+)
 def test_errors_exit_2_with_one_line(capsys, argv, needle):
     code, out = run_main(argv)
     err = capsys.readouterr().err
@@ -193,7 +247,8 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
 
 
 def test_debug_shows_the_traceback():
-    from core.errors import FileAccessError
+    from shrec_eval.errors import FileAccessError
+
     with pytest.raises(FileAccessError, match="cannot read the file"):
         main(["evaluate", *ARGS, "/no/such/run.trec", "--debug"], out=io.StringIO())
 
@@ -211,17 +266,25 @@ def test_progress_bar_only_on_a_terminal():
     assert "[" in tty.getvalue() and "100%" in tty.getvalue() and pipe.getvalue() == ""
 
 
-@pytest.mark.parametrize("argv,code", [
-    (["demo", "--columns", "adr"], 0),
-    (["measures"], 0),
-    (["evaluate", *ARGS, str(DEMO / "voxelmoments.matrix"), "--columns", "nn"], 0),
-    (["check", *ARGS, str(DEMO / "shapehistogram")], 0),
-    (["evaluate", *ARGS, "/no/such/file"], 2),
-])
+@pytest.mark.parametrize(
+    "argv,code",
+    [
+        (["demo", "--columns", "adr"], 0),
+        (["measures"], 0),
+        (["evaluate", *ARGS, str(DEMO / "voxelmoments.matrix"), "--columns", "nn"], 0),
+        (["check", *ARGS, str(DEMO / "shapehistogram")], 0),
+        (["evaluate", *ARGS, "/no/such/file"], 2),
+    ],
+)
 def test_real_subprocess(argv, code):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    p = subprocess.run([sys.executable, "-m", "core", *argv], capture_output=True, text=True,
-                       env=env, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "shrec_eval", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode == code, p.stderr
     if code:
         assert len(p.stderr.strip().splitlines()) == 1
@@ -234,11 +297,24 @@ def test_demo_manifest_is_found():
 
 
 def test_compare_prints_ranking_matrix_and_writes_json_and_report(tmp_path):
-    runs = [str(DEMO / p) for p in ("spectralnet.txt", "voxelmoments.matrix",
-                                    "viewharmonics.trec")]
-    code, text = run_main(["compare", *ARGS, *runs, "--measure", "ap_trec_r", "--test", "t",
-                           "--resamples", "500", "--json", str(tmp_path / "c.json"),
-                           "--report", str(tmp_path / "r")])
+    runs = [str(DEMO / p) for p in ("spectralnet.txt", "voxelmoments.matrix", "viewharmonics.trec")]
+    code, text = run_main(
+        [
+            "compare",
+            *ARGS,
+            *runs,
+            "--measure",
+            "ap_trec_r",
+            "--test",
+            "t",
+            "--resamples",
+            "500",
+            "--json",
+            str(tmp_path / "c.json"),
+            "--report",
+            str(tmp_path / "r"),
+        ]
+    )
     assert code == 0
     assert "95% CI" in text and "Corrected p-values, paired t-test" in text
     doc = json.loads((tmp_path / "c.json").read_text())["comparison"]
@@ -252,12 +328,17 @@ def test_compare_prints_ranking_matrix_and_writes_json_and_report(tmp_path):
     assert "\\*" in md
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["compare", *ARGS, str(DEMO / "spectralnet.txt")], "--measure"),
-    (["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "zz"], "unknown measure"),
-    (["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "nn", "--alpha", "2"],
-     "alpha"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["compare", *ARGS, str(DEMO / "spectralnet.txt")], "--measure"),
+        (["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "zz"], "unknown measure"),
+        (
+            ["compare", *ARGS, str(DEMO / "spectralnet.txt"), "--measure", "nn", "--alpha", "2"],
+            "alpha",
+        ),
+    ],
+)
 def test_compare_errors(capsys, argv, needle):
     code, _ = run_main(argv)
     err = capsys.readouterr().err
@@ -265,16 +346,30 @@ def test_compare_errors(capsys, argv, needle):
 
 
 def test_custom_ranks_reach_the_reports(tmp_path):
-    code, text = run_main(["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "7",
-                           "--rank-by", "p@7", "--columns", "p@7", "--report",
-                           str(tmp_path / "r")])
+    code, text = run_main(
+        [
+            "evaluate",
+            *ARGS,
+            str(DEMO / "spectralnet.txt"),
+            "--ranks",
+            "7",
+            "--rank-by",
+            "p@7",
+            "--columns",
+            "p@7",
+            "--report",
+            str(tmp_path / "r"),
+        ]
+    )
     assert code == 0 and "Precision@7" in text
     assert "Precision@7" in (tmp_path / "r" / "summary.md").read_text()
 
 
 def test_written_files_keep_the_usual_mode(tmp_path):
     import stat
-    from core.atomic import write_text
+
+    from shrec_eval.atomic import write_text
+
     p = tmp_path / "x.txt"
     write_text(p, "a")
     mask = os.umask(0)
@@ -286,9 +381,10 @@ def test_written_files_keep_the_usual_mode(tmp_path):
 
 
 def test_markdown_escapes_backslashes_and_pipes():
-    from core.report import Summary, summary_md
-    from core import evaluate
-    from core.readers import load_assessment, load_run
+    from shrec_eval import evaluate
+    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.report import Summary, summary_md
+
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     r = evaluate(a, load_run(DEMO / "spectralnet.txt", a, name="evil\\|x"))
     md = summary_md(Summary.build([r], ["nn"], "nn"))
@@ -297,8 +393,9 @@ def test_markdown_escapes_backslashes_and_pipes():
 
 
 def test_contest_file_value_types(tmp_path):
-    from core.contest import read_contest
-    from core.errors import FormatError
+    from shrec_eval.contest import read_contest
+    from shrec_eval.errors import FormatError
+
     p = tmp_path / "c.json"
     p.write_text('{"assessment": {"path": "a.cla", "graded": "false"}, "runs": []}')
     with pytest.raises(FormatError, match="'graded' must be a bool"):

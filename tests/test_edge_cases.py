@@ -8,14 +8,39 @@ import math
 
 import numpy as np
 import pytest
-
-from core import (Assessment, Cancelled, EvalOptions, OptionsError, RankedRun, evaluate,
-                  evaluate_runs, query_detail)
 from helpers import gains_contest
+from shrec_eval import (
+    Assessment,
+    Cancelled,
+    EvalOptions,
+    OptionsError,
+    RankedRun,
+    evaluate,
+    evaluate_runs,
+    query_detail,
+)
 
-RATES = ["rec_hr", "rec_r", "ft_hr", "ft_r", "st_hr", "st_r", "ap_hr", "ap_r", "ap_trec_hr",
-         "ap_trec_r", "adr", "nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ndcg@10",
-         "ncg@10", "r@10"]
+RATES = [
+    "rec_hr",
+    "rec_r",
+    "ft_hr",
+    "ft_r",
+    "st_hr",
+    "st_r",
+    "ap_hr",
+    "ap_r",
+    "ap_trec_hr",
+    "ap_trec_r",
+    "adr",
+    "nn",
+    "ft_psb",
+    "st_psb",
+    "e_measure",
+    "dcg_psb",
+    "ndcg@10",
+    "ncg@10",
+    "r@10",
+]
 
 
 def test_empty_list_scores_zero_not_undefined():
@@ -41,8 +66,9 @@ def test_missing_query_is_an_empty_list_and_warned():
 
 
 def test_no_relevant_item_is_undefined_and_left_out_of_the_mean():
-    a = Assessment.from_judgments({"q1": {"a": 2, "b": 1}, "q2": {"b": 1}, "q3": {}},
-                                  ["a", "b", "c"], top_grade=2)
+    a = Assessment.from_judgments(
+        {"q1": {"a": 2, "b": 1}, "q2": {"b": 1}, "q3": {}}, ["a", "b", "c"], top_grade=2
+    )
     run = RankedRun.from_lists("r", {"q1": ["a", "b"], "q2": ["b"], "q3": ["c", "a"]}, a)
     res = evaluate(a, run)
     # q3: nothing to find -> every rate undefined, counts and prec still defined
@@ -73,9 +99,9 @@ def test_truncated_list_counts_later_items_as_not_retrieved():
     # 4 relevant, list of 3 holds 2 of them; Ds = 10
     a, run = gains_contest({"q": ([1, 0, 1], [1, 1, 1, 1])}, ds=10, top=1)
     res = evaluate(a, run)
-    assert res.mean("ft_r") == pytest.approx(2 / 3)        # d1 = min(Va, C) = 3
-    assert res.mean("st_r") == pytest.approx(2 / 3)        # d2 = min(3, 8) = 3
-    assert res.mean("ft_psb") == pytest.approx(2 / 4)      # first R = 4 ranks, past the end
+    assert res.mean("ft_r") == pytest.approx(2 / 3)  # d1 = min(Va, C) = 3
+    assert res.mean("st_r") == pytest.approx(2 / 3)  # d2 = min(3, 8) = 3
+    assert res.mean("ft_psb") == pytest.approx(2 / 4)  # first R = 4 ranks, past the end
     assert res.mean("st_psb") == pytest.approx(2 / 4)
     assert res.mean("ap_r") == pytest.approx((1 + 2 / 3) / 2)
     assert res.mean("ap_trec_r") == pytest.approx((1 + 2 / 3) / 4)
@@ -97,9 +123,13 @@ def _loo():
     cls = {"a": "X", "b": "X", "c": "X", "d": "Y", "e": "Y"}
     judg = {q: {t: 1 for t in cls if cls[t] == cls[q]} for q in cls}
     a = Assessment.from_judgments(judg, list(cls), leave_one_out=True, query_classes=cls)
-    lists = {"a": ["b", "a", "d", "c", "e"], "b": ["b", "a", "c", "d", "e"],
-             "c": ["d", "e", "c", "a", "b"], "d": ["d", "e", "a", "b", "c"],
-             "e": ["a", "b", "c", "d", "e"]}
+    lists = {
+        "a": ["b", "a", "d", "c", "e"],
+        "b": ["b", "a", "c", "d", "e"],
+        "c": ["d", "e", "c", "a", "b"],
+        "d": ["d", "e", "a", "b", "c"],
+        "e": ["a", "b", "c", "d", "e"],
+    }
     return a, RankedRun.from_lists("r", lists, a)
 
 
@@ -138,8 +168,10 @@ def test_psb_class_cutoff_and_class_means():
     assert cut.mean("nn") == pytest.approx(nn[:3].mean())
     w = {w.code: w for w in cut.warnings}["psb_class_cutoff"]
     assert w.count == 2 and w.examples == ("d", "e")
-    assert res.class_means("nn") == {"X": pytest.approx(nn[:3].mean()),
-                                     "Y": pytest.approx(nn[3:].mean())}
+    assert res.class_means("nn") == {
+        "X": pytest.approx(nn[:3].mean()),
+        "Y": pytest.approx(nn[3:].mean()),
+    }
     assert res.class_averaged_mean("nn") == pytest.approx((nn[:3].mean() + nn[3:].mean()) / 2)
 
 
@@ -168,8 +200,11 @@ def test_pr_max_interpolation_21_levels():
     want = [1.0] * 6 + [0.75] * 10 + [0.4] * 5
     np.testing.assert_allclose(pr.per_query[0], want, atol=1e-12)
     res11 = evaluate(a, run, EvalOptions(pr_levels=11))
-    np.testing.assert_allclose(res11.curves["pr"].per_query[0],
-                               [1, 1, 1, .75, .75, .75, .75, .75, .4, .4, .4], atol=1e-12)
+    np.testing.assert_allclose(
+        res11.curves["pr"].per_query[0],
+        [1, 1, 1, 0.75, 0.75, 0.75, 0.75, 0.75, 0.4, 0.4, 0.4],
+        atol=1e-12,
+    )
 
 
 def test_pr_psb_interpolation():
@@ -177,10 +212,10 @@ def test_pr_psb_interpolation():
     pr = evaluate(a, run, EvalOptions(pr_interpolation="psb")).curves["pr"]
     np.testing.assert_allclose(pr.x, np.arange(1, 21) / 20)
     got = pr.per_query[0]
-    assert np.isnan(got[:4]).all()            # below recall 1/C = 0.25: left out
-    assert got[4] == pytest.approx(1.0)       # r = 0.25: first hit
+    assert np.isnan(got[:4]).all()  # below recall 1/C = 0.25: left out
+    assert got[4] == pytest.approx(1.0)  # r = 0.25: first hit
     assert got[5] == pytest.approx(0.8 * 1 + 0.2 * 2 / 3)
-    assert got[9] == pytest.approx(2 / 3)     # r = 0.5
+    assert got[9] == pytest.approx(2 / 3)  # r = 0.5
     assert got[12] == pytest.approx(0.4 * 2 / 3 + 0.6 * 0.75)
     assert got[14] == pytest.approx(0.75)
     assert got[19] == pytest.approx(0.4)
@@ -216,18 +251,21 @@ def test_f_curve_with_beta():
     f = evaluate(a, run, EvalOptions(f_beta=2.0, curve_length=10)).curves["f"].per_query[0]
     # k = 4: P = 3/4, R = 3/4 -> F = P
     assert f[3] == pytest.approx(0.75)
-    p, r = 1 / 2, 1 / 4     # k = 2
+    p, r = 1 / 2, 1 / 4  # k = 2
     assert f[1] == pytest.approx(5 * p * r / (4 * p + r))
 
 
 def _big(n_q=40, n_items=60):
     rng = np.random.default_rng(3)
     items = [str(j) for j in range(n_items)]
-    judg = {f"q{i}": {str(j): int(rng.integers(1, 3)) for j in rng.choice(n_items, 7, False)}
-            for i in range(n_q)}
+    judg = {
+        f"q{i}": {str(j): int(rng.integers(1, 3)) for j in rng.choice(n_items, 7, False)}
+        for i in range(n_q)
+    }
     a = Assessment.from_judgments(judg, items, top_grade=2)
-    lists = {q: [str(j) for j in rng.permutation(n_items)[: int(rng.integers(0, n_items))]]
-             for q in judg}
+    lists = {
+        q: [str(j) for j in rng.permutation(n_items)[: int(rng.integers(0, n_items))]] for q in judg
+    }
     return a, RankedRun.from_lists("r", lists, a)
 
 
@@ -235,12 +273,15 @@ def test_chunking_gives_identical_numbers_and_reports_progress():
     a, run = _big()
     whole = evaluate(a, run)
     calls = []
-    small = evaluate(a, run, EvalOptions(memory_budget=1), progress=lambda d, t: calls.append((d, t)))
+    small = evaluate(
+        a, run, EvalOptions(memory_budget=1), progress=lambda d, t: calls.append((d, t))
+    )
     # the same up to the last bit of a BLAS sum (block widths differ)
     np.testing.assert_allclose(whole.values, small.values, rtol=1e-13, atol=0)
     for key in whole.curves:
-        np.testing.assert_allclose(whole.curves[key].per_query, small.curves[key].per_query,
-                                   rtol=1e-13, atol=0)
+        np.testing.assert_allclose(
+            whole.curves[key].per_query, small.curves[key].per_query, rtol=1e-13, atol=0
+        )
     assert calls == [(i, 40) for i in range(1, 41)]
 
 
@@ -260,8 +301,9 @@ def test_cancel_between_chunks():
 def test_evaluate_runs_progress_spans_all_runs():
     a, run = _big()
     calls = []
-    out = evaluate_runs(a, [run, run], EvalOptions(memory_budget=10**9),
-                        progress=lambda d, t: calls.append((d, t)))
+    out = evaluate_runs(
+        a, [run, run], EvalOptions(memory_budget=10**9), progress=lambda d, t: calls.append((d, t))
+    )
     assert len(out) == 2 and calls == [(40, 80), (80, 80)]
 
 
@@ -286,10 +328,18 @@ def test_collection_size_option_changes_tn_only():
         evaluate(a, run, EvalOptions(collection_size=5))
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"ranks": ()}, "ranks"), ({"ranks": (0, 5)}, "ranks"), ({"curve_length": 0}, "curve"),
-    ({"pr_levels": 1}, "levels"), ({"pr_interpolation": "linear"}, "interpolation"),
-    ({"collection_size": 0}, "collection size"), ({"f_beta": 0}, "beta")])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"ranks": ()}, "ranks"),
+        ({"ranks": (0, 5)}, "ranks"),
+        ({"curve_length": 0}, "curve"),
+        ({"pr_levels": 1}, "levels"),
+        ({"pr_interpolation": "linear"}, "interpolation"),
+        ({"collection_size": 0}, "collection size"),
+        ({"f_beta": 0}, "beta"),
+    ],
+)
 def test_bad_options(kwargs, match):
     with pytest.raises(OptionsError, match=match):
         EvalOptions(**kwargs)

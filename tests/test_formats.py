@@ -6,14 +6,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from contest_files import (distances, make_classes, write_ascii_matrix, write_binary_matrix,
-                           write_cla, write_qrels, write_ranklists, write_trec_run)
-from core import evaluate
-from core.errors import ContestFileError, FileAccessError, FormatError
-from core.formats.cla import read_cla
-from core.formats.ids import normalize_id
-from core.readers import detect_run_format, load_assessment, load_run, sniff
+from contest_files import (
+    distances,
+    make_classes,
+    write_ascii_matrix,
+    write_binary_matrix,
+    write_cla,
+    write_qrels,
+    write_ranklists,
+    write_trec_run,
+)
+from shrec_eval import evaluate
+from shrec_eval.errors import ContestFileError, FileAccessError, FormatError
+from shrec_eval.formats.cla import read_cla
+from shrec_eval.formats.ids import normalize_id
+from shrec_eval.readers import detect_run_format, load_assessment, load_run, sniff
 
 CLASSES = make_classes()
 N = sum(len(m) for _, _, m in CLASSES)
@@ -30,6 +37,7 @@ def loo(cla):
 
 
 # -- .cla ---------------------------------------------------------------------
+
 
 def test_cla_structure(cla):
     c = read_cla(cla)
@@ -55,8 +63,10 @@ def test_leave_one_out_graded_sisters(cla):
 
 
 def test_query_and_target_cla(tmp_path, cla):
-    qcla = write_cla(tmp_path / "queries.cla",
-                     [("jet", "0", ["q1", "q2"]), ("dog", "0", ["q3"]), ("tree", "0", ["q4"])])
+    qcla = write_cla(
+        tmp_path / "queries.cla",
+        [("jet", "0", ["q1", "q2"]), ("dog", "0", ["q3"]), ("tree", "0", ["q4"])],
+    )
     a = load_assessment(cla, queries=qcla)
     assert a.query_ids == ("q1", "q2", "q3", "q4") and not a.leave_one_out
     assert set(a.judgments("q3")) == {str(i) for i in range(7, 12)}
@@ -65,8 +75,15 @@ def test_query_and_target_cla(tmp_path, cla):
     assert g.judgments("q3")["12"] == 1
 
 
-@pytest.mark.parametrize("kw", [dict(crlf=True), dict(bom=True), dict(final_newline=False),
-                                dict(crlf=True, bom=True, final_newline=False)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(crlf=True),
+        dict(bom=True),
+        dict(final_newline=False),
+        dict(crlf=True, bom=True, final_newline=False),
+    ],
+)
 def test_cla_tolerates_real_file_quirks(tmp_path, kw):
     p = write_cla(tmp_path / "x.cla", CLASSES, **kw)
     assert read_cla(p).models == [str(i) for i in range(N)]
@@ -125,9 +142,22 @@ def test_unreadable_file_is_wrapped(tmp_path):
 
 # -- id normalisation ------------------------------------------------------------
 
-@pytest.mark.parametrize("raw,norm", [("m665", "665"), ("model_665", "665"), ("036894", "36894"),
-                                      ("0", "0"), ("m000", "0"), ("M12", "12"), ("chair3", "chair3"),
-                                      ("m", "m"), ("mx12", "mx12"), ("12a", "12a")])
+
+@pytest.mark.parametrize(
+    "raw,norm",
+    [
+        ("m665", "665"),
+        ("model_665", "665"),
+        ("036894", "36894"),
+        ("0", "0"),
+        ("m000", "0"),
+        ("M12", "12"),
+        ("chair3", "chair3"),
+        ("m", "m"),
+        ("mx12", "mx12"),
+        ("12a", "12a"),
+    ],
+)
 def test_normalize_id(raw, norm):
     assert normalize_id(raw) == norm
 
@@ -145,14 +175,16 @@ def test_prefixed_runs_match_and_are_reported(tmp_path, cla, loo):
 
 # -- runs: the same contest in every format gives the same numbers ------------------
 
+
 def _all_formats(tmp_path, d, query_ids, item_ids):
     return {
         "ascii": write_ascii_matrix(tmp_path / "run.txt", d),
         "ascii-crlf-tabs": write_ascii_matrix(tmp_path / "run2.txt", d, sep="\t", crlf=True),
         "binary": write_binary_matrix(tmp_path / "run.matrix", d),
         "query-line": write_ranklists(tmp_path / "ql", d, query_ids, item_ids, "query-line"),
-        "id-distance": write_ranklists(tmp_path / "idd", d, query_ids, item_ids, "id-distance",
-                                       ext=".txt"),
+        "id-distance": write_ranklists(
+            tmp_path / "idd", d, query_ids, item_ids, "id-distance", ext=".txt"
+        ),
         "distance-id": write_ranklists(tmp_path / "did", d, query_ids, item_ids, "distance-id"),
         "trec": write_trec_run(tmp_path / "run.trec", d, query_ids, item_ids),
     }
@@ -185,9 +217,15 @@ def test_same_external_contest_in_every_run_format(tmp_path, cla):
 def test_detection_and_variant_reporting(tmp_path, loo):
     ids = list(loo.item_ids)
     paths = _all_formats(tmp_path, distances(N, N), ids, ids)
-    want = {"ascii": "ascii-matrix", "ascii-crlf-tabs": "ascii-matrix",
-            "binary": "binary-matrix", "query-line": "ranklists", "id-distance": "ranklists",
-            "distance-id": "ranklists", "trec": "trec"}
+    want = {
+        "ascii": "ascii-matrix",
+        "ascii-crlf-tabs": "ascii-matrix",
+        "binary": "binary-matrix",
+        "query-line": "ranklists",
+        "id-distance": "ranklists",
+        "distance-id": "ranklists",
+        "trec": "trec",
+    }
     for k, p in paths.items():
         assert detect_run_format(p, loo) == want[k], k
     for variant in ("query-line", "id-distance", "distance-id"):
@@ -202,8 +240,9 @@ def test_distance_optional_and_truncated_lists(tmp_path, loo):
     folder = tmp_path / "shapenet"
     folder.mkdir()
     for q in loo.query_ids:
-        (folder / q).write_text("".join(f"{int(q) + k:06d}\n" for k in range(1, 4)
-                                        if int(q) + k < N))
+        (folder / q).write_text(
+            "".join(f"{int(q) + k:06d}\n" for k in range(1, 4) if int(q) + k < N)
+        )
     run = load_run(folder, loo, variant="id-distance")
     res = evaluate(loo, run)
     codes = {w.code for w in res.warnings}
@@ -257,6 +296,7 @@ def test_matrix_ties_are_counted_and_broken_by_collection_order(tmp_path, loo):
 
 # -- qrels ------------------------------------------------------------------------
 
+
 def test_qrels(tmp_path):
     p = tmp_path / "q.qrels"
     p.write_text("# judged by hand\nq1 0 d1 2\nq1 0 d2 1\r\nq1 0 d3 0\nq2 0 d1 -1\nq2 0 d4 1")
@@ -303,6 +343,7 @@ def test_qrels_collection_errors(tmp_path):
 
 
 # -- run errors ---------------------------------------------------------------------
+
 
 def _run_error(tmp_path, loo, name, content, **kw):
     p = tmp_path / name
@@ -417,8 +458,9 @@ def test_undecidable_formats(tmp_path, loo):
 
 
 def test_every_error_is_a_contest_file_error():
-    assert issubclass(FormatError, ContestFileError) and issubclass(FileAccessError,
-                                                                    ContestFileError)
+    assert issubclass(FormatError, ContestFileError) and issubclass(
+        FileAccessError, ContestFileError
+    )
     assert Path(__file__).exists()
 
 
@@ -427,7 +469,8 @@ def test_every_error_is_a_contest_file_error():
 def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
     """pandas' bulk tokenizer, whole chunks, and small chunks read line by
     line give the same run and the same warnings with the same lines."""
-    import core.formats.trec as trec
+    import shrec_eval.formats.trec as trec
+
     ids = list(loo.item_ids)
     p = write_trec_run(tmp_path / "run.trec", distances(N, N), ["m" + i for i in ids], ids)
     lines = p.read_text().splitlines()
@@ -461,7 +504,8 @@ def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
 
 
 def test_ascii_matrix_read_in_blocks_is_identical(tmp_path, loo, monkeypatch):
-    import core.formats.matrix as mx
+    import shrec_eval.formats.matrix as mx
+
     d = distances(N, N)
     p = write_ascii_matrix(tmp_path / "m.txt", d, crlf=True)
     p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\r\n\r\n", 3))

@@ -5,20 +5,49 @@ exception, and each file is handled within a time bound."""
 import time
 
 import pytest
+from contest_files import (
+    distances,
+    make_classes,
+    write_ascii_matrix,
+    write_binary_matrix,
+    write_cla,
+    write_qrels,
+    write_ranklists,
+    write_trec_run,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from contest_files import (distances, make_classes, write_ascii_matrix, write_binary_matrix,
-                           write_cla, write_qrels, write_ranklists, write_trec_run)
-from core import evaluate
-from core.errors import ContestFileError
-from core.readers import load_assessment, load_run
+from shrec_eval import evaluate
+from shrec_eval.errors import ContestFileError
+from shrec_eval.readers import load_assessment, load_run
 
 TIME_BOUND = 2.0  # seconds per file
 CLASSES = make_classes((0, 3, 2, 0, 3, 2, 2))
 N = sum(len(m) for _, _, m in CLASSES)
-TOKENS = ["", " ", "\n", "\r\n", "\t", "0", "-1", "1e309", "nan", "inf", "-0", "PSB", "m3",
-          "model_0", "x", "\x00", "\xff", "\ufeff", "999999999999999999999", "3.5", "#", "Q0"]
+TOKENS = [
+    "",
+    " ",
+    "\n",
+    "\r\n",
+    "\t",
+    "0",
+    "-1",
+    "1e309",
+    "nan",
+    "inf",
+    "-0",
+    "PSB",
+    "m3",
+    "model_0",
+    "x",
+    "\x00",
+    "\xff",
+    "\ufeff",
+    "999999999999999999999",
+    "3.5",
+    "#",
+    "Q0",
+]
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +63,9 @@ def valid(tmp_path_factory):
         "ascii-matrix": write_ascii_matrix(base / "m.txt", d).read_bytes(),
         "binary-matrix": write_binary_matrix(base / "m.matrix", d).read_bytes(),
         "trec": write_trec_run(base / "r.trec", d, ids, ids, cut=6).read_bytes(),
-        "ranklist": (write_ranklists(base / "rl", d, ids[:1], ids, "query-line", cut=6)
-                     / ids[0]).read_bytes(),
+        "ranklist": (
+            write_ranklists(base / "rl", d, ids[:1], ids, "query-line", cut=6) / ids[0]
+        ).read_bytes(),
     }
     return a, files
 
@@ -103,12 +133,19 @@ def check(kind, data, valid, tmp_path_factory):
 
 
 KINDS = ["cla", "qrels", "ascii-matrix", "binary-matrix", "trec", "ranklist"]
-byte_ops = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers(0, 255)),
-                    min_size=1, max_size=6)
-token_ops = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.sampled_from(TOKENS)),
-                     min_size=1, max_size=6)
-FUZZ = settings(max_examples=150, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+byte_ops = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=6
+)
+token_ops = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.sampled_from(TOKENS)),
+    min_size=1,
+    max_size=6,
+)
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.mark.parametrize("kind", KINDS)

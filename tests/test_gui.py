@@ -16,13 +16,12 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
+from shrec_eval import EvalOptions, evaluate  # noqa: E402
+from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.resources import resource_path  # noqa: E402
 
-from core import EvalOptions, evaluate  # noqa: E402
-from core.readers import load_assessment, load_run  # noqa: E402
-from core.resources import resource_path  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, about_text, app_settings  # noqa: E402
-from shrec_gui.models import (SORT_ROLE, PerQueryModel, SummaryModel,  # noqa: E402
-                              WarningsModel)
+from shrec_gui.models import SORT_ROLE, PerQueryModel, SummaryModel, WarningsModel  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -44,10 +43,20 @@ def win(qtbot, dialogs):
 
 
 def wait_idle(qtbot, w, n_runs=None, timeout=30000):
-    qtbot.waitUntil(lambda: not w.controller.busy and not w._refresh_timer.isActive() and (
-        n_runs is None or (
-        len(w.entries) == n_runs and all(e.result is not None for e in w.entries.values()))),
-        timeout=timeout)
+    qtbot.waitUntil(
+        lambda: (
+            not w.controller.busy
+            and not w._refresh_timer.isActive()
+            and (
+                n_runs is None
+                or (
+                    len(w.entries) == n_runs
+                    and all(e.result is not None for e in w.entries.values())
+                )
+            )
+        ),
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -61,8 +70,9 @@ def demo(win, qtbot):
 def engine_results():
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     spec = json.loads((DEMO / "contest.json").read_text())
-    return {r["name"]: evaluate(a, load_run(DEMO / r["path"], a, name=r["name"]))
-            for r in spec["runs"]}
+    return {
+        r["name"]: evaluate(a, load_run(DEMO / r["path"], a, name=r["name"])) for r in spec["runs"]
+    }
 
 
 def test_demo_cells_equal_the_engine(demo, engine_results):
@@ -82,8 +92,11 @@ def test_demo_cells_equal_the_engine(demo, engine_results):
 def test_best_value_per_column_is_highlighted(demo):
     m = demo.summary_model
     col = 1 + m.keys.index("ap_trec_r")
-    best = [m.index(r, 0).data() for r in range(m.rowCount())
-            if m.index(r, col).data(Qt.ItemDataRole.BackgroundRole) is not None]
+    best = [
+        m.index(r, 0).data()
+        for r in range(m.rowCount())
+        if m.index(r, col).data(Qt.ItemDataRole.BackgroundRole) is not None
+    ]
     assert best == ["SpectralNet"]
 
 
@@ -101,7 +114,7 @@ def test_sorting_is_numeric(demo, qtbot):
     demo.pq_view.sortByColumn(1, Qt.SortOrder.AscendingOrder)
     vals = [pq.index(r, 1).data(SORT_ROLE) for r in range(pq.rowCount())]
     defined = [v for v in vals if v is not None]
-    assert vals[:len(defined)] == sorted(defined)
+    assert vals[: len(defined)] == sorted(defined)
 
 
 def test_per_query_views(demo, engine_results):
@@ -229,8 +242,10 @@ def test_bad_run_shows_the_reader_message_and_keeps_results(demo, qtbot, tmp_pat
     failed = [e for e in demo.entries.values() if e.error]
     assert len(failed) == 1 and failed[0].result is None and "line 1" in failed[0].error
     assert demo.summary_model.rowCount() == 7  # not a row of the results
-    rows = [(demo.warn_model.index(r, 0).data(), demo.warn_model.index(r, 1).data())
-            for r in range(demo.warn_model.rowCount())]
+    rows = [
+        (demo.warn_model.index(r, 0).data(), demo.warn_model.index(r, 1).data())
+        for r in range(demo.warn_model.rowCount())
+    ]
     assert ("bad.txt", "unreadable") in rows  # but listed with the data checks
     assert "could not be read" in demo.status_label.text()
 
@@ -248,12 +263,14 @@ def test_bad_assessment_keeps_the_current_one(demo, qtbot, tmp_path, dialogs):
 
 def test_cancel_mid_run_keeps_earlier_results(demo, qtbot, monkeypatch):
     import shrec_gui.worker as worker
+
     real = worker.evaluate
 
     def slow(a, run, options, progress=None, should_stop=None):
         def stop():
             time.sleep(0.02)
             return should_stop()
+
         return real(a, run, EvalOptions(memory_budget=1), progress=progress, should_stop=stop)
 
     monkeypatch.setattr(worker, "evaluate", slow)
@@ -273,10 +290,19 @@ def test_cancel_mid_run_keeps_earlier_results(demo, qtbot, monkeypatch):
 
 def test_drag_and_drop_of_assessment_and_runs(win, qtbot):
     mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(DEMO / p)) for p in
-                  ("spectralnet.txt", "target.cla", "lightfield-200")])
-    ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
-                    Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    mime.setUrls(
+        [
+            QUrl.fromLocalFile(str(DEMO / p))
+            for p in ("spectralnet.txt", "target.cla", "lightfield-200")
+        ]
+    )
+    ev = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     win.dropEvent(ev)
     qtbot.waitUntil(lambda: win.assessment is not None, timeout=10000)
     wait_idle(qtbot, win)
@@ -314,14 +340,16 @@ def test_about_names_the_versions():
 
 
 def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results):
-    from core.stats import compare
+    from shrec_eval.stats import compare
+
     sig = demo.significance
     sig.measure.setCurrentIndex(sig.measure.findData("adr"))
     sig.resamples.setValue(500)
     sig.request()
     qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
-    ref = compare([engine_results[e.name] for e in demo.entries.values()], "adr",
-                  resamples=500, seed=0)
+    ref = compare(
+        [engine_results[e.name] for e in demo.entries.values()], "adr", resamples=500, seed=0
+    )
     m = sig.pmodel
     assert m.names == [r.name for r in ref.ranking()]
     test = sig.test.currentData()
@@ -353,8 +381,7 @@ def test_a_superseded_assessment_is_not_adopted(demo, qtbot):
     """Opening an assessment and, at once, another: the worker and the
     window agree on the one opened last."""
     demo.open_assessment(str(DEMO / "target.cla"))  # leave-one-out, 1101 queries
-    demo.open_assessment(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"),
-                         graded=True)
+    demo.open_assessment(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"), graded=True)
     wait_idle(qtbot, demo, 7)
     assert demo.assessment.n_queries == 30
     assert all(len(e.result.query_ids) == 30 for e in demo.entries.values())
@@ -388,6 +415,7 @@ def test_a_failed_session_changes_nothing(demo, qtbot, tmp_path, dialogs):
 
 def test_a_changed_run_file_is_read_again(demo, qtbot, tmp_path):
     import shutil
+
     mine = tmp_path / "mine.trec"
     shutil.copy(DEMO / "viewharmonics.trec", mine)
     demo.add_runs([str(mine)], names=["Mine"])
@@ -409,12 +437,14 @@ def test_two_runs_of_one_name_get_distinct_names(demo, qtbot):
 
 def test_options_change_then_cancel_keeps_tabs_working(demo, qtbot, monkeypatch):
     import shrec_gui.worker as worker
+
     real = worker.evaluate
 
     def slow(a, run, options, progress=None, should_stop=None):
         def stop():
             time.sleep(0.02)
             return should_stop()
+
         return real(a, run, options, progress=progress, should_stop=stop)
 
     monkeypatch.setattr(worker, "evaluate", slow)
@@ -428,8 +458,10 @@ def test_options_change_then_cancel_keeps_tabs_working(demo, qtbot, monkeypatch)
     demo.pq_choice.setCurrentIndex(demo.pq_choice.findData("p@7"))
     assert demo.pq_model.rowCount() == 30
     demo.significance.request()
-    assert "At least two runs" in demo.significance.status.text() or \
-        demo.significance.comparison is None
+    assert (
+        "At least two runs" in demo.significance.status.text()
+        or demo.significance.comparison is None
+    )
     assert "runs scored with the current options" in demo.status_label.text()
 
 

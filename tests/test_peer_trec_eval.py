@@ -11,7 +11,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from core import Assessment, EvalOptions, RankedRun, evaluate  # noqa: E402
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate  # noqa: E402
 
 
 def random_contest(seed, n_items=150, n_queries=25):
@@ -35,8 +35,10 @@ def random_contest(seed, n_items=150, n_queries=25):
 
 def trec_run(lists, cut=None):
     # strictly decreasing scores so that trec_eval keeps our order
-    return {q: {d: float(len(ranked) - i) for i, d in enumerate(ranked[:cut])}
-            for q, ranked in lists.items()}
+    return {
+        q: {d: float(len(ranked) - i) for i, d in enumerate(ranked[:cut])}
+        for q, ranked in lists.items()
+    }
 
 
 def ours(items, qrels, lists, cut=None):
@@ -72,10 +74,12 @@ def test_full_lists(seed):
             if int(j / 10 * R + 0.9) == -(-j * R // 10):
                 compared += 1
                 assert res.curves["pr"].per_query[qi, j] == pytest.approx(
-                    p1[q][f"iprec_at_recall_{j / 10:.2f}"], abs=1e-12)
+                    p1[q][f"iprec_at_recall_{j / 10:.2f}"], abs=1e-12
+                )
     assert compared > 11 * len(res.query_ids) // 2
-    assert res.mean("ap_trec_r") == pytest.approx(np.mean([v["map"] for v in p1.values()]),
-                                                  abs=1e-12)
+    assert res.mean("ap_trec_r") == pytest.approx(
+        np.mean([v["map"] for v in p1.values()]), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(5))

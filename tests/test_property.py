@@ -7,9 +7,8 @@ import math
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core import Assessment, EvalOptions, RankedRun, evaluate
 from reference import reference_curves, reference_query
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 
 RANKS = (1, 3, 5, 10)
 CURVE = 12
@@ -41,8 +40,9 @@ def contests(draw):
         length = draw(st.integers(0, ds))
         lists[q] = list(perm[:length])
     remove_self = draw(st.booleans())
-    a = Assessment.from_judgments(judgments, items, queries=queries, query_items=selfs,
-                                  top_grade=top)
+    a = Assessment.from_judgments(
+        judgments, items, queries=queries, query_items=selfs, top_grade=top
+    )
     return a, lists, judgments, selfs if remove_self else {}, remove_self
 
 
@@ -69,8 +69,9 @@ def close(got, want):
 def test_engine_matches_oracle(contest, budget):
     a, lists, judgments, self_removed, remove_self = contest
     run = RankedRun.from_lists("r", lists, a)
-    opts = EvalOptions(ranks=RANKS, curve_length=CURVE, pr_levels=11,
-                       remove_self=remove_self, memory_budget=budget)
+    opts = EvalOptions(
+        ranks=RANKS, curve_length=CURVE, pr_levels=11, remove_self=remove_self, memory_budget=budget
+    )
     res = evaluate(a, run, opts)
     for qi, q in enumerate(a.query_ids):
         gains, judged, ds = oracle_inputs(q, a.item_ids, lists, judgments, self_removed)
@@ -79,9 +80,16 @@ def test_engine_matches_oracle(contest, budget):
             got = res.column(key)[qi]
             assert close(got, want), (q, key, got, want, gains, judged, ds)
         curves = reference_curves(gains, judged, ds, a.top_grade, length=CURVE, levels=11)
-        for key, mine in (("cg", "cg"), ("dcg", "dcg"), ("ncg", "ncg"), ("ndcg", "ndcg"),
-                          ("pr", "pr"), ("f", "f"), ("cg_at_recall", "cg_recall"),
-                          ("dcg_at_recall", "dcg_recall")):
+        for key, mine in (
+            ("cg", "cg"),
+            ("dcg", "dcg"),
+            ("ncg", "ncg"),
+            ("ndcg", "ndcg"),
+            ("pr", "pr"),
+            ("f", "f"),
+            ("cg_at_recall", "cg_recall"),
+            ("dcg_at_recall", "dcg_recall"),
+        ):
             want = curves[key]
             got = res.curves[mine].per_query[qi]
             assert len(got) == len(want)

@@ -5,16 +5,19 @@ import subprocess
 import sys
 
 import pytest
-
-from core import CURVES, MEASURES, EvalOptions, evaluate, expand, measure_by_key
 from helpers import gains_contest
+from shrec_eval import CURVES, MEASURES, EvalOptions, evaluate, expand, measure_by_key
 
 SPEC_KEYS = (
-    [f"{m}_{v}" for m in ("tp", "fp", "tn", "fn", "acc", "prec", "rec", "ft", "st", "ap",
-                          "ap_trec") for v in ("hr", "r")]
+    [
+        f"{m}_{v}"
+        for m in ("tp", "fp", "tn", "fn", "acc", "prec", "rec", "ft", "st", "ap", "ap_trec")
+        for v in ("hr", "r")
+    ]
     + ["adr"]
     + [f"{m}@{k}" for m in ("p", "r", "cg", "dcg", "ncg", "ndcg") for k in (5, 10, 25, 50, 100)]
-    + ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb"])
+    + ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb"]
+)
 
 
 def test_default_keys_are_exactly_the_spec_keys():
@@ -48,16 +51,27 @@ def test_ranks_option_drives_the_columns():
 
 
 def test_curves_declared():
-    assert [c.key for c in CURVES] == ["pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall",
-                                       "dcg_recall"]
+    assert [c.key for c in CURVES] == [
+        "pr",
+        "cg",
+        "dcg",
+        "ncg",
+        "ndcg",
+        "f",
+        "cg_recall",
+        "dcg_recall",
+    ]
     a, run = gains_contest({"q": ([1, 0, 1], [1, 1])}, ds=10, top=1)
     assert set(evaluate(a, run).curves) == {c.key for c in CURVES}
 
 
 def test_core_imports_no_qt():
-    code = ("import sys, core, core.engine, core.measures, core.model, core.options\n"
-            "bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('PySide6', 'shiboken6', 'pyqtgraph', 'shrec_gui')]\n"
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, shrec_eval, shrec_eval.engine, shrec_eval.measures, shrec_eval.model\n"
+        "import shrec_eval.options\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('PySide6', 'shiboken6', 'pyqtgraph', 'shrec_gui')]\n"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -1,13 +1,12 @@
-"""Significance tests, confidence intervals and corrections (core.stats),
+"""Significance tests, confidence intervals and corrections (shrec_eval.stats),
 checked against scipy.stats called directly on the same vectors and on
 hand-computed p-values."""
 
 import numpy as np
 import pytest
 from scipy import stats
-
-from core import Assessment, EvalOptions, RankedRun, evaluate
-from core.stats import StatsError, bootstrap_ci, compare, correct, paired_p
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
+from shrec_eval.stats import StatsError, bootstrap_ci, compare, correct, paired_p
 
 
 def contest(n_queries=40, seed=0, runs=None):
@@ -39,9 +38,14 @@ def test_tests_equal_scipy_called_directly():
     p = c.pairs[0]
     assert p.p["t"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
     assert p.p["wilcoxon"] == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-12)
-    perm = stats.permutation_test((a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                  vectorized=True, permutation_type="samples",
-                                  n_resamples=2000, rng=np.random.default_rng(7))
+    perm = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        vectorized=True,
+        permutation_type="samples",
+        n_resamples=2000,
+        rng=np.random.default_rng(7),
+    )
     assert p.p["randomization"] == pytest.approx(perm.pvalue, rel=1e-12)
     boot = stats.bootstrap((a,), np.mean, n_resamples=2000, rng=np.random.default_rng(7))
     assert c.runs[0].ci == pytest.approx(tuple(boot.confidence_interval), rel=1e-12)
@@ -77,8 +81,7 @@ def test_a_dominating_run_is_significant():
 
 def test_seed_makes_the_randomization_test_reproducible():
     rng = np.random.default_rng(3)
-    A, B = contest(runs={"A": rng.integers(1, 8, 30), "B": rng.integers(1, 9, 30)},
-                   n_queries=30)
+    A, B = contest(runs={"A": rng.integers(1, 8, 30), "B": rng.integers(1, 9, 30)}, n_queries=30)
     one = compare([A, B], "ap_trec_r", tests=["randomization"], resamples=999, seed=11)
     two = compare([A, B], "ap_trec_r", tests=["randomization"], resamples=999, seed=11)
     other = compare([A, B], "ap_trec_r", tests=["randomization"], resamples=999, seed=12)
@@ -118,12 +121,12 @@ def test_undefined_queries_are_left_out_pairwise():
 
 def test_matrix_and_json():
     rng = np.random.default_rng(5)
-    runs = contest(runs={n: rng.integers(1, k, 30) for n, k in
-                         (("A", 4), ("B", 8), ("C", 16))}, n_queries=30)
+    runs = contest(
+        runs={n: rng.integers(1, k, 30) for n, k in (("A", 4), ("B", 8), ("C", 16))}, n_queries=30
+    )
     c = compare(runs, "nn", tests=["t", "wilcoxon"], resamples=300)
     m = c.matrix("t")
-    assert m.shape == (3, 3) and np.isnan(np.diag(m)).all() and np.allclose(m, m.T,
-                                                                           equal_nan=True)
+    assert m.shape == (3, 3) and np.isnan(np.diag(m)).all() and np.allclose(m, m.T, equal_nan=True)
     d = c.to_dict()
     assert len(d["pairs"]) == 3 and d["correction"] == "holm"
     assert set(d["pairs"][0]["p"]) == {"t", "wilcoxon"}

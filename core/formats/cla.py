@@ -74,8 +74,9 @@ class _Tokens:
 
     def next(self, expected: str) -> tuple[str, int, int]:
         if self.i >= len(self.toks):
-            raise FormatError(self.path, f"the file ends too early: {expected} was expected",
-                              line=self.last_line)
+            raise FormatError(
+                self.path, f"the file ends too early: {expected} was expected", line=self.last_line
+            )
         t = self.toks[self.i]
         self.i += 1
         return t
@@ -85,11 +86,21 @@ class _Tokens:
         try:
             v = int(tok)
         except ValueError:
-            raise FormatError(self.path, f"{expected} was expected, as a whole number",
-                              line=line, column=col, token=tok) from None
+            raise FormatError(
+                self.path,
+                f"{expected} was expected, as a whole number",
+                line=line,
+                column=col,
+                token=tok,
+            ) from None
         if v < minimum:
-            raise FormatError(self.path, f"{expected} must be at least {minimum}", line=line,
-                              column=col, token=tok)
+            raise FormatError(
+                self.path,
+                f"{expected} must be at least {minimum}",
+                line=line,
+                column=col,
+                token=tok,
+            )
         return v, line
 
     def done(self) -> bool:
@@ -106,12 +117,18 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
         raise FormatError(path, "the file is empty; a PSB .cla file starts with 'PSB 1'", line=1)
     tok, line, col = tk.next("the header 'PSB 1'")
     if tok != "PSB":
-        raise FormatError(path, "this is not a PSB classification file: the first line must "
-                          "be 'PSB <version>'", line=line, column=col, token=tok)
+        raise FormatError(
+            path,
+            "this is not a PSB classification file: the first line must be 'PSB <version>'",
+            line=line,
+            column=col,
+            token=tok,
+        )
     version, _ = tk.integer("the format version after 'PSB'")
     if version not in (1, 2):
-        raise FormatError(path, "unknown PSB format version; 1 or 2 was expected", line=line,
-                          token=str(version))
+        raise FormatError(
+            path, "unknown PSB format version; 1 or 2 was expected", line=line, token=str(version)
+        )
     n_classes, _ = tk.integer("the number of classes (line 2: numClasses numModels)")
     n_models, _ = tk.integer("the number of models (line 2: numClasses numModels)")
     classes: list[ClassInfo] = []
@@ -121,26 +138,44 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
     while not tk.done():
         name, cline, ccol = tk.next("a class line 'className parentClassName numModels'")
         if len(classes) == n_classes:
-            raise FormatError(path, f"more classes than the {n_classes} announced on line 2",
-                              line=cline, column=ccol, token=name)
+            raise FormatError(
+                path,
+                f"more classes than the {n_classes} announced on line 2",
+                line=cline,
+                column=ccol,
+                token=name,
+            )
         if name in names:
-            raise FormatError(path, f"class {name!r} is defined twice (first on line "
-                              f"{names[name].line})", line=cline, column=ccol, token=name)
+            raise FormatError(
+                path,
+                f"class {name!r} is defined twice (first on line {names[name].line})",
+                line=cline,
+                column=ccol,
+                token=name,
+            )
         parent, pline, pcol = tk.next(f"the parent class of {name!r}")
         if parent != ROOT and parent not in names:
-            raise FormatError(path, f"the parent {parent!r} of class {name!r} is not defined "
-                              "before it (use 0 for the root)", line=pline, column=pcol,
-                              token=parent)
+            raise FormatError(
+                path,
+                f"the parent {parent!r} of class {name!r} is not defined "
+                "before it (use 0 for the root)",
+                line=pline,
+                column=pcol,
+                token=parent,
+            )
         count, _ = tk.integer(f"the number of models of class {name!r}")
         members = []
         for _k in range(count):
-            mid, mline, mcol = tk.next(f"{count - len(members)} more model ids of class "
-                                       f"{name!r}")
+            mid, mline, mcol = tk.next(f"{count - len(members)} more model ids of class {name!r}")
             mid = norm(mid)
             if mid in model_class:
-                raise FormatError(path, f"model {mid} is listed twice (in class "
-                                  f"{model_class[mid]!r} and in {name!r})", line=mline,
-                                  column=mcol, token=mid)
+                raise FormatError(
+                    path,
+                    f"model {mid} is listed twice (in class {model_class[mid]!r} and in {name!r})",
+                    line=mline,
+                    column=mcol,
+                    token=mid,
+                )
             model_class[mid] = name
             members.append(mid)
         info = ClassInfo(name, None if parent == ROOT else parent, members, cline)
@@ -148,13 +183,18 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
         names[name] = info
         models.extend(members)
     if len(classes) != n_classes:
-        raise FormatError(path, f"line 2 announces {n_classes} classes but the file defines "
-                          f"{len(classes)}", line=2)
+        raise FormatError(
+            path,
+            f"line 2 announces {n_classes} classes but the file defines {len(classes)}",
+            line=2,
+        )
     if len(models) != n_models:
-        raise FormatError(path, f"line 2 announces {n_models} models but the classes list "
-                          f"{len(models)}", line=2)
-    return Classification(str(path), version, classes, models, model_class,
-                          norm.note(f".cla file {path}"))
+        raise FormatError(
+            path, f"line 2 announces {n_models} models but the classes list {len(models)}", line=2
+        )
+    return Classification(
+        str(path), version, classes, models, model_class, norm.note(f".cla file {path}")
+    )
 
 
 def _csr(rows: list[tuple[np.ndarray, np.ndarray]]):
@@ -165,8 +205,9 @@ def _csr(rows: list[tuple[np.ndarray, np.ndarray]]):
     return indptr, items.astype(np.int64), grades.astype(np.int32)
 
 
-def _class_judgments(target: Classification, index: dict[str, int], name: str,
-                     graded: bool, cache: dict) -> tuple[np.ndarray, np.ndarray]:
+def _class_judgments(
+    target: Classification, index: dict[str, int], name: str, graded: bool, cache: dict
+) -> tuple[np.ndarray, np.ndarray]:
     if name not in cache:
         try:
             members = target.info(name).models
@@ -184,8 +225,9 @@ def _class_judgments(target: Classification, index: dict[str, int], name: str,
     return cache[name]
 
 
-def assessment_from_cla(cla: Classification, *, graded: bool = False,
-                        queries: Classification | None = None) -> Assessment:
+def assessment_from_cla(
+    cla: Classification, *, graded: bool = False, queries: Classification | None = None
+) -> Assessment:
     """Relevance from classes.
 
     With one file every model is a query (leave-one-out) and the models of
@@ -209,10 +251,17 @@ def assessment_from_cla(cla: Classification, *, graded: bool = False,
         kind = "query and target classes"
         source = f"{queries.path} + {cla.path}"
     return Assessment(
-        query_ids=tuple(src.models), item_ids=tuple(cla.models), indptr=indptr,
-        judged_items=items, judged_grades=grades, query_items=query_items,
-        collection_size=len(cla.models), top_grade=2 if graded else 1,
+        query_ids=tuple(src.models),
+        item_ids=tuple(cla.models),
+        indptr=indptr,
+        judged_items=items,
+        judged_grades=grades,
+        query_items=query_items,
+        collection_size=len(cla.models),
+        top_grade=2 if graded else 1,
         query_classes=tuple(src.model_class[q] for q in src.models),
-        kind=("graded " if graded else "binary ") + kind, source=source,
+        kind=("graded " if graded else "binary ") + kind,
+        source=source,
         notes=tuple(cla.notes) + (tuple(queries.notes) if queries is not None else ()),
-        classification=cla)
+        classification=cla,
+    )

@@ -9,6 +9,7 @@ without leading zeros; any other id is kept as it is.
 from __future__ import annotations
 
 import re
+
 from ..model import DataWarning
 
 _ID = re.compile(r"(?:model_|m)?(\d+)\Z", re.IGNORECASE)
@@ -52,5 +53,12 @@ class IdNormalizer:
         n = self.changed
         if not n:
             return []
-        return [DataWarning("ids_normalised", f"distinct ids of the {what} normalised (m / "
-                            "model_ prefix or zero padding removed)", n, tuple(self.examples))]
+        return [
+            DataWarning(
+                "ids_normalised",
+                f"distinct ids of the {what} normalised (m / "
+                "model_ prefix or zero padding removed)",
+                n,
+                tuple(self.examples),
+            )
+        ]

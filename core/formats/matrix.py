@@ -25,9 +25,17 @@ class MatrixRun(Run):
     stable sort); rows are ranked when the engine asks for them, so a
     memory-mapped matrix is never copied whole."""
 
-    def __init__(self, name: str, matrix: np.ndarray, assessment: Assessment, *,
-                 source: str = "", format: str = "dissimilarity matrix",
-                 line_of_row=None, warnings=()) -> None:
+    def __init__(
+        self,
+        name: str,
+        matrix: np.ndarray,
+        assessment: Assessment,
+        *,
+        source: str = "",
+        format: str = "dissimilarity matrix",
+        line_of_row=None,
+        warnings=(),
+    ) -> None:
         self.name = name
         self.source = source
         self.format = format
@@ -48,10 +56,16 @@ class MatrixRun(Run):
         out = list(self._base_warnings)
         if self._ties.any():
             rows = np.flatnonzero(self._ties)
-            out.append(DataWarning(
-                "ties", "tied pairs of dissimilarities in a row (broken by collection order)",
-                int(self._ties.sum()),
-                tuple(f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES])))
+            out.append(
+                DataWarning(
+                    "ties",
+                    "tied pairs of dissimilarities in a row (broken by collection order)",
+                    int(self._ties.sum()),
+                    tuple(
+                        f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES]
+                    ),
+                )
+            )
         return out
 
     @warnings.setter
@@ -94,15 +108,19 @@ def _shape_text(a: Assessment) -> str:
 
 def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
     for start in range(0, m.shape[0], SCAN_ROWS):
-        block = np.asarray(m[start:start + SCAN_ROWS])
+        block = np.asarray(m[start : start + SCAN_ROWS])
         bad = ~np.isfinite(block)
         if bad.any():
             r, c = np.argwhere(bad)[0]
             row = start + int(r)
             line = line_of_row(row) if line_of_row else None
-            raise FormatError(path, f"row {row + 1}, column {int(c) + 1} is {block[r, c]}; "
-                              "every dissimilarity must be a finite number", line=line,
-                              column=None)
+            raise FormatError(
+                path,
+                f"row {row + 1}, column {int(c) + 1} is {block[r, c]}; "
+                "every dissimilarity must be a finite number",
+                line=line,
+                column=None,
+            )
 
 
 def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
@@ -114,22 +132,33 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
     if size == 0:
-        raise FormatError(path, f"the file is empty; a binary float32 matrix of "
-                          f"{_shape_text(assessment)} = {4 * q * t} bytes was expected")
+        raise FormatError(
+            path,
+            f"the file is empty; a binary float32 matrix of "
+            f"{_shape_text(assessment)} = {4 * q * t} bytes was expected",
+        )
     if size != 4 * q * t:
         hint = ""
         n = int(round((size / 4) ** 0.5))
         if n * n * 4 == size:
             hint = f"; it holds a {n} x {n} matrix"
-        raise FormatError(path, f"the file has {size} bytes but a binary float32 matrix of "
-                          f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}")
+        raise FormatError(
+            path,
+            f"the file has {size} bytes but a binary float32 matrix of "
+            f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}",
+        )
     try:
         m = np.memmap(path, dtype="<f4", mode="r", shape=(q, t))
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
     _check_finite(path, m)
-    return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),
-                     format="PSB binary matrix (float32)")
+    return MatrixRun(
+        name or Path(path).stem,
+        m,
+        assessment,
+        source=str(path),
+        format="PSB binary matrix (float32)",
+    )
 
 
 _BAD_CHAR = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
@@ -145,14 +174,19 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
         m = None
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
-    if m is None or m.shape != (q, t) or (m.size and not (np.isfinite(m.min())
-                                                            and np.isfinite(m.max()))):
+    if (
+        m is None
+        or m.shape != (q, t)
+        or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
+    ):
         data = read_bytes(path)
-        _diagnose(path, data[len(BOM):] if data.startswith(BOM) else data, q, t, assessment)
-        raise FormatError(path, f"the matrix could not be read; {_shape_text(assessment)} "
-                          "numbers were expected")
-    return MatrixRun(name or Path(path).stem, m, assessment, source=str(path),
-                     format="ASCII matrix")
+        _diagnose(path, data[len(BOM) :] if data.startswith(BOM) else data, q, t, assessment)
+        raise FormatError(
+            path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
+        )
+    return MatrixRun(
+        name or Path(path).stem, m, assessment, source=str(path), format="ASCII matrix"
+    )
 
 
 #: None: the whole file in one numpy.loadtxt call (the fastest).  A number:
@@ -175,8 +209,7 @@ def _loadtxt_blocks(path) -> np.ndarray:
     if BLOCK_VALUES is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
-            return np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2,
-                              encoding="utf-8-sig")
+            return np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2, encoding="utf-8-sig")
     pieces = []
     with open(path, encoding="utf-8-sig") as fh, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
@@ -200,13 +233,18 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
     bad = _BAD_CHAR.search(data)
     if bad is not None:
         line = data.count(b"\n", 0, bad.start()) + 1
-        what = "a binary file" if bad.group() == b"\x00" else \
-            f"a control character {bad.group()[0]:#04x}"
-        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected",
-                          line=line)
+        what = (
+            "a binary file"
+            if bad.group() == b"\x00"
+            else f"a control character {bad.group()[0]:#04x}"
+        )
+        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected", line=line)
     if not data.strip():
-        raise FormatError(path, f"the file is empty; a matrix of {_shape_text(assessment)} "
-                          "numbers was expected", line=1)
+        raise FormatError(
+            path,
+            f"the file is empty; a matrix of {_shape_text(assessment)} numbers was expected",
+            line=1,
+        )
     text = data.decode("utf-8", errors="replace")
     row = 0
     last = 0
@@ -216,25 +254,46 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
             continue
         last = n
         if row == q:
-            raise FormatError(path, f"more rows than the {q} expected for "
-                              f"{_shape_text(assessment)}", line=n, token=toks[0])
+            raise FormatError(
+                path,
+                f"more rows than the {q} expected for {_shape_text(assessment)}",
+                line=n,
+                token=toks[0],
+            )
         pos = 0
         for j, tok in enumerate(toks):
             pos = line.index(tok, pos)
             try:
                 v = float(tok)
             except ValueError:
-                raise FormatError(path, f"row {row + 1}, value {j + 1} is not a number",
-                                  line=n, column=pos + 1, token=tok) from None
+                raise FormatError(
+                    path,
+                    f"row {row + 1}, value {j + 1} is not a number",
+                    line=n,
+                    column=pos + 1,
+                    token=tok,
+                ) from None
             if v != v or v in (float("inf"), float("-inf")):
-                raise FormatError(path, f"row {row + 1}, column {j + 1} is {tok}; every "
-                                  "dissimilarity must be a finite number", line=n,
-                                  column=pos + 1, token=tok)
+                raise FormatError(
+                    path,
+                    f"row {row + 1}, column {j + 1} is {tok}; every "
+                    "dissimilarity must be a finite number",
+                    line=n,
+                    column=pos + 1,
+                    token=tok,
+                )
             pos += len(tok)
         if len(toks) != t:
-            raise FormatError(path, f"row {row + 1} has {len(toks)} values; {t} were expected "
-                              f"for {_shape_text(assessment)}", line=n)
+            raise FormatError(
+                path,
+                f"row {row + 1} has {len(toks)} values; {t} were expected "
+                f"for {_shape_text(assessment)}",
+                line=n,
+            )
         row += 1
     if row != q:
-        raise FormatError(path, f"the file has {row} rows; {q} were expected for "
-                          f"{_shape_text(assessment)}", line=last)
+        raise FormatError(
+            path,
+            f"the file has {row} rows; {q} were expected for {_shape_text(assessment)}",
+            line=last,
+        )

@@ -30,8 +30,11 @@ def list_files(folder) -> list[Path]:
     except OSError as exc:
         raise FileAccessError.wrap(folder, exc) from exc
     if not entries:
-        raise FormatError(folder, "the folder holds no rank-list file; one file per query, "
-                          "named after the query id, was expected")
+        raise FormatError(
+            folder,
+            "the folder holds no rank-list file; one file per query, "
+            "named after the query id, was expected",
+        )
     return entries
 
 
@@ -50,9 +53,13 @@ def detect_variant(folder, assessment: Assessment, normalize_ids: bool = True) -
     query_line = two_cols = 0
     files = list_files(folder)[:SAMPLE_FILES]
     for f in files:
-        rows = [toks for toks in (ln.split() for ln in
-                                  read_text(f, "rank-list file").splitlines()[:SAMPLE_LINES])
-                if toks]
+        rows = [
+            toks
+            for toks in (
+                ln.split() for ln in read_text(f, "rank-list file").splitlines()[:SAMPLE_LINES]
+            )
+            if toks
+        ]
         if len(rows) >= 2 and len(rows[0]) == 1 and len(rows[1]) == 2:
             query_line += 1
             rows = rows[1:]
@@ -72,12 +79,21 @@ def detect_variant(folder, assessment: Assessment, normalize_ids: bool = True) -
         return "id-distance"
     if col_dist[0] > col_dist[1]:
         return "distance-id"
-    raise FormatError(folder, "cannot tell which column holds the target ids and which the "
-                      "distances; choose the rank-list variant (id-distance or distance-id)")
+    raise FormatError(
+        folder,
+        "cannot tell which column holds the target ids and which the "
+        "distances; choose the rank-list variant (id-distance or distance-id)",
+    )
 
 
-def read_ranklist_folder(folder, assessment: Assessment, *, variant: str | None = None,
-                         name: str | None = None, normalize_ids: bool = True) -> RankedRun:
+def read_ranklist_folder(
+    folder,
+    assessment: Assessment,
+    *,
+    variant: str | None = None,
+    name: str | None = None,
+    normalize_ids: bool = True,
+) -> RankedRun:
     """Read a folder of rank lists; the variant is detected unless given."""
     folder = Path(folder)
     files = list_files(folder)
@@ -85,8 +101,9 @@ def read_ranklist_folder(folder, assessment: Assessment, *, variant: str | None 
     if variant is None:
         variant = detect_variant(folder, assessment, normalize_ids)
     if variant not in VARIANTS:
-        raise FormatError(folder, f"unknown rank-list variant {variant!r}; expected one of "
-                          f"{', '.join(VARIANTS)}")
+        raise FormatError(
+            folder, f"unknown rank-list variant {variant!r}; expected one of {', '.join(VARIANTS)}"
+        )
     norm = IdNormalizer(normalize_ids)
     lists: dict[str, list[str]] = {}
     lines: dict[str, tuple[str, list[int]]] = {}
@@ -95,8 +112,9 @@ def read_ranklist_folder(folder, assessment: Assessment, *, variant: str | None 
     for f in files:
         qid = norm(query_id_of(f))
         if qid in lists:
-            raise FormatError(f, f"two files hold the list of query {qid}; one file per query "
-                              "was expected")
+            raise FormatError(
+                f, f"two files hold the list of query {qid}; one file per query was expected"
+            )
         ids, where, dists = [], [], []
         first = True
         for n, line in enumerate(read_text(f, "rank-list file").splitlines(), start=1):
@@ -106,35 +124,61 @@ def read_ranklist_folder(folder, assessment: Assessment, *, variant: str | None 
             if first and variant == "query-line":
                 first = False
                 if len(toks) != 1:
-                    raise FormatError(f, "the first line must hold the query id alone "
-                                      "(rank-list variant query-line)", line=n,
-                                      token=line.strip())
+                    raise FormatError(
+                        f,
+                        "the first line must hold the query id alone "
+                        "(rank-list variant query-line)",
+                        line=n,
+                        token=line.strip(),
+                    )
                 if norm(toks[0]) != qid:
                     mismatched.append(f"file {f.name} says {toks[0]}")
                 continue
             first = False
             if variant == "distance-id":
                 if len(toks) != 2:
-                    raise FormatError(f, f"a line 'distance targetId' was expected; this one "
-                                      f"has {len(toks)} fields", line=n, token=line.strip())
+                    raise FormatError(
+                        f,
+                        f"a line 'distance targetId' was expected; this one has {len(toks)} fields",
+                        line=n,
+                        token=line.strip(),
+                    )
                 dist, tid, dcol = toks[0], toks[1], 0
             else:
                 if len(toks) > 2:
-                    raise FormatError(f, f"a line 'targetId distance' was expected; this one "
-                                      f"has {len(toks)} fields", line=n, token=line.strip())
+                    raise FormatError(
+                        f,
+                        f"a line 'targetId distance' was expected; this one has {len(toks)} fields",
+                        line=n,
+                        token=line.strip(),
+                    )
                 tid, dist, dcol = toks[0], (toks[1] if len(toks) == 2 else None), 1
                 if variant == "query-line" and dist is None:
-                    raise FormatError(f, "a line 'targetId distance' was expected; the "
-                                      "distance is missing", line=n, token=line.strip())
+                    raise FormatError(
+                        f,
+                        "a line 'targetId distance' was expected; the distance is missing",
+                        line=n,
+                        token=line.strip(),
+                    )
             if dist is not None:
                 try:
                     d = float(dist)
                 except ValueError:
-                    raise FormatError(f, "the distance must be a number", line=n,
-                                      column=column_of(line, dcol), token=dist) from None
+                    raise FormatError(
+                        f,
+                        "the distance must be a number",
+                        line=n,
+                        column=column_of(line, dcol),
+                        token=dist,
+                    ) from None
                 if d != d or d in (float("inf"), float("-inf")):
-                    raise FormatError(f, "the distance must be a finite number", line=n,
-                                      column=column_of(line, dcol), token=dist)
+                    raise FormatError(
+                        f,
+                        "the distance must be a finite number",
+                        line=n,
+                        column=column_of(line, dcol),
+                        token=dist,
+                    )
                 dists.append(d)
             ids.append(norm(tid))
             where.append(n)
@@ -144,16 +188,29 @@ def read_ranklist_folder(folder, assessment: Assessment, *, variant: str | None 
         lines[qid] = (f.name, where)
     how = "detected" if detected else "chosen"
     run = RankedRun.from_lists(
-        name or folder.name, lists, assessment, source=str(folder),
+        name or folder.name,
+        lists,
+        assessment,
+        source=str(folder),
         format=f"rank-list folder, variant {variant} ({how})",
-        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}")
+        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
+    )
     run.variant = variant
     if mismatched:
-        run.warnings.append(make_warning("query_line_mismatch", "files whose first line names "
-                                         "another query than the file name (file name used)",
-                                         mismatched))
+        run.warnings.append(
+            make_warning(
+                "query_line_mismatch",
+                "files whose first line names another query than the file name (file name used)",
+                mismatched,
+            )
+        )
     if unsorted:
-        run.warnings.append(make_warning("unsorted_distances", "lists whose distances are not "
-                                         "ascending (file order used as the ranking)", unsorted))
+        run.warnings.append(
+            make_warning(
+                "unsorted_distances",
+                "lists whose distances are not ascending (file order used as the ranking)",
+                unsorted,
+            )
+        )
     run.warnings.extend(norm.note(f"run {folder}"))
     return run

@@ -24,7 +24,7 @@ def read_bytes(path) -> bytes:
 def decode(data: bytes, path, what: str) -> str:
     """Text of a file; a clear error for binary content."""
     if data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -36,8 +36,11 @@ def decode(data: bytes, path, what: str) -> str:
     bad = _CONTROL.search(text)
     if bad is not None:
         line = text.count("\n", 0, bad.start()) + 1
-        raise FormatError(path, f"unexpected control character {ord(bad.group()):#04x}; a text "
-                          f"{what} was expected", line=line)
+        raise FormatError(
+            path,
+            f"unexpected control character {ord(bad.group()):#04x}; a text {what} was expected",
+            line=line,
+        )
     return text
 
 

@@ -14,7 +14,6 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun
 from .ids import IdNormalizer
 from .text import BOM, column_of, read_bytes, read_text
 
-
 MAX_GRADE = 2**31 - 1
 
 
@@ -28,18 +27,29 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
             continue
         it = norm(toks[0])
         if it in seen:
-            raise FormatError(path, f"item {it} is listed twice (first on line {seen[it]})",
-                              line=n, column=column_of(line, 0), token=toks[0])
+            raise FormatError(
+                path,
+                f"item {it} is listed twice (first on line {seen[it]})",
+                line=n,
+                column=column_of(line, 0),
+                token=toks[0],
+            )
         seen[it] = n
         out.append(it)
     if not out:
-        raise FormatError(path, "the collection list is empty; one item id per line was "
-                          "expected", line=1)
+        raise FormatError(
+            path, "the collection list is empty; one item id per line was expected", line=1
+        )
     return out
 
 
-def read_qrels(path, *, collection_size: int | None = None, collection: list[str] | None = None,
-               normalize_ids: bool = True) -> Assessment:
+def read_qrels(
+    path,
+    *,
+    collection_size: int | None = None,
+    collection: list[str] | None = None,
+    normalize_ids: bool = True,
+) -> Assessment:
     """TREC qrels as a graded assessment.  qrels do not know the collection:
     give its size or its list of ids (without either, the collection is the
     judged documents)."""
@@ -53,59 +63,91 @@ def read_qrels(path, *, collection_size: int | None = None, collection: list[str
         if not toks or toks[0].startswith("#"):
             continue
         if len(toks) != 4:
-            raise FormatError(path, f"a qrels line has 4 fields 'qid iter docno rel'; this one "
-                              f"has {len(toks)}", line=n, token=line.strip())
+            raise FormatError(
+                path,
+                f"a qrels line has 4 fields 'qid iter docno rel'; this one has {len(toks)}",
+                line=n,
+                token=line.strip(),
+            )
         qid, _, doc, rel = toks
         qid = norm(qid)
         try:
             grade = int(rel)
         except ValueError:
-            raise FormatError(path, "the relevance (4th field) must be a whole number",
-                              line=n, column=column_of(line, 3), token=rel) from None
+            raise FormatError(
+                path,
+                "the relevance (4th field) must be a whole number",
+                line=n,
+                column=column_of(line, 3),
+                token=rel,
+            ) from None
         if grade < 0:
             negatives += 1
             grade = 0
         if grade > MAX_GRADE:
-            raise FormatError(path, f"the relevance grade is too large (at most {MAX_GRADE})",
-                              line=n, column=column_of(line, 3), token=rel)
+            raise FormatError(
+                path,
+                f"the relevance grade is too large (at most {MAX_GRADE})",
+                line=n,
+                column=column_of(line, 3),
+                token=rel,
+            )
         doc = norm(doc)
         q = judgments.setdefault(qid, {})
         if doc in q and q[doc] != grade:
-            raise FormatError(path, f"query {qid}, document {doc} is judged twice with different "
-                              f"grades ({q[doc]} on line {where[qid, doc]}, {grade} here)",
-                              line=n, column=column_of(line, 3), token=rel)
+            raise FormatError(
+                path,
+                f"query {qid}, document {doc} is judged twice with different "
+                f"grades ({q[doc]} on line {where[qid, doc]}, {grade} here)",
+                line=n,
+                column=column_of(line, 3),
+                token=rel,
+            )
         q[doc] = grade
         where[qid, doc] = n
     if not judgments:
-        raise FormatError(path, "the file holds no judgment; lines 'qid iter docno rel' were "
-                          "expected", line=1)
+        raise FormatError(
+            path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
+        )
     items = collection
     if items is not None:
         known = set(items)
         missing = [d for q in judgments.values() for d in q if d not in known]
         if missing:
-            raise FormatError(path, f"{len(missing)} judged documents are not in the collection "
-                              f"list, e.g. {', '.join(missing[:MAX_EXAMPLES])}")
+            raise FormatError(
+                path,
+                f"{len(missing)} judged documents are not in the collection "
+                f"list, e.g. {', '.join(missing[:MAX_EXAMPLES])}",
+            )
     else:
         items = list(dict.fromkeys(d for q in judgments.values() for d in q))
     size = collection_size if collection_size is not None else len(items)
     if size < len(items):
-        raise FormatError(path, f"the collection size {size} is smaller than the {len(items)} "
-                          "documents the qrels name")
+        raise FormatError(
+            path,
+            f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
+        )
     grades = [g for q in judgments.values() for g in q.values()]
     top = max([g for g in grades if g > 0], default=1)
     notes = norm.note(f"qrels {path}")
     if negatives:
-        notes.append(DataWarning("negative_grades", "negative grades read as not relevant",
-                                 negatives))
-    a = Assessment.from_judgments(judgments, items, collection_size=size, top_grade=top,
-                                  kind="graded qrels" if top > 1 else "binary qrels",
-                                  source=str(path))
+        notes.append(
+            DataWarning("negative_grades", "negative grades read as not relevant", negatives)
+        )
+    a = Assessment.from_judgments(
+        judgments,
+        items,
+        collection_size=size,
+        top_grade=top,
+        kind="graded qrels" if top > 1 else "binary qrels",
+        source=str(path),
+    )
     return _replace(a, closed=collection is not None, notes=tuple(notes))
 
 
 def _replace(a: Assessment, **kw) -> Assessment:
     from dataclasses import replace
+
     return replace(a, **kw)
 
 
@@ -157,19 +199,34 @@ def _slow_rows(path, chunk: bytes, first_line: int):
             continue
         text = raw.decode("utf-8", errors="replace")
         if len(toks) != 6:
-            raise FormatError(path, f"a TREC run line has 6 fields 'qid iter docno rank sim "
-                              f"run_id'; this one has {len(toks)}", line=n, token=text.strip())
+            raise FormatError(
+                path,
+                f"a TREC run line has 6 fields 'qid iter docno rank sim "
+                f"run_id'; this one has {len(toks)}",
+                line=n,
+                token=text.strip(),
+            )
         try:
             score = float(toks[4])
         except ValueError:
-            raise FormatError(path, "the score (5th field) must be a number", line=n,
-                              column=column_of(text, 4),
-                              token=toks[4].decode("utf-8", errors="replace")) from None
+            raise FormatError(
+                path,
+                "the score (5th field) must be a number",
+                line=n,
+                column=column_of(text, 4),
+                token=toks[4].decode("utf-8", errors="replace"),
+            ) from None
         yield toks, score, n
 
 
-def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
-                  name: str | None = None, normalize_ids: bool = True) -> RankedRun:
+def read_trec_run(
+    path,
+    assessment: Assessment,
+    *,
+    trec_order: bool = False,
+    name: str | None = None,
+    normalize_ids: bool = True,
+) -> RankedRun:
     """A TREC run.  File order by default; ``trec_order`` sorts each query
     as trec_eval does (score descending, then docno descending).  A docno
     repeated within a query keeps its first occurrence, with a warning.
@@ -180,13 +237,19 @@ def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
     the line of the first error."""
     data = read_bytes(path)
     if data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     if data.translate(None, _TEXT_BYTES):
         bad = _BAD_BYTES.search(data)
-        what = "a binary file" if bad.group() == b"\x00" else \
-            f"a control character {bad.group()[0]:#04x}"
-        raise FormatError(path, f"this is {what}; a text TREC run was expected",
-                          line=data.count(b"\n", 0, bad.start()) + 1)
+        what = (
+            "a binary file"
+            if bad.group() == b"\x00"
+            else f"a control character {bad.group()[0]:#04x}"
+        )
+        raise FormatError(
+            path,
+            f"this is {what}; a text TREC run was expected",
+            line=data.count(b"\n", 0, bad.start()) + 1,
+        )
     norm = IdNormalizer(normalize_ids)
     bulk = _bulk_read(path, data, norm)
     if bulk is not None:
@@ -194,23 +257,33 @@ def read_trec_run(path, assessment: Assessment, *, trec_order: bool = False,
     else:
         entry_query, entry_doc, sims, lines, q_ids, d_ids, rid = _chunked_read(path, data, norm)
     if not entry_query.size:
-        raise FormatError(path, "the file holds no result line; lines 'qid iter docno rank sim "
-                          "run_id' were expected", line=1)
+        raise FormatError(
+            path,
+            "the file holds no result line; lines 'qid iter docno rank sim run_id' were expected",
+            line=1,
+        )
     nan = np.flatnonzero(np.isnan(sims))
     if nan.size:
         n = int(lines[nan[0]])
         raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
     if trec_order:
         doc_rank = np.empty(len(d_ids), dtype=np.int64)
-        doc_rank[np.argsort(np.array(d_ids, dtype=object), kind="stable")] = \
-            np.arange(len(d_ids))
+        doc_rank[np.argsort(np.array(d_ids, dtype=object), kind="stable")] = np.arange(len(d_ids))
         order = np.lexsort((-doc_rank[entry_doc], -sims, entry_query))
         entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    run = RankedRun.from_codes(run_name, q_ids, entry_query, entry_doc, d_ids,
-                               assessment, where=lambda e: f"line {lines[e]}",
-                               source=str(path), format=f"TREC run, {how}")
+    run = RankedRun.from_codes(
+        run_name,
+        q_ids,
+        entry_query,
+        entry_doc,
+        d_ids,
+        assessment,
+        where=lambda e: f"line {lines[e]}",
+        source=str(path),
+        format=f"TREC run, {how}",
+    )
     run.warnings.extend(norm.note(f"run {path}"))
     return run
 
@@ -229,8 +302,7 @@ def _bulk_read(path, data: bytes, norm: IdNormalizer):
         if df is None:
             continue
         cols = [df[c].cat for c in (0, 2, 5)]
-        if len(df) == n_lines and not any((c.codes < 0).any() or "" in c.categories
-                                          for c in cols):
+        if len(df) == n_lines and not any((c.codes < 0).any() or "" in c.categories for c in cols):
             break
     else:
         return None
@@ -268,10 +340,17 @@ def _pandas_columns(data: bytes, sep: str):
     except ImportError:  # a build without pandas (the desktop bundle) reads line by line
         return None
     try:
-        return pd.read_csv(io.BytesIO(data), sep=sep, header=None, names=list(range(6)),
-                           usecols=[0, 2, 4, 5], engine="c", na_filter=False,
-                           dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
-                           encoding="utf-8")
+        return pd.read_csv(
+            io.BytesIO(data),
+            sep=sep,
+            header=None,
+            names=list(range(6)),
+            usecols=[0, 2, 4, 5],
+            engine="c",
+            na_filter=False,
+            dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
+            encoding="utf-8",
+        )
     except (ValueError, UnicodeError, OverflowError, pd.errors.ParserError):
         return None
 
@@ -283,8 +362,13 @@ def _chunked_read(path, data: bytes, norm: IdNormalizer):
     for first, chunk in _chunks(data):
         toks = chunk.split()
         n_lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
-        fast = (len(toks) == 6 * n_lines and b"#" not in chunk and b"\n\n" not in chunk
-                and b"\n\r\n" not in chunk and not chunk.startswith((b"\n", b"\r\n")))
+        fast = (
+            len(toks) == 6 * n_lines
+            and b"#" not in chunk
+            and b"\n\n" not in chunk
+            and b"\n\r\n" not in chunk
+            and not chunk.startswith((b"\n", b"\r\n"))
+        )
         if fast:
             try:
                 sims = np.fromiter(map(float, toks[4::6]), np.float64, n_lines)
@@ -303,10 +387,20 @@ def _chunked_read(path, data: bytes, norm: IdNormalizer):
             s_parts.append(np.array([r[1] for r in rows], dtype=np.float64))
             l_parts.append(np.array([r[2] for r in rows], dtype=np.int64))
             run_ids.update(dict.fromkeys(r[0][5] for r in rows))
-    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
+
+    def cat(parts, dt):
+        return np.concatenate(parts) if parts else np.zeros(0, dt)
+
     rid = [r.decode("utf-8", errors="replace") for r in run_ids]
-    return (cat(q_parts, np.int64), cat(d_parts, np.int64), cat(s_parts, np.float64),
-            cat(l_parts, np.int64), qcodes.ids, dcodes.ids, rid)
+    return (
+        cat(q_parts, np.int64),
+        cat(d_parts, np.int64),
+        cat(s_parts, np.float64),
+        cat(l_parts, np.int64),
+        qcodes.ids,
+        dcodes.ids,
+        rid,
+    )
 
 
 _BAD_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
-from core import Assessment, EvalOptions, RankedRun, evaluate  # noqa: E402
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate  # noqa: E402
 
 PEER_MEASURES = {"map", "P_1", "Rprec", "ndcg_cut_100", "recall_100"}
 
@@ -90,15 +90,19 @@ def time_best(fn, repeat):
 def bench(name, n_queries, n_items, list_len, repeat):
     import pytrec_eval
 
-    print(f"\n== {name}: {n_queries} queries x lists of {list_len} "
-          f"(collection {n_items}), 10 relevant per query")
+    print(
+        f"\n== {name}: {n_queries} queries x lists of {list_len} "
+        f"(collection {n_items}), 10 relevant per query"
+    )
     rel, grades, lists = make_contest(n_queries, n_items, list_len)
     a, run, judg, qids, items = build_ours(rel, grades, lists, n_items)
     opts = EvalOptions()
     t_ours, res = time_best(lambda: evaluate(a, run, opts), repeat)
     n_values = res.values.size + sum(c.per_query.size for c in res.curves.values())
-    print(f"ours: every measure ({len(res.keys)}) and curve ({len(res.curves)}): "
-          f"{t_ours:.3f} s ({n_values / 1e6:.1f} M values)")
+    print(
+        f"ours: every measure ({len(res.keys)}) and curve ({len(res.curves)}): "
+        f"{t_ours:.3f} s ({n_values / 1e6:.1f} M values)"
+    )
 
     tracemalloc.start()
     tracemalloc.reset_peak()
@@ -106,8 +110,10 @@ def bench(name, n_queries, n_items, list_len, repeat):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     inputs = run.flat.nbytes + run.indptr.nbytes
-    print(f"ours: peak memory while scoring {peak / 2**20:.0f} MiB "
-          f"(input run {inputs / 2**20:.0f} MiB, not counted)")
+    print(
+        f"ours: peak memory while scoring {peak / 2**20:.0f} MiB "
+        f"(input run {inputs / 2**20:.0f} MiB, not counted)"
+    )
 
     qrels, prun = build_peer(judg, qids, items, lists)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, PEER_MEASURES)
@@ -126,8 +132,11 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args(argv)
     import pytrec_eval  # noqa: F401
-    print(f"python {platform.python_version()}, numpy {np.__version__}, "
-          f"{os.cpu_count()} cpus, {platform.machine()}")
+
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"{os.cpu_count()} cpus, {platform.machine()}"
+    )
     if args.only in (None, "w1"):
         bench("w1", 2000, 2000, 2000, args.repeat)
     if args.only in (None, "w2"):

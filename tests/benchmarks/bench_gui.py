@@ -55,22 +55,29 @@ def make_contest(folder: Path) -> tuple[Path, list[Path]]:
 
 
 def launch_time() -> float:
-    code = ("import time, sys; t0 = float(sys.argv[1])\n"
-            "from PySide6.QtCore import QSettings\n"
-            "import tempfile\n"
-            "QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "
-            "tempfile.mkdtemp())\n"
-            "from shrec_gui.app import make_app\n"
-            "app = make_app()\n"
-            "from shrec_gui.mainwindow import MainWindow\n"
-            "w = MainWindow(); w.show(); app.processEvents()\n"
-            "print(time.time() - t0)\n"
-            "w.close()\n")
+    code = (
+        "import time, sys; t0 = float(sys.argv[1])\n"
+        "from PySide6.QtCore import QSettings\n"
+        "import tempfile\n"
+        "QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "
+        "tempfile.mkdtemp())\n"
+        "from shrec_gui.app import make_app\n"
+        "app = make_app()\n"
+        "from shrec_gui.mainwindow import MainWindow\n"
+        "w = MainWindow(); w.show(); app.processEvents()\n"
+        "print(time.time() - t0)\n"
+        "w.close()\n"
+    )
     best = float("inf")
     for _ in range(3):
         t0 = time.time()
-        out = subprocess.run([sys.executable, "-c", code, repr(t0)], capture_output=True,
-                             text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code, repr(t0)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            check=True,
+        )
         best = min(best, float(out.stdout.split()[-1]))
     return best
 
@@ -81,11 +88,13 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     cla, runs = make_contest(Path(args.workdir))
     from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      tempfile.mkdtemp())
+
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
     from shrec_gui.app import make_app
+
     app = make_app()
     from shrec_gui.mainwindow import MainWindow
+
     w = MainWindow()
     w.show()
     app.processEvents()
@@ -110,6 +119,7 @@ def main(argv=None) -> None:
         orig(entries)
         if not first_curves and any(e[2] is not None for e in entries):
             first_curves.append(time.perf_counter())
+
     w.curves.set_entries = watch
 
     def spin_until(cond, limit=900):
@@ -130,8 +140,10 @@ def main(argv=None) -> None:
     stall = max(gaps) if gaps else 0
     print(f"contest: {N} leave-one-out queries, {RUNS} ASCII matrices of {N} x {N}")
     print(f"read + score everything: {total:.1f} s ({scored} runs scored)")
-    print(f"longest GUI stall (5 ms heartbeat): {stall} ms over {len(gaps)} beats; "
-          f"99th percentile {np.percentile(gaps, 99):.0f} ms")
+    print(
+        f"longest GUI stall (5 ms heartbeat): {stall} ms over {len(gaps)} beats; "
+        f"99th percentile {np.percentile(gaps, 99):.0f} ms"
+    )
     print(f"first run's curves shown after {first_curves[0] - t0:.2f} s")
 
     cancels = []

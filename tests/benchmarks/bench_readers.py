@@ -28,16 +28,18 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
 from bench_engine import PEER_MEASURES, make_contest, time_best  # noqa: E402
-from core import Assessment, evaluate  # noqa: E402
-from core.formats.matrix import read_ascii_matrix  # noqa: E402
-from core.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval import Assessment, evaluate  # noqa: E402
+from shrec_eval.formats.matrix import read_ascii_matrix  # noqa: E402
+from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 
 
 def flat_assessment(n: int) -> Assessment:
     """n x n leave-one-out, classes of 20: what the matrix belongs to."""
     items = [str(i) for i in range(n)]
-    judg = {q: {items[j]: 1 for j in range(i - i % 20, min(i - i % 20 + 20, n))}
-            for i, q in enumerate(items)}
+    judg = {
+        q: {items[j]: 1 for j in range(i - i % 20, min(i - i % 20 + 20, n))}
+        for i, q in enumerate(items)
+    }
     return Assessment.from_judgments(judg, items, leave_one_out=True)
 
 
@@ -59,9 +61,11 @@ def bench_ascii(n: int, workdir: str, repeat: int) -> None:
         t, run = time_best(lambda: read_ascii_matrix(path, a), 1)
         t_ours = min(t_ours, t)
         del run
-    print(f"(a) ASCII {n} x {n} ({size:.0f} MiB): numpy.loadtxt {t_np:.2f} s "
-          f"({size / t_np:.0f} MiB/s), ours {t_ours:.2f} s ({size / t_ours:.0f} MiB/s); "
-          f"throughput ratio ours / loadtxt = {t_np / t_ours:.2f}")
+    print(
+        f"(a) ASCII {n} x {n} ({size:.0f} MiB): numpy.loadtxt {t_np:.2f} s "
+        f"({size / t_np:.0f} MiB/s), ours {t_ours:.2f} s ({size / t_ours:.0f} MiB/s); "
+        f"throughput ratio ours / loadtxt = {t_np / t_ours:.2f}"
+    )
 
 
 def write_trec(workdir, name, rel, grades, lists):
@@ -74,8 +78,11 @@ def write_trec(workdir, name, rel, grades, lists):
         with open(run, "w") as fh:
             L = lists.shape[1]
             for q, row in enumerate(lists):
-                fh.write("".join(f"q{q} Q0 d{j} {i + 1} {L - i} bench\n"
-                                 for i, j in enumerate(row.tolist())))
+                fh.write(
+                    "".join(
+                        f"q{q} Q0 d{j} {i + 1} {L - i} bench\n" for i, j in enumerate(row.tolist())
+                    )
+                )
     return qrels, run
 
 
@@ -105,9 +112,11 @@ def bench_end_to_end(name, n_q, n_items, list_len, workdir, repeat):
     ap = np.array([p[q]["map"] for q in res.query_ids])
     assert np.allclose(ap, res.column("ap_trec_r"), atol=1e-12)
     mb = os.path.getsize(run) / 2**20
-    print(f"(b) {name} end to end ({n_q} queries, run file {mb:.0f} MiB): ours read+score "
-          f"{t_ours:.2f} s, pytrec_eval read+evaluate {t_peer:.2f} s; "
-          f"ratio ours / pytrec_eval = {t_ours / t_peer:.3f}")
+    print(
+        f"(b) {name} end to end ({n_q} queries, run file {mb:.0f} MiB): ours read+score "
+        f"{t_ours:.2f} s, pytrec_eval read+evaluate {t_peer:.2f} s; "
+        f"ratio ours / pytrec_eval = {t_ours / t_peer:.3f}"
+    )
 
 
 CHILD = r"""
@@ -120,8 +129,8 @@ def hwm():  # peak RSS of this process image (ru_maxrss survives exec on Linux)
 
 sys.path.insert(0, sys.argv[3]); sys.path.insert(0, sys.argv[4])
 from bench_readers import flat_assessment
-from core import evaluate
-from core.readers import load_run
+from shrec_eval import evaluate
+from shrec_eval.readers import load_run
 a = flat_assessment(int(sys.argv[2]))
 base = hwm()
 tracemalloc.start()
@@ -141,15 +150,20 @@ def bench_binary(n, workdir):
         with open(path, "wb") as fh:
             for start in range(0, n, 1000):
                 (rng.random((min(1000, n - start), n)) * 100).astype("<f4").tofile(fh)
-    out = subprocess.run([sys.executable, "-c", CHILD, path, str(n), HERE,
-                          os.path.join(HERE, "..", "..")], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, path, str(n), HERE, os.path.join(HERE, "..", "..")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     t, peak, base, rss = float(out[0]), int(out[1]), int(out[2]), int(out[3])
     size = os.path.getsize(path) / 2**20
-    print(f"(c) binary {n} x {n} ({size:.0f} MiB, memory-mapped): load + score {t:.2f} s; "
-          f"peak traced allocations {peak / 2**20:.0f} MiB; peak RSS {rss / 2**20:.0f} MiB "
-          f"({(rss - base) / 2**20:.0f} MiB above the process before loading, page cache of "
-          "the mapped file included)")
+    print(
+        f"(c) binary {n} x {n} ({size:.0f} MiB, memory-mapped): load + score {t:.2f} s; "
+        f"peak traced allocations {peak / 2**20:.0f} MiB; peak RSS {rss / 2**20:.0f} MiB "
+        f"({(rss - base) / 2**20:.0f} MiB above the process before loading, page cache of "
+        "the mapped file included)"
+    )
 
 
 def main(argv=None):

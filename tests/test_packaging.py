@@ -1,0 +1,67 @@
+"""What a non-editable install gets: every package folder is declared in
+pyproject.toml (the core/ folder under the import name shrec_eval, resources/
+as its package data), the version is written once, and nothing of ours is
+importable as ``core``.  .ci/run also builds the wheel, installs it into a fresh
+virtual environment and runs the demo and the app's smoke test from it."""
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import shrec_eval
+from shrec_eval.resources import demo_manifest, resource_path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _declared() -> dict[str, Path]:
+    setup = PYPROJECT["tool"]["setuptools"]
+    dirs = {name: ROOT / path for name, path in setup["package-dir"].items()}
+    out = {}
+    for pkg in setup["packages"]:
+        parts = pkg.split(".")
+        for i in range(len(parts), 0, -1):
+            head = ".".join(parts[:i])
+            if head in dirs:
+                out[pkg] = dirs[head].joinpath(*parts[i:])
+                break
+    return out
+
+
+def test_every_package_folder_is_declared():
+    declared = _declared()
+    found = {}
+    for name, top in (("shrec_eval", ROOT / "core"), ("shrec_gui", ROOT / "shrec_gui")):
+        for init in top.rglob("__init__.py"):
+            rel = init.parent.relative_to(top).parts
+            found[".".join((name, *rel))] = init.parent
+    missing = sorted(set(found) - set(declared))
+    assert not missing, f"add to [tool.setuptools] packages in pyproject.toml: {missing}"
+    for pkg, folder in declared.items():
+        assert folder.is_dir(), f"{pkg} maps to a missing folder {folder}"
+
+
+def test_resources_are_package_data():
+    assert _declared()["shrec_eval._resources"] == ROOT / "resources"
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["shrec_eval._resources"]
+    assert "demo/*" in data and "icons/*" in data
+    assert demo_manifest().is_file()
+    assert resource_path("icons", "shrec-eval-256.png").is_file()
+
+
+def test_version_is_written_once():
+    assert PYPROJECT["project"]["dynamic"] == ["version"]
+    assert "version" not in PYPROJECT["project"]
+    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    assert attr == "shrec_eval._version.__version__"
+    assert shrec_eval.__version__.count(".") == 2
+
+
+def test_no_top_level_core_package(tmp_path):
+    code = "import importlib.util as u; print(u.find_spec('core'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "None"
