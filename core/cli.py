@@ -12,28 +12,22 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from . import __version__
 from .atomic import write_text
-from .contest import load_contest_assessment, load_contest_run, read_contest
-from .engine import Cancelled, evaluate
-from .errors import ContestFileError
+from .contest import AssessmentSource, Contest, RunSource
+from .engine import evaluate
+from .errors import ContestFileError, ShrecEvalError, UsageError
 from .measures import expand
-from .model import AssessmentError
-from .options import PR_INTERPOLATIONS, EvalOptions, OptionsError
-from .readers import (
-    ASSESSMENT_FORMATS,
-    RANKLIST_VARIANTS,
-    RUN_FORMATS,
-    detect_assessment_format,
-    load_assessment,
-    load_run,
-)
+from .options import PR_INTERPOLATIONS, EvalOptions
+from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .report import Summary, default_rank_key, headline_keys, to_json, write_csv_dir, write_report
 from .resources import demo_manifest
-from .stats import CORRECTIONS, TESTS, StatsError, compare
+from .stats import CORRECTIONS, TESTS, compare
 
 PROG = "shrec-eval"
 #: data checks that make ``check`` fail; the others are reported as notices
@@ -45,10 +39,6 @@ PROBLEMS = {
     "query_line_mismatch",
     "unreadable",
 }
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -80,7 +70,11 @@ def _positive(text: str) -> int:
     return v
 
 
-def _add_reading(p: argparse.ArgumentParser) -> None:
+def _reading_parser() -> argparse.ArgumentParser:
+    """The files of a contest and how to read them (evaluate, check, compare)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("assessment", metavar="ASSESSMENT")
+    p.add_argument("runs", nargs="+", metavar="RUN")
     g = p.add_argument_group("reading the files")
     g.add_argument(
         "--queries",
@@ -129,9 +123,12 @@ def _add_reading(p: argparse.ArgumentParser) -> None:
         metavar="N1,N2,...",
         help="run names, comma separated, in the order of the run files",
     )
+    return p
 
 
-def _add_engine(p: argparse.ArgumentParser) -> None:
+def _engine_parser() -> argparse.ArgumentParser:
+    """The engine options (evaluate, compare, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("measures")
     g.add_argument(
         "--ranks",
@@ -171,9 +168,12 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
         help="leave queries of classes with at most 2 members out of the means",
     )
     g.add_argument("--f-beta", type=float, default=1.0, help="weight of the F-measure curve")
+    return p
 
 
-def _add_output(p: argparse.ArgumentParser) -> None:
+def _output_parser() -> argparse.ArgumentParser:
+    """The tables and files of a scored contest (evaluate, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("output")
     g.add_argument(
         "--rank-by",
@@ -188,23 +188,28 @@ def _add_output(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html",
     )
+    return p
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks")
+    reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
+    p = _Parser(
+        prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).", parents=[common]
+    )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    ev = sub.add_parser("evaluate", help="score runs and print the summary table")
-    ev.add_argument("assessment", metavar="ASSESSMENT")
-    ev.add_argument("runs", nargs="+", metavar="RUN")
-    _add_reading(ev)
-    _add_engine(ev)
-    _add_output(ev)
-    ch = sub.add_parser("check", help="check submissions before scoring (exit 1 on problems)")
-    ch.add_argument("assessment", metavar="ASSESSMENT")
-    ch.add_argument("runs", nargs="+", metavar="RUN")
-    _add_reading(ch)
+    sub.add_parser(
+        "evaluate",
+        help="score runs and print the summary table",
+        parents=[common, reading, engine, output],
+    )
+    ch = sub.add_parser(
+        "check",
+        help="check submissions before scoring (exit 1 on problems)",
+        parents=[common, reading],
+    )
     ch.add_argument("--keep-self", action="store_true", help=argparse.SUPPRESS)
     ch.add_argument(
         "--strict",
@@ -215,11 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser(
         "compare",
         help="which differences are real: paired tests, confidence intervals, corrected p-values",
+        parents=[common, reading, engine],
     )
-    co.add_argument("assessment", metavar="ASSESSMENT")
-    co.add_argument("runs", nargs="+", metavar="RUN")
-    _add_reading(co)
-    _add_engine(co)
     g = co.add_argument_group("comparison")
     g.add_argument("--measure", required=True, metavar="KEY", help="the measure to compare on")
     g.add_argument(
@@ -250,13 +252,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--report", metavar="DIR", help="the report files with significance markers on the measure"
     )
-    me = sub.add_parser("measures", help="list the measures (key, label, definition)")
+    me = sub.add_parser(
+        "measures", help="list the measures (key, label, definition)", parents=[common]
+    )
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
-    de = sub.add_parser("demo", help="score the bundled demo contest and print its table")
-    _add_engine(de)
-    _add_output(de)
-    for s in (ev, ch, co, me, de):
-        s.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub.add_parser(
+        "demo",
+        help="score the bundled demo contest and print its table",
+        parents=[common, engine, output],
+    )
     return p
 
 
@@ -286,6 +290,7 @@ class Progress:
 
 
 def _options(args) -> EvalOptions:
+    """The engine options of the command line (evaluate, compare, demo)."""
     return EvalOptions(
         ranks=args.ranks,
         curve_length=args.curve_length,
@@ -293,33 +298,41 @@ def _options(args) -> EvalOptions:
         pr_interpolation=args.pr_interpolation,
         remove_self=not args.keep_self,
         psb_class_cutoff=args.psb_cutoff,
-        collection_size=getattr(args, "collection_size", None),
         f_beta=args.f_beta,
     )
 
 
-def _names(args, n: int) -> list[str | None]:
-    if not args.names:
-        return [None] * n
-    names = [t.strip() for t in args.names.split(",")]
-    if len(names) != n:
-        raise UsageError(f"--names gives {len(names)} names for {n} runs")
-    return names
-
-
-def _assessment(args):
-    fmt = args.assessment_format or detect_assessment_format(args.assessment)
-    # qrels need the collection size to know the collection; for a .cla it
-    # only overrides Ds in the engine (TN, accuracy)
-    size = args.collection_size if fmt == "qrels" else None
-    return load_assessment(
-        args.assessment,
-        format=fmt,
-        queries=args.queries,
-        graded=args.sister_classes,
-        collection_size=size,
-        collection=args.collection,
-        normalize_ids=not args.no_normalize_ids,
+def contest_of(args, options: EvalOptions) -> Contest:
+    """The contest a command line names (evaluate, check, compare): the
+    sources with their reader options, and ``options`` with the collection
+    size, which sets Ds in the engine whatever the assessment's format."""
+    names = [None] * len(args.runs)
+    if args.names:
+        names = [t.strip() for t in args.names.split(",")]
+        if len(names) != len(args.runs):
+            raise UsageError(f"--names gives {len(names)} names for {len(args.runs)} runs")
+    normalize = not args.no_normalize_ids
+    return Contest(
+        AssessmentSource(
+            args.assessment,
+            format=args.assessment_format,
+            queries=args.queries,
+            graded=args.sister_classes,
+            collection=args.collection,
+            normalize_ids=normalize,
+        ),
+        tuple(
+            RunSource(
+                path,
+                format=args.run_format,
+                variant=args.variant,
+                trec_order=args.trec_order,
+                normalize_ids=normalize,
+                name=name,
+            )
+            for path, name in zip(args.runs, names)
+        ),
+        replace(options, collection_size=args.collection_size),
     )
 
 
@@ -342,33 +355,34 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     return keys, rank_key
 
 
-def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None:
-    keys, rank_key = _table_keys(args, assessment, results[0].options)
+def _score(contest: Contest, assessment) -> list:
+    """Read and score every run of the contest, in order."""
+    results = []
+    for source in contest.runs:
+        run = source.load(assessment)
+        results.append(
+            evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
+        )
+    return results
+
+
+def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
+    """The table, the notes and the files the output options ask for; paths
+    in the JSON are relative to ``base`` when given (else as named)."""
+    keys, rank_key = _table_keys(args, assessment, contest.options)
     out.write(Summary.build(results, keys, rank_key).text() + "\n")
     for r in results:
         for w in r.warnings:
             out.write(f"note: {r.run_name}: {w}\n")
     if args.json:
-        reading = {
-            k: getattr(args, k)
-            for k in (
-                "queries",
-                "sister_classes",
-                "collection",
-                "run_format",
-                "variant",
-                "trec_order",
-            )
-            if hasattr(args, k)
-        }
-        if hasattr(args, "no_normalize_ids"):
-            reading["normalize_ids"] = not args.no_normalize_ids
+        source = contest.assessment.to_dict(base)
         doc = to_json(
             assessment,
             results,
-            assessment_path=assessment_path,
-            run_paths=run_paths,
-            reader_options=reading,
+            assessment_path=source.pop("path"),
+            run_paths=[r.to_dict(base)["path"] for r in contest.runs],
+            assessment_reader=source,
+            run_readers=[r.reader_dict() for r in contest.runs],
         )
         write_text(args.json, json.dumps(doc, indent=1, allow_nan=False) + "\n")
     if args.csv:
@@ -377,60 +391,28 @@ def _outputs(args, assessment, results, assessment_path, run_paths, out) -> None
         write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
 
 
-def _load_run(args, path, assessment, name):
-    return load_run(
-        path,
-        assessment,
-        format=args.run_format,
-        variant=args.variant,
-        trec_order=args.trec_order,
-        name=name,
-        normalize_ids=not args.no_normalize_ids,
-    )
-
-
-def _score_runs(args, assessment, options: EvalOptions) -> list:
-    """Read and score every run of the command line, in order."""
-    results = []
-    for path, name in zip(args.runs, _names(args, len(args.runs))):
-        run = _load_run(args, path, assessment, name)
-        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
-    return results
-
-
 # -- commands ------------------------------------------------------------------------
 
 
 def cmd_evaluate(args, out) -> int:
-    options = _options(args)
-    assessment = _assessment(args)
-    _table_keys(args, assessment, options)
-    results = _score_runs(args, assessment, options)
-    _outputs(args, assessment, results, args.assessment, args.runs, out)
+    contest = contest_of(args, _options(args))
+    assessment = contest.assessment.load()
+    _table_keys(args, assessment, contest.options)
+    _outputs(args, contest, assessment, _score(contest, assessment), out)
     return 0
 
 
 def cmd_demo(args, out) -> int:
-    spec = read_contest(demo_manifest())
-    assessment = load_contest_assessment(spec)
-    options = _options(args)
-    _table_keys(args, assessment, options)
-    results = []
-    for entry in spec.runs:
-        run = load_contest_run(spec, entry, assessment)
-        results.append(evaluate(assessment, run, options, progress=Progress(label=run.name)))
+    manifest = demo_manifest()
+    contest = replace(Contest.read(manifest), options=_options(args))
+    assessment = contest.assessment.load()
+    _table_keys(args, assessment, contest.options)
+    results = _score(contest, assessment)
     out.write(
-        f"{spec.name}: {assessment.n_queries} queries, collection of "
+        f"{contest.name}: {assessment.n_queries} queries, collection of "
         f"{assessment.collection_size}, {assessment.kind}\n\n"
     )
-    _outputs(
-        args,
-        assessment,
-        results,
-        spec.resolve(spec.assessment["path"]),
-        [spec.resolve(e["path"]) for e in spec.runs],
-        out,
-    )
+    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent)
     return 0
 
 
@@ -443,11 +425,18 @@ def cmd_measures(args, out) -> int:
     return 0
 
 
-def check_run(assessment, path, args, name=None) -> dict:
-    """Read and check one submission; every finding as a dict."""
-    entry = {"path": str(path), "name": name, "format": None, "problems": [], "notices": []}
+def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool = False) -> dict:
+    """Read and check one submission; every finding as a dict (a notice is
+    a problem too when ``strict``)."""
+    entry = {
+        "path": str(source.path),
+        "name": source.name,
+        "format": None,
+        "problems": [],
+        "notices": [],
+    }
     try:
-        run = _load_run(args, path, assessment, name)
+        run = source.load(assessment)
     except ContestFileError as exc:
         entry["problems"].append(
             {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
@@ -455,11 +444,7 @@ def check_run(assessment, path, args, name=None) -> dict:
         entry["verdict"] = "cannot be read"
         return entry
     # the engine runs every data check (coverage, truncation, ties) as it scores
-    result = evaluate(
-        assessment,
-        run,
-        EvalOptions(remove_self=not args.keep_self, collection_size=args.collection_size),
-    )
+    result = evaluate(assessment, run, options)
     entry.update(
         name=run.name,
         format=run.format,
@@ -469,31 +454,32 @@ def check_run(assessment, path, args, name=None) -> dict:
     for w in result.warnings:
         if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
             continue  # about the assessment, not the submission
-        kind = "problems" if w.code in PROBLEMS or args.strict else "notices"
+        kind = "problems" if w.code in PROBLEMS or strict else "notices"
         entry[kind].append(w.to_dict())
     entry["verdict"] = "problems" if entry["problems"] else "ok"
     return entry
 
 
 def cmd_check(args, out) -> int:
-    assessment = _assessment(args)
-    names = _names(args, len(args.runs))
+    contest = contest_of(args, EvalOptions(remove_self=not args.keep_self))
+    assessment = contest.assessment.load()
+    size = contest.options.collection_size or assessment.collection_size
     report = {
         "tool": {"name": PROG, "version": __version__},
         "assessment": {
             "path": args.assessment,
             "kind": assessment.kind,
             "queries": assessment.n_queries,
-            "collection_size": args.collection_size or assessment.collection_size,
+            "collection_size": size,
         },
         "runs": [],
     }
     out.write(
         f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
-        f"collection of {assessment.collection_size}\n"
+        f"collection of {size}\n"
     )
-    for path, name in zip(args.runs, names):
-        e = check_run(assessment, path, args, name)
+    for path, source in zip(args.runs, contest.runs):
+        e = check_run(assessment, source, contest.options, args.strict)
         report["runs"].append(e)
         out.write(f"\n{path}\n")
         if e["format"]:
@@ -518,10 +504,10 @@ def cmd_check(args, out) -> int:
 
 
 def cmd_compare(args, out) -> int:
-    options = _options(args)
-    _check_keys([args.measure], options.ranks)
-    assessment = _assessment(args)
-    results = _score_runs(args, assessment, options)
+    contest = contest_of(args, _options(args))
+    _check_keys([args.measure], contest.options.ranks)
+    assessment = contest.assessment.load()
+    results = _score(contest, assessment)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,
@@ -643,10 +629,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     except Exception as exc:
         if debug:
             raise
-        if isinstance(
-            exc,
-            (UsageError, ContestFileError, OptionsError, AssessmentError, Cancelled, StatsError),
-        ):
+        if isinstance(exc, ShrecEvalError):  # the one place user errors are caught
             msg = str(exc)
         elif isinstance(exc, OSError):
             msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")

@@ -1,141 +1,361 @@
-"""A contest described in one JSON file (the bundled demo, and the desktop
-app's sessions): the assessment and its reader options, the runs with their
-formats, and the engine options.  Paths are relative to the file.
+"""A contest as one value: where its files are and how to read them, and how
+to score them.  The command line builds one from its arguments; the bundled
+demo (``resources/demo/contest.json``) and the desktop app's sessions are one
+written as JSON, paths relative to the file::
 
-    {"name": "...", "assessment": {"path": "target.cla", "queries": "queries.cla",
-                                   "graded": true},
+    {"version": 1, "name": "...",
+     "assessment": {"path": "target.cla", "queries": "queries.cla", "graded": true},
      "runs": [{"path": "alice.trec", "name": "Alice", "format": "trec"}, ...],
      "options": {"ranks": [5, 10], ...}}
+
+Every setting but ``path`` may be left out (its default applies).  A file
+of a newer ``version`` than :data:`CONTEST_VERSION` is refused.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .errors import FileAccessError, FormatError
+from ._version import __version__
+from .atomic import write_text
+from .errors import FileAccessError, FormatError, OptionsError
 from .model import Assessment, Run
-from .options import EvalOptions, OptionsError
-from .readers import load_assessment, load_run
+from .options import PR_INTERPOLATIONS, EvalOptions
+from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
 
-ASSESSMENT_KEYS = {
-    "path",
-    "queries",
-    "graded",
-    "collection_size",
-    "collection",
-    "format",
-    "normalize_ids",
-}
-RUN_KEYS = {"path", "name", "format", "variant", "trec_order", "color"}
+__all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
+#: the version of the contest file this module writes (and the newest it reads)
+CONTEST_VERSION = 1
 
-@dataclass
-class ContestSpec:
-    path: Path
-    name: str
-    assessment: dict
-    runs: list[dict]
-    options: dict = field(default_factory=dict)
+# -- checking a dict read from JSON ----------------------------------------------------------
 
-    def resolve(self, rel) -> Path:
-        p = Path(rel)
-        return p if p.is_absolute() else (self.path.parent / p)
+_INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
+_BOOL = ("true or false", lambda v: isinstance(v, bool))
+_STR = ("a string", lambda v: isinstance(v, str))
+_NUMBER = (
+    "a number",
+    lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+)
+_INTS = (
+    "a list of whole numbers",
+    lambda v: isinstance(v, list) and all(_INT[1](k) for k in v),
+)
 
 
-def read_contest(path) -> ContestSpec:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+def _checked(d, what: str, kinds: dict, source, *, optional: set[str] = frozenset()) -> dict:
+    """``d`` if it is an object whose keys are all known and whose values
+    have their kinds (None allowed for ``optional`` keys); else a
+    FormatError naming ``source``."""
+    if not isinstance(d, dict):
+        raise FormatError(source, f"{what} must be an object, not {json.dumps(d)}")
+    extra = set(d) - set(kinds)
+    if extra:
         raise FormatError(
-            path, f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
-        ) from None
-    if (
-        not isinstance(doc, dict)
-        or not isinstance(doc.get("assessment"), dict)
-        or not isinstance(doc.get("assessment", {}).get("path"), str)
-    ):
-        raise FormatError(path, 'a contest file needs an "assessment" object with a "path"')
-    runs = doc.get("runs", [])
-    if not isinstance(runs, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("path"), str) for r in runs
-    ):
-        raise FormatError(path, '"runs" must be a list of objects, each with a "path"')
-    for what, keys, objs in (
-        ("assessment", ASSESSMENT_KEYS, [doc["assessment"]]),
-        ("run", RUN_KEYS, runs),
-    ):
-        for o in objs:
-            extra = set(o) - keys
-            if extra:
-                raise FormatError(
-                    path,
-                    f"unknown {what} setting(s) {', '.join(sorted(extra))}; "
-                    f"known: {', '.join(sorted(keys))}",
-                )
-    types = {
-        "graded": bool,
-        "normalize_ids": bool,
-        "trec_order": bool,
-        "collection_size": int,
-        "path": str,
-        "queries": str,
-        "collection": str,
-        "format": str,
-        "name": str,
-        "variant": str,
-        "color": str,
-    }
-    for o in [doc["assessment"]] + runs:
-        for k, v in o.items():
-            if (
-                v is not None
-                and k in types
-                and (not isinstance(v, types[k]) or (types[k] is int and isinstance(v, bool)))
-            ):
-                raise FormatError(
-                    path, f"setting {k!r} must be a {types[k].__name__}, not {json.dumps(v)}"
-                )
-    options = doc.get("options", {})
-    if not isinstance(options, dict):
-        raise FormatError(path, '"options" must be an object')
-    return ContestSpec(path, str(doc.get("name", path.stem)), doc["assessment"], runs, options)
+            source,
+            f"unknown {what} setting(s) {', '.join(sorted(extra))}; "
+            f"known: {', '.join(sorted(kinds))}",
+        )
+    for key, value in d.items():
+        expected, ok = kinds[key]
+        if not (ok(value) or (value is None and key in optional)):
+            raise FormatError(
+                source, f"{what} setting {key!r} must be {expected}, not {json.dumps(value)}"
+            )
+    return d
 
 
-def options_of(spec: ContestSpec) -> EvalOptions:
+def _one_of(value, known, what: str, source) -> None:
+    if value is not None and value not in known:
+        raise FormatError(
+            source, f"unknown {what} {value!r}; expected one of {', '.join(sorted(known))}"
+        )
+
+
+def _path(value, base) -> Path:
+    p = Path(value)
+    return p if base is None or p.is_absolute() else Path(base) / p
+
+
+def _relative(path: Path | None, base) -> str | None:
+    """``path`` as written in a file kept in ``base`` (relative, forward
+    slashes); absolute when it is on another drive."""
+    if path is None:
+        return None
+    if base is None:
+        return path.as_posix()
     try:
-        return EvalOptions(**spec.options)
-    except TypeError as exc:
-        raise FormatError(spec.path, f'unknown option in "options": {exc}') from None
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return path.as_posix()
+
+
+def _as_path(obj, name: str) -> None:
+    value = getattr(obj, name)
+    if value is not None and not isinstance(value, Path):
+        object.__setattr__(obj, name, Path(value))
+
+
+# -- the sources -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AssessmentSource:
+    """Where the relevance side of a contest is and how to read it (the
+    parameters of :func:`~shrec_eval.readers.load_assessment`)."""
+
+    path: Path
+    format: str | None = None
+    queries: Path | None = None
+    graded: bool = False
+    collection_size: int | None = None
+    collection: Path | None = None
+    normalize_ids: bool = True
+
+    KINDS = {
+        "path": _STR,
+        "format": _STR,
+        "queries": _STR,
+        "graded": _BOOL,
+        "collection_size": _INT,
+        "collection": _STR,
+        "normalize_ids": _BOOL,
+    }
+
+    def __post_init__(self) -> None:
+        for name in ("path", "queries", "collection"):
+            _as_path(self, name)
+
+    def load(self) -> Assessment:
+        return load_assessment(
+            self.path,
+            format=self.format,
+            queries=self.queries,
+            graded=self.graded,
+            collection_size=self.collection_size,
+            collection=self.collection,
+            normalize_ids=self.normalize_ids,
+        )
+
+    def to_dict(self, base=None) -> dict:
+        """Every setting; paths relative to ``base`` when given."""
+        return {
+            "path": _relative(self.path, base),
+            "format": self.format,
+            "queries": _relative(self.queries, base),
+            "graded": self.graded,
+            "collection_size": self.collection_size,
+            "collection": _relative(self.collection, base),
+            "normalize_ids": self.normalize_ids,
+        }
+
+    @classmethod
+    def from_dict(cls, d, base=None, *, source=None) -> AssessmentSource:
+        """The source a dict describes (relative paths are relative to
+        ``base``); a FormatError naming ``source`` when it cannot be one."""
+        d = _checked(d, "assessment", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
+        if "path" not in d:
+            raise FormatError(source, 'the "assessment" object needs a "path"')
+        _one_of(d.get("format"), ASSESSMENT_FORMATS, "assessment format", source)
+        if d.get("collection_size") is not None and d["collection_size"] < 1:
+            raise FormatError(source, "the collection size must be a positive whole number")
+        return cls(
+            _path(d["path"], base),
+            format=d.get("format"),
+            queries=_path(d["queries"], base) if d.get("queries") is not None else None,
+            graded=bool(d.get("graded") or False),
+            collection_size=d.get("collection_size"),
+            collection=_path(d["collection"], base) if d.get("collection") is not None else None,
+            normalize_ids=d.get("normalize_ids") is not False,
+        )
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """Where one participant's run is and how to read it (the parameters of
+    :func:`~shrec_eval.readers.load_run`), with the name and colour it is
+    shown with.  ``normalize_ids`` None follows the assessment."""
+
+    path: Path
+    format: str | None = None
+    variant: str | None = None
+    trec_order: bool = False
+    normalize_ids: bool | None = None
+    name: str | None = None
+    colour: str | None = None
+
+    #: the colour is written "color" (the CSS and Qt spelling)
+    KINDS = {
+        "path": _STR,
+        "format": _STR,
+        "variant": _STR,
+        "trec_order": _BOOL,
+        "normalize_ids": _BOOL,
+        "name": _STR,
+        "color": _STR,
+    }
+
+    def __post_init__(self) -> None:
+        _as_path(self, "path")
+
+    def load(self, assessment: Assessment, **reader_parameters) -> Run:
+        """Read the run; ``reader_parameters`` are how to read, not what
+        (e.g. ``block_values`` for the desktop app's block-wise ASCII parse)."""
+        return load_run(
+            self.path,
+            assessment,
+            format=self.format,
+            variant=self.variant,
+            trec_order=self.trec_order,
+            name=self.name,
+            normalize_ids=self.normalize_ids,
+            **reader_parameters,
+        )
+
+    def to_dict(self, base=None) -> dict:
+        """Every setting; the path relative to ``base`` when given."""
+        return {
+            "path": _relative(self.path, base),
+            "format": self.format,
+            "variant": self.variant,
+            "trec_order": self.trec_order,
+            "normalize_ids": self.normalize_ids,
+            "name": self.name,
+            "color": self.colour,
+        }
+
+    def reader_dict(self) -> dict:
+        """The reading settings only (no path, name or colour)."""
+        d = self.to_dict()
+        for k in ("path", "name", "color"):
+            del d[k]
+        return d
+
+    @classmethod
+    def from_dict(cls, d, base=None, *, source=None) -> RunSource:
+        d = _checked(d, "run", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
+        if "path" not in d:
+            raise FormatError(source, 'every run needs a "path"')
+        _one_of(d.get("format"), RUN_FORMATS, "run format", source)
+        _one_of(d.get("variant"), RANKLIST_VARIANTS, "rank-list variant", source)
+        return cls(
+            _path(d["path"], base),
+            format=d.get("format"),
+            variant=d.get("variant"),
+            trec_order=bool(d.get("trec_order") or False),
+            normalize_ids=d.get("normalize_ids"),
+            name=d.get("name"),
+            colour=d.get("color"),
+        )
+
+
+# -- the contest -----------------------------------------------------------------------------
+
+_OPTION_KINDS = {
+    "ranks": _INTS,
+    "curve_length": _INT,
+    "pr_levels": _INT,
+    "pr_interpolation": (
+        f"one of {', '.join(PR_INTERPOLATIONS)}",
+        lambda v: v in PR_INTERPOLATIONS,
+    ),
+    "remove_self": _BOOL,
+    "psb_class_cutoff": _BOOL,
+    "collection_size": _INT,
+    "f_beta": _NUMBER,
+}
+assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget"}
+
+
+def _options_from_dict(d, source) -> EvalOptions:
+    d = _checked(d, "scoring", _OPTION_KINDS, source, optional={"collection_size"})
+    try:
+        return EvalOptions(**{k: (tuple(v) if k == "ranks" else v) for k, v in d.items()})
     except OptionsError as exc:
-        raise FormatError(spec.path, str(exc)) from None
+        raise FormatError(source, f'"options": {exc}') from None
 
 
-def load_contest_assessment(spec: ContestSpec) -> Assessment:
-    a = spec.assessment
-    return load_assessment(
-        spec.resolve(a["path"]),
-        format=a.get("format"),
-        queries=spec.resolve(a["queries"]) if a.get("queries") else None,
-        graded=bool(a.get("graded", False)),
-        collection_size=a.get("collection_size"),
-        collection=spec.resolve(a["collection"]) if a.get("collection") else None,
-        normalize_ids=bool(a.get("normalize_ids", True)),
-    )
+@dataclass(frozen=True)
+class Contest:
+    """The assessment, the runs (with names and colours) and the engine
+    options of a contest."""
 
+    assessment: AssessmentSource
+    runs: tuple[RunSource, ...] = ()
+    options: EvalOptions = field(default_factory=EvalOptions)
+    name: str = ""
+    description: str = ""
 
-def load_contest_run(spec: ContestSpec, entry: dict, assessment: Assessment) -> Run:
-    return load_run(
-        spec.resolve(entry["path"]),
-        assessment,
-        format=entry.get("format"),
-        variant=entry.get("variant"),
-        trec_order=bool(entry.get("trec_order", False)),
-        name=entry.get("name"),
-    )
+    KINDS = {
+        "version": _INT,
+        "name": _STR,
+        "description": _STR,
+        "assessment": ("an object", lambda v: isinstance(v, dict)),
+        "runs": ("a list of objects", lambda v: isinstance(v, list)),
+        "options": ("an object", lambda v: isinstance(v, dict)),
+    }
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runs", tuple(self.runs))
+
+    def to_dict(self, base=None) -> dict:
+        d = {"version": CONTEST_VERSION, "name": self.name}
+        if self.description:
+            d["description"] = self.description
+        d["assessment"] = self.assessment.to_dict(base)
+        d["runs"] = [r.to_dict(base) for r in self.runs]
+        d["options"] = self.options.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d, base=None, *, source=None) -> Contest:
+        """The contest a dict describes; a FormatError naming ``source`` when
+        it cannot be one (unknown settings, wrong types, newer version)."""
+        if not isinstance(d, dict) or "assessment" not in d:
+            raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
+        _checked(d, "contest", cls.KINDS, source)
+        version = d.get("version", 1)
+        if version > CONTEST_VERSION:
+            raise FormatError(
+                source,
+                f"this contest file is of version {version}, newer than this "
+                f"shrec-eval {__version__} understands ({CONTEST_VERSION}); update shrec-eval",
+            )
+        if version < 1:
+            raise FormatError(source, f"unknown contest file version {version}")
+        return cls(
+            AssessmentSource.from_dict(d["assessment"], base, source=source),
+            tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
+            _options_from_dict(d.get("options", {}), source),
+            name=d.get("name", Path(source).stem if source is not None else ""),
+            description=d.get("description", ""),
+        )
+
+    @classmethod
+    def read(cls, path) -> Contest:
+        """Read a contest file (JSON); relative paths are relative to its folder."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise FileAccessError.wrap(path, exc) from exc
+        except UnicodeDecodeError:
+            raise FormatError(
+                path, "not a UTF-8 text file; a JSON contest file was expected"
+            ) from None
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                path, f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+            ) from None
+        return cls.from_dict(doc, path.parent, source=path)
+
+    def write(self, path) -> None:
+        """Write the contest file atomically, paths relative to its folder."""
+        path = Path(path)
+        base = path.resolve().parent
+        write_text(path, json.dumps(self.to_dict(base), indent=2, ensure_ascii=False) + "\n")

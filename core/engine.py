@@ -15,8 +15,9 @@ from functools import cached_property
 
 import numpy as np
 
+from .errors import AssessmentError, Cancelled
 from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
-from .model import MAX_EXAMPLES, PAD, Assessment, AssessmentError, DataWarning, Run, make_warning
+from .model import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
 from .options import EvalOptions
 
 __all__ = [
@@ -35,10 +36,6 @@ PSB_PR_LEVELS = 20
 
 ProgressFn = Callable[[int, int], None]
 StopFn = Callable[[], bool]
-
-
-class Cancelled(Exception):
-    """Raised by the engine when ``should_stop()`` answered True."""
 
 
 @dataclass

@@ -1,11 +1,51 @@
-"""The one error type every reader raises, written for contest organizers."""
+"""The errors meant for a person: every one derives from :class:`ShrecEvalError`,
+whose ``str()`` is the sentence to show (the command line prints it on one
+line, the desktop app in a dialog).  Anything else that escapes is a bug.
+
+    ShrecEvalError
+    +-- ContestFileError      a file of the contest cannot be used
+    |   +-- FormatError       its content is not what its format says
+    |   +-- FileAccessError   the system cannot read it
+    +-- OptionsError          an option value the engine cannot use (also a ValueError)
+    +-- AssessmentError       an assessment or run that is inconsistent (also a ValueError)
+    +-- StatsError            inputs a comparison cannot use (also a ValueError)
+    +-- UsageError            a command line that does not make sense
+    +-- Cancelled             the person asked to stop
+"""
 
 from __future__ import annotations
 
 import os
 
 
-class ContestFileError(Exception):
+class ShrecEvalError(Exception):
+    """Base class of every error meant for a user."""
+
+
+class OptionsError(ShrecEvalError, ValueError):
+    """An option value the engine cannot use."""
+
+
+class AssessmentError(ShrecEvalError, ValueError):
+    """An assessment or run whose content is inconsistent."""
+
+
+class StatsError(ShrecEvalError, ValueError):
+    """Inputs the comparison cannot use."""
+
+
+class UsageError(ShrecEvalError):
+    """A command line that does not make sense."""
+
+
+class Cancelled(ShrecEvalError):
+    """Raised by the engine (and comparisons) when ``should_stop()`` answered True."""
+
+    def __init__(self, message: str = "cancelled") -> None:
+        super().__init__(message)
+
+
+class ContestFileError(ShrecEvalError):
     """A file of the contest could not be used.  ``str()`` is the sentence to
     show a person: the file, where in it, and what was expected."""
 

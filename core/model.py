@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import AssessmentError
+
 #: Marker in a ranked list for an id the assessment does not know: it was
 #: retrieved (it counts in Va) but it is not relevant to anything.
 UNKNOWN = -2
@@ -49,10 +51,6 @@ class DataWarning:
 
 def make_warning(code: str, message: str, cases: Sequence[str]) -> DataWarning:
     return DataWarning(code, message, len(cases), tuple(cases[:MAX_EXAMPLES]))
-
-
-class AssessmentError(ValueError):
-    """An assessment or run built from inconsistent data."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -318,6 +316,7 @@ class RankedRun(Run):
         source: str = "",
         format: str = "ranked lists",
         where: Callable[[str, int], str] | None = None,
+        warnings: Iterable[DataWarning] = (),
     ) -> RankedRun:
         """Build a run from ``{query_id: [item_id, ...]}`` in rank order.
 
@@ -325,6 +324,8 @@ class RankedRun(Run):
         items and reported; a repeated id keeps its first rank and is
         reported.  ``where(query_id, rank)`` says where in the source a list
         entry was read (``"line 17"``), for the reports' examples.
+        ``warnings`` are the reader's own findings, reported after the
+        builder's.
         """
         qids = [str(q) for q in lists]
         codes: dict[str, int] = {}
@@ -352,6 +353,7 @@ class RankedRun(Run):
             where=describe,
             source=source,
             format=format,
+            warnings=warnings,
         )
 
     @classmethod
@@ -367,13 +369,15 @@ class RankedRun(Run):
         where: Callable[[int], str] | None = None,
         source: str = "",
         format: str = "ranked lists",
+        warnings: Iterable[DataWarning] = (),
     ) -> RankedRun:
         """Vectorised builder: entry ``e`` (in source order) puts the id
         ``code_ids[entry_code[e]]`` into the list of query
         ``query_ids[entry_query[e]]``; the entries of a query keep their
         source order.  Unknown ids are kept as retrieved non-relevant items,
         a repeated id keeps its first rank; both are reported, with
-        ``where(e)`` saying where entry ``e`` was read."""
+        ``where(e)`` saying where entry ``e`` was read; ``warnings`` (the
+        reader's findings) come after those."""
         entry_query = np.asarray(entry_query, dtype=np.int64)
         entry_code = np.asarray(entry_code, dtype=np.int64)
         n_q, n_c = len(query_ids), len(code_ids)
@@ -406,9 +410,9 @@ class RankedRun(Run):
                 ),
             )
 
-        warnings = []
+        found = []
         if unknown.size and assessment.closed:
-            warnings.append(
+            found.append(
                 warning(
                     "unknown_ids",
                     "ids the assessment does not know (ranked as non-relevant)",
@@ -416,7 +420,7 @@ class RankedRun(Run):
                 )
             )
         if dup.size:
-            warnings.append(
+            found.append(
                 warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
             )
         indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
@@ -428,7 +432,7 @@ class RankedRun(Run):
             assessment.n_items,
             source=source,
             format=format,
-            warnings=warnings,
+            warnings=found + list(warnings),
         )
 
     @property

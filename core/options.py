@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from .errors import OptionsError
+
 PR_INTERPOLATIONS = ("max", "psb")
-
-
-class OptionsError(ValueError):
-    """An option value the engine cannot use."""
 
 
 @dataclass(frozen=True)

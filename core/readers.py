@@ -186,14 +186,17 @@ def load_run(
     trec_order: bool = False,
     name: str | None = None,
     normalize_ids: bool | None = None,
+    block_values: int | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
-    unless ``normalize_ids`` says otherwise."""
+    unless ``normalize_ids`` says otherwise.  ``block_values`` is how an ASCII
+    matrix is parsed (see :func:`~shrec_eval.formats.matrix.read_ascii_matrix`:
+    None, the whole file at once; the desktop app's worker reads in blocks)."""
     norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
     fmt = format or detect_run_format(path, assessment)
     if fmt == "ascii-matrix":
-        return read_ascii_matrix(path, assessment, name=name)
+        return read_ascii_matrix(path, assessment, name=name, block_values=block_values)
     if fmt == "binary-matrix":
         return read_binary_matrix(path, assessment, name=name)
     if fmt == "ranklists":

@@ -154,11 +154,13 @@ def to_json(
     assessment_path=None,
     run_paths: Sequence | None = None,
     curves: bool = True,
-    reader_options: dict | None = None,
+    assessment_reader: dict | None = None,
+    run_readers: Sequence[dict] | None = None,
 ) -> dict:
-    """The documented JSON document (README: "JSON output")."""
+    """The documented JSON document (README: "JSON output").  The reader
+    settings (``AssessmentSource.to_dict`` without the path,
+    ``RunSource.reader_dict``) go with the assessment and each run."""
     opts = results[0].options.to_dict() if results else {}
-    opts.update(reader_options or {})
     runs = []
     for i, r in enumerate(results):
         per_query = {
@@ -170,6 +172,7 @@ def to_json(
                 "name": r.run_name,
                 "path": str(run_paths[i]) if run_paths else r.run_source,
                 "format": r.run_format,
+                **({"reader": run_readers[i]} if run_readers else {}),
                 "mean": {k: _num(v) for k, v in r.means.items()},
                 "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
                 "per_query": per_query,
@@ -189,6 +192,7 @@ def to_json(
             if results
             else assessment.collection_size,
             "top_grade": assessment.top_grade,
+            **({"reader": assessment_reader} if assessment_reader is not None else {}),
         },
         "options": opts,
         "runs": runs,

@@ -23,6 +23,7 @@ from itertools import combinations
 import numpy as np
 
 from .engine import RunResult
+from .errors import Cancelled, StatsError
 from .measures import measure_by_key
 
 TESTS = {
@@ -36,10 +37,6 @@ CORRECTIONS = {
     "bh": "Benjamini-Hochberg (false discovery rate)",
     "none": "no correction",
 }
-
-
-class StatsError(ValueError):
-    """Inputs the comparison cannot use."""
 
 
 def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:
@@ -299,8 +296,6 @@ def compare(
     def step():
         nonlocal done
         if should_stop is not None and should_stop():
-            from .engine import Cancelled
-
             raise Cancelled()
         done += 1
         if progress is not None:

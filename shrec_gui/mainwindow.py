@@ -44,8 +44,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from shrec_eval.atomic import write_text
-from shrec_eval.contest import read_contest
-from shrec_eval.errors import ContestFileError
+from shrec_eval.contest import Contest
+from shrec_eval.errors import ContestFileError, ShrecEvalError
 from shrec_eval.measures import FAMILIES, expand
 from shrec_eval.options import EvalOptions, OptionsError
 from shrec_eval.readers import RANKLIST_VARIANTS, sniff
@@ -1184,33 +1184,26 @@ class MainWindow(QMainWindow):
 
     def open_session(self, path: str) -> None:
         try:
-            spec = read_contest(path)
-            version = json.loads(Path(path).read_text(encoding="utf-8")).get("version", 1)
-            if not isinstance(version, int) or version > SESSION_VERSION:
-                raise ContestFileError(
-                    path,
-                    f"session version {version} is newer than this "
-                    f"app understands ({SESSION_VERSION})",
-                )
-            opts = EvalOptions(
-                **{k: (tuple(v) if k == "ranks" else v) for k, v in spec.options.items()}
-            )
-        except (ContestFileError, OptionsError, TypeError, ValueError) as exc:
+            contest = Contest.read(path)
+        except ShrecEvalError as exc:
             self._tell("Cannot open the session", str(exc))
             return
-        a = spec.assessment
-        runs = [dict(r, path=str(spec.resolve(r["path"]))) for r in spec.runs]
+        a = contest.assessment
+        runs = [
+            {k: v for k, v in dict(r.to_dict(), path=str(r.path)).items() if v is not None}
+            for r in contest.runs
+        ]
         self.open_assessment(
-            str(spec.resolve(a["path"])),
-            queries=str(spec.resolve(a["queries"])) if a.get("queries") else None,
-            graded=bool(a.get("graded")),
-            collection_size=a.get("collection_size"),
-            collection=str(spec.resolve(a["collection"])) if a.get("collection") else None,
-            format=a.get("format"),
-            normalize_ids=a.get("normalize_ids", True),
+            str(a.path),
+            queries=str(a.queries) if a.queries else None,
+            graded=a.graded,
+            collection_size=a.collection_size,
+            collection=str(a.collection) if a.collection else None,
+            format=a.format,
+            normalize_ids=a.normalize_ids,
             runs=runs,
-            options=opts,
-            session={"path": str(path), "name": spec.name},
+            options=contest.options,
+            session={"path": str(path), "name": contest.name},
         )
 
     def open_demo(self) -> None:

@@ -17,12 +17,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
-from shrec_eval.errors import ContestFileError
-from shrec_eval.formats.matrix import parse_in_blocks
-from shrec_eval.model import AssessmentError
-from shrec_eval.options import OptionsError
+from shrec_eval.errors import ContestFileError, ShrecEvalError
+from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
 from shrec_eval.readers import load_assessment, load_run
-from shrec_eval.stats import StatsError, compare
+from shrec_eval.stats import compare
 
 
 @dataclass
@@ -107,7 +105,7 @@ class Job:
 
 
 def user_message(exc: BaseException) -> str:
-    if isinstance(exc, (ContestFileError, AssessmentError, OptionsError, StatsError)):
+    if isinstance(exc, ShrecEvalError):
         return str(exc)
     if isinstance(exc, OSError):
         return f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
@@ -131,8 +129,6 @@ class ScoringWorker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        # large ASCII matrices in blocks: the GUI thread gets the GIL between them
-        parse_in_blocks()
         self._assessment = None
         self._runs: dict = {}  # cache key -> Run
         self._by_key: dict = {}  # run key -> Run
@@ -175,6 +171,9 @@ class ScoringWorker(QObject):
                             variant=spec.variant,
                             trec_order=spec.trec_order,
                             name=spec.name,
+                            # large ASCII matrices in blocks: the GUI thread
+                            # gets the GIL between them
+                            block_values=RESPONSIVE_BLOCK_VALUES,
                         )
                         self._runs[spec.cache_key()] = run
                     self._by_key[spec.key] = run
@@ -189,9 +188,7 @@ class ScoringWorker(QObject):
                     cancelled = True
                     break
                 except Exception as exc:  # noqa: BLE001 - reported to the user
-                    if not isinstance(
-                        exc, (ContestFileError, AssessmentError, OptionsError, OSError)
-                    ):
+                    if not isinstance(exc, (ShrecEvalError, OSError)):
                         traceback.print_exc()
                     self.runFailed.emit(gen, spec.key, user_message(exc))
                     continue

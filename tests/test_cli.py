@@ -35,6 +35,8 @@ def test_demo_matches_golden_json(tmp_path):
         k: doc["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")
     } == {k: golden["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")}
     assert doc["options"] == golden["options"]
+    assert doc["assessment"]["reader"] == golden["assessment"]["reader"]
+    assert [r["reader"] for r in doc["runs"]] == [r["reader"] for r in golden["runs"]]
     assert [r["name"] for r in doc["runs"]] == [r["name"] for r in golden["runs"]]
     for got, want in zip(doc["runs"], golden["runs"]):
         assert got["format"] == want["format"]
@@ -246,6 +248,60 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
     assert err.startswith("shrec-eval: error: ") and "Traceback" not in err
 
 
+def test_every_user_error_is_caught_in_one_place(capsys, monkeypatch):
+    """Any ShrecEvalError, even one no command raises today, is one line and exit 2;
+    anything else is reported as unexpected."""
+    import shrec_eval.cli as cli
+    from shrec_eval.errors import ShrecEvalError
+
+    class NewKindOfUserError(ShrecEvalError):
+        pass
+
+    def raises(exc):
+        def command(args, out):
+            raise exc
+
+        return command
+
+    monkeypatch.setitem(cli.COMMANDS, "measures", raises(NewKindOfUserError("a: b\nc")))
+    assert run_main(["measures"])[0] == 2
+    err = capsys.readouterr().err
+    assert err == "shrec-eval: error: a: b\nc\n"
+    monkeypatch.setitem(cli.COMMANDS, "measures", raises(KeyError("k")))
+    assert run_main(["measures"])[0] == 2
+    assert "unexpected KeyError" in capsys.readouterr().err
+    with pytest.raises(NewKindOfUserError):
+        monkeypatch.setitem(cli.COMMANDS, "measures", raises(NewKindOfUserError("x")))
+        run_main(["measures", "--debug"])
+
+
+def test_user_errors_share_one_base():
+    from shrec_eval.errors import (
+        AssessmentError,
+        Cancelled,
+        ContestFileError,
+        FileAccessError,
+        FormatError,
+        OptionsError,
+        ShrecEvalError,
+        StatsError,
+        UsageError,
+    )
+
+    for cls in (
+        AssessmentError,
+        Cancelled,
+        ContestFileError,
+        FileAccessError,
+        FormatError,
+        OptionsError,
+        StatsError,
+        UsageError,
+    ):
+        assert issubclass(cls, ShrecEvalError), cls
+    assert str(Cancelled()) == "cancelled"
+
+
 def test_debug_shows_the_traceback():
     from shrec_eval.errors import FileAccessError
 
@@ -390,13 +446,3 @@ def test_markdown_escapes_backslashes_and_pipes():
     md = summary_md(Summary.build([r], ["nn"], "nn"))
     row = [ln for ln in md.splitlines() if "evil" in ln][0]
     assert row.count(" | ") == 2  # | rank | run | nn |: no extra column
-
-
-def test_contest_file_value_types(tmp_path):
-    from shrec_eval.contest import read_contest
-    from shrec_eval.errors import FormatError
-
-    p = tmp_path / "c.json"
-    p.write_text('{"assessment": {"path": "a.cla", "graded": "false"}, "runs": []}')
-    with pytest.raises(FormatError, match="'graded' must be a bool"):
-        read_contest(p)

@@ -164,12 +164,19 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
 _BAD_CHAR = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
-def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
+def read_ascii_matrix(
+    path, assessment: Assessment, *, name: str | None = None, block_values: int | None = None
+) -> MatrixRun:
     """ASCII dissimilarity matrix: one row per query, one number per target,
-    whitespace separated, in the order of the classification file(s)."""
+    whitespace separated, in the order of the classification file(s).
+
+    ``block_values``: None parses the whole file in one numpy.loadtxt call
+    (the fastest); a number parses blocks of about that many values, so
+    that a GUI thread stays responsive while a worker thread reads a large
+    matrix (see :data:`RESPONSIVE_BLOCK_VALUES`), at some cost in throughput."""
     q, t = _expected_shape(assessment)
     try:
-        m = _loadtxt_blocks(path)
+        m = _loadtxt_blocks(path, block_values)
     except (ValueError, UnicodeError, OverflowError):
         m = None
     except OSError as exc:
@@ -189,24 +196,16 @@ def read_ascii_matrix(path, assessment: Assessment, *, name: str | None = None) 
     )
 
 
-#: None: the whole file in one numpy.loadtxt call (the fastest).  A number:
-#: parse blocks of about that many values (1,000,000 is about 40 ms of C code
-#: holding the GIL), so that a GUI thread stays responsive while a worker
-#: thread reads a large matrix, at some cost in throughput.  The desktop app
-#: sets it with :func:`parse_in_blocks`.
-BLOCK_VALUES: int | None = None
+#: ``block_values`` for a reader in a worker thread of a GUI: 1,000,000
+#: values is about 40 ms of C code holding the GIL.
+RESPONSIVE_BLOCK_VALUES = 1_000_000
 
 
-def parse_in_blocks(values: int | None = 1_000_000) -> None:
-    global BLOCK_VALUES
-    BLOCK_VALUES = values
-
-
-def _loadtxt_blocks(path) -> np.ndarray:
+def _loadtxt_blocks(path, block_values: int | None) -> np.ndarray:
     """numpy's C parser (the fastest there is), over the whole file or over
-    blocks of lines (see BLOCK_VALUES).  Raises ValueError (and UnicodeError)
-    for content it refuses; the caller then diagnoses."""
-    if BLOCK_VALUES is None:
+    blocks of about ``block_values`` values (whole lines).  Raises ValueError
+    (and UnicodeError) for content it refuses; the caller then diagnoses."""
+    if block_values is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
             return np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2, encoding="utf-8-sig")
@@ -214,7 +213,7 @@ def _loadtxt_blocks(path) -> np.ndarray:
     with open(path, encoding="utf-8-sig") as fh, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
         first = [fh.readline()]
-        rows = max(1, BLOCK_VALUES // max(len(first[0].split()), 1))
+        rows = max(1, block_values // max(len(first[0].split()), 1))
         block = first + list(itertools.islice(fh, rows - 1))
         while block:
             part = np.loadtxt(block, dtype=np.float64, comments=None, ndmin=2)

@@ -187,17 +187,9 @@ def read_ranklist_folder(
         lists[qid] = ids
         lines[qid] = (f.name, where)
     how = "detected" if detected else "chosen"
-    run = RankedRun.from_lists(
-        name or folder.name,
-        lists,
-        assessment,
-        source=str(folder),
-        format=f"rank-list folder, variant {variant} ({how})",
-        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
-    )
-    run.variant = variant
+    found = []
     if mismatched:
-        run.warnings.append(
+        found.append(
             make_warning(
                 "query_line_mismatch",
                 "files whose first line names another query than the file name (file name used)",
@@ -205,12 +197,19 @@ def read_ranklist_folder(
             )
         )
     if unsorted:
-        run.warnings.append(
+        found.append(
             make_warning(
                 "unsorted_distances",
                 "lists whose distances are not ascending (file order used as the ranking)",
                 unsorted,
             )
         )
-    run.warnings.extend(norm.note(f"run {folder}"))
-    return run
+    return RankedRun.from_lists(
+        name or folder.name,
+        lists,
+        assessment,
+        source=str(folder),
+        format=f"rank-list folder, variant {variant} ({how})",
+        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
+        warnings=found + list(norm.note(f"run {folder}")),
+    )

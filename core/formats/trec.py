@@ -273,7 +273,7 @@ def read_trec_run(
         entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    run = RankedRun.from_codes(
+    return RankedRun.from_codes(
         run_name,
         q_ids,
         entry_query,
@@ -283,9 +283,8 @@ def read_trec_run(
         where=lambda e: f"line {lines[e]}",
         source=str(path),
         format=f"TREC run, {how}",
+        warnings=norm.note(f"run {path}"),
     )
-    run.warnings.extend(norm.note(f"run {path}"))
-    return run
 
 
 def _bulk_read(path, data: bytes, norm: IdNormalizer):

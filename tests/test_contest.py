@@ -1,0 +1,183 @@
+"""The Contest object: sources and options as one value, written and read as
+JSON with paths relative to the file, every bad setting a FormatError that
+names the file, a newer version refused; the demo manifest read with it."""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from shrec_eval import EvalOptions
+from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource
+from shrec_eval.errors import FormatError, ShrecEvalError
+from shrec_eval.resources import demo_manifest, resource_path
+
+DEMO = resource_path("demo")
+
+
+def a_contest(folder: Path) -> Contest:
+    return Contest(
+        AssessmentSource(
+            folder / "qrels" / "topics.qrels",
+            format="qrels",
+            graded=True,
+            collection_size=1814,
+            collection=folder / "qrels" / "items.txt",
+            normalize_ids=False,
+        ),
+        (
+            RunSource(folder / "runs" / "alice.trec", format="trec", trec_order=True, name="A"),
+            RunSource(
+                folder / "runs" / "bob", format="ranklists", variant="id-distance", colour="#ff0000"
+            ),
+        ),
+        EvalOptions(ranks=(3, 7), pr_interpolation="psb", f_beta=0.5, collection_size=2000),
+        name="my contest",
+        description="two runs",
+    )
+
+
+def test_round_trip_with_paths_relative_to_the_base(tmp_path):
+    c = a_contest(tmp_path)
+    d = c.to_dict(tmp_path)
+    assert d["version"] == CONTEST_VERSION
+    assert d["assessment"]["path"] == "qrels/topics.qrels"
+    assert d["assessment"]["collection"] == "qrels/items.txt"
+    assert [r["path"] for r in d["runs"]] == ["runs/alice.trec", "runs/bob"]
+    assert d["runs"][1]["color"] == "#ff0000" and d["options"]["ranks"] == [3, 7]
+    back = Contest.from_dict(json.loads(json.dumps(d)), tmp_path)
+    assert back == c
+    # relative to another folder: "..", still the same files once resolved
+    other = tmp_path / "sessions"
+    d2 = c.to_dict(other)
+    assert d2["runs"][0]["path"] == "../runs/alice.trec"
+    assert Contest.from_dict(d2, other).runs[0].path.resolve() == c.runs[0].path.resolve()
+
+
+def test_write_then_read_is_the_same_contest(tmp_path):
+    c = a_contest(tmp_path)
+    path = tmp_path / "s.json"
+    c.write(path)
+    text = path.read_text()
+    assert str(tmp_path) not in text  # nothing absolute in the file
+    assert Contest.read(path) == c
+    # written atomically: no temporary file left beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_sources_round_trip_alone(tmp_path):
+    a = AssessmentSource("t.cla", queries="q.cla")
+    assert a.path == Path("t.cla") and a.queries == Path("q.cla")
+    assert AssessmentSource.from_dict(a.to_dict()) == a
+    assert AssessmentSource.from_dict({"path": "t.cla"}, tmp_path).path == tmp_path / "t.cla"
+    r = RunSource("/abs/run.trec", name="R")
+    assert RunSource.from_dict(r.to_dict(tmp_path), tmp_path).path.resolve() == Path(
+        "/abs/run.trec"
+    )
+    assert r.reader_dict() == {
+        "format": None,
+        "variant": None,
+        "trec_order": False,
+        "normalize_ids": None,
+    }
+
+
+def test_defaults_when_settings_are_left_out(tmp_path):
+    c = Contest.from_dict({"assessment": {"path": "a.cla"}}, tmp_path, source=tmp_path / "x.json")
+    assert c.assessment == AssessmentSource(tmp_path / "a.cla")
+    assert c.runs == () and c.options == EvalOptions() and c.name == "x"
+
+
+@pytest.mark.parametrize(
+    "doc,needle",
+    [
+        ({"assessment": {"path": "a.cla", "graded": "false"}}, "'graded' must be true or false"),
+        ({"assessment": {"path": 3}}, "'path' must be a string"),
+        ({"assessment": {"path": "a", "collection_size": 2.5}}, "must be a whole number"),
+        ({"assessment": {"path": "a", "collection_size": True}}, "must be a whole number"),
+        ({"assessment": {"path": "a", "collection_size": 0}}, "positive whole number"),
+        ({"assessment": {"path": "a", "format": "csv"}}, "unknown assessment format 'csv'"),
+        ({"assessment": {"path": "a", "sister": True}}, "unknown assessment setting(s) sister"),
+        ({"assessment": {"queries": "q.cla"}}, '"assessment" object needs a "path"'),
+        ({"assessment": []}, "'assessment' must be an object"),
+        ({"runs": []}, 'needs an "assessment"'),
+        ([], 'needs an "assessment"'),
+        ({"assessment": {"path": "a"}, "runs": {}}, "'runs' must be a list"),
+        ({"assessment": {"path": "a"}, "runs": ["r.trec"]}, "run must be an object"),
+        ({"assessment": {"path": "a"}, "runs": [{"name": "x"}]}, 'every run needs a "path"'),
+        ({"assessment": {"path": "a"}, "runs": [{"path": "r", "colour": "red"}]}, "colour"),
+        ({"assessment": {"path": "a"}, "runs": [{"path": "r", "variant": "x"}]}, "variant 'x'"),
+        ({"assessment": {"path": "a"}, "runs": [{"path": "r", "trec_order": 1}]}, "trec_order"),
+        ({"assessment": {"path": "a"}, "options": {"ranks": "5,10"}}, "list of whole numbers"),
+        ({"assessment": {"path": "a"}, "options": {"ranks": [0]}}, "positive integers"),
+        ({"assessment": {"path": "a"}, "options": {"beta": 2}}, "unknown scoring setting(s) beta"),
+        ({"assessment": {"path": "a"}, "options": {"pr_interpolation": "x"}}, "one of max, psb"),
+        ({"assessment": {"path": "a"}, "options": {"memory_budget": 1}}, "memory_budget"),
+        ({"assessment": {"path": "a"}, "extra": 1}, "unknown contest setting(s) extra"),
+        ({"assessment": {"path": "a"}, "version": "1"}, "'version' must be a whole number"),
+        ({"assessment": {"path": "a"}, "version": 0}, "unknown contest file version 0"),
+    ],
+)
+def test_bad_settings_name_the_file(tmp_path, doc, needle):
+    src = tmp_path / "contest.json"
+    with pytest.raises(FormatError) as e:
+        Contest.from_dict(doc, tmp_path, source=src)
+    assert str(e.value).startswith(f"{src}: ") and needle in str(e.value), str(e.value)
+
+
+def test_a_newer_version_is_refused(tmp_path):
+    p = tmp_path / "future.json"
+    d = a_contest(tmp_path).to_dict(tmp_path)
+    d["version"] = CONTEST_VERSION + 1
+    p.write_text(json.dumps(d))
+    with pytest.raises(FormatError, match=f"version {CONTEST_VERSION + 1}, newer than") as e:
+        Contest.read(p)
+    assert e.value.path == str(p) and "update shrec-eval" in str(e.value)
+
+
+def test_unreadable_files_are_contest_file_errors(tmp_path):
+    with pytest.raises(ShrecEvalError, match="cannot read the file"):
+        Contest.read(tmp_path / "none.json")
+    p = tmp_path / "bad.json"
+    p.write_text('{"assessment": {\n  "path": }')
+    with pytest.raises(FormatError, match="not valid JSON") as e:
+        Contest.read(p)
+    assert e.value.line == 2
+
+
+def test_sources_are_frozen():
+    s = RunSource("r.trec")
+    with pytest.raises(AttributeError):
+        s.name = "x"
+    assert replace(s, name="x").name == "x" and s.name is None
+
+
+def test_the_demo_manifest_is_a_contest():
+    c = Contest.read(demo_manifest())
+    assert c.name == "SHREC demo contest (synthetic)" and "44 classes" in c.description
+    assert c.assessment.path == DEMO / "target.cla" and c.assessment.graded
+    assert [r.format for r in c.runs] == [
+        "ascii-matrix",
+        "trec",
+        "ranklists",
+        "ranklists",
+        "ranklists",
+        "binary-matrix",
+        "trec",
+    ]
+    assert all(r.path.exists() for r in c.runs)
+    a = c.assessment.load()
+    run = c.runs[2].load(a)
+    assert run.name == "LightField-200" and "query-line" in run.format
+    # the manifest holds what a written contest holds
+    assert Contest.from_dict(c.to_dict(DEMO), DEMO) == c
+
+
+def test_reader_parameters_travel_through_load(tmp_path):
+    c = Contest.read(demo_manifest())
+    a = c.assessment.load()
+    whole = c.runs[0].load(a)
+    blocks = c.runs[0].load(a, block_values=5000)
+    assert (whole.matrix == blocks.matrix).all()
+    with pytest.raises(TypeError):
+        c.runs[0].load(a, no_such_parameter=1)
