@@ -23,11 +23,12 @@ from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, ShrecEvalError, UsageError
 from .measures import expand
-from .options import PR_INTERPOLATIONS, EvalOptions
+from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
+from .profiles.native import NativeError, write_native
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .report import Summary, default_rank_key, headline_keys, to_json, write_csv_dir, write_report
 from .resources import demo_manifest
-from .stats import CORRECTIONS, TESTS, compare
+from .stats import CORRECTIONS, TESTS, UNITS, compare
 
 PROG = "shrec-eval"
 #: data checks that make ``check`` fail; the others are reported as notices
@@ -171,6 +172,32 @@ def _engine_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _profile_parser() -> argparse.ArgumentParser:
+    """The evaluator profile and the averaging (evaluate, check, compare, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("evaluator profile and averaging")
+    g.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="shrec",
+        help="follow the rules of an official evaluator (default shrec = measures.md; "
+        "see README, Profiles)",
+    )
+    g.add_argument(
+        "--average",
+        choices=AVERAGES,
+        default="micro",
+        help="what the run mean is: micro (over queries), macro (over classes), "
+        "proportional or reciprocal (queries weighted by n_q or 1/n_q)",
+    )
+    g.add_argument(
+        "--native",
+        metavar="DIR",
+        help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
+    )
+    return p
+
+
 def _output_parser() -> argparse.ArgumentParser:
     """The tables and files of a scored contest (evaluate, demo)."""
     p = argparse.ArgumentParser(add_help=False)
@@ -195,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
+    profile = _profile_parser()
     p = _Parser(
         prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).", parents=[common]
     )
@@ -203,12 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "evaluate",
         help="score runs and print the summary table",
-        parents=[common, reading, engine, output],
+        parents=[common, reading, engine, profile, output],
     )
     ch = sub.add_parser(
         "check",
         help="check submissions before scoring (exit 1 on problems)",
-        parents=[common, reading],
+        parents=[common, reading, profile],
     )
     ch.add_argument("--keep-self", action="store_true", help=argparse.SUPPRESS)
     ch.add_argument(
@@ -220,9 +248,15 @@ def build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser(
         "compare",
         help="which differences are real: paired tests, confidence intervals, corrected p-values",
-        parents=[common, reading, engine],
+        parents=[common, reading, engine, profile],
     )
     g = co.add_argument_group("comparison")
+    g.add_argument(
+        "--unit",
+        choices=UNITS,
+        default="query",
+        help="pair the runs' values per query (default) or per class (class means)",
+    )
     g.add_argument("--measure", required=True, metavar="KEY", help="the measure to compare on")
     g.add_argument(
         "--test",
@@ -259,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "demo",
         help="score the bundled demo contest and print its table",
-        parents=[common, engine, output],
+        parents=[common, engine, profile, output],
     )
     return p
 
@@ -299,6 +333,8 @@ def _options(args) -> EvalOptions:
         remove_self=not args.keep_self,
         psb_class_cutoff=args.psb_cutoff,
         f_beta=args.f_beta,
+        profile=args.profile,
+        average=args.average,
     )
 
 
@@ -389,6 +425,18 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
         write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+    _native(args, assessment, results)
+
+
+def _native(args, assessment, results) -> None:
+    """--native DIR: the evaluator's own files (one folder per run when
+    there are several)."""
+    if not getattr(args, "native", None):
+        return
+    try:
+        write_native(args.native, assessment, results)
+    except NativeError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # -- commands ------------------------------------------------------------------------
@@ -445,6 +493,7 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
         return entry
     # the engine runs every data check (coverage, truncation, ties) as it scores
     result = evaluate(assessment, run, options)
+    entry["result"] = result
     entry.update(
         name=run.name,
         format=run.format,
@@ -461,11 +510,15 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
 
 
 def cmd_check(args, out) -> int:
-    contest = contest_of(args, EvalOptions(remove_self=not args.keep_self))
+    contest = contest_of(
+        args,
+        EvalOptions(remove_self=not args.keep_self, profile=args.profile, average=args.average),
+    )
     assessment = contest.assessment.load()
     size = contest.options.collection_size or assessment.collection_size
     report = {
         "tool": {"name": PROG, "version": __version__},
+        "profile": args.profile,
         "assessment": {
             "path": args.assessment,
             "kind": assessment.kind,
@@ -476,10 +529,13 @@ def cmd_check(args, out) -> int:
     }
     out.write(
         f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
-        f"collection of {size}\n"
+        f"collection of {size}; profile {args.profile}\n"
     )
+    results = []
     for path, source in zip(args.runs, contest.runs):
         e = check_run(assessment, source, contest.options, args.strict)
+        if "result" in e:
+            results.append(e.pop("result"))
         report["runs"].append(e)
         out.write(f"\n{path}\n")
         if e["format"]:
@@ -500,6 +556,8 @@ def cmd_check(args, out) -> int:
         out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
     if args.json:
         write_text(args.json, json.dumps(report, indent=1) + "\n")
+    if results:
+        _native(args, assessment, results)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
@@ -518,15 +576,18 @@ def cmd_compare(args, out) -> int:
         resamples=args.resamples,
         seed=args.seed,
         confidence=args.confidence,
+        unit=args.unit,
         progress=Progress(label="comparing"),
     )
     out.write(comparison_text(c))
+    _native(args, assessment, results)
     if args.json:
         write_text(
             args.json,
             json.dumps(
                 {
                     "tool": {"name": PROG, "version": __version__},
+                    "profile": args.profile,
                     "assessment": args.assessment,
                     "comparison": c.to_dict(),
                 },
@@ -545,13 +606,15 @@ def cmd_compare(args, out) -> int:
 def comparison_text(c) -> str:
     """The ranking with intervals, then a matrix of corrected p-values per test."""
     pct = f"{c.confidence:.0%}"
+    unit = "queries" if c.unit == "query" else "classes"
     lines = [
-        f"{c.label} [{c.measure}]: {', '.join(TESTS[t] for t in c.tests)}; "
+        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
+        f"{', '.join(TESTS[t] for t in c.tests)}; "
         f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
         f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
         "",
     ]
-    rows = [["Rank", "Run", "Mean", f"{pct} CI", "Queries"]]
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
     for i, r in enumerate(c.ranking(), start=1):
         ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
         rows.append(
@@ -587,7 +650,7 @@ def comparison_text(c) -> str:
     if left:
         lines += [
             "",
-            "Queries left out (measure undefined for a run of the pair): "
+            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
             + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
         ]
     return "\n".join(lines) + "\n"

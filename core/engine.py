@@ -18,7 +18,9 @@ import numpy as np
 from .errors import AssessmentError, Cancelled
 from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
 from .model import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
-from .options import EvalOptions
+from .options import EvalOptions, OptionsError
+from .profiles import get_profile
+from .profiles.averages import ClassGroups, average_all
 
 __all__ = [
     "Cancelled",
@@ -49,12 +51,18 @@ class CurveData:
     mean: np.ndarray
     count: np.ndarray
     per_query: np.ndarray
+    #: every average (profiles.md): micro, macro (None without classes),
+    #: proportional, reciprocal; ``mean`` is the one the options chose
+    averages: dict = field(default_factory=dict)
 
     def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
         d = {
             "x": _jsonable(self.x),
             "mean": _jsonable(self.mean),
             "count": [int(c) for c in self.count],
+            "averages": {
+                k: (None if v is None else _jsonable(v)) for k, v in self.averages.items()
+            },
         }
         if query_ids is not None:
             d["per_query"] = {q: _jsonable(row) for q, row in zip(query_ids, self.per_query)}
@@ -68,7 +76,8 @@ def _jsonable(a: np.ndarray) -> list:
 @dataclass
 class RunResult:
     """Scores of one run: per-query values of every measure (NaN =
-    undefined), run means, curves and the data checks."""
+    undefined), the averages (``mean`` follows ``options.average``),
+    per-class means, curves and the data checks."""
 
     run_name: str
     run_source: str
@@ -81,14 +90,22 @@ class RunResult:
     warnings: list[DataWarning]
     options: EvalOptions
     query_classes: tuple[str, ...] | None = None
+    #: n_q: relevant items of each query (the weights of the averages)
+    n_relevant: np.ndarray | None = None
     _col: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._col = {m.key: j for j, m in enumerate(self.measures)}
+        if self.n_relevant is None:
+            self.n_relevant = np.ones(len(self.query_ids), dtype=np.int64)
 
     @property
     def keys(self) -> list[str]:
         return [m.key for m in self.measures]
+
+    @property
+    def profile(self) -> str:
+        return self.options.profile
 
     def column(self, key: str) -> np.ndarray:
         """Per-query values of one measure, in the assessment's query order."""
@@ -97,24 +114,41 @@ class RunResult:
         except KeyError:
             raise KeyError(f"unknown measure {key!r}; known: {', '.join(self.keys)}") from None
 
+    @cached_property
+    def classes(self) -> ClassGroups:
+        """The classes of the queries that enter the averages."""
+        return ClassGroups(self.query_classes, self.included)
+
+    @cached_property
+    def averages(self) -> dict[str, dict[str, float | None] | None]:
+        """Every average of every measure: ``{"micro": {key: value}, "macro":
+        ..., "proportional": ..., "reciprocal": ...}`` (macro None without
+        classes; a value None where no query defines it)."""
+        out = {}
+        for kind, arr in average_all(
+            self.values, self.included, self.classes, self.n_relevant
+        ).items():
+            out[kind] = None if arr is None else dict(zip(self.keys, _nullable(arr)))
+        return out
+
+    @cached_property
+    def means(self) -> dict[str, float | None]:
+        """The run means, averaged as ``options.average`` says."""
+        avg = self.averages[self.options.average]
+        if avg is None:
+            raise OptionsError("the macro average needs query classes; this assessment has none")
+        return avg
+
     def mean(self, key: str) -> float | None:
-        """Run mean over the queries where the measure is defined (and not
-        left out by the PSB class cutoff); None when no query defines it."""
-        col = self.column(key)[self.included]
-        ok = ~np.isnan(col)
-        return float(col[ok].mean()) if ok.any() else None
+        """Run mean of one measure (``options.average``) over the queries
+        where it is defined and that the profile keeps; None when no query
+        defines it."""
+        self.column(key)
+        return self.means[key]
 
     def n_undefined(self, key: str) -> int:
         """Queries left out of the mean of ``key`` because it is undefined."""
         return int(np.isnan(self.column(key)[self.included]).sum())
-
-    @cached_property
-    def means(self) -> dict[str, float | None]:
-        vals = self.values[self.included]
-        ok = ~np.isnan(vals)
-        cnt = ok.sum(axis=0)
-        sums = np.where(ok, vals, 0.0).sum(axis=0)
-        return {k: (float(sums[j] / cnt[j]) if cnt[j] else None) for j, k in enumerate(self.keys)}
 
     def value(self, query_id: str, key: str) -> float | None:
         v = self.column(key)[self.query_ids.index(query_id)]
@@ -125,22 +159,35 @@ class RunResult:
             q: (None if np.isnan(v) else float(v)) for q, v in zip(self.query_ids, self.column(key))
         }
 
+    @cached_property
+    def per_class(self) -> dict[str, dict]:
+        """``{class: {"queries": n, key: mean...}}`` over the included
+        queries of each class (empty without classes)."""
+        g = self.classes
+        if not g.n:
+            return {}
+        means = g.means(self.values)
+        counts = g.counts()
+        return {
+            c: {"queries": int(counts[i]), **dict(zip(self.keys, _nullable(means[i])))}
+            for i, c in enumerate(g.names)
+        }
+
     def class_means(self, key: str) -> dict[str, float | None]:
         """Mean of ``key`` per query class (needs classes in the assessment)."""
         if self.query_classes is None:
             raise ValueError("the assessment has no query classes")
-        col = self.column(key)
-        out: dict[str, float | None] = {}
-        classes = np.asarray(self.query_classes)
-        for c in dict.fromkeys(self.query_classes):
-            sel = (classes == c) & self.included & ~np.isnan(col)
-            out[c] = float(col[sel].mean()) if sel.any() else None
-        return out
+        self.column(key)
+        return {c: row[key] for c, row in self.per_class.items()}
 
     def class_averaged_mean(self, key: str) -> float | None:
         """Mean over classes of the per-class means (PSB's macro average)."""
-        vals = [v for v in self.class_means(key).values() if v is not None]
-        return float(np.mean(vals)) if vals else None
+        macro = self.averages["macro"]
+        return None if macro is None else macro[key]
+
+
+def _nullable(a: np.ndarray) -> list[float | None]:
+    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 @dataclass
@@ -379,7 +426,14 @@ def evaluate(
     is raised and nothing is returned.
     """
     o = options or EvalOptions()
+    profile = get_profile(o.profile)
+    o = profile.apply(o)
     a = assessment
+    if o.average == "macro" and a.query_classes is None:
+        raise OptionsError(
+            "the macro average needs query classes; this assessment has none "
+            "(choose micro, proportional or reciprocal)"
+        )
     if run.n_items != a.n_items:
         raise AssessmentError(
             f"run {run.name!r} was built for a collection of {run.n_items} "
@@ -423,19 +477,27 @@ def evaluate(
     if nq == 0 and progress is not None:
         progress(0, 0)
 
-    included = np.ones(nq, dtype=bool)
-    if o.psb_class_cutoff:
-        included = prep.class_size > 2
-    warnings = list(run.warnings) + warnings + _engine_warnings(a, prep, va_all, qrow, included)
+    scored, notes = profile.scored(a, o)
+    values[~scored] = np.nan
+    for pq in curves_pq.values():
+        pq[~scored] = np.nan
+    cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
+    included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
+    warnings = (
+        list(run.warnings)
+        + warnings
+        + notes
+        + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
+    )
+    n_rel = prep.ch + prep.cm
+    groups = ClassGroups(a.query_classes, included)
     curves = {}
     for key, pq in curves_pq.items():
-        sel = pq[included]
-        ok = ~np.isnan(sel)
-        cnt = ok.sum(axis=0)
-        mean = np.divide(
-            np.where(ok, sel, 0.0).sum(axis=0), cnt, out=np.full(cnt.shape, np.nan), where=cnt > 0
-        )
-        curves[key] = CurveData(key, _curve_x(key, o), mean, cnt, pq)
+        avgs = average_all(pq, included, groups, n_rel)
+        if key in profile.empty_levels_zero:
+            avgs = {k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()}
+        cnt = (~np.isnan(pq[included])).sum(axis=0)
+        curves[key] = CurveData(key, _curve_x(key, o), avgs[o.average], cnt, pq, avgs)
     return RunResult(
         run.name,
         run.source,
@@ -448,15 +510,21 @@ def evaluate(
         warnings,
         o,
         a.query_classes,
+        n_rel,
     )
 
 
 def _engine_warnings(
-    a: Assessment, prep: _Prepared, va: np.ndarray, qrow: np.ndarray, included: np.ndarray
+    a: Assessment,
+    prep: _Prepared,
+    va: np.ndarray,
+    qrow: np.ndarray,
+    cutoff: np.ndarray,
+    scored: np.ndarray,
 ) -> list[DataWarning]:
     ids = np.asarray(a.query_ids, dtype=object)
     out = []
-    cr = prep.ch + prep.cm
+    cr = np.where(scored, prep.ch + prep.cm, 1)
     if (cr == 0).any():
         out.append(
             make_warning(
@@ -466,16 +534,16 @@ def _engine_warnings(
                 list(ids[cr == 0]),
             )
         )
-    if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0)).any():
+    if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0) & scored).any():
         out.append(
             make_warning(
                 "no_highly_relevant",
                 "queries without any highly relevant "
                 "item (their highly relevant measures are undefined)",
-                list(ids[(prep.ch == 0) & (cr > 0)]),
+                list(ids[(prep.ch == 0) & (cr > 0) & scored]),
             )
         )
-    trunc = (va < prep.ds) & (qrow >= 0)
+    trunc = (va < prep.ds) & (qrow >= 0) & scored
     if trunc.any():
         first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
         out.append(
@@ -487,12 +555,12 @@ def _engine_warnings(
                 tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first),
             )
         )
-    if not included.all():
+    if cutoff.any():
         out.append(
             make_warning(
                 "psb_class_cutoff",
                 "queries of classes with at most 2 members left out of the means (PSB cutoff)",
-                list(ids[~included]),
+                list(ids[cutoff]),
             )
         )
     return out

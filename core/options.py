@@ -8,6 +8,10 @@ from dataclasses import asdict, dataclass, field
 from .errors import OptionsError
 
 PR_INTERPOLATIONS = ("max", "psb")
+#: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
+PROFILES = ("shrec",)
+#: how query values become one run figure (profiles.md, last section)
+AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,20 @@ class EvalOptions:
       (psbTable's averaging of classes with at most 2 members).
     * ``collection_size``: Ds, when it differs from the assessment's.
     * ``f_beta``: weight of the F-measure curve.
+    * ``profile``: the evaluator whose rules are followed (``shrec`` =
+      measures.md unchanged; ``boli``, ``psbtable``, ``shapenet17``,
+      ``trec_eval``: see core/profiles/).
+    * ``average``: what ``mean`` is: ``micro`` (over queries), ``macro``
+      (over classes of the class means), ``proportional`` / ``reciprocal``
+      (queries weighted by n_q / 1 / n_q, n_q = relevant targets).
+    * ``max_rank``: only the first ``max_rank`` entries of each list count
+      (trec_eval's ``-M``).
+    * ``relevance_level``: judgments of a lower grade count as not relevant
+      (trec_eval's ``-l``).
+    * ``complete_queries``: trec_eval profile: average over every query of
+      the assessment, a missing one scoring 0 (trec_eval's ``-c``); without
+      it only the queries of the run count, as in trec_eval.  The other
+      profiles always average over every query.
     * ``memory_budget``: bytes of working arrays per chunk of queries.
     """
 
@@ -38,6 +56,11 @@ class EvalOptions:
     psb_class_cutoff: bool = False
     collection_size: int | None = None
     f_beta: float = 1.0
+    profile: str = "shrec"
+    average: str = "micro"
+    max_rank: int | None = None
+    relevance_level: int = 1
+    complete_queries: bool = False
     memory_budget: int = field(default=96 * 2**20, compare=False)
 
     def __post_init__(self) -> None:
@@ -58,6 +81,22 @@ class EvalOptions:
             raise OptionsError("the collection size must be a positive integer")
         if not (self.f_beta > 0 and math.isfinite(self.f_beta)):
             raise OptionsError("the F-measure weight beta must be a positive number")
+
+        for name, value, known in (
+            ("profile", self.profile, PROFILES),
+            ("average", self.average, AVERAGES),
+        ):
+            if value not in known:
+                raise OptionsError(f"unknown {name} {value!r}; expected one of {', '.join(known)}")
+        if self.max_rank is not None and int(self.max_rank) < 1:
+            raise OptionsError("the maximum rank (-M) must be a positive integer")
+        if int(self.relevance_level) < 1:
+            raise OptionsError("the relevance level (-l) must be a positive integer")
+        if self.complete_queries and self.profile != "trec_eval":
+            raise OptionsError(
+                "complete_queries (-c) belongs to the trec_eval profile; "
+                "the other profiles always average over every query"
+            )
 
     def to_dict(self) -> dict:
         d = asdict(self)

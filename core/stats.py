@@ -39,6 +39,10 @@ CORRECTIONS = {
 }
 
 
+#: what the paired tests pair: the runs' values per query, or their class means
+UNITS = ("query", "class")
+
+
 def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:
     """Adjusted p-values for a family of tests (NaN entries stay NaN and are
     not counted in the family)."""
@@ -105,6 +109,8 @@ class Comparison:
     confidence: float
     runs: list[RunSummary]
     pairs: list[PairResult]
+    unit: str = "query"
+    profile: str = "shrec"
 
     def ranking(self) -> list[RunSummary]:
         sign = -1 if self.higher_is_better else 1
@@ -138,6 +144,8 @@ class Comparison:
         return {
             "measure": self.measure,
             "label": self.label,
+            "profile": self.profile,
+            "unit": self.unit,
             "tests": list(self.tests),
             "correction": self.correction,
             "alpha": self.alpha,
@@ -264,11 +272,14 @@ def compare(
     resamples: int = 10000,
     seed: int = 0,
     confidence: float = 0.95,
+    unit: str = "query",
     progress=None,
     should_stop=None,
 ) -> Comparison:
     """Every pair of runs on one measure: the chosen paired tests, corrected
-    across the pairs (per test), and each run's bootstrap interval."""
+    across the pairs (per test), and each run's bootstrap interval.  With
+    ``unit="class"`` the pairs are the runs' class means (macro view); the
+    "queries" counts of the result are then classes."""
     if len(results) < 1:
         raise StatsError("no run to compare")
     tests = tuple(tests)
@@ -279,6 +290,8 @@ def compare(
         raise StatsError(
             f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}"
         )
+    if unit not in UNITS:
+        raise StatsError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
     if not 0 < alpha < 1 or not 0 < confidence < 1 or resamples < 1:
         raise StatsError("alpha and confidence lie between 0 and 1; resamples is positive")
     names = [r.run_name for r in results]
@@ -289,7 +302,11 @@ def compare(
         raise StatsError("the runs were scored against different assessments")
     m = measure_by_key(measure, results[0].options.ranks)
     # queries the means leave out (PSB class cutoff) are left out here too
-    cols = [np.where(r.included, r.column(measure), np.nan) for r in results]
+    cols = (
+        _class_columns(results, measure)
+        if unit == "class"
+        else [np.where(r.included, r.column(measure), np.nan) for r in results]
+    )
     total = len(results) + len(results) * (len(results) - 1) // 2
     done = 0
 
@@ -349,4 +366,19 @@ def compare(
         confidence,
         runs,
         pairs,
+        unit,
+        results[0].profile,
     )
+
+
+def _class_columns(results: Sequence[RunResult], measure: str) -> list[np.ndarray]:
+    """Each run's class means of ``measure``, aligned on the classes of all
+    runs (NaN where a run has no defined value for a class)."""
+    if results[0].query_classes is None:
+        raise StatsError("pairing classes needs query classes; this assessment has none")
+    names = list(dict.fromkeys(c for r in results for c in r.per_class))
+    out = []
+    for r in results:
+        means = r.class_means(measure)
+        out.append(np.array([np.nan if means.get(c) is None else means[c] for c in names]))
+    return out

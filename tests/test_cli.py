@@ -31,6 +31,7 @@ def test_demo_matches_golden_json(tmp_path):
     doc = json.loads((tmp_path / "d.json").read_text())
     golden = json.loads(GOLDEN.read_text())
     assert doc["tool"]["name"] == "shrec-eval"
+    assert doc["profile"] == golden["profile"] == "shrec"
     assert {
         k: doc["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")
     } == {k: golden["assessment"][k] for k in ("kind", "queries", "collection_size", "top_grade")}
@@ -49,6 +50,14 @@ def test_demo_matches_golden_json(tmp_path):
         for q, vals in want["per_query"].items():
             for k, v in vals.items():
                 assert got["per_query"][q][k] == pytest.approx(v, abs=1e-12)
+        # the four averages and the class means (issue 13)
+        assert got["averages"]["micro"] == got["mean"]
+        for kind in ("micro", "macro", "proportional", "reciprocal"):
+            for k, v in want["averages"][kind].items():
+                assert got["averages"][kind][k] == pytest.approx(v, abs=1e-12), (kind, k)
+        assert set(got["per_class"]) == set(want["per_class"])
+        for c, vals in want["per_class"].items():  # the golden keeps the headline keys
+            assert {k: got["per_class"][c][k] for k in vals} == pytest.approx(vals, abs=1e-12)
         assert [{"code": w["code"], "count": w["count"]} for w in got["warnings"]] == want[
             "warnings"
         ]
@@ -148,13 +157,26 @@ def test_csv_and_report_outputs(tmp_path):
     pq = list(csv.reader((tmp_path / "csv" / "per_query.csv").open()))
     assert pq[0][:2] == ["run", "query"] and len(pq) == 1 + 7 * 30
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
-    assert names == ["index.html", "per_query.csv", "summary.csv", "summary.md", "summary.tex"]
+    assert names == [
+        "index.html",
+        "per_class.csv",
+        "per_query.csv",
+        "summary.csv",
+        "summary.md",
+        "summary.tex",
+    ]
+    # one row per run and query class (the demo's 30 queries are 30 classes)
+    pc = list(csv.reader((tmp_path / "rep" / "per_class.csv").open()))
+    assert pc[0][:3] == ["run", "class", "queries"] and len(pc) == 1 + 7 * 30
+    assert {r[2] for r in pc[1:]} == {"1"}
     tex = (tmp_path / "rep" / "summary.tex").read_text()
     assert r"\toprule" in tex and r"\textbf{" in tex and r"\bottomrule" in tex
     md = (tmp_path / "rep" / "summary.md").read_text()
-    assert "**0.9" in md
+    assert "**0.9" in md and "profile shrec, mean over queries (micro)" in md
+    assert "Per class: Average Dynamic Recall" in md
     html = (tmp_path / "rep" / "index.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and 'class="num best"' in html
+    assert "Per class: Average Dynamic Recall" in html and "profile shrec" in html
 
 
 def test_reports_escape_participant_text(tmp_path):

@@ -1,0 +1,23 @@
+"""The evaluators the project reproduces, one small module each
+(../../shared/spec/profiles.md): ``shrec`` (measures.md, the default),
+``boli``, ``psbtable``, ``shapenet17`` and ``trec_eval``."""
+
+from __future__ import annotations
+
+from ..options import PROFILES, OptionsError
+from . import shrec
+from .base import Profile
+
+__all__ = ["Profile", "get_profile", "REGISTRY"]
+
+REGISTRY: dict[str, Profile] = {p.name: p for p in (shrec.PROFILE,)}
+assert tuple(REGISTRY) == PROFILES
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise OptionsError(
+            f"unknown profile {name!r}; expected one of {', '.join(REGISTRY)}"
+        ) from None

@@ -1,0 +1,96 @@
+"""The four ways a run's per-query values become one figure (profiles.md,
+"Averages for every measure and curve"), and the per-class means.
+
+* ``micro``: mean over the queries;
+* ``macro``: mean over the classes of the class means;
+* ``proportional``: mean weighted by n_q, the number of relevant targets of
+  the query; ``reciprocal``: weighted by 1 / n_q (the "proportionally /
+  reciprocally weighted" figures of the SHREC 2014 large-scale tracks; no
+  reference code is known for them).  A query without relevant target
+  (n_q = 0) has no weight in either.
+
+Every average skips the values that are undefined (NaN) and the queries the
+profile leaves out (``included`` False).  Works on any (queries, columns)
+array: the measures of a run, or a curve's per-query points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..options import AVERAGES
+
+__all__ = ["AVERAGES", "ClassGroups", "average_all", "weighted_mean"]
+
+
+class ClassGroups:
+    """The classes of the included queries, in order of first appearance."""
+
+    def __init__(self, classes: Sequence[str] | None, included: np.ndarray) -> None:
+        self.names: list[str] = []
+        self.codes = np.full(included.size, -1, dtype=np.int64)
+        if classes is None:
+            return
+        index: dict[str, int] = {}
+        for q, (c, inc) in enumerate(zip(classes, included)):
+            if inc:
+                self.codes[q] = index.setdefault(c, len(index))
+        self.names = list(index)
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    def counts(self) -> np.ndarray:
+        """Included queries per class."""
+        return np.bincount(self.codes[self.codes >= 0], minlength=self.n)
+
+    def means(self, values: np.ndarray) -> np.ndarray:
+        """(classes, columns): each class's mean over its included queries
+        where the value is defined (NaN where none is)."""
+        values = np.asarray(values, dtype=np.float64)
+        sel = self.codes >= 0
+        v, c = values[sel], self.codes[sel]
+        ok = ~np.isnan(v)
+        sums = np.zeros((self.n, values.shape[1]))
+        cnt = np.zeros((self.n, values.shape[1]))
+        np.add.at(sums, c, np.where(ok, v, 0.0))
+        np.add.at(cnt, c, ok)
+        return np.divide(sums, cnt, out=np.full(sums.shape, np.nan), where=cnt > 0)
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Column means of ``values`` (rows = queries) weighted per row, over
+    the defined values of each column; NaN where no weight remains."""
+    values = np.asarray(values, dtype=np.float64)
+    ok = ~np.isnan(values) & (weights[:, None] > 0)
+    w = np.where(ok, weights[:, None], 0.0)
+    tot = w.sum(axis=0)
+    s = (np.where(ok, values, 0.0) * w).sum(axis=0)
+    return np.divide(s, tot, out=np.full(tot.shape, np.nan), where=tot > 0)
+
+
+def average_all(
+    values: np.ndarray,
+    included: np.ndarray,
+    groups: ClassGroups,
+    n_relevant: np.ndarray,
+) -> dict[str, np.ndarray | None]:
+    """Every average of the columns of ``values``; ``macro`` is None when
+    the assessment has no classes."""
+    v = np.asarray(values, dtype=np.float64)[included]
+    n = np.asarray(n_relevant, dtype=np.float64)[included]
+    recip = np.divide(1.0, n, out=np.zeros_like(n), where=n > 0)
+    out: dict[str, np.ndarray | None] = {
+        "micro": weighted_mean(v, np.ones(v.shape[0])),
+        "macro": None,
+        "proportional": weighted_mean(v, n),
+        "reciprocal": weighted_mean(v, recip),
+    }
+    if groups.n:
+        cm = groups.means(values)
+        out["macro"] = weighted_mean(cm, np.ones(groups.n))
+    assert tuple(out) == AVERAGES
+    return out

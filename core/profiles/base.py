@@ -1,0 +1,70 @@
+"""What a profile is: the rules of one evaluator, as data and small hooks
+the engine calls at fixed points (../../shared/spec/profiles.md).
+
+A profile changes only list handling, definitions and averaging; readers,
+checks and messages stay the project's own.  The default hooks are the
+``shrec`` profile (measures.md unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..model import Assessment, DataWarning
+
+#: native file writer: (result, assessment) -> {file name: text}
+NativeWriter = Callable[[object, Assessment], dict[str, str]]
+
+
+def _no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
+    return np.ones(assessment.n_queries, dtype=bool), []
+
+
+def _all_included(assessment: Assessment, options, class_size, present) -> np.ndarray:
+    included = np.ones(assessment.n_queries, dtype=bool)
+    if options.psb_class_cutoff:
+        included &= class_size > 2
+    return included
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One evaluator's rules.
+
+    * ``options``: option values the evaluator fixes (applied over the
+      user's options, and shown in the result's options);
+    * ``reader``: keyword arguments for the run readers (names to skip,
+      distances accepted, TREC tie order...);
+    * ``scored(assessment, options)``: which queries are queries at all
+      (the others get no value), with a note;
+    * ``included(assessment, options, class_size, present)``: which scored
+      queries enter the averages (``class_size`` = relevant items with the
+      query itself, ``present`` = the run has the query);
+    * ``overrides``: measure key -> compute function of a chunk context,
+      where the evaluator's definition differs from the registry's;
+    * ``curve_rows``: curve key -> function (ctx, per-query rows) -> rows,
+      e.g. queries an evaluator leaves out of a curve (NaN);
+    * ``empty_levels_zero``: curves whose points no query defines print 0;
+    * ``native``: the evaluator's own output files.
+    """
+
+    name: str
+    label: str
+    source: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    reader: Mapping[str, object] = field(default_factory=dict)
+    scored: Callable = _no_queries_left_out
+    included: Callable = _all_included
+    overrides: Mapping[str, Callable] = field(default_factory=dict)
+    curve_rows: Mapping[str, Callable] = field(default_factory=dict)
+    empty_levels_zero: tuple[str, ...] = ()
+    native: NativeWriter | None = None
+    native_files: tuple[str, ...] = ()
+
+    def apply(self, options):
+        """The options with the evaluator's fixed values."""
+        fixed = {k: v for k, v in self.options.items() if getattr(options, k) != v}
+        return replace(options, **fixed) if fixed else options

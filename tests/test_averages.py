@@ -1,0 +1,145 @@
+"""The four averages, per-class results and class-paired comparisons
+(issue 13), with values computed by hand."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from shrec_eval import Assessment, EvalOptions, OptionsError, RankedRun, evaluate
+from shrec_eval.cli import main
+from shrec_eval.stats import compare
+
+# q1 (class A): 1 relevant (x), list x w        -> AP = 1
+# q2 (class A): 3 relevant (x y z), list w x y z -> AP = (1/2 + 2/3 + 3/4) / 3 = 23/36
+# q3 (class B): 2 relevant (y z), list w y       -> AP = (1/2) / 2 = 1/4
+AP = np.array([1.0, 23 / 36, 1 / 4])
+N_REL = np.array([1, 3, 2])
+
+
+def _contest():
+    a = Assessment.from_judgments(
+        {"q1": {"x": 1}, "q2": {"x": 1, "y": 1, "z": 1}, "q3": {"y": 1, "z": 1}},
+        ["w", "x", "y", "z"],
+        query_classes={"q1": "A", "q2": "A", "q3": "B"},
+    )
+    run = RankedRun.from_lists(
+        "r", {"q1": ["x", "w"], "q2": ["w", "x", "y", "z"], "q3": ["w", "y"]}, a
+    )
+    return a, run
+
+
+def test_four_averages_by_hand():
+    a, run = _contest()
+    res = evaluate(a, run)
+    assert res.column("ap_trec_r") == pytest.approx(AP)
+    av = {k: v["ap_trec_r"] for k, v in res.averages.items()}
+    assert av["micro"] == pytest.approx((1 + 23 / 36 + 1 / 4) / 3)
+    assert av["macro"] == pytest.approx(((1 + 23 / 36) / 2 + 1 / 4) / 2)
+    assert av["proportional"] == pytest.approx((1 * 1 + 3 * 23 / 36 + 2 / 4) / 6)
+    assert av["reciprocal"] == pytest.approx((1 + 23 / 108 + 1 / 8) / (1 + 1 / 3 + 1 / 2))
+    assert res.mean("ap_trec_r") == av["micro"]
+    assert res.per_class == {
+        "A": pytest.approx({"queries": 2, **{k: res.per_class["A"][k] for k in res.keys}}),
+        "B": pytest.approx({"queries": 1, **{k: res.per_class["B"][k] for k in res.keys}}),
+    }
+    assert res.per_class["A"]["ap_trec_r"] == pytest.approx((1 + 23 / 36) / 2)
+    assert res.per_class["B"]["queries"] == 1 and res.per_class["B"]["nn"] == 0.0
+
+
+@pytest.mark.parametrize("kind", ["macro", "proportional", "reciprocal"])
+def test_mean_follows_the_average_option(kind):
+    a, run = _contest()
+    res = evaluate(a, run, EvalOptions(average=kind))
+    assert res.mean("ap_trec_r") == res.averages[kind]["ap_trec_r"]
+    assert res.means["nn"] == res.averages[kind]["nn"]
+    # curves too: the mean of a curve is its chosen average
+    pr = res.curves["pr"]
+    assert np.array_equal(pr.mean, pr.averages[kind], equal_nan=True)
+
+
+def test_curve_averages_by_hand():
+    a, run = _contest()
+    res = evaluate(a, run, EvalOptions(curve_length=2))
+    # CG at rank 1: q1 1, q2 0, q3 0; at rank 2: 1, 1, 1
+    cg = res.curves["cg"]
+    assert cg.averages["micro"] == pytest.approx([1 / 3, 1.0])
+    assert cg.averages["macro"] == pytest.approx([(0.5 + 0) / 2, 1.0])
+    assert cg.averages["proportional"] == pytest.approx([1 / 6, 1.0])
+    assert cg.averages["reciprocal"] == pytest.approx([1 / (1 + 1 / 3 + 1 / 2), 1.0])
+
+
+def test_macro_needs_classes_and_unknown_average_is_refused():
+    a = Assessment.from_judgments({"q": {"x": 1}}, ["x"])
+    run = RankedRun.from_lists("r", {"q": ["x"]}, a)
+    with pytest.raises(OptionsError, match="macro average needs query classes"):
+        evaluate(a, run, EvalOptions(average="macro"))
+    res = evaluate(a, run)
+    assert res.averages["macro"] is None and res.per_class == {}
+    with pytest.raises(OptionsError, match="unknown average"):
+        EvalOptions(average="median")
+    with pytest.raises(OptionsError, match="unknown profile"):
+        EvalOptions(profile="matlab")
+
+
+def test_queries_without_relevant_items_weigh_nothing():
+    a = Assessment.from_judgments(
+        {"q1": {"x": 1}, "q2": {}}, ["w", "x"], query_classes={"q1": "A", "q2": "A"}
+    )
+    run = RankedRun.from_lists("r", {"q1": ["x"], "q2": ["w"]}, a)
+    res = evaluate(a, run)
+    # prec_r is defined for q2 (0); micro counts it, the weighted averages do not
+    assert res.averages["micro"]["prec_r"] == pytest.approx(0.5)
+    assert res.averages["proportional"]["prec_r"] == 1.0
+    assert res.averages["reciprocal"]["prec_r"] == 1.0
+
+
+def test_compare_pairs_classes():
+    a, run = _contest()
+    b = RankedRun.from_lists(
+        "s", {"q1": ["w", "x"], "q2": ["x", "y", "z", "w"], "q3": ["y", "z"]}, a
+    )
+    ra, rb = evaluate(a, run), evaluate(a, b)
+    c = compare([ra, rb], "ap_trec_r", unit="class", resamples=50)
+    assert c.unit == "class" and c.profile == "shrec"
+    # class means: r = (1 + 23/36)/2, 1/4; s = (1/2 + 1)/2, 1
+    p = c.pair("r", "s")
+    assert p.n == 2 and p.wins == 1 and p.losses == 1
+    assert p.mean_difference == pytest.approx(((1 + 23 / 36) / 2 - 0.75 + 0.25 - 1) / 2)
+    assert [r.n for r in c.runs] == [2, 2]
+
+
+def test_cli_average_profile_and_unit(tmp_path):
+    cla = tmp_path / "t.cla"
+    cla.write_text("PSB 1\n2 5\n\nX 0 3\na\nb\nc\n\nY 0 2\nd\ne\n")
+    run = tmp_path / "run.txt"
+    # ASCII matrix: each model closest to the next one in file order
+    rows = []
+    for i in range(5):
+        rows.append(" ".join(str(((j - i) % 5) / 10) for j in range(5)))
+    run.write_text("\n".join(rows) + "\n")
+    out = io.StringIO()
+    code = main(
+        ["evaluate", str(cla), str(run), "--average", "macro", "--json", str(tmp_path / "o.json")],
+        out=out,
+    )
+    assert code == 0, out.getvalue()
+    assert "profile shrec, mean over classes of the class means (macro)" in out.getvalue()
+    doc = json.loads((tmp_path / "o.json").read_text())
+    r = doc["runs"][0]
+    assert doc["profile"] == "shrec" and doc["options"]["average"] == "macro"
+    assert r["mean"] == r["averages"]["macro"]
+    assert set(r["per_class"]) == {"X", "Y"} and r["per_class"]["Y"]["queries"] == 2
+    # a -> b (hit), b -> c (hit), c -> d (miss), d -> e (hit), e -> a (miss)
+    assert r["per_class"]["X"]["nn"] == pytest.approx(2 / 3)
+    assert r["mean"]["nn"] == pytest.approx((2 / 3 + 1 / 2) / 2)
+    out = io.StringIO()
+    code = main(
+        ["compare", str(cla), str(run), str(run), "--names", "A,B"]
+        + ["--measure", "nn", "--unit", "class", "--resamples", "20"],
+        out=out,
+    )
+    assert code == 0 and "paired over classes" in out.getvalue()
