@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 import pytest
-
 from shrec_eval import Assessment, EvalOptions, OptionsError, RankedRun, evaluate
 from shrec_eval.cli import main
 from shrec_eval.stats import compare
