@@ -23,7 +23,7 @@ from ._version import __version__
 from .atomic import write_text
 from .errors import FileAccessError, FormatError, OptionsError
 from .model import Assessment, Run
-from .options import PR_INTERPOLATIONS, EvalOptions
+from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
@@ -266,12 +266,17 @@ _OPTION_KINDS = {
     "psb_class_cutoff": _BOOL,
     "collection_size": _INT,
     "f_beta": _NUMBER,
+    "profile": (f"one of {', '.join(PROFILES)}", lambda v: v in PROFILES),
+    "average": (f"one of {', '.join(AVERAGES)}", lambda v: v in AVERAGES),
+    "max_rank": _INT,
+    "relevance_level": _INT,
+    "complete_queries": _BOOL,
 }
 assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget"}
 
 
 def _options_from_dict(d, source) -> EvalOptions:
-    d = _checked(d, "scoring", _OPTION_KINDS, source, optional={"collection_size"})
+    d = _checked(d, "scoring", _OPTION_KINDS, source, optional={"collection_size", "max_rank"})
     try:
         return EvalOptions(**{k: (tuple(v) if k == "ranks" else v) for k, v in d.items()})
     except OptionsError as exc:

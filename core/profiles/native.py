@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..atomic import write_text
+from ..errors import ShrecEvalError
 from ..model import Assessment
 from . import get_profile
 
 __all__ = ["NativeError", "native_files", "write_native"]
 
 
-class NativeError(ValueError):
+class NativeError(ShrecEvalError, ValueError):
     """Native files asked of a profile that has none, or an unusable folder."""
 
 
