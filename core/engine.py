@@ -15,8 +15,10 @@ from functools import cached_property
 
 import numpy as np
 
+from .chunk import ChunkContext
+from .curves import CURVES, RECALL_PERCENT_LEVELS
 from .errors import AssessmentError, Cancelled
-from .measures import ChunkContext, ConcreteMeasure, _ratio, expand
+from .measures import ConcreteMeasure, expand
 from .model import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
 from .options import EvalOptions, OptionsError
 from .profiles import get_profile
@@ -32,9 +34,6 @@ __all__ = [
     "query_detail",
     "RECALL_PERCENT_LEVELS",
 ]
-
-RECALL_PERCENT_LEVELS = np.arange(10, 101, 10)
-PSB_PR_LEVELS = 20
 
 ProgressFn = Callable[[int, int], None]
 StopFn = Callable[[], bool]
@@ -297,88 +296,6 @@ def _gain_block(
     return G, lengths, idx
 
 
-def _chunk_curves(ctx: ChunkContext, o: EvalOptions) -> dict[str, np.ndarray]:
-    n = o.curve_length
-    nan_rows = ctx.no_rel[:, None]
-    out = {
-        "cg": ctx.cg[:, :n].astype(np.float64),
-        "dcg": ctx.dcg[:, :n].copy(),
-        "ncg": _ratio(ctx.cg[:, :n], ctx.icg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
-        "ndcg": _ratio(ctx.dcg[:, :n], ctx.idcg[:, :n], np.broadcast_to(nan_rows, (ctx.B, n))),
-    }
-    b2 = o.f_beta**2
-    k = np.arange(1, n + 1)
-    h = ctx.cum_rel[:, :n].astype(np.float64)
-    f = (1 + b2) * h / (b2 * ctx.cr[:, None] + k[None, :])
-    f[ctx.no_rel] = np.nan
-    out["f"] = f
-    out["pr"] = _pr_psb(ctx) if o.pr_interpolation == "psb" else _pr_max(ctx, o.pr_levels)
-    # (D)CG at the first rank reaching 10%, ..., 100% recall: the rank of the
-    # m-th hit, m = ceil(level * Cr); (D)CG there sums the gains of hits 1..m
-    lv = RECALL_PERCENT_LEVELS
-    m = (lv[None, :] * ctx.cr[:, None] + 99) // 100
-    reached = (m >= 1) & (m <= ctx.vr[:, None])
-    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
-    r, c, g, _ = ctx.hit_list
-    for key, gain in (("cg_recall", g.astype(np.float64)), ("dcg_recall", g * ctx.disc[c])):
-        at_hit = np.cumsum(ctx.hit_matrix(gain, M), axis=1)
-        v = np.take_along_axis(at_hit, np.clip(m - 1, 0, M - 1), axis=1)
-        v[~reached] = np.nan
-        out[key] = v
-    return out
-
-
-def _hit_precisions(ctx: ChunkContext, M: int) -> np.ndarray:
-    """(B, M): precision m / rank at the m-th relevant hit, 0 if not retrieved."""
-    m = ctx.hit_list[3]
-    return ctx.hit_matrix(m / ctx.hit_ranks, M)
-
-
-def _pr_max(ctx: ChunkContext, levels: int) -> np.ndarray:
-    """Interpolated precision P(r) = max precision at any rank whose recall
-    is >= r, at r = j / (levels - 1); 0 where no rank reaches r."""
-    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
-    sufmax = np.maximum.accumulate(_hit_precisions(ctx, M)[:, ::-1], axis=1)[:, ::-1]
-    j = np.arange(levels)
-    n = levels - 1
-    need = np.maximum((j[None, :] * ctx.cr[:, None] + n - 1) // n, 1)  # ceil(r * Cr), >= 1
-    val = np.take_along_axis(sufmax, np.clip(need - 1, 0, M - 1), axis=1)
-    val = np.where(need <= ctx.vr[:, None], val, 0.0)
-    val[ctx.no_rel] = np.nan
-    return val
-
-
-def _pr_psb(ctx: ChunkContext) -> np.ndarray:
-    """psbPlot / SHREC MATLAB interpolation at r = j/20, j = 1..20: precision
-    k / rank_k of the k-th hit, linear in recall between consecutive hits;
-    a level below 1/C is left out for that query (NaN); a hit the list never
-    reaches has precision 0."""
-    C = ctx.cr
-    M = int(ctx.vr.max()) if ctx.B else 0
-    # column M is a zero column: the precision of a hit the list never reaches
-    P = _hit_precisions(ctx, M + 1)
-    j = np.arange(1, PSB_PR_LEVELS + 1)
-    x = j[None, :] * C[:, None]
-    k = x // PSB_PR_LEVELS
-    d = (x % PSB_PR_LEVELS) / PSB_PR_LEVELS
-    hi = np.maximum(C[:, None], 1)
-    k1 = np.minimum(np.clip(k, 1, hi) - 1, M)
-    k2 = np.minimum(np.clip(k + 1, 1, hi) - 1, M)
-    val = np.take_along_axis(P, k1, axis=1) * (1 - d) + np.take_along_axis(P, k2, axis=1) * d
-    val[(x < PSB_PR_LEVELS) | ctx.no_rel[:, None]] = np.nan
-    return val
-
-
-def _curve_x(key: str, o: EvalOptions) -> np.ndarray:
-    if key == "pr":
-        if o.pr_interpolation == "psb":
-            return np.arange(1, PSB_PR_LEVELS + 1) / PSB_PR_LEVELS
-        return np.arange(o.pr_levels) / (o.pr_levels - 1)
-    if key in ("cg_recall", "dcg_recall"):
-        return RECALL_PERCENT_LEVELS.astype(np.float64)
-    return np.arange(1, o.curve_length + 1, dtype=np.float64)
-
-
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     L = max(run.max_length, width)
     per_query = 64 * L + a.n_items + 2
@@ -445,10 +362,8 @@ def evaluate(
     nq = a.n_queries
     width = max(max(o.ranks), o.curve_length)
     values = np.empty((nq, len(measures)))
-    curves_pq = {
-        key: np.empty((nq, _curve_x(key, o).size))
-        for key in ("pr", "cg", "dcg", "ncg", "ndcg", "f", "cg_recall", "dcg_recall")
-    }
+    curve_x = {c.key: c.x(o) for c in CURVES}
+    curves_pq = {c.key: np.empty((nq, curve_x[c.key].size)) for c in CURVES}
     va_all = np.zeros(nq, dtype=np.int64)
     step = _chunk_size(a, run, width, o.memory_budget)
     for start in range(0, nq, step):
@@ -469,8 +384,8 @@ def evaluate(
         )
         for j, m in enumerate(measures):
             values[qs, j] = m.compute(ctx)
-        for key, arr in _chunk_curves(ctx, o).items():
-            curves_pq[key][qs] = arr
+        for c in CURVES:
+            curves_pq[c.key][qs] = c.compute(ctx, o)
         va_all[qs] = lengths
         if progress is not None:
             progress(int(qs[-1]) + 1, nq)
@@ -497,7 +412,7 @@ def evaluate(
         if key in profile.empty_levels_zero:
             avgs = {k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()}
         cnt = (~np.isnan(pq[included])).sum(axis=0)
-        curves[key] = CurveData(key, _curve_x(key, o), avgs[o.average], cnt, pq, avgs)
+        curves[key] = CurveData(key, curve_x[key], avgs[o.average], cnt, pq, avgs)
     return RunResult(
         run.name,
         run.source,

@@ -1,10 +1,12 @@
-"""The measure registry: every measure declared once.
+"""The measure registry: every measure and every curve declared once.
 
 Each :class:`Measure` has its stable key (../shared/spec/measures.md section
 7), the label people read, its family, a one-line definition, whether higher
 is better, and the small function that computes it for a chunk of queries
 from a :class:`ChunkContext` (the gain matrix and its cumulative sums).  The
-command line, tables, CSV headers and docs all read this table.
+command line, tables, CSV headers and docs all read this table.  The curves
+have their registry beside it (:mod:`shrec_eval.curves`, re-exported here):
+each :class:`Curve` declares its x values and its compute function.
 
 Values are float64 per query; NaN means *undefined* (nothing to find: the
 assessment has no relevant item of that kind for the query).
@@ -14,13 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
+from .chunk import ChunkContext, discounts, ratio
+from .curves import CURVES, Curve
+
 __all__ = [
     "Measure",
-    "ChunkContext",
     "MEASURES",
     "CURVES",
     "Curve",
@@ -28,189 +32,6 @@ __all__ = [
     "measure_by_key",
     "FAMILIES",
 ]
-
-# ---------------------------------------------------------------------------
-# The chunk context: gain matrix of a block of queries and what derives from it
-
-
-def discounts(n: int) -> np.ndarray:
-    """1 / log2(i) for ranks i = 1..n, with rank 1 undiscounted (SHREC 2006)."""
-    i = np.arange(1, n + 1, dtype=np.float64)
-    d = np.ones(n)
-    d[1:] = 1.0 / np.log2(i[1:])
-    return d
-
-
-def _ratio(num, den, undefined=None) -> np.ndarray:
-    """num / den with 0 where den == 0 (nothing retrieved gives 0), NaN where
-    ``undefined`` (nothing to find)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    out = np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
-    if undefined is not None:
-        out[undefined] = np.nan
-    return out
-
-
-class ChunkContext:
-    """Everything the measures of a block of B queries are computed from.
-
-    ``G`` is the (B, W) gain matrix (grades of the ranked items, zero past
-    the end of each list).  ``va`` are the list lengths, ``ch``/``cm``/``cr``
-    the numbers of highly / marginally / all relevant items, ``ds`` the
-    collection size per query, ``nge[:, k]`` the number of judged items of
-    grade >= ``levels[k]`` (the distinct grades, ascending, the top grade
-    last).  Derived arrays are computed once, on first use.
-
-    Cumulative arrays cover only the prefix of the first P ranks that some
-    measure looks at (every rank K, the curve length, 32, and 2 Cr); what
-    needs the whole list (V, AP, the PSB DCG, where each hit landed) comes
-    from the sparse list of the retrieved relevant items, which is short.
-    """
-
-    def __init__(
-        self,
-        G: np.ndarray,
-        va: np.ndarray,
-        ch: np.ndarray,
-        cm: np.ndarray,
-        ds: np.ndarray,
-        nge: np.ndarray,
-        levels: np.ndarray,
-        top: int,
-        options,
-    ) -> None:
-        self.G = G
-        self.va = va.astype(np.int64)
-        self.ch = ch.astype(np.int64)
-        self.cm = cm.astype(np.int64)
-        self.cr = self.ch + self.cm
-        self.ds = ds.astype(np.int64)
-        self.nge = nge
-        self.levels = levels
-        self.top = top
-        self.options = options
-        self.B, self.W = G.shape
-        self.rows = np.arange(self.B)
-        self.n = max(max(options.ranks), options.curve_length)
-        max_cr = int(self.cr.max()) if self.B else 0
-        self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
-
-    # -- the prefix: relevance masks and cumulative counts ----------------
-    @cached_property
-    def Gp(self) -> np.ndarray:
-        return self.G[:, : self.P]
-
-    @cached_property
-    def rel(self) -> np.ndarray:
-        return self.Gp >= 1
-
-    @cached_property
-    def cum_hr(self) -> np.ndarray:
-        return np.cumsum(self.Gp == self.top, axis=1, dtype=np.int32)
-
-    @cached_property
-    def cum_rel(self) -> np.ndarray:
-        return np.cumsum(self.rel, axis=1, dtype=np.int32)
-
-    def at(self, cum: np.ndarray, pos) -> np.ndarray:
-        """cum[:, pos-1] per row (the count within the first ``pos`` ranks);
-        0 where pos == 0.  Positions past the prefix are only asked for when
-        the prefix is the whole width, where nothing more is found."""
-        pos = np.broadcast_to(np.asarray(pos, dtype=np.int64), (self.B,))
-        assert self.P == self.W or not self.B or pos.max() <= self.P
-        col = np.clip(pos - 1, 0, self.P - 1)
-        val = cum[self.rows, col].astype(np.int64)
-        return np.where(pos > 0, val, 0)
-
-    # -- the whole list: the retrieved relevant items ----------------------
-    @cached_property
-    def hit_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(row, 0-based rank, grade, 1-based index m among the row's hits)
-        of every retrieved relevant item, row by row in rank order."""
-        r, c = np.nonzero(self.G)
-        g = self.G[r, c].astype(np.int64)
-        first = np.searchsorted(r, self.rows)
-        m = np.arange(r.size) - first[r] + 1
-        return r, c, g, m
-
-    @cached_property
-    def vr(self) -> np.ndarray:
-        return np.bincount(self.hit_list[0], minlength=self.B).astype(np.int64)
-
-    @cached_property
-    def vh(self) -> np.ndarray:
-        r, _, g, _ = self.hit_list
-        return np.bincount(r[g == self.top], minlength=self.B).astype(np.int64)
-
-    def hits(self, variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(cumulative hits in the prefix, visible hits V, relevant count C)."""
-        if variant == "hr":
-            return self.cum_hr, self.vh, self.ch
-        return self.cum_rel, self.vr, self.cr
-
-    @cached_property
-    def precision_sum(self) -> dict[str, np.ndarray]:
-        """Sum of precision@i over the ranks i of the retrieved hits."""
-        r, c, g, m = self.hit_list
-        out = {"r": np.bincount(r, weights=m / (c + 1.0), minlength=self.B)}
-        sel = g == self.top
-        rh, ch = r[sel], c[sel]
-        mh = np.arange(rh.size) - np.searchsorted(rh, self.rows)[rh] + 1
-        out["hr"] = np.bincount(rh, weights=mh / (ch + 1.0), minlength=self.B)
-        return out
-
-    def hit_matrix(self, values: np.ndarray, M: int) -> np.ndarray:
-        """(B, M): ``values`` (one per retrieved hit) of the m-th hit of each
-        row at column m-1; 0 where a row has fewer than m hits."""
-        r, _, _, m = self.hit_list
-        out = np.zeros((self.B, M), dtype=values.dtype)
-        keep = m <= M
-        out[r[keep], m[keep] - 1] = values[keep]
-        return out
-
-    @cached_property
-    def hit_ranks(self) -> np.ndarray:
-        """1-based rank of each retrieved hit, in hit_list order."""
-        return self.hit_list[1] + 1
-
-    # -- gains ------------------------------------------------------------
-    @cached_property
-    def disc(self) -> np.ndarray:
-        return discounts(max(self.W, self.n))
-
-    @cached_property
-    def cg(self) -> np.ndarray:
-        return np.cumsum(self.Gp, axis=1, dtype=np.int64)
-
-    @cached_property
-    def dcg(self) -> np.ndarray:
-        return np.cumsum(self.Gp * self.disc[: self.P], axis=1)
-
-    @cached_property
-    def ideal(self) -> np.ndarray:
-        """Ideal gain vector over the first n ranks: the judged grades sorted
-        descending.  I[p] = sum over grade levels l_k (ascending) of
-        (l_k - l_{k-1}) * [p < N(>= l_k)]."""
-        p = np.arange(self.n)
-        step = np.diff(np.concatenate(([0], self.levels)))
-        out = np.zeros((self.B, self.n), dtype=np.int64)
-        for k in range(self.nge.shape[1]):
-            out += step[k] * (p[None, :] < self.nge[:, k, None])
-        return out
-
-    @cached_property
-    def icg(self) -> np.ndarray:
-        return np.cumsum(self.ideal, axis=1)
-
-    @cached_property
-    def idcg(self) -> np.ndarray:
-        return np.cumsum(self.ideal * self.disc[: self.n], axis=1)
-
-    @cached_property
-    def no_rel(self) -> np.ndarray:
-        return self.cr == 0
-
 
 # ---------------------------------------------------------------------------
 # The measures: small functions of a ChunkContext
@@ -242,47 +63,47 @@ def m_acc(ctx, v, k=None):
     _, V, C = ctx.hits(v)
     tp, fp, fn = V, ctx.va - V, C - V
     tn = ctx.ds + V - ctx.va - C
-    return _ratio(tp + tn, tp + tn + fp + fn)
+    return ratio(tp + tn, tp + tn + fp + fn)
 
 
 def m_prec(ctx, v, k=None):
-    return _ratio(ctx.hits(v)[1], ctx.va)
+    return ratio(ctx.hits(v)[1], ctx.va)
 
 
 def m_rec(ctx, v, k=None):
     _, V, C = ctx.hits(v)
-    return _ratio(V, C, _no(ctx, v))
+    return ratio(V, C, _no(ctx, v))
 
 
 def m_ft(ctx, v, k=None):
     cum, _, C = ctx.hits(v)
     d1 = np.minimum(ctx.va, C)
-    return _ratio(ctx.at(cum, d1), d1, _no(ctx, v))
+    return ratio(ctx.at(cum, d1), d1, _no(ctx, v))
 
 
 def m_st(ctx, v, k=None):
     cum, _, C = ctx.hits(v)
     d2 = np.minimum(ctx.va, 2 * C)
-    return _ratio(ctx.at(cum, d2), d2, _no(ctx, v))
+    return ratio(ctx.at(cum, d2), d2, _no(ctx, v))
 
 
 def m_ap(ctx, v, k=None):
-    return _ratio(ctx.precision_sum[v], ctx.hits(v)[1], _no(ctx, v))
+    return ratio(ctx.precision_sum[v], ctx.hits(v)[1], _no(ctx, v))
 
 
 def m_ap_trec(ctx, v, k=None):
-    return _ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
+    return ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
 
 
 def m_adr(ctx, v=None, k=None):
     q = np.minimum(ctx.va, ctx.cr)
     n = int(q.max()) if ctx.B else 0
     if n == 0:
-        return _ratio(np.zeros(ctx.B), q, ctx.no_rel)
+        return ratio(np.zeros(ctx.B), q, ctx.no_rel)
     i = np.arange(1, n + 1)
     f = np.where(i[None, :] <= ctx.ch[:, None], ctx.cum_hr[:, :n], ctx.cum_rel[:, :n])
     terms = np.where(i[None, :] <= q[:, None], f / i, 0.0)
-    return _ratio(terms.sum(axis=1), q, ctx.no_rel)
+    return ratio(terms.sum(axis=1), q, ctx.no_rel)
 
 
 def m_p_at(ctx, v, k):
@@ -290,7 +111,7 @@ def m_p_at(ctx, v, k):
 
 
 def m_r_at(ctx, v, k):
-    return _ratio(ctx.at(ctx.cum_rel, k), ctx.cr, ctx.no_rel)
+    return ratio(ctx.at(ctx.cum_rel, k), ctx.cr, ctx.no_rel)
 
 
 def _prefix_col(ctx, arr, k):
@@ -308,29 +129,29 @@ def m_dcg_at(ctx, v, k):
 
 
 def m_ncg_at(ctx, v, k):
-    return _ratio(_prefix_col(ctx, ctx.cg, k), ctx.icg[:, k - 1], ctx.no_rel)
+    return ratio(_prefix_col(ctx, ctx.cg, k), ctx.icg[:, k - 1], ctx.no_rel)
 
 
 def m_ndcg_at(ctx, v, k):
-    return _ratio(_prefix_col(ctx, ctx.dcg, k), ctx.idcg[:, k - 1], ctx.no_rel)
+    return ratio(_prefix_col(ctx, ctx.dcg, k), ctx.idcg[:, k - 1], ctx.no_rel)
 
 
 def m_nn(ctx, v=None, k=None):
-    return _ratio(ctx.rel[:, 0], 1, ctx.no_rel)
+    return ratio(ctx.rel[:, 0], 1, ctx.no_rel)
 
 
 def m_ft_psb(ctx, v=None, k=None):
-    return _ratio(ctx.at(ctx.cum_rel, ctx.cr), ctx.cr, ctx.no_rel)
+    return ratio(ctx.at(ctx.cum_rel, ctx.cr), ctx.cr, ctx.no_rel)
 
 
 def m_st_psb(ctx, v=None, k=None):
-    return _ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
+    return ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
 
 
 def m_e_measure(ctx, v=None, k=None):
     # F1 of P = h/k and R = h/C is 2h / (k + C): exact, and 0 when h = 0.
     kk = np.minimum(32, ctx.ds)
-    return _ratio(2 * ctx.at(ctx.cum_rel, kk), kk + ctx.cr, ctx.no_rel)
+    return ratio(2 * ctx.at(ctx.cum_rel, kk), kk + ctx.cr, ctx.no_rel)
 
 
 def m_dcg_psb(ctx, v=None, k=None):
@@ -338,7 +159,7 @@ def m_dcg_psb(ctx, v=None, k=None):
     dcg = np.bincount(r, weights=ctx.disc[c], minlength=ctx.B)
     n = int(ctx.cr.max()) if ctx.B else 0
     ideal = np.concatenate(([0.0], np.cumsum(discounts(max(n, 1)))))
-    return _ratio(dcg, ideal[ctx.cr], ctx.no_rel)
+    return ratio(dcg, ideal[ctx.cr], ctx.no_rel)
 
 
 # ---------------------------------------------------------------------------
@@ -554,48 +375,3 @@ def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> Con
 @lru_cache(maxsize=32)
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
     return {cm.key: cm for cm in expand(ranks)}
-
-
-# ---------------------------------------------------------------------------
-# The curves, declared as data too
-
-
-@dataclass(frozen=True)
-class Curve:
-    key: str
-    label: str
-    x_label: str
-    y_label: str
-    definition: str
-
-
-CURVES: tuple[Curve, ...] = (
-    Curve(
-        "pr",
-        "Precision-recall",
-        "Recall",
-        "Precision",
-        "interpolated precision at fixed recall levels (mean over queries)",
-    ),
-    Curve("cg", "CG vs rank", "Rank", "CG", "cumulated gain at ranks 1..N"),
-    Curve("dcg", "DCG vs rank", "Rank", "DCG", "discounted cumulated gain at ranks 1..N"),
-    Curve("ncg", "NCG vs rank", "Rank", "NCG", "normalized cumulated gain at ranks 1..N"),
-    Curve(
-        "ndcg", "NDCG vs rank", "Rank", "NDCG", "normalized discounted cumulated gain at ranks 1..N"
-    ),
-    Curve("f", "F-measure vs rank", "Rank", "F", "F-measure (weight beta) of the first k items"),
-    Curve(
-        "cg_recall",
-        "Average CG vs % recall",
-        "Recall (%)",
-        "CG",
-        "CG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it",
-    ),
-    Curve(
-        "dcg_recall",
-        "Average DCG vs % recall",
-        "Recall (%)",
-        "DCG",
-        "DCG at the first rank reaching 10%, ..., 100% recall, over the queries reaching it",
-    ),
-)

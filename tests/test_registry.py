@@ -65,6 +65,43 @@ def test_curves_declared():
     assert set(evaluate(a, run).curves) == {c.key for c in CURVES}
 
 
+def test_a_curve_is_computed_from_its_registry_entry(monkeypatch):
+    """The engine computes whatever CURVES declares: adding one entry (x and
+    compute) adds the curve, with its mean and per-query values."""
+    import numpy as np
+    import shrec_eval.engine as engine
+    from shrec_eval.curves import Curve
+
+    def hits_at_rank(ctx, o):  # relevant items within the first k
+        return ctx.cum_rel[:, : o.curve_length].astype(np.float64)
+
+    hits = Curve(
+        "hits",
+        "Hits vs rank",
+        "Rank",
+        "Hits",
+        "relevant items in the first k",
+        lambda o: np.arange(1, o.curve_length + 1) * 10.0,
+        hits_at_rank,
+    )
+    monkeypatch.setattr(engine, "CURVES", CURVES + (hits,))
+    a, run = gains_contest({"q1": ([1, 0, 1], [1, 1]), "q2": ([0, 1, 0], [1])}, ds=10, top=1)
+    c = evaluate(a, run, EvalOptions(curve_length=3)).curves["hits"]
+    assert c.x.tolist() == [10.0, 20.0, 30.0]
+    assert c.per_query.tolist() == [[1, 1, 2], [0, 1, 1]]
+    assert c.mean.tolist() == [0.5, 1.0, 1.5] and c.count.tolist() == [2, 2, 2]
+
+
+def test_curve_x_values_follow_the_options():
+    by_key = {c.key: c for c in CURVES}
+    o = EvalOptions(curve_length=4, pr_levels=11)
+    assert by_key["ndcg"].x(o).tolist() == [1, 2, 3, 4]
+    assert by_key["pr"].x(o).tolist() == pytest.approx([j / 10 for j in range(11)])
+    psb = EvalOptions(pr_interpolation="psb")
+    assert by_key["pr"].x(psb).tolist() == pytest.approx([j / 20 for j in range(1, 21)])
+    assert by_key["cg_recall"].x(o).tolist() == list(range(10, 101, 10))
+
+
 def test_core_imports_no_qt():
     code = (
         "import sys, shrec_eval, shrec_eval.engine, shrec_eval.measures, shrec_eval.model\n"
