@@ -222,7 +222,45 @@ class _Prepared:
     class_size: np.ndarray
 
 
-def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
+def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int, list]:
+    """Ds for a run, with the data check that says how it was found.  The
+    collection holds at least the judged items and every id the run
+    retrieves, so that TN, accuracy and the E-measure stay in range: without
+    a given size (qrels alone) it is exactly those; a given size smaller
+    than that is an error; a listed collection (.cla, --collection) that
+    misses ids of the run counts them as further items."""
+    least = a.n_items + run.unknown_count
+    given = options.collection_size
+    if given is None and a.size_inferred:
+        return least, [
+            DataWarning(
+                "collection_inferred",
+                f"no collection size was given (qrels): the collection is taken as the "
+                f"{a.n_items} judged documents and the other documents the run retrieves "
+                "(give --collection-size or --collection)",
+                run.unknown_count,
+            )
+        ]
+    size = given if given is not None else a.collection_size
+    if size >= least:
+        return size, []
+    if given is not None or not a.closed:
+        raise AssessmentError(
+            f"the collection size {size} (--collection-size) is smaller than the "
+            f"{least} documents judged or retrieved by run {run.name!r} "
+            f"({a.n_items} in the assessment, {run.unknown_count} others)"
+        )
+    return least, [
+        DataWarning(
+            "collection_extended",
+            f"ids outside the collection of {size} are counted as further collection "
+            f"items (collection of {least} for TN, accuracy, E-measure)",
+            run.unknown_count,
+        )
+    ]
+
+
+def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
     nq = a.n_queries
     counts = np.diff(a.indptr)
     qidx = np.repeat(np.arange(nq), counts)
@@ -241,7 +279,6 @@ def _prepare(a: Assessment, options: EvalOptions) -> _Prepared:
     )
     ch = nge[:, -1]
     cm = nge[:, 0] - ch
-    size = options.collection_size if options.collection_size is not None else a.collection_size
     if size < a.n_items:
         raise AssessmentError(
             f"collection size {size} is smaller than the {a.n_items} items the assessment names"
@@ -351,13 +388,10 @@ def evaluate(
             "the macro average needs query classes; this assessment has none "
             "(choose micro, proportional or reciprocal)"
         )
-    if run.n_items != a.n_items:
-        raise AssessmentError(
-            f"run {run.name!r} was built for a collection of {run.n_items} "
-            f"items, the assessment has {a.n_items}"
-        )
+    _check_fits(a, run)
     measures = expand(o.ranks)
-    prep = _prepare(a, o)
+    size, size_notes = collection_size(a, run, o)
+    prep = _prepare(a, o, size)
     qrow, warnings = _query_rows(a, run)
     nq = a.n_queries
     width = max(max(o.ranks), o.curve_length)
@@ -400,6 +434,7 @@ def evaluate(
     included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
     warnings = (
         list(run.warnings)
+        + size_notes
         + warnings
         + notes
         + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
@@ -427,6 +462,15 @@ def evaluate(
         a.query_classes,
         n_rel,
     )
+
+
+def _check_fits(a: Assessment, run: Run) -> None:
+    if not run.fits(a):
+        raise AssessmentError(
+            f"run {run.name!r} was read against another assessment (a collection of "
+            f"{run.n_items} items, not this one's {a.n_items} items in this order); "
+            "read it again against this one"
+        )
 
 
 def _engine_warnings(
@@ -509,7 +553,8 @@ def query_detail(
     q = assessment.query_index(query_id)
     if q is None:
         raise KeyError(f"query {query_id!r} is not in the assessment")
-    prep = _prepare(assessment, o)
+    _check_fits(assessment, run)
+    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
     qrow, _ = _query_rows(assessment, run)
     G, lengths, idx = _gain_block(assessment, run, prep, np.array([q]), qrow, 1)
     va = int(lengths[0])

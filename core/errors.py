@@ -92,3 +92,18 @@ class FileAccessError(ContestFileError):
     def wrap(cls, path, exc: OSError) -> FileAccessError:
         reason = exc.strerror or exc.__class__.__name__
         return cls(path, f"cannot read the file: {reason}")
+
+
+class AmbiguousFormatError(FormatError):
+    """A file fits several formats: ``candidates`` names them (format keys,
+    e.g. ``("trec", "ascii-matrix")``); the caller asks the user, or the
+    user chooses with ``--run-format``."""
+
+    def __init__(self, path, message: str, *, candidates: tuple[str, ...] = ()) -> None:
+        self.candidates = tuple(candidates)
+        super().__init__(path, message)
+
+
+class OutputError(ContestFileError):
+    """An output cannot be written where it was asked (it would replace an
+    input, it is a device or a folder, the folder is missing...)."""

@@ -79,6 +79,10 @@ class Assessment:
     #: False when the collection is not listed (TREC qrels with a size only):
     #: then ids of runs that the assessment does not name are not reported.
     closed: bool = True
+    #: True when nobody gave the collection (TREC qrels without a size or a
+    #: list): the collection is then the judged items plus the other ids a
+    #: run retrieves (the engine adds them, with a data check)
+    size_inferred: bool = False
     #: what the readers noted (ids normalised, ...), as DataWarnings
     notes: tuple = ()
     #: whether the readers normalised ids (runs then follow the same rule)
@@ -245,6 +249,19 @@ class Run:
     query_ids: tuple[str, ...]
     n_items: int
     warnings: list[DataWarning]
+    #: the collection the run was read against (``Assessment.item_ids``);
+    #: the engine refuses to score it against another collection
+    item_ids: tuple[str, ...] | None = None
+    #: distinct retrieved ids the assessment does not know
+    unknown_count: int = 0
+    #: the run tags its file carries (TREC), to tell runs apart
+    tags: tuple[str, ...] = ()
+
+    def fits(self, assessment: Assessment) -> bool:
+        """Whether the run was read against this assessment's collection."""
+        if self.item_ids is None:
+            return self.n_items == assessment.n_items
+        return self.item_ids is assessment.item_ids or self.item_ids == assessment.item_ids
 
     @property
     def max_length(self) -> int:
@@ -424,7 +441,7 @@ class RankedRun(Run):
                 warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
             )
         indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
-        return cls(
+        run = cls(
             name,
             query_ids,
             indptr,
@@ -434,6 +451,9 @@ class RankedRun(Run):
             format=format,
             warnings=found + list(warnings),
         )
+        run.item_ids = assessment.item_ids
+        run.unknown_count = int(np.unique(ec[unknown]).size)
+        return run
 
     @property
     def lengths(self) -> np.ndarray:

@@ -8,14 +8,15 @@ nothing else for anything a file may contain.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
-from .errors import ContestFileError, FileAccessError, FormatError
+from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
-from .formats.text import BOM, is_integer, is_number
+from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
+from .formats.tokens import CONTROL as _CONTROL
+from .formats.tokens import decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
 
@@ -30,15 +31,21 @@ RUN_FORMATS = {
     "trec": "TREC run (qid iter docno rank sim run_id)",
 }
 RANKLIST_VARIANTS = VARIANTS
+#: detection reads this much first, and more (up to HEAD_MAX) until it
+#: holds SAMPLE whole lines: a matrix row may be far longer than HEAD
 HEAD = 1 << 16
+HEAD_MAX = 1 << 24
+SAMPLE = 20
 
 __all__ = [
     "ASSESSMENT_FORMATS",
     "RUN_FORMATS",
     "RANKLIST_VARIANTS",
+    "AmbiguousFormatError",
     "ContestFileError",
     "FormatError",
     "FileAccessError",
+    "classify_path",
     "detect_assessment_format",
     "detect_run_format",
     "load_assessment",
@@ -47,85 +54,173 @@ __all__ = [
 ]
 
 
-def _head(path) -> bytes:
+class _Sample:
+    """The first lines of a file, as detection sees them: token rows (the
+    last one possibly cut by the read limit), and whether the bytes are
+    text (a few stray control bytes leave it text: the reader names them)."""
+
+    def __init__(self, src: Source) -> None:
+        limit = HEAD
+        data = src.head(limit)
+        if len(data) == limit and data.count(b"\n") < SAMPLE:
+            limit = HEAD_MAX
+            data = src.head(limit)
+        complete = len(data) < limit
+        data = strip_bom(data)
+        control = len(_CONTROL.findall(data, 0, HEAD))
+        self.utf16 = looks_utf16(data)
+        self.binary = self.utf16 or control > min(len(data), HEAD) // 100
+        self.rows: list[list[bytes]] = []
+        self.numbers: list[int] = []
+        self.cut_last = False
+        if self.binary:
+            return
+        cut = b""
+        if not complete:
+            end = data.rfind(b"\n") + 1
+            data, cut = data[:end], data[end:]
+        lines = tokenize(data, comments=True)
+        for i in range(min(len(lines), SAMPLE)):
+            a = int(lines.start[i])
+            self.rows.append(lines.tokens[a : a + int(lines.count[i])])
+            self.numbers.append(int(lines.number[i]))
+        toks = cut.split()
+        if not self.rows and toks:
+            # a first line longer than HEAD_MAX: its whole tokens
+            self.rows.append(toks[:-1] if len(toks) > 1 else toks)
+            self.numbers.append(data.count(b"\n") + 1)
+            self.cut_last = True
+
+    def first_line(self) -> str:
+        """What the first content line looks like, for messages."""
+        if self.utf16:
+            return "the file is UTF-16 text (save it as UTF-8)"
+        if self.binary:
+            return "the file is not text"
+        if not self.rows:
+            return "the file holds no line of text"
+        row = self.rows[0]
+        text = decode_token(b" ".join(row))
+        text = text if len(text) <= 60 else text[:57] + "..."
+        return f"line {self.numbers[0]} reads {text!r} ({len(row)} fields)"
+
+    def fits(self, test) -> bool:
+        """The first row fits, and at least half of the sampled rows do (a
+        bad line further on is the reader's to name)."""
+        if not self.rows or not test(self.rows[0], 0):
+            return False
+        ok = sum(1 for i, r in enumerate(self.rows) if test(r, i))
+        return 2 * ok >= len(self.rows)
+
+
+def _number(tok: bytes) -> bool:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(HEAD)
-    except IsADirectoryError as exc:
-        raise FileAccessError(path, "this is a folder, a file was expected") from exc
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
-    return data[len(BOM) :] if data.startswith(BOM) else data
+        float(tok)
+    except ValueError:
+        return False
+    return True
 
 
-def _first_rows(data: bytes, n: int = 5) -> list[list[str]]:
-    text = data.decode("utf-8", errors="replace")
-    lines = text.splitlines()
-    if len(data) == HEAD and lines:
-        lines = lines[:-1]  # the last line may be cut
-    rows = []
-    for line in lines:
-        toks = line.split()
-        if toks and not toks[0].startswith("#"):
-            rows.append(toks)
-            if len(rows) == n:
-                break
-    return rows
+def _integer(tok: bytes) -> bool:
+    try:
+        int(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], _Sample | None]:
+    """The formats a file's content fits (several when it is ambiguous)."""
+    if src.kind == "folder":
+        return ["ranklists"], None
+    s = _Sample(src)
+    sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
+    if s.binary:
+        return (["binary-matrix"] if not s.utf16 and (assessment is None or sized) else []), s
+    if not s.rows:
+        return [], s
+    if s.rows[0][0] == b"PSB":
+        return ["cla"], s
+    out = []
+    if s.fits(lambda r, i: len(r) == 4 and _integer(r[3])):
+        out.append("qrels")
+    numeric = all(_number(t) for r in s.rows for t in r)
+    tags = {r[5] for r in s.rows if len(r) >= 6}
+    # a TREC line: 6 fields (more are ignored), a number 5th; a file of numbers
+    # only is a TREC run when its lines share a run tag (matrix rows do not)
+    if s.fits(lambda r, i: len(r) >= 6 and _number(r[4])) and (not numeric or len(tags) == 1):
+        out.append("trec")
+    if numeric:
+        # a matrix row holds one number per item of the assessment
+        width = assessment.n_items if assessment is not None else len(s.rows[0])
+        if s.fits(lambda r, i: len(r) == width or (s.cut_last and len(r) <= width)):
+            out.append("ascii-matrix")
+    if not out and sized:
+        out.append("binary-matrix")
+    return out, s
 
 
 def sniff(path) -> str | None:
     """What a file or folder looks like, from its content: one of the
-    assessment or run format names, or None."""
-    if os.path.isdir(path):
-        return "ranklists"
-    data = _head(path)
-    if b"\x00" in data:
-        return "binary-matrix"
-    rows = _first_rows(data)
-    if not rows:
+    assessment or run format names, or None.  A pipe or device is never
+    opened here (None); see :func:`classify_path`."""
+    if classify_path(path) not in ("file", "folder") and not isinstance(path, Source):
         return None
-    if rows[0][0] == "PSB":
-        return "cla"
-    if all(len(r) == 4 and is_integer(r[3]) for r in rows):
-        return "qrels"
-    if all(len(r) == 6 and is_integer(r[3]) and is_number(r[4]) for r in rows):
-        return "trec"
-    if all(is_number(t) for r in rows for t in r):
-        return "ascii-matrix"
-    return None
+    found, _ = _candidates(open_source(path), None)
+    return found[0] if found else None
 
 
 def detect_assessment_format(path) -> str:
-    kind = sniff(path)
-    if kind in ASSESSMENT_FORMATS:
-        return kind
+    src = open_source(path, "assessment")
+    found, s = _candidates(src, None)
+    kinds = [k for k in found if k in ASSESSMENT_FORMATS]
+    if len(kinds) == 1:
+        return kinds[0]
+    looks = next((k for k in found if k in RUN_FORMATS), None)
     raise FormatError(
-        path,
+        src.path,
         "cannot tell what this file is: a PSB .cla file (first line "
         "'PSB 1') or TREC qrels (lines 'qid iter docno rel') was expected"
-        + (f"; it looks like a {RUN_FORMATS[kind]}" if kind in RUN_FORMATS else ""),
-        line=1,
+        + (f"; {s.first_line()}" if s is not None else "")
+        + (f"; it looks like a {RUN_FORMATS[looks]}" if looks else ""),
+        line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
 
 def detect_run_format(path, assessment: Assessment | None = None) -> str:
-    kind = sniff(path)
-    if kind in RUN_FORMATS:
-        return kind
-    if kind is None and assessment is not None and not os.path.isdir(path):
+    """The run format of a file or folder.  :class:`AmbiguousFormatError`
+    (with ``candidates``) when several fit: the caller asks, or the user
+    chooses with ``--run-format``."""
+    src = open_source(path, "run")
+    found, s = _candidates(src, assessment)
+    kinds = [k for k in found if k in RUN_FORMATS]
+    if len(kinds) == 1:
+        return kinds[0]
+    if len(kinds) > 1:
+        raise AmbiguousFormatError(
+            src.path,
+            "this run fits several formats: "
+            + " and ".join(RUN_FORMATS[k] for k in kinds)
+            + f"; choose one with --run-format ({' or '.join(kinds)})",
+            candidates=tuple(kinds),
+        )
+    if s is not None and s.binary and not s.utf16 and assessment is not None:
+        # not text, and not of a binary matrix's size
         q, t = assessment.n_queries, assessment.n_items
-        try:
-            if os.path.getsize(path) == 4 * q * t:
-                return "binary-matrix"
-        except OSError as exc:
-            raise FileAccessError.wrap(path, exc) from exc
+        raise FormatError(
+            src.path,
+            f"this is not a text file, and its {src.size} bytes are not those of a binary "
+            f"float32 matrix of {q} x {t} ({4 * q * t} bytes)",
+        )
+    looks = next((k for k in found if k in ASSESSMENT_FORMATS), None)
     raise FormatError(
-        path,
+        src.path,
         "cannot tell what this run is: a TREC run (6 fields per line), a "
         "matrix of numbers, a binary float32 matrix, or a folder of rank lists "
         "was expected"
-        + (f"; it looks like a {ASSESSMENT_FORMATS[kind]}" if kind in ASSESSMENT_FORMATS else ""),
-        line=1,
+        + (f"; {s.first_line()}" if s is not None else "")
+        + (f"; it looks like a {ASSESSMENT_FORMATS[looks]}" if looks else ""),
+        line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
 
@@ -147,6 +242,14 @@ def load_assessment(
     * TREC qrels: graded as given; ``collection_size`` or ``collection`` (a
       file with one item id per line) says what the qrels cannot.
     """
+    if format is not None and format not in ASSESSMENT_FORMATS:
+        raise FormatError(
+            path,
+            f"unknown assessment format {format!r}; "
+            f"expected one of {', '.join(ASSESSMENT_FORMATS)}",
+        )
+    path = open_source(path, "assessment")
+    _no_folder(path, "an assessment file")
     fmt = format or detect_assessment_format(path)
     if fmt == "cla":
         if collection_size is not None or collection is not None:
@@ -169,12 +272,12 @@ def load_assessment(
         a = read_qrels(
             path, collection_size=collection_size, collection=items, normalize_ids=normalize_ids
         )
-    else:
-        raise FormatError(
-            path,
-            f"unknown assessment format {fmt!r}; expected one of {', '.join(ASSESSMENT_FORMATS)}",
-        )
     return replace(a, normalize_ids=normalize_ids)
+
+
+def _no_folder(src: Source, what: str) -> None:
+    if src.kind == "folder":
+        raise FileAccessError(src.path, f"this is a folder; {what} was expected")
 
 
 def load_run(
@@ -193,18 +296,27 @@ def load_run(
     unless ``normalize_ids`` says otherwise.  ``block_values`` is how an ASCII
     matrix is parsed (see :func:`~shrec_eval.formats.matrix.read_ascii_matrix`:
     None, the whole file at once; the desktop app's worker reads in blocks)."""
-    norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
-    fmt = format or detect_run_format(path, assessment)
-    if fmt == "ascii-matrix":
-        return read_ascii_matrix(path, assessment, name=name, block_values=block_values)
-    if fmt == "binary-matrix":
-        return read_binary_matrix(path, assessment, name=name)
-    if fmt == "ranklists":
-        if not os.path.isdir(path):
-            raise FormatError(path, "a folder of rank-list files was expected, this is a file")
-        return read_ranklist_folder(
-            path, assessment, variant=variant, name=name, normalize_ids=norm
+    if not isinstance(assessment, Assessment):
+        raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
+    if format is not None and format not in RUN_FORMATS:
+        raise FormatError(
+            path, f"unknown run format {format!r}; expected one of {', '.join(RUN_FORMATS)}"
         )
-    if fmt == "trec":
-        return read_trec_run(path, assessment, trec_order=trec_order, name=name, normalize_ids=norm)
-    raise FormatError(path, f"unknown run format {fmt!r}; expected one of {', '.join(RUN_FORMATS)}")
+    norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
+    q, t = assessment.n_queries, assessment.n_items
+    # a pipe is read once, at most what the format can need
+    limit = 4 * q * t + 1 if format == "binary-matrix" else PIPE_LIMIT
+    src = open_source(path, "run", limit=limit)
+    fmt = format or detect_run_format(src, assessment)
+    if fmt == "ranklists":
+        if src.kind != "folder":
+            raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")
+        return read_ranklist_folder(
+            src.path, assessment, variant=variant, name=name, normalize_ids=norm
+        )
+    _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+    if fmt == "ascii-matrix":
+        return read_ascii_matrix(src, assessment, name=name, block_values=block_values)
+    if fmt == "binary-matrix":
+        return read_binary_matrix(src, assessment, name=name)
+    return read_trec_run(src, assessment, trec_order=trec_order, name=name, normalize_ids=norm)

@@ -9,7 +9,8 @@ import numpy as np
 from ..errors import FormatError
 from ..model import Assessment
 from .ids import IdNormalizer
-from .text import read_text
+from .source import open_source
+from .tokens import Lines, decode_token, read_lines
 
 ROOT = "0"
 
@@ -58,19 +59,18 @@ class Classification:
 
 
 class _Tokens:
-    """Whitespace tokens of a text with their line and column."""
+    """Whitespace tokens of a file with their line and column (the one
+    tokenizer of :mod:`.tokens`: lines end at ``\\n`` only)."""
 
-    def __init__(self, text: str, path) -> None:
+    def __init__(self, lines: Lines, path) -> None:
         self.path = path
+        line_of = lines.token_lines()
+        data = lines.data
         self.toks: list[tuple[str, int, int]] = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            pos = 0
-            for tok in line.split():
-                pos = line.index(tok, pos)
-                self.toks.append((tok, n, pos + 1))
-                pos += len(tok)
+        for tok, n, off in zip(lines.tokens, line_of.tolist(), lines.offsets.tolist()):
+            self.toks.append((decode_token(tok), n, off - (data.rfind(b"\n", 0, off) + 1) + 1))
         self.i = 0
-        self.last_line = max(len(text.splitlines()), 1)
+        self.last_line = max(data.count(b"\n") + (not data.endswith(b"\n")), 1)
 
     def next(self, expected: str) -> tuple[str, int, int]:
         if self.i >= len(self.toks):
@@ -110,8 +110,9 @@ class _Tokens:
 def read_cla(path, *, normalize_ids: bool = True) -> Classification:
     """Parse a PSB ``.cla`` file; a :class:`FormatError` names the line of
     anything wrong (header, counts, duplicate class or model, parents)."""
-    text = read_text(path, ".cla classification file")
-    tk = _Tokens(text, path)
+    src = open_source(path, ".cla classification file")
+    path = src.path
+    tk = _Tokens(read_lines(src, ".cla classification file"), path)
     norm = IdNormalizer(normalize_ids)
     if tk.done():
         raise FormatError(path, "the file is empty; a PSB .cla file starts with 'PSB 1'", line=1)
@@ -171,7 +172,8 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
             if mid in model_class:
                 raise FormatError(
                     path,
-                    f"model {mid} is listed twice (in class {model_class[mid]!r} and in {name!r})",
+                    f"model {mid} is listed twice (in class {model_class[mid]!r} and in "
+                    f"{name!r}){norm.same_hint(mid)}",
                     line=mline,
                     column=mcol,
                     token=mid,

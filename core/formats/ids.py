@@ -42,6 +42,20 @@ class IdNormalizer:
             out = self._seen[token] = normalize_id(token)
         return out
 
+    def spellings(self, ident: str) -> list[str]:
+        """The spellings seen that normalise to ``ident``, sorted."""
+        return sorted(raw for raw, out in self._seen.items() if out == ident)
+
+    def same_hint(self, ident: str) -> str:
+        """For an id found twice: which spellings normalisation made equal."""
+        raws = self.spellings(ident)
+        if len(raws) < 2:
+            return ""
+        return (
+            f"; {' and '.join(repr(r) for r in raws)} are the same id once normalised "
+            "(--no-normalize-ids keeps ids as written)"
+        )
+
     @property
     def examples(self) -> list[str]:
         """The first few changed ids, in sorted order (independent of the

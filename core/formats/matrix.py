@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
+import io
 import itertools
-import os
-import re
 import warnings
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import numpy as np
 
 from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
-from .text import BOM, read_bytes
+from .source import open_source
+from .tokens import CONTROL, check_text, strip_bom, tokenize
 
 SCAN_ROWS = 256
 
@@ -42,6 +42,7 @@ class MatrixRun(Run):
         self.matrix = matrix
         self.query_ids = assessment.query_ids
         self.n_items = assessment.n_items
+        self.item_ids = assessment.item_ids
         self._base_warnings = list(warnings)
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
         self._ranked = np.zeros(matrix.shape[0], dtype=bool)
@@ -127,10 +128,9 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
     """PSB binary matrix: native little-endian float32, no header, Q x T
     entries in the order of the classification; memory-mapped."""
     q, t = _expected_shape(assessment)
-    try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
+    src = open_source(path, "binary float32 matrix", limit=4 * q * t + 1)
+    path = src.path
+    size = src.size
     if size == 0:
         raise FormatError(
             path,
@@ -148,7 +148,10 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
             f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}",
         )
     try:
-        m = np.memmap(path, dtype="<f4", mode="r", shape=(q, t))
+        if src.in_memory:  # a pipe, read once
+            m = np.frombuffer(src.read(), dtype="<f4").reshape(q, t)
+        else:
+            m = np.memmap(path, dtype="<f4", mode="r", shape=(q, t))
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
     _check_finite(path, m)
@@ -159,9 +162,6 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
         source=str(path),
         format="PSB binary matrix (float32)",
     )
-
-
-_BAD_CHAR = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def read_ascii_matrix(
@@ -175,19 +175,19 @@ def read_ascii_matrix(
     that a GUI thread stays responsive while a worker thread reads a large
     matrix (see :data:`RESPONSIVE_BLOCK_VALUES`), at some cost in throughput."""
     q, t = _expected_shape(assessment)
+    src = open_source(path, "text matrix of numbers")
+    path = src.path
+    data = strip_bom(src.read())
     try:
-        m = _loadtxt_blocks(path, block_values)
+        m = _loadtxt_blocks(data, block_values) if not CONTROL.search(data) else None
     except (ValueError, UnicodeError, OverflowError):
         m = None
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
     if (
         m is None
         or m.shape != (q, t)
         or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
     ):
-        data = read_bytes(path)
-        _diagnose(path, data[len(BOM) :] if data.startswith(BOM) else data, q, t, assessment)
+        _diagnose(path, data, q, t, assessment)
         raise FormatError(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
@@ -201,16 +201,19 @@ def read_ascii_matrix(
 RESPONSIVE_BLOCK_VALUES = 1_000_000
 
 
-def _loadtxt_blocks(path, block_values: int | None) -> np.ndarray:
+def _loadtxt_blocks(data: bytes, block_values: int | None) -> np.ndarray:
     """numpy's C parser (the fastest there is), over the whole file or over
     blocks of about ``block_values`` values (whole lines).  Raises ValueError
     (and UnicodeError) for content it refuses; the caller then diagnoses."""
     if block_values is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
-            return np.loadtxt(path, dtype=np.float64, comments=None, ndmin=2, encoding="utf-8-sig")
+            return np.loadtxt(
+                io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2, encoding="utf-8"
+            )
     pieces = []
-    with open(path, encoding="utf-8-sig") as fh, warnings.catch_warnings():
+    fh = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="\n")
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
         first = [fh.readline()]
         rows = max(1, block_values // max(len(first[0].split()), 1))
@@ -229,47 +232,37 @@ def _loadtxt_blocks(path, block_values: int | None) -> np.ndarray:
 
 def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None:
     """Find and report the first problem of a matrix that did not parse."""
-    bad = _BAD_CHAR.search(data)
-    if bad is not None:
-        line = data.count(b"\n", 0, bad.start()) + 1
-        what = (
-            "a binary file"
-            if bad.group() == b"\x00"
-            else f"a control character {bad.group()[0]:#04x}"
-        )
-        raise FormatError(path, f"this is {what}; a text matrix of numbers was expected", line=line)
+    check_text(path, data, "text matrix of numbers")
     if not data.strip():
         raise FormatError(
             path,
             f"the file is empty; a matrix of {_shape_text(assessment)} numbers was expected",
             line=1,
         )
-    text = data.decode("utf-8", errors="replace")
+    lines = tokenize(data)
     row = 0
     last = 0
-    for n, line in enumerate(text.splitlines(), start=1):
-        toks = line.split()
-        if not toks:
-            continue
-        last = n
+    for i, toks in lines.rows():
+        n = last = int(lines.number[i])
         if row == q:
+            header = " (is line 1 a header? remove it)" if len(lines) == q + 1 else ""
             raise FormatError(
                 path,
-                f"more rows than the {q} expected for {_shape_text(assessment)}",
+                f"more rows than the {q} expected for {_shape_text(assessment)}{header}",
                 line=n,
                 token=toks[0],
             )
-        pos = 0
         for j, tok in enumerate(toks):
-            pos = line.index(tok, pos)
             try:
+                if "_" in tok:  # Python reads 1_000.5, numpy's parser does not
+                    raise ValueError(tok)
                 v = float(tok)
             except ValueError:
                 raise FormatError(
                     path,
                     f"row {row + 1}, value {j + 1} is not a number",
                     line=n,
-                    column=pos + 1,
+                    column=lines.column(i, j),
                     token=tok,
                 ) from None
             if v != v or v in (float("inf"), float("-inf")):
@@ -278,10 +271,9 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
                     f"row {row + 1}, column {j + 1} is {tok}; every "
                     "dissimilarity must be a finite number",
                     line=n,
-                    column=pos + 1,
+                    column=lines.column(i, j),
                     token=tok,
                 )
-            pos += len(tok)
         if len(toks) != t:
             raise FormatError(
                 path,

@@ -8,7 +8,8 @@ from pathlib import Path
 from ..errors import FileAccessError, FormatError
 from ..model import Assessment, RankedRun, make_warning
 from .ids import IdNormalizer
-from .text import column_of, is_number, read_text
+from .source import open_source
+from .tokens import read_lines
 
 VARIANTS = {
     "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",
@@ -19,8 +20,16 @@ SAMPLE_FILES = 5
 SAMPLE_LINES = 50
 
 
+def _is_number(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
 def _looks_like_distance(tok: str) -> bool:
-    return is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
+    return _is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
 
 
 def list_files(folder) -> list[Path]:
@@ -53,13 +62,8 @@ def detect_variant(folder, assessment: Assessment, normalize_ids: bool = True) -
     query_line = two_cols = 0
     files = list_files(folder)[:SAMPLE_FILES]
     for f in files:
-        rows = [
-            toks
-            for toks in (
-                ln.split() for ln in read_text(f, "rank-list file").splitlines()[:SAMPLE_LINES]
-            )
-            if toks
-        ]
+        lines = read_lines(open_source(f, "rank-list file"), "rank-list file")
+        rows = [toks for i, toks in lines.rows() if i < SAMPLE_LINES]
         if len(rows) >= 2 and len(rows[0]) == 1 and len(rows[1]) == 2:
             query_line += 1
             rows = rows[1:]
@@ -117,10 +121,9 @@ def read_ranklist_folder(
             )
         ids, where, dists = [], [], []
         first = True
-        for n, line in enumerate(read_text(f, "rank-list file").splitlines(), start=1):
-            toks = line.split()
-            if not toks:
-                continue
+        text = read_lines(open_source(f, "rank-list file"), "rank-list file")
+        for i, toks in text.rows():
+            n = int(text.number[i])
             if first and variant == "query-line":
                 first = False
                 if len(toks) != 1:
@@ -129,7 +132,7 @@ def read_ranklist_folder(
                         "the first line must hold the query id alone "
                         "(rank-list variant query-line)",
                         line=n,
-                        token=line.strip(),
+                        token=text.text(i),
                     )
                 if norm(toks[0]) != qid:
                     mismatched.append(f"file {f.name} says {toks[0]}")
@@ -141,7 +144,7 @@ def read_ranklist_folder(
                         f,
                         f"a line 'distance targetId' was expected; this one has {len(toks)} fields",
                         line=n,
-                        token=line.strip(),
+                        token=text.text(i),
                     )
                 dist, tid, dcol = toks[0], toks[1], 0
             else:
@@ -150,7 +153,7 @@ def read_ranklist_folder(
                         f,
                         f"a line 'targetId distance' was expected; this one has {len(toks)} fields",
                         line=n,
-                        token=line.strip(),
+                        token=text.text(i),
                     )
                 tid, dist, dcol = toks[0], (toks[1] if len(toks) == 2 else None), 1
                 if variant == "query-line" and dist is None:
@@ -158,7 +161,7 @@ def read_ranklist_folder(
                         f,
                         "a line 'targetId distance' was expected; the distance is missing",
                         line=n,
-                        token=line.strip(),
+                        token=text.text(i),
                     )
             if dist is not None:
                 try:
@@ -168,7 +171,7 @@ def read_ranklist_folder(
                         f,
                         "the distance must be a number",
                         line=n,
-                        column=column_of(line, dcol),
+                        column=text.column(i, dcol),
                         token=dist,
                     ) from None
                 if d != d or d in (float("inf"), float("-inf")):
@@ -176,7 +179,7 @@ def read_ranklist_folder(
                         f,
                         "the distance must be a finite number",
                         line=n,
-                        column=column_of(line, dcol),
+                        column=text.column(i, dcol),
                         token=dist,
                     )
                 dists.append(d)

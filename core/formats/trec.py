@@ -1,10 +1,10 @@
 """TREC qrels (``qid iter docno rel``) and TREC runs
-(``qid iter docno rank sim run_id``)."""
+(``qid iter docno rank sim run_id``), read with the one tokenizer of
+:mod:`.tokens` (whole chunks of lines at a time, every line's field count
+checked)."""
 
 from __future__ import annotations
 
-import io
-import re
 from pathlib import Path
 
 import numpy as np
@@ -12,35 +12,96 @@ import numpy as np
 from ..errors import FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun
 from .ids import IdNormalizer
-from .text import BOM, column_of, read_bytes, read_text
+from .source import open_source
+from .tokens import (
+    CHUNK,
+    check_counts,
+    check_text,
+    chunks,
+    decode_token,
+    floats,
+    integers,
+    read_lines,
+    strip_bom,
+    tokenize,
+)
 
 MAX_GRADE = 2**31 - 1
+RUN_FIELDS = "a TREC run line has 6 fields 'qid iter docno rank sim run_id'"
+QRELS_FIELDS = "a qrels line has 4 fields 'qid iter docno rel'"
 
 
 def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
     """A collection list: one item id per line (further tokens ignored)."""
+    src = open_source(path, "collection list")
+    lines = read_lines(src, "collection list", comments=True)
     norm = IdNormalizer(normalize_ids)
     out, seen = [], {}
-    for n, line in enumerate(read_text(path, "collection list").splitlines(), start=1):
-        toks = line.split()
-        if not toks or toks[0].startswith("#"):
-            continue
-        it = norm(toks[0])
+    for i, raw in enumerate(lines.field(0)):
+        it = norm(decode_token(raw))
+        n = int(lines.number[i])
         if it in seen:
             raise FormatError(
-                path,
-                f"item {it} is listed twice (first on line {seen[it]})",
+                src.path,
+                f"item {it} is listed twice (first on line {seen[it]})" + norm.same_hint(it),
                 line=n,
-                column=column_of(line, 0),
-                token=toks[0],
+                column=lines.column(i, 0),
+                token=decode_token(raw),
             )
         seen[it] = n
         out.append(it)
     if not out:
         raise FormatError(
-            path, "the collection list is empty; one item id per line was expected", line=1
+            src.path, "the collection list is empty; one item id per line was expected", line=1
         )
     return out
+
+
+class _Codes(dict):
+    """raw token (bytes) -> code of its (normalised) id; the ids in code
+    order, and the raw spelling of each code's first occurrence."""
+
+    def __init__(self, norm: IdNormalizer) -> None:
+        super().__init__()
+        self.norm = norm
+        self.ids: list[str] = []
+        self.raw: list[bytes] = []
+        self._code: dict[str, int] = {}
+
+    def __missing__(self, raw: bytes) -> int:
+        ident = self.norm(decode_token(raw))
+        code = self._code.get(ident)
+        if code is None:
+            code = self._code[ident] = len(self.ids)
+            self.ids.append(ident)
+        self.raw.append(raw)
+        self[raw] = code
+        return code
+
+    def codes(self, tokens: list[bytes]) -> np.ndarray:
+        return np.fromiter(map(self.__getitem__, tokens), np.int64, len(tokens))
+
+
+class _Index(dict):
+    """token -> its number in order of first occurrence (the docnos as
+    written, for trec_eval's tie order)."""
+
+    def __missing__(self, raw: bytes) -> int:
+        code = self[raw] = len(self)
+        return code
+
+    def codes(self, tokens: list[bytes]) -> np.ndarray:
+        return np.fromiter(map(self.__getitem__, tokens), np.int64, len(tokens))
+
+
+def _text_of(src, what: str) -> bytes:
+    data = strip_bom(src.read())
+    check_text(src.path, data, what)
+    return data
+
+
+def _quoted(tokens: list[bytes]) -> int:
+    return sum(1 for t in tokens if t[:1] == b'"' or t[-1:] == b'"')
 
 
 def read_qrels(
@@ -49,70 +110,55 @@ def read_qrels(
     collection_size: int | None = None,
     collection: list[str] | None = None,
     normalize_ids: bool = True,
+    chunk_size: int = CHUNK,
 ) -> Assessment:
     """TREC qrels as a graded assessment.  qrels do not know the collection:
-    give its size or its list of ids (without either, the collection is the
-    judged documents)."""
-    text = read_text(path, "TREC qrels file")
+    give its size or its list of ids.  Without either, the collection is the
+    judged documents plus whatever a run retrieves besides (the engine adds
+    a run's other ids and says so in a data check)."""
+    src = open_source(path, "TREC qrels file")
+    path = src.path
+    data = _text_of(src, "TREC qrels file")
     norm = IdNormalizer(normalize_ids)
-    judgments: dict[str, dict[str, int]] = {}
-    where: dict[tuple[str, str], int] = {}
-    negatives = 0
-    for n, line in enumerate(text.splitlines(), start=1):
-        toks = line.split()
-        if not toks or toks[0].startswith("#"):
-            continue
-        if len(toks) != 4:
-            raise FormatError(
-                path,
-                f"a qrels line has 4 fields 'qid iter docno rel'; this one has {len(toks)}",
-                line=n,
-                token=line.strip(),
-            )
-        qid, _, doc, rel = toks
-        qid = norm(qid)
-        try:
-            grade = int(rel)
-        except ValueError:
-            raise FormatError(
-                path,
-                "the relevance (4th field) must be a whole number",
-                line=n,
-                column=column_of(line, 3),
-                token=rel,
-            ) from None
-        if grade < 0:
-            negatives += 1
-            grade = 0
-        if grade > MAX_GRADE:
+    qc, dc = _Codes(norm), _Codes(norm)
+    q_parts, d_parts, g_parts, n_parts = [], [], [], []
+    quoted = 0
+    for first, chunk in chunks(data, chunk_size):
+        lines = tokenize(chunk, first, comments=True)
+        check_counts(path, lines, 4, 4, QRELS_FIELDS)
+        grades = integers(path, lines, 3, "the relevance (4th field)")
+        big = np.flatnonzero(grades > MAX_GRADE)
+        if big.size:
+            i = int(big[0])
             raise FormatError(
                 path,
                 f"the relevance grade is too large (at most {MAX_GRADE})",
-                line=n,
-                column=column_of(line, 3),
-                token=rel,
+                line=int(lines.number[i]),
+                column=lines.column(i, 3),
+                token=decode_token(lines.field(3)[i]),
             )
-        doc = norm(doc)
-        q = judgments.setdefault(qid, {})
-        if doc in q and q[doc] != grade:
-            raise FormatError(
-                path,
-                f"query {qid}, document {doc} is judged twice with different "
-                f"grades ({q[doc]} on line {where[qid, doc]}, {grade} here)",
-                line=n,
-                column=column_of(line, 3),
-                token=rel,
-            )
-        q[doc] = grade
-        where[qid, doc] = n
-    if not judgments:
+        qt, dt = lines.field(0), lines.field(2)
+        if b'"' in chunk:
+            quoted += _quoted(qt) + _quoted(dt)
+        q_parts.append(qc.codes(qt))
+        d_parts.append(dc.codes(dt))
+        g_parts.append(grades)
+        n_parts.append(lines.number)
+    if not q_parts or not sum(p.size for p in q_parts):
         raise FormatError(
             path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
         )
+    eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
+    negatives = int((grades < 0).sum())
+    grades = np.maximum(grades, 0)
+    keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where)
+    judgments: dict[str, dict[str, int]] = {q: {} for q in qc.ids}
+    for q, d, g in zip(eq[keep].tolist(), ed[keep].tolist(), grades[keep].tolist()):
+        judgments[qc.ids[q]][dc.ids[d]] = g
     items = collection
     if items is not None:
         known = set(items)
-        missing = [d for q in judgments.values() for d in q if d not in known]
+        missing = [d for d in dc.ids if d not in known]
         if missing:
             raise FormatError(
                 path,
@@ -127,13 +173,14 @@ def read_qrels(
             path,
             f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
         )
-    grades = [g for q in judgments.values() for g in q.values()]
-    top = max([g for g in grades if g > 0], default=1)
+    top = int(grades.max()) if grades.size and grades.max() > 0 else 1
     notes = norm.note(f"qrels {path}")
     if negatives:
         notes.append(
             DataWarning("negative_grades", "negative grades read as not relevant", negatives)
         )
+    if quoted:
+        notes.append(_quote_note(quoted))
     a = Assessment.from_judgments(
         judgments,
         items,
@@ -142,81 +189,51 @@ def read_qrels(
         kind="graded qrels" if top > 1 else "binary qrels",
         source=str(path),
     )
-    return _replace(a, closed=collection is not None, notes=tuple(notes))
+    return _replace(
+        a,
+        closed=collection is not None,
+        size_inferred=collection is None and collection_size is None,
+        notes=tuple(notes),
+    )
+
+
+def _quote_note(count: int) -> DataWarning:
+    return DataWarning(
+        "quoted_ids",
+        'ids written in double quotes (the quotes are part of the id, as for trec_eval: "d1" '
+        "is not d1)",
+        count,
+    )
+
+
+def _judged_once(path, q_ids, d_ids, eq, ed, grades, where) -> np.ndarray:
+    """Mask of the first judgment of each (query, document); an error for a
+    pair judged twice with different grades."""
+    key = eq * max(len(d_ids), 1) + ed
+    order = np.argsort(key, kind="stable")
+    ks, gs = key[order], grades[order]
+    again = np.flatnonzero(ks[1:] == ks[:-1]) + 1
+    keep = np.ones(key.size, dtype=bool)
+    keep[order[again]] = False
+    clash = again[gs[again] != gs[again - 1]]
+    if clash.size:
+        # the first line (in file order) that contradicts an earlier one
+        firsts = np.searchsorted(ks, ks[clash])
+        j = int(np.argmin(where[order[clash]]))
+        e, e0 = int(order[clash[j]]), int(order[firsts[j]])
+        raise FormatError(
+            path,
+            f"query {q_ids[eq[e]]}, document {d_ids[ed[e]]} is judged twice with different "
+            f"grades ({grades[e0]} on line {where[e0]}, {grades[e]} here)",
+            line=int(where[e]),
+        )
+    return keep
 
 
 def _replace(a: Assessment, **kw) -> Assessment:
     from dataclasses import replace
 
     return replace(a, **kw)
-
-
-class _Codes(dict):
-    """raw token (bytes) -> code of its (normalised) id; the ids in code order."""
-
-    def __init__(self, norm: IdNormalizer) -> None:
-        super().__init__()
-        self.norm = norm
-        self.ids: list[str] = []
-        self._code: dict[str, int] = {}
-
-    def __missing__(self, raw: bytes) -> int:
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("latin-1")
-        ident = self.norm(text)
-        code = self._code.get(ident)
-        if code is None:
-            code = self._code[ident] = len(self.ids)
-            self.ids.append(ident)
-        self[raw] = code
-        return code
-
-
-CHUNK = 1 << 25
-#: files from this size on are tried with pandas' C tokenizer first
-BULK_MIN = 1 << 16
-
-
-def _chunks(data: bytes):
-    """(first line number, chunk) pieces of whole lines."""
-    start, line = 0, 1
-    while start < len(data):
-        end = data.find(b"\n", min(start + CHUNK, len(data)))
-        end = len(data) if end < 0 else end + 1
-        chunk = data[start:end]
-        yield line, chunk
-        line += chunk.count(b"\n")
-        start = end
-
-
-def _slow_rows(path, chunk: bytes, first_line: int):
-    """Line by line, with the error of the first bad line."""
-    for n, raw in enumerate(chunk.split(b"\n"), start=first_line):
-        toks = raw.split()
-        if not toks or toks[0].startswith(b"#"):
-            continue
-        text = raw.decode("utf-8", errors="replace")
-        if len(toks) != 6:
-            raise FormatError(
-                path,
-                f"a TREC run line has 6 fields 'qid iter docno rank sim "
-                f"run_id'; this one has {len(toks)}",
-                line=n,
-                token=text.strip(),
-            )
-        try:
-            score = float(toks[4])
-        except ValueError:
-            raise FormatError(
-                path,
-                "the score (5th field) must be a number",
-                line=n,
-                column=column_of(text, 4),
-                token=toks[4].decode("utf-8", errors="replace"),
-            ) from None
-        yield toks, score, n
 
 
 def read_trec_run(
@@ -226,182 +243,92 @@ def read_trec_run(
     trec_order: bool = False,
     name: str | None = None,
     normalize_ids: bool = True,
+    chunk_size: int = CHUNK,
 ) -> RankedRun:
     """A TREC run.  File order by default; ``trec_order`` sorts each query
-    as trec_eval does (score descending, then docno descending).  A docno
-    repeated within a query keeps its first occurrence, with a warning.
+    as trec_eval does (score descending, then docno descending, the docnos
+    compared as written in the file).  A docno repeated within a query keeps
+    its first occurrence, with a warning.  Fields past the sixth are ignored
+    (as trec_eval does) and counted in a data check.
 
-    A large clean file is tokenized by pandas' C reader; otherwise whole
-    chunks of well-formed lines are split and converted in bulk, and a chunk
-    with comments, blank or bad lines is read line by line, which also finds
-    the line of the first error."""
-    data = read_bytes(path)
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-    if data.translate(None, _TEXT_BYTES):
-        bad = _BAD_BYTES.search(data)
-        what = (
-            "a binary file"
-            if bad.group() == b"\x00"
-            else f"a control character {bad.group()[0]:#04x}"
-        )
-        raise FormatError(
-            path,
-            f"this is {what}; a text TREC run was expected",
-            line=data.count(b"\n", 0, bad.start()) + 1,
-        )
+    The data is read a chunk of whole lines at a time (``chunk_size`` bytes)
+    with the tokenizer of :mod:`.tokens`; the result does not depend on it."""
+    src = open_source(path, "TREC run")
+    path = src.path
+    data = _text_of(src, "TREC run")
     norm = IdNormalizer(normalize_ids)
-    bulk = _bulk_read(path, data, norm)
-    if bulk is not None:
-        entry_query, entry_doc, sims, lines, q_ids, d_ids, rid = bulk
-    else:
-        entry_query, entry_doc, sims, lines, q_ids, d_ids, rid = _chunked_read(path, data, norm)
-    if not entry_query.size:
+    qc, dc, rc = _Codes(norm), _Codes(norm), _Codes(IdNormalizer(False))
+    raw_docs = _Index()
+    parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
+    extra_lines: list[int] = []
+    n_extra = quoted = 0
+    for first, chunk in chunks(data, chunk_size):
+        lines = tokenize(chunk, first, comments=True)
+        check_counts(path, lines, 6, None, RUN_FIELDS)
+        sims = floats(path, lines, 4, "the score (5th field)")
+        docs = lines.field(2)
+        extra = np.flatnonzero(lines.count > 6)
+        if extra.size:
+            n_extra += int(extra.size)
+            extra_lines.extend(lines.number[extra[:MAX_EXAMPLES]].tolist())
+        if b'"' in chunk:
+            quoted += _quoted(lines.field(0)) + _quoted(docs)
+        parts["q"].append(qc.codes(lines.field(0)))
+        parts["d"].append(dc.codes(docs))
+        parts["raw"].append(raw_docs.codes(docs) if trec_order else np.zeros(0, np.int64))
+        parts["s"].append(sims)
+        parts["n"].append(lines.number)
+        rc.codes(lines.field(5))
+    if not parts["q"] or not sum(p.size for p in parts["q"]):
         raise FormatError(
             path,
             "the file holds no result line; lines 'qid iter docno rank sim run_id' were expected",
             line=1,
         )
+    entry_query, entry_doc, raw, sims, lines_of = (
+        np.concatenate(parts[k]) for k in ("q", "d", "raw", "s", "n")
+    )
     nan = np.flatnonzero(np.isnan(sims))
     if nan.size:
-        n = int(lines[nan[0]])
+        n = int(lines_of[nan[0]])
         raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
     if trec_order:
-        doc_rank = np.empty(len(d_ids), dtype=np.int64)
-        doc_rank[np.argsort(np.array(d_ids, dtype=object), kind="stable")] = np.arange(len(d_ids))
-        order = np.lexsort((-doc_rank[entry_doc], -sims, entry_query))
-        entry_query, entry_doc, lines = entry_query[order], entry_doc[order], lines[order]
+        order = _trec_eval_order(entry_query, sims, raw, list(raw_docs))
+        entry_query, entry_doc, lines_of = entry_query[order], entry_doc[order], lines_of[order]
+    rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    return RankedRun.from_codes(
+    notes = norm.note(f"run {path}")
+    if n_extra:
+        notes.append(
+            DataWarning(
+                "extra_fields",
+                "lines with more than 6 fields (fields past the sixth ignored, as trec_eval does)",
+                n_extra,
+                tuple(f"line {n}" for n in extra_lines[:MAX_EXAMPLES]),
+            )
+        )
+    if quoted:
+        notes.append(_quote_note(quoted))
+    run = RankedRun.from_codes(
         run_name,
-        q_ids,
+        qc.ids,
         entry_query,
         entry_doc,
-        d_ids,
+        dc.ids,
         assessment,
-        where=lambda e: f"line {lines[e]}",
+        where=lambda e: f"line {lines_of[e]}",
         source=str(path),
         format=f"TREC run, {how}",
-        warnings=norm.note(f"run {path}"),
+        warnings=notes,
     )
+    run.tags = tuple(rid)
+    return run
 
 
-def _bulk_read(path, data: bytes, norm: IdNormalizer):
-    """pandas' C tokenizer for a clean file (no comment, no blank line, six
-    fields everywhere); None when the file needs the line-by-line reader."""
-    if b"#" in data or b"\n\n" in data or b"\n\r\n" in data or len(data) < BULK_MIN:
-        return None
-    n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    # single spaces (most files) tokenize faster; anything else shows up as
-    # an empty or extra field and is read again splitting on any whitespace
-    seps = [r"\s+"] if b"\t" in data or b"\r" in data else [" ", r"\s+"]
-    for sep in seps:
-        df = _pandas_columns(data, sep)
-        if df is None:
-            continue
-        cols = [df[c].cat for c in (0, 2, 5)]
-        if len(df) == n_lines and not any((c.codes < 0).any() or "" in c.categories for c in cols):
-            break
-    else:
-        return None
-    out = []
-    for col, c in enumerate(cols[:2]):
-        codes = c.codes.to_numpy()
-        if col == 0:
-            # queries in order of first appearance, as the line-by-line reader
-            # gives them; a first appearance always starts a run of equal codes
-            starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-            uniq, first = np.unique(codes[starts], return_index=True)
-            order = uniq[np.argsort(first)]
-        else:
-            order = range(len(c.categories))
-        idents, code_of = [], {}
-        mapped = np.empty(len(c.categories), dtype=np.int64)
-        for k in order:
-            ident = norm(str(c.categories[k]))
-            mapped[k] = code_of.setdefault(ident, len(idents))
-            if mapped[k] == len(idents):
-                idents.append(ident)
-        out.append((mapped[codes], idents))
-    (eq, q_ids), (ed, d_ids) = out
-    sims = df[4].to_numpy(dtype=np.float64)
-    rid_codes = cols[2].codes.to_numpy()
-    rid_first = np.flatnonzero(np.concatenate(([True], rid_codes[1:] != rid_codes[:-1])))
-    _, first = np.unique(rid_codes[rid_first], return_index=True)
-    rid = [str(cols[2].categories[rid_codes[rid_first[i]]]) for i in sorted(first)]
-    return eq, ed, sims, np.arange(1, len(df) + 1), q_ids, d_ids, rid
-
-
-def _pandas_columns(data: bytes, sep: str):
-    try:
-        import pandas as pd
-    except ImportError:  # a build without pandas (the desktop bundle) reads line by line
-        return None
-    try:
-        return pd.read_csv(
-            io.BytesIO(data),
-            sep=sep,
-            header=None,
-            names=list(range(6)),
-            usecols=[0, 2, 4, 5],
-            engine="c",
-            na_filter=False,
-            dtype={0: "category", 2: "category", 4: np.float64, 5: "category"},
-            encoding="utf-8",
-        )
-    except (ValueError, UnicodeError, OverflowError, pd.errors.ParserError):
-        return None
-
-
-def _chunked_read(path, data: bytes, norm: IdNormalizer):
-    qcodes, dcodes = _Codes(norm), _Codes(norm)
-    q_parts, d_parts, s_parts, l_parts = [], [], [], []
-    run_ids: dict[bytes, None] = {}
-    for first, chunk in _chunks(data):
-        toks = chunk.split()
-        n_lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
-        fast = (
-            len(toks) == 6 * n_lines
-            and b"#" not in chunk
-            and b"\n\n" not in chunk
-            and b"\n\r\n" not in chunk
-            and not chunk.startswith((b"\n", b"\r\n"))
-        )
-        if fast:
-            try:
-                sims = np.fromiter(map(float, toks[4::6]), np.float64, n_lines)
-            except ValueError:
-                fast = False
-        if fast:
-            q_parts.append(np.fromiter(map(qcodes.__getitem__, toks[0::6]), np.int64, n_lines))
-            d_parts.append(np.fromiter(map(dcodes.__getitem__, toks[2::6]), np.int64, n_lines))
-            s_parts.append(sims)
-            l_parts.append(np.arange(first, first + n_lines, dtype=np.int64))
-            run_ids.update(dict.fromkeys(toks[5::6]))
-        else:
-            rows = list(_slow_rows(path, chunk, first))
-            q_parts.append(np.array([qcodes[r[0][0]] for r in rows], dtype=np.int64))
-            d_parts.append(np.array([dcodes[r[0][2]] for r in rows], dtype=np.int64))
-            s_parts.append(np.array([r[1] for r in rows], dtype=np.float64))
-            l_parts.append(np.array([r[2] for r in rows], dtype=np.int64))
-            run_ids.update(dict.fromkeys(r[0][5] for r in rows))
-
-    def cat(parts, dt):
-        return np.concatenate(parts) if parts else np.zeros(0, dt)
-
-    rid = [r.decode("utf-8", errors="replace") for r in run_ids]
-    return (
-        cat(q_parts, np.int64),
-        cat(d_parts, np.int64),
-        cat(s_parts, np.float64),
-        cat(l_parts, np.int64),
-        qcodes.ids,
-        dcodes.ids,
-        rid,
-    )
-
-
-_BAD_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
-#: every byte but the control characters (the ones a text file may hold stay)
-_TEXT_BYTES = bytes(b for b in range(256) if not _BAD_BYTES.match(bytes([b])))
+def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
+    """trec_eval's order within each query: score descending, then docno
+    descending as written (bytes compared as C's strcmp does)."""
+    doc_rank = np.empty(len(raw_ids), dtype=np.int64)
+    doc_rank[np.argsort(np.array(raw_ids, dtype=object), kind="stable")] = np.arange(len(raw_ids))
+    return np.lexsort((-doc_rank[raw], -sims, entry_query))

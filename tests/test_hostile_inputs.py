@@ -1,0 +1,282 @@
+"""The reproduction scripts of ../shared/repro (issue 11), written as tests:
+each shows the clear error or the right number.  The scripts themselves are
+never called; every case is rebuilt here with small inputs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
+from shrec_eval.cli import main
+from shrec_eval.errors import AmbiguousFormatError, FormatError
+from shrec_eval.formats.trec import read_trec_run
+from shrec_eval.model import AssessmentError
+from shrec_eval.readers import detect_run_format, load_assessment, load_run
+
+S_CLA = "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n"
+S_TXT = "0 1 5 5\n1 0 5 5\n5 5 0 1\n5 5 1 0.5\n"
+
+
+def run_cli(argv):
+    import io
+
+    out = io.StringIO()
+    code = main([str(a) for a in argv], out=out)
+    return code, out.getvalue()
+
+
+@pytest.fixture
+def small(tmp_path):
+    (tmp_path / "s.cla").write_text(S_CLA)
+    (tmp_path / "s.txt").write_text(S_TXT)
+    return tmp_path
+
+
+def _qrels_contest(tmp_path, n_queries=12, n_docs=300, per_query=250, seed=3):
+    """qrels and a clean TREC run of more than 64 KiB."""
+    rng = np.random.default_rng(seed)
+    qrels, lines = [], []
+    for q in range(1, n_queries + 1):
+        for d in rng.choice(n_docs, 40, replace=False):
+            qrels.append(f"{q} 0 D{d} {rng.choice([0, 1, 1, 2])}")
+        for r, d in enumerate(rng.choice(n_docs, per_query, replace=False), 1):
+            lines.append(f"{q} Q0 D{d} {r} {10 - r * 0.01:.4f} myrun")
+    (tmp_path / "al.qrels").write_text("\n".join(qrels) + "\n")
+    a = load_assessment(tmp_path / "al.qrels", collection_size=n_docs)
+    return a, lines
+
+
+def _same_run(r1, r2):
+    assert r1.query_ids == r2.query_ids
+    np.testing.assert_array_equal(r1.indptr, r2.indptr)
+    np.testing.assert_array_equal(r1.flat, r2.flat)
+
+
+# -- d01, d06, d08: one tokenizer, every line's fields checked ---------------------
+
+
+@pytest.mark.parametrize("where", ["after_qid", "before_rank", "tabs", "column_aligned"])
+@pytest.mark.parametrize("trec_order", [False, True])
+def test_d01_whitespace_runs_never_shift_columns(tmp_path, where, trec_order):
+    a, lines = _qrels_contest(tmp_path)
+    clean = tmp_path / "clean.trec"
+    clean.write_text("\n".join(lines) + "\n")
+    assert clean.stat().st_size > 1 << 16
+    odd = list(lines)
+    k = len(odd) // 2
+    f = odd[k].split()
+    if where == "after_qid":
+        odd[k] = f"{f[0]}  {' '.join(f[1:])}"
+    elif where == "before_rank":
+        odd[k] = " ".join(f[:3]) + "  " + " ".join(f[3:])
+    elif where == "tabs":
+        odd = [ln.replace(" ", "\t") for ln in odd]
+    else:  # a run merged from two writers, the second column-aligned
+        odd = [f"{ln.split()[0]:<3} {' '.join(ln.split()[1:])}" for ln in odd]
+    p = tmp_path / "odd.trec"
+    p.write_text("\n".join(odd) + "\n")
+    want = load_run(clean, a, trec_order=trec_order)
+    for chunk in (1 << 24, 4096, 1):
+        _same_run(read_trec_run(p, a, trec_order=trec_order, chunk_size=chunk), want)
+    e1 = evaluate(a, want).means["ap_trec_r"]
+    e2 = evaluate(a, load_run(p, a, trec_order=trec_order)).means["ap_trec_r"]
+    assert e1 == e2
+
+
+def test_d01_extra_fields_ignored_and_noted(tmp_path):
+    a, lines = _qrels_contest(tmp_path)
+    clean = tmp_path / "clean.trec"
+    clean.write_text("\n".join(lines) + "\n")
+    junk = list(lines)
+    junk[20] += " junk"
+    junk[900] += " more junk"
+    p = tmp_path / "junk.trec"
+    p.write_text("\n".join(junk) + "\n")
+    for chunk in (1 << 24, 333):
+        run = read_trec_run(p, a, chunk_size=chunk)
+        _same_run(run, load_run(clean, a))
+        w = {w.code: w for w in run.warnings}["extra_fields"]
+        assert w.count == 2 and w.examples == ("line 21", "line 901")
+
+
+def test_d06_a_long_and_a_short_line_never_compensate(tmp_path):
+    a, lines = _qrels_contest(tmp_path)
+    both = list(lines)
+    both[9] += " junk"
+    both[19] = " ".join(both[19].split()[:5])
+    p = tmp_path / "both.trec"
+    p.write_text("\n".join(both) + "\n")
+    for chunk in (1 << 24, 100, 1):
+        with pytest.raises(FormatError, match="6 fields.*this one has 5") as e:
+            read_trec_run(p, a, chunk_size=chunk)
+        assert e.value.line == 20
+
+
+def test_d08_quoted_ids_read_one_way_whatever_the_size(tmp_path):
+    a, lines = _qrels_contest(tmp_path)
+    quoted = [" ".join(f if i != 2 else f'"{f}"' for i, f in enumerate(ln.split())) for ln in lines]
+    big = tmp_path / "big.trec"
+    big.write_text("\n".join(quoted) + "\n")
+    small = tmp_path / "small.trec"
+    small.write_text("\n".join(quoted[:50]) + "\n")
+    runs = [read_trec_run(big, a, chunk_size=c) for c in (1 << 24, 1000)]
+    _same_run(*runs)
+    head = read_trec_run(small, a)
+    # the quotes are part of the id (as for trec_eval): unknown ids, said so
+    assert "quoted_ids" in {w.code for w in head.warnings}
+    assert (head.flat == -2).all()  # UNKNOWN: no judged document is spelt with quotes
+    assert {w.code: w.count for w in runs[0].warnings}["quoted_ids"] == len(lines)
+    np.testing.assert_array_equal(head.flat, runs[0].flat[: head.flat.size])
+
+
+# -- d02: the collection of qrels without a size --------------------------------------
+
+
+@pytest.fixture
+def inferred(tmp_path):
+    with open(tmp_path / "inf.qrels", "w") as f:
+        for j in range(1, 11):
+            f.write(f"q1 0 d{j} {1 if j in (1, 2, 3) else 0}\n")
+    docs = [f"u{j}" for j in range(1, 15)] + ["d1", "d2", "d3"] + [f"u{j}" for j in range(15, 38)]
+    with open(tmp_path / "inf.trec", "w") as f:
+        for r, d in enumerate(docs, 1):
+            f.write(f"q1 Q0 {d} {r} {100 - r} run\n")
+    return tmp_path
+
+
+def test_d02_collection_is_judged_plus_retrieved(inferred):
+    a = load_assessment(inferred / "inf.qrels")
+    run = load_run(inferred / "inf.trec", a)
+    r = evaluate(a, run)
+    # 10 judged + 37 unjudged retrieved = 47 documents; 40 retrieved, 3 relevant found
+    assert r.value("q1", "tn_r") == 47 - 40 - 0 == 7
+    assert r.value("q1", "acc_r") == pytest.approx((3 + 7) / 47)
+    same = evaluate(a, run, EvalOptions(collection_size=47))
+    assert (
+        r.value("q1", "e_measure") == same.value("q1", "e_measure") == pytest.approx(0.171428, 1e-5)
+    )
+    note = {w.code: w for w in r.warnings}["collection_inferred"]
+    assert note.count == 37 and "--collection-size" in note.message
+
+
+def test_d02_a_collection_size_too_small_is_refused(inferred):
+    a = load_assessment(inferred / "inf.qrels")
+    run = load_run(inferred / "inf.trec", a)
+    with pytest.raises(AssessmentError, match="collection size 20 .*smaller than the 47"):
+        evaluate(a, run, EvalOptions(collection_size=20))
+    a20 = load_assessment(inferred / "inf.qrels", collection_size=20)
+    with pytest.raises(AssessmentError, match="smaller than the 47"):
+        evaluate(a20, load_run(inferred / "inf.trec", a20))
+    code, _ = run_cli(["evaluate", inferred / "inf.qrels", inferred / "inf.trec",
+                       "--collection-size", "20"])  # fmt: skip
+    assert code == 2
+
+
+# -- d03: trec_eval's tie order on the ids as written ------------------------------
+
+
+def test_d03_trec_order_ties_use_ids_as_written(tmp_path):
+    (tmp_path / "z.qrels").write_text("t 0 000099 1\nt 0 000100 0\nt 0 000101 0\n")
+    # all tied: trec_eval ranks docno descending as strings: 000101, 000100, 000099
+    (tmp_path / "z.trec").write_text(
+        "t Q0 000099 1 1.0 r\nt Q0 000100 2 1.0 r\nt Q0 000101 3 1.0 r\n"
+    )
+    for normalize in (True, False):
+        a = load_assessment(tmp_path / "z.qrels", collection_size=10, normalize_ids=normalize)
+        run = load_run(tmp_path / "z.trec", a, trec_order=True)
+        ranked = [a.item_ids[i] for i in run.flat]
+        assert ranked == (["101", "100", "99"] if normalize else ["000101", "000100", "000099"])
+        assert evaluate(a, run).value("t", "ap_trec_r") == pytest.approx(1 / 3)
+
+
+# -- d07: detection from more than one line's shape --------------------------------
+
+
+SIX_CLA = "PSB 1\n2 6\na 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n"
+SIX_TXT = "0 1 2 7 8 9\n1 0 1 8 7 9\n2 1 0 9 9 7\n7 8 9 0 1 2\n8 7 9 1 0 1\n9 9 7 2 1 0\n"
+
+
+def test_d07_integer_matrix_with_six_columns_is_a_matrix(tmp_path):
+    (tmp_path / "six.cla").write_text(SIX_CLA)
+    (tmp_path / "six.txt").write_text(SIX_TXT)
+    a = load_assessment(tmp_path / "six.cla")
+    assert detect_run_format(tmp_path / "six.txt", a) == "ascii-matrix"
+    r = evaluate(a, load_run(tmp_path / "six.txt", a))
+    assert r.means["nn"] == 1.0 and r.means["ap_trec_r"] == 1.0
+
+
+def test_d07_when_two_formats_fit_the_user_chooses(tmp_path):
+    (tmp_path / "six.cla").write_text(SIX_CLA)
+    # every line a TREC line with one run tag, and a 6 x 6 matrix of numbers
+    amb = "".join(
+        f"{i} 0 {j} 1 {k}.5 7\n" for i, j, k in zip(range(6), (1, 0, 4, 5, 3, 2), range(6))
+    )
+    (tmp_path / "amb.txt").write_text(amb)
+    a = load_assessment(tmp_path / "six.cla")
+    with pytest.raises(AmbiguousFormatError, match="--run-format") as e:
+        load_run(tmp_path / "amb.txt", a)
+    assert set(e.value.candidates) == {"trec", "ascii-matrix"}
+    code, _ = run_cli(["evaluate", tmp_path / "six.cla", tmp_path / "amb.txt"])
+    assert code == 2
+    code, text = run_cli(
+        ["evaluate", tmp_path / "six.cla", tmp_path / "amb.txt", "--run-format", "ascii-matrix"]
+    )
+    assert code == 0
+
+
+def test_d07_four_columns_with_a_four_item_assessment(small):
+    (small / "four.txt").write_text("0 1 2 7\n1 0 1 8\n2 1 0 9\n7 8 9 0\n")
+    a = load_assessment(small / "s.cla")
+    assert detect_run_format(small / "four.txt", a) == "ascii-matrix"
+
+
+# -- d18 / d20: a run knows what it was read against ---------------------------------
+
+
+def test_d20_run_read_for_another_assessment_is_refused():
+    a = Assessment.from_judgments({"q1": {"m1": 2, "m2": 1}}, items=["m1", "m2", "m3"])
+    run = RankedRun.from_lists("r", {"q1": ["m3", "m1", "m2"]}, a)
+    b = Assessment.from_judgments({"q1": {"m3": 2}}, items=["m3", "m2", "m1"])
+    with pytest.raises(AssessmentError, match="read against another assessment"):
+        evaluate(b, run)
+    # the same collection, another object: fine
+    c = Assessment.from_judgments({"q1": {"m1": 1}}, items=["m1", "m2", "m3"])
+    assert evaluate(c, run).means["nn"] == 0.0
+
+
+def test_d18_load_run_needs_an_assessment(small):
+    with pytest.raises(TypeError, match="needs an Assessment"):
+        load_run(small / "s.txt", "s.cla")
+
+
+# -- no measure ever leaves its range -------------------------------------------------
+
+COUNTS = ("tp_", "fp_", "tn_", "fn_", "cg@", "dcg@")
+
+
+def assert_in_range(result):
+    for k in result.keys:
+        v = result.column(k)
+        v = v[~np.isnan(v)]
+        assert (v >= 0).all(), k
+        if not k.startswith(COUNTS):
+            assert (v <= 1 + 1e-12).all(), k
+
+
+def test_d02_measures_in_range(inferred):
+    a = load_assessment(inferred / "inf.qrels")
+    assert_in_range(evaluate(a, load_run(inferred / "inf.trec", a)))
+    assert math.isfinite(evaluate(a, load_run(inferred / "inf.trec", a)).means["acc_r"])
+
+
+def test_cli_json_of_inferred_collection(inferred):
+    code, _ = run_cli(
+        ["evaluate", inferred / "inf.qrels", inferred / "inf.trec", "--json", inferred / "o.json"]
+    )
+    assert code == 0
+    doc = json.loads((inferred / "o.json").read_text())
+    codes = [w["code"] for w in doc["runs"][0]["warnings"]]
+    assert "collection_inferred" in codes
