@@ -8,7 +8,6 @@ traceback).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -18,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import write_text
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, ShrecEvalError, UsageError
@@ -26,7 +24,15 @@ from .measures import expand
 from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
 from .profiles.native import NativeError, write_native
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
-from .report import Summary, default_rank_key, headline_keys, to_json, write_csv_dir, write_report
+from .report import (
+    Summary,
+    default_rank_key,
+    headline_keys,
+    to_json,
+    write_csv_dir,
+    write_json,
+    write_report,
+)
 from .resources import demo_manifest
 from .stats import CORRECTIONS, TESTS, UNITS, compare
 
@@ -420,7 +426,7 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
             assessment_reader=source,
             run_readers=[r.reader_dict() for r in contest.runs],
         )
-        write_text(args.json, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+        write_json(args.json, doc)
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
@@ -555,7 +561,7 @@ def cmd_check(args, out) -> int:
                 out.write(f"  {label}: {text}\n")
         out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
     if args.json:
-        write_text(args.json, json.dumps(report, indent=1) + "\n")
+        write_json(args.json, report)
     if results:
         _native(args, assessment, results)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
@@ -582,19 +588,14 @@ def cmd_compare(args, out) -> int:
     out.write(comparison_text(c))
     _native(args, assessment, results)
     if args.json:
-        write_text(
+        write_json(
             args.json,
-            json.dumps(
-                {
-                    "tool": {"name": PROG, "version": __version__},
-                    "profile": args.profile,
-                    "assessment": args.assessment,
-                    "comparison": c.to_dict(),
-                },
-                indent=1,
-                allow_nan=False,
-            )
-            + "\n",
+            {
+                "tool": {"name": PROG, "version": __version__},
+                "profile": args.profile,
+                "assessment": args.assessment,
+                "comparison": c.to_dict(),
+            },
         )
     if args.report:
         write_report(

@@ -55,21 +55,12 @@ class CurveData:
     averages: dict = field(default_factory=dict)
 
     def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
-        d = {
-            "x": _jsonable(self.x),
-            "mean": _jsonable(self.mean),
-            "count": [int(c) for c in self.count],
-            "averages": {
-                k: (None if v is None else _jsonable(v)) for k, v in self.averages.items()
-            },
-        }
+        """The curve for the JSON document, as numpy arrays (NaN =
+        undefined) that :func:`shrec_eval.report.write_json` writes whole."""
+        d = {"x": self.x, "mean": self.mean, "count": self.count, "averages": self.averages}
         if query_ids is not None:
-            d["per_query"] = {q: _jsonable(row) for q, row in zip(query_ids, self.per_query)}
+            d["per_query"] = dict(zip(query_ids, np.ascontiguousarray(self.per_query)))
         return d
-
-
-def _jsonable(a: np.ndarray) -> list:
-    return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 @dataclass

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from . import __version__
-from .atomic import write_text
+from .atomic import write_bytes, write_text
 from .engine import RunResult
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
@@ -168,16 +170,15 @@ def to_json(
     assessment_reader: dict | None = None,
     run_readers: Sequence[dict] | None = None,
 ) -> dict:
-    """The documented JSON document (README: "JSON output").  The reader
+    """The documented JSON document (README: "JSON output"), to be written
+    with :func:`write_json`: per-query values are floats and curves numpy
+    arrays, NaN where a value is undefined (written as null).  The reader
     settings (``AssessmentSource.to_dict`` without the path,
     ``RunSource.reader_dict``) go with the assessment and each run."""
     opts = results[0].options.to_dict() if results else {}
     runs = []
     for i, r in enumerate(results):
-        per_query = {
-            q: {k: _num(v) for k, v in zip(r.keys, row)}
-            for q, row in zip(r.query_ids, r.values.tolist())
-        }
+        per_query = dict(zip(r.query_ids, (dict(zip(r.keys, row)) for row in r.values.tolist())))
         runs.append(
             {
                 "name": r.run_name,
@@ -211,6 +212,13 @@ def to_json(
         "options": opts,
         "runs": runs,
     }
+
+
+def write_json(path, doc) -> None:
+    """Write a JSON document atomically (orjson: numpy arrays converted
+    whole, NaN and infinities written as null, two-space indentation)."""
+    text = orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
+    write_bytes(path, text + b"\n")
 
 
 # -- CSV ----------------------------------------------------------------------------

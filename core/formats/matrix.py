@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
+from .rowsort import rank_rows
 from .source import open_source
 from .tokens import CONTROL, check_text, strip_bom, tokenize
 
@@ -22,8 +23,8 @@ class MatrixRun(Run):
     """A run given as a dissimilarity matrix: row q = query q (assessment
     order), column j = collection item j.  The ranked list of a row is the
     items by ascending dissimilarity, ties broken by collection order (a
-    stable sort); rows are ranked when the engine asks for them, so a
-    memory-mapped matrix is never copied whole."""
+    stable sort, see :mod:`.rowsort`); rows are ranked when the engine asks
+    for them, so a memory-mapped matrix is never copied whole."""
 
     def __init__(
         self,
@@ -45,7 +46,6 @@ class MatrixRun(Run):
         self.item_ids = assessment.item_ids
         self._base_warnings = list(warnings)
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
-        self._ranked = np.zeros(matrix.shape[0], dtype=bool)
         self._line_of_row = line_of_row
 
     @property
@@ -75,25 +75,15 @@ class MatrixRun(Run):
 
     def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.asarray(rows, dtype=np.int64)
-        sub = np.asarray(self.matrix[rows])
-        order = np.argsort(sub, axis=1, kind="stable")
-        s = np.take_along_axis(sub, order, axis=1)
-        # tied pairs: each value equal to its predecessor is tied with every
-        # earlier member of its run of equal values
-        eq = s[:, 1:] == s[:, :-1]
-        if eq.any():
-            idx = np.arange(1, s.shape[1])
-            start = np.maximum.accumulate(np.where(eq, 0, idx), axis=1)
-            self._ties[rows] = np.where(eq, idx - start, 0).sum(axis=1)
-        else:
-            self._ties[rows] = 0
-        self._ranked[rows] = True
-        return order.astype(np.int32), np.full(rows.size, s.shape[1], dtype=np.int64)
+        order, ties = rank_rows(self._rows, rows, self.matrix.shape[1])
+        self._ties[rows] = ties
+        return order, np.full(rows.size, self.matrix.shape[1], dtype=np.int64)
 
-    def scan(self) -> None:
-        """Rank every row once (to count ties) without scoring."""
-        for start in range(0, self.matrix.shape[0], SCAN_ROWS):
-            self.ranked_block(np.arange(start, min(start + SCAN_ROWS, self.matrix.shape[0])))
+    def _rows(self, rows: np.ndarray) -> np.ndarray:
+        """A copy of some rows of the matrix (a slice when they follow each other)."""
+        if rows.size and (np.diff(rows) == 1).all():
+            return np.array(self.matrix[rows[0] : rows[-1] + 1])
+        return np.asarray(self.matrix[rows])
 
 
 def _expected_shape(assessment: Assessment) -> tuple[int, int]:

@@ -1,0 +1,322 @@
+"""Issue 12 in one run: from files to JSON against pytrec_eval, reading
+speed, and matrices against the speed of a sort (not a test; the figures go
+into the issue note).
+
+    python tests/benchmarks/bench_issue12.py [--repeat N] [--workdir DIR]
+                                             [--shapenet] [--big-matrix]
+
+It writes the workloads into a temporary folder (or DIR, reused when the
+files are there) and prints, each measured side by side in this one run:
+
+1. whole command as a user runs it, ``shrec-eval evaluate QRELS RUN --json
+   OUT`` (a fresh process, files in, JSON out) against a fresh Python process
+   with pytrec-eval-terrier reading the same files into dicts and evaluating
+   map, P_1, Rprec, ndcg_cut_100, recall_100; w1 = 2,000 queries x full lists
+   of 2,000 items, w2 = 10,000 queries x lists of 1,000 (collection 10,000).
+   Runs alternate A B A B ...; the ratio is the median of the pair ratios
+   (target <= 0.3); peak RSS of each process (ru_maxrss);
+2. the JSON share of our command: 1 - (same command without --json) / (with)
+   (target <= 10 %);
+3. reading speed of the TREC run (w1, 115 MB) and of a qrels judging every
+   item of w1 (4 M lines), in MB/s (target >= 120);
+4. a 10,000 x 10,000 binary float32 matrix scored (read + every measure and
+   curve, a fresh process) against the floor: numpy sorting every row by
+   (distance, index) packed into one uint64 key, one block of rows at a time
+   (target <= 2x); peak RSS less the file cache (the largest RssAnon seen,
+   sampled every 2 ms; target <= 600 MB);
+5. an ASCII matrix (3,000 x 3,000 by default): our parse against
+   ``numpy.loadtxt`` (target ratio <= 1) and the scoring of the parsed matrix
+   against the same floor (target <= 2x).
+
+Scale workloads, not run by default: ``--shapenet`` (10,265 queries x 1,000,
+end to end as in 1., target <= 0.25 and <= 800 MB), ``--big-matrix`` (a
+50,000 x 50,000 binary matrix, 10 GB on disk, as in 4., target <= 2x and
+<= 2 GB RSS less the file cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
+
+from bench_engine import make_contest, time_best  # noqa: E402
+from bench_readers import flat_assessment, write_trec  # noqa: E402
+
+PEER = r"""
+import sys, pytrec_eval
+with open(sys.argv[1]) as fh:
+    qrels = pytrec_eval.parse_qrel(fh)
+with open(sys.argv[2]) as fh:
+    run = pytrec_eval.parse_run(fh)
+measures = {"map", "P_1", "Rprec", "ndcg_cut_100", "recall_100"}
+res = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+print(sum(v["map"] for v in res.values()) / len(res))
+"""
+
+
+def ours_command() -> list[str]:
+    exe = shutil.which("shrec-eval")
+    return [exe] if exe else [sys.executable, "-m", "shrec_eval"]
+
+
+def timed(cmd: list[str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (bytes) and output of one fresh process."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.read().decode()}")
+        return wall, usage.ru_maxrss * 1024, out.read().decode()
+
+
+def side_by_side(commands: dict[str, list[str]], repeat: int) -> dict[str, list]:
+    """Every command once per round, in turn, after one warm-up round."""
+    out = {k: [] for k in commands}
+    for r in range(repeat + 1):
+        for k, cmd in commands.items():
+            t = timed(cmd)
+            if r:
+                out[k].append(t)
+    return out
+
+
+def median_ratio(a: list, b: list) -> float:
+    return statistics.median(x[0] / y[0] for x, y in zip(a, b))
+
+
+def mib(n: float) -> str:
+    return f"{n / 2**20:.0f} MiB"
+
+
+def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True):
+    rel, grades, lists = make_contest(n_q, n_items, list_len)
+    qrels, run = write_trec(workdir, name, rel, grades, lists)
+    out = os.path.join(workdir, f"{name}.out.json")
+    ours = ours_command() + ["evaluate", qrels, run, "--collection-size", str(n_items)]
+    commands = {
+        "ours": ours + ["--json", out],
+        "peer": [sys.executable, "-c", PEER, qrels, run],
+    }
+    if with_share:
+        commands["nojson"] = ours
+    t = side_by_side(commands, repeat)
+    med = {k: statistics.median(x[0] for x in v) for k, v in t.items()}
+    rss = {k: max(x[1] for x in v) for k, v in t.items()}
+    print(
+        f"[1] {name} whole command ({n_q} queries x {list_len}, run "
+        f"{mib(os.path.getsize(run))}, JSON {mib(os.path.getsize(out))}): ours "
+        f"{med['ours']:.2f} s (peak {mib(rss['ours'])}), pytrec_eval {med['peer']:.2f} s "
+        f"(peak {mib(rss['peer'])}); ratio ours / pytrec_eval = "
+        f"{median_ratio(t['ours'], t['peer']):.3f}"
+    )
+    if with_share:
+        share = 1 - statistics.median(x[0] / y[0] for x, y in zip(t["nojson"], t["ours"]))
+        print(
+            f"[2] {name} JSON share of our command: {100 * share:.0f} % "
+            f"(without --json {med['nojson']:.2f} s)"
+        )
+    return rel, grades, lists, qrels, run
+
+
+def reading(workdir, rel, grades, lists, run, repeat):
+    from shrec_eval.readers import load_assessment, load_run
+
+    full = os.path.join(workdir, "w1_full.qrels")
+    if not os.path.exists(full):
+        n = lists.shape[1]
+        with open(full, "w") as fh:
+            for q, (r, g) in enumerate(zip(rel, grades)):
+                grade = np.zeros(n, dtype=np.int64)
+                grade[r] = g
+                fh.write("".join(f"q{q} 0 d{j} {grade[j]}\n" for j in range(n)))
+    t_q, a = time_best(lambda: load_assessment(full, collection_size=lists.shape[1]), repeat)
+    t_r, _ = time_best(lambda: load_run(run, a), repeat)
+    for what, path, t in (("run", run, t_r), ("qrels", full, t_q)):
+        size = os.path.getsize(path)
+        print(
+            f"[3] TREC {what} reading ({os.path.basename(path)}, {mib(size)}): {t:.2f} s, "
+            f"{size / 1e6 / t:.0f} MB/s"
+        )
+
+
+RSS_SAMPLER = r"""
+import threading, time
+
+def _anon():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+PEAK = [0]
+
+def _sample():
+    while True:
+        PEAK[0] = max(PEAK[0], _anon())
+        time.sleep(0.002)
+
+threading.Thread(target=_sample, daemon=True).start()
+"""
+
+FLOOR = r"""
+import numpy as np
+
+def floor_sort(m, block=256):
+    # keys: the float32 bits made monotone (-0.0 as 0.0) in the high word,
+    # the column in the low word; then numpy's sort of each row
+    n = m.shape[1]
+    col = np.arange(n, dtype=np.uint32)
+    for start in range(0, m.shape[0], block):
+        sub = np.asarray(m[start : start + block], dtype=np.float32) + np.float32(0)
+        u = sub.view(np.int32)
+        u ^= (u >> 31) | np.int32(-(2**31))
+        key = np.empty(sub.shape, dtype=np.uint64)
+        w = key.view(np.uint32).reshape(*sub.shape, 2)
+        w[:, :, 1] = u
+        w[:, :, 0] = col
+        key.sort(axis=1)
+"""
+
+MATRIX_CHILD = (
+    RSS_SAMPLER
+    + FLOOR
+    + r"""
+import sys, time
+sys.path.insert(0, sys.argv[4]); sys.path.insert(0, sys.argv[5])
+what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if what == "floor":
+    m = np.memmap(path, dtype="<f4", mode="r", shape=(n, n))
+    base = PEAK[0]; t = time.perf_counter()
+    floor_sort(m)
+    t = time.perf_counter() - t
+else:
+    from bench_readers import flat_assessment
+    from shrec_eval import evaluate
+    from shrec_eval.readers import load_run
+    a = flat_assessment(n)
+    time.sleep(0.01); base = PEAK[0]; t = time.perf_counter()
+    res = evaluate(a, load_run(path, a, format="binary-matrix"))
+    t = time.perf_counter() - t
+    assert res.values.shape[0] == n
+time.sleep(0.01)
+print(t, PEAK[0] - base)
+"""
+)
+
+
+def binary_matrix(n, workdir, repeat):
+    path = os.path.join(workdir, f"matrix_{n}.bin")
+    if not os.path.exists(path):
+        rng = np.random.default_rng(1)
+        with open(path + ".part", "wb") as fh:
+            for start in range(0, n, 1000):
+                (rng.random((min(1000, n - start), n)) * 100).astype("<f4").tofile(fh)
+        os.replace(path + ".part", path)
+    res = {"floor": [], "ours": []}
+    for r in range(repeat + 1):
+        for what in res:
+            cmd = [sys.executable, "-c", MATRIX_CHILD, what, path, str(n), HERE, ROOT]
+            _, hwm, out = timed(cmd)
+            if r:
+                t, anon = out.split()
+                res[what].append((float(t), int(anon), hwm))
+    floor = statistics.median(x[0] for x in res["floor"])
+    ours = statistics.median(x[0] for x in res["ours"])
+    ratio = statistics.median(x[0] / y[0] for x, y in zip(res["ours"], res["floor"]))
+    anon = max(x[1] for x in res["ours"])
+    hwm = max(x[2] for x in res["ours"])
+    print(
+        f"[4] binary {n} x {n} ({mib(os.path.getsize(path))}): ours read + score {ours:.2f} s, "
+        f"packed-key sort floor {floor:.2f} s; ratio = {ratio:.2f}; peak RSS less file cache "
+        f"{mib(anon)} (whole process peak RSS with the mapped file's pages {mib(hwm)})"
+    )
+
+
+def ascii_matrix(n, workdir, repeat):
+    from shrec_eval import evaluate
+    from shrec_eval.formats.matrix import read_ascii_matrix
+
+    path = os.path.join(workdir, f"matrix_{n}.txt")
+    if not os.path.exists(path):
+        rng = np.random.default_rng(n)
+        with open(path + ".part", "w") as fh:
+            for start in range(0, n, 500):
+                np.savetxt(fh, rng.random((min(500, n - start), n)) * 100, fmt="%.6f")
+        os.replace(path + ".part", path)
+    a = flat_assessment(n)
+    ns = {}
+    exec(FLOOR, ns)
+    t_np = t_parse = t_score = t_floor = float("inf")
+    for _ in range(repeat):  # alternated, so that neither profits from a warmer cache
+        t, m = time_best(lambda: np.loadtxt(path), 1)
+        t_np = min(t_np, t)
+        t, run = time_best(lambda: read_ascii_matrix(path, a), 1)
+        t_parse = min(t_parse, t)
+        t_score = min(t_score, time_best(lambda r=run: evaluate(a, r), 1)[0])
+        t_floor = min(t_floor, time_best(lambda x=m: ns["floor_sort"](x), 1)[0])
+        del m, run
+    print(
+        f"[5] ASCII {n} x {n} ({mib(os.path.getsize(path))}): parse ours {t_parse:.2f} s, "
+        f"numpy.loadtxt {t_np:.2f} s, ratio = {t_parse / t_np:.2f}; scoring the parsed "
+        f"matrix {t_score:.2f} s, packed-key sort floor {t_floor:.2f} s, "
+        f"ratio = {t_score / t_floor:.2f}"
+    )
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--workdir", help="keep the workloads there (default: a temporary folder)")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--ascii-n", type=int, default=3000)
+    p.add_argument("--only", help="comma-separated parts to run: 1,3,4,5 (2 comes with 1)")
+    p.add_argument("--shapenet", action="store_true", help="10,265 x 1,000 end to end")
+    p.add_argument("--big-matrix", action="store_true", help="50,000 x 50,000 binary (10 GB)")
+    args = p.parse_args(argv)
+    parts = set((args.only or "1,3,4,5").split(","))
+    workdir = args.workdir or tempfile.mkdtemp(prefix="shrec-bench12-")
+    os.makedirs(workdir, exist_ok=True)
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    print(
+        f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} cpus, "
+        f"load {' '.join(load)}; workloads in {workdir}"
+    )
+    if "1" in parts or "3" in parts:
+        rel, grades, lists, _, run = end_to_end("w1", 2000, 2000, 2000, workdir, args.repeat)
+        if "1" in parts:
+            end_to_end("w2", 10000, 10000, 1000, workdir, args.repeat)
+        if "3" in parts:
+            reading(workdir, rel, grades, lists, run, args.repeat)
+    if "4" in parts:
+        binary_matrix(10000, workdir, args.repeat)
+    if "5" in parts:
+        ascii_matrix(args.ascii_n, workdir, args.repeat)
+    if args.shapenet:
+        end_to_end("shapenet", 10265, 10265, 1000, workdir, 1, with_share=False)
+    if args.big_matrix:
+        binary_matrix(50000, workdir, 1)
+    if not args.workdir:
+        shutil.rmtree(workdir)
+
+
+if __name__ == "__main__":
+    main()
