@@ -408,9 +408,12 @@ def evaluate(
             o,
         )
         for j, m in enumerate(measures):
-            values[qs, j] = m.compute(ctx)
+            own = profile.overrides.get(m.key)
+            values[qs, j] = own(ctx) if own is not None else m.compute(ctx)
         for c in CURVES:
-            curves_pq[c.key][qs] = c.compute(ctx, o)
+            arr = c.compute(ctx, o)
+            own = profile.curve_rows.get(c.key)
+            curves_pq[c.key][qs] = own(ctx, arr) if own is not None else arr
         va_all[qs] = lengths
         if progress is not None:
             progress(int(qs[-1]) + 1, nq)

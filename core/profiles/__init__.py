@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 from ..options import PROFILES, OptionsError
-from . import shrec
+from . import psbtable, shrec
 from .base import Profile
 
 __all__ = ["Profile", "get_profile", "REGISTRY"]
 
-REGISTRY: dict[str, Profile] = {p.name: p for p in (shrec.PROFILE,)}
+REGISTRY: dict[str, Profile] = {p.name: p for p in (shrec.PROFILE, psbtable.PROFILE)}
 assert tuple(REGISTRY) == PROFILES
 
 

@@ -1,0 +1,182 @@
+"""``psbtable``: the Princeton Shape Benchmark's ``psbTable`` (C), as read
+from its source (../../shared/spec/profiles.md).
+
+* Ranking: the query's own entry is set to FLT_MAX, so it sorts last but
+  holds a position; ties go to the lower index.  Removing the query from its
+  list (``remove_self``) leaves exactly ranks 1..N-1 of psbTable's list, so
+  the engine's matrix ranking is used as it is.
+* The models of the class named ``-1`` (PSBClaParse's MISC_CLASS) are not
+  queries; classes of at most 2 models leave the class table and both
+  averages (``psb_class_cutoff``).
+* NN, FT, ST, E and DCG as psbTable computes them, in float32, with 0 where
+  the class has one model; E's K = min(32, N-1); DCG over ranks 1..N-1.
+* Native files: what psbTable prints with no flag, ``-macro``, ``-class``
+  and ``-model``.
+
+Known psbTable bug, documented and not reproduced: when the ``-1`` class is
+not the last class of the file, the class rows after it average the wrong
+models (its model counter does not skip the ``-1`` models).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Assessment, make_warning
+from .base import Profile
+
+MISC_CLASS = "-1"
+CUTOFF = 2
+K = 32
+#: psbTable's column order
+COLUMNS = ("nn", "ft_psb", "st_psb", "e_measure", "dcg_psb")
+F32 = np.float32
+
+
+def scored(assessment: Assessment, options):
+    """Every model is a query except those of the class named -1."""
+    classes = assessment.query_classes
+    if classes is None:
+        return np.ones(assessment.n_queries, dtype=bool), []
+    misc = np.array([c == MISC_CLASS for c in classes], dtype=bool)
+    notes = []
+    if misc.any():
+        notes.append(
+            make_warning(
+                "misc_class",
+                "models of the miscellaneous class -1 are not queries (psbTable); "
+                "they stay targets",
+                [q for q, m in zip(assessment.query_ids, misc) if m],
+            )
+        )
+    return ~misc, notes
+
+
+def _log2(x: np.ndarray) -> np.ndarray:
+    """psbTable's own log2: log10(x) / 0.3010299957, in double."""
+    return np.log10(x) / 0.3010299957
+
+
+def _gain_terms(n: int) -> np.ndarray:
+    """(float)(1 / log2(rank)) for ranks 1..n, rank 1 counting 1."""
+    r = np.arange(1, n + 1, dtype=np.float64)
+    t = np.ones(n, dtype=np.float64)
+    t[1:] = 1.0 / _log2(r[1:])
+    return t.astype(F32)
+
+
+def f32_nn(ctx) -> np.ndarray:
+    return ctx.rel[:, 0].astype(F32).astype(np.float64)
+
+
+def _tier(ctx, depth) -> np.ndarray:
+    C = ctx.cr
+    count = ctx.at(ctx.cum_rel, depth).astype(F32)
+    out = np.zeros(ctx.B, dtype=F32)
+    ok = C > 0
+    out[ok] = count[ok] / C[ok].astype(F32)
+    return out.astype(np.float64)
+
+
+def f32_ft(ctx) -> np.ndarray:
+    return _tier(ctx, ctx.cr)
+
+
+def f32_st(ctx) -> np.ndarray:
+    # secondTier = 2C < N ? 2C : N-1, with N-1 = the list without the query
+    return _tier(ctx, np.minimum(2 * ctx.cr, ctx.ds))
+
+
+def f32_e(ctx) -> np.ndarray:
+    kpos = np.minimum(ctx.ds, K)
+    count = ctx.at(ctx.cum_rel, kpos).astype(F32)
+    C = ctx.cr.astype(F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = count / C
+        precision = count / kpos.astype(F32)
+        e = F32(2.0) / (F32(1.0) / recall + F32(1.0) / precision)
+    e = np.where((recall == 0) | (precision == 0) | (ctx.cr == 0), F32(0.0), e)
+    return e.astype(F32).astype(np.float64)
+
+
+def f32_dcg(ctx) -> np.ndarray:
+    r, c, _, _ = ctx.hit_list
+    n = max(ctx.W, int(ctx.cr.max()) if ctx.B else 0, 1)
+    terms = _gain_terms(n)
+    ideal = np.cumsum(terms, dtype=F32)  # 1 + sum_{i=2..C} 1/log2 i, summed in float32
+    out = np.zeros(ctx.B, dtype=F32)
+    starts = np.searchsorted(r, np.arange(ctx.B + 1))
+    for q in range(ctx.B):
+        C = int(ctx.cr[q])
+        if C == 0:
+            continue
+        total = np.cumsum(terms[c[starts[q] : starts[q + 1]]], dtype=F32)
+        tot = total[-1] if total.size else F32(0.0)
+        out[q] = F32(tot) / ideal[C - 1]
+    return out.astype(np.float64)
+
+
+# -- native files ---------------------------------------------------------------------------
+
+
+def _f32_sum(values: np.ndarray) -> np.float32:
+    """A float32 sum in order, as a C loop ``sum += x`` does it."""
+    return np.cumsum(values.astype(F32), dtype=F32)[-1] if values.size else F32(0.0)
+
+
+def _row(values) -> str:
+    return "".join(" %12.3f" % float(v) for v in values)
+
+
+def _full_name(assessment: Assessment, name: str) -> str:
+    cla = assessment.classification
+    path = cla.class_path(name) if cla is not None else name
+    return path.replace("/", "___")
+
+
+def native(result, assessment: Assessment) -> dict[str, str]:
+    """micro.txt, macro.txt, class.txt and model.txt (psbTable with no
+    flag, -macro, -class, -model)."""
+    if assessment.query_classes is None:
+        raise ValueError("the psbtable profile needs a .cla assessment")
+    cols = np.stack([result.column(k) for k in COLUMNS], axis=1).astype(F32)
+    scored = ~np.isnan(cols).any(axis=1)
+    included = result.included
+    classes = np.asarray(assessment.query_classes, dtype=object)
+    models = []
+    for q in np.flatnonzero(scored):
+        name = _full_name(assessment, classes[q])
+        models.append("%-50s %s" % (name, assessment.query_ids[q]) + _row(cols[q]) + "\n")
+    micro = [_f32_sum(cols[included, j]) / F32(included.sum()) for j in range(5)]
+    class_rows, class_means = [], []
+    for name in dict.fromkeys(classes[included]):
+        sel = included & (classes == name)
+        mean = [_f32_sum(cols[sel, j]) / F32(sel.sum()) for j in range(5)]
+        class_means.append(mean)
+        class_rows.append("%-50s" % _full_name(assessment, name) + _row(mean) + "\n")
+    cm = np.array(class_means, dtype=F32).reshape(-1, 5)
+    macro = [_f32_sum(cm[:, j]) / F32(len(class_means)) for j in range(5)]
+    return {
+        "micro.txt": " ".join("%12.3f" % float(v) for v in micro) + "\n",
+        "macro.txt": " ".join("%12.3f" % float(v) for v in macro) + "\n",
+        "class.txt": "".join(class_rows),
+        "model.txt": "".join(models),
+    }
+
+
+PROFILE = Profile(
+    name="psbtable",
+    label="psbTable (Princeton Shape Benchmark)",
+    source="psbTable.c (stored id 2085226518), PSBClaParse.c (1493216190)",
+    options={"remove_self": True, "psb_class_cutoff": True},
+    scored=scored,
+    overrides={
+        "nn": f32_nn,
+        "ft_psb": f32_ft,
+        "st_psb": f32_st,
+        "e_measure": f32_e,
+        "dcg_psb": f32_dcg,
+    },
+    native=native,
+    native_files=("micro.txt", "macro.txt", "class.txt", "model.txt"),
+)
