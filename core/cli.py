@@ -19,10 +19,10 @@ import numpy as np
 from . import __version__
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
-from .errors import ContestFileError, ShrecEvalError, UsageError
+from .errors import ContestFileError, OptionsError, ShrecEvalError, UsageError
 from .measures import expand
 from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
-from .profiles.native import NativeError, write_native
+from .profiles.native import write_native
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .report import (
     Summary,
@@ -35,6 +35,7 @@ from .report import (
 )
 from .resources import demo_manifest
 from .stats import CORRECTIONS, TESTS, UNITS, compare
+from .values import parse_positive, parse_ranks, text_grid
 
 PROG = "shrec-eval"
 #: data checks that make ``check`` fail; the others are reported as notices
@@ -53,28 +54,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-def _ranks(text: str) -> tuple[int, ...]:
-    try:
-        ranks = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"ranks must be whole numbers like 5,10,25: {text!r}"
-        ) from None
-    if not ranks or min(ranks) < 1:
-        raise argparse.ArgumentTypeError(f"ranks must be positive whole numbers: {text!r}")
-    return ranks
+def _argument_type(parse):
+    """An argparse ``type`` from a parser of :mod:`shrec_eval.values`."""
+
+    def convert(text: str):
+        try:
+            return parse(text)
+        except OptionsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a positive whole number was expected: {text!r}"
-        ) from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"a positive whole number was expected: {text!r}")
-    return v
+_ranks = _argument_type(parse_ranks)
+_positive = _argument_type(parse_positive)
 
 
 def _reading_parser() -> argparse.ArgumentParser:
@@ -437,12 +431,8 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
 def _native(args, assessment, results) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
     there are several)."""
-    if not getattr(args, "native", None):
-        return
-    try:
+    if args.native:  # every command with results has the profile options
         write_native(args.native, assessment, results)
-    except NativeError as exc:
-        raise UsageError(str(exc)) from None
 
 
 # -- commands ------------------------------------------------------------------------
@@ -472,10 +462,7 @@ def cmd_demo(args, out) -> int:
 
 def cmd_measures(args, out) -> int:
     rows = [(m.key, m.label, m.definition) for m in expand(args.ranks)]
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    for k, label, d in rows:
-        out.write(f"{k:<{w0}}  {label:<{w1}}  {d}\n")
+    out.write("".join(line + "\n" for line in text_grid(rows, left=3)))
     return 0
 
 
@@ -627,7 +614,7 @@ def comparison_text(c) -> str:
                 f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
             ]
         )
-    lines += _grid(rows)
+    lines += text_grid(rows)
     order = [r.name for r in c.ranking()]
     index = [r.name for r in c.runs]
     for t in c.tests:
@@ -646,7 +633,7 @@ def comparison_text(c) -> str:
                     else f"{v:.4f}" + ("*" if v < c.alpha else " ")
                 )
             grid.append(row)
-        lines += _grid(grid)
+        lines += text_grid(grid)
     left = [p for p in c.pairs if p.n_left_out]
     if left:
         lines += [
@@ -655,16 +642,6 @@ def comparison_text(c) -> str:
             + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
         ]
     return "\n".join(lines) + "\n"
-
-
-def _grid(rows) -> list[str]:
-    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-    return [
-        "  ".join(
-            c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))
-        ).rstrip()
-        for r in rows
-    ]
 
 
 COMMANDS = {

@@ -23,6 +23,7 @@ from .model import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
 from .options import EvalOptions, OptionsError
 from .profiles import get_profile
 from .profiles.averages import ClassGroups, average_all
+from .values import nullable, nullable_list
 
 __all__ = [
     "Cancelled",
@@ -118,7 +119,7 @@ class RunResult:
         for kind, arr in average_all(
             self.values, self.included, self.classes, self.n_relevant
         ).items():
-            out[kind] = None if arr is None else dict(zip(self.keys, _nullable(arr)))
+            out[kind] = None if arr is None else dict(zip(self.keys, nullable_list(arr)))
         return out
 
     @cached_property
@@ -141,13 +142,10 @@ class RunResult:
         return int(np.isnan(self.column(key)[self.included]).sum())
 
     def value(self, query_id: str, key: str) -> float | None:
-        v = self.column(key)[self.query_ids.index(query_id)]
-        return None if np.isnan(v) else float(v)
+        return nullable(self.column(key)[self.query_ids.index(query_id)])
 
     def per_query(self, key: str) -> dict[str, float | None]:
-        return {
-            q: (None if np.isnan(v) else float(v)) for q, v in zip(self.query_ids, self.column(key))
-        }
+        return dict(zip(self.query_ids, nullable_list(self.column(key))))
 
     @cached_property
     def per_class(self) -> dict[str, dict]:
@@ -159,7 +157,7 @@ class RunResult:
         means = g.means(self.values)
         counts = g.counts()
         return {
-            c: {"queries": int(counts[i]), **dict(zip(self.keys, _nullable(means[i])))}
+            c: {"queries": int(counts[i]), **dict(zip(self.keys, nullable_list(means[i])))}
             for i, c in enumerate(g.names)
         }
 
@@ -174,10 +172,6 @@ class RunResult:
         """Mean over classes of the per-class means (PSB's macro average)."""
         macro = self.averages["macro"]
         return None if macro is None else macro[key]
-
-
-def _nullable(a: np.ndarray) -> list[float | None]:
-    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 @dataclass

@@ -21,6 +21,7 @@ from .atomic import write_bytes, write_text
 from .engine import RunResult
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
+from .values import nullable, text_grid
 
 TOOL = "shrec-eval"
 AVERAGE_TEXT = {
@@ -32,10 +33,11 @@ AVERAGE_TEXT = {
 HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr", "ndcg@100"]
 
 
-def default_rank_key(assessment: Assessment) -> str:
-    """The SHREC 2006 report ranks by mean ADR on graded assessments; with
-    binary relevance MAP is the usual headline."""
-    return "adr" if assessment.top_grade > 1 else "ap_trec_r"
+def default_rank_key(assessment: Assessment | None) -> str:
+    """The measure that ranks runs when nobody says: the SHREC 2006 report
+    ranks by mean ADR on graded assessments; with binary relevance (or no
+    assessment yet) MAP is the usual headline."""
+    return "adr" if assessment is not None and assessment.top_grade > 1 else "ap_trec_r"
 
 
 def headline_keys(keys: Sequence[str]) -> list[str]:
@@ -46,15 +48,12 @@ def headline_keys(keys: Sequence[str]) -> list[str]:
 
 
 def fmt(value: float | None, measure: ConcreteMeasure | None = None, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    value = nullable(value)
+    if value is None:
         return ""
     if measure is not None and measure.is_count:
         return f"{value:.2f}".rstrip("0").rstrip(".")
     return f"{value:.{digits}f}"
-
-
-def _num(v) -> float | None:
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
 @dataclass
@@ -140,15 +139,7 @@ class Summary:
             [str(i), r.run_name] + [fmt(r.mean(k), m) for k, m in zip(self.keys, self.measures)]
             for i, r in enumerate(self.results, start=1)
         ]
-        widths = [max(len(x) for x in col) for col in zip(head, *rows)]
-
-        def line(cells):
-            return "  ".join(
-                c.ljust(w) if j < 2 else c.rjust(w)  # noqa: E731
-                for j, (c, w) in enumerate(zip(cells, widths))
-            )
-
-        out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
+        out = text_grid([head] + rows, rule=True)
         ranks = self.results[0].options.ranks
         out.append(
             f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}); "
@@ -185,7 +176,7 @@ def to_json(
                 "path": str(run_paths[i]) if run_paths else r.run_source,
                 "format": r.run_format,
                 **({"reader": run_readers[i]} if run_readers else {}),
-                "mean": {k: _num(v) for k, v in r.means.items()},
+                "mean": {k: nullable(v) for k, v in r.means.items()},
                 "averages": r.averages,
                 "per_class": r.per_class,
                 "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
@@ -258,7 +249,7 @@ def per_query_csv(results: Sequence[RunResult]) -> str:
 
 
 def _csv_num(v) -> str:
-    v = _num(v)
+    v = nullable(v)
     return "" if v is None else repr(v)
 
 

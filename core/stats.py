@@ -25,6 +25,7 @@ import numpy as np
 from .engine import RunResult
 from .errors import Cancelled, StatsError
 from .measures import measure_by_key
+from .values import nullable
 
 TESTS = {
     "t": "paired t-test",
@@ -353,7 +354,7 @@ def compare(
     for t in tests:
         raw = [np.nan if p.p[t] is None else p.p[t] for p in pairs]
         for p, v in zip(pairs, correct(raw, correction)):
-            p.p_corrected[t] = None if np.isnan(v) else float(v)
+            p.p_corrected[t] = nullable(v)
     return Comparison(
         measure,
         m.label,

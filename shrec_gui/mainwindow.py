@@ -49,8 +49,9 @@ from shrec_eval.errors import ContestFileError, ShrecEvalError
 from shrec_eval.measures import FAMILIES, expand
 from shrec_eval.options import EvalOptions, OptionsError
 from shrec_eval.readers import RANKLIST_VARIANTS, sniff
-from shrec_eval.report import HEADLINE, csv_text_cell
+from shrec_eval.report import HEADLINE, csv_text_cell, default_rank_key
 from shrec_eval.resources import demo_manifest, resource_path
+from shrec_eval.values import is_number, parse_ranks
 
 from .models import PerQueryModel, SortProxy, SummaryModel, WarningsModel
 from .plots import (
@@ -190,14 +191,8 @@ class OptionsDialog(QDialog):
         f.addRow(bb)
 
     def options(self) -> EvalOptions:
-        try:
-            ranks = tuple(int(t) for t in self.ranks.text().replace(" ", "").split(",") if t)
-        except ValueError:
-            raise OptionsError(
-                "ranks must be whole numbers separated by commas, e.g. 5,10,25,50,100"
-            ) from None
         return EvalOptions(
-            ranks=ranks,
+            ranks=parse_ranks(self.ranks.text()),
             curve_length=self.curve.value(),
             pr_levels=int(self.levels.currentText()),
             pr_interpolation=self.interp.currentData(),
@@ -903,9 +898,7 @@ class MainWindow(QMainWindow):
         self._pq_choice_changed()
 
     def _default_rank_key(self) -> str:
-        return (
-            "adr" if self.assessment is not None and self.assessment.top_grade > 1 else "ap_trec_r"
-        )
+        return default_rank_key(self.assessment)
 
     def _pq_choice_changed(self) -> None:
         mode = self.pq_mode.currentData()
@@ -1061,7 +1054,7 @@ class MainWindow(QMainWindow):
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         for r in rows:
-            w.writerow([csv_text_cell(c) if not _is_number(c) else c for c in r])
+            w.writerow([csv_text_cell(c) if not is_number(c) else c for c in r])
         self._write(path, buf.getvalue())
 
     def _write(self, path: str, text: str) -> bool:
@@ -1267,17 +1260,9 @@ def _neutralise_csv(path: str) -> None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     for r in rows:
-        w.writerow([c if _is_number(c) else csv_text_cell(c) for c in r])
+        w.writerow([c if is_number(c) else csv_text_cell(c) for c in r])
     with open(path, "w", newline="", encoding="utf-8") as fh:
         fh.write(buf.getvalue())
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def about_text() -> str:

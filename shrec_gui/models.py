@@ -3,22 +3,18 @@ values in a sort role, a proxy that compares them)."""
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
-from shrec_eval.measures import expand, measure_by_key
+from shrec_eval.measures import measure_by_key
 from shrec_eval.report import fmt
+from shrec_eval.values import nullable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 BEST = QColor(198, 239, 206)
 BEST_DARK = QColor(40, 110, 60)
-
-
-def _value(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
 def natural_key(text: str) -> tuple:
@@ -235,9 +231,6 @@ class PerQueryModel(_Base):
             return self.entries[section - 1][0]
         return "Ranking of runs (best first)"
 
-    def _col(self, j: int):
-        return self.entries[j][1].column(self.measure)
-
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not self.entries:
             return None
@@ -252,12 +245,12 @@ class PerQueryModel(_Base):
         if self.mode == "run":
             j = col - 1
             m = self._measures[j]
-            v = _value(self._arrays[j][row])
+            v = nullable(self._arrays[j][row])
             best = None
         elif col <= len(self.entries):
             m = self._measures[0]
-            v = _value(self._arrays[col - 1][row])
-            best = _value(self._best[row]) if np.isfinite(self._best[row]) else None
+            v = nullable(self._arrays[col - 1][row])
+            best = nullable(self._best[row])
         else:
             ranking = self._rankings[row]
             if role == Qt.ItemDataRole.DisplayRole:
@@ -324,7 +317,3 @@ class WarningsModel(_Base):
         if role == Qt.ItemDataRole.ToolTipRole and index.column() >= 3:
             return str(v)
         return None
-
-
-def all_keys(ranks) -> list[str]:
-    return [m.key for m in expand(ranks)]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.measures import expand
 from shrec_eval.stats import CORRECTIONS, TESTS
+from shrec_eval.values import nullable
 
 from .models import SORT_ROLE
 
@@ -73,7 +74,7 @@ class PValueModel(QAbstractTableModel):
                 return "—"
             return "" if math.isnan(v) else (f"{v:.4f}" if v >= 1e-4 else "< 0.0001")
         if role == SORT_ROLE:
-            return None if math.isnan(v) else float(v)
+            return nullable(v)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
         if role == Qt.ItemDataRole.BackgroundRole and r != c and not math.isnan(v):

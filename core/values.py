@@ -1,0 +1,93 @@
+"""Small conversions shared by the engine, the reports, the command line and
+the desktop app, each written once: undefined values to JSON null, numbers
+and rank lists from text, plain-text grids.  (The default ranking measure is
+:func:`shrec_eval.report.default_rank_key`.)"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import OptionsError
+
+__all__ = [
+    "nullable",
+    "nullable_list",
+    "is_number",
+    "parse_ranks",
+    "parse_positive",
+    "text_grid",
+]
+
+
+def nullable(v) -> float | None:
+    """A value for JSON and tables: None for None and for NaN (undefined)
+    or an infinity (neither is JSON)."""
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def nullable_list(values) -> list[float | None]:
+    """:func:`nullable` of every value of a 1-d array."""
+    a = np.asarray(values, dtype=np.float64)
+    out = a.tolist()
+    if not np.isfinite(a).all():
+        for i in np.flatnonzero(~np.isfinite(a)):
+            out[i] = None
+    return out
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (Python's float syntax: nan and inf too)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_ranks(text: str) -> tuple[int, ...]:
+    """The K of the @K measures from ``"5,10, 25"`` (the command line's
+    ``--ranks`` and the app's options dialog); OptionsError otherwise."""
+    try:
+        ranks = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
+    except ValueError:
+        raise OptionsError(
+            f"ranks must be whole numbers separated by commas, e.g. 5,10,25,50,100: {text!r}"
+        ) from None
+    if not ranks or min(ranks) < 1:
+        raise OptionsError(f"ranks must be positive whole numbers, e.g. 5,10,25: {text!r}")
+    return ranks
+
+
+def parse_positive(text: str) -> int:
+    """A positive whole number from text; OptionsError otherwise."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise OptionsError(f"a positive whole number was expected: {text!r}")
+    return v
+
+
+def text_grid(rows: Sequence[Sequence[str]], *, left: int = 2, rule: bool = False) -> list[str]:
+    """Lines of a plain-text table: columns two spaces apart, the first
+    ``left`` columns left-aligned and the others right-aligned (numbers);
+    with ``rule``, a line of dashes under the first row."""
+    rows = [list(r) for r in rows]
+    if not rows:
+        return []
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    if rule:
+        rows.insert(1, ["-" * w for w in widths])
+    return [
+        "  ".join(
+            c.ljust(w) if j < left else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))
+        ).rstrip()
+        for r in rows
+    ]
