@@ -102,13 +102,10 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     shown = since_process_start() or (time.perf_counter() - t0)
     win.open_demo()
     deadline = time.monotonic() + timeout_s
+    c = win.controller
     while time.monotonic() < deadline:
         app.processEvents()
-        done = (
-            win.entries
-            and not win.controller.busy
-            and all(e.result is not None for e in win.entries.values())
-        )
+        done = c.entries and c.idle() and all(e.result is not None for e in c.entries.values())
         if done or win.errors:
             break
         time.sleep(0.01)
@@ -116,7 +113,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     try:
         if win.errors:
             say(f"smoke test: {win.errors[0]}")
-        elif not win.entries or any(e.result is None for e in win.entries.values()):
+        elif not c.entries or any(e.result is None for e in c.entries.values()):
             say(f"smoke test: the demo contest was not scored within {timeout_s:.0f} s")
         else:
             win.tabs.setCurrentWidget(win.curves)
@@ -131,7 +128,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
                 )
             else:
                 say(
-                    f"smoke test: window shown {shown:.2f} s after launch; {len(win.entries)} runs "
+                    f"smoke test: window shown {shown:.2f} s after launch; {len(c.entries)} runs "
                     f"scored; wrote {out} ({img.width()} x {img.height()})"
                 )
                 status = 0

@@ -13,6 +13,7 @@ from shrec_eval.report import fmt
 from shrec_eval.values import nullable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the run key of a row (removal goes by key)
 BEST = QColor(198, 239, 206)
 BEST_DARK = QColor(40, 110, 60)
 
@@ -62,7 +63,7 @@ class SummaryModel(_Base):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.entries: list = []  # (name, RunResult)
+        self.entries: list = []  # (run key, name, RunResult or None while pending)
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
 
@@ -83,7 +84,7 @@ class SummaryModel(_Base):
         """Means, measures and the best value per column, computed once per
         change instead of once per painted cell."""
         self._measures = [measure_by_key(k, self.ranks) for k in self.keys]
-        means = [r.means if r is not None else {} for _, r in self.entries]
+        means = [r.means if r is not None else {} for _, _, r in self.entries]
         self._means = [[m.get(k) for k in self.keys] for m in means]
         self._bests = []
         for j, m in enumerate(self._measures):
@@ -112,7 +113,9 @@ class SummaryModel(_Base):
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
-        name, res = self.entries[row]
+        key, name, res = self.entries[row]
+        if role == KEY_ROLE:
+            return key
         if col == 0:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
                 return name if role == Qt.ItemDataRole.DisplayRole else name.lower()
@@ -144,7 +147,7 @@ class PerQueryModel(_Base):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.mode = "run"  # "run" or "measure"
-        self.entries: list = []  # (name, RunResult)
+        self.entries: list = []  # (run key, name, RunResult)
         self.run_index = 0
         self.measure = "adr"
         self.keys: list[str] = []
@@ -154,7 +157,7 @@ class PerQueryModel(_Base):
         self, entries, *, mode=None, run_index=None, measure=None, keys=None, ranks=None
     ) -> None:
         self.beginResetModel()
-        self.entries = [e for e in entries if e[1] is not None]
+        self.entries = [e for e in entries if e[2] is not None]
         if mode is not None:
             self.mode = mode
         if run_index is not None:
@@ -176,11 +179,11 @@ class PerQueryModel(_Base):
         if not self.entries:
             return
         if self.mode == "run":
-            res = self.entries[self.run_index][1]
+            res = self.entries[self.run_index][2]
             for k in self.keys:
                 self._measures.append(measure_by_key(k, self.ranks))
                 self._arrays.append(
-                    res.column(k) if k in res._col else np.full(len(res.query_ids), np.nan)
+                    res.column(k) if k in res.keys else np.full(len(res.query_ids), np.nan)
                 )
             return
         m = measure_by_key(self.measure, self.ranks)
@@ -188,16 +191,16 @@ class PerQueryModel(_Base):
         cols = np.column_stack(
             [
                 r.column(self.measure)
-                if self.measure in r._col
+                if self.measure in r.keys
                 else np.full(len(r.query_ids), np.nan)
-                for _, r in self.entries
+                for _, _, r in self.entries
             ]
         )
         self._arrays = list(cols.T)
         with np.errstate(all="ignore"):
             filled = np.where(np.isnan(cols), -np.inf if m.higher_is_better else np.inf, cols)
         self._best = filled.max(axis=1) if m.higher_is_better else filled.min(axis=1)
-        names = [n for n, _ in self.entries]
+        names = [n for _, n, _ in self.entries]
         sign = -1.0 if m.higher_is_better else 1.0
         for row in cols:
             order = sorted(
@@ -208,7 +211,7 @@ class PerQueryModel(_Base):
 
     @property
     def query_ids(self):
-        return self.entries[0][1].query_ids if self.entries else ()
+        return self.entries[0][2].query_ids if self.entries else ()
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.query_ids)
@@ -228,7 +231,7 @@ class PerQueryModel(_Base):
         if self.mode == "run":
             return measure_by_key(self.keys[section - 1], self.ranks).label
         if section <= len(self.entries):
-            return self.entries[section - 1][0]
+            return self.entries[section - 1][1]
         return "Ranking of runs (best first)"
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -282,17 +285,22 @@ class WarningsModel(_Base):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.rows: list[tuple] = []
+        self.keys: list[int] = []  # the run key of each row
 
     def set_entries(self, entries, errors=None) -> None:
+        """entries: (run key, name, RunResult or None); errors: (run key,
+        name, the reader's message) of the runs that could not be read."""
         self.beginResetModel()
-        self.rows = []
-        for name, res in entries:
+        self.rows, self.keys = [], []
+        for key, name, res in entries:
             if res is None:
                 continue
             for w in res.warnings:
                 self.rows.append((name, w.code, w.count, w.message, ", ".join(w.examples)))
-        for name, message in errors or []:
+                self.keys.append(key)
+        for key, name, message in errors or []:
             self.rows.append((name, "unreadable", 1, message, ""))
+            self.keys.append(key)
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -310,6 +318,8 @@ class WarningsModel(_Base):
         if not index.isValid():
             return None
         v = self.rows[index.row()][index.column()]
+        if role == KEY_ROLE:
+            return self.keys[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return str(v)
         if role == SORT_ROLE:

@@ -13,71 +13,24 @@ from __future__ import annotations
 import os
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
+from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import ContestFileError, ShrecEvalError
 from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.readers import sniff
 from shrec_eval.stats import compare
 
 
-@dataclass
-class AssessmentSpec:
-    path: str
-    queries: str | None = None
-    graded: bool = False
-    collection_size: int | None = None
-    collection: str | None = None
-    format: str | None = None
-    normalize_ids: bool = True
-
-    def load(self):
-        size = self.collection_size if (self.format or _sniff(self.path)) == "qrels" else None
-        return load_assessment(
-            self.path,
-            format=self.format,
-            queries=self.queries,
-            graded=self.graded,
-            collection_size=size,
-            collection=self.collection,
-            normalize_ids=self.normalize_ids,
-        )
+def _cache_key(source: RunSource):
+    """What a loaded run depends on (not its colour), the file's size and
+    time included, so that a file changed on disk is read again."""
+    return (replace(source, colour=None), _fingerprint(source.path))
 
 
-def _sniff(path):
-    from shrec_eval.readers import sniff
-
-    try:
-        return sniff(path)
-    except ContestFileError:
-        return None
-
-
-@dataclass
-class RunSpec:
-    key: int
-    path: str
-    name: str | None = None
-    format: str | None = None
-    variant: str | None = None
-    trec_order: bool = False
-
-    def cache_key(self):
-        """What the loaded run depends on, the file's size and time included,
-        so that a file changed on disk is read again."""
-        return (
-            self.path,
-            self.format,
-            self.variant,
-            self.trec_order,
-            self.name,
-            _fingerprint(self.path),
-        )
-
-
-def _fingerprint(path: str):
+def _fingerprint(path):
     try:
         st = os.stat(path)
         if os.path.isdir(path):
@@ -94,29 +47,49 @@ def _fingerprint(path: str):
 
 @dataclass
 class Job:
-    """Score ``runs`` against the assessment (loading it first when
-    ``assessment`` is given)."""
+    """Score ``runs`` (run key, source) against the assessment (loading it
+    first when ``assessment`` is given)."""
 
-    runs: list[RunSpec]
+    runs: list[tuple[int, RunSource]]
     options: EvalOptions
-    assessment: AssessmentSpec | None = None
+    assessment: AssessmentSource | None = None
     generation: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
 
 
-def user_message(exc: BaseException) -> str:
+def classify(paths) -> list[tuple[str, str]]:
+    """(path, kind) of files to open, told apart by content: "session" (a
+    .json), an assessment ("cla", "qrels") or a run format; a folder of rank
+    lists.  Reads the files, so it runs off the GUI thread (:class:`FileTasks`)."""
+    out = []
+    for p in map(str, paths):
+        kind = "session" if p.lower().endswith(".json") else sniff(p)
+        if kind is None and not os.path.isdir(p):
+            raise ContestFileError(
+                p,
+                "this is neither an assessment (.cla, qrels) "
+                "nor a run (matrix, TREC run, folder of rank lists)",
+            )
+        out.append((p, kind or "run"))
+    return out
+
+
+def user_message(exc: BaseException, path=None) -> str:
+    """The one place the app turns an exception into words for the user:
+    every error of the core is a ShrecEvalError and says what went wrong;
+    an OSError names the file (``path``, when writing it)."""
     if isinstance(exc, ShrecEvalError):
         return str(exc)
     if isinstance(exc, OSError):
-        return f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+        return f"{path or exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
 class ScoringWorker(QObject):
     """Loads and scores in its own thread; every answer is a signal."""
 
-    assessmentLoaded = Signal(int, object, object)  # generation, spec, Assessment
-    assessmentFailed = Signal(int, object, str)  # generation, spec, message
+    assessmentLoaded = Signal(int, object, object)  # generation, AssessmentSource, Assessment
+    assessmentFailed = Signal(int, object, str)  # generation, AssessmentSource, message
     runStarted = Signal(int, int, str)  # generation, run key, name
     progress = Signal(int, int, int, int)  # generation, run key, done, total
     runScored = Signal(int, int, object, object)  # generation, run key, RunResult, Run
@@ -156,32 +129,25 @@ class ScoringWorker(QObject):
             if self._assessment is None:
                 return
             self._options = job.options
-            for spec in job.runs:
+            for key, source in job.runs:
                 if stop.is_set():
                     cancelled = True
                     break
-                self.runStarted.emit(gen, spec.key, spec.name or spec.path)
+                self.runStarted.emit(gen, key, source.name or str(source.path))
                 try:
-                    run = self._runs.get(spec.cache_key())
+                    cache_key = _cache_key(source)
+                    run = self._runs.get(cache_key)
                     if run is None:
-                        run = load_run(
-                            spec.path,
-                            self._assessment,
-                            format=spec.format,
-                            variant=spec.variant,
-                            trec_order=spec.trec_order,
-                            name=spec.name,
-                            # large ASCII matrices in blocks: the GUI thread
-                            # gets the GIL between them
-                            block_values=RESPONSIVE_BLOCK_VALUES,
-                        )
-                        self._runs[spec.cache_key()] = run
-                    self._by_key[spec.key] = run
+                        # large ASCII matrices in blocks: the GUI thread
+                        # gets the GIL between them
+                        run = source.load(self._assessment, block_values=RESPONSIVE_BLOCK_VALUES)
+                        self._runs[cache_key] = run
+                    self._by_key[key] = run
                     result = evaluate(
                         self._assessment,
                         run,
                         job.options,
-                        progress=lambda d, t, k=spec.key: self.progress.emit(gen, k, d, t),
+                        progress=lambda d, t, k=key: self.progress.emit(gen, k, d, t),
                         should_stop=stop.is_set,
                     )
                 except Cancelled:
@@ -190,9 +156,9 @@ class ScoringWorker(QObject):
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     if not isinstance(exc, (ShrecEvalError, OSError)):
                         traceback.print_exc()
-                    self.runFailed.emit(gen, spec.key, user_message(exc))
+                    self.runFailed.emit(gen, key, user_message(exc))
                     continue
-                self.runScored.emit(gen, spec.key, result, run)
+                self.runScored.emit(gen, key, result, run)
         finally:
             self.finished.emit(gen, int(cancelled or stop.is_set()))
 
@@ -228,7 +194,7 @@ class ScoringWorker(QObject):
         self._by_key.pop(key, None)
 
 
-class ScoringController(QObject):
+class ScoringThread(QObject):
     """Owns the worker thread (parented, quit + wait on shutdown)."""
 
     submit = Signal(object)
@@ -293,5 +259,38 @@ class ScoringController(QObject):
 
 def _covers(new: Job, running: Job) -> bool:
     """Whether the new job scores every run the running one scores."""
-    keys = {s.key for s in new.runs}
-    return all(s.key in keys for s in running.runs)
+    keys = {k for k, _ in new.runs}
+    return all(k in keys for k, _ in running.runs)
+
+
+class FileTasks(QObject):
+    """Short file jobs of the GUI (telling dropped files apart, reading a
+    session) on a daemon thread each, so that the GUI thread never opens a
+    file: a FIFO or a slow network share blocks that thread, not the window,
+    and does not hold up closing.  Answers are queued to the GUI thread."""
+
+    done = Signal(int, object)  # request, value
+    failed = Signal(int, str)  # request, message for the user
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._requests = 0
+
+    def start(self, fn, *args) -> int:
+        self._requests += 1
+        request = self._requests
+        threading.Thread(
+            target=self._run, args=(request, fn, args), name="shrec-files", daemon=True
+        ).start()
+        return request
+
+    def _run(self, request: int, fn, args) -> None:
+        try:
+            try:
+                value = fn(*args)
+            except Exception as exc:  # noqa: BLE001 - reported to the user
+                self.failed.emit(request, user_message(exc))
+                return
+            self.done.emit(request, value)
+        except RuntimeError:  # the window (and this object) went away meanwhile
+            pass

@@ -13,14 +13,17 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from guitools import scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from shrec_eval import EvalOptions, evaluate  # noqa: E402
+from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.mainwindow import MainWindow, about_text, app_settings  # noqa: E402
+from shrec_gui.dialogs import about_text  # noqa: E402
+from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE, PerQueryModel, SummaryModel, WarningsModel  # noqa: E402
 
 DEMO = resource_path("demo")
@@ -42,25 +45,17 @@ def win(qtbot, dialogs):
     w.close()
 
 
-def wait_idle(qtbot, w, n_runs=None, timeout=30000):
-    qtbot.waitUntil(
-        lambda: (
-            not w.controller.busy
-            and not w._refresh_timer.isActive()
-            and (
-                n_runs is None
-                or (
-                    len(w.entries) == n_runs
-                    and all(e.result is not None for e in w.entries.values())
-                )
-            )
-        ),
-        timeout=timeout,
-    )
+@pytest.fixture(scope="module")
+def demo(qapp):
+    """The demo contest scored once for the tests that only look at it."""
+    w = scored_demo_window(qapp)
+    yield w
+    w.close()
 
 
 @pytest.fixture
-def demo(win, qtbot):
+def fresh(win, qtbot):
+    """A window of its own with the demo scored, for tests that change it."""
     win.open_demo()
     wait_idle(qtbot, win, 7)
     return win
@@ -76,7 +71,7 @@ def engine_results():
 
 
 def test_demo_cells_equal_the_engine(demo, engine_results):
-    m = demo.summary_model
+    m = demo.summary.model
     assert m.rowCount() == 7
     for row in range(m.rowCount()):
         name = m.index(row, 0).data()
@@ -90,7 +85,7 @@ def test_demo_cells_equal_the_engine(demo, engine_results):
 
 
 def test_best_value_per_column_is_highlighted(demo):
-    m = demo.summary_model
+    m = demo.summary.model
     col = 1 + m.keys.index("ap_trec_r")
     best = [
         m.index(r, 0).data()
@@ -101,33 +96,33 @@ def test_best_value_per_column_is_highlighted(demo):
 
 
 def test_sorting_is_numeric(demo, qtbot):
-    view, proxy = demo.summary_view, demo.summary_proxy
-    col = 1 + demo.summary_model.keys.index("e_measure")
+    view, proxy = demo.summary.view, demo.summary.proxy
+    col = 1 + demo.summary.model.keys.index("e_measure")
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         view.sortByColumn(col, order)
         vals = [proxy.index(r, col).data(SORT_ROLE) for r in range(proxy.rowCount())]
         assert vals == sorted(vals, reverse=order == Qt.SortOrder.DescendingOrder)
     # undefined values sort last in both orders
-    pq = demo.pq_proxy
-    demo.pq_mode.setCurrentIndex(1)
-    demo.pq_choice.setCurrentIndex(demo.pq_choice.findData("ap_hr"))
-    demo.pq_view.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    pq = demo.per_query.proxy
+    demo.per_query.mode.setCurrentIndex(1)
+    demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findData("ap_hr"))
+    demo.per_query.view.sortByColumn(1, Qt.SortOrder.AscendingOrder)
     vals = [pq.index(r, 1).data(SORT_ROLE) for r in range(pq.rowCount())]
     defined = [v for v in vals if v is not None]
     assert vals[: len(defined)] == sorted(defined)
 
 
 def test_per_query_views(demo, engine_results):
-    demo.pq_mode.setCurrentIndex(0)
-    demo.pq_choice.setCurrentIndex(demo.pq_choice.findText("VoxelMoments"))
-    m = demo.pq_model
+    demo.per_query.mode.setCurrentIndex(0)
+    demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findText("VoxelMoments"))
+    m = demo.per_query.model
     assert m.rowCount() == 30
     ref = engine_results["VoxelMoments"]
     col = 1 + m.keys.index("adr")
     for r in range(30):
         assert m.index(r, col).data(SORT_ROLE) == pytest.approx(ref.column("adr")[r])
-    demo.pq_mode.setCurrentIndex(1)
-    demo.pq_choice.setCurrentIndex(demo.pq_choice.findData("adr"))
+    demo.per_query.mode.setCurrentIndex(1)
+    demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findData("adr"))
     assert m.mode == "measure" and m.columnCount() == 2 + 7
     for r in range(30):
         ranking = m.index(r, 8).data().split(" > ")
@@ -136,18 +131,18 @@ def test_per_query_views(demo, engine_results):
 
 
 def test_models_pass_qtmodeltester(demo, qtmodeltester):
-    qtmodeltester.check(demo.summary_model)
-    qtmodeltester.check(demo.warn_model)
-    demo.pq_mode.setCurrentIndex(0)
-    qtmodeltester.check(demo.pq_model)
-    demo.pq_mode.setCurrentIndex(1)
-    qtmodeltester.check(demo.pq_model)
+    qtmodeltester.check(demo.summary.model)
+    qtmodeltester.check(demo.checks.model)
+    demo.per_query.mode.setCurrentIndex(0)
+    qtmodeltester.check(demo.per_query.model)
+    demo.per_query.mode.setCurrentIndex(1)
+    qtmodeltester.check(demo.per_query.model)
     for model in (SummaryModel(), PerQueryModel(), WarningsModel()):
         qtmodeltester.check(model)
 
 
 def test_warnings_panel_lists_data_checks(demo):
-    m = demo.warn_model
+    m = demo.checks.model
     rows = [(m.index(r, 0).data(), m.index(r, 1).data()) for r in range(m.rowCount())]
     assert ("LightField-200", "truncated_lists") in rows
     assert ("ShapeHistogram", "ids_normalised") in rows
@@ -164,11 +159,11 @@ def test_ranked_list_shows_where_relevant_items_landed(demo, qtbot, engine_resul
 
 def test_curves_show_every_run_with_a_legend(demo):
     c = demo.curves
-    assert [n for n, *_ in c.curve_data()] == [e.name for e in demo.entries.values()]
+    assert [n for n, *_ in c.curve_data()] == [e.name for e in demo.controller.entries.values()]
     assert len(c.plot_item.legend.items) == 7
     c.select_query("q05")
     name, colour, x, y = c.curve_data()[0]
-    ref = demo.entries[next(iter(demo.entries))].result
+    ref = demo.controller.entries[next(iter(demo.controller.entries))].result
     np.testing.assert_allclose(y, ref.curves["pr"].per_query[4])
     c.kind.setCurrentIndex(c.kind.findData("ndcg"))
     assert len(c.curve_data()[0][2]) == 100
@@ -185,14 +180,14 @@ def test_exports_write_valid_files(demo, tmp_path):
     demo.export_plot(str(pcsv), "csv")
     rows = list(csv.reader(pcsv.open()))
     assert len(rows) >= 21 and len(rows[0]) == 14  # x and y of 7 curves
-    demo.export_table(demo.summary_view, str(tcsv))
+    demo.export_tab(demo.summary, str(tcsv))
     rows = list(csv.reader(tcsv.open()))
     assert rows[0][0] == "Run" and len(rows) == 8
     assert not [p for p in tmp_path.iterdir() if ".part." in p.name]
 
 
 def test_copy_selection_as_tsv(demo):
-    v = demo.summary_view
+    v = demo.summary.view
     v.selectAll()
     demo.tabs.setCurrentIndex(0)
     v.setFocus()
@@ -200,68 +195,69 @@ def test_copy_selection_as_tsv(demo):
     text = QGuiApplication.clipboard().text()
     lines = text.splitlines()
     assert len(lines) == 8 and lines[0].split("\t")[0] == "Run"
-    assert all(len(ln.split("\t")) == 1 + len(demo.summary_model.keys) for ln in lines)
+    assert all(len(ln.split("\t")) == 1 + len(demo.summary.model.keys) for ln in lines)
 
 
-def test_session_round_trip(demo, qtbot, tmp_path, dialogs):
-    demo.entries[next(iter(demo.entries))].colour = "#123456"
-    demo._set_options(EvalOptions(ranks=(5, 10), pr_levels=11))
-    demo.score()
-    wait_idle(qtbot, demo, 7)
+def test_session_round_trip(fresh, qtbot, tmp_path, dialogs):
+    fresh.controller.entries[next(iter(fresh.controller.entries))].colour = "#123456"
+    fresh.controller.set_options(EvalOptions(ranks=(5, 10), pr_levels=11))
+    fresh.controller.score()
+    wait_idle(qtbot, fresh, 7)
     path = tmp_path / "s" / "session.json"
     path.parent.mkdir()
-    assert demo.save_session(str(path))
+    assert fresh.controller.save_session(str(path))
     doc = json.loads(path.read_text())
     assert doc["version"] == 1 and not doc["assessment"]["path"].startswith("/")
     assert doc["options"]["ranks"] == [5, 10]
     other = MainWindow(app_settings())
     qtbot.addWidget(other)
-    other.open_session(str(path))
+    other.controller.open_session(str(path))
     wait_idle(qtbot, other, 7)
-    a = [(e.name, e.colour, e.result.means) for e in demo.entries.values()]
-    b = [(e.name, e.colour, e.result.means) for e in other.entries.values()]
-    assert a == b and other.options.ranks == (5, 10)
+    a = [(e.name, e.colour, e.result.means) for e in fresh.controller.entries.values()]
+    b = [(e.name, e.colour, e.result.means) for e in other.controller.entries.values()]
+    assert a == b and other.controller.options.ranks == (5, 10)
     other.close()
     bad = tmp_path / "bad.json"
     bad.write_text('{"assessment": 3}')
     other2 = MainWindow(app_settings())
     qtbot.addWidget(other2)
-    other2.open_session(str(bad))
+    other2.controller.open_session(str(bad))  # read off the GUI thread
+    qtbot.waitUntil(lambda: bool(dialogs))
     assert dialogs and "assessment" in dialogs[-1][1]
     other2.close()
 
 
-def test_bad_run_shows_the_reader_message_and_keeps_results(demo, qtbot, tmp_path, dialogs):
-    before = {k: e.result for k, e in demo.entries.items()}
+def test_bad_run_shows_the_reader_message_and_keeps_results(fresh, qtbot, tmp_path, dialogs):
+    before = {k: e.result for k, e in fresh.controller.entries.items()}
     bad = tmp_path / "bad.txt"
     bad.write_text("1.0 2.0\n3.0 x\n")
-    demo.add_runs([str(bad)], format="ascii-matrix")
-    wait_idle(qtbot, demo)
+    fresh.controller.add_runs([RunSource(str(bad), format="ascii-matrix")])
+    wait_idle(qtbot, fresh)
     assert len(dialogs) == 1 and "bad.txt" in dialogs[-1][1] and "line 1" in dialogs[-1][1]
-    assert {k: demo.entries[k].result for k in before} == before
-    failed = [e for e in demo.entries.values() if e.error]
+    assert {k: fresh.controller.entries[k].result for k in before} == before
+    failed = [e for e in fresh.controller.entries.values() if e.error]
     assert len(failed) == 1 and failed[0].result is None and "line 1" in failed[0].error
-    assert demo.summary_model.rowCount() == 7  # not a row of the results
+    assert fresh.summary.model.rowCount() == 7  # not a row of the results
     rows = [
-        (demo.warn_model.index(r, 0).data(), demo.warn_model.index(r, 1).data())
-        for r in range(demo.warn_model.rowCount())
+        (fresh.checks.model.index(r, 0).data(), fresh.checks.model.index(r, 1).data())
+        for r in range(fresh.checks.model.rowCount())
     ]
     assert ("bad.txt", "unreadable") in rows  # but listed with the data checks
-    assert "could not be read" in demo.status_label.text()
+    assert "could not be read" in fresh.status_label.text()
 
 
-def test_bad_assessment_keeps_the_current_one(demo, qtbot, tmp_path, dialogs):
-    a = demo.assessment
+def test_bad_assessment_keeps_the_current_one(fresh, qtbot, tmp_path, dialogs):
+    a = fresh.controller.assessment
     bad = tmp_path / "bad.cla"
     bad.write_text("PSB 1\n1 2\na b 2\n1\n2\n")
-    demo.open_assessment(str(bad))
-    wait_idle(qtbot, demo)
-    assert demo.assessment is a and len(demo.entries) == 7
+    fresh.controller.open_assessment(AssessmentSource(str(bad)))
+    wait_idle(qtbot, fresh)
+    assert fresh.controller.assessment is a and len(fresh.controller.entries) == 7
     assert "line 3" in dialogs[-1][1] and "parent 'b'" in dialogs[-1][1]
-    assert all(e.result is not None for e in demo.entries.values())
+    assert all(e.result is not None for e in fresh.controller.entries.values())
 
 
-def test_cancel_mid_run_keeps_earlier_results(demo, qtbot, monkeypatch):
+def test_cancel_mid_run_keeps_earlier_results(fresh, qtbot, monkeypatch):
     import shrec_gui.worker as worker
 
     real = worker.evaluate
@@ -274,17 +270,17 @@ def test_cancel_mid_run_keeps_earlier_results(demo, qtbot, monkeypatch):
         return real(a, run, EvalOptions(memory_budget=1), progress=progress, should_stop=stop)
 
     monkeypatch.setattr(worker, "evaluate", slow)
-    before = {k: e.result for k, e in demo.entries.items()}
-    demo.score()
-    first = next(iter(demo.entries))
-    qtbot.waitUntil(lambda: demo.entries[first].result is not before[first], timeout=10000)
-    t = time.perf_counter()
-    demo.cancel()
-    wait_idle(qtbot, demo)
-    assert time.perf_counter() - t < 0.5
-    assert "Cancelled; earlier results kept" in demo.status_label.text()
-    assert all(e.result is not None for e in demo.entries.values())
-    changed = [k for k in before if demo.entries[k].result is not before[k]]
+    before = {k: e.result for k, e in fresh.controller.entries.items()}
+    fresh.controller.score()
+    first = next(iter(fresh.controller.entries))
+    qtbot.waitUntil(
+        lambda: fresh.controller.entries[first].result is not before[first], timeout=10000
+    )
+    fresh.controller.cancel()  # how fast: tests/benchmarks/bench_gui.py
+    wait_idle(qtbot, fresh)
+    assert "Cancelled; earlier results kept" in fresh.status_label.text()
+    assert all(e.result is not None for e in fresh.controller.entries.values())
+    changed = [k for k in before if fresh.controller.entries[k].result is not before[k]]
     assert 1 <= len(changed) < 7
 
 
@@ -304,22 +300,22 @@ def test_drag_and_drop_of_assessment_and_runs(win, qtbot):
         Qt.KeyboardModifier.NoModifier,
     )
     win.dropEvent(ev)
-    qtbot.waitUntil(lambda: win.assessment is not None, timeout=10000)
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
     wait_idle(qtbot, win)
     # told apart by content: the .cla is the assessment (leave-one-out, 1101
     # queries); the 30 x 1101 ASCII matrix does not fit it and is refused with
     # the reader's message; the rank-list folder is scored
-    assert win.assessment.n_queries == 1101
+    assert win.controller.assessment.n_queries == 1101
     assert win.errors and "spectralnet.txt" in win.errors[0] and "1101 x 1101" in win.errors[0]
-    scored = [e.name for e in win.entries.values() if e.result is not None]
-    failed = [e.name for e in win.entries.values() if e.error is not None]
+    scored = [e.name for e in win.controller.entries.values() if e.result is not None]
+    failed = [e.name for e in win.controller.entries.values() if e.error is not None]
     assert scored == ["lightfield-200"] and failed == ["spectralnet.txt"]
 
 
 def test_settings_remember_folder_recent_and_theme(demo, tmp_path):
     s = app_settings()
     assert s.value("files/lastFolder")
-    demo.save_session(str(tmp_path / "x.json"))
+    demo.controller.save_session(str(tmp_path / "x.json"))
     assert str((tmp_path / "x.json").resolve()) in app_settings().value("files/recent")
     demo.set_dark(True)
     assert app_settings().value("view/dark", type=bool) is True
@@ -348,7 +344,10 @@ def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results
     sig.request()
     qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
     ref = compare(
-        [engine_results[e.name] for e in demo.entries.values()], "adr", resamples=500, seed=0
+        [engine_results[e.name] for e in demo.controller.entries.values()],
+        "adr",
+        resamples=500,
+        seed=0,
     )
     m = sig.pmodel
     assert m.names == [r.name for r in ref.ranking()]
@@ -377,65 +376,73 @@ def test_pvalue_model_passes_qtmodeltester(demo, qtbot, qtmodeltester):
     qtmodeltester.check(sig.pmodel)
 
 
-def test_a_superseded_assessment_is_not_adopted(demo, qtbot):
+def test_a_superseded_assessment_is_not_adopted(fresh, qtbot):
     """Opening an assessment and, at once, another: the worker and the
     window agree on the one opened last."""
-    demo.open_assessment(str(DEMO / "target.cla"))  # leave-one-out, 1101 queries
-    demo.open_assessment(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"), graded=True)
-    wait_idle(qtbot, demo, 7)
-    assert demo.assessment.n_queries == 30
-    assert all(len(e.result.query_ids) == 30 for e in demo.entries.values())
-    assert not demo.errors
+    fresh.controller.open_assessment(AssessmentSource(str(DEMO / "target.cla")))  # 1101 queries
+    fresh.controller.open_assessment(
+        AssessmentSource(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"), graded=True)
+    )
+    wait_idle(qtbot, fresh, 7)
+    assert fresh.controller.assessment.n_queries == 30
+    assert all(len(e.result.query_ids) == 30 for e in fresh.controller.entries.values())
+    assert not fresh.errors
 
 
 def test_adding_runs_while_scoring_abandons_nothing(win, qtbot):
     win.open_demo()
-    qtbot.waitUntil(lambda: win.assessment is not None, timeout=10000)
-    win.add_runs([str(DEMO / "viewharmonics.trec")], names=["Extra"])
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
+    win.controller.add_runs([RunSource(str(DEMO / "viewharmonics.trec"), name="Extra")])
     wait_idle(qtbot, win, 8)
     assert "8 of 8 runs scored" in win.status_label.text()
 
 
-def test_a_failed_session_changes_nothing(demo, qtbot, tmp_path, dialogs):
+def test_a_failed_session_changes_nothing(fresh, qtbot, tmp_path, dialogs):
     good = tmp_path / "good.json"
-    assert demo.save_session(str(good))
+    assert fresh.controller.save_session(str(good))
     text = good.read_text()
     broken = tmp_path / "broken.json"
     doc = json.loads(text)
     doc["assessment"]["path"] = "missing.cla"
     doc["options"]["ranks"] = [7]
     broken.write_text(json.dumps(doc))
-    demo.open_session(str(broken))
-    wait_idle(qtbot, demo)
+    fresh.controller.open_session(str(broken))
+    wait_idle(qtbot, fresh)
     assert "missing.cla" in dialogs[-1][1]
-    assert demo.session_path == str(good) and demo.options.ranks == (5, 10, 25, 50, 100)
-    demo.save_session_action()
+    assert fresh.controller.session_path == str(good) and fresh.controller.options.ranks == (
+        5,
+        10,
+        25,
+        50,
+        100,
+    )
+    fresh.save_session_action()
     assert good.read_text() == text  # Ctrl+S still writes the session that is open
 
 
-def test_a_changed_run_file_is_read_again(demo, qtbot, tmp_path):
+def test_a_changed_run_file_is_read_again(fresh, qtbot, tmp_path):
     import shutil
 
     mine = tmp_path / "mine.trec"
     shutil.copy(DEMO / "viewharmonics.trec", mine)
-    demo.add_runs([str(mine)], names=["Mine"])
-    wait_idle(qtbot, demo, 8)
-    first = next(e for e in demo.entries.values() if e.spec.name == "Mine").result
+    fresh.controller.add_runs([RunSource(str(mine), name="Mine")])
+    wait_idle(qtbot, fresh, 8)
+    first = next(e for e in fresh.controller.entries.values() if e.source.name == "Mine").result
     shutil.copy(DEMO / "randombaseline.trec", mine)
-    demo.score()
-    wait_idle(qtbot, demo, 8)
-    again = next(e for e in demo.entries.values() if e.spec.name == "Mine").result
+    fresh.controller.score()
+    wait_idle(qtbot, fresh, 8)
+    again = next(e for e in fresh.controller.entries.values() if e.source.name == "Mine").result
     assert again.mean("adr") < first.mean("adr") / 2
 
 
-def test_two_runs_of_one_name_get_distinct_names(demo, qtbot):
-    demo.add_runs([str(DEMO / "viewharmonics.trec")])
-    wait_idle(qtbot, demo, 8)
-    names = [e.name for e in demo.entries.values()]
+def test_two_runs_of_one_name_get_distinct_names(fresh, qtbot):
+    fresh.controller.add_runs([RunSource(str(DEMO / "viewharmonics.trec"))])
+    wait_idle(qtbot, fresh, 8)
+    names = [e.name for e in fresh.controller.entries.values()]
     assert "ViewHarmonics" in names and "ViewHarmonics (2)" in names
 
 
-def test_options_change_then_cancel_keeps_tabs_working(demo, qtbot, monkeypatch):
+def test_options_change_then_cancel_keeps_tabs_working(fresh, qtbot, monkeypatch):
     import shrec_gui.worker as worker
 
     real = worker.evaluate
@@ -448,21 +455,23 @@ def test_options_change_then_cancel_keeps_tabs_working(demo, qtbot, monkeypatch)
         return real(a, run, options, progress=progress, should_stop=stop)
 
     monkeypatch.setattr(worker, "evaluate", slow)
-    demo._set_options(EvalOptions(ranks=(7,), memory_budget=1))
-    demo.score()
-    first = next(iter(demo.entries))
-    qtbot.waitUntil(lambda: demo.entries[first].result.options.ranks == (7,), timeout=10000)
-    demo.cancel()
-    wait_idle(qtbot, demo)
-    demo.pq_mode.setCurrentIndex(1)
-    demo.pq_choice.setCurrentIndex(demo.pq_choice.findData("p@7"))
-    assert demo.pq_model.rowCount() == 30
-    demo.significance.request()
-    assert (
-        "At least two runs" in demo.significance.status.text()
-        or demo.significance.comparison is None
+    fresh.controller.set_options(EvalOptions(ranks=(7,), memory_budget=1))
+    fresh.controller.score()
+    first = next(iter(fresh.controller.entries))
+    qtbot.waitUntil(
+        lambda: fresh.controller.entries[first].result.options.ranks == (7,), timeout=10000
     )
-    assert "runs scored with the current options" in demo.status_label.text()
+    fresh.controller.cancel()
+    wait_idle(qtbot, fresh)
+    fresh.per_query.mode.setCurrentIndex(1)
+    fresh.per_query.choice.setCurrentIndex(fresh.per_query.choice.findData("p@7"))
+    assert fresh.per_query.model.rowCount() == 30
+    fresh.significance.request()
+    assert (
+        "At least two runs" in fresh.significance.status.text()
+        or fresh.significance.comparison is None
+    )
+    assert "runs scored with the current options" in fresh.status_label.text()
 
 
 def test_a_long_comparison_is_cancelled_on_close(qtbot):
@@ -473,7 +482,5 @@ def test_a_long_comparison_is_cancelled_on_close(qtbot):
     w.significance.resamples.setValue(1_000_000)
     w.significance.request()
     time.sleep(0.3)
-    t = time.perf_counter()
-    w.close()
-    assert time.perf_counter() - t < 3.0
+    w.close()  # returns once the comparison stopped (how fast: the benchmark)
     assert w.controller.thread.isFinished()

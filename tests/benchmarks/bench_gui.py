@@ -93,6 +93,8 @@ def main(argv=None) -> None:
     from shrec_gui.app import make_app
 
     app = make_app()
+    from shrec_eval.contest import AssessmentSource, RunSource
+
     from shrec_gui.mainwindow import MainWindow
 
     w = MainWindow()
@@ -130,13 +132,14 @@ def main(argv=None) -> None:
 
     t0 = time.perf_counter()
     timer.start()
-    w.open_assessment(str(cla))
-    spin_until(lambda: w.assessment is not None and not w.controller.busy)
-    w.add_runs([str(r) for r in runs])
-    spin_until(lambda: not w.controller.busy)
+    c = w.controller
+    c.open_assessment(AssessmentSource(str(cla)))
+    spin_until(lambda: c.assessment is not None and not c.busy)
+    c.add_runs([RunSource(str(r)) for r in runs])
+    spin_until(lambda: c.idle())
     total = time.perf_counter() - t0
     timer.stop()
-    scored = sum(e.result is not None for e in w.entries.values())
+    scored = sum(e.result is not None for e in c.entries.values())
     stall = max(gaps) if gaps else 0
     print(f"contest: {N} leave-one-out queries, {RUNS} ASCII matrices of {N} x {N}")
     print(f"read + score everything: {total:.1f} s ({scored} runs scored)")
@@ -148,11 +151,11 @@ def main(argv=None) -> None:
 
     cancels = []
     for _ in range(3):
-        w.score()
-        spin_until(lambda: w.controller.busy and w.progress.value() > 100, 60)
+        c.score()
+        spin_until(lambda: c.busy and w.progress.value() > 100, 60)
         t = time.perf_counter()
-        w.cancel()
-        spin_until(lambda: not w.controller.busy, 60)
+        c.cancel()
+        spin_until(lambda: not c.busy, 60)
         cancels.append(time.perf_counter() - t)
     print(f"Cancel to idle: {max(cancels) * 1000:.0f} ms at most over {len(cancels)} tries")
     w.close()

@@ -1,0 +1,400 @@
+"""The contest the window shows, and the jobs that score it.
+
+:class:`ContestController` owns the assessment, the engine options, the
+runs (by key: a key names one run for as long as it is open, whatever
+failed to load or is sorted where), the job queue of the scoring thread and
+the results.  It emits what changed; the tabs read it back.  Files are only
+ever opened off the GUI thread: in the scoring worker, or in a
+:class:`~shrec_gui.worker.FileTasks` thread for telling dropped files apart
+and reading sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from shrec_eval.contest import AssessmentSource, Contest, RunSource
+from shrec_eval.errors import ShrecEvalError
+from shrec_eval.options import EvalOptions
+from shrec_eval.report import default_rank_key
+
+from .plots import colour_for
+from .worker import FileTasks, Job, ScoringThread, classify, user_message
+
+
+@dataclass
+class RunEntry:
+    key: int
+    source: RunSource
+    colour: str
+    result: object = None
+    error: str | None = None  # the reader's message when the file could not be used
+
+    @property
+    def name(self) -> str:
+        if self.result is not None:
+            return self.result.run_name
+        return self.source.name or Path(self.source.path).name
+
+
+class ContestController(QObject):
+    changed = Signal()  # runs added, removed, scored or failed (results coalesced)
+    optionsChanged = Signal(object)  # EvalOptions
+    status = Signal(str)
+    progress = Signal(int)  # 0..1000 while a job runs, -1 when idle
+    problem = Signal(str, str)  # title, message for the user
+    fileUsed = Signal(str, bool)  # path, whether it belongs in the recent files
+    sessionOpened = Signal(str, str)  # path, name
+    detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
+    detailFailed = Signal(int, str, str)
+    comparisonReady = Signal(object)
+    comparisonFailed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.options = EvalOptions()
+        self.assessment_source: AssessmentSource | None = None
+        self.assessment = None
+        self.entries: dict[int, RunEntry] = {}
+        self.session_path: str | None = None
+        self._next_key = 1
+        self._pending: dict | None = None
+        self._failures: list[str] = []
+        self._queue_total = 1
+        self._queue_done = 0
+        self._comparison = 0
+        self._tasks: dict[int, tuple] = {}
+        self._changed_timer = QTimer(self)
+        self._changed_timer.setSingleShot(True)
+        self._changed_timer.setInterval(120)
+        self._changed_timer.timeout.connect(self.changed)
+        self.files = FileTasks(self)
+        self.files.done.connect(self._task_done)
+        self.files.failed.connect(self._task_failed)
+        self.scoring = ScoringThread(self)
+        w = self.scoring.worker
+        # bound methods of this object (not lambdas): Qt then queues the call
+        # to the GUI thread; a lambda would run in the worker's thread
+        w.assessmentLoaded.connect(self._on_assessment_loaded)
+        w.assessmentFailed.connect(self._on_assessment_failed)
+        w.runStarted.connect(self._on_run_started)
+        w.progress.connect(self._on_progress)
+        w.runScored.connect(self._on_run_scored)
+        w.runFailed.connect(self._on_run_failed)
+        w.finished.connect(self._on_finished)
+        w.detailReady.connect(self._on_detail_ready)
+        w.detailFailed.connect(self._on_detail_failed)
+        w.comparisonReady.connect(self._on_comparison_ready)
+        w.comparisonFailed.connect(self._on_comparison_failed)
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.scoring.busy
+
+    @property
+    def thread(self):
+        return self.scoring.thread
+
+    def idle(self) -> bool:
+        """No job running and no result waiting to be shown."""
+        return not self.busy and not self._changed_timer.isActive() and not self._tasks
+
+    def readable_entries(self) -> list[RunEntry]:
+        """The runs that could be read (result None while pending)."""
+        return [e for e in self.entries.values() if e.error is None]
+
+    def scored_entries(self) -> list[RunEntry]:
+        return [e for e in self.entries.values() if e.result is not None]
+
+    def run_sources(self, *, named: bool = False) -> list[RunSource]:
+        """Every run (the unreadable ones too) with its current colour, and
+        (``named``) the name it is shown under."""
+        return [
+            replace(e.source, colour=e.colour, name=e.name if named else e.source.name)
+            for e in self.entries.values()
+        ]
+
+    def default_rank_key(self) -> str:
+        return default_rank_key(self.assessment)
+
+    def set_options(self, options: EvalOptions) -> None:
+        """New engine options (the runs are scored with them on F5)."""
+        self.options = options
+        self.optionsChanged.emit(options)
+
+    # -- opening ----------------------------------------------------------------------
+    def _new_key(self) -> int:
+        self._next_key += 1
+        return self._next_key - 1
+
+    def open_assessment(
+        self,
+        source: AssessmentSource,
+        *,
+        runs: list[RunSource] | None = None,
+        options: EvalOptions | None = None,
+        session: tuple[str, str] | None = None,
+    ) -> None:
+        """Load an assessment in the worker; on success it replaces the
+        current one (with ``options``, and the ``session`` (path, name) it
+        came from) and the runs (by default the current ones) are read and
+        scored again; on failure nothing changes and the reader is quoted."""
+        self.fileUsed.emit(str(source.path), False)
+        runs = self.run_sources() if runs is None else list(runs)
+        pairs = [(self._new_key(), r) for r in runs]
+        options = options or self.options
+        self._pending = {"runs": pairs, "options": options, "session": session}
+        self._start(
+            Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
+        )
+
+    def add_runs(self, sources: list[RunSource]) -> None:
+        if self.assessment is None:
+            self.problem.emit(
+                "No assessment",
+                "Open the assessment (a .cla or qrels file) first; "
+                "the runs are read against its collection.",
+            )
+            return
+        pairs = []
+        for s in sources:
+            key = self._new_key()
+            colour = s.colour or colour_for(len(self.entries))
+            self.entries[key] = RunEntry(key, s, colour)
+            pairs.append((key, s))
+            self.fileUsed.emit(str(s.path), False)
+        self.changed.emit()
+        self._start(Job(pairs, self.options), f"Reading {len(pairs)} run(s)…")
+
+    def remove(self, keys) -> None:
+        """Take runs out of the contest, by key (read or not)."""
+        removed = [k for k in keys if self.entries.pop(k, None) is not None]
+        for k in removed:
+            self.scoring.requestForget.emit(k)
+        if removed:
+            self.changed.emit()
+
+    def open_files(self, paths) -> None:
+        """Open files and folders (recent files, drag and drop, command line),
+        told apart by content off the GUI thread: a session, or an assessment
+        first and then the runs."""
+        self.run_task(classify, [str(p) for p in paths], done=self._open_classified)
+
+    def _open_classified(self, kinds: list[tuple[str, str]]) -> None:
+        sessions = [p for p, k in kinds if k == "session"]
+        if sessions:
+            self.open_session(sessions[0])
+            return
+        assessments = [p for p, k in kinds if k in ("cla", "qrels")]
+        runs = [RunSource(p) for p, _ in kinds if p not in assessments]
+        if assessments:
+            self.open_assessment(AssessmentSource(assessments[0]), runs=self.run_sources() + runs)
+            self.fileUsed.emit(assessments[0], True)
+        elif runs:
+            self.add_runs(runs)
+
+    def run_task(self, fn, *args, done, title: str = "Cannot open the file") -> None:
+        """``fn(*args)`` on a file thread; ``done(value)`` on the GUI thread,
+        or the message goes to :attr:`problem` under ``title``."""
+        self._tasks[self.files.start(fn, *args)] = (done, title)
+
+    def _task_done(self, request: int, value) -> None:
+        done, _ = self._tasks.pop(request, (None, ""))
+        if done is not None:
+            done(value)
+
+    def _task_failed(self, request: int, message: str) -> None:
+        _, title = self._tasks.pop(request, (None, ""))
+        self.problem.emit(title, message)
+
+    # -- sessions ---------------------------------------------------------------------
+    def open_session(self, path: str) -> None:
+        """A session or contest file (the demo manifest's format), read off
+        the GUI thread; it takes effect once its assessment has loaded."""
+        self.run_task(
+            Contest.read,
+            str(path),
+            done=lambda contest, p=str(path): self._open_contest(p, contest),
+            title="Cannot open the session",
+        )
+
+    def _open_contest(self, path: str, contest: Contest) -> None:
+        self.open_assessment(
+            contest.assessment,
+            runs=list(contest.runs),
+            options=contest.options,
+            session=(path, contest.name or Path(path).stem),
+        )
+
+    def contest(self, name: str = "shrec-gui session") -> Contest | None:
+        """What is open, as a Contest (runs with the names and colours shown)."""
+        if self.assessment_source is None:
+            return None
+        return Contest(self.assessment_source, self.run_sources(named=True), self.options, name)
+
+    def save_session(self, path: str) -> bool:
+        contest = self.contest()
+        if contest is None:
+            self.problem.emit("Nothing to save", "Open an assessment first.")
+            return False
+        try:
+            contest.write(path)
+        except (OSError, ShrecEvalError) as exc:
+            self.problem.emit("Cannot write the file", user_message(exc, path))
+            return False
+        self.session_path = path
+        self.fileUsed.emit(path, True)
+        self.status.emit(f"Wrote {path}")
+        return True
+
+    # -- scoring ----------------------------------------------------------------------
+    def _start(self, job: Job, text: str, *, supersede: bool = False) -> None:
+        self._queue_total = max(len(job.runs), 1)
+        self._queue_done = 0
+        self.scoring.start(job, supersede=supersede)
+        self.status.emit(text)
+        self.progress.emit(0)
+
+    def score(self) -> None:
+        """Score every run again (after changing options)."""
+        if self.assessment is None:
+            self.problem.emit("Nothing to score", "Open an assessment and add runs first.")
+            return
+        if not self.entries:
+            self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
+            return
+        self._start(Job([(k, e.source) for k, e in self.entries.items()], self.options), "Scoring…")
+
+    def cancel(self) -> None:
+        if self.busy:
+            self.scoring.cancel()
+            self.status.emit("Cancelling…")
+
+    def shutdown(self) -> None:
+        self.scoring.shutdown()
+
+    def _current(self, gen: int) -> bool:
+        return gen == self.scoring.generation
+
+    def _on_assessment_loaded(self, gen, source, assessment) -> None:
+        if not self._current(gen) or self._pending is None:
+            return
+        pending, self._pending = self._pending, None
+        self.assessment_source = source
+        self.assessment = assessment
+        if pending["options"] is not self.options:
+            self.set_options(pending["options"])
+        self.entries = {
+            k: RunEntry(k, s, s.colour or colour_for(i)) for i, (k, s) in enumerate(pending["runs"])
+        }
+        if pending["session"] is not None:  # a session or contest file: now it has opened
+            self.session_path = pending["session"][0]
+            self.sessionOpened.emit(*pending["session"])
+            self.fileUsed.emit(pending["session"][0], True)
+        self.changed.emit()
+
+    def _on_assessment_failed(self, gen, source, message) -> None:
+        self._pending = None
+        self.problem.emit("Cannot open the assessment", message)
+
+    def _on_run_started(self, gen, key, name) -> None:
+        if self._current(gen):
+            e = self.entries.get(key)
+            label = e.name if e else name
+            self.status.emit(f"Scoring {label} ({self._queue_done + 1} of {self._queue_total})")
+
+    def _on_progress(self, gen, key, done, total) -> None:
+        if self._current(gen):
+            frac = (self._queue_done + (done / total if total else 1)) / self._queue_total
+            self.progress.emit(int(1000 * frac))
+
+    def _on_run_scored(self, gen, key, result, run) -> None:
+        e = self.entries.get(key)
+        if e is None:  # removed meanwhile
+            return
+        taken = {o.name for k, o in self.entries.items() if k != key and o.result is not None}
+        if result.run_name in taken:  # two runs of one name: tables and tests need distinct
+            n = 2
+            while f"{result.run_name} ({n})" in taken:
+                n += 1
+            result.run_name = f"{result.run_name} ({n})"
+        e.result, e.error = result, None
+        if self._current(gen):
+            self._queue_done += 1
+        self._changed_soon()
+
+    def _on_run_failed(self, gen, key, message) -> None:
+        e = self.entries.get(key)
+        if e is not None:  # kept (a session still lists it; F5 tries again)
+            e.error, e.result = message, None
+        if self._current(gen):
+            self._queue_done += 1
+        self._failures.append(message)
+        self._changed_soon()
+
+    def _changed_soon(self) -> None:
+        """Results arriving close together are shown in one refresh."""
+        if not self._changed_timer.isActive():
+            self._changed_timer.start()
+
+    def _on_finished(self, gen, cancelled) -> None:
+        if self._failures:  # one message for every run of the job that could not be read
+            failures, self._failures = self._failures, []
+            more = f"\n\n({len(failures) - 3} more in Data checks.)" if len(failures) > 3 else ""
+            self.problem.emit(
+                "Cannot read a run" if len(failures) == 1 else f"Cannot read {len(failures)} runs",
+                "\n\n".join(failures[:3]) + more + "\n\nThe other results are kept.",
+            )
+        if not self._current(gen):
+            return
+        if self._changed_timer.isActive():  # show the last results now
+            self._changed_timer.stop()
+            self.changed.emit()
+        self.progress.emit(-1)
+        current = sum(
+            e.result is not None and e.result.options == self.options for e in self.entries.values()
+        )
+        failed = sum(e.error is not None for e in self.entries.values())
+        self.status.emit(
+            ("Cancelled; earlier results kept. " if cancelled else "")
+            + f"{current} of {len(self.entries)} runs scored with the current options"
+            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+        )
+
+    # -- details and comparisons ------------------------------------------------------
+    def request_detail(self, key: int, query_id: str) -> None:
+        self.scoring.requestDetail.emit(key, query_id)
+
+    def _on_detail_ready(self, key, query_id, detail) -> None:
+        self.detailReady.emit(key, query_id, detail)
+
+    def _on_detail_failed(self, key, query_id, message) -> None:
+        self.detailFailed.emit(key, query_id, message)
+
+    def compare(self, params: dict) -> None:
+        """Compare the runs scored with the current options (a run still
+        holding results of older options is left out until re-scored)."""
+        results = [
+            e.result
+            for e in self.readable_entries()
+            if e.result is not None
+            and e.result.options == self.options
+            and params["measure"] in e.result.keys
+        ]
+        if len(results) < 2:
+            self.comparisonFailed.emit(
+                "At least two runs scored with the current options are needed (F5 scores them)."
+            )
+            return
+        self._comparison += 1
+        self.scoring.compare(self._comparison, results, params)
+
+    def _on_comparison_ready(self, request, comparison) -> None:
+        if request == self._comparison:
+            self.comparisonReady.emit(comparison)
+
+    def _on_comparison_failed(self, request, message) -> None:
+        if request == self._comparison:
+            self.comparisonFailed.emit(message)

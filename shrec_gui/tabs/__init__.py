@@ -1,0 +1,39 @@
+"""One module per tab of the main window; each tab reads the
+:class:`~shrec_gui.controller.ContestController` it is given, refreshes on
+its signals, and knows how to export itself (:class:`Tab`)."""
+
+from __future__ import annotations
+
+from ..exports import write_table_csv
+
+
+class Tab:
+    """What the main window asks of a tab (a mixin of its QWidget)."""
+
+    title = ""
+
+    def refresh(self) -> None:
+        """Show the controller's current runs and results."""
+
+    def table(self):
+        """The CopyTable that Ctrl+C copies from, or None."""
+        return None
+
+    def selected_run_keys(self) -> list[int]:
+        """The run keys of the selected rows (what Del removes)."""
+        return []
+
+    def plot_items(self) -> dict:
+        """name -> pyqtgraph PlotItem of the plots the tab can export."""
+        return {}
+
+    def export_name(self) -> str | None:
+        """File name offered by Ctrl+E (CSV), or None: nothing to export."""
+        return "table.csv" if self.table() is not None else None
+
+    def export(self, path: str) -> None:
+        """Write what the tab shows as CSV (Ctrl+E); raises OSError."""
+        write_table_csv(path, self.table().table_rows())
+
+    def set_dark(self, dark: bool) -> None:
+        """Follow the light or dark theme."""

@@ -1,0 +1,33 @@
+"""Curves tab: precision-recall and the other curves of every run, the
+mean over queries or one query (the plot is plots.CurvesWidget)."""
+
+from __future__ import annotations
+
+from ..exports import write_plot
+from ..plots import CurvesWidget, set_widget_theme
+from . import Tab
+
+
+class CurvesTab(CurvesWidget, Tab):
+    title = "Curves"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        controller.changed.connect(self.refresh)
+
+    def refresh(self) -> None:
+        self.set_entries([(e.name, e.colour, e.result) for e in self.controller.readable_entries()])
+
+    def plot_items(self) -> dict:
+        return {"curves": self.plot_item}
+
+    def export_name(self) -> str:
+        return f"{self.kind.currentData()}.csv"
+
+    def export(self, path: str) -> None:
+        """The curves' data as CSV (x and y of each run)."""
+        write_plot(self.plot_item, path, "csv")
+
+    def set_dark(self, dark: bool) -> None:
+        set_widget_theme(self.plot, dark)

@@ -1,0 +1,91 @@
+"""Per-query tab: one run (queries x measures) or one measure (queries x
+runs, with each query's ranking of the runs)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+from shrec_eval.measures import expand
+
+from ..models import PerQueryModel, SortProxy
+from ..tables import CopyTable
+from . import Tab
+
+
+class PerQueryTab(QWidget, Tab):
+    title = "Per query"
+
+    def __init__(self, controller, summary_keys, parent=None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.summary_keys = summary_keys  # callable: the measures the summary shows
+        self.model = PerQueryModel(self)
+        self.proxy = SortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = CopyTable()
+        self.view.setModel(self.proxy)
+        self.mode = QComboBox()
+        self.mode.addItem("One run: queries x measures", "run")
+        self.mode.addItem("One measure: queries x runs, with each query's ranking", "measure")
+        self.choice = QComboBox()
+        self.choice.setMinimumContentsLength(16)
+        self.mode.currentIndexChanged.connect(self.refresh)
+        self.choice.currentIndexChanged.connect(self._choice_changed)
+        bar = QHBoxLayout()
+        bar.addWidget(self.mode)
+        bar.addWidget(self.choice, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+        controller.changed.connect(self.refresh)
+        controller.optionsChanged.connect(self.refresh)
+
+    def _scored(self) -> list[tuple]:
+        return [(e.key, e.name, e.result) for e in self.controller.readable_entries() if e.result]
+
+    def refresh(self) -> None:
+        """Refill the run or measure list (keeping the choice), then the table."""
+        mode = self.mode.currentData()
+        default = self.controller.default_rank_key()
+        self.choice.blockSignals(True)
+        cur = self.choice.currentData()
+        self.choice.clear()
+        if mode == "run":
+            for _, name, _ in self._scored():
+                self.choice.addItem(name, name)
+        else:
+            for m in expand(self.controller.options.ranks):
+                self.choice.addItem(f"{m.label} [{m.key}]", m.key)
+        i = self.choice.findData(cur)
+        if i < 0 and mode == "measure":
+            i = self.choice.findData(default)
+        self.choice.setCurrentIndex(max(i, 0))
+        self.choice.blockSignals(False)
+        self._choice_changed()
+
+    def _choice_changed(self) -> None:
+        entries = self._scored()
+        choice = self.choice.currentData()
+        ranks = self.controller.options.ranks
+        if self.mode.currentData() == "run":
+            names = [n for _, n, _ in entries]
+            self.model.configure(
+                entries,
+                mode="run",
+                run_index=names.index(choice) if choice in names else 0,
+                keys=self.summary_keys(),
+                ranks=ranks,
+            )
+        else:
+            measure = choice or self.controller.default_rank_key()
+            self.model.configure(entries, mode="measure", measure=measure, ranks=ranks)
+        self.view.fit_columns()
+
+    def table(self) -> CopyTable:
+        return self.view
+
+    def export_name(self) -> str:
+        return "per-query.csv"
+
+    def set_dark(self, dark: bool) -> None:
+        self.model.dark = dark
+        self.view.viewport().update()

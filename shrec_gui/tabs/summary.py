@@ -1,0 +1,107 @@
+"""Summary tab: runs x measures (run means), with a menu of columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from shrec_eval.measures import FAMILIES, expand
+from shrec_eval.report import HEADLINE
+
+from ..models import SortProxy, SummaryModel
+from ..tables import CopyTable
+from . import Tab
+
+
+class SummaryTab(QWidget, Tab):
+    title = "Summary"
+    columnsChanged = Signal(list)  # measure keys shown
+
+    def __init__(self, controller, columns=(), parent=None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        ranks = controller.options.ranks
+        known = [m.key for m in expand(ranks)]
+        self.keys = [k for k in known if k in columns] or [k for k in known if k in HEADLINE]
+        self.model = SummaryModel(self)
+        self.model.set_columns(self.keys, ranks)
+        self.proxy = SortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = CopyTable()
+        self.view.setModel(self.proxy)
+        self.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        self.columns_button = QToolButton()
+        self.columns_button.setText("Columns")
+        self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.columns_menu = QMenu(self)
+        self.columns_button.setMenu(self.columns_menu)
+        self.assessment_label = QLabel(
+            "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
+        )
+        self.assessment_label.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(self.assessment_label, 1)
+        top.addWidget(self.columns_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.view, 1)
+        self._rebuild_columns_menu()
+        controller.changed.connect(self.refresh)
+        controller.optionsChanged.connect(self.set_options)
+
+    def refresh(self) -> None:
+        c = self.controller
+        a = c.assessment
+        if a is not None:
+            self.assessment_label.setText(
+                f"<b>{Path(a.source.split(' + ')[-1]).name}</b>: {a.kind}, {a.n_queries} "
+                f"queries, collection of {a.collection_size}; {len(c.entries)} runs"
+            )
+        self.model.set_entries([(e.key, e.name, e.result) for e in c.readable_entries()])
+        self.view.fit_columns()
+
+    def set_options(self, options) -> None:
+        known = [m.key for m in expand(options.ranks)]
+        self.keys = [k for k in self.keys if k in known] or [k for k in known if k in HEADLINE]
+        self.model.set_columns(self.keys, options.ranks)
+        self._rebuild_columns_menu()
+
+    def _rebuild_columns_menu(self) -> None:
+        self.columns_menu.clear()
+        by_family: dict[str, list] = {}
+        for m in expand(self.controller.options.ranks):
+            by_family.setdefault(m.family, []).append(m)
+        for fam, ms in by_family.items():
+            sub = self.columns_menu.addMenu(FAMILIES.get(fam, fam))
+            for m in ms:
+                a = QAction(f"{m.label}  [{m.key}]", self, checkable=True)
+                a.setChecked(m.key in self.keys)
+                a.toggled.connect(lambda on, k=m.key: self.toggle_column(k, on))
+                sub.addAction(a)
+
+    def column_action(self, key: str) -> QAction | None:
+        """The Columns menu's entry of a measure."""
+        for sub in self.columns_menu.actions():
+            for a in sub.menu().actions():
+                if a.text().endswith(f"[{key}]"):
+                    return a
+        return None
+
+    def toggle_column(self, key: str, on: bool) -> None:
+        order = [m.key for m in expand(self.controller.options.ranks)]
+        keys = set(self.keys) | {key} if on else set(self.keys) - {key}
+        self.keys = [k for k in order if k in keys]
+        self.model.set_columns(self.keys, self.controller.options.ranks)
+        self.columnsChanged.emit(self.keys)
+
+    def table(self) -> CopyTable:
+        return self.view
+
+    def selected_run_keys(self) -> list[int]:
+        return self.view.selected_run_keys()
+
+    def set_dark(self, dark: bool) -> None:
+        self.model.dark = dark
+        self.view.viewport().update()

@@ -1,0 +1,39 @@
+"""Helpers of the GUI tests: waiting for the app to settle, and a window
+with the demo contest scored (built once per test module)."""
+
+from __future__ import annotations
+
+import time
+
+from shrec_gui.mainwindow import MainWindow, app_settings
+
+
+def settled(w, n_runs=None) -> bool:
+    """No job running, no result waiting to be shown, and (``n_runs``) that
+    many runs, all scored."""
+    c = w.controller
+    return c.idle() and (
+        n_runs is None
+        or (len(c.entries) == n_runs and all(e.result is not None for e in c.entries.values()))
+    )
+
+
+def wait_idle(qtbot, w, n_runs=None, timeout=30000) -> None:
+    qtbot.waitUntil(lambda: settled(w, n_runs), timeout=timeout)
+
+
+def scored_demo_window(app, timeout_s: float = 60.0) -> MainWindow:
+    """A shown window, quiet (problems recorded in ``errors``, no dialog),
+    with the demo contest scored; for tests that share it (module scope, so
+    no qtbot: the event loop is spun here)."""
+    w = MainWindow(app_settings())
+    w.quiet = True
+    w.show()
+    w.open_demo()
+    deadline = time.monotonic() + timeout_s
+    while not settled(w, 7):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the demo was not scored within {timeout_s} s: {w.errors}")
+        app.processEvents()
+        time.sleep(0.002)
+    return w
