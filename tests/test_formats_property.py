@@ -7,6 +7,7 @@ format detection, always give the same lists and the same judgments."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval import Assessment, RankedRun
@@ -88,6 +89,7 @@ def same(r1, r2):
     assert [w["code"] for w in w1] == [w["code"] for w in w2]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))
 def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, layout, chunk):
@@ -115,6 +117,7 @@ def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, la
     assert noted == ([junk] if junk else [])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))
 def test_every_qrels_reader_path_reads_the_same_judgments(tmp_path_factory, contest, layout, chunk):

@@ -5,6 +5,7 @@ random (truncated, empty, missing) runs, leave-one-out and external."""
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import reference_curves, reference_query
@@ -64,6 +65,7 @@ def close(got, want):
     return not math.isnan(got) and abs(got - want) <= 1e-9 * max(1.0, abs(want))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), st.sampled_from([1, 2**12, 2**30]))
 def test_engine_matches_oracle(contest, budget):

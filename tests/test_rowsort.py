@@ -30,6 +30,7 @@ def blocks(dtype):
     return hnp.arrays(dtype, shape, elements=values)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(blocks(np.float32), blocks(np.float64)))
 def test_same_order_and_ties_as_a_stable_argsort(block):

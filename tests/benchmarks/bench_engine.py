@@ -25,15 +25,11 @@ import argparse
 import gc
 import os
 import platform
-import sys
 import time
 import tracemalloc
 
 import numpy as np
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-
-from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate  # noqa: E402
+from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 
 PEER_MEASURES = {"map", "P_1", "Rprec", "ndcg_cut_100", "recall_100"}
 

@@ -46,14 +46,11 @@ import tempfile
 import time
 
 import numpy as np
+from bench_engine import make_contest, time_best
+from bench_readers import flat_assessment, write_trec
 
+#: this folder: child processes import the benchmark helpers from it
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..")
-sys.path.insert(0, ROOT)
-sys.path.insert(0, HERE)
-
-from bench_engine import make_contest, time_best  # noqa: E402
-from bench_readers import flat_assessment, write_trec  # noqa: E402
 
 PEER = r"""
 import sys, pytrec_eval
@@ -201,7 +198,7 @@ MATRIX_CHILD = (
     + FLOOR
     + r"""
 import sys, time
-sys.path.insert(0, sys.argv[4]); sys.path.insert(0, sys.argv[5])
+sys.path.insert(0, sys.argv[4])  # this folder, for bench_readers
 what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if what == "floor":
     m = np.memmap(path, dtype="<f4", mode="r", shape=(n, n))
@@ -234,7 +231,7 @@ def binary_matrix(n, workdir, repeat):
     res = {"floor": [], "ours": []}
     for r in range(repeat + 1):
         for what in res:
-            cmd = [sys.executable, "-c", MATRIX_CHILD, what, path, str(n), HERE, ROOT]
+            cmd = [sys.executable, "-c", MATRIX_CHILD, what, path, str(n), HERE]
             _, hwm, out = timed(cmd)
             if r:
                 t, anon = out.split()

@@ -22,15 +22,13 @@ import sys
 import tempfile
 
 import numpy as np
+from bench_engine import PEER_MEASURES, make_contest, time_best
+from shrec_eval import Assessment, evaluate
+from shrec_eval.formats.matrix import read_ascii_matrix
+from shrec_eval.readers import load_assessment, load_run
 
+#: this folder: child processes import the benchmark helpers from it
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-
-from bench_engine import PEER_MEASURES, make_contest, time_best  # noqa: E402
-from shrec_eval import Assessment, evaluate  # noqa: E402
-from shrec_eval.formats.matrix import read_ascii_matrix  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 
 
 def flat_assessment(n: int) -> Assessment:
@@ -127,7 +125,7 @@ def hwm():  # peak RSS of this process image (ru_maxrss survives exec on Linux)
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
 
-sys.path.insert(0, sys.argv[3]); sys.path.insert(0, sys.argv[4])
+sys.path.insert(0, sys.argv[3])  # this folder, for bench_readers
 from bench_readers import flat_assessment
 from shrec_eval import evaluate
 from shrec_eval.readers import load_run
@@ -151,7 +149,7 @@ def bench_binary(n, workdir):
             for start in range(0, n, 1000):
                 (rng.random((min(1000, n - start), n)) * 100).astype("<f4").tofile(fh)
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, path, str(n), HERE, os.path.join(HERE, "..", "..")],
+        [sys.executable, "-c", CHILD, path, str(n), HERE],
         capture_output=True,
         text=True,
         check=True,
