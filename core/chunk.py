@@ -58,6 +58,7 @@ class ChunkContext:
         levels: np.ndarray,
         top: int,
         options,
+        max_relevant: int | None = None,
     ) -> None:
         self.G = G
         self.va = va.astype(np.int64)
@@ -73,6 +74,8 @@ class ChunkContext:
         self.rows = np.arange(self.B)
         self.n = max(max(options.ranks), options.curve_length)
         max_cr = int(self.cr.max()) if self.B else 0
+        #: the largest Cr of the whole contest (not only of this block)
+        self.max_relevant = max_cr if max_relevant is None else int(max_relevant)
         self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
 
     # -- the prefix: relevance masks and cumulative counts ----------------

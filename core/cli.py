@@ -22,6 +22,7 @@ from .engine import evaluate
 from .errors import ContestFileError, OptionsError, ShrecEvalError, UsageError
 from .measures import expand
 from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
+from .profiles import get_profile
 from .profiles.native import write_native
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .report import (
@@ -372,8 +373,8 @@ def contest_of(args, options: EvalOptions) -> Contest:
     )
 
 
-def _check_keys(keys: Sequence[str], ranks) -> None:
-    known = [m.key for m in expand(ranks)]
+def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
+    known = [m.key for m in expand(options.ranks, options.profile)]
     for k in keys:
         if k not in known:
             raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
@@ -385,9 +386,9 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     keys = (
         [k.strip() for k in args.columns.split(",")]
         if args.columns
-        else headline_keys([m.key for m in expand(options.ranks)])
+        else headline_keys([m.key for m in expand(options.ranks, options.profile)])
     )
-    _check_keys(keys + [rank_key], options.ranks)
+    _check_keys(keys + [rank_key], options)
     return keys, rank_key
 
 
@@ -395,7 +396,7 @@ def _score(contest: Contest, assessment) -> list:
     """Read and score every run of the contest, in order."""
     results = []
     for source in contest.runs:
-        run = source.load(assessment)
+        run = source.load(assessment, **get_profile(contest.options.profile).reader)
         results.append(
             evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
         )
@@ -461,7 +462,15 @@ def cmd_demo(args, out) -> int:
 
 
 def cmd_measures(args, out) -> int:
-    rows = [(m.key, m.label, m.definition) for m in expand(args.ranks)]
+    rows = [
+        (
+            m.key,
+            m.label,
+            m.definition
+            + (f" [profile {', '.join(m.measure.profiles)} only]" if m.measure.profiles else ""),
+        )
+        for m in expand(args.ranks, None)
+    ]
     out.write("".join(line + "\n" for line in text_grid(rows, left=3)))
     return 0
 
@@ -477,7 +486,7 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
         "notices": [],
     }
     try:
-        run = source.load(assessment)
+        run = source.load(assessment, **get_profile(options.profile).reader)
     except ContestFileError as exc:
         entry["problems"].append(
             {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
@@ -556,7 +565,7 @@ def cmd_check(args, out) -> int:
 
 def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
-    _check_keys([args.measure], contest.options.ranks)
+    _check_keys([args.measure], contest.options)
     assessment = contest.assessment.load()
     results = _score(contest, assessment)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))

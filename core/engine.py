@@ -374,7 +374,7 @@ def evaluate(
             "(choose micro, proportional or reciprocal)"
         )
     _check_fits(a, run)
-    measures = expand(o.ranks)
+    measures = expand(o.ranks, o.profile)
     size, size_notes = collection_size(a, run, o)
     prep = _prepare(a, o, size)
     qrow, warnings = _query_rows(a, run)
@@ -384,6 +384,7 @@ def evaluate(
     curve_x = {c.key: c.x(o) for c in CURVES}
     curves_pq = {c.key: np.empty((nq, curve_x[c.key].size)) for c in CURVES}
     va_all = np.zeros(nq, dtype=np.int64)
+    max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
     step = _chunk_size(a, run, width, o.memory_budget)
     for start in range(0, nq, step):
         if should_stop is not None and should_stop():
@@ -400,6 +401,7 @@ def evaluate(
             prep.levels,
             a.top_grade,
             o,
+            max_relevant,
         )
         for j, m in enumerate(measures):
             own = profile.overrides.get(m.key)

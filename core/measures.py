@@ -95,6 +95,12 @@ def m_ap_trec(ctx, v, k=None):
     return ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
 
 
+def m_ap_boli(ctx, v=None, k=None):
+    # the SHREC MATLAB toolkits' row of precisions is as wide as the largest
+    # class of the contest, zero-padded, and its mean is taken
+    return ratio(ctx.precision_sum["r"], ctx.max_relevant, ctx.no_rel)
+
+
 def m_adr(ctx, v=None, k=None):
     q = np.minimum(ctx.va, ctx.cr)
     n = int(q.max()) if ctx.B else 0
@@ -187,6 +193,8 @@ class Measure:
     variant: str | None = None
     higher_is_better: bool = True
     is_count: bool = False
+    #: the profiles that report it (empty: every profile)
+    profiles: tuple[str, ...] = ()
 
     @property
     def at_rank(self) -> bool:
@@ -284,6 +292,16 @@ MEASURES: tuple[Measure, ...] = tuple(
     )
     + [
         Measure(
+            "ap_boli",
+            "Average Precision (SHREC toolkit, / max C)",
+            "shrec2006_r",
+            "sum of precision at the ranks of the retrieved hits / the largest Cr of the "
+            "contest, as the SHREC MATLAB toolkits compute it (their bug; ap_trec_r is "
+            "the corrected figure)",
+            m_ap_boli,
+            profiles=("boli",),
+        ),
+        Measure(
             "adr",
             "Average Dynamic Recall",
             "shrec2006",
@@ -340,11 +358,14 @@ MEASURES: tuple[Measure, ...] = tuple(
 )
 
 
-def expand(ranks: Sequence[int]) -> list[ConcreteMeasure]:
+def expand(ranks: Sequence[int], profile: str | None = "shrec") -> list[ConcreteMeasure]:
     """The concrete measures (table columns) for the given @K ranks, in
-    registry order."""
+    registry order: those of every profile and those of ``profile`` (None:
+    every measure of the registry)."""
     out = []
     for m in MEASURES:
+        if m.profiles and profile is not None and profile not in m.profiles:
+            continue
         for k in ranks if m.at_rank else (None,):
             out.append(
                 ConcreteMeasure(
@@ -374,4 +395,4 @@ def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> Con
 
 @lru_cache(maxsize=32)
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
-    return {cm.key: cm for cm in expand(ranks)}
+    return {cm.key: cm for cm in expand(ranks, None)}

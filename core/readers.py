@@ -8,6 +8,7 @@ nothing else for anything a file may contain.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
@@ -290,12 +291,17 @@ def load_run(
     name: str | None = None,
     normalize_ids: bool | None = None,
     block_values: int | None = None,
+    skip_names: Collection[str] = (),
+    nonfinite_distances: bool = False,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
     unless ``normalize_ids`` says otherwise.  ``block_values`` is how an ASCII
     matrix is parsed (see :func:`~shrec_eval.formats.matrix.read_ascii_matrix`:
-    None, the whole file at once; the desktop app's worker reads in blocks)."""
+    None, the whole file at once; the desktop app's worker reads in blocks).
+    ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
+    (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
+    profile's ``reader`` settings)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -312,7 +318,13 @@ def load_run(
         if src.kind != "folder":
             raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")
         return read_ranklist_folder(
-            src.path, assessment, variant=variant, name=name, normalize_ids=norm
+            src.path,
+            assessment,
+            variant=variant,
+            name=name,
+            normalize_ids=norm,
+            skip_names=skip_names,
+            nonfinite_distances=nonfinite_distances,
         )
     _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
     if fmt == "ascii-matrix":

@@ -3,6 +3,7 @@ extension, or ``.txt``), in one of the variants of real contests."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from ..errors import FileAccessError, FormatError
@@ -32,10 +33,16 @@ def _looks_like_distance(tok: str) -> bool:
     return _is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
 
 
-def list_files(folder) -> list[Path]:
+def list_files(folder, skip_names: Collection[str] = ()) -> list[Path]:
+    """The rank-list files of a folder, by name; hidden files and the names
+    ``skip_names`` (an evaluator's own output files) are not lists."""
     folder = Path(folder)
     try:
-        entries = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        entries = sorted(
+            p
+            for p in folder.iterdir()
+            if p.is_file() and not p.name.startswith(".") and p.name not in skip_names
+        )
     except OSError as exc:
         raise FileAccessError.wrap(folder, exc) from exc
     if not entries:
@@ -51,7 +58,9 @@ def query_id_of(path: Path) -> str:
     return path.stem if path.suffix.lower() == ".txt" else path.name
 
 
-def detect_variant(folder, assessment: Assessment, normalize_ids: bool = True) -> str:
+def detect_variant(
+    folder, assessment: Assessment, normalize_ids: bool = True, skip_names: Collection[str] = ()
+) -> str:
     """Tell the variant from the content of the first files: a lone first
     line is a query line; of two columns, the id column is the one whose
     tokens the assessment knows (else the one that does not look like
@@ -60,7 +69,7 @@ def detect_variant(folder, assessment: Assessment, normalize_ids: bool = True) -
     col_known = [0, 0]
     col_dist = [0, 0]
     query_line = two_cols = 0
-    files = list_files(folder)[:SAMPLE_FILES]
+    files = list_files(folder, skip_names)[:SAMPLE_FILES]
     for f in files:
         lines = read_lines(open_source(f, "rank-list file"), "rank-list file")
         rows = [toks for i, toks in lines.rows() if i < SAMPLE_LINES]
@@ -97,13 +106,21 @@ def read_ranklist_folder(
     variant: str | None = None,
     name: str | None = None,
     normalize_ids: bool = True,
+    skip_names: Collection[str] = (),
+    nonfinite_distances: bool = False,
 ) -> RankedRun:
-    """Read a folder of rank lists; the variant is detected unless given."""
+    """Read a folder of rank lists; the variant is detected unless given.
+    ``skip_names``: files of the folder that are not lists (the SHREC
+    toolkits write Stats_test.txt and PR_test.txt there; skipped with a
+    note); ``nonfinite_distances``: NaN and infinite distances are accepted
+    (file order ranks; noted) instead of being an error."""
     folder = Path(folder)
-    files = list_files(folder)
+    files = list_files(folder, skip_names)
+    skipped = sorted(p.name for p in folder.iterdir() if p.name in skip_names and p.is_file())
+    nonfinite: list[str] = []
     detected = variant is None
     if variant is None:
-        variant = detect_variant(folder, assessment, normalize_ids)
+        variant = detect_variant(folder, assessment, normalize_ids, skip_names)
     if variant not in VARIANTS:
         raise FormatError(
             folder, f"unknown rank-list variant {variant!r}; expected one of {', '.join(VARIANTS)}"
@@ -174,7 +191,9 @@ def read_ranklist_folder(
                         column=text.column(i, dcol),
                         token=dist,
                     ) from None
-                if d != d or d in (float("inf"), float("-inf")):
+                if (d != d or d in (float("inf"), float("-inf"))) and nonfinite_distances:
+                    nonfinite.append(f"file {f.name}, line {n}")
+                elif d != d or d in (float("inf"), float("-inf")):
                     raise FormatError(
                         f,
                         "the distance must be a finite number",
@@ -191,6 +210,22 @@ def read_ranklist_folder(
         lines[qid] = (f.name, where)
     how = "detected" if detected else "chosen"
     found = []
+    if skipped:
+        found.append(
+            make_warning(
+                "skipped_files",
+                "files of the folder that are an evaluator's own output, not rank lists (skipped)",
+                skipped,
+            )
+        )
+    if nonfinite:
+        found.append(
+            make_warning(
+                "nonfinite_distances",
+                "NaN or infinite distances (accepted: the file order ranks)",
+                nonfinite,
+            )
+        )
     if mismatched:
         found.append(
             make_warning(
