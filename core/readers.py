@@ -20,6 +20,7 @@ from .formats.tokens import CONTROL as _CONTROL
 from .formats.tokens import decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
+from .values import is_integer, is_number
 
 ASSESSMENT_FORMATS = {
     "cla": "PSB classification file (.cla)",
@@ -114,22 +115,6 @@ class _Sample:
         return 2 * ok >= len(self.rows)
 
 
-def _number(tok: bytes) -> bool:
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return True
-
-
-def _integer(tok: bytes) -> bool:
-    try:
-        int(tok)
-    except ValueError:
-        return False
-    return True
-
-
 def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], _Sample | None]:
     """The formats a file's content fits (several when it is ambiguous)."""
     if src.kind == "folder":
@@ -143,13 +128,13 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     if s.rows[0][0] == b"PSB":
         return ["cla"], s
     out = []
-    if s.fits(lambda r, i: len(r) == 4 and _integer(r[3])):
+    if s.fits(lambda r, i: len(r) == 4 and is_integer(r[3])):
         out.append("qrels")
-    numeric = all(_number(t) for r in s.rows for t in r)
+    numeric = all(is_number(t) for r in s.rows for t in r)
     tags = {r[5] for r in s.rows if len(r) >= 6}
     # a TREC line: 6 fields (more are ignored), a number 5th; a file of numbers
     # only is a TREC run when its lines share a run tag (matrix rows do not)
-    if s.fits(lambda r, i: len(r) >= 6 and _number(r[4])) and (not numeric or len(tags) == 1):
+    if s.fits(lambda r, i: len(r) >= 6 and is_number(r[4])) and (not numeric or len(tags) == 1):
         out.append("trec")
     if numeric:
         # a matrix row holds one number per item of the assessment

@@ -16,6 +16,7 @@ __all__ = [
     "nullable",
     "nullable_list",
     "is_number",
+    "is_integer",
     "parse_ranks",
     "parse_positive",
     "text_grid",
@@ -41,10 +42,19 @@ def nullable_list(values) -> list[float | None]:
     return out
 
 
-def is_number(text: str) -> bool:
+def is_number(text: str | bytes) -> bool:
     """Whether ``text`` reads as a number (Python's float syntax: nan and inf too)."""
     try:
         float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_integer(text: str | bytes) -> bool:
+    """Whether ``text`` reads as a whole number (Python's int syntax)."""
+    try:
+        int(text)
     except ValueError:
         return False
     return True

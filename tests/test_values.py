@@ -10,6 +10,7 @@ import pytest
 from shrec_eval.cli import main
 from shrec_eval.errors import OptionsError
 from shrec_eval.values import (
+    is_integer,
     is_number,
     nullable,
     nullable_list,
@@ -67,6 +68,10 @@ def test_parse_positive_and_is_number():
         False,
         False,
     ]
+
+    # bytes too (the readers' format detection reads bytes)
+    assert is_number(b"0.5") and is_integer(b"12") and not is_integer(b"1.5")
+    assert [is_integer(t) for t in ("7", "-3", "1e3", "x")] == [True, True, False, False]
 
 
 def test_text_grid():

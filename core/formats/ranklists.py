@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import FileAccessError, FormatError
 from ..model import Assessment, RankedRun, make_warning
+from ..values import is_number
 from .ids import IdNormalizer
 from .source import open_source
 from .tokens import read_lines
@@ -21,16 +22,8 @@ SAMPLE_FILES = 5
 SAMPLE_LINES = 50
 
 
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return True
-
-
 def _looks_like_distance(tok: str) -> bool:
-    return _is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
+    return is_number(tok) and any(c in tok for c in ".eE") and not tok.isdigit()
 
 
 def list_files(folder, skip_names: Collection[str] = ()) -> list[Path]:
