@@ -1,42 +1,197 @@
-"""Writing files atomically: a temporary file in the same folder, renamed
-over the target, so a reader never sees half a file and an interrupted
-write leaves the old file intact."""
+"""Writing outputs safely.
+
+* A file is written to a temporary file beside its target and renamed over
+  it, so a reader never sees half a file and an interrupted write leaves the
+  old file intact (the temporary file is removed on any exception, and the
+  command line turns SIGINT / SIGTERM into one).
+* A symlink is written through: its target is replaced, the link stays.
+* A target that is not a regular file (a folder, a FIFO, a device, a socket)
+  is refused, never replaced.
+* A folder of files (a report) is built beside the target and swapped in
+  whole, so it holds either the old files or the new ones, never a mix; a
+  folder that holds anything else than those files is refused.
+* :func:`check_outputs` refuses an output that is an input of the command or
+  lies inside an input folder (or an output folder that holds an input).
+
+Errors are :class:`~shrec_eval.errors.OutputError` naming the target as the
+user wrote it, never the temporary file.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import stat
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from .errors import OutputError
+
+_WHAT = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _new_file_mode() -> int:
     """The mode an ordinary new file gets (0666 less the umask)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
+    return 0o666 & ~_umask()
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def resolve_file_target(path) -> Path:
+    """The regular file (or the new file) that writing ``path`` replaces,
+    symlinks followed; an error for anything else."""
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
+    if mode is not None and not stat.S_ISREG(mode):
+        what = _WHAT.get(stat.S_IFMT(mode), "not a regular file")
+        raise OutputError(path, f"this is {what}; an output is only written to a regular file")
+    if not real.parent.is_dir():
+        raise OutputError(path, f"cannot write the file: the folder {real.parent} does not exist")
+    return real
 
 
 def write_bytes(path, data: bytes) -> None:
-    path = Path(path)
+    target = resolve_file_target(path)
     try:  # keep the mode of the file replaced; a new file gets the usual one
-        mode = path.stat().st_mode & 0o777
+        mode = target.stat().st_mode & 0o777
     except OSError:
         mode = _new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
     try:
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        os.replace(tmp, target)
+    except BaseException as exc:
+        _remove(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
         raise
 
 
 def write_text(path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
+
+
+def _remove(path) -> None:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_folder(
+    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
+) -> list[Path]:
+    """Write a folder of files as a whole: built beside ``folder``, then
+    swapped in.  An existing ``folder`` may hold only files of the same names
+    or named in ``replaces`` (an earlier report); anything else there is
+    refused, never removed."""
+    known = set(files) | set(replaces)
+    real = Path(os.path.realpath(folder))
+    if real.exists():
+        if not real.is_dir():
+            raise OutputError(folder, "this is a file; a folder was expected for this output")
+        others = sorted(p.name for p in real.iterdir() if p.name not in known)
+        if others:
+            raise OutputError(
+                folder,
+                "the folder holds other files than this output writes "
+                f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}); "
+                "choose a new or empty folder",
+            )
+    if not real.parent.is_dir():
+        raise OutputError(folder, f"cannot write the folder: {real.parent} does not exist")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
+    except OSError as exc:
+        raise OutputError(folder, f"cannot write the folder: {_reason(exc)}") from exc
+    old = None
+    try:
+        for name, content in files.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            with open(tmp / name, "wb") as fh:
+                os.fchmod(fh.fileno(), _new_file_mode())
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        # the mode of the folder replaced, or the usual one of a new folder
+        os.chmod(tmp, real.stat().st_mode & 0o7777 if real.exists() else 0o777 & ~_umask())
+        if real.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{real.name}.old.", dir=real.parent))
+            os.rmdir(old)
+            os.rename(real, old)
+        os.rename(tmp, real)
+    except BaseException as exc:
+        if old is not None and old.exists() and not real.exists():
+            os.rename(old, real)  # put the old folder back
+            old = None
+        _remove(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(folder, f"cannot write the folder: {_reason(exc)}") from exc
+        raise
+    finally:
+        if old is not None:
+            _remove(old)
+    return [Path(folder) / name for name in files]
+
+
+def _real(path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def check_outputs(outputs: Iterable[tuple[str, object, str]], inputs: Iterable[object]) -> None:
+    """Before any work: refuse an output (``(option, path, "file" or
+    "folder")``) that is an input, lies inside an input folder, is a folder
+    holding an input, or cannot be written (a device, a FIFO...)."""
+    ins = [(p, _real(p)) for p in inputs if p is not None]
+    for option, out, kind in outputs:
+        if out is None:
+            continue
+        if kind == "file":
+            resolve_file_target(out)
+        elif os.path.exists(out) and not os.path.isdir(out):
+            raise OutputError(out, f"this is a file; {option} writes a folder")
+        o = _real(out)
+        for given, i in ins:
+            if o == i:
+                raise OutputError(
+                    out, f"{option} would replace an input of this command; choose another path"
+                )
+            if i.is_dir() and o.is_relative_to(i):
+                raise OutputError(
+                    out,
+                    f"{option} lies inside the input folder {given}; choose a path outside it",
+                )
+            if i.is_relative_to(o):
+                raise OutputError(
+                    out, f"{option} holds the input {given}; choose a path that holds no input"
+                )

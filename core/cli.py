@@ -8,6 +8,7 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .atomic import check_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, OptionsError, ShrecEvalError, UsageError
@@ -373,6 +375,18 @@ def contest_of(args, options: EvalOptions) -> Contest:
     )
 
 
+def _guard_outputs(args, contest: Contest) -> None:
+    """Before any work: no output may replace an input or go inside one."""
+    a = contest.assessment
+    check_outputs(
+        [
+            (f"--{k}", getattr(args, k, None), "file" if k == "json" else "folder")
+            for k in ("json", "csv", "report", "native")
+        ],
+        [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
+    )
+
+
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
     known = [m.key for m in expand(options.ranks, options.profile)]
     for k in keys:
@@ -441,6 +455,7 @@ def _native(args, assessment, results) -> None:
 
 def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
+    _guard_outputs(args, contest)
     assessment = contest.assessment.load()
     _table_keys(args, assessment, contest.options)
     _outputs(args, contest, assessment, _score(contest, assessment), out)
@@ -516,6 +531,7 @@ def cmd_check(args, out) -> int:
         args,
         EvalOptions(remove_self=not args.keep_self, profile=args.profile, average=args.average),
     )
+    _guard_outputs(args, contest)
     assessment = contest.assessment.load()
     size = contest.options.collection_size or assessment.collection_size
     report = {
@@ -565,6 +581,7 @@ def cmd_check(args, out) -> int:
 
 def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
+    _guard_outputs(args, contest)
     _check_keys([args.measure], contest.options)
     assessment = contest.assessment.load()
     results = _score(contest, assessment)
@@ -676,6 +693,9 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
+    except Terminated:
+        sys.stderr.write(f"{PROG}: terminated\n")
+        return 143
     except Exception as exc:
         if debug:
             raise
@@ -689,5 +709,18 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         return 2
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is so that every ``finally`` and
+    clean-up (temporary files, half-built report folders) runs."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def entry_point() -> None:
+    """The ``shrec-eval`` command: SIGINT and SIGTERM become exceptions, so
+    that no temporary file is left behind (exit 130 and 143)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminate)
     sys.exit(main())

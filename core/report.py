@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 
 from . import __version__
-from .atomic import write_bytes, write_text
+from .atomic import write_bytes, write_folder
 from .engine import RunResult
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
@@ -469,8 +469,6 @@ def write_report(
 ) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex and index.html;
     with a ``comparison``, its significance markers and their legend."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     full = Summary.build(results, None, rank_key)
     keys = list(keys or headline_keys(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
@@ -486,16 +484,23 @@ def write_report(
         "summary.tex": summary_tex(head),
         "index.html": summary_html(head, assessment),
     }
-    out = []
-    for name, text in files.items():
-        write_text(folder / name, text)
-        out.append(folder / name)
-    return out
+    return write_folder(folder, files, replaces=REPORT_FILES)
+
+
+#: every file a report or CSV folder may hold (an earlier one is replaced whole)
+REPORT_FILES = (
+    "summary.csv",
+    "per_query.csv",
+    "per_class.csv",
+    "summary.md",
+    "summary.tex",
+    "index.html",
+)
 
 
 def write_csv_dir(folder, results: Sequence[RunResult], rank_key: str | None = None) -> list[Path]:
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / "summary.csv", summary_csv(Summary.build(results, None, rank_key)))
-    write_text(folder / "per_query.csv", per_query_csv(results))
-    return [folder / "summary.csv", folder / "per_query.csv"]
+    files = {
+        "summary.csv": summary_csv(Summary.build(results, None, rank_key)),
+        "per_query.csv": per_query_csv(results),
+    }
+    return write_folder(folder, files, replaces=REPORT_FILES)
