@@ -92,6 +92,7 @@ def _reading_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--collection-size",
+        "-N",
         type=_positive,
         metavar="N",
         help="collection size (TREC qrels do not know it; also changes TN)",
@@ -197,6 +198,28 @@ def _profile_parser() -> argparse.ArgumentParser:
         "--native",
         metavar="DIR",
         help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
+    )
+    g.add_argument(
+        "--max-rank",
+        "-M",
+        type=_positive,
+        metavar="N",
+        help="only the first N entries of each list count (trec_eval -M)",
+    )
+    g.add_argument(
+        "--relevance-level",
+        "-l",
+        type=_positive,
+        default=1,
+        metavar="L",
+        help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
+    )
+    g.add_argument(
+        "--complete-queries",
+        "-c",
+        action="store_true",
+        help="trec_eval profile: average over every query of the qrels, a missing one "
+        "scoring 0 (trec_eval -c; -N is --collection-size)",
     )
     return p
 
@@ -338,6 +361,9 @@ def _options(args) -> EvalOptions:
         f_beta=args.f_beta,
         profile=args.profile,
         average=args.average,
+        max_rank=args.max_rank,
+        relevance_level=args.relevance_level,
+        complete_queries=args.complete_queries,
     )
 
 
@@ -529,7 +555,14 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
 def cmd_check(args, out) -> int:
     contest = contest_of(
         args,
-        EvalOptions(remove_self=not args.keep_self, profile=args.profile, average=args.average),
+        EvalOptions(
+            remove_self=not args.keep_self,
+            profile=args.profile,
+            average=args.average,
+            max_rank=args.max_rank,
+            relevance_level=args.relevance_level,
+            complete_queries=args.complete_queries,
+        ),
     )
     _guard_outputs(args, contest)
     assessment = contest.assessment.load()

@@ -203,17 +203,16 @@ class RunSource:
 
     def load(self, assessment: Assessment, **reader_parameters) -> Run:
         """Read the run; ``reader_parameters`` are how to read, not what
-        (e.g. ``block_values`` for the desktop app's block-wise ASCII parse)."""
-        return load_run(
-            self.path,
-            assessment,
-            format=self.format,
-            variant=self.variant,
-            trec_order=self.trec_order,
-            name=self.name,
-            normalize_ids=self.normalize_ids,
-            **reader_parameters,
-        )
+        (e.g. ``block_values`` for the desktop app's block-wise ASCII parse,
+        or a profile's reader settings, which win over the source's)."""
+        settings = {
+            "format": self.format,
+            "variant": self.variant,
+            "trec_order": self.trec_order,
+            "name": self.name,
+            "normalize_ids": self.normalize_ids,
+        }
+        return load_run(self.path, assessment, **{**settings, **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
         """Every setting; the path relative to ``base`` when given."""

@@ -57,6 +57,8 @@ class _Prepared:
     judged_grades: np.ndarray
     indptr: np.ndarray
     class_size: np.ndarray
+    #: only the first max_rank entries of a list count (trec_eval's -M)
+    max_rank: int | None = None
 
 
 def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int, list]:
@@ -107,7 +109,8 @@ def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
     self_judged = np.zeros(nq, dtype=bool)
     self_judged[qidx[items == a.query_items[qidx]]] = True
     class_size = np.bincount(qidx, minlength=nq) + ((a.query_items >= 0) & ~self_judged)
-    keep = items != selfs[qidx]
+    # judgments below the relevance level (trec_eval's -l) count as not relevant
+    keep = (items != selfs[qidx]) & (grades >= options.relevance_level)
     qidx, items, grades = qidx[keep], items[keep], grades[keep]
     # judged items of grade >= each distinct grade level (the ideal vectors)
     levels = np.unique(np.concatenate((a.judged_grades, [a.top_grade])))
@@ -122,7 +125,9 @@ def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
         )
     ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
     indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
-    return _Prepared(ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size)
+    return _Prepared(
+        ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size, options.max_rank
+    )
 
 
 def _gain_block(
@@ -157,6 +162,9 @@ def _gain_block(
             shifted[:, -1] = PAD
             idx = np.where(np.arange(idx.shape[1]) >= pos[:, None], shifted, idx)
             lengths = lengths - found
+    if prep.max_rank is not None and idx.shape[1] > prep.max_rank:
+        idx = idx[:, : prep.max_rank]
+        lengths = np.minimum(lengths, prep.max_rank)
     # grade look-up table: column 0 = unknown id, 1 = padding, 2 + j = item j
     dtype = np.int8 if a.top_grade < 128 else np.int32
     table = np.zeros((B, a.n_items + 2), dtype=dtype)
@@ -269,6 +277,8 @@ def evaluate(
         progress(0, 0)
 
     scored, notes = profile.scored(a, o)
+    if profile.undefined_is_zero:
+        values[scored] = np.nan_to_num(values[scored], nan=0.0)
     values[~scored] = np.nan
     for pq in curves_pq.values():
         pq[~scored] = np.nan

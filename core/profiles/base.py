@@ -48,6 +48,9 @@ class Profile:
     * ``curve_rows``: curve key -> function (ctx, per-query rows) -> rows,
       e.g. queries an evaluator leaves out of a curve (NaN);
     * ``empty_levels_zero``: curves whose points no query defines print 0;
+    * ``undefined_is_zero``: a measure undefined for a query (nothing to
+      find) counts 0 in the averages, as trec_eval scores a query without
+      relevant documents;
     * ``native``: the evaluator's own output files.
     """
 
@@ -61,6 +64,7 @@ class Profile:
     overrides: Mapping[str, Callable] = field(default_factory=dict)
     curve_rows: Mapping[str, Callable] = field(default_factory=dict)
     empty_levels_zero: tuple[str, ...] = ()
+    undefined_is_zero: bool = False
     native: NativeWriter | None = None
     native_files: tuple[str, ...] = ()
 

@@ -1,0 +1,38 @@
+"""``trec_eval``: TREC runs scored as trec_eval reads and averages them
+(../../shared/spec/profiles.md).
+
+* Run lines of 6 or more fields (the readers already ignore fields past the
+  sixth, with a data check, as trec_eval's own test file ``results.trunc``
+  needs); ties ranked by score descending, then docno descending
+  (``trec_order``).
+* ``-M`` = ``max_rank``, ``-l`` = ``relevance_level``, ``-N`` =
+  ``collection_size``, ``-c`` = ``complete_queries``: without it only the
+  queries the run answers are averaged; with it every query of the qrels,
+  a missing one scoring 0.
+* A query of the qrels without relevant documents scores 0 (trec_eval
+  divides by nothing and keeps 0) instead of being undefined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Profile
+
+
+def included(assessment, options, class_size, present) -> np.ndarray:
+    """trec_eval averages over the queries of the run (``-c``: all)."""
+    out = np.ones(assessment.n_queries, dtype=bool) if options.complete_queries else present
+    if options.psb_class_cutoff:
+        out = out & (class_size > 2)
+    return out
+
+
+PROFILE = Profile(
+    name="trec_eval",
+    label="trec_eval",
+    source="usnistgov/trec_eval (trec_eval 9)",
+    reader={"trec_order": True},
+    included=included,
+    undefined_is_zero=True,
+)
