@@ -17,6 +17,7 @@ runs without the GIL.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -107,6 +108,14 @@ def _workers() -> int:
         return os.cpu_count() or 1
 
 
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """Threads started once (starting two per block costs more than the
+    sort of a small block on a busy machine); they only ever run
+    :func:`rank_block`, so sharing them changes no result."""
+    return ThreadPoolExecutor(_workers(), thread_name_prefix="rank_rows")
+
+
 def rank_rows(get_rows, rows: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rank_block` of ``get_rows(part)`` over parts of ``rows``, one
     part per core when the block is large enough."""
@@ -114,6 +123,5 @@ def rank_rows(get_rows, rows: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.n
     if parts <= 1:
         return rank_block(get_rows(rows))
     pieces = np.array_split(rows, parts)
-    with ThreadPoolExecutor(parts) as pool:
-        done = list(pool.map(lambda p: rank_block(get_rows(p)), pieces))
+    done = list(_pool().map(lambda p: rank_block(get_rows(p)), pieces))
     return np.concatenate([d[0] for d in done]), np.concatenate([d[1] for d in done])
