@@ -89,16 +89,23 @@ def rank_block(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         block = block.astype(np.float64)
     key, col_bits, exact = _sorted_keys(block)
     order = (key & np.uint64((1 << col_bits) - 1)).astype(np.int32)
-    if exact:  # the high word is the value: equal values, equal words
+    if col_bits == 32:  # the high word (a view, no shift pass)
         high = key.view(np.uint32).reshape(*key.shape, 2)[:, :, _HIGH]
-        return order, tied_pairs(high[:, 1:] == high[:, :-1])
-    del key
-    s = np.take_along_axis(block, order, axis=1)
-    down = np.flatnonzero((s[:, 1:] < s[:, :-1]).any(axis=1))
-    if down.size:  # values that differ only in the bits given to the column
-        order[down] = np.argsort(block[down], axis=1, kind="stable")
-        s[down] = np.take_along_axis(block[down], order[down], axis=1)
-    return order, tied_pairs(s[:, 1:] == s[:, :-1])
+    else:
+        high = key >> np.uint64(col_bits)
+    eq = high[:, 1:] == high[:, :-1]  # equal values have equal keys above the column bits
+    del key, high
+    if not exact:  # equal keys above the column bits: compare the values themselves
+        r, c = np.nonzero(eq)
+        if r.size:
+            first, second = block[r, order[r, c]], block[r, order[r, c + 1]]
+            eq[r, c] = first == second
+            down = np.unique(r[second < first])
+            if down.size:  # values that differ only in the bits given to the column
+                order[down] = np.argsort(block[down], axis=1, kind="stable")
+                s = np.take_along_axis(block[down], order[down], axis=1)
+                eq[down] = s[:, 1:] == s[:, :-1]
+    return order, tied_pairs(eq)
 
 
 def _workers() -> int:
