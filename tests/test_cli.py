@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from shrec_eval.cli import Progress, main
+from shrec_eval.cli import main
+from shrec_eval.commands import Progress
 from shrec_eval.resources import demo_manifest, resource_path
 
 DEMO = resource_path("demo")

@@ -1,0 +1,433 @@
+"""What each ``shrec-eval`` command does, once :mod:`shrec_eval.cli` has
+parsed its arguments: the contest the arguments name (:func:`contest_of`),
+reading and scoring with a progress bar, the table and the files asked for.
+Every command is ``cmd_NAME(args, out) -> exit code``; errors meant for the
+user are ShrecEvalErrors, which :func:`shrec_eval.cli.main` reports.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .atomic import check_outputs
+from .contest import AssessmentSource, Contest, RunSource
+from .engine import evaluate
+from .errors import ContestFileError, UsageError
+from .measures import expand
+from .options import EvalOptions
+from .profiles import get_profile
+from .profiles.native import write_native
+from .report import (
+    Summary,
+    default_rank_key,
+    headline_keys,
+    to_json,
+    write_csv_dir,
+    write_json,
+    write_report,
+)
+from .resources import demo_manifest
+from .stats import CORRECTIONS, TESTS, compare
+from .values import text_grid
+
+PROG = "shrec-eval"
+#: data checks that make ``check`` fail; the others are reported as notices
+PROBLEMS = {
+    "unknown_ids",
+    "duplicate_ids",
+    "missing_queries",
+    "extra_queries",
+    "query_line_mismatch",
+    "unreadable",
+}
+
+
+class Progress:
+    """A progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream=None, label: str = "") -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.label = label
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.on or (time.monotonic() - self._last < 0.1 and done < total):
+            return
+        self._last = time.monotonic()
+        width = 30
+        frac = done / total if total else 1.0
+        bar = "#" * int(frac * width)
+        self.stream.write(f"\r{self.label[:30]:30s} [{bar:<{width}}] {frac:5.0%}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _options(args) -> EvalOptions:
+    """The engine options of the command line (evaluate, compare, demo)."""
+    return EvalOptions(
+        ranks=args.ranks,
+        curve_length=args.curve_length,
+        pr_levels=args.pr_levels,
+        pr_interpolation=args.pr_interpolation,
+        remove_self=not args.keep_self,
+        psb_class_cutoff=args.psb_cutoff,
+        f_beta=args.f_beta,
+        profile=args.profile,
+        average=args.average,
+        max_rank=args.max_rank,
+        relevance_level=args.relevance_level,
+        complete_queries=args.complete_queries,
+    )
+
+
+def contest_of(args, options: EvalOptions) -> Contest:
+    """The contest a command line names (evaluate, check, compare): the
+    sources with their reader options, and ``options`` with the collection
+    size, which sets Ds in the engine whatever the assessment's format."""
+    names = [None] * len(args.runs)
+    if args.names:
+        names = [t.strip() for t in args.names.split(",")]
+        if len(names) != len(args.runs):
+            raise UsageError(f"--names gives {len(names)} names for {len(args.runs)} runs")
+    normalize = not args.no_normalize_ids
+    return Contest(
+        AssessmentSource(
+            args.assessment,
+            format=args.assessment_format,
+            queries=args.queries,
+            graded=args.sister_classes,
+            collection=args.collection,
+            normalize_ids=normalize,
+        ),
+        tuple(
+            RunSource(
+                path,
+                format=args.run_format,
+                variant=args.variant,
+                trec_order=args.trec_order,
+                normalize_ids=normalize,
+                name=name,
+            )
+            for path, name in zip(args.runs, names)
+        ),
+        replace(options, collection_size=args.collection_size),
+    )
+
+
+def _guard_outputs(contest: Contest, **outputs) -> None:
+    """Before any work: no output (``json=`` a file, the others folders, as
+    the command has them) may replace an input or go inside one."""
+    a = contest.assessment
+    check_outputs(
+        [(f"--{k}", v, "file" if k == "json" else "folder") for k, v in outputs.items()],
+        [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
+    )
+
+
+def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
+    known = [m.key for m in expand(options.ranks, options.profile)]
+    for k in keys:
+        if k not in known:
+            raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
+
+
+def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
+    """The printed columns and the ranking measure, checked before scoring."""
+    rank_key = args.rank_by or default_rank_key(assessment)
+    keys = (
+        [k.strip() for k in args.columns.split(",")]
+        if args.columns
+        else headline_keys([m.key for m in expand(options.ranks, options.profile)])
+    )
+    _check_keys(keys + [rank_key], options)
+    return keys, rank_key
+
+
+def _score(contest: Contest, assessment) -> list:
+    """Read and score every run of the contest, in order."""
+    results = []
+    for source in contest.runs:
+        run = source.load(assessment, **get_profile(contest.options.profile).reader)
+        results.append(
+            evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
+        )
+    return results
+
+
+def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
+    """The table, the notes and the files the output options ask for; paths
+    in the JSON are relative to ``base`` when given (else as named)."""
+    keys, rank_key = _table_keys(args, assessment, contest.options)
+    out.write(Summary.build(results, keys, rank_key).text() + "\n")
+    for r in results:
+        for w in r.warnings:
+            out.write(f"note: {r.run_name}: {w}\n")
+    if args.json:
+        source = contest.assessment.to_dict(base)
+        doc = to_json(
+            assessment,
+            results,
+            assessment_path=source.pop("path"),
+            run_paths=[r.to_dict(base)["path"] for r in contest.runs],
+            assessment_reader=source,
+            run_readers=[r.reader_dict() for r in contest.runs],
+        )
+        write_json(args.json, doc)
+    if args.csv:
+        write_csv_dir(args.csv, results, rank_key)
+    if args.report:
+        write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+    _native(args, assessment, results)
+
+
+def _native(args, assessment, results) -> None:
+    """--native DIR: the evaluator's own files (one folder per run when
+    there are several)."""
+    if args.native:  # every command with results has the profile options
+        write_native(args.native, assessment, results)
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_evaluate(args, out) -> int:
+    contest = contest_of(args, _options(args))
+    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    assessment = contest.assessment.load()
+    _table_keys(args, assessment, contest.options)
+    _outputs(args, contest, assessment, _score(contest, assessment), out)
+    return 0
+
+
+def cmd_demo(args, out) -> int:
+    manifest = demo_manifest()
+    contest = replace(Contest.read(manifest), options=_options(args))
+    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    assessment = contest.assessment.load()
+    _table_keys(args, assessment, contest.options)
+    results = _score(contest, assessment)
+    out.write(
+        f"{contest.name}: {assessment.n_queries} queries, collection of "
+        f"{assessment.collection_size}, {assessment.kind}\n\n"
+    )
+    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent)
+    return 0
+
+
+def cmd_measures(args, out) -> int:
+    rows = [
+        (
+            m.key,
+            m.label,
+            m.definition
+            + (f" [profile {', '.join(m.measure.profiles)} only]" if m.measure.profiles else ""),
+        )
+        for m in expand(args.ranks, None)
+    ]
+    out.write("".join(line + "\n" for line in text_grid(rows, left=3)))
+    return 0
+
+
+def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool = False) -> dict:
+    """Read and check one submission; every finding as a dict (a notice is
+    a problem too when ``strict``)."""
+    entry = {
+        "path": str(source.path),
+        "name": source.name,
+        "format": None,
+        "problems": [],
+        "notices": [],
+    }
+    try:
+        run = source.load(assessment, **get_profile(options.profile).reader)
+    except ContestFileError as exc:
+        entry["problems"].append(
+            {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
+        )
+        entry["verdict"] = "cannot be read"
+        return entry
+    # the engine runs every data check (coverage, truncation, ties) as it scores
+    result = evaluate(assessment, run, options)
+    entry["result"] = result
+    entry.update(
+        name=run.name,
+        format=run.format,
+        queries=len(run.query_ids),
+        assessment_queries=assessment.n_queries,
+    )
+    for w in result.warnings:
+        if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
+            continue  # about the assessment, not the submission
+        kind = "problems" if w.code in PROBLEMS or strict else "notices"
+        entry[kind].append(w.to_dict())
+    entry["verdict"] = "problems" if entry["problems"] else "ok"
+    return entry
+
+
+def cmd_check(args, out) -> int:
+    contest = contest_of(
+        args,
+        EvalOptions(
+            remove_self=not args.keep_self,
+            profile=args.profile,
+            average=args.average,
+            max_rank=args.max_rank,
+            relevance_level=args.relevance_level,
+            complete_queries=args.complete_queries,
+        ),
+    )
+    _guard_outputs(contest, json=args.json, native=args.native)
+    assessment = contest.assessment.load()
+    size = contest.options.collection_size or assessment.collection_size
+    report = {
+        "tool": {"name": PROG, "version": __version__},
+        "profile": args.profile,
+        "assessment": {
+            "path": args.assessment,
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": size,
+        },
+        "runs": [],
+    }
+    out.write(
+        f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
+        f"collection of {size}; profile {args.profile}\n"
+    )
+    results = []
+    for path, source in zip(args.runs, contest.runs):
+        e = check_run(assessment, source, contest.options, args.strict)
+        if "result" in e:
+            results.append(e.pop("result"))
+        report["runs"].append(e)
+        out.write(f"\n{path}\n")
+        if e["format"]:
+            out.write(
+                f"  format: {e['format']}\n  queries: {e['queries']} in the run, "
+                f"{e['assessment_queries']} in the assessment\n"
+            )
+        for kind in ("problems", "notices"):
+            for w in e[kind]:
+                ex = f" (e.g. {', '.join(w['examples'])})" if w["examples"] else ""
+                label = "problem" if kind == "problems" else "notice"
+                text = (
+                    w["message"]
+                    if w["code"] == "unreadable"
+                    else f"{w['message']}: {w['count']}{ex}"
+                )
+                out.write(f"  {label}: {text}\n")
+        out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
+    if args.json:
+        write_json(args.json, report)
+    if results:
+        _native(args, assessment, results)
+    return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
+
+
+def cmd_compare(args, out) -> int:
+    contest = contest_of(args, _options(args))
+    _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
+    _check_keys([args.measure], contest.options)
+    assessment = contest.assessment.load()
+    results = _score(contest, assessment)
+    tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
+    c = compare(
+        results,
+        args.measure,
+        tests=tests,
+        correction=args.correction,
+        alpha=args.alpha,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        unit=args.unit,
+        progress=Progress(label="comparing"),
+    )
+    out.write(comparison_text(c))
+    _native(args, assessment, results)
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "tool": {"name": PROG, "version": __version__},
+                "profile": args.profile,
+                "assessment": args.assessment,
+                "comparison": c.to_dict(),
+            },
+        )
+    if args.report:
+        write_report(
+            args.report, assessment, results, rank_key=args.measure, comparison=c, test=tests[0]
+        )
+    return 0
+
+
+def comparison_text(c) -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per test."""
+    pct = f"{c.confidence:.0%}"
+    unit = "queries" if c.unit == "query" else "classes"
+    lines = [
+        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
+        f"{', '.join(TESTS[t] for t in c.tests)}; "
+        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
+        "",
+    ]
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
+    for i, r in enumerate(c.ranking(), start=1):
+        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        rows.append(
+            [
+                str(i),
+                r.name,
+                f"{r.mean:.4f}" if r.mean is not None else "",
+                ci,
+                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
+            ]
+        )
+    lines += text_grid(rows)
+    order = [r.name for r in c.ranking()]
+    index = [r.name for r in c.runs]
+    for t in c.tests:
+        m = c.matrix(t)
+        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
+        grid = [[""] + order]
+        for a in order:
+            row = [a]
+            for b in order:
+                v = m[index.index(a), index.index(b)]
+                row.append(
+                    "-"
+                    if a == b
+                    else ""
+                    if np.isnan(v)
+                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
+                )
+            grid.append(row)
+        lines += text_grid(grid)
+    left = [p for p in c.pairs if p.n_left_out]
+    if left:
+        lines += [
+            "",
+            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
+            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+COMMANDS = {
+    "evaluate": cmd_evaluate,
+    "check": cmd_check,
+    "compare": cmd_compare,
+    "measures": cmd_measures,
+    "demo": cmd_demo,
+}
