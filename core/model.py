@@ -305,10 +305,16 @@ class RankedRun(Run):
         source: str = "",
         format: str = "ranked lists",
         warnings: Iterable[DataWarning] = (),
+        item_ids: tuple[str, ...] | None = None,
+        unknown_count: int = 0,
+        tags: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.source = source
         self.format = format
+        self.item_ids = item_ids
+        self.unknown_count = int(unknown_count)
+        self.tags = tuple(tags)
         self.query_ids = tuple(query_ids)
         self.indptr = np.asarray(indptr, dtype=np.int64)
         self.flat = np.asarray(flat)
@@ -334,6 +340,7 @@ class RankedRun(Run):
         format: str = "ranked lists",
         where: Callable[[str, int], str] | None = None,
         warnings: Iterable[DataWarning] = (),
+        tags: Sequence[str] = (),
     ) -> RankedRun:
         """Build a run from ``{query_id: [item_id, ...]}`` in rank order.
 
@@ -371,6 +378,7 @@ class RankedRun(Run):
             source=source,
             format=format,
             warnings=warnings,
+            tags=tags,
         )
 
     @classmethod
@@ -387,6 +395,7 @@ class RankedRun(Run):
         source: str = "",
         format: str = "ranked lists",
         warnings: Iterable[DataWarning] = (),
+        tags: Sequence[str] = (),
     ) -> RankedRun:
         """Vectorised builder: entry ``e`` (in source order) puts the id
         ``code_ids[entry_code[e]]`` into the list of query
@@ -441,7 +450,7 @@ class RankedRun(Run):
                 warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
             )
         indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
-        run = cls(
+        return cls(
             name,
             query_ids,
             indptr,
@@ -450,10 +459,10 @@ class RankedRun(Run):
             source=source,
             format=format,
             warnings=found + list(warnings),
+            item_ids=assessment.item_ids,
+            unknown_count=np.unique(ec[unknown]).size,
+            tags=tags,
         )
-        run.item_ids = assessment.item_ids
-        run.unknown_count = int(np.unique(ec[unknown]).size)
-        return run
 
     @property
     def lengths(self) -> np.ndarray:

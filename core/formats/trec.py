@@ -310,7 +310,7 @@ def read_trec_run(
         )
     if quoted:
         notes.append(_quote_note(quoted))
-    run = RankedRun.from_codes(
+    return RankedRun.from_codes(
         run_name,
         qc.ids,
         entry_query,
@@ -321,9 +321,8 @@ def read_trec_run(
         source=str(path),
         format=f"TREC run, {how}",
         warnings=notes,
+        tags=rid,
     )
-    run.tags = tuple(rid)
-    return run
 
 
 def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
