@@ -59,6 +59,7 @@ class ChunkContext:
         top: int,
         options,
         max_relevant: int | None = None,
+        extra: dict | None = None,
     ) -> None:
         self.G = G
         self.va = va.astype(np.int64)
@@ -76,6 +77,8 @@ class ChunkContext:
         max_cr = int(self.cr.max()) if self.B else 0
         #: the largest Cr of the whole contest (not only of this block)
         self.max_relevant = max_cr if max_relevant is None else int(max_relevant)
+        #: per-query arrays a profile prepares for its measures (this block's rows)
+        self.extra = extra or {}
         self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
 
     # -- the prefix: relevance masks and cumulative counts ----------------

@@ -22,7 +22,7 @@ from .engine import evaluate
 from .errors import ContestFileError, UsageError
 from .measures import expand
 from .options import EvalOptions
-from .profiles import get_profile
+from .profiles import get_profile, shapenet17
 from .profiles.native import write_native
 from .report import (
     Summary,
@@ -142,11 +142,13 @@ def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
 
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure, checked before scoring."""
-    rank_key = args.rank_by or default_rank_key(assessment)
+    profile = get_profile(options.profile)
+    rank_key = args.rank_by or profile.rank_key or default_rank_key(assessment)
     keys = (
         [k.strip() for k in args.columns.split(",")]
         if args.columns
-        else headline_keys([m.key for m in expand(options.ranks, options.profile)])
+        else list(profile.headline)
+        or headline_keys([m.key for m in expand(options.ranks, options.profile)])
     )
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
@@ -165,7 +167,10 @@ def _score(contest: Contest, assessment) -> list:
 
 def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
     """The table, the notes and the files the output options ask for; paths
-    in the JSON are relative to ``base`` when given (else as named)."""
+    in the JSON are relative to ``base`` when given (else as named).  With
+    more results than runs (shapenet17: one per dataset of a method), each
+    result's own source is its path in the JSON."""
+    per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
     out.write(Summary.build(results, keys, rank_key).text() + "\n")
     for r in results:
@@ -177,9 +182,11 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
             assessment,
             results,
             assessment_path=source.pop("path"),
-            run_paths=[r.to_dict(base)["path"] for r in contest.runs],
+            run_paths=[r.to_dict(base)["path"] for r in contest.runs]
+            if per_run
+            else [r.run_source for r in results],
             assessment_reader=source,
-            run_readers=[r.reader_dict() for r in contest.runs],
+            run_readers=[r.reader_dict() for r in contest.runs] if per_run else None,
         )
         write_json(args.json, doc)
     if args.csv:
@@ -202,15 +209,33 @@ def _native(args, assessment, results) -> None:
 def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    assessment = contest.assessment.load()
-    _table_keys(args, assessment, contest.options)
-    _outputs(args, contest, assessment, _score(contest, assessment), out)
+    if contest.options.profile == "shapenet17":
+        assessment, results = shapenet17.score_methods(
+            contest.assessment.path,
+            contest.runs,
+            contest.options,
+            progress=lambda name: Progress(label=name),
+        )
+    else:
+        assessment = contest.assessment.load()
+        _table_keys(args, assessment, contest.options)
+        results = _score(contest, assessment)
+    _outputs(args, contest, assessment, results, out)
     return 0
+
+
+def _no_shapenet(options: EvalOptions, command: str) -> None:
+    if options.profile == "shapenet17":
+        raise UsageError(
+            f"the shapenet17 profile scores method folders with 'evaluate'; "
+            f"'{command}' does not take it"
+        )
 
 
 def cmd_demo(args, out) -> int:
     manifest = demo_manifest()
     contest = replace(Contest.read(manifest), options=_options(args))
+    _no_shapenet(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
     assessment = contest.assessment.load()
     _table_keys(args, assessment, contest.options)
@@ -286,6 +311,7 @@ def cmd_check(args, out) -> int:
         ),
     )
     _guard_outputs(contest, json=args.json, native=args.native)
+    _no_shapenet(contest.options, "check")
     assessment = contest.assessment.load()
     size = contest.options.collection_size or assessment.collection_size
     report = {
@@ -336,6 +362,7 @@ def cmd_check(args, out) -> int:
 def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
+    _no_shapenet(contest.options, "compare")
     _check_keys([args.measure], contest.options)
     assessment = contest.assessment.load()
     results = _score(contest, assessment)

@@ -241,8 +241,10 @@ def evaluate(
     nq = a.n_queries
     width = max(max(o.ranks), o.curve_length)
     values = np.empty((nq, len(measures)))
-    curve_x = {c.key: c.x(o) for c in CURVES}
-    curves_pq = {c.key: np.empty((nq, curve_x[c.key].size)) for c in CURVES}
+    curve_list = CURVES + tuple(profile.curves)
+    curve_x = {c.key: c.x(o) for c in curve_list}
+    curves_pq = {c.key: np.empty((nq, curve_x[c.key].size)) for c in curve_list}
+    query_data = profile.query_data(a, o) if profile.query_data is not None else {}
     va_all = np.zeros(nq, dtype=np.int64)
     max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
     step = _chunk_size(a, run, width, o.memory_budget)
@@ -262,11 +264,12 @@ def evaluate(
             a.top_grade,
             o,
             max_relevant,
+            {k: v[qs] for k, v in query_data.items()},
         )
         for j, m in enumerate(measures):
             own = profile.overrides.get(m.key)
             values[qs, j] = own(ctx) if own is not None else m.compute(ctx)
-        for c in CURVES:
+        for c in curve_list:
             arr = c.compute(ctx, o)
             own = profile.curve_rows.get(c.key)
             curves_pq[c.key][qs] = own(ctx, arr) if own is not None else arr

@@ -9,7 +9,7 @@ from .errors import OptionsError
 
 PR_INTERPOLATIONS = ("max", "psb")
 #: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
-PROFILES = ("shrec", "boli", "psbtable", "trec_eval")
+PROFILES = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
 #: how query values become one run figure (profiles.md, last section)
 AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 

@@ -417,7 +417,9 @@ def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest re
     pq_rows = []
     cols = [r.column(s.rank_key) for r in s.results]
     m = measure_by_key(s.rank_key, s.results[0].options.ranks)
-    for qi, q in enumerate(s.results[0].query_ids):
+    # runs scored on different query sets (shapenet17 datasets) have no common rows
+    shared = all(r.query_ids == s.results[0].query_ids for r in s.results)
+    for qi, q in enumerate(s.results[0].query_ids if shared else ()):
         vals = [c[qi] for c in cols]
         ok = [v for v in vals if not math.isnan(v)]
         best = (max(ok) if m.higher_is_better else min(ok)) if ok else None

@@ -88,3 +88,52 @@ def boli_contest(folder: Path) -> tuple[Path, Path, Path]:
     (runs / "Stats_test.txt").write_text("        NN     FT     ST      E       DCG\nNo.1: x\n")
     (runs / "PR_test.txt").write_text("0.050000\t0.000000\n")
     return queries, target, runs
+
+
+# shapenet17: synset A (02000001) of 4 test models with sub-synsets, synset B
+# (03000002) of 1003 test models (1000 of sub-synset 03000022 first in CSV
+# order, then 2 of the synset itself, then 000777 of 03000022), a few val and
+# train models
+A, B = "02000001", "03000002"
+
+
+def shapenet_csv(folder: Path) -> Path:
+    rows = [
+        ("100001", A, A, "test"),
+        ("100002", A, "02000011", "test"),
+        ("100003", A, "02000011", "test"),
+        ("100004", A, "02000012", "test"),
+    ]
+    rows += [(str(200000 + i), B, "03000022", "test") for i in range(1000)]
+    rows += [("201000", B, B, "test"), ("201001", B, B, "test"), ("000777", B, "03000022", "test")]
+    rows += [("100005", A, A, "val"), ("300001", A, "02000011", "val"), ("400001", A, A, "train")]
+    path = folder / "all.csv"
+    path.write_text(
+        "id,synsetId,subSynsetId,modelId,split\n"
+        + "".join(f"{i},{s},{sub},m{i},{split}\n" for i, s, sub, split in rows)
+    )
+    return path
+
+
+def shapenet_method(folder: Path) -> Path:
+    method = folder / "mymethod"
+    test = method / "test_normal"
+    test.mkdir(parents=True)
+    lists = {
+        # self, same sub (3), sub = query synset (2), unknown, val id, repeat, synset B, other sub
+        "100002": ["100002", "100003", "100001", "999999", "100005", "100003", "200000", "100004"],
+        "0100001": ["999999"],  # cut to its last 6 characters: 100001, replaced below
+        "100001": ["100004", "100001"],
+        # 1000 entries with a repeat, then 3 more that the cut at 1000 drops
+        "201001": ["201001", "201000", "201000"] + [str(200000 + i) for i in range(1000)],
+        "000777": ["000777", "201001"],
+        "99": ["100001"],  # 000099: unknown query
+        "100005": ["100005"],  # a val query in a test folder
+    }
+    for name, ids in lists.items():
+        (test / name).write_text("\n".join(f"{i} 0.5" for i in ids) + "\n")
+    val = method / "val_normal"
+    val.mkdir()
+    (val / "100005").write_text("100005 0.1\n300001 0.2\n")
+    (val / "300001").write_text("999998 0.1\n")  # left empty by the filtering
+    return method

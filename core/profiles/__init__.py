@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 from ..options import PROFILES, OptionsError
-from . import boli, psbtable, shrec, trec_eval
+from . import boli, psbtable, shapenet17, shrec, trec_eval
 from .base import Profile
 
 __all__ = ["Profile", "get_profile", "REGISTRY"]
 
 REGISTRY: dict[str, Profile] = {
-    p.name: p for p in (shrec.PROFILE, boli.PROFILE, psbtable.PROFILE, trec_eval.PROFILE)
+    p.name: p
+    for p in (shrec.PROFILE, boli.PROFILE, psbtable.PROFILE, shapenet17.PROFILE, trec_eval.PROFILE)
 }
 assert tuple(REGISTRY) == PROFILES
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..model import Assessment, DataWarning
 
-#: native file writer: (result, assessment) -> {file name: text}
-NativeWriter = Callable[[object, Assessment], dict[str, str]]
+#: native file writer: (results of one group, assessment) -> {file name: text}
+NativeWriter = Callable[[list, Assessment], dict[str, str]]
 
 
 def _no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
@@ -51,7 +51,12 @@ class Profile:
     * ``undefined_is_zero``: a measure undefined for a query (nothing to
       find) counts 0 in the averages, as trec_eval scores a query without
       relevant documents;
-    * ``native``: the evaluator's own output files.
+    * ``curves``: the evaluator's own curves (``Curve`` objects, computed
+      next to the registry's);
+    * ``query_data(assessment, options)``: per-query arrays its measures
+      read from the chunk context's ``extra``;
+    * ``native``: the evaluator's own output files, from the results of
+      one ``group`` (default: each run alone).
     """
 
     name: str
@@ -66,6 +71,13 @@ class Profile:
     empty_levels_zero: tuple[str, ...] = ()
     undefined_is_zero: bool = False
     native: NativeWriter | None = None
+    curves: tuple = ()
+    query_data: Callable | None = None
+    group: Callable = lambda result: result.run_name
+    #: the columns of the printed table and the ranking measure, when the
+    #: evaluator reports its own (else the project's headline)
+    headline: tuple[str, ...] = ()
+    rank_key: str | None = None
     native_files: tuple[str, ...] = ()
 
     def apply(self, options):

@@ -50,10 +50,11 @@ def _m(fmt: str, values) -> str:
     return out
 
 
-def native(result, assessment: Assessment) -> dict[str, str]:
+def native(results: list, assessment: Assessment) -> dict[str, str]:
     """Stats_test.txt (per query in query order, then the plain means) and
     PR_test.txt (20 lines recall, precision; the toolkit's header line is
     lost because it reopens the file for writing)."""
+    result = results[0]
     cols = np.stack([result.column(k) for k in COLUMNS], axis=1)
     lines = [STATS_HEAD]
     row = "%2.3f\t %2.3f\t %2.3f\t %2.3f\t %2.3f\n"

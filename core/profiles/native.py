@@ -18,15 +18,18 @@ class NativeError(ShrecEvalError, ValueError):
     """Native files asked of a profile that has none, or an unusable folder."""
 
 
-def native_files(result, assessment: Assessment) -> dict[str, str]:
-    """``{file name: text}`` of the evaluator's own output for one run."""
-    profile = get_profile(result.profile)
+def native_files(results, assessment: Assessment) -> dict[str, str]:
+    """``{file name: text}`` of the evaluator's own output for one run (a
+    result), or for the results of one group (shapenet17: a method's
+    datasets)."""
+    group = list(results) if isinstance(results, (list, tuple)) else [results]
+    profile = get_profile(group[0].profile)
     if profile.native is None:
         raise NativeError(
             f"the {profile.name} profile has no native output files; "
             "--native needs --profile boli, psbtable or shapenet17"
         )
-    return profile.native(result, assessment)
+    return profile.native(group, assessment)
 
 
 def _folder_name(name: str) -> str:
@@ -36,15 +39,22 @@ def _folder_name(name: str) -> str:
 
 def write_native(folder, assessment: Assessment, results: Sequence) -> list[Path]:
     """Write every run's native files: into ``folder`` for one run, into
-    ``folder/<run name>/`` for several.  Returns the paths written."""
+    ``folder/<run name>/`` for several (runs = the profile's groups: a
+    shapenet17 method's datasets are one run).  Returns the paths written."""
     folder = Path(folder)
-    written = []
-    several = len(results) > 1
-    names = [_folder_name(r.run_name) for r in results]
+    if not results:
+        return []
+    profile = get_profile(results[0].profile)
+    groups: dict[str, list] = {}
+    for r in results:
+        groups.setdefault(profile.group(r), []).append(r)
+    several = len(groups) > 1
+    names = [_folder_name(g) for g in groups]
     if several and len(set(names)) != len(names):
         raise NativeError("two runs have the same name; give them distinct names (--names)")
-    for r, name in zip(results, names):
-        files = native_files(r, assessment)
+    written = []
+    for name, group in zip(names, groups.values()):
+        files = native_files(group, assessment)
         where = folder / name if several else folder
         where.mkdir(parents=True, exist_ok=True)
         for fname, text in files.items():

@@ -134,9 +134,10 @@ def _full_name(assessment: Assessment, name: str) -> str:
     return path.replace("/", "___")
 
 
-def native(result, assessment: Assessment) -> dict[str, str]:
+def native(results: list, assessment: Assessment) -> dict[str, str]:
     """micro.txt, macro.txt, class.txt and model.txt (psbTable with no
     flag, -macro, -class, -model)."""
+    result = results[0]
     if assessment.query_classes is None:
         raise ValueError("the psbtable profile needs a .cla assessment")
     cols = np.stack([result.column(k) for k in COLUMNS], axis=1).astype(F32)
