@@ -421,6 +421,9 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
         for syn in js_key_order(k for k in groups if k != "microALL"):
             s, p, r = groups[syn].averages()
             macro.add(s, p, r)
+        # the evaluator adds macroALL to the object before its loop over the
+        # synsets, so the loop also adds macroALL's own averages, once, last
+        macro.add(*macro.averages())
         groups["macroALL"] = macro
         order = ["microALL"] + js_key_order(k for k in groups if k not in ("microALL", "macroALL"))
         for g in order + ["macroALL"]:
