@@ -20,10 +20,18 @@ from collections.abc import Sequence
 from . import __version__
 from .commands import COMMANDS, PROG
 from .errors import OptionsError, ShrecEvalError, UsageError
-from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
+from .options import (
+    AVERAGES,
+    MAX_BETA,
+    MAX_COLLECTION,
+    MAX_RANK,
+    PR_INTERPOLATIONS,
+    PROFILES,
+    EvalOptions,
+)
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .stats import CORRECTIONS, TESTS, UNITS
-from .values import parse_positive, parse_ranks
+from .values import parse_ranks, parse_real, parse_whole
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,8 +52,23 @@ def _argument_type(parse):
     return convert
 
 
+def _bounded(parse, *bounds, **kw):
+    """An argparse ``type`` for a number in a range (the error names the option)."""
+    f = _argument_type(lambda text: parse(text, *bounds, **kw))
+    f.__name__ = "number"
+    return f
+
+
 _ranks = _argument_type(parse_ranks)
-_positive = _argument_type(parse_positive)
+_rank = _bounded(parse_whole, 1, MAX_RANK)
+_collection = _bounded(parse_whole, 1, MAX_COLLECTION)
+#: randomization and bootstrap resamples: 1,000,000 is about 8 bytes x
+#: queries x resamples of working memory at once
+_resamples = _bounded(parse_whole, 1, 1_000_000)
+_seed = _bounded(parse_whole, 0, 2**63 - 1)
+_grade = _bounded(parse_whole, 1, 2**31 - 1)
+_beta = _bounded(parse_real, 0.0, MAX_BETA)
+_probability = _bounded(parse_real, 0.0, 0.999999)
 
 
 def _reading_parser() -> argparse.ArgumentParser:
@@ -67,7 +90,7 @@ def _reading_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--collection-size",
         "-N",
-        type=_positive,
+        type=_collection,
         metavar="N",
         help="collection size (TREC qrels do not know it; also changes TN)",
     )
@@ -118,7 +141,7 @@ def _engine_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--curve-length",
-        type=_positive,
+        type=_rank,
         default=100,
         metavar="N",
         help="ranks of the (N)(D)CG and F curves (default 100)",
@@ -146,7 +169,7 @@ def _engine_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave queries of classes with at most 2 members out of the means",
     )
-    g.add_argument("--f-beta", type=float, default=1.0, help="weight of the F-measure curve")
+    g.add_argument("--f-beta", type=_beta, default=1.0, help="weight of the F-measure curve")
     return p
 
 
@@ -176,14 +199,14 @@ def _profile_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--max-rank",
         "-M",
-        type=_positive,
+        type=_rank,
         metavar="N",
         help="only the first N entries of each list count (trec_eval -M)",
     )
     g.add_argument(
         "--relevance-level",
         "-l",
-        type=_positive,
+        type=_grade,
         default=1,
         metavar="L",
         help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
@@ -271,16 +294,19 @@ def build_parser() -> argparse.ArgumentParser:
         default="holm",
         help="multiple-comparison correction across the pairs (default holm)",
     )
-    g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--alpha", type=_probability, default=0.05, help="significance level (0.05)")
     g.add_argument(
         "--resamples",
-        type=_positive,
+        type=_resamples,
         default=10000,
         help="randomization and bootstrap resamples (10000)",
     )
-    g.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    g.add_argument("--seed", type=_seed, default=0, help="random seed (0)")
     g.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)"
+        "--confidence",
+        type=_probability,
+        default=0.95,
+        help="confidence level of the intervals (0.95)",
     )
     g.add_argument("--json", metavar="FILE", help="means, intervals, raw and corrected p-values")
     g.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field
 
 from .errors import OptionsError
@@ -10,8 +11,24 @@ from .errors import OptionsError
 PR_INTERPOLATIONS = ("max", "psb")
 #: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
 PROFILES = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
+#: the largest rank K, curve length and maximum rank: the engine's working
+#: arrays grow with them (1,000,000 columns is 64 MB a query)
+MAX_RANK = 1_000_000
+#: the largest collection size (Ds) the engine accepts
+MAX_COLLECTION = 10**12
+#: the largest weight beta of the F-measure curve
+MAX_BETA = 1e6
 #: how query values become one run figure (profiles.md, last section)
 AVERAGES = ("micro", "macro", "proportional", "reciprocal")
+
+
+def _whole(name: str, value, least: int, most: int) -> int:
+    """A whole-number option (not a bool, not a fraction) in its range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
+        raise OptionsError(f"{name} must be a whole number, not {value!r}")
+    if not least <= value <= most:
+        raise OptionsError(f"{name} must be from {least} to {most}, not {value}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -64,12 +81,20 @@ class EvalOptions:
     memory_budget: int = field(default=96 * 2**20, compare=False)
 
     def __post_init__(self) -> None:
-        ranks = tuple(sorted({int(k) for k in self.ranks}))
-        if not ranks or ranks[0] < 1:
+        ranks = tuple(sorted({_whole("ranks", k, 1, MAX_RANK) for k in self.ranks}))
+        if not ranks:
             raise OptionsError("ranks must be positive integers, e.g. 5,10,25,50,100")
         object.__setattr__(self, "ranks", ranks)
-        if int(self.curve_length) < 1:
-            raise OptionsError("the curve length must be at least 1")
+        _whole("curve_length", self.curve_length, 1, MAX_RANK)
+        if self.max_rank is not None:
+            _whole("max_rank", self.max_rank, 1, MAX_RANK)
+        if self.collection_size is not None:
+            _whole("collection_size", self.collection_size, 1, MAX_COLLECTION)
+        for name in ("remove_self", "psb_class_cutoff", "complete_queries"):
+            if not isinstance(getattr(self, name), bool):
+                raise OptionsError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        if not (isinstance(self.f_beta, numbers.Real) and self.f_beta <= MAX_BETA):
+            raise OptionsError(f"f_beta: the F-measure weight beta must be at most {MAX_BETA:g}")
         if int(self.pr_levels) < 2:
             raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
         if self.pr_interpolation not in PR_INTERPOLATIONS:

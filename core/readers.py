@@ -131,16 +131,22 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     if s.fits(lambda r, i: len(r) == 4 and is_integer(r[3])):
         out.append("qrels")
     numeric = all(is_number(t) for r in s.rows for t in r)
+    # a matrix row holds one number per item of the assessment
+    width = assessment.n_items if assessment is not None else len(s.rows[0])
+    matrix = numeric and s.fits(lambda r, i: len(r) == width or (s.cut_last and len(r) <= width))
+    # a TREC line: 6 fields (more are ignored), a number 5th, and never longer
+    # than the largest read; a file of numbers only is a TREC run when its
+    # lines share a run tag (matrix rows do not)
     tags = {r[5] for r in s.rows if len(r) >= 6}
-    # a TREC line: 6 fields (more are ignored), a number 5th; a file of numbers
-    # only is a TREC run when its lines share a run tag (matrix rows do not)
-    if s.fits(lambda r, i: len(r) >= 6 and is_number(r[4])) and (not numeric or len(tags) == 1):
+    shared_tag = len(tags) == 1 and (len(s.rows) > 1 or not matrix)
+    if (
+        not s.cut_last
+        and s.fits(lambda r, i: len(r) >= 6 and is_number(r[4]))
+        and (not numeric or shared_tag)
+    ):
         out.append("trec")
-    if numeric:
-        # a matrix row holds one number per item of the assessment
-        width = assessment.n_items if assessment is not None else len(s.rows[0])
-        if s.fits(lambda r, i: len(r) == width or (s.cut_last and len(r) <= width)):
-            out.append("ascii-matrix")
+    if matrix:
+        out.append("ascii-matrix")
     if not out and sized:
         out.append("binary-matrix")
     return out, s

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .errors import OptionsError
+from .options import MAX_RANK
 
 __all__ = [
     "nullable",
@@ -19,6 +20,8 @@ __all__ = [
     "is_integer",
     "parse_ranks",
     "parse_positive",
+    "parse_whole",
+    "parse_real",
     "text_grid",
 ]
 
@@ -64,24 +67,57 @@ def parse_ranks(text: str) -> tuple[int, ...]:
     """The K of the @K measures from ``"5,10, 25"`` (the command line's
     ``--ranks`` and the app's options dialog); OptionsError otherwise."""
     try:
-        ranks = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
+        ranks = tuple(_whole(t) for t in text.replace(" ", "").split(",") if t)
     except ValueError:
         raise OptionsError(
             f"ranks must be whole numbers separated by commas, e.g. 5,10,25,50,100: {text!r}"
         ) from None
-    if not ranks or min(ranks) < 1:
-        raise OptionsError(f"ranks must be positive whole numbers, e.g. 5,10,25: {text!r}")
+    if not ranks or min(ranks) < 1 or max(ranks) > MAX_RANK:
+        raise OptionsError(
+            f"ranks must be whole numbers from 1 to {MAX_RANK}, e.g. 5,10,25: {text!r}"
+        )
     return ranks
+
+
+def _whole(text: str) -> int:
+    """int() of a whole number, also written 1e6 or 100.0 (ValueError otherwise)."""
+    try:
+        return int(text)
+    except ValueError:
+        v = float(text)
+        if not v.is_integer():
+            raise
+        return int(v)
+
+
+def parse_whole(text: str, least: int = 1, most: int | None = None) -> int:
+    """A whole number from ``least`` to ``most`` from text; OptionsError
+    otherwise (the command line adds the option's name)."""
+    try:
+        v = _whole(text)
+    except (ValueError, OverflowError):
+        v = None
+    if v is None or v < least or (most is not None and v > most):
+        upto = f" to {most}" if most is not None else " or more"
+        raise OptionsError(f"a whole number from {least}{upto} was expected: {text!r}")
+    return v
 
 
 def parse_positive(text: str) -> int:
     """A positive whole number from text; OptionsError otherwise."""
+    return parse_whole(text, 1)
+
+
+def parse_real(text: str, low: float, high: float, *, low_open: bool = True) -> float:
+    """A finite number in (``low``, ``high``] (or [``low``, ``high``]); OptionsError otherwise."""
     try:
-        v = int(text)
+        v = float(text)
     except ValueError:
-        v = 0
-    if v < 1:
-        raise OptionsError(f"a positive whole number was expected: {text!r}")
+        v = math.nan
+    ok = math.isfinite(v) and (v > low if low_open else v >= low) and v <= high
+    if not ok:
+        lo = "(" if low_open else "["
+        raise OptionsError(f"a number in {lo}{low:g}, {high:g}] was expected: {text!r}")
     return v
 
 

@@ -6,9 +6,10 @@ What each kind of path gets (README, "Inputs that are not regular files"):
   detection reads a bounded head only;
 * a folder: a rank-list folder (the readers of single files refuse it);
 * a pipe (FIFO, ``<(...)`` process substitution, ``/dev/stdin`` fed by a pipe):
-  read **once**, at most ``limit`` bytes, into memory; detection and the
-  reader then use that copy.  Opening never blocks: a pipe that no program
-  writes to, or that stays silent for ``wait`` seconds, is an error;
+  read **once**, at most ``limit`` bytes (2 GiB, or what the format needs),
+  into memory; detection and the reader then use that copy.  Opening never
+  blocks: a pipe that no program writes to for 5 s, or whose writer stays
+  silent for 60 s, is an error;
 * a device (``/dev/zero``, ``/dev/urandom``, a disk), a socket: refused.
 
 :func:`classify_path` tells these apart from ``stat`` alone (never opening
@@ -29,8 +30,10 @@ from ..errors import FileAccessError, FormatError
 #: default cap of what a pipe may send (the reader that knows its format
 #: may ask for less, e.g. a binary matrix's exact size)
 PIPE_LIMIT = 1 << 31
-#: seconds a pipe may stay silent (no writer yet, or no data) before giving up
-PIPE_WAIT = 10.0
+#: seconds a pipe may stay without a writer (or silent before its first
+#: byte) before giving up; once data flows it may pause PIPE_IDLE seconds
+PIPE_WAIT = 5.0
+PIPE_IDLE = 60.0
 _BLOCK = 1 << 20
 
 KINDS = {
@@ -137,9 +140,12 @@ def open_source(
     )
 
 
-def read_pipe(path, what: str, *, limit: int = PIPE_LIMIT, wait: float = PIPE_WAIT) -> bytes:
-    """Everything a pipe sends until it closes, at most ``limit`` bytes;
-    an error when nothing comes for ``wait`` seconds."""
+def read_pipe(
+    path, what: str, *, limit: int = PIPE_LIMIT, wait: float = PIPE_WAIT, idle: float = PIPE_IDLE
+) -> bytes:
+    """Everything a pipe sends until it closes, at most ``limit`` bytes; an
+    error when no writer comes for ``wait`` seconds, or when a writer stays
+    silent for ``idle`` seconds."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -154,10 +160,12 @@ def read_pipe(path, what: str, *, limit: int = PIPE_LIMIT, wait: float = PIPE_WA
         while True:
             events = poller.poll(100)
             if not events:
-                if time.monotonic() - silent_since > wait:
+                if time.monotonic() - silent_since > (idle if writer_seen else wait):
                     who = "sent nothing more" if writer_seen else "has no program writing to it"
                     raise FileAccessError(
-                        path, f"the pipe {who} for {wait:g} s; a {what} was expected"
+                        path,
+                        f"the pipe {who} for {idle if writer_seen else wait:g} s; "
+                        f"a {what} was expected",
                     )
                 continue
             try:
