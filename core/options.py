@@ -24,10 +24,12 @@ AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
 def _whole(name: str, value, least: int, most: int) -> int:
     """A whole-number option (not a bool, not a fraction) in its range."""
+    name = name.replace("_", " ")
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
         raise OptionsError(f"{name} must be a whole number, not {value!r}")
     if not least <= value <= most:
-        raise OptionsError(f"{name} must be from {least} to {most}, not {value}")
+        what = "positive integers" if name == "ranks" else f"from {least}"
+        raise OptionsError(f"{name} must be {what} up to {most}, not {value}")
     return int(value)
 
 
@@ -92,9 +94,10 @@ class EvalOptions:
             _whole("collection_size", self.collection_size, 1, MAX_COLLECTION)
         for name in ("remove_self", "psb_class_cutoff", "complete_queries"):
             if not isinstance(getattr(self, name), bool):
-                raise OptionsError(f"{name} must be true or false, not {getattr(self, name)!r}")
+                value = getattr(self, name)
+                raise OptionsError(f"{name.replace('_', ' ')} must be true or false, not {value!r}")
         if not (isinstance(self.f_beta, numbers.Real) and self.f_beta <= MAX_BETA):
-            raise OptionsError(f"f_beta: the F-measure weight beta must be at most {MAX_BETA:g}")
+            raise OptionsError(f"the F-measure weight beta must be at most {MAX_BETA:g}")
         if int(self.pr_levels) < 2:
             raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
         if self.pr_interpolation not in PR_INTERPOLATIONS:

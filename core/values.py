@@ -74,7 +74,7 @@ def parse_ranks(text: str) -> tuple[int, ...]:
         ) from None
     if not ranks or min(ranks) < 1 or max(ranks) > MAX_RANK:
         raise OptionsError(
-            f"ranks must be whole numbers from 1 to {MAX_RANK}, e.g. 5,10,25: {text!r}"
+            f"ranks must be positive whole numbers up to {MAX_RANK}, e.g. 5,10,25: {text!r}"
         )
     return ranks
 
@@ -98,8 +98,9 @@ def parse_whole(text: str, least: int = 1, most: int | None = None) -> int:
     except (ValueError, OverflowError):
         v = None
     if v is None or v < least or (most is not None and v > most):
-        upto = f" to {most}" if most is not None else " or more"
-        raise OptionsError(f"a whole number from {least}{upto} was expected: {text!r}")
+        what = "a positive whole number" if least == 1 else f"a whole number from {least}"
+        upto = f" up to {most}" if most is not None else ""
+        raise OptionsError(f"{what}{upto} was expected: {text!r}")
     return v
 
 
