@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-import pyqtgraph.exporters as exporters
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from shrec_eval.measures import CURVES
+
+from .charts import MeasureBarsWidget
+from .figures import FigureSettings, export_figure
+from .figures import export_csv as export_csv  # re-exported: callers import the writers here
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
 #: muted), readable on white and on dark; a run keeps its colour (saved with the session)
@@ -41,92 +51,54 @@ def colour_for(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+#: legend background on screen (light, dark); exports are always light (figures.py)
+LEGEND_BRUSH = {False: (255, 255, 255, 215), True: (32, 33, 36, 215)}
+#: what the curve-kind list offers besides the registry's curves
+BARS = "bars"
+EXPORTS = (("figure", "Export figure…"), ("csv", "Export CSV…"))
+
+
 def export_png(plot_item, path: str, width: int) -> None:
-    """PNG of a plot for a paper: explicit width (the exporter ignores the
-    screen's scale factor), white background, dark axes."""
-    saved = _paper_style(plot_item)
-    try:
-        ex = exporters.ImageExporter(plot_item)
-        ex.parameters()["width"] = int(width)
-        ex.parameters()["background"] = QColor("white")
-        ex.export(path)
-    finally:
-        _restore_style(plot_item, saved)
+    """A PNG figure ``width`` pixels wide (3:2) with the remembered defaults
+    of figures.FigureSettings otherwise; kept for callers that predate the
+    export dialog (figures.export_figure takes every setting)."""
+    export_figure(plot_item, path, FigureSettings(fmt="png", width=width, height=width * 2 // 3))
 
 
 def export_svg(plot_item, path: str) -> None:
-    """SVG with pyqtgraph's exporter; where it fails on the path syntax of
-    newer Qt versions (pyqtgraph 0.14 with Qt 6.11 splits 'M x y' on
-    commas), Qt's own QSvgGenerator renders the same scene."""
-    saved = _paper_style(plot_item)
-    try:
-        try:
-            ex = exporters.SVGExporter(plot_item)
-            ex.parameters()["background"] = QColor("white")
-            ex.export(path)
-        except ValueError:
-            _qt_svg(plot_item, path)
-    finally:
-        _restore_style(plot_item, saved)
+    """An SVG figure at the default size (see export_png)."""
+    export_figure(plot_item, path, FigureSettings(fmt="svg"))
 
 
-def _qt_svg(plot_item, path: str) -> None:
-    from PySide6.QtCore import QRectF, QSize
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    rect = plot_item.sceneBoundingRect()
-    gen = QSvgGenerator()
-    gen.setFileName(path)
-    gen.setSize(QSize(int(rect.width()), int(rect.height())))
-    gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-    gen.setTitle("shrec-eval plot")
-    painter = QPainter(gen)
-    try:
-        painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("white"))
-        plot_item.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
-    finally:
-        painter.end()
+def export_buttons(emit, csv: bool = True) -> list[QPushButton]:
+    """The export buttons of a plot: a figure (PNG, SVG or PDF, asked in the
+    export dialog) and the plotted data as CSV; ``emit(kind)`` on click."""
+    out = []
+    for kind, text in EXPORTS if csv else EXPORTS[:1]:
+        b = QPushButton(text)
+        b.clicked.connect(lambda _=False, k=kind: emit(k))
+        out.append(b)
+    return out
 
 
-def export_csv(plot_item, path: str) -> None:
-    exporters.CSVExporter(plot_item).export(path)
-
-
-def _paper_style(plot_item):
-    saved = {}
-    for name in ("left", "bottom"):
-        ax = plot_item.getAxis(name)
-        saved[name] = (ax.pen(), ax.textPen())
-        ax.setPen(pg.mkPen("k"))
-        ax.setTextPen(pg.mkPen("k"))
-    legend = plot_item.legend
-    if legend is not None:
-        saved["legend"] = legend.opts.get("labelTextColor")
-        legend.setLabelTextColor("k")
-    return saved
-
-
-def _restore_style(plot_item, saved) -> None:
-    for name in ("left", "bottom"):
-        pen, text = saved[name]
-        ax = plot_item.getAxis(name)
-        ax.setPen(pen)
-        ax.setTextPen(text)
-    if plot_item.legend is not None and "legend" in saved:
-        plot_item.legend.setLabelTextColor(saved["legend"] or pg.getConfigOption("foreground"))
+def numeric_axes(plot: pg.PlotWidget) -> None:
+    """Axes that read as numbers: no SI prefix scaling ("F (x0.001)" over
+    values 0-800, "Rank (x0.001)")."""
+    for name in ("left", "bottom", "right", "top"):
+        plot.getAxis(name).enableAutoSIPrefix(False)
 
 
 class CurvesWidget(QWidget):
     """Every run's curve of one kind, mean over queries or one query."""
 
-    exportRequested = Signal(str)  # "png", "svg", "csv"
+    exportRequested = Signal(str)  # "figure", "csv"
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.kind = QComboBox()
         for c in CURVES:
             self.kind.addItem(c.label, c.key)
+        self.kind.addItem("Measure bars (SHREC summary)", BARS)
         self.kind.setCurrentIndex([c.key for c in CURVES].index("pr"))
         self.query = QComboBox()
         self.query.addItem(MEAN)
@@ -134,20 +106,23 @@ class CurvesWidget(QWidget):
         self._qids: tuple = ()
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10))
+        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        numeric_axes(self.plot)
+        self.bars = MeasureBarsWidget()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.plot)
+        self.stack.addWidget(self.bars)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Curve:"))
         bar.addWidget(self.kind)
         bar.addWidget(QLabel("Queries:"))
         bar.addWidget(self.query)
         bar.addStretch(1)
-        for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export CSV…")):
-            b = QPushButton(text)
-            b.clicked.connect(lambda _=False, f=fmt: self.exportRequested.emit(f))
+        for b in export_buttons(self.exportRequested.emit):
             bar.addWidget(b)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
-        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.stack, 1)
         self.entries: list = []  # (name, colour, RunResult)
         self._items: list = []  # (name, colour, PlotDataItem) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)
@@ -155,10 +130,15 @@ class CurvesWidget(QWidget):
 
     @property
     def plot_item(self):
-        return self.plot.getPlotItem()
+        """The plot shown: the curves, or the measure bars."""
+        return self.bars.plot_item if self.showing_bars() else self.plot.getPlotItem()
+
+    def showing_bars(self) -> bool:
+        return self.kind.currentData() == BARS
 
     def set_entries(self, entries) -> None:
         self.entries = [e for e in entries if e[2] is not None]
+        self.bars.set_entries(self.entries)
         qids = tuple(self.entries[0][2].query_ids) if self.entries else ()
         if qids != self._qids:  # refill the query list only when it changes (one call)
             current = self.current_query()
@@ -179,8 +159,10 @@ class CurvesWidget(QWidget):
         self.query.setCurrentIndex(self._qids.index(query_id) + 1 if query_id in self._qids else 0)
 
     def curve_data(self):
-        """(name, colour, x, y) of what is drawn."""
+        """(name, colour, x, y) of the curves."""
         key = self.kind.currentData()
+        if key == BARS:
+            return []
         q = self.current_query()
         out = []
         for name, colour, res in self.entries:
@@ -196,7 +178,12 @@ class CurvesWidget(QWidget):
     def redraw(self) -> None:
         """Update the curves in place (new data into the existing items) so
         that a refresh while runs arrive costs little."""
-        pi = self.plot_item
+        bars = self.showing_bars()
+        self.stack.setCurrentWidget(self.bars if bars else self.plot)
+        self.query.setEnabled(not bars)  # the bars are means over queries
+        if bars:
+            return
+        pi = self.plot.getPlotItem()
         spec = next(c for c in CURVES if c.key == self.kind.currentData())
         pi.setLabel("bottom", spec.x_label)
         pi.setLabel("left", spec.y_label)
@@ -228,6 +215,7 @@ class RankedListWidget(QWidget):
     rank's grade as a coloured strip."""
 
     detailRequested = Signal(int, str)  # run key, query id
+    exportRequested = Signal(str)  # "figure", "csv"
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -240,6 +228,9 @@ class RankedListWidget(QWidget):
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.hideAxis("left")
         self.plot.setLabel("bottom", "Rank")
+        numeric_axes(self.plot)
+        # ranks start at 1: no zooming or panning to negative ranks
+        self.plot.getPlotItem().vb.setLimits(xMin=0.5, yMin=0, yMax=1, minXRange=5)
         self.image = pg.ImageItem()
         self.plot.addItem(self.image)
         self.plot.setMaximumHeight(160)
@@ -253,10 +244,14 @@ class RankedListWidget(QWidget):
             '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
             '<span style="color:#bbbbbb">&#9632;</span> not relevant'
         )
+        row = QHBoxLayout()
+        row.addWidget(legend, 1)
+        for b in export_buttons(self.exportRequested.emit, csv=False):
+            row.addWidget(b)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.plot)
-        lay.addWidget(legend)
+        lay.addLayout(row)
         lay.addWidget(self.info)
         lay.addStretch(1)
         self.run.currentIndexChanged.connect(self._ask)
@@ -306,6 +301,7 @@ class RankedListWidget(QWidget):
             rgb[g >= top, 0] = GRADE_COLOURS[2]
         self.image.setImage(rgb, levels=(0, 255))
         self.image.setRect(0.5, 0, max(n, 1), 1)
+        self.plot.getPlotItem().vb.setLimits(xMax=max(n, 5) + 0.5)
         self.plot.setXRange(0.5, min(n, 200) + 0.5, padding=0)
         self.plot.setYRange(0, 1, padding=0)
         hits = np.flatnonzero(g >= 1) + 1
@@ -331,6 +327,7 @@ def set_widget_theme(widget: pg.PlotWidget, dark: bool) -> None:
         ax.setTextPen(pg.mkPen(fg))
     pi.titleLabel.setText(pi.titleLabel.text, color=fg)
     if pi.legend is not None:
+        pi.legend.setBrush(pg.mkBrush(LEGEND_BRUSH[dark]))
         pi.legend.setLabelTextColor(fg)
         for _, label in pi.legend.items:
             label.setText(label.text, color=fg)

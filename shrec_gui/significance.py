@@ -28,6 +28,7 @@ from shrec_eval.stats import CORRECTIONS, TESTS
 from shrec_eval.values import nullable
 
 from .models import SORT_ROLE
+from .plots import export_buttons, numeric_axes
 
 
 class PValueModel(QAbstractTableModel):
@@ -102,7 +103,7 @@ class SignificanceWidget(QWidget):
     """Controls, p-value matrix, means with intervals, head to head."""
 
     computeRequested = Signal(object)  # params for shrec_eval.stats.compare
-    exportRequested = Signal(str, str)  # which plot ("means", "h2h"), format
+    exportRequested = Signal(str, str)  # which plot ("means", "h2h"), "figure" or "csv"
 
     def __init__(self, table_view_factory, parent=None) -> None:
         super().__init__(parent)
@@ -155,12 +156,13 @@ class SignificanceWidget(QWidget):
         self.means_plot.showGrid(y=True, alpha=0.25)
         self.means_plot.getPlotItem().setTitle("Run means with bootstrap intervals")
         self.means_plot.setMouseEnabled(x=False, y=True)
-        self.means_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        numeric_axes(self.means_plot)
         # head to head
         self.run_a = QComboBox()
         self.run_b = QComboBox()
         self.h2h_plot = pg.PlotWidget()
         self.h2h_plot.showGrid(x=True, y=True, alpha=0.25)
+        numeric_axes(self.h2h_plot)
         self.h2h_label = QLabel("")
         self.h2h_label.setWordWrap(True)
         self.run_a.currentIndexChanged.connect(self.draw_h2h)
@@ -199,9 +201,7 @@ class SignificanceWidget(QWidget):
     def _export_row(self, which: str) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addStretch(1)
-        for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export CSV…")):
-            b = QPushButton(text)
-            b.clicked.connect(lambda _=False, f=fmt: self.exportRequested.emit(which, f))
+        for b in export_buttons(lambda kind: self.exportRequested.emit(which, kind)):
             row.addWidget(b)
         return row
 

@@ -1,0 +1,434 @@
+"""The print copy of a plot, for figures.py: the data items, axes, ticks,
+ranges, title and legend of a pyqtgraph PlotItem copied into a fresh,
+light-styled plot on an off-screen canvas of the requested size and font size
+(pens, symbols and legend samples scaled with the font).  Lines, symbols and
+images are cut to the axes here, because an SVG clip is not honoured alike by
+every renderer (see figures.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+from PySide6.QtCore import (
+    QPointF,
+    QRectF,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QFont, QPainter
+
+FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
+LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
+INK = "#000000"  # text and axes of a printed figure
+LEGEND_BRUSH = (255, 255, 255, 230)  # legend background (nearly opaque white)
+LEGEND_PEN = "#909090"
+SCREEN_FONT_PX = 12  # the font size the on-screen pens and symbols are drawn for
+
+
+@dataclass(frozen=True)
+class FigureSettings:
+    """What a figure export is asked for: pixel size of the PNG (and the
+    canvas of SVG and PDF, at 96 dpi), font size in those pixels, format,
+    and where the legend goes."""
+
+    width: int = 1200
+    height: int = 800
+    font_px: int = 20
+    fmt: str = "png"
+    legend: str = "inside"
+
+    LIMITS = {"width": (200, 20000), "height": (150, 20000), "font_px": (6, 200)}
+
+    def checked(self) -> FigureSettings:
+        """The settings with every number in its range and known choices."""
+        fix = {
+            k: int(min(max(int(getattr(self, k)), lo), hi)) for k, (lo, hi) in self.LIMITS.items()
+        }
+        fmt = self.fmt if self.fmt in FORMATS else "png"
+        legend = self.legend if self.legend in LEGEND_PLACES else "inside"
+        return replace(self, fmt=fmt, legend=legend, **fix)
+
+    @classmethod
+    def load(cls, qsettings) -> FigureSettings:
+        d = cls()
+        got = {}
+        for key in ("width", "height", "font_px"):
+            try:
+                got[key] = int(qsettings.value(f"figure/{key}", getattr(d, key)))
+            except (TypeError, ValueError):
+                got[key] = getattr(d, key)
+        got["fmt"] = str(qsettings.value("figure/fmt", d.fmt))
+        got["legend"] = str(qsettings.value("figure/legend", d.legend))
+        return cls(**got).checked()
+
+    def save(self, qsettings) -> None:
+        for key in ("width", "height", "font_px", "fmt", "legend"):
+            qsettings.setValue(f"figure/{key}", getattr(self, key))
+
+
+# -- building the print copy -----------------------------------------------------------------
+class _Sample(pg.GraphicsWidget):
+    """A legend sample sized with the font: the item's line, symbol or bar
+    (pyqtgraph's ItemSample is a fixed 20 px square)."""
+
+    _scale = 1.0
+    sigClicked = Signal(object)  # LegendItem connects it (not emitted: print copy)
+
+    def __init__(self, item) -> None:
+        super().__init__()
+        self.item = item
+        side = 20 * self._scale
+        self.setFixedWidth(side * 1.6)
+        self.setFixedHeight(side)
+
+    def boundingRect(self):
+        return QRectF(0, 0, 32 * self._scale, 20 * self._scale)
+
+    def paint(self, p, *args):
+        w, h = 32 * self._scale, 20 * self._scale
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        item = self.item
+        if isinstance(item, pg.BarGraphItem):
+            p.setPen(pg.mkPen(item.opts.get("pen")))
+            p.setBrush(pg.mkBrush(item.opts.get("brush")))
+            p.drawRect(QRectF(w * 0.2, h * 0.15, w * 0.6, h * 0.7))
+            return
+        o = getattr(item, "_legend_opts", item.opts)
+        if o["pen"] is not None:
+            p.setPen(pg.mkPen(o["pen"]))
+            p.drawLine(QPointF(0, h / 2), QPointF(w, h / 2))
+        if o["symbol"] is not None:
+            p.translate(w / 2, h / 2)
+            pen, brush = pg.mkPen(o["symbolPen"]), pg.mkBrush(o["symbolBrush"])
+            drawSymbol(p, o["symbol"], o["symbolSize"], pen, brush)
+
+
+def _clip_segments(x, y, xr, yr):
+    """The line through (x, y) cut to the rectangle xr x yr (Liang-Barsky on
+    every segment), as separate segments joined by NaN: SVG has no clipping
+    that every renderer honours, so nothing may leave the axes."""
+    x0, y0, x1, y1 = x[:-1], y[:-1], x[1:], y[1:]
+    dx, dy = x1 - x0, y1 - y0
+    t0 = np.zeros(len(dx))
+    t1 = np.ones(len(dx))
+    ok = np.isfinite(x0) & np.isfinite(y0) & np.isfinite(x1) & np.isfinite(y1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p_, q_ in (
+            (-dx, x0 - xr[0]),
+            (dx, xr[1] - x0),
+            (-dy, y0 - yr[0]),
+            (dy, yr[1] - y0),
+        ):
+            r = q_ / p_
+            parallel = p_ == 0
+            ok &= ~(parallel & (q_ < 0))
+            t0 = np.where(~parallel & (p_ < 0), np.maximum(t0, r), t0)
+            t1 = np.where(~parallel & (p_ > 0), np.minimum(t1, r), t1)
+    ok &= t0 <= t1
+    n = int(ok.sum())
+    out_x, out_y = np.full(3 * n, np.nan), np.full(3 * n, np.nan)
+    out_x[0::3], out_y[0::3] = (x0 + t0 * dx)[ok], (y0 + t0 * dy)[ok]
+    out_x[1::3], out_y[1::3] = (x0 + t1 * dx)[ok], (y0 + t1 * dy)[ok]
+    return out_x, out_y
+
+
+def _pen(pen, scale: float):
+    pen = pg.mkPen(pen)
+    if pen.style() != pg.QtCore.Qt.PenStyle.NoPen:
+        pen.setWidthF(max(pen.widthF(), 1.0) * scale)
+        pen.setCosmetic(True)
+    return pen
+
+
+def _copy_item(item, scale: float, xr, yr):
+    """A copy of one data item for the print figure (pens and symbols
+    scaled; lines, symbols and images cut to the view xr x yr)."""
+    if isinstance(item, pg.PlotDataItem):
+        o = item.opts
+        if item.xData is None or item.yData is None:
+            return []
+        x, y = np.asarray(item.xData, float), np.asarray(item.yData, float)
+        style = {
+            "pen": _pen(o["pen"], scale) if o["pen"] is not None else None,
+            "symbol": o["symbol"],
+            "symbolSize": o["symbolSize"] * scale,
+            "symbolBrush": o["symbolBrush"],
+            "symbolPen": _pen(o["symbolPen"], scale) if o["symbolPen"] is not None else None,
+        }
+        inside = (x >= xr[0]) & (x <= xr[1]) & (y >= yr[0]) & (y <= yr[1])
+        if inside.all() or not np.isfinite(x).any():
+            copy = pg.PlotDataItem(x, y, antialias=True, name=item.name(), **style)
+            return [copy]
+        parts = []
+        if style["pen"] is not None and len(x) > 1:
+            cx, cy = _clip_segments(x, y, xr, yr)
+            line = pg.PlotDataItem(cx, cy, connect="finite", pen=style["pen"], antialias=True)
+            line._legend_opts = style  # the legend shows line and symbol
+            parts.append(line)
+        if style["symbol"] is not None:
+            parts.append(
+                pg.PlotDataItem(x[inside], y[inside], antialias=True, **{**style, "pen": None})
+            )
+        return parts
+    if isinstance(item, pg.BarGraphItem):
+        opts = dict(item.opts)
+        opts["pen"] = _pen(opts.get("pen"), scale) if opts.get("pen") is not None else None
+        return [pg.BarGraphItem(**opts)]
+    if isinstance(item, pg.ErrorBarItem):
+        opts = dict(item.opts)
+        opts["pen"] = _pen(opts.get("pen"), scale)
+        opts["beam"] = opts.get("beam")
+        return [pg.ErrorBarItem(**opts)]
+    if isinstance(item, pg.ImageItem):
+        if item.image is None:
+            return []
+        # the pixels that fall in the view (image axis 0 is x, pyqtgraph's
+        # default column-major order); whole pixels, so an edge pixel may
+        # reach half a pixel beyond a view that cuts through it
+        img = np.asarray(item.image)
+        r = item.mapRectToParent(item.boundingRect())
+        nx, ny = img.shape[0], img.shape[1]
+        px, py = r.width() / nx, r.height() / ny
+        i0 = int(np.clip(np.floor((xr[0] - r.left()) / px), 0, nx))
+        i1 = int(np.clip(np.ceil((xr[1] - r.left()) / px), i0, nx))
+        j0 = int(np.clip(np.floor((yr[0] - r.top()) / py), 0, ny))
+        j1 = int(np.clip(np.ceil((yr[1] - r.top()) / py), j0, ny))
+        if i1 <= i0 or j1 <= j0:
+            return []
+        copy = pg.ImageItem(np.array(img[i0:i1, j0:j1]), levels=item.levels)
+        copy.setRect(QRectF(r.left() + i0 * px, r.top() + j0 * py, (i1 - i0) * px, (j1 - j0) * py))
+        return [copy]
+    raise TypeError(f"a figure cannot show a {type(item).__name__}")
+
+
+def _style_axis(axis, src, font_px: int) -> None:
+    font = QFont()
+    font.setPixelSize(font_px)
+    axis.enableAutoSIPrefix(False)  # "F (x0.001)" must never appear on a figure
+    axis.setStyle(
+        tickFont=font,
+        tickLength=-max(4, font_px // 3),
+        tickTextOffset=max(3, font_px // 3),
+        autoExpandTextSpace=True,
+        hideOverlappingLabels=font_px,  # the end labels may reach into the margins
+        maxTickLevel=1,  # major and minor grid lines; the finest level is noise in print
+        maxTextLevel=1,
+    )
+    axis.setPen(pg.mkPen(INK, width=max(1.0, font_px / SCREEN_FONT_PX)))
+    axis.setTextPen(pg.mkPen(INK))
+    axis.setTickPen(pg.mkPen(INK, width=max(1.0, font_px / SCREEN_FONT_PX)))
+    if src._tickLevels is not None:  # text ticks (run names): kept as they are
+        axis.setTicks(src._tickLevels)
+    if src.grid is not False:
+        axis.setGrid(src.grid)
+    if src.labelText or src.labelUnits:
+        axis.setLabel(
+            src.labelText,
+            units=src.labelUnits or None,
+            **{
+                "font-size": f"{font_px}px",
+                "color": INK,
+            },
+        )
+    axis.setVisible(src.isVisible())
+
+
+def _legend_entries(src_plot) -> list:
+    """(copy item, label text) of the source legend, in its order, for the
+    items that were copied (build_figure marks them)."""
+    legend = src_plot.legend
+    if legend is None:
+        return []
+    return [
+        (sample.item._figure_copy, label.text)
+        for sample, label in legend.items
+        if getattr(sample.item, "_figure_copy", None) is not None
+    ]
+
+
+def _make_legend(entries, settings: FigureSettings, columns: int = 1):
+    scale = settings.font_px / SCREEN_FONT_PX
+    legend = pg.LegendItem(
+        brush=pg.mkBrush(LEGEND_BRUSH),
+        pen=pg.mkPen(LEGEND_PEN),
+        labelTextColor=INK,
+        labelTextSize=f"{settings.font_px}px",
+        horSpacing=int(6 * scale),
+        verSpacing=0,
+        colCount=columns,
+        # LegendItem wants a class: one with this figure's scale
+        sampleType=type("_ScaledSample", (_Sample,), {"_scale": scale}),
+    )
+    for item, text in entries:
+        legend.addItem(item, text)
+    legend.layout.setContentsMargins(*(4 * scale,) * 4)
+    legend.updateSize()
+    return legend
+
+
+@dataclass
+class Figure:
+    """A print copy of a plot on its own off-screen canvas."""
+
+    view: pg.GraphicsView  # never shown: items measure pixels through a view
+    plot: pg.PlotItem
+    legend: pg.LegendItem | None
+    settings: FigureSettings
+
+    def close(self) -> None:
+        self.view.scene().clear()
+        self.view.close()
+        self.view.deleteLater()
+
+
+def build_figure(src_plot, settings: FigureSettings) -> Figure:
+    """A light, print-styled copy of ``src_plot`` (a pyqtgraph PlotItem) laid
+    out at settings.width x settings.height pixels.  Close it after use."""
+    s = settings.checked()
+    scale = s.font_px / SCREEN_FONT_PX
+    view = pg.GraphicsView(background="w")
+    # axes and symbols measure pixels through the scene's view: an identity
+    # view of the figure's size that never appears on screen
+    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    view.resize(s.width, s.height)
+    view.show()
+    scene = view.scene()
+    plot = pg.PlotItem()
+    scene.addItem(plot)
+    xr, yr = src_plot.vb.viewRange()
+    for item in src_plot.vb.addedItems:
+        if item.isVisible():
+            parts = _copy_item(item, scale, xr, yr)
+            for part in parts:
+                plot.addItem(part)
+            if parts:
+                item._figure_copy = parts[0]
+    for name in ("left", "bottom", "right", "top"):
+        src_axis = src_plot.getAxis(name)
+        plot.showAxis(name, src_axis.isVisible())
+        _style_axis(plot.getAxis(name), src_axis, s.font_px)
+    title = src_plot.titleLabel
+    if title.isVisible() and title.text:
+        plot.setTitle(title.text, color=INK, size=f"{round(s.font_px * 1.15)}px")
+    margin = s.font_px / 2
+    # right margin: half the last tick label hangs over the axis' end
+    plot.layout.setContentsMargins(margin, margin, s.font_px * 1.5, margin)
+    entries = _legend_entries(src_plot)
+    legend = _place_legend(scene, plot, entries, s, (xr, yr)) if entries else None
+    if legend is None:
+        _layout(plot, QRectF(0, 0, s.width, s.height))
+    plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
+    plot.vb.disableAutoRange()
+    for item in src_plot.vb.addedItems:
+        item.__dict__.pop("_figure_copy", None)
+    return Figure(view, plot, legend, s)
+
+
+def _layout(plot, rect: QRectF) -> None:
+    """Lay the plot out in rect.  A title wider than the axes would widen the
+    plot beyond the figure (cut on the right): its font shrinks to fit."""
+    plot.setGeometry(rect)
+    plot.layout.activate()
+    label = plot.titleLabel
+    excess = plot.geometry().width() - rect.width()
+    if excess > 0.5 and label.isVisible() and label.text:
+        wide = label.item.boundingRect().width()
+        px = float(label.opts.get("size", "12px").rstrip("ptx") or 12)
+        label.setText(label.text, size=f"{max(6.0, px * (wide - excess) / wide - 0.5):.1f}px")
+        plot.setGeometry(rect)
+        plot.layout.activate()
+
+
+def _data_points(plot) -> np.ndarray:
+    """Scene positions of what is drawn in the view (points, and points along
+    every line), to find the emptiest corner for the legend."""
+    vb = plot.vb.sceneBoundingRect()
+    (x0, x1), (y0, y1) = plot.vb.viewRange()
+    pts = []
+    for item in plot.vb.addedItems:
+        if isinstance(item, pg.PlotDataItem) and item.xData is not None:
+            x, y = np.asarray(item.xData, float), np.asarray(item.yData, float)
+            if len(x) > 1:  # ten points along each segment
+                t = np.linspace(0, 1, 10)[:, None]
+                x = (x[:-1] + t * (x[1:] - x[:-1])).ravel()
+                y = (y[:-1] + t * (y[1:] - y[:-1])).ravel()
+            pts.append(np.column_stack([x, y]))
+        elif isinstance(item, pg.BarGraphItem):
+            o = item.opts
+            x = np.asarray(o.get("x"), float)
+            h = np.asarray(o.get("height"), float)
+            for f in np.linspace(0, 1, 10):
+                pts.append(np.column_stack([x + 0 * h, f * h]))
+    if not pts:
+        return np.zeros((0, 2))
+    p = np.concatenate(pts)
+    p = p[np.isfinite(p).all(axis=1)]
+    sx = vb.left() + (p[:, 0] - x0) / ((x1 - x0) or 1) * vb.width()
+    sy = vb.bottom() - (p[:, 1] - y0) / ((y1 - y0) or 1) * vb.height()
+    return np.column_stack([sx, sy])
+
+
+def _emptiest_corner(plot, lw: float, lh: float, pad: float) -> QPointF:
+    """Top-left position of the legend in the corner of the view that covers
+    the fewest drawn points (top right first on ties)."""
+    vb = plot.vb.sceneBoundingRect()
+    pts = _data_points(plot)
+    best = None
+    for x in (vb.right() - lw - pad, vb.left() + pad):
+        for y in (vb.top() + pad, vb.bottom() - lh - pad):
+            inside = (
+                (pts[:, 0] >= x) & (pts[:, 0] <= x + lw) & (pts[:, 1] >= y) & (pts[:, 1] <= y + lh)
+            )
+            n = int(inside.sum())
+            if best is None or n < best[0]:
+                best = (n, QPointF(x, y))
+    return best[1]
+
+
+def _size(legend) -> tuple[float, float]:
+    r = legend.boundingRect()
+    return r.width(), r.height()
+
+
+def _place_legend(scene, plot, entries, s: FigureSettings, src_range):
+    """Lay out the plot and its legend: inside (in the corner of the axes
+    that hides the fewest points), to the right, or below in as many columns
+    as fit.  A legend too big for where it is asked goes below, never cut."""
+    gap = s.font_px
+    legend = _make_legend(entries, s)
+    lw, lh = _size(legend)
+    place = s.legend
+    if place == "right" and lw > 0.45 * s.width:
+        place = "below"
+    if place == "inside":
+        _layout(plot, QRectF(0, 0, s.width, s.height))
+        vb = plot.vb.sceneBoundingRect()
+        if lw <= 0.6 * vb.width() and lh <= 0.6 * vb.height():
+            xr, yr = src_range
+            plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
+            scene.addItem(legend)
+            legend.setPos(_emptiest_corner(plot, lw, lh, gap / 2))
+            legend.setZValue(10)
+            return legend
+        place = "below"
+    if place == "right":
+        _layout(plot, QRectF(0, 0, s.width - lw - gap, s.height))
+        scene.addItem(legend)
+        legend.setPos(s.width - lw - gap / 2, plot.vb.sceneBoundingRect().top())
+        return legend
+    # below: as many columns as the width holds
+    columns = max(1, min(len(entries), int((s.width - gap) // max(lw, 1))))
+    legend = _make_legend(entries, s, columns)
+    lw, lh = _size(legend)
+    if columns > 1:  # the widest column decides; shrink columns until it fits
+        while columns > 1 and lw > s.width - gap:
+            columns -= 1
+            legend = _make_legend(entries, s, columns)
+            lw, lh = _size(legend)
+    _layout(plot, QRectF(0, 0, s.width, max(s.height - lh - gap, s.height * 0.3)))
+    scene.addItem(legend)
+    legend.setPos(max((s.width - lw) / 2, 0), s.height - lh - gap / 2)
+    return legend
