@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QFont, QPainter
+from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 
 FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
@@ -204,15 +204,50 @@ def _copy_item(item, scale: float, xr, yr):
     raise TypeError(f"a figure cannot show a {type(item).__name__}")
 
 
-def _style_axis(axis, src, font_px: int) -> None:
+class _PrintAxis(pg.AxisItem):
+    """An axis whose end labels may reach into the margins even with a grid
+    (pyqtgraph then bounds an axis by the view and drops the "0" of a bar
+    chart whose range starts at 0)."""
+
+    def boundingRect(self):
+        m = self.style["tickFont"].pixelSize() if self.style["tickFont"] else 15
+        return super().boundingRect().adjusted(-m, -m, m, m)
+
+
+def _tick_font(font_px: float) -> QFont:
     font = QFont()
-    font.setPixelSize(font_px)
+    font.setPixelSize(max(6, round(font_px)))
+    return font
+
+
+def _fit_text_ticks(plot) -> bool:
+    """Run names on the bottom axis shrink until neighbours do not overlap;
+    True when the font changed (the plot needs laying out again)."""
+    axis = plot.getAxis("bottom")
+    if axis._tickLevels is None or not axis._tickLevels[0]:
+        return False
+    ticks = sorted(axis._tickLevels[0])
+    (x0, x1), w = plot.vb.viewRange()[0], plot.vb.sceneBoundingRect().width()
+    gaps = np.diff([v for v, _ in ticks])
+    room = (gaps.min() if len(gaps) else x1 - x0) / ((x1 - x0) or 1) * w * 0.92
+    font = axis.style["tickFont"]
+    widest = max(QFontMetricsF(font).horizontalAdvance(str(s)) for _, s in ticks)
+    if widest <= room or font.pixelSize() <= 6:
+        return False
+    smaller = _tick_font(font.pixelSize() * room / widest)
+    axis.setStyle(tickFont=smaller, tickTextHeight=int(QFontMetricsF(smaller).height()) + 1)
+    return True
+
+
+def _style_axis(axis, src, font_px: int) -> None:
+    font = _tick_font(font_px)
     axis.enableAutoSIPrefix(False)  # "F (x0.001)" must never appear on a figure
     axis.setStyle(
         tickFont=font,
         tickLength=-max(4, font_px // 3),
         tickTextOffset=max(3, font_px // 3),
         autoExpandTextSpace=True,
+        tickTextHeight=int(QFontMetricsF(font).height()) + 1,
         hideOverlappingLabels=font_px,  # the end labels may reach into the margins
         maxTickLevel=1,  # major and minor grid lines; the finest level is noise in print
         maxTextLevel=1,
@@ -296,9 +331,11 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     view.resize(s.width, s.height)
     view.show()
     scene = view.scene()
-    plot = pg.PlotItem()
+    plot = pg.PlotItem(axisItems={k: _PrintAxis(k) for k in ("left", "bottom", "right", "top")})
     scene.addItem(plot)
     xr, yr = src_plot.vb.viewRange()
+    # ticks exactly on the range's ends (0 of a bar chart) are drawn
+    xr, yr = ([a - 1e-9 * (b - a), b + 1e-9 * (b - a)] for a, b in (xr, yr))
     for item in src_plot.vb.addedItems:
         if item.isVisible():
             parts = _copy_item(item, scale, xr, yr)
@@ -313,15 +350,15 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     title = src_plot.titleLabel
     if title.isVisible() and title.text:
         plot.setTitle(title.text, color=INK, size=f"{round(s.font_px * 1.15)}px")
+    plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
+    plot.vb.disableAutoRange()
     margin = s.font_px / 2
     # right margin: half the last tick label hangs over the axis' end
     plot.layout.setContentsMargins(margin, margin, s.font_px * 1.5, margin)
     entries = _legend_entries(src_plot)
-    legend = _place_legend(scene, plot, entries, s, (xr, yr)) if entries else None
+    legend = _place_legend(scene, plot, entries, s) if entries else None
     if legend is None:
         _layout(plot, QRectF(0, 0, s.width, s.height))
-    plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
-    plot.vb.disableAutoRange()
     for item in src_plot.vb.addedItems:
         item.__dict__.pop("_figure_copy", None)
     return Figure(view, plot, legend, s)
@@ -340,6 +377,21 @@ def _layout(plot, rect: QRectF) -> None:
         label.setText(label.text, size=f"{max(6.0, px * (wide - excess) / wide - 0.5):.1f}px")
         plot.setGeometry(rect)
         plot.layout.activate()
+    if _fit_text_ticks(plot):
+        plot.setGeometry(rect)
+        plot.layout.activate()
+    # axes learn the size of their tick labels when first painted (pyqtgraph's
+    # autoExpandTextSpace): paint once off the record, then lay out again
+    scratch = QImage(
+        max(int(rect.width()), 1), max(int(rect.height()), 1), QImage.Format.Format_ARGB32
+    )
+    painter = QPainter(scratch)
+    try:
+        plot.scene().render(painter, QRectF(scratch.rect()), rect)
+    finally:
+        painter.end()
+    plot.setGeometry(rect)
+    plot.layout.activate()
 
 
 def _data_points(plot) -> np.ndarray:
@@ -393,7 +445,7 @@ def _size(legend) -> tuple[float, float]:
     return r.width(), r.height()
 
 
-def _place_legend(scene, plot, entries, s: FigureSettings, src_range):
+def _place_legend(scene, plot, entries, s: FigureSettings):
     """Lay out the plot and its legend: inside (in the corner of the axes
     that hides the fewest points), to the right, or below in as many columns
     as fit.  A legend too big for where it is asked goes below, never cut."""
@@ -407,8 +459,6 @@ def _place_legend(scene, plot, entries, s: FigureSettings, src_range):
         _layout(plot, QRectF(0, 0, s.width, s.height))
         vb = plot.vb.sceneBoundingRect()
         if lw <= 0.6 * vb.width() and lh <= 0.6 * vb.height():
-            xr, yr = src_range
-            plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
             scene.addItem(legend)
             legend.setPos(_emptiest_corner(plot, lw, lh, gap / 2))
             legend.setZValue(10)

@@ -68,13 +68,20 @@ def flatten_cosmetic_strokes(svg: bytes) -> bytes:
     honour it; cairosvg and Inkscape (SVG 1.1) scale the stroke by the
     matrix, so a 3-px line becomes a solid block.  Here such paths get their
     coordinates mapped and the matrix removed: the same drawing in every
-    renderer.  (pyqtgraph's SVGExporter does the same, but its parser fails
-    on the path syntax of Qt 6.11.)"""
+    renderer (and the attribute goes where the matrix only shifts).
+    (pyqtgraph's SVGExporter does the same, but its parser fails on the path
+    syntax of Qt 6.11.)"""
     doc = minidom.parseString(svg)
     for g in doc.getElementsByTagName("g"):
         match = _MATRIX.fullmatch(g.getAttribute("transform").strip())
         kids = [c for c in g.childNodes if c.nodeType == c.ELEMENT_NODE]
         if match is None or not kids:
+            continue
+        m = [float(v) for v in _NUMBER.findall(match.group(1))]
+        if m[:4] == [1.0, 0.0, 0.0, 1.0]:  # a shift: strokes are not scaled anyway
+            for c in kids:
+                if c.hasAttribute("vector-effect"):
+                    c.removeAttribute("vector-effect")
             continue
         if not all(
             c.tagName in ("path", "polyline")
@@ -84,7 +91,6 @@ def flatten_cosmetic_strokes(svg: bytes) -> bytes:
             continue
         if any(set(re.sub(r"[^A-Za-z]", "", c.getAttribute("d"))) - _PATH_COMMANDS for c in kids):
             continue
-        m = [float(v) for v in _NUMBER.findall(match.group(1))]
         for c in kids:
             if c.tagName == "polyline":
                 c.setAttribute("points", " ".join(_mapped_pairs(c.getAttribute("points"), m)))

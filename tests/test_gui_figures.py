@@ -1,0 +1,309 @@
+"""Figures fit to print (shrec_gui/figures.py): the demo's plots exported as
+PNG, SVG and PDF at a chosen size, the SVG rendered back by cairosvg and
+compared with the PNG, narrow figures, dark theme, legend placement, numeric
+axes, the ranked strip's limits, the SHREC measure bars, the export dialog."""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+from types import SimpleNamespace
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
+from shrec_eval import evaluate  # noqa: E402
+from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.resources import resource_path  # noqa: E402
+
+from shrec_gui.charts import SHREC_BARS  # noqa: E402
+from shrec_gui.figure_dialog import FigureDialog, ask_figure_settings  # noqa: E402
+from shrec_gui.figures import (  # noqa: E402
+    FigureSettings,
+    build_figure,
+    export_figure,
+    figure_bytes,
+    flatten_cosmetic_strokes,
+)
+from shrec_gui.plots import BARS, CurvesWidget, RankedListWidget, set_widget_theme  # noqa: E402
+
+DEMO = resource_path("demo")
+
+
+@pytest.fixture(scope="module")
+def results():
+    a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
+    spec = json.loads((DEMO / "contest.json").read_text())
+    return [
+        (r["name"], evaluate(a, load_run(DEMO / r["path"], a, name=r["name"])))
+        for r in spec["runs"]
+    ]
+
+
+@pytest.fixture
+def curves(qtbot, results):
+    w = CurvesWidget()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255"]
+    w.set_entries([(n, c, r) for (n, r), c in zip(results, palette)])
+    return w
+
+
+def image_array(img: QImage) -> np.ndarray:
+    """Grey levels 0-255 of a QImage, rows x columns."""
+    img = img.convertToFormat(QImage.Format.Format_Grayscale8)
+    ptr = img.constBits()
+    a = np.frombuffer(ptr, dtype=np.uint8).reshape(img.height(), img.bytesPerLine())
+    return a[:, : img.width()].astype(float)
+
+
+def png_array(data: bytes) -> np.ndarray:
+    img = QImage.fromData(data, "PNG")
+    assert not img.isNull()
+    return image_array(img)
+
+
+def ink_box(a: np.ndarray, level: float = 200) -> tuple[int, int, int, int]:
+    """Bounding box (top, left, bottom, right) of everything darker than level."""
+    rows = np.flatnonzero((a < level).any(axis=1))
+    cols = np.flatnonzero((a < level).any(axis=0))
+    return rows[0], cols[0], rows[-1], cols[-1]
+
+
+def blocks(a: np.ndarray, n: int = 16) -> np.ndarray:
+    """Mean grey of n x n blocks (downsampled)."""
+    h, w = (a.shape[0] // n) * n, (a.shape[1] // n) * n
+    return a[:h, :w].reshape(h // n, n, w // n, n).mean(axis=(1, 3))
+
+
+def test_svg_renders_in_cairosvg_like_the_png(curves):
+    cairosvg = pytest.importorskip("cairosvg")
+    s = FigureSettings(width=1200, height=800, font_px=20)
+    png = png_array(figure_bytes(curves.plot_item, s))
+    svg = figure_bytes(curves.plot_item, FigureSettings(**{**s.__dict__, "fmt": "svg"}))
+    assert b"non-scaling-stroke" not in svg  # cairosvg and Inkscape ignore it
+    back = png_array(cairosvg.svg2png(bytestring=svg, output_width=1200, output_height=800))
+    assert back.shape == png.shape == (800, 1200)
+    # same drawing: axes, curves and legend in the same places ...
+    assert np.allclose(ink_box(back), ink_box(png), atol=3)
+    # ... no solid blocks: about as much white, and the same picture at 1/16 scale
+    assert abs((back > 240).mean() - (png > 240).mean()) < 0.02
+    assert np.abs(blocks(back) - blocks(png)).mean() < 4
+
+
+def test_png_size_and_text_do_not_depend_on_the_widget(curves, qtbot):
+    s = FigureSettings(width=1000, height=700, font_px=22)
+    arrays = []
+    for size in ((1400, 500), (420, 900)):
+        curves.resize(*size)
+        qtbot.wait(20)
+        arrays.append(png_array(figure_bytes(curves.plot_item, s)))
+        fig = build_figure(curves.plot_item, s)
+        try:
+            assert fig.plot.getAxis("bottom").style["tickFont"].pixelSize() == 22
+        finally:
+            fig.close()
+    assert arrays[0].shape == arrays[1].shape == (700, 1000)
+    assert np.abs(blocks(arrays[0]) - blocks(arrays[1])).mean() < 1
+
+
+@pytest.mark.parametrize("legend", ["inside", "right", "below"])
+def test_a_narrow_figure_keeps_its_legend_and_title_whole(curves, legend):
+    s = FigureSettings(width=420, height=600, font_px=20, legend=legend)
+    fig = build_figure(curves.plot_item, s)
+    try:
+        box = fig.legend.sceneBoundingRect()
+        assert box.left() >= 0 and box.top() >= 0
+        assert box.right() <= 420 and box.bottom() <= 600
+        assert fig.plot.geometry().right() <= 420.5  # the title did not widen the plot
+        labels = [label.text for _, label in fig.legend.items]
+        assert labels == [e[0] for e in curves.entries]
+        vb = fig.plot.vb.sceneBoundingRect()
+        if fig.legend.pos().y() > vb.bottom():  # below: under the axes
+            assert box.top() >= fig.plot.geometry().bottom() - 1
+    finally:
+        fig.close()
+
+
+def test_legend_outside_the_plot(curves):
+    fig = build_figure(curves.plot_item, FigureSettings(width=1400, height=700, legend="right"))
+    try:
+        assert fig.legend.sceneBoundingRect().left() >= fig.plot.vb.sceneBoundingRect().right()
+        assert fig.legend.sceneBoundingRect().right() <= 1400
+    finally:
+        fig.close()
+
+
+def test_dark_theme_exports_come_out_light(curves):
+    set_widget_theme(curves.plot, True)
+    a = png_array(figure_bytes(curves.plot_item, FigureSettings(width=900, height=600)))
+    assert a[2, 2] == 255 and a[-3, -3] == 255  # white paper
+    top, left, bottom, right = ink_box(a, level=80)  # black text and axes are there
+    assert bottom - top > 400 and right - left > 600
+    fig = build_figure(curves.plot_item, FigureSettings())
+    try:
+        assert fig.plot.getAxis("left").textPen().color().name() == "#000000"
+        assert pg.mkColor(fig.legend.opts["labelTextColor"]).name() == "#000000"
+    finally:
+        fig.close()
+
+
+def test_pdf_is_one_vector_page_of_the_chosen_size(curves, tmp_path):
+    path = tmp_path / "pr.pdf"
+    export_figure(curves.plot_item, str(path), FigureSettings(width=1200, height=800, fmt="pdf"))
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF")
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
+    assert box and (float(box[1]), float(box[2])) == pytest.approx((900, 600), abs=1)
+    assert b"/Subtype /Image" not in data  # curves, symbols and text drawn as vectors
+    if shutil.which("pdftoppm"):
+        out = subprocess.run(
+            ["pdftoppm", "-png", "-r", "96", "-singlefile", str(path)],
+            capture_output=True,
+            check=True,
+        ).stdout
+        page = png_array(out)
+        png = png_array(figure_bytes(curves.plot_item, FigureSettings(width=1200, height=800)))
+        assert page.shape == png.shape
+        assert np.allclose(ink_box(page), ink_box(png), atol=3)
+
+
+def test_axes_read_as_numbers(curves, qtbot):
+    """No "x0.001" axis scaling: not on screen, not in a figure."""
+    for i in range(curves.kind.count()):
+        curves.kind.setCurrentIndex(i)
+        qtbot.wait(5)
+        for name in ("left", "bottom"):
+            axis = curves.plot_item.getAxis(name)
+            assert not axis.autoSIPrefix
+            assert "(x" not in axis.labelString()
+    fig = build_figure(curves.plot_item, FigureSettings())
+    try:
+        assert not fig.plot.getAxis("left").autoSIPrefix
+    finally:
+        fig.close()
+
+
+def test_ranked_strip_cannot_show_negative_ranks(qtbot, results):
+    w = RankedListWidget()
+    qtbot.addWidget(w)
+    w.show()
+    w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    gains = np.zeros(1000)
+    gains[[0, 2, 9]] = [2, 1, 2]
+    detail = SimpleNamespace(gains=gains, ch=2, cm=1)
+    w.show_detail(w.run.currentData(), w.query.currentText(), detail)
+    vb = w.plot.getPlotItem().vb
+    vb.setXRange(-300, 50, padding=0)
+    assert vb.viewRange()[0][0] >= 0.5
+    assert not w.plot.getPlotItem().getAxis("bottom").autoSIPrefix
+    # its figure shows the ranks in view only (first 200), cut to the axes
+    fig = build_figure(w.plot.getPlotItem(), FigureSettings(width=1200, height=300))
+    try:
+        (image,) = fig.plot.vb.addedItems
+        r = image.mapRectToParent(image.boundingRect())
+        x0, x1 = vb.viewRange()[0]
+        assert r.left() >= x0 - 1 and r.right() <= x1 + 1
+    finally:
+        fig.close()
+
+
+def test_legend_has_a_background(curves):
+    assert curves.plot_item.legend.opts["brush"].color().alpha() > 150
+    set_widget_theme(curves.plot, True)
+    assert curves.plot_item.legend.opts["brush"].color().lightness() < 80
+
+
+def test_measure_bars_show_the_engine_means_and_export(curves, results, tmp_path):
+    curves.kind.setCurrentIndex(curves.kind.findData(BARS))
+    assert curves.showing_bars()
+    bars = curves.bars
+    assert bars.shown_measures() == list(SHREC_BARS)
+    want = np.array([[r.mean(k) for k in SHREC_BARS] for _, r in results])
+    np.testing.assert_allclose(bars.values(), want)
+    items = bars.plot_item.listDataItems()
+    labels = {m.key: m.label for m in results[0][1].measures}
+    assert [i.name() for i in items] == [labels[k] for k in SHREC_BARS]
+    for j, item in enumerate(items):
+        np.testing.assert_allclose(item.opts["height"], want[:, j])
+    ticks = bars.plot_item.getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks] == [n for n, _ in results]
+    bars.choose("nn", False)
+    assert bars.shown_measures() == list(SHREC_BARS[1:])
+    cairosvg = pytest.importorskip("cairosvg")
+    s = FigureSettings(width=1200, height=700, font_px=18, legend="right")
+    png = png_array(figure_bytes(curves.plot_item, s))
+    svg = figure_bytes(curves.plot_item, FigureSettings(**{**s.__dict__, "fmt": "svg"}))
+    back = png_array(cairosvg.svg2png(bytestring=svg, output_width=1200, output_height=700))
+    assert np.abs(blocks(back) - blocks(png)).mean() < 4
+    fig = build_figure(curves.plot_item, s)
+    try:
+        assert [label.text for _, label in fig.legend.items] == [labels[k] for k in SHREC_BARS[1:]]
+    finally:
+        fig.close()
+
+
+def test_zoomed_curves_stay_inside_the_axes(curves):
+    curves.plot_item.vb.setRange(xRange=(0.2, 0.6), yRange=(0.5, 0.9), padding=0)
+    fig = build_figure(curves.plot_item, FigureSettings())
+    try:
+        for item in fig.plot.vb.addedItems:
+            if item.xData is None:  # a run without points in this curve
+                continue
+            x, y = item.xData, item.yData
+            ok = np.isfinite(x) & np.isfinite(y)
+            assert ((x[ok] >= 0.2 - 1e-9) & (x[ok] <= 0.6 + 1e-9)).all()
+            assert ((y[ok] >= 0.5 - 1e-9) & (y[ok] <= 0.9 + 1e-9)).all()
+    finally:
+        fig.close()
+
+
+def test_flatten_cosmetic_strokes_maps_the_path():
+    svg = (
+        b'<svg xmlns="http://www.w3.org/2000/svg"><g transform="matrix(100,0,0,-50,10,60)" '
+        b'stroke-width="2"><path vector-effect="non-scaling-stroke" d="M0,0 L1,1 L0.5,0.2"/>'
+        b'<polyline vector-effect="non-scaling-stroke" points="0,0 1,1"/></g></svg>'
+    )
+    out = flatten_cosmetic_strokes(svg).decode()
+    assert "transform" not in out and "vector-effect" not in out
+    assert 'd="M10,60 L110,10 L60,50"' in out
+    assert 'points="10,60 110,10"' in out
+
+
+def test_export_dialog_remembers_its_answers(qtbot, tmp_path, monkeypatch):
+    qs = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    d = FigureDialog(FigureSettings.load(qs))
+    qtbot.addWidget(d)
+    d.width_box.setValue(1600)
+    d.height_box.setValue(900)
+    d.font_box.setValue(28)
+    d.fmt.setCurrentIndex(d.fmt.findData("pdf"))
+    d.legend.setCurrentIndex(d.legend.findData("below"))
+    want = FigureSettings(width=1600, height=900, font_px=28, fmt="pdf", legend="below")
+    assert d.settings() == want
+    monkeypatch.setattr(FigureDialog, "exec", lambda self: FigureDialog.DialogCode.Accepted)
+    monkeypatch.setattr(FigureDialog, "settings", lambda self: want)
+    assert ask_figure_settings(None, qs) == want
+    assert FigureSettings.load(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)) == (
+        want
+    )
+    qs.setValue("figure/width", "not a number")
+    qs.setValue("figure/font_px", 100000)
+    got = FigureSettings.load(qs)
+    assert got.width == FigureSettings().width and got.font_px == 200
+
+
+def test_png_bytes_decode(curves):
+    """A PNG figure is a valid image with the pixel density of 96 dpi."""
+    img = QImage.fromData(io.BytesIO(figure_bytes(curves.plot_item, FigureSettings())).read())
+    assert img.width() == 1200 and img.height() == 800
+    assert round(img.dotsPerMeterX() * 0.0254) == 96
