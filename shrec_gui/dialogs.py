@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QInputDialog,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -148,14 +147,6 @@ class ReaderDialog(QDialog):
         if self.kind == "trec":
             return {"trec_order": self.trec_order.isChecked()}
         return {}
-
-
-def ask_png_width(parent, width: int) -> int | None:
-    """The width in pixels of a PNG export, or None when cancelled."""
-    value, ok = QInputDialog.getInt(
-        parent, "PNG width", "Width in pixels:", int(width), 200, 20000, 100
-    )
-    return value if ok else None
 
 
 def about_text() -> str:

@@ -1,5 +1,5 @@
-"""Writers for what the tabs show: tables as CSV, plots as PNG, SVG or the
-CSV of their data.  Every file is written atomically (a temporary file
+"""Writers for what the tabs show: tables as CSV, plots as figures (PNG,
+SVG, PDF: figures.py) or the CSV of their data.  Every file is written atomically (a temporary file
 renamed over the target); text cells a spreadsheet would run as a formula
 get a leading quote (run and curve names come from participants' files)."""
 
@@ -8,14 +8,16 @@ from __future__ import annotations
 import csv
 import io
 import os
+from dataclasses import replace
 
 from shrec_eval.atomic import write_text
 from shrec_eval.report import csv_text_cell
 from shrec_eval.values import is_number
 
-from .plots import export_csv, export_png, export_svg
+from .figures import FORMATS as FIGURE_FORMATS
+from .figures import FigureSettings, export_csv, export_figure
 
-PLOT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV (*.csv)"}
+PLOT_FORMATS = {**FIGURE_FORMATS, "csv": "CSV (*.csv)"}
 
 
 def csv_text(rows) -> str:
@@ -31,21 +33,20 @@ def write_table_csv(path: str, rows) -> None:
     write_text(path, csv_text(rows))
 
 
-def write_plot(plot_item, path: str, fmt: str, width: int = 1600) -> None:
-    """A plot as PNG (``width`` pixels, white background), SVG, or the CSV
-    of its data; raises OSError."""
+def write_plot(plot_item, path: str, fmt: str, figure: FigureSettings | None = None) -> None:
+    """A plot as a figure (png, svg, pdf: figures.export_figure with
+    ``figure``'s size, font and legend, default FigureSettings) or the CSV of
+    its data; raises OSError."""
+    if fmt in FIGURE_FORMATS:
+        export_figure(plot_item, path, replace(figure or FigureSettings(), fmt=fmt))
+        return
     tmp = f"{path}.part.{fmt}"
     try:
-        if fmt == "png":
-            export_png(plot_item, tmp, width)
-        elif fmt == "svg":
-            export_svg(plot_item, tmp)
-        else:
-            export_csv(plot_item, tmp)
-            with open(tmp, newline="", encoding="utf-8") as fh:
-                rows = list(csv.reader(fh))
-            with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                fh.write(csv_text(rows))
+        export_csv(plot_item, tmp)
+        with open(tmp, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            fh.write(csv_text(rows))
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

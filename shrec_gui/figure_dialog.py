@@ -1,5 +1,5 @@
 """The figure export dialog: format, width and height, font size, where the
-legend goes; the answers are remembered in QSettings (figure/...)."""
+legend goes (the main window remembers the answers: settings.Preferences)."""
 
 from __future__ import annotations
 
@@ -82,12 +82,10 @@ class FigureDialog(QDialog):
         ).checked()
 
 
-def ask_figure_settings(parent, qsettings) -> FigureSettings | None:
-    """The export dialog, filled with the last answers; the new answers are
-    remembered.  None when cancelled."""
-    dialog = FigureDialog(FigureSettings.load(qsettings), parent)
+def ask_figure_settings(parent, current: FigureSettings) -> FigureSettings | None:
+    """The export dialog filled with ``current`` (the last answers); the new
+    answers, or None when cancelled."""
+    dialog = FigureDialog(current, parent)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
-    s = dialog.settings()
-    s.save(qsettings)
-    return s
+    return dialog.settings()

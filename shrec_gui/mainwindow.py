@@ -6,6 +6,7 @@ and drop, and closing.  The contest, its jobs and results live in the
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -27,8 +28,11 @@ from shrec_eval.options import OptionsError
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .controller import ContestController
-from .dialogs import OptionsDialog, ReaderDialog, about_text, ask_png_width
+from .dialogs import OptionsDialog, ReaderDialog, about_text
 from .exports import PLOT_FORMATS, write_plot
+from .figure_dialog import ask_figure_settings
+from .figures import FORMATS as FIGURE_FORMATS
+from .figures import FigureSettings
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -80,12 +84,13 @@ class MainWindow(QMainWindow):
         self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
         self.per_query = PerQueryTab(c, lambda: self.summary.keys)
         self.curves = CurvesTab(c)
-        self.curves.exportRequested.connect(lambda fmt: self.export_plot_dialog(fmt, "curves"))
+        self.curves.exportRequested.connect(lambda kind: self.export_plot_dialog(kind, "curves"))
         self.ranked = RankedListTab(c)
+        self.ranked.exportRequested.connect(lambda kind: self.export_plot_dialog(kind, "ranked"))
         self.checks = ChecksTab(c)
         self.significance = SignificanceTab(c)
         self.significance.exportRequested.connect(
-            lambda which, fmt: self.export_plot_dialog(fmt, which)
+            lambda which, kind: self.export_plot_dialog(kind, which)
         )
         for tab in self.all_tabs():
             self.tabs.addTab(tab, tab.title)
@@ -357,23 +362,43 @@ class MainWindow(QMainWindow):
                 return tab.plot_items()[which]
         raise KeyError(which)
 
-    def export_plot_dialog(self, fmt: str, which: str = "curves") -> None:
-        name = f"{self.curves.kind.currentData() if which == 'curves' else which}.{fmt}"
-        path = self._save_file("Export plot", name, PLOT_FORMATS[fmt])
-        if not path:
-            return
-        width = 1600
-        if fmt == "png":
-            width = ask_png_width(self, self.prefs.png_width())
-            if width is None:
-                return
-            self.prefs.set_png_width(width)
-        self.export_plot(path, fmt, width, which)
+    def _plot_name(self, which: str) -> str:
+        if which == "curves":
+            return "bars" if self.curves.showing_bars() else self.curves.kind.currentData()
+        return which
 
-    def export_plot(self, path: str, fmt: str, width: int = 1600, which: str = "curves") -> None:
-        """A plot (the curves, or the significance tab's "means" and "h2h") as
-        PNG (chosen width, white background), SVG, or CSV of its data."""
-        self._written(path, lambda: write_plot(self._plot_item(which), path, fmt, width))
+    def export_plot_dialog(self, kind: str, which: str = "curves") -> None:
+        """Export a plot: "figure" asks format, size, font and legend (the
+        figure dialog, remembered), then the file; "csv" the file."""
+        figure = None
+        fmt = "csv"
+        if kind == "figure":
+            figure = ask_figure_settings(self, self.prefs.figure())
+            if figure is None:
+                return
+            self.prefs.set_figure(figure)
+            fmt = figure.fmt
+        path = self._save_file("Export plot", f"{self._plot_name(which)}.{fmt}", PLOT_FORMATS[fmt])
+        if path:
+            self.export_plot(path, fmt, which=which, figure=figure)
+
+    def export_plot(
+        self,
+        path: str,
+        fmt: str,
+        width: int | None = None,
+        which: str = "curves",
+        figure: FigureSettings | None = None,
+    ) -> None:
+        """A plot (the curves or measure bars, the ranked strip, or the
+        significance tab's "means" and "h2h") as a figure (png, svg, pdf:
+        ``figure``, else the remembered settings; ``width`` overrides) or as
+        CSV of its data."""
+        if fmt in FIGURE_FORMATS:
+            figure = figure or self.prefs.figure()
+            figure = replace(figure, width=width or figure.width)
+        item = self._plot_item(which)
+        self._written(path, lambda: write_plot(item, path, fmt, figure))
 
     # -- window ---------------------------------------------------------------------------
     def about(self) -> None:

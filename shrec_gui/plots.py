@@ -18,8 +18,6 @@ from PySide6.QtWidgets import (
 from shrec_eval.measures import CURVES
 
 from .charts import MeasureBarsWidget
-from .figures import FigureSettings, export_figure
-from .figures import export_csv as export_csv  # re-exported: callers import the writers here
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
 #: muted), readable on white and on dark; a run keeps its colour (saved with the session)
@@ -56,18 +54,6 @@ LEGEND_BRUSH = {False: (255, 255, 255, 215), True: (32, 33, 36, 215)}
 #: what the curve-kind list offers besides the registry's curves
 BARS = "bars"
 EXPORTS = (("figure", "Export figure…"), ("csv", "Export CSV…"))
-
-
-def export_png(plot_item, path: str, width: int) -> None:
-    """A PNG figure ``width`` pixels wide (3:2) with the remembered defaults
-    of figures.FigureSettings otherwise; kept for callers that predate the
-    export dialog (figures.export_figure takes every setting)."""
-    export_figure(plot_item, path, FigureSettings(fmt="png", width=width, height=width * 2 // 3))
-
-
-def export_svg(plot_item, path: str) -> None:
-    """An SVG figure at the default size (see export_png)."""
-    export_figure(plot_item, path, FigureSettings(fmt="svg"))
 
 
 def export_buttons(emit, csv: bool = True) -> list[QPushButton]:

@@ -10,6 +10,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
+from .figure_layout import FigureSettings
+
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10
 
@@ -74,11 +76,12 @@ class Preferences:
     def set_summary_columns(self, keys) -> None:
         self.qsettings.setValue("summary/columns", list(keys))
 
-    def png_width(self) -> int:
-        return int(self.qsettings.value("export/width", 1600))
+    def figure(self) -> FigureSettings:
+        """The last answers of the figure export dialog (figure/...)."""
+        return FigureSettings.load(self.qsettings)
 
-    def set_png_width(self, width: int) -> None:
-        self.qsettings.setValue("export/width", int(width))
+    def set_figure(self, settings: FigureSettings) -> None:
+        settings.save(self.qsettings)
 
     # window
     def restore_window(self, window) -> None:

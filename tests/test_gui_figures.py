@@ -33,6 +33,7 @@ from shrec_gui.figures import (  # noqa: E402
     flatten_cosmetic_strokes,
 )
 from shrec_gui.plots import BARS, CurvesWidget, RankedListWidget, set_widget_theme  # noqa: E402
+from shrec_gui.settings import Preferences  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -292,10 +293,11 @@ def test_export_dialog_remembers_its_answers(qtbot, tmp_path, monkeypatch):
     assert d.settings() == want
     monkeypatch.setattr(FigureDialog, "exec", lambda self: FigureDialog.DialogCode.Accepted)
     monkeypatch.setattr(FigureDialog, "settings", lambda self: want)
-    assert ask_figure_settings(None, qs) == want
-    assert FigureSettings.load(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)) == (
-        want
-    )
+    assert ask_figure_settings(None, FigureSettings()) == want
+    prefs = Preferences(qs)
+    prefs.set_figure(want)
+    again = Preferences(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert again.figure() == want
     qs.setValue("figure/width", "not a number")
     qs.setValue("figure/font_px", 100000)
     got = FigureSettings.load(qs)

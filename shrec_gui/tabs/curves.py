@@ -30,4 +30,5 @@ class CurvesTab(CurvesWidget, Tab):
         write_plot(self.plot_item, path, "csv")
 
     def set_dark(self, dark: bool) -> None:
-        set_widget_theme(self.plot, dark)
+        for pw in (self.plot, self.bars.plot):
+            set_widget_theme(pw, dark)

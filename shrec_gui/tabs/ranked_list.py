@@ -43,5 +43,8 @@ class RankedListTab(RankedListWidget, Tab):
         rows += [[name, query_id, i + 1, int(g)] for i, g in enumerate(gains)]
         write_table_csv(path, rows)
 
+    def plot_items(self) -> dict:
+        return {"ranked": self.plot.getPlotItem()}
+
     def set_dark(self, dark: bool) -> None:
         set_widget_theme(self.plot, dark)
