@@ -24,6 +24,7 @@ from .measures import expand
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
 from .profiles.native import write_native
+from .readers import distinct_names
 from .report import (
     Summary,
     default_rank_key,
@@ -162,7 +163,8 @@ def _score(contest: Contest, assessment) -> list:
         results.append(
             evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
         )
-    return results
+    names = distinct_names([r.run_name for r in results], [r.run_source for r in results])
+    return [r if r.run_name == n else replace(r, run_name=n) for r, n in zip(results, names)]
 
 
 def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:

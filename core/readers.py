@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from pathlib import Path
 
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
@@ -48,6 +49,7 @@ __all__ = [
     "FormatError",
     "FileAccessError",
     "classify_path",
+    "distinct_names",
     "detect_assessment_format",
     "detect_run_format",
     "load_assessment",
@@ -71,7 +73,8 @@ class _Sample:
         data = strip_bom(data)
         control = len(_CONTROL.findall(data, 0, HEAD))
         self.utf16 = looks_utf16(data)
-        self.binary = self.utf16 or control > min(len(data), HEAD) // 100
+        # a few stray control bytes leave it text (the reader names their line)
+        self.binary = self.utf16 or control * 20 > min(len(data), HEAD)
         self.rows: list[list[bytes]] = []
         self.numbers: list[int] = []
         self.cut_last = False
@@ -104,7 +107,8 @@ class _Sample:
         row = self.rows[0]
         text = decode_token(b" ".join(row))
         text = text if len(text) <= 60 else text[:57] + "..."
-        return f"line {self.numbers[0]} reads {text!r} ({len(row)} fields)"
+        fields = f"{len(row)} field{'s' if len(row) != 1 else ''}"
+        return f"line {self.numbers[0]} reads {text!r} ({fields})"
 
     def fits(self, test) -> bool:
         """The first row fits, and at least half of the sampled rows do (a
@@ -323,3 +327,17 @@ def load_run(
     if fmt == "binary-matrix":
         return read_binary_matrix(src, assessment, name=name)
     return read_trec_run(src, assessment, trec_order=trec_order, name=name, normalize_ids=norm)
+
+
+def distinct_names(names: list[str], sources: list[str]) -> list[str]:
+    """Run names made distinct for tables and JSON: where names clash (two
+    TREC files with the same run tag), the file name is added
+    (``tag (alice.trec)``), then a number if that still clashes."""
+    count = {n: names.count(n) for n in names}
+    out = [n if count[n] == 1 else f"{n} ({Path(src).name})" for n, src in zip(names, sources)]
+    seen: dict[str, int] = {}
+    for i, n in enumerate(out):
+        k = seen[n] = seen.get(n, 0) + 1
+        if k > 1 or out.count(n) > 1:
+            out[i] = f"{n} #{k}"
+    return out

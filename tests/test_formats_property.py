@@ -90,6 +90,7 @@ def same(r1, r2):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))
 def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, layout, chunk):
@@ -117,6 +118,7 @@ def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, la
     assert noted == ([junk] if junk else [])
 
 
+@pytest.mark.slow
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))

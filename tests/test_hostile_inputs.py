@@ -629,3 +629,101 @@ def test_d14_d18_library_options_checked(kw, says):
 
     with pytest.raises(OptionsError, match=says):
         EvalOptions(**kw)
+
+
+# -- messages: d15 line numbers, d16 clear causes, detection tolerant of bad lines ----
+
+
+def test_d15_only_newlines_end_lines(tmp_path):
+    (tmp_path / "ff.qrels").write_bytes(
+        b"q1 0 d1 1\n# section\x0c\nq1 0 d2 1\nq1 0 d3 1\nq1 0 d4 x\n"
+    )
+    with pytest.raises(FormatError, match="whole number") as e:
+        load_assessment(tmp_path / "ff.qrels", collection_size=10)
+    assert e.value.line == 5
+    # U+2028 inside a comment: still one comment line, the file is valid
+    (tmp_path / "ls.qrels").write_bytes(
+        "q1 0 d1 1\n# note \u2028 about this file\nq1 0 d2 1\n".encode()
+    )
+    a = load_assessment(tmp_path / "ls.qrels", collection_size=10)
+    assert a.judgments("q1") == {"d1": 1, "d2": 1}
+    # a cp1252 ellipsis (0x85) inside a class name is part of the name
+    (tmp_path / "nel.cla").write_bytes(b"PSB 1\n2 6\na\x85b 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n")
+    a = load_assessment(tmp_path / "nel.cla")
+    assert a.query_classes[0] == "a\x85b" and a.n_items == 6
+
+
+def test_d15_error_lines_in_cla_count_newlines_only(tmp_path):
+    (tmp_path / "x.cla").write_bytes(b"PSB 1\n2 4\na 0 2\x0c\n0\n1\nb 0 2\n2\n2\n")
+    with pytest.raises(FormatError, match="listed twice") as e:
+        load_assessment(tmp_path / "x.cla")
+    assert e.value.line == 8
+
+
+def test_d16_not_text_is_said_plainly(small):
+    import codecs
+
+    (small / "u16.cla").write_bytes(codecs.BOM_UTF16_LE + S_CLA.encode("utf-16-le"))
+    with pytest.raises(FormatError, match="UTF-16"):
+        load_assessment(small / "u16.cla")
+    nul = S_CLA.replace("2\n3\n", "2\x00\n3\n").encode()
+    (small / "nul.cla").write_bytes(nul)
+    with pytest.raises(FormatError, match="NUL byte") as e:
+        load_assessment(small / "nul.cla")
+    assert e.value.line == 7
+    (small / "nul.trec").write_bytes(b"q1 Q0 0 1 0.9 r\nq1 Q0 1\x00 2 0.8 r\n")
+    a = load_assessment(small / "s.cla")
+    with pytest.raises(FormatError, match="NUL byte") as e:
+        load_run(small / "nul.trec", a)
+    assert e.value.line == 2
+
+
+def test_d16_detection_says_what_line_1_looked_like(small):
+    (small / "float.qrels").write_text("q1 0 d1 2.0\n")
+    with pytest.raises(FormatError, match=r"line 1 reads 'q1 0 d1 2.0' \(4 fields\)"):
+        load_assessment(small / "float.qrels")
+    (small / "comma.txt").write_text("0,1,5,5\n1,0,5,5\n5,5,0,1\n5,5,1,0.5\n")
+    with pytest.raises(FormatError, match=r"line 1 reads '0,1,5,5' \(1 field\)"):
+        load_run(small / "comma.txt", load_assessment(small / "s.cla"))
+
+
+def test_d16_matrix_messages(small):
+    a = load_assessment(small / "s.cla")
+    (small / "us.txt").write_text("0 1 5 5\n1 0 1_000.5 5\n5 5 0 1\n5 5 1 0.5\n")
+    with pytest.raises(FormatError, match="not a number") as e:
+        load_run(small / "us.txt", a)
+    assert (e.value.line, e.value.column) == (2, 5)
+    (small / "hdr.txt").write_text("0 1 2 3\n" + S_TXT)
+    with pytest.raises(FormatError, match="is line 1 a header"):
+        load_run(small / "hdr.txt", a)
+
+
+def test_d16_duplicate_after_normalisation_says_so(small):
+    (small / "padded.cla").write_text("PSB 1\n1 2\ncls 0 2\n1\n01\n")
+    with pytest.raises(FormatError, match="'01' and '1' are the same id once normalised"):
+        load_assessment(small / "padded.cla")
+    assert load_assessment(small / "padded.cla", normalize_ids=False).n_items == 2
+
+
+def test_detection_tolerates_a_bad_line_and_the_reader_names_it(small):
+    a = load_assessment(small / "s.cla")
+    lines = [f"{q} Q0 {d} {r} {9 - r} run" for q in "01" for r, d in enumerate("0123", 1)]
+    lines[3] = "1 Q0"
+    (small / "bad.trec").write_text("\n".join(lines) + "\n")
+    assert detect_run_format(small / "bad.trec", a) == "trec"
+    with pytest.raises(FormatError, match="this one has 2") as e:
+        load_run(small / "bad.trec", a)
+    assert e.value.line == 4
+
+
+def test_clashing_run_tags_get_distinct_names(small):
+    lines = "".join(
+        f"{q} Q0 {d} {r} {9 - r} samerun\n" for q in "01" for r, d in enumerate("01", 1)
+    )
+    for name in ("alice.trec", "bob.trec"):
+        (small / name).write_text(lines)
+    code, _ = run_cli(["evaluate", small / "s.cla", small / "alice.trec", small / "bob.trec",
+                       "--json", small / "o.json"])  # fmt: skip
+    assert code == 0
+    names = [r["name"] for r in json.loads((small / "o.json").read_text())["runs"]]
+    assert names == ["samerun (alice.trec)", "samerun (bob.trec)"]
