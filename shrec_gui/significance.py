@@ -168,6 +168,8 @@ class SignificanceWidget(QWidget):
         self.run_a.currentIndexChanged.connect(self.draw_h2h)
         self.run_b.currentIndexChanged.connect(self.draw_h2h)
         self.test.currentIndexChanged.connect(self.show_current)
+        self.measure.currentIndexChanged.connect(self._measure_changed)
+        self._higher: dict[str, bool] = {}  # measure key -> higher is better
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -212,8 +214,10 @@ class SignificanceWidget(QWidget):
         cur = self.measure.currentData() or default
         self.measure.blockSignals(True)
         self.measure.clear()
+        self._higher = {}
         for m in expand(ranks):
             self.measure.addItem(f"{m.label} [{m.key}]", m.key)
+            self._higher[m.key] = m.higher_is_better
         i = self.measure.findData(cur)
         self.measure.setCurrentIndex(i if i >= 0 else max(self.measure.findData(default), 0))
         self.measure.blockSignals(False)
@@ -237,6 +241,12 @@ class SignificanceWidget(QWidget):
             elif len(names) > pick:
                 combo.setCurrentIndex(pick)
             combo.blockSignals(False)
+        if len(names) > 1 and self.run_a.currentText() == self.run_b.currentText():
+            # never a run against itself by default (e.g. B was kept while runs arrived)
+            other = next(n for n in names if n != self.run_a.currentText())
+            self.run_b.blockSignals(True)
+            self.run_b.setCurrentIndex(names.index(other))
+            self.run_b.blockSignals(False)
         self.draw_h2h()
 
     def params(self) -> dict:
@@ -271,6 +281,39 @@ class SignificanceWidget(QWidget):
         )
         self.show_current()
         self.draw_h2h()
+        self.pview.setEnabled(True)
+        self.means_plot.setEnabled(True)
+
+    def stale(self) -> bool:
+        """True when the comparison shown is of another measure than the one chosen."""
+        c = self.comparison
+        return c is not None and c.measure != self.measure.currentData()
+
+    def _measure_changed(self) -> None:
+        """The p-values and intervals shown belong to the measure they were
+        computed for: marked stale (greyed, said in the status and the plot's
+        title) until computed again."""
+        stale = self.stale()
+        self.pview.setEnabled(not stale)
+        self.means_plot.setEnabled(not stale)
+        self.means_plot.getPlotItem().setTitle(
+            self._means_title() + (" (stale: compute again)" if stale else "")
+        )
+        c = self.comparison
+        if stale:
+            self.status.setText(
+                f"Shown: {c.label}. The measure is now {self.measure.currentText()}: "
+                "press Compute to test it."
+            )
+        elif c is not None:
+            self.set_comparison(c)
+        self.draw_h2h()
+
+    def _means_title(self) -> str:
+        c = self.comparison
+        if c is None:
+            return ""
+        return f"{c.label}: mean and {c.confidence:.0%} bootstrap interval"
 
     def show_error(self, message: str) -> None:
         self.status.setText(message)
@@ -308,7 +351,7 @@ class SignificanceWidget(QWidget):
             )
         )
         pi.getAxis("bottom").setTicks([[(i, r.name) for i, r in enumerate(ranked)]])
-        pi.setTitle(f"{c.label}: mean and {c.confidence:.0%} bootstrap interval")
+        pi.setTitle(self._means_title())
         pi.setLabel("left", "mean")
         pi.setXRange(-0.6, len(ranked) - 0.4, padding=0)
         top = np.nanmax(np.concatenate([hi, y])) if len(ranked) else 1.0
@@ -352,10 +395,15 @@ class SignificanceWidget(QWidget):
         pad = 0.03 * (hi - lo or 1.0)
         pi.setXRange(lo - pad, hi + pad, padding=0)
         pi.setYRange(lo - pad, hi + pad, padding=0)
-        wins, ties, losses = int((va > vb).sum()), int((va == vb).sum()), int((va < vb).sum())
+        higher = self._higher.get(self.measure.currentData(), True)
+        better, worse = (va > vb, va < vb) if higher else (va < vb, va > vb)
+        wins, ties, losses = int(better.sum()), int((va == vb).sum()), int(worse.sum())
+        side = "below" if higher else "above"
         text = (
             f"{a} better on {wins} queries, tied on {ties}, worse on {losses} "
-            f"(points below the diagonal: {a} better)."
+            f"(points {side} the diagonal: {a} better"
+            + ("" if higher else f"; lower {self.measure.currentData()} is better")
+            + ")."
         )
         c = self.comparison
         if (

@@ -20,6 +20,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
+from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
@@ -309,3 +310,56 @@ def test_png_bytes_decode(curves):
     img = QImage.fromData(io.BytesIO(figure_bytes(curves.plot_item, FigureSettings())).read())
     assert img.width() == 1200 and img.height() == 800
     assert round(img.dotsPerMeterX() * 0.0254) == 96
+
+
+@pytest.fixture
+def significance(qtbot, results):
+    from shrec_gui.significance import SignificanceWidget
+    from shrec_gui.tables import CopyTable
+
+    w = SignificanceWidget(CopyTable)
+    qtbot.addWidget(w)
+    w.set_measures(EvalOptions().ranks, "ap_trec_r")
+    return w
+
+
+def test_significance_marks_results_stale_when_the_measure_changes(significance, results):
+    from shrec_eval.stats import compare
+
+    w = significance
+    w.set_results(dict(results))
+    w.measure.setCurrentIndex(w.measure.findData("adr"))
+    w.set_comparison(compare([r for _, r in results], "adr", resamples=200, seed=0))
+    assert not w.stale() and w.pview.isEnabled()
+    w.measure.setCurrentIndex(w.measure.findData("nn"))
+    assert w.stale()
+    assert not w.pview.isEnabled() and not w.means_plot.isEnabled()
+    assert "stale" in w.means_plot.getPlotItem().titleLabel.text
+    assert "Compute" in w.status.text()
+    w.measure.setCurrentIndex(w.measure.findData("adr"))
+    assert not w.stale() and w.pview.isEnabled()
+    assert "stale" not in w.means_plot.getPlotItem().titleLabel.text
+
+
+def test_head_to_head_never_defaults_to_one_run_twice(significance, results):
+    w = significance
+    w.set_results(dict(results[:1]))  # runs arrive one by one
+    w.set_results(dict(results[:2]))
+    assert w.run_a.currentText() != w.run_b.currentText()
+    w.set_results(dict(results))
+    assert w.run_a.currentText() != w.run_b.currentText()
+
+
+def test_win_tie_loss_respects_lower_is_better(significance, results):
+    w = significance
+    w.set_results(dict(results))
+    a, b = results[0][0], results[-1][0]  # the best run and the random baseline
+    w.run_a.setCurrentIndex(w.run_a.findText(a))
+    w.run_b.setCurrentIndex(w.run_b.findText(b))
+    for key, better in (("nn", np.greater), ("fp_r", np.less)):
+        w.measure.setCurrentIndex(w.measure.findData(key))
+        va, vb = results[0][1].column(key), results[-1][1].column(key)
+        ok = ~np.isnan(va) & ~np.isnan(vb)
+        wins = int(better(va[ok], vb[ok]).sum())
+        assert wins != int(better(vb[ok], va[ok]).sum())  # the direction matters here
+        assert w.h2h_label.text().startswith(f"{a} better on {wins} queries")
