@@ -224,6 +224,7 @@ def evaluate(
     ``should_stop()`` before each; when it answers True, :class:`Cancelled`
     is raised and nothing is returned.
     """
+    _check_types(assessment, run, options)
     o = options or EvalOptions()
     profile = get_profile(o.profile)
     o = profile.apply(o)
@@ -317,6 +318,20 @@ def evaluate(
         a.query_classes,
         n_rel,
     )
+
+
+def _check_types(assessment, run, options) -> None:
+    """Clear errors for arguments of the wrong kind (swapped, a dict...)."""
+    for name, value, kind, what in (
+        ("assessment", assessment, Assessment, "an Assessment"),
+        ("run", run, Run, "a Run"),
+        ("options", options, (EvalOptions, type(None)), "an EvalOptions or None"),
+    ):
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"evaluate(assessment, run, options): {name} must be {what}, "
+                f"not {type(value).__name__}"
+            )
 
 
 def _check_fits(a: Assessment, run: Run) -> None:

@@ -10,6 +10,7 @@ No Qt here, ever (import-linter contract in pyproject.toml).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -158,6 +159,10 @@ class Assessment:
         for q in qids:
             row = []
             for it, g in judgments.get(q, {}).items():
+                if isinstance(g, bool) or not isinstance(g, numbers.Real) or g != int(g):
+                    raise AssessmentError(
+                        f"query {q}, item {it}: grades are whole numbers, not {g!r}"
+                    )
                 g = int(g)
                 if g <= 0:
                     continue
@@ -352,9 +357,10 @@ class RankedRun(Run):
         builder's.
         """
         qids = [str(q) for q in lists]
+        ranked = list(lists.values())
         codes: dict[str, int] = {}
-        entry_code = [codes.setdefault(str(it), len(codes)) for q in qids for it in lists[q]]
-        lengths = np.array([len(lists[q]) for q in qids], dtype=np.int64)
+        entry_code = [codes.setdefault(str(it), len(codes)) for lst in ranked for it in lst]
+        lengths = np.array([len(lst) for lst in ranked], dtype=np.int64)
         entry_query = np.repeat(np.arange(len(qids)), lengths)
         starts = np.concatenate(([0], np.cumsum(lengths)))
         if where is None:

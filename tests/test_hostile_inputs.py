@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 from shrec_eval.cli import main
 from shrec_eval.errors import AmbiguousFormatError, FormatError
@@ -727,3 +729,55 @@ def test_clashing_run_tags_get_distinct_names(small):
     assert code == 0
     names = [r["name"] for r in json.loads((small / "o.json").read_text())["runs"]]
     assert names == ["samerun (alice.trec)", "samerun (bob.trec)"]
+
+
+def test_d18_api_type_checks():
+    a = Assessment.from_judgments({"q1": {"m1": 2, "m2": 1}}, items=["m1", "m2", "m3"])
+    run = RankedRun.from_lists("r", {"q1": ["m3", "m1", "m2"]}, a)
+    with pytest.raises(AssessmentError, match="grades are whole numbers, not 1.7"):
+        Assessment.from_judgments({"q1": {"m1": 1.7, "m2": 0.5}})
+    with pytest.raises(TypeError, match="options must be an EvalOptions"):
+        evaluate(a, run, {"ranks": (5,)})
+    with pytest.raises(TypeError, match="assessment must be an Assessment, not RankedRun"):
+        evaluate(run, a)
+    b = Assessment.from_judgments({1: {"m1": 1}}, items=["m1"])
+    r = RankedRun.from_lists("r", {1: ["m1"]}, b)
+    assert r.query_ids == ("1",) and evaluate(b, r).means["nn"] == 1.0
+
+
+# -- no measure ever leaves its range (any qrels, any run, with or without a size) ---
+
+
+@st.composite
+def open_contests(draw):
+    judged = [f"d{j}" for j in range(draw(st.integers(1, 15)))]
+    others = [f"u{j}" for j in range(draw(st.integers(0, 30)))]
+    queries = [f"q{i}" for i in range(draw(st.integers(1, 4)))]
+    qrels = {q: {d: draw(st.sampled_from([0, 1, 2])) for d in judged} for q in queries}
+    lists = {}
+    for q in queries:
+        pool = draw(st.permutations(judged + others))
+        lists[q] = pool[: draw(st.integers(0, len(pool)))]
+    given_size = draw(st.one_of(st.none(), st.integers(len(judged) + len(others), 200)))
+    return qrels, lists, given_size
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(open_contests(), st.integers(1, 40))
+def test_no_measure_leaves_its_range(tmp_path_factory, contest, k):
+    qrels, lists, size = contest
+    tmp = tmp_path_factory.mktemp("r")
+    with open(tmp / "a.qrels", "w") as f:
+        for q, jd in qrels.items():
+            f.writelines(f"{q} 0 {d} {g}\n" for d, g in jd.items())
+    with open(tmp / "r.trec", "w") as f:
+        for q, ds in lists.items():
+            f.writelines(f"{q} Q0 {d} {r} {100 - r} tag\n" for r, d in enumerate(ds, 1))
+    if not any(g > 0 for jd in qrels.values() for g in jd.values()):
+        return  # no relevant item at all: not an assessment
+    a = load_assessment(tmp / "a.qrels", collection_size=size)
+    if not any(lists.values()):
+        return
+    run = load_run(tmp / "r.trec", a, format="trec")
+    assert_in_range(evaluate(a, run, EvalOptions(ranks=(1, k), curve_length=k)))
