@@ -141,16 +141,24 @@ def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
             raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
 
 
+def default_table(assessment, options: EvalOptions) -> tuple[list[str], str]:
+    """The columns and the ranking measure of a summary when none are asked
+    for (the profile's, else the headline measures and the default rank key);
+    the desktop app's Summary and report use the same."""
+    profile = get_profile(options.profile)
+    rank_key = profile.rank_key or default_rank_key(assessment)
+    keys = list(profile.headline) or headline_keys(
+        [m.key for m in expand(options.ranks, options.profile)]
+    )
+    return keys, rank_key
+
+
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure, checked before scoring."""
-    profile = get_profile(options.profile)
-    rank_key = args.rank_by or profile.rank_key or default_rank_key(assessment)
-    keys = (
-        [k.strip() for k in args.columns.split(",")]
-        if args.columns
-        else list(profile.headline)
-        or headline_keys([m.key for m in expand(options.ranks, options.profile)])
-    )
+    keys, rank_key = default_table(assessment, options)
+    rank_key = args.rank_by or rank_key
+    if args.columns:
+        keys = [k.strip() for k in args.columns.split(",")]
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
 

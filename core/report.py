@@ -471,6 +471,23 @@ def write_report(
 ) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex and index.html;
     with a ``comparison``, its significance markers and their legend."""
+    files = report_files(
+        assessment, results, keys=keys, rank_key=rank_key, comparison=comparison, test=test
+    )
+    return write_folder(folder, files, replaces=REPORT_FILES)
+
+
+def report_files(
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    keys: Sequence[str] | None = None,
+    rank_key: str | None = None,
+    comparison=None,
+    test: str | None = None,
+) -> dict[str, str]:
+    """File name -> text of a report folder (see write_report); the desktop
+    app adds its figures to them."""
     full = Summary.build(results, None, rank_key)
     keys = list(keys or headline_keys(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
@@ -478,7 +495,7 @@ def write_report(
     head = Summary.build(results, keys, rank_key)
     if comparison is not None:
         head.mark_significance(comparison, test or comparison.tests[0])
-    files = {
+    return {
         "summary.csv": summary_csv(full),
         "per_query.csv": per_query_csv(results),
         **({"per_class.csv": per_class_csv(results)} if results[0].per_class else {}),
@@ -486,7 +503,6 @@ def write_report(
         "summary.tex": summary_tex(head),
         "index.html": summary_html(head, assessment),
     }
-    return write_folder(folder, files, replaces=REPORT_FILES)
 
 
 #: every file a report or CSV folder may hold (an earlier one is replaced whole)

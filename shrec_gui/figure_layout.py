@@ -38,7 +38,7 @@ class FigureSettings:
     height: int = 800
     font_px: int = 20
     fmt: str = "png"
-    legend: str = "inside"
+    legend: str = "right"
 
     LIMITS = {"width": (200, 20000), "height": (150, 20000), "font_px": (6, 200)}
 

@@ -33,6 +33,7 @@ from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings
+from .report_export import report_figures, write_app_report
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -41,7 +42,7 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .worker import classify, user_message
+from .worker import FileTasks, classify, user_message
 
 
 def app_icon() -> QIcon:
@@ -57,6 +58,10 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.prefs = Preferences(settings)
+        self.report_tasks = FileTasks(self)
+        self.report_tasks.done.connect(self._report_written)
+        self.report_tasks.failed.connect(self._report_failed)
+        self._report_folder = ""
         self.setWindowTitle("SHREC evaluation")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -165,6 +170,13 @@ class MainWindow(QMainWindow):
         f.addSeparator()
         self.export_action = self._action(
             f, "&Export this tab as CSV…", self.export_tab_dialog, "Ctrl+E"
+        )
+        self._action(
+            f,
+            "Export &report…",
+            self.export_report_dialog,
+            "Ctrl+Shift+E",
+            "the report folder of shrec-eval --report, with the figures",
         )
         f.addSeparator()
         self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -331,6 +343,35 @@ class MainWindow(QMainWindow):
         start = os.path.join(self.prefs.last_folder(), name)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
+
+    def export_report_dialog(self) -> None:
+        path = self._save_file("Export report (a folder)", "report", "Folder (*)")
+        if path:
+            self.export_report(path)
+
+    def export_report(self, folder: str) -> None:
+        """The report folder (as ``shrec-eval evaluate --report``) with the
+        figures: painted here, written on a file thread."""
+        c = self.controller
+        entries = [(e.name, e.colour, e.result) for e in c.readable_entries() if e.result]
+        if c.assessment is None or not entries:
+            self.status_label.setText("Score runs first: the report shows their results.")
+            return
+        figures = report_figures(entries, self.prefs.figure())
+        results = [r for _, _, r in entries]
+        self._report_folder = folder
+        self.status_label.setText(f"Writing the report to {folder}…")
+        self.report_tasks.start(
+            write_app_report, folder, c.assessment, results, results[0].options, figures
+        )
+
+    def _report_written(self, _request: int, _paths) -> None:
+        self.prefs.remember_folder(self._report_folder)
+        self.status_label.setText(f"Wrote the report to {self._report_folder}")
+
+    def _report_failed(self, _request: int, message: str) -> None:
+        self.status_label.setText("The report was not written.")
+        self._tell("Cannot write the report", message)
 
     def export_tab_dialog(self) -> None:
         """Ctrl+E: the current tab exports what it shows."""

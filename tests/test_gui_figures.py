@@ -363,3 +363,38 @@ def test_win_tie_loss_respects_lower_is_better(significance, results):
         wins = int(better(va[ok], vb[ok]).sum())
         assert wins != int(better(vb[ok], va[ok]).sum())  # the direction matters here
         assert w.h2h_label.text().startswith(f"{a} better on {wins} queries")
+
+
+def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, results):
+    from guitools import wait_idle
+    from shrec_eval.commands import default_table
+    from shrec_eval.report import write_report
+
+    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.report_export import FIGURE_FILES
+
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    w.open_demo()
+    wait_idle(qtbot, w, 7, timeout=60000)
+    out = tmp_path / "report"
+    w.export_report(str(out))
+    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=30000)
+    # what `shrec-eval evaluate --report` writes for the same results
+    a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
+    keys, rank_key = default_table(a, EvalOptions())
+    cli = tmp_path / "cli"
+    written = write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
+    names = sorted(p.name for p in written)
+    assert sorted(p.name for p in out.iterdir()) == sorted(names + list(FIGURE_FILES))
+    for name in ("summary.csv", "per_query.csv", "summary.md", "summary.tex"):
+        assert (out / name).read_text() == (cli / name).read_text(), name
+    png = QImage(str(out / "precision_recall.png"))
+    assert png.width() == FigureSettings().width
+    assert (out / "measure_bars.pdf").read_bytes().startswith(b"%PDF")
+    w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
+    qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
+    assert (tmp_path / "cli" / "summary.csv").exists() and w.errors
+    w.close()
