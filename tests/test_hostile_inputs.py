@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 from shrec_eval.cli import main
-from shrec_eval.errors import AmbiguousFormatError, FormatError
+from shrec_eval.errors import AmbiguousFormatError, FileAccessError, FormatError
 from shrec_eval.formats.trec import read_trec_run
 from shrec_eval.model import AssessmentError
 from shrec_eval.readers import detect_run_format, load_assessment, load_run
@@ -687,6 +687,14 @@ def test_d16_detection_says_what_line_1_looked_like(small):
     (small / "comma.txt").write_text("0,1,5,5\n1,0,5,5\n5,5,0,1\n5,5,1,0.5\n")
     with pytest.raises(FormatError, match=r"line 1 reads '0,1,5,5' \(1 field\)"):
         load_run(small / "comma.txt", load_assessment(small / "s.cla"))
+
+
+def test_d16_a_folder_forced_as_a_file_format(small):
+    (small / "adir").mkdir()
+    a = load_assessment(small / "s.cla")
+    for fmt in ("binary-matrix", "ascii-matrix", "trec"):
+        with pytest.raises(FileAccessError, match="this is a folder"):
+            load_run(small / "adir", a, format=fmt)
 
 
 def test_d16_matrix_messages(small):

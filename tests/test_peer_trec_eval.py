@@ -110,3 +110,35 @@ def test_truncated_lists_map(seed=7):
     p = peer(qrels, trec_run(lists, cut=40), {"map"})
     for qi, q in enumerate(res.query_ids):
         assert res.column("ap_trec_r")[qi] == pytest.approx(p[q]["map"], abs=1e-12)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_d03_trec_order_of_zero_padded_ids_matches_trec_eval(tmp_path, normalize):
+    """Tied scores, zero-padded ids (ShapeNet style): --trec-order breaks
+    ties on the docnos as written, as trec_eval does, whether or not the ids
+    are normalised afterwards."""
+    import random
+
+    from shrec_eval.readers import load_assessment, load_run
+
+    random.seed(0)
+    qrels, run = {}, {}
+    for qi in range(40):
+        q = f"t{qi}"
+        docs = [f"{j:06d}" for j in random.sample(range(2000), 60)]
+        qrels[q] = {d: random.choice([0, 1, 2]) for d in docs[:40]}
+        run[q] = [(d, random.choice([1.0, 2.0])) for d in docs]
+    with open(tmp_path / "z.qrels", "w") as f:
+        for q, d in qrels.items():
+            f.writelines(f"{q} 0 {doc} {g}\n" for doc, g in d.items())
+    with open(tmp_path / "z.trec", "w") as f:
+        for q, lst in run.items():
+            f.writelines(f"{q} Q0 {doc} {r} {s} tag\n" for r, (doc, s) in enumerate(lst, 1))
+    pe = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_5"}).evaluate(
+        {q: {d: s for d, s in lst} for q, lst in run.items()}
+    )
+    a = load_assessment(tmp_path / "z.qrels", collection_size=5000, normalize_ids=normalize)
+    r = evaluate(a, load_run(tmp_path / "z.trec", a, trec_order=True))
+    for q in pe:
+        assert r.value(q, "ap_trec_r") == pytest.approx(pe[q]["map"], abs=1e-12)
+        assert r.value(q, "p@5") == pytest.approx(pe[q]["P_5"], abs=1e-12)
