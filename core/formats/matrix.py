@@ -13,8 +13,8 @@ import numpy as np
 from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from .rowsort import rank_rows
-from .source import open_source
-from .tokens import CONTROL, check_text, strip_bom, tokenize
+from .source import Source, open_source
+from .tokens import check_text, strip_bom, tokenize
 
 SCAN_ROWS = 256
 
@@ -167,17 +167,18 @@ def read_ascii_matrix(
     q, t = _expected_shape(assessment)
     src = open_source(path, "text matrix of numbers")
     path = src.path
-    data = strip_bom(src.read())
     try:
-        m = _loadtxt_blocks(data, block_values) if not CONTROL.search(data) else None
+        m = _loadtxt_blocks(src, block_values)
     except (ValueError, UnicodeError, OverflowError):
         m = None
+    except OSError as exc:
+        raise FileAccessError.wrap(path, exc) from exc
     if (
         m is None
         or m.shape != (q, t)
         or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
     ):
-        _diagnose(path, data, q, t, assessment)
+        _diagnose(path, strip_bom(src.read()), q, t, assessment)
         raise FormatError(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
@@ -191,18 +192,30 @@ def read_ascii_matrix(
 RESPONSIVE_BLOCK_VALUES = 1_000_000
 
 
-def _loadtxt_blocks(data: bytes, block_values: int | None) -> np.ndarray:
+def _text(src: Source):
+    """The matrix as text lines, streamed from a file, or from the bytes a
+    pipe sent."""
+    raw = io.BytesIO(src.read()) if src.in_memory else open(src.path, "rb")  # noqa: SIM115
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="\n")
+
+
+def _loadtxt_blocks(src: Source, block_values: int | None) -> np.ndarray:
     """numpy's C parser (the fastest there is), over the whole file or over
     blocks of about ``block_values`` values (whole lines).  Raises ValueError
-    (and UnicodeError) for content it refuses; the caller then diagnoses."""
+    (and UnicodeError) for content it refuses (control characters too); the
+    caller then diagnoses."""
     if block_values is None:
+        # numpy reads a file by its path (streamed, the fastest), a pipe's bytes from memory
+        where = io.BytesIO(src.read()) if src.in_memory else src.path
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
-            return np.loadtxt(
-                io.BytesIO(data), dtype=np.float64, comments=None, ndmin=2, encoding="utf-8"
-            )
+            return np.loadtxt(where, dtype=np.float64, comments=None, ndmin=2, encoding="utf-8-sig")
+    with _text(src) as fh:
+        return _blocks(fh, block_values)
+
+
+def _blocks(fh, block_values: int) -> np.ndarray:
     pieces = []
-    fh = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="\n")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
         first = [fh.readline()]
