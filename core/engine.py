@@ -268,8 +268,11 @@ def evaluate(
             {k: v[qs] for k, v in query_data.items()},
         )
         for j, m in enumerate(measures):
-            own = profile.overrides.get(m.key)
-            values[qs, j] = own(ctx) if own is not None else m.compute(ctx)
+            own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
+            if own is None:
+                values[qs, j] = m.compute(ctx)
+            else:
+                values[qs, j] = own(ctx) if m.k is None else own(ctx, m.k)
         for c in curve_list:
             arr = c.compute(ctx, o)
             own = profile.curve_rows.get(c.key)

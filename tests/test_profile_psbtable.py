@@ -68,6 +68,9 @@ def test_per_model_values_and_averages(tmp_path):
     # the -1 model is not a query; B (2 models) and S (1) leave the averages
     assert all(res.value("z", k) is None for k in KEYS)
     assert {w.code for w in res.warnings} >= {"misc_class", "psb_class_cutoff"}
+    # -1 sits before B, S and D: psbTable's class rows after it would be wrong
+    late = {w.code: w for w in res.warnings}["misc_class_not_last"]
+    assert late.examples == ("B", "S", "D")
     kept = [r for r in ROWS if r[1] in ("A", "P___D")]
     assert [res.mean(k) for k in KEYS] == pytest.approx(_mean(kept), abs=1e-6)
     a_rows, d_rows = kept[:3], kept[3:]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from math import log2 as L2
 
 import pytest
 from shrec_eval.cli import main
@@ -49,9 +50,8 @@ def test_ties_docno_descending_and_queries_of_the_run(tmp_path):
     # hits at ranks 1 and 2: AP = (1/1 + 2/2) / 2; q2 has nothing relevant: 0
     assert res.value("q1", "ap_trec_r") == 1.0
     assert res.value("q2", "ap_trec_r") == 0.0
-    assert res.value("q1", "ndcg@5") == pytest.approx(
-        (1 + 2 / 1) / (2 + 1 / 1)  # gains 1 2 vs ideal 2 1, rank 2 discounted by log2 2
-    )
+    # trec_eval's ndcg_cut_5: gains 1 2 vs ideal 2 1, rank r discounted by log2(r + 1)
+    assert res.value("q1", "ndcg@5") == pytest.approx((1 + 2 / L2(3)) / (2 + 1 / L2(3)))
     # q3 is not in the run: left out of the averages without -c
     assert res.mean("ap_trec_r") == pytest.approx((1 + 0) / 2)
     assert res.mean("p@5") == pytest.approx((2 / 5 + 0) / 2)

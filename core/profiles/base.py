@@ -43,8 +43,9 @@ class Profile:
     * ``included(assessment, options, class_size, present)``: which scored
       queries enter the averages (``class_size`` = relevant items with the
       query itself, ``present`` = the run has the query);
-    * ``overrides``: measure key -> compute function of a chunk context,
-      where the evaluator's definition differs from the registry's;
+    * ``overrides``: measure key (or the registry's ``{k}`` template) ->
+      compute function of a chunk context (and the rank K), where the
+      evaluator's definition differs from the registry's;
     * ``curve_rows``: curve key -> function (ctx, per-query rows) -> rows,
       e.g. queries an evaluator leaves out of a curve (NaN);
     * ``empty_levels_zero``: curves whose points no query defines print 0;

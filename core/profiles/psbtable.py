@@ -49,6 +49,19 @@ def scored(assessment: Assessment, options):
                 [q for q, m in zip(assessment.query_ids, misc) if m],
             )
         )
+    cla = assessment.classification
+    if misc.any() and cla is not None:
+        filled = [c.name for c in cla.classes if c.models]
+        if filled and filled[-1] != MISC_CLASS:
+            notes.append(
+                make_warning(
+                    "misc_class_not_last",
+                    "the class -1 is not the last class of the .cla: psbTable's own class "
+                    "table and macro average would average the wrong models after it "
+                    "(its bug, not reproduced here)",
+                    [c for c in filled[filled.index(MISC_CLASS) + 1 :]],
+                )
+            )
     return ~misc, notes
 
 

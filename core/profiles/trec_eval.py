@@ -11,13 +11,26 @@
   a missing one scoring 0.
 * A query of the qrels without relevant documents scores 0 (trec_eval
   divides by nothing and keeps 0) instead of being undefined.
+* ``ndcg@K`` is trec_eval's ``ndcg_cut_K``: every rank discounted by
+  log2(rank + 1) (measures.md leaves rank 1 alone and divides by log2 rank).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..chunk import ratio
 from .base import Profile
+
+
+def ndcg_cut(ctx, k: int) -> np.ndarray:
+    """trec_eval's ndcg_cut_k: sum of gain / log2(rank + 1) over the first k
+    ranks, over the same sum of the ideal (judged grades, descending)."""
+    disc = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+    n = min(k, ctx.Gp.shape[1])
+    dcg = (ctx.Gp[:, :n] * disc[:n]).sum(axis=1)
+    idcg = (ctx.ideal[:, :k] * disc).sum(axis=1)
+    return ratio(dcg, idcg, ctx.no_rel)
 
 
 def included(assessment, options, class_size, present) -> np.ndarray:
@@ -34,5 +47,6 @@ PROFILE = Profile(
     source="usnistgov/trec_eval (trec_eval 9)",
     reader={"trec_order": True},
     included=included,
+    overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
 )
