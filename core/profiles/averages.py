@@ -51,25 +51,34 @@ class ClassGroups:
         """(classes, columns): each class's mean over its included queries
         where the value is defined (NaN where none is)."""
         values = np.asarray(values, dtype=np.float64)
-        sel = self.codes >= 0
-        v, c = values[sel], self.codes[sel]
+        sel = np.flatnonzero(self.codes >= 0)
+        # the queries of each class side by side, then one sum per class
+        order = sel[np.argsort(self.codes[sel], kind="stable")]
+        v = values[order]
         ok = ~np.isnan(v)
-        sums = np.zeros((self.n, values.shape[1]))
-        cnt = np.zeros((self.n, values.shape[1]))
-        np.add.at(sums, c, np.where(ok, v, 0.0))
-        np.add.at(cnt, c, ok)
+        starts = np.searchsorted(self.codes[order], np.arange(self.n))
+        sums = np.add.reduceat(np.where(ok, v, 0.0), starts, axis=0)
+        cnt = np.add.reduceat(ok.astype(np.int64), starts, axis=0)
         return np.divide(sums, cnt, out=np.full(sums.shape, np.nan), where=cnt > 0)
 
 
-def weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Column means of ``values`` (rows = queries) weighted per row, over
-    the defined values of each column; NaN where no weight remains."""
+def _mean(filled: np.ndarray, ok: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """Column means of the defined values (``filled`` = values with 0 where
+    undefined, ``ok`` = defined), weighted per row unless ``weights`` is
+    None; NaN where no weight remains."""
+    if weights is None:
+        s, tot = filled.sum(axis=0), ok.sum(axis=0)
+    else:
+        s, tot = weights @ filled, weights @ ok
+    return np.divide(s, tot, out=np.full(np.shape(s), np.nan), where=tot > 0)
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Column means of ``values`` (rows = queries) over the defined values of
+    each column, weighted per row when ``weights`` are given."""
     values = np.asarray(values, dtype=np.float64)
-    ok = ~np.isnan(values) & (weights[:, None] > 0)
-    w = np.where(ok, weights[:, None], 0.0)
-    tot = w.sum(axis=0)
-    s = (np.where(ok, values, 0.0) * w).sum(axis=0)
-    return np.divide(s, tot, out=np.full(tot.shape, np.nan), where=tot > 0)
+    ok = ~np.isnan(values)
+    return _mean(np.where(ok, values, 0.0), ok, weights)
 
 
 def average_all(
@@ -83,14 +92,17 @@ def average_all(
     v = np.asarray(values, dtype=np.float64)[included]
     n = np.asarray(n_relevant, dtype=np.float64)[included]
     recip = np.divide(1.0, n, out=np.zeros_like(n), where=n > 0)
+    ok = ~np.isnan(v)
+    filled = np.where(ok, v, 0.0)
+    ok = ok.astype(np.float64)
     out: dict[str, np.ndarray | None] = {
-        "micro": weighted_mean(v, np.ones(v.shape[0])),
+        "micro": _mean(filled, ok, None),
         "macro": None,
-        "proportional": weighted_mean(v, n),
-        "reciprocal": weighted_mean(v, recip),
+        "proportional": _mean(filled, ok, n),
+        "reciprocal": _mean(filled, ok, recip),
     }
     if groups.n:
         cm = groups.means(values)
-        out["macro"] = weighted_mean(cm, np.ones(groups.n))
+        out["macro"] = weighted_mean(cm)
     assert tuple(out) == AVERAGES
     return out
