@@ -355,13 +355,13 @@ def test_progress_bar_only_on_a_terminal():
         (["evaluate", *ARGS, "/no/such/file"], 2),
     ],
 )
-def test_real_subprocess(argv, code):
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+def test_real_subprocess(argv, code, tmp_path):
+    # the installed package, run from a folder that is not the repository
     p = subprocess.run(
         [sys.executable, "-m", "shrec_eval", *argv],
         capture_output=True,
         text=True,
-        env=env,
+        cwd=tmp_path,
         timeout=120,
     )
     assert p.returncode == code, p.stderr
