@@ -306,8 +306,12 @@ def load_run(
     norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
     q, t = assessment.n_queries, assessment.n_items
     # a pipe is read once, at most what the format can need
-    limit = 4 * q * t + 1 if format == "binary-matrix" else PIPE_LIMIT
-    src = open_source(path, "run", limit=limit)
+    binary = format == "binary-matrix"
+    src = open_source(
+        path,
+        f"binary float32 matrix of {q} x {t}" if binary else "run",
+        limit=4 * q * t if binary else PIPE_LIMIT,
+    )
     fmt = format or detect_run_format(src, assessment)
     if fmt == "ranklists":
         if src.kind != "folder":

@@ -86,7 +86,9 @@ def test_pipe_bounded_by_what_the_format_needs(small):
     a = load_assessment(small / "s.cla")
     os.mkfifo(small / "m")
     _feed(small / "m", np.zeros(4 * 4 * 4 + 400, "<f4").tobytes())
-    with pytest.raises(FormatError, match="more than 65 bytes"):
+    with pytest.raises(
+        FormatError, match="more than 64 bytes, more than a binary float32 matrix of 4 x 4"
+    ):
         load_run(small / "m", a, format="binary-matrix")
     os.mkfifo(small / "big")
     _feed(small / "big", b"x" * 5000)

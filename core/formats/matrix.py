@@ -118,7 +118,7 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
     """PSB binary matrix: native little-endian float32, no header, Q x T
     entries in the order of the classification; memory-mapped."""
     q, t = _expected_shape(assessment)
-    src = open_source(path, "binary float32 matrix", limit=4 * q * t + 1)
+    src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=4 * q * t)
     path = src.path
     size = src.size
     if size == 0:

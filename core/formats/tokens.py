@@ -54,7 +54,6 @@ class Lines:
     count: np.ndarray
     number: np.ndarray
     start: np.ndarray
-    first_line: int
 
     def __len__(self) -> int:
         return int(self.count.size)
@@ -182,7 +181,6 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
         counts.astype(np.int64),
         line_of[starts].astype(np.int64) + first_line if starts.size else np.zeros(0, np.int64),
         starts.astype(np.int64),
-        first_line,
     )
 
 
