@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._version import __version__
@@ -271,7 +271,6 @@ _OPTION_KINDS = {
     "relevance_level": _INT,
     "complete_queries": _BOOL,
 }
-assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget"}
 
 
 def _options_from_dict(d, source) -> EvalOptions:

@@ -181,3 +181,17 @@ def test_reader_parameters_travel_through_load(tmp_path):
     assert (whole.matrix == blocks.matrix).all()
     with pytest.raises(TypeError):
         c.runs[0].load(a, no_such_parameter=1)
+
+
+def test_every_engine_option_can_be_written_and_read():
+    """A new EvalOptions field needs its type in the contest file checks."""
+    from dataclasses import fields
+
+    from shrec_eval.contest import _OPTION_KINDS
+
+    assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget"}
+    o = EvalOptions(
+        ranks=(2,), max_rank=50, relevance_level=2, complete_queries=True, profile="trec_eval"
+    )
+    c = Contest(AssessmentSource("a.qrels"), options=o)
+    assert Contest.from_dict(json.loads(json.dumps(c.to_dict()))).options == o
