@@ -20,7 +20,8 @@ from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import ContestFileError, ShrecEvalError
 from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
-from shrec_eval.readers import sniff
+from shrec_eval.formats.source import KINDS
+from shrec_eval.readers import classify_path, sniff
 from shrec_eval.stats import compare
 
 
@@ -63,6 +64,13 @@ def classify(paths) -> list[tuple[str, str]]:
     lists.  Reads the files, so it runs off the GUI thread (:class:`FileTasks`)."""
     out = []
     for p in map(str, paths):
+        what = classify_path(p)
+        if what in ("pipe", "device", "socket", "other"):  # never opened here (d19)
+            raise ContestFileError(
+                p,
+                f"this is {KINDS[what]}; the app opens regular files and folders "
+                "(the command line reads a pipe once)",
+            )
         kind = "session" if p.lower().endswith(".json") else sniff(p)
         if kind is None and not os.path.isdir(p):
             raise ContestFileError(

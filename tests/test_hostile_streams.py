@@ -112,6 +112,21 @@ def test_d19_classify_never_opens_a_fifo(tmp_path):
     assert time.monotonic() - t < 1
 
 
+def test_d19_the_app_says_what_a_fifo_is_without_opening_it(tmp_path):
+    import os
+
+    pytest.importorskip("PySide6")
+    from shrec_eval.errors import ContestFileError
+
+    from shrec_gui.worker import classify
+
+    os.mkfifo(tmp_path / "f")
+    with pytest.raises(ContestFileError, match="this is a pipe"):
+        classify([tmp_path / "f"])
+    with pytest.raises(ContestFileError, match="this is a device"):
+        classify(["/dev/zero"])
+
+
 # -- d10: devices are refused at once -----------------------------------------------
 
 
