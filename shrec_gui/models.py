@@ -8,6 +8,8 @@ import re
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QApplication, QStyle
+from shrec_eval.commands import PROBLEMS
 from shrec_eval.measures import measure_by_key
 from shrec_eval.report import fmt
 from shrec_eval.values import nullable
@@ -16,6 +18,19 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the run key of a row (removal goes by key)
 BEST = QColor(198, 239, 206)
 BEST_DARK = QColor(40, 110, 60)
+PROBLEM = QColor(250, 210, 205)
+PROBLEM_DARK = QColor(120, 45, 40)
+
+
+def problems(result) -> list:
+    """The data checks of a run that ``shrec-eval check`` calls problems
+    (unknown or repeated ids, missing queries...), not notes."""
+    return [w for w in result.warnings if w.code in PROBLEMS] if result is not None else []
+
+
+def problem_text(result) -> str:
+    """One line per problem: code, count and what it means."""
+    return "\n".join(f"{w.code} ({w.count}): {w.message}" for w in problems(result))
 
 
 def natural_key(text: str) -> tuple:
@@ -56,6 +71,9 @@ class _Base(QAbstractTableModel):
 
     def best_brush(self):
         return QBrush(BEST_DARK if self.dark else BEST)
+
+    def problem_brush(self):
+        return QBrush(PROBLEM_DARK if self.dark else PROBLEM)
 
 
 class SummaryModel(_Base):
@@ -119,8 +137,14 @@ class SummaryModel(_Base):
         if col == 0:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
                 return name if role == Qt.ItemDataRole.DisplayRole else name.lower()
+            flagged = problem_text(res)
             if role == Qt.ItemDataRole.ToolTipRole and res is not None:
-                return f"{res.run_source}\n{res.run_format}"
+                why = f"\nProblems (as shrec-eval check):\n{flagged}" if flagged else ""
+                return f"{res.run_source}\n{res.run_format}{why}"
+            if role == Qt.ItemDataRole.DecorationRole and flagged:
+                return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+            if role == Qt.ItemDataRole.BackgroundRole and flagged:
+                return self.problem_brush()
             return None
         j = col - 1
         v = self._means[row][j]
@@ -280,7 +304,7 @@ class PerQueryModel(_Base):
 class WarningsModel(_Base):
     """Every run's data checks."""
 
-    HEADERS = ("Run", "Check", "Count", "What", "Examples")
+    HEADERS = ("Run", "Check", "Kind", "Count", "What", "Examples")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -296,10 +320,11 @@ class WarningsModel(_Base):
             if res is None:
                 continue
             for w in res.warnings:
-                self.rows.append((name, w.code, w.count, w.message, ", ".join(w.examples)))
+                kind = "problem" if w.code in PROBLEMS else "note"
+                self.rows.append((name, w.code, kind, w.count, w.message, ", ".join(w.examples)))
                 self.keys.append(key)
         for key, name, message in errors or []:
-            self.rows.append((name, "unreadable", 1, message, ""))
+            self.rows.append((name, "unreadable", "problem", 1, message, ""))
             self.keys.append(key)
         self.endResetModel()
 
@@ -324,6 +349,8 @@ class WarningsModel(_Base):
             return str(v)
         if role == SORT_ROLE:
             return v if not isinstance(v, str) else v.lower()
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() >= 3:
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() >= 4:
             return str(v)
+        if role == Qt.ItemDataRole.BackgroundRole and self.rows[index.row()][2] == "problem":
+            return self.problem_brush()
         return None

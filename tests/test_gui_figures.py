@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
@@ -397,4 +397,47 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
     qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
     assert (tmp_path / "cli" / "summary.csv").exists() and w.errors
+    w.close()
+
+
+def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path):
+    from guitools import wait_idle
+    from shrec_eval.commands import default_table
+
+    from shrec_gui.mainwindow import MainWindow, app_settings
+
+    lines = (DEMO / "viewharmonics.trec").read_text().splitlines()
+    bad = [ln.replace("ViewHarmonics", "Flawed") for ln in lines if not ln.startswith("q02 ")]
+    bad.insert(1, "q01 Q0 zzz999 2 -7.6 Flawed")  # an id the collection does not hold
+    run = tmp_path / "flawed.trec"
+    run.write_text("\n".join(bad) + "\n")
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    w.open_demo()
+    wait_idle(qtbot, w, 7, timeout=60000)
+    w.open_files([str(run)])
+    wait_idle(qtbot, w, 8, timeout=60000)
+    s = w.summary
+    m = s.model
+    row = next(i for i in range(m.rowCount()) if m.index(i, 0).data() == "Flawed")
+    assert m.index(row, 0).data(Qt.ItemDataRole.DecorationRole) is not None  # the badge
+    why = m.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "unknown_ids" in why and "missing_queries" in why
+    clean = next(i for i in range(m.rowCount()) if m.index(i, 0).data() == "SpectralNet")
+    assert m.index(clean, 0).data(Qt.ItemDataRole.DecorationRole) is None
+    assert "Flawed" in s.rank_label.text() and "unknown_ids" in s.rank_label.text()
+    # ranked by what `shrec-eval evaluate` ranks by, and says so
+    _, key = default_table(w.controller.assessment, w.controller.options)
+    assert f"[{key}]" in s.rank_label.text()
+    assert s.view.horizontalHeader().sortIndicatorSection() == 1 + s.keys.index(key)
+    means = {e.name: e.result.mean(key) for e in w.controller.readable_entries()}
+    shown = [s.proxy.index(r, 0).data() for r in range(s.proxy.rowCount())]
+    assert shown == sorted(means, key=lambda n: -means[n])
+    # Data checks: problems apart from notes, problems first
+    c = w.checks
+    kinds = [c.proxy.index(r, 2).data() for r in range(c.proxy.rowCount())]
+    assert kinds[0] == "problem" and "note" in kinds
+    assert kinds == sorted(kinds, reverse=True)
     w.close()

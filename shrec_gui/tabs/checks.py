@@ -3,6 +3,7 @@ read (which can be removed from here)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models import SortProxy, WarningsModel
@@ -21,11 +22,18 @@ class ChecksTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
+        self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # "problem" before "note"
         self.remove_button = QPushButton("Remove the selected runs")
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
         self.remove_button.clicked.connect(self.remove_selected)
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Checks of every run; unreadable runs are listed here."), 1)
+        bar.addWidget(
+            QLabel(
+                "Data checks of every run: problems first (what makes shrec-eval check fail), "
+                "then notes; unreadable runs are listed here."
+            ),
+            1,
+        )
         bar.addWidget(self.remove_button)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
@@ -51,3 +59,7 @@ class ChecksTab(QWidget, Tab):
 
     def selected_run_keys(self) -> list[int]:
         return self.view.selected_run_keys()
+
+    def set_dark(self, dark: bool) -> None:
+        self.model.dark = dark
+        self.view.viewport().update()

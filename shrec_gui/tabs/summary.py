@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
-from shrec_eval.measures import FAMILIES, expand
+from shrec_eval.commands import default_table
+from shrec_eval.measures import FAMILIES, expand, measure_by_key
 from shrec_eval.report import HEADLINE
 
-from ..models import SortProxy, SummaryModel
+from ..models import SortProxy, SummaryModel, problems
 from ..tables import CopyTable
 from . import Tab
 
@@ -41,11 +43,15 @@ class SummaryTab(QWidget, Tab):
             "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
         )
         self.assessment_label.setWordWrap(True)
+        self.rank_label = QLabel("")  # what the table is ranked by, and flagged runs
+        self.rank_label.setWordWrap(True)
+        self._ranked_for = None  # the assessment the default ranking was applied for
         top = QHBoxLayout()
         top.addWidget(self.assessment_label, 1)
         top.addWidget(self.columns_button)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
+        lay.addWidget(self.rank_label)
         lay.addWidget(self.view, 1)
         self._rebuild_columns_menu()
         controller.changed.connect(self.refresh)
@@ -61,6 +67,41 @@ class SummaryTab(QWidget, Tab):
             )
         self.model.set_entries([(e.key, e.name, e.result) for e in c.readable_entries()])
         self.view.fit_columns()
+        self._show_ranking()
+
+    def rank_key(self) -> str | None:
+        """The measure ``shrec-eval evaluate`` ranks these runs by (its default)."""
+        c = self.controller
+        return None if c.assessment is None else default_table(c.assessment, c.options)[1]
+
+    def _show_ranking(self) -> None:
+        """Sort by the CLI's ranking measure once per assessment (the user's
+        sort is kept after that), and say what it is and which runs are flagged."""
+        c = self.controller
+        key = self.rank_key()
+        if key is None:
+            self.rank_label.setText("")
+            return
+        m = measure_by_key(key, c.options.ranks)
+        if key in self.keys and self._ranked_for is not c.assessment:
+            order = (
+                Qt.SortOrder.DescendingOrder if m.higher_is_better else Qt.SortOrder.AscendingOrder
+            )
+            self.view.sortByColumn(1 + self.keys.index(key), order)
+            self._ranked_for = c.assessment
+        text = (
+            f"Ranked by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
+            "is better, as <tt>shrec-eval evaluate</tt> ranks them"
+            + ("" if key in self.keys else " (add its column to sort by it)")
+            + "."
+        )
+        flagged = [(e.name, problems(e.result)) for e in c.readable_entries() if problems(e.result)]
+        if flagged:
+            text += " &nbsp;⚠ Runs with problems (as <tt>shrec-eval check</tt>): " + "; ".join(
+                f"<b>{escape(n)}</b>: " + ", ".join(f"{w.code} ({w.count})" for w in ws)
+                for n, ws in flagged
+            )
+        self.rank_label.setText(text)
 
     def set_options(self, options) -> None:
         known = [m.key for m in expand(options.ranks)]
