@@ -72,6 +72,17 @@ class Progress:
         self.stream.flush()
 
 
+def _profile_options(args) -> dict:
+    """The evaluator profile's options (every command that scores has them)."""
+    return {
+        "profile": args.profile,
+        "average": args.average,
+        "max_rank": args.max_rank,
+        "relevance_level": args.relevance_level,
+        "complete_queries": args.complete_queries,
+    }
+
+
 def _options(args) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo)."""
     return EvalOptions(
@@ -82,11 +93,7 @@ def _options(args) -> EvalOptions:
         remove_self=not args.keep_self,
         psb_class_cutoff=args.psb_cutoff,
         f_beta=args.f_beta,
-        profile=args.profile,
-        average=args.average,
-        max_rank=args.max_rank,
-        relevance_level=args.relevance_level,
-        complete_queries=args.complete_queries,
+        **_profile_options(args),
     )
 
 
@@ -310,15 +317,7 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
 
 def cmd_check(args, out) -> int:
     contest = contest_of(
-        args,
-        EvalOptions(
-            remove_self=not args.keep_self,
-            profile=args.profile,
-            average=args.average,
-            max_rank=args.max_rank,
-            relevance_level=args.relevance_level,
-            complete_queries=args.complete_queries,
-        ),
+        args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
     )
     _guard_outputs(contest, json=args.json, native=args.native)
     _no_shapenet(contest.options, "check")
