@@ -56,8 +56,8 @@ def resolve_file_target(path) -> Path:
     """The regular file (or the new file) that writing ``path`` replaces,
     symlinks followed; an error for anything else."""
     real = Path(os.path.realpath(path))
-    try:
-        mode = os.stat(real).st_mode
+    try:  # what the path leads to (a link to a pipe: /dev/stdout, /proc/self/fd/1)
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
     except OSError as exc:
