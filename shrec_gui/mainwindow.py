@@ -97,6 +97,10 @@ class MainWindow(QMainWindow):
         self.significance.exportRequested.connect(
             lambda which, kind: self.export_plot_dialog(kind, which)
         )
+        self.significance.querySelected.connect(self.show_query)
+        self.per_query.view.doubleClicked.connect(
+            lambda index: self.show_query(str(index.sibling(index.row(), 0).data()))
+        )
         for tab in self.all_tabs():
             self.tabs.addTab(tab, tab.title)
 
@@ -343,6 +347,13 @@ class MainWindow(QMainWindow):
         start = os.path.join(self.prefs.last_folder(), name)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
+
+    def show_query(self, query_id: str) -> None:
+        """A query picked (a Per query row, a head-to-head point): its curves
+        and its ranked list."""
+        self.curves.select_query(query_id)
+        self.ranked.select_query(query_id)
+        self.tabs.setCurrentWidget(self.curves)
 
     def export_report_dialog(self) -> None:
         path = self._save_file("Export report (a folder)", "report", "Folder (*)")

@@ -106,9 +106,14 @@ class CurvesWidget(QWidget):
         bar.addStretch(1)
         for b in export_buttons(self.exportRequested.emit):
             bar.addWidget(b)
+        self.readout = QLabel(" ")  # the curve point under the mouse
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.stack, 1)
+        lay.addWidget(self.readout)
+        self._hover = pg.SignalProxy(
+            self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
+        )
         self.entries: list = []  # (name, colour, RunResult)
         self._items: list = []  # (name, colour, PlotDataItem) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)
@@ -160,6 +165,36 @@ class CurvesWidget(QWidget):
             ok = ~np.isnan(y)
             out.append((name, colour, c.x[ok], y[ok]))
         return out
+
+    def nearest_point(self, scene_pos, radius: float = 10.0):
+        """(run name, x, y) of the drawn point nearest to a scene position,
+        within ``radius`` pixels; None elsewhere (hidden runs are skipped)."""
+        vb = self.plot.getPlotItem().vb
+        if self.showing_bars() or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        t = vb.childGroup.sceneTransform()  # data -> scene
+        best = None
+        for name, _, item in self._items:
+            if not item.isVisible() or item.xData is None or not len(item.xData):
+                continue
+            x, y = np.asarray(item.xData, float), np.asarray(item.yData, float)
+            sx = t.m11() * x + t.m21() * y + t.dx()
+            sy = t.m12() * x + t.m22() * y + t.dy()
+            d = np.hypot(sx - scene_pos.x(), sy - scene_pos.y())
+            i = int(np.nanargmin(d))
+            if d[i] <= radius and (best is None or d[i] < best[0]):
+                best = (float(d[i]), name, float(x[i]), float(y[i]))
+        return None if best is None else best[1:]
+
+    def hover(self, scene_pos) -> None:
+        """Show run, x and y of the point under the mouse."""
+        hit = self.nearest_point(scene_pos)
+        if hit is None:
+            self.readout.setText(" ")
+            return
+        spec = next(c for c in CURVES if c.key == self.kind.currentData())
+        name, x, y = hit
+        self.readout.setText(f"{name}: {spec.x_label} {x:.4g}, {spec.y_label} {y:.4g}")
 
     def redraw(self) -> None:
         """Update the curves in place (new data into the existing items) so
@@ -268,6 +303,11 @@ class RankedListWidget(QWidget):
             self.query.setCurrentIndex(qids.index(cur) if cur in qids else 0)
             self.query.blockSignals(False)
         self._ask()
+
+    def select_query(self, query_id: str) -> None:
+        i = self.query.findText(query_id)
+        if i >= 0:
+            self.query.setCurrentIndex(i)
 
     def _ask(self) -> None:
         k, q = self.run.currentData(), self.query.currentText()

@@ -103,6 +103,7 @@ class SignificanceWidget(QWidget):
     """Controls, p-value matrix, means with intervals, head to head."""
 
     computeRequested = Signal(object)  # params for shrec_eval.stats.compare
+    querySelected = Signal(str)  # a head-to-head point clicked: its query
     exportRequested = Signal(str, str)  # which plot ("means", "h2h"), "figure" or "csv"
 
     def __init__(self, table_view_factory, parent=None) -> None:
@@ -368,6 +369,10 @@ class SignificanceWidget(QWidget):
         ok = ~np.isnan(va) & ~np.isnan(vb)
         return va[ok], vb[ok], [q for q, k in zip(ra.query_ids, ok) if k]
 
+    def _clicked(self, points) -> None:
+        if len(points):
+            self.querySelected.emit(str(points[0].data()))
+
     def draw_h2h(self) -> None:
         pi = self.h2h_plot.getPlotItem()
         pi.clear()
@@ -375,12 +380,12 @@ class SignificanceWidget(QWidget):
         if got is None:
             self.h2h_label.setText("")
             return
-        va, vb, _ = got
+        va, vb, qids = got
         a, b = self.run_a.currentText(), self.run_b.currentText()
         lo = float(min(va.min(initial=0), vb.min(initial=0)))
         hi = float(max(va.max(initial=1), vb.max(initial=1)))
         pi.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DashLine))
-        pi.plot(
+        points = pi.plot(
             va,
             vb,
             pen=None,
@@ -388,7 +393,9 @@ class SignificanceWidget(QWidget):
             symbolSize=8,
             symbolBrush=QColor(0, 114, 178, 180),
             symbolPen=None,
+            data=list(qids),
         )
+        points.sigPointsClicked.connect(lambda _item, pts, _ev: self._clicked(pts))
         pi.setLabel("bottom", a)
         pi.setLabel("left", b)
         pi.setTitle(f"Per query: {self.measure.currentData()}")

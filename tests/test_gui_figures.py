@@ -441,3 +441,55 @@ def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path)
     assert kinds[0] == "problem" and "note" in kinds
     assert kinds == sorted(kinds, reverse=True)
     w.close()
+
+
+def test_hover_reads_a_curve_point_and_the_legend_hides_a_run(curves, qtbot):
+    from PySide6.QtCore import QPointF
+
+    curves.kind.setCurrentIndex(curves.kind.findData("pr"))
+    qtbot.wait(20)
+    name, _, x, y = curves.curve_data()[0]
+    vb = curves.plot_item.vb
+    pos = vb.mapViewToScene(QPointF(x[4], y[4])) + QPointF(2, -2)  # two pixels off
+    curves.hover(pos)
+    assert curves.readout.text() == f"{name}: Recall {x[4]:.4g}, Precision {y[4]:.4g}"
+    curves.hover(vb.sceneBoundingRect().topLeft() + QPointF(-5, -5))  # off the axes
+    assert curves.readout.text().strip() == ""
+    # a click on a legend entry hides its run (and a hidden run is not in a figure)
+    sample, _ = curves.plot_item.legend.items[0]
+    click = SimpleNamespace(button=lambda: Qt.MouseButton.LeftButton, accept=lambda: None)
+    sample.mouseClickEvent(click)
+    assert not curves._items[0][2].isVisible()
+    curves.hover(pos)
+    assert not curves.readout.text().startswith(name)
+    fig = build_figure(curves.plot_item, FigureSettings())
+    try:
+        assert name not in [label.text for _, label in fig.legend.items]
+    finally:
+        fig.close()
+
+
+def test_picking_a_query_shows_its_curves_and_ranked_list(qtbot, results):
+    from guitools import wait_idle
+
+    from shrec_gui.mainwindow import MainWindow, app_settings
+
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    w.open_demo()
+    wait_idle(qtbot, w, 7, timeout=60000)
+    w.per_query.view.doubleClicked.emit(w.per_query.proxy.index(4, 0))
+    q = w.per_query.proxy.index(4, 0).data()
+    assert w.curves.current_query() == q and w.ranked.query.currentText() == q
+    assert w.tabs.currentWidget() is w.curves
+    sig = w.significance
+    with qtbot.waitSignal(sig.querySelected) as got:
+        sig.h2h_plot.getPlotItem().listDataItems()[-1].scatter.sigClicked.emit(
+            None, [SimpleNamespace(data=lambda: "q07")], None
+        )
+    assert got.args == ["q07"]
+    w.show_query("q07")
+    assert w.curves.current_query() == "q07" and w.ranked.query.currentText() == "q07"
+    w.close()
