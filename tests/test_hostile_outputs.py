@@ -64,7 +64,12 @@ def test_d04_fifo_and_device_targets_are_refused(small, capsys):
     import os
 
     os.mkfifo(small / "myfifo")
-    for target, says in ((small / "myfifo", "FIFO"), ("/dev/null", "device")):
+    (small / "link").symlink_to(small / "myfifo")  # as /dev/stdout in a pipeline
+    for target, says in (
+        (small / "myfifo", "FIFO"),
+        (small / "link", "FIFO"),
+        ("/dev/null", "device"),
+    ):
         code, _ = run_cli(["evaluate", small / "s.cla", small / "s.txt", "--json", target])
         assert code == 2
         assert says in capsys.readouterr().err
