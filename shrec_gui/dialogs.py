@@ -4,6 +4,7 @@ export width, and About."""
 from __future__ import annotations
 
 import platform
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ class OptionsDialog(QDialog):
     def __init__(self, options: EvalOptions, parent=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Scoring options")
+        self.base = options
         f = QFormLayout(self)
         self.ranks = QLineEdit(",".join(str(k) for k in options.ranks))
         self.curve = QSpinBox()
@@ -68,7 +70,10 @@ class OptionsDialog(QDialog):
         f.addRow(bb)
 
     def options(self) -> EvalOptions:
-        return EvalOptions(
+        """The options shown (the others, e.g. the profile, as they were);
+        OptionsError when the ranks are not a list of whole numbers."""
+        return replace(
+            self.base,
             ranks=parse_ranks(self.ranks.text()),
             curve_length=self.curve.value(),
             pr_levels=int(self.levels.currentText()),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.errors import ContestFileError, ShrecEvalError
+from shrec_eval.errors import ContestFileError, FileAccessError, ShrecEvalError
 from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
 from shrec_eval.formats.source import KINDS
 from shrec_eval.readers import classify_path, sniff
@@ -61,24 +61,27 @@ class Job:
 def classify(paths) -> list[tuple[str, str]]:
     """(path, kind) of files to open, told apart by content: "session" (a
     .json), an assessment ("cla", "qrels") or a run format; a folder of rank
-    lists.  Reads the files, so it runs off the GUI thread (:class:`FileTasks`)."""
+    lists.  Pipes and devices are refused (the app opens files and folders).
+    Reads the files, so it runs off the GUI thread (:class:`FileTasks`)."""
     out = []
     for p in map(str, paths):
         what = classify_path(p)
-        if what in ("pipe", "device", "socket", "other"):  # never opened here (d19)
+        if what == "missing":
+            raise FileAccessError(p, "cannot read the file: there is no such file or folder")
+        if what not in ("file", "folder"):  # never opened here (d19)
             raise ContestFileError(
                 p,
                 f"this is {KINDS[what]}; the app opens regular files and folders "
                 "(the command line reads a pipe once)",
             )
         kind = "session" if p.lower().endswith(".json") else sniff(p)
-        if kind is None and not os.path.isdir(p):
+        if kind is None:
             raise ContestFileError(
                 p,
                 "this is neither an assessment (.cla, qrels) "
                 "nor a run (matrix, TREC run, folder of rank lists)",
             )
-        out.append((p, kind or "run"))
+        out.append((p, kind))
     return out
 
 
