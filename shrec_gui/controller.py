@@ -311,6 +311,8 @@ class ContestController(QObject):
             self.progress.emit(int(1000 * frac))
 
     def _on_run_scored(self, gen, key, result, run) -> None:
+        if self._current(gen):
+            self._queue_done += 1
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
@@ -321,16 +323,15 @@ class ContestController(QObject):
                 n += 1
             result.run_name = f"{result.run_name} ({n})"
         e.result, e.error = result, None
-        if self._current(gen):
-            self._queue_done += 1
         self._changed_soon()
 
     def _on_run_failed(self, gen, key, message) -> None:
-        e = self.entries.get(key)
-        if e is not None:  # kept (a session still lists it; F5 tries again)
-            e.error, e.result = message, None
         if self._current(gen):
             self._queue_done += 1
+        e = self.entries.get(key)
+        if e is None:  # removed, or of an assessment superseded before it was adopted
+            return
+        e.error, e.result = message, None  # kept (a session still lists it; F5 tries again)
         self._failures.append(message)
         self._changed_soon()
 
