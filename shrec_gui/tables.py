@@ -72,10 +72,12 @@ class CopyTable(QTableView):
         return keys
 
     def fit_columns(self) -> None:
-        """Size the columns to their contents when the table gains rows or
-        columns (not on every refresh: it measures cells)."""
+        """Size the columns to their contents when the table gains columns,
+        or rows while it has few (not on every refresh of a long table: it
+        measures cells), so that names arriving run by run are not cut."""
         m = self.model()
-        shape = (m.rowCount() > 0, m.columnCount(), m.headerData(0, Qt.Orientation.Horizontal))
+        rows = min(m.rowCount(), 50)
+        shape = (rows, m.columnCount(), m.headerData(0, Qt.Orientation.Horizontal))
         if self._shape != shape:
             self._shape = shape
             self.resizeColumnsToContents()

@@ -37,3 +37,14 @@ def scored_demo_window(app, timeout_s: float = 60.0) -> MainWindow:
         app.processEvents()
         time.sleep(0.002)
     return w
+
+
+def dispose(app, w) -> None:
+    """Close a window and delete it now (as qtbot does for its widgets),
+    not whenever the garbage collector meets it."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    w.close()
+    w.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    app.processEvents()

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import scored_demo_window, wait_idle  # noqa: E402
+from guitools import dispose, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
@@ -50,7 +50,7 @@ def win(qtbot, dialogs):
 def demo(qapp):
     w = scored_demo_window(qapp)
     yield w
-    w.close()
+    dispose(qapp, w)
 
 
 @pytest.fixture
@@ -184,7 +184,7 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     assert rows[0][0] == "Query" and len(rows) == 31
 
 
-def test_columns_menu_toggles_and_remembers_summary_columns(demo):
+def test_columns_menu_toggles_and_remembers_summary_columns(demo, qtbot):
     s = demo.summary
     before = list(s.keys)
     assert "p@10" not in before
@@ -197,6 +197,7 @@ def test_columns_menu_toggles_and_remembers_summary_columns(demo):
     assert s.model.headerData(j, Qt.Orientation.Horizontal) == measure_by_key("p@10").label
     assert Preferences().summary_columns() == s.keys
     other = MainWindow(app_settings())
+    qtbot.addWidget(other)
     assert other.summary.keys == s.keys  # a new window shows the same columns
     other.close()
     s.column_action("p@10").setChecked(False)
