@@ -39,12 +39,13 @@ def scored_demo_window(app, timeout_s: float = 60.0) -> MainWindow:
     return w
 
 
-def dispose(app, w) -> None:
-    """Close a window and delete it now (as qtbot does for its widgets),
-    not whenever the garbage collector meets it."""
-    from PySide6.QtCore import QCoreApplication, QEvent
+#: windows shared by a test module, closed (their threads stopped) but kept
+#: alive to the end of the session: deleting a window with pyqtgraph plots
+#: while later tests run their event loops crashed PySide6 6.11 now and then
+_RETIRED: list = []
 
+
+def retire(w) -> None:
+    """Close a shared window and keep it (see ``_RETIRED``)."""
     w.close()
-    w.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    app.processEvents()
+    _RETIRED.append(w)

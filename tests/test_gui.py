@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import dispose, scored_demo_window, wait_idle  # noqa: E402
+from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
@@ -50,7 +50,7 @@ def demo(qapp):
     """The demo contest scored once for the tests that only look at it."""
     w = scored_demo_window(qapp)
     yield w
-    dispose(qapp, w)
+    retire(w)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import dispose, scored_demo_window, wait_idle  # noqa: E402
+from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
@@ -50,7 +50,7 @@ def win(qtbot, dialogs):
 def demo(qapp):
     w = scored_demo_window(qapp)
     yield w
-    dispose(qapp, w)
+    retire(w)
 
 
 @pytest.fixture
