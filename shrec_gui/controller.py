@@ -3,10 +3,8 @@
 :class:`ContestController` owns the assessment, the engine options, the
 runs (by key: a key names one run for as long as it is open, whatever
 failed to load or is sorted where), the job queue of the scoring thread and
-the results.  It emits what changed; the tabs read it back.  Files are only
-ever opened off the GUI thread: in the scoring worker, or in a
-:class:`~shrec_gui.worker.FileTasks` thread for telling dropped files apart
-and reading sessions."""
+the results; it emits what changed and the tabs read it back.  Files are
+opened off the GUI thread only: in the scoring worker or a FileTasks thread."""
 
 from __future__ import annotations
 

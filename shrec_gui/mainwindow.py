@@ -6,7 +6,6 @@ and drop, and closing.  The contest, its jobs and results live in the
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -23,17 +22,12 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import OptionsError
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .controller import ContestController
 from .dialogs import OptionsDialog, ReaderDialog, about_text
-from .exports import PLOT_FORMATS, write_plot
-from .figure_dialog import ask_figure_settings
-from .figures import FORMATS as FIGURE_FORMATS
-from .figures import FigureSettings
-from .report_export import report_figures, write_app_report
+from .export_actions import ExportActions
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -42,7 +36,7 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .worker import FileTasks, classify, user_message
+from .worker import classify
 
 
 def app_icon() -> QIcon:
@@ -58,10 +52,6 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.prefs = Preferences(settings)
-        self.report_tasks = FileTasks(self)
-        self.report_tasks.done.connect(self._report_written)
-        self.report_tasks.failed.connect(self._report_failed)
-        self._report_folder = ""
         self.setWindowTitle("SHREC evaluation")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -72,6 +62,7 @@ class MainWindow(QMainWindow):
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
         c.sessionOpened.connect(self._on_session_opened)
+        self.exports = ExportActions(self)
         self._build_tabs()
         self._build_status()
         self._build_menus()
@@ -89,13 +80,17 @@ class MainWindow(QMainWindow):
         self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
         self.per_query = PerQueryTab(c, lambda: self.summary.keys)
         self.curves = CurvesTab(c)
-        self.curves.exportRequested.connect(lambda kind: self.export_plot_dialog(kind, "curves"))
+        self.curves.exportRequested.connect(
+            lambda kind: self.exports.export_plot_dialog(kind, "curves")
+        )
         self.ranked = RankedListTab(c)
-        self.ranked.exportRequested.connect(lambda kind: self.export_plot_dialog(kind, "ranked"))
+        self.ranked.exportRequested.connect(
+            lambda kind: self.exports.export_plot_dialog(kind, "ranked")
+        )
         self.checks = ChecksTab(c)
         self.significance = SignificanceTab(c)
         self.significance.exportRequested.connect(
-            lambda which, kind: self.export_plot_dialog(kind, which)
+            lambda which, kind: self.exports.export_plot_dialog(kind, which)
         )
         self.significance.querySelected.connect(self.show_query)
         self.per_query.view.doubleClicked.connect(
@@ -173,12 +168,12 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu("Recent")
         f.addSeparator()
         self.export_action = self._action(
-            f, "&Export this tab as CSV…", self.export_tab_dialog, "Ctrl+E"
+            f, "&Export this tab as CSV…", self.exports.export_tab_dialog, "Ctrl+E"
         )
         self._action(
             f,
             "Export &report…",
-            self.export_report_dialog,
+            self.exports.export_report_dialog,
             "Ctrl+Shift+E",
             "the report folder of shrec-eval --report, with the figures",
         )
@@ -327,7 +322,7 @@ class MainWindow(QMainWindow):
             self.save_session_dialog()
 
     def save_session_dialog(self) -> None:
-        path = self._save_file("Save session", "session.json", "Session (*.json)")
+        path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
         if path:
             self.controller.save_session(path)
 
@@ -343,7 +338,7 @@ class MainWindow(QMainWindow):
         if view is not None:
             QApplication.clipboard().setText(view.selection_tsv())
 
-    def _save_file(self, title: str, name: str, filters: str) -> str:
+    def ask_save_path(self, title: str, name: str, filters: str) -> str:
         start = os.path.join(self.prefs.last_folder(), name)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
@@ -355,102 +350,14 @@ class MainWindow(QMainWindow):
         self.ranked.select_query(query_id)
         self.tabs.setCurrentWidget(self.curves)
 
-    def export_report_dialog(self) -> None:
-        path = self._save_file("Export report (a folder)", "report", "Folder (*)")
-        if path:
-            self.export_report(path)
+    def export_tab(self, tab, path: str) -> None:
+        self.exports.export_tab(tab, path)
+
+    def export_plot(self, path: str, fmt: str, width=None, which="curves", figure=None) -> None:
+        self.exports.export_plot(path, fmt, width, which, figure)
 
     def export_report(self, folder: str) -> None:
-        """The report folder (as ``shrec-eval evaluate --report``) with the
-        figures: painted here, written on a file thread."""
-        c = self.controller
-        entries = [(e.name, e.colour, e.result) for e in c.readable_entries() if e.result]
-        if c.assessment is None or not entries:
-            self.status_label.setText("Score runs first: the report shows their results.")
-            return
-        figures = report_figures(entries, self.prefs.figure())
-        results = [r for _, _, r in entries]
-        self._report_folder = folder
-        self.status_label.setText(f"Writing the report to {folder}…")
-        self.report_tasks.start(
-            write_app_report, folder, c.assessment, results, results[0].options, figures
-        )
-
-    def _report_written(self, _request: int, _paths) -> None:
-        self.prefs.remember_folder(self._report_folder)
-        self.status_label.setText(f"Wrote the report to {self._report_folder}")
-
-    def _report_failed(self, _request: int, message: str) -> None:
-        self.status_label.setText("The report was not written.")
-        self._tell("Cannot write the report", message)
-
-    def export_tab_dialog(self) -> None:
-        """Ctrl+E: the current tab exports what it shows."""
-        tab = self.current_tab()
-        name = tab.export_name()
-        if name is None:
-            self.status_label.setText(f"Nothing to export on the {tab.title} tab yet.")
-            return
-        path = self._save_file(f"Export {tab.title} as CSV", name, "CSV (*.csv)")
-        if path:
-            self.export_tab(tab, path)
-
-    def export_tab(self, tab, path: str) -> None:
-        self._written(path, lambda: tab.export(path))
-
-    def _written(self, path: str, write) -> bool:
-        try:
-            write()
-        except (OSError, ShrecEvalError) as exc:
-            self._tell("Cannot write the file", user_message(exc, path))
-            return False
-        self.prefs.remember_folder(path)
-        self.status_label.setText(f"Wrote {path}")
-        return True
-
-    def _plot_item(self, which: str):
-        for tab in self.all_tabs():
-            if which in tab.plot_items():
-                return tab.plot_items()[which]
-        raise KeyError(which)
-
-    def _plot_name(self, which: str) -> str:
-        if which == "curves":
-            return "bars" if self.curves.showing_bars() else self.curves.kind.currentData()
-        return which
-
-    def export_plot_dialog(self, kind: str, which: str = "curves") -> None:
-        """Export a plot: "figure" asks format, size, font and legend (the
-        figure dialog, remembered), then the file; "csv" the file."""
-        figure = None
-        fmt = "csv"
-        if kind == "figure":
-            figure = ask_figure_settings(self, self.prefs.figure())
-            if figure is None:
-                return
-            self.prefs.set_figure(figure)
-            fmt = figure.fmt
-        path = self._save_file("Export plot", f"{self._plot_name(which)}.{fmt}", PLOT_FORMATS[fmt])
-        if path:
-            self.export_plot(path, fmt, which=which, figure=figure)
-
-    def export_plot(
-        self,
-        path: str,
-        fmt: str,
-        width: int | None = None,
-        which: str = "curves",
-        figure: FigureSettings | None = None,
-    ) -> None:
-        """A plot (the curves or measure bars, the ranked strip, or the
-        significance tab's "means" and "h2h") as a figure (png, svg, pdf:
-        ``figure``, else the remembered settings; ``width`` overrides) or as
-        CSV of its data."""
-        if fmt in FIGURE_FORMATS:
-            figure = figure or self.prefs.figure()
-            figure = replace(figure, width=width or figure.width)
-        item = self._plot_item(which)
-        self._written(path, lambda: write_plot(item, path, fmt, figure))
+        self.exports.export_report(folder)
 
     # -- window ---------------------------------------------------------------------------
     def about(self) -> None:
