@@ -7,12 +7,13 @@ line on stderr; what each command does is :mod:`shrec_eval.commands`.
 
 Never imports Qt.  Exit codes: 0 success, 1 submission problems (``check``),
 2 usage or format error (one line on stderr; ``--debug`` shows the
-traceback), 130 interrupted, 143 terminated.
+traceback), 130 interrupted, 143 terminated, 141 output pipe closed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -341,6 +342,8 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     except Terminated:
         sys.stderr.write(f"{PROG}: terminated\n")
         return 143
+    except BrokenPipeError:  # whoever read the output went away (| head): stop quietly
+        return _output_closed(out)
     except Exception as exc:
         if debug:
             raise
@@ -363,9 +366,26 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
+def _output_closed(out) -> int:
+    """Exit status 141 (128 + SIGPIPE, as a shell reports a command its pipe
+    killed), with stdout pointed at the null device so that Python's own
+    flush at exit does not fail again."""
+    if out is sys.stdout:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 141
+
+
 def entry_point() -> None:
     """The ``shrec-eval`` command: SIGINT and SIGTERM become exceptions, so
-    that no temporary file is left behind (exit 130 and 143)."""
+    that no temporary file is left behind (exit 130 and 143); a closed
+    output pipe ends it quietly (141)."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminate)
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _output_closed(sys.stdout)
+    sys.exit(code)

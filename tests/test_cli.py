@@ -371,6 +371,23 @@ def test_real_subprocess(argv, code, tmp_path):
         assert p.stdout and not p.stderr
 
 
+def test_a_closed_output_pipe_ends_quietly(tmp_path):
+    """shrec-eval ... | head, head gone: exit 141 (SIGPIPE's status), nothing on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first line is written
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "shrec_eval", "demo", "--columns", "adr"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert p.returncode == 141 and p.stderr == b"", p.stderr
+
+
 def test_demo_manifest_is_found():
     assert demo_manifest().is_file()
 
