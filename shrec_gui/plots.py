@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QCompleter,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -56,6 +57,19 @@ BARS = "bars"
 EXPORTS = (("figure", "Export figure…"), ("csv", "Export CSV…"))
 
 
+def searchable_combo() -> QComboBox:
+    """A query picker one can type into: the list narrows to the ids that
+    contain what is typed (thousands of queries are no scrolling job)."""
+    combo = QComboBox()
+    combo.setEditable(True)
+    combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+    completer = combo.completer()
+    completer.setFilterMode(Qt.MatchFlag.MatchContains)
+    completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+    completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    return combo
+
+
 def export_buttons(emit, csv: bool = True) -> list[QPushButton]:
     """The export buttons of a plot: a figure (PNG, SVG or PDF, asked in the
     export dialog) and the plotted data as CSV; ``emit(kind)`` on click."""
@@ -86,7 +100,7 @@ class CurvesWidget(QWidget):
             self.kind.addItem(c.label, c.key)
         self.kind.addItem("Measure bars (SHREC summary)", BARS)
         self.kind.setCurrentIndex([c.key for c in CURVES].index("pr"))
-        self.query = QComboBox()
+        self.query = searchable_combo()
         self.query.addItem(MEAN)
         self.query.setMinimumContentsLength(12)
         self._qids: tuple = ()
@@ -241,7 +255,7 @@ class RankedListWidget(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.run = QComboBox()
-        self.query = QComboBox()
+        self.query = searchable_combo()
         self.query.setMinimumContentsLength(10)
         self.info = QLabel("Score a contest to see its ranked lists.")
         self.info.setWordWrap(True)

@@ -493,3 +493,23 @@ def test_picking_a_query_shows_its_curves_and_ranked_list(qtbot, results):
     w.show_query("q07")
     assert w.curves.current_query() == "q07" and w.ranked.query.currentText() == "q07"
     w.close()
+
+
+def test_query_pickers_are_searchable(curves, qtbot, results):
+    w = RankedListWidget()
+    qtbot.addWidget(w)
+    w.show()
+    w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    for combo in (curves.query, w.query):
+        assert combo.isEditable()
+        c = combo.completer()
+        c.setCompletionPrefix("07")  # part of an id, not its start
+        assert c.completionCount() == 1 and c.currentCompletion() == "q07"
+        c.setCompletionPrefix("Q1")  # any case: q10 ... q19
+        assert c.completionCount() == 10
+        combo.lineEdit().selectAll()
+        qtbot.keyClicks(combo.lineEdit(), "q07")  # typed, then Enter
+        qtbot.keyClick(combo.lineEdit(), Qt.Key.Key_Return)
+        assert combo.currentText() == "q07" and combo.itemText(combo.currentIndex()) == "q07"
+        assert combo.count() == len(results[0][1].query_ids) + (combo is curves.query)
+    assert curves.current_query() == "q07"
