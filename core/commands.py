@@ -139,6 +139,12 @@ def _guard_outputs(contest: Contest, **outputs) -> None:
         [(f"--{k}", v, "file" if k == "json" else "folder") for k, v in outputs.items()],
         [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
     )
+    profile = get_profile(contest.options.profile)
+    if outputs.get("native") and profile.native is None:
+        raise UsageError(
+            f"the {profile.name} profile has no native output files; "
+            "--native needs --profile boli, psbtable or shapenet17"
+        )
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:

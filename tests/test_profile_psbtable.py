@@ -116,4 +116,4 @@ def test_cli_native_one_folder_per_run(tmp_path):
     # the default profile has no native files: a clear usage error
     err = io.StringIO()
     code = main(["evaluate", str(cla), str(m), "--native", str(tmp_path / "x")], out=err)
-    assert code == 2
+    assert code == 2 and err.getvalue() == ""  # refused before any scoring
