@@ -286,13 +286,37 @@ class RankedListWidget(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.plot)
+        self.readout = QLabel(" ")  # the item under the mouse
         lay.addLayout(row)
+        lay.addWidget(self.readout)
         lay.addWidget(self.info)
         lay.addStretch(1)
         self.run.currentIndexChanged.connect(self._ask)
         self.query.currentIndexChanged.connect(self._ask)
         self.top_grade = 2
         self._qids: tuple = ()
+        self.item_ids: tuple = ()  # the assessment's item ids (the tab sets them)
+        self._shown = None  # QueryDetail drawn
+        self._hover = pg.SignalProxy(
+            self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
+        )
+
+    def hover(self, scene_pos) -> None:
+        """Rank, item id and grade of the item under the mouse."""
+        d = self._shown
+        vb = self.plot.getPlotItem().vb
+        if d is None or not vb.sceneBoundingRect().contains(scene_pos):
+            self.readout.setText(" ")
+            return
+        rank = int(round(vb.mapSceneToView(scene_pos).x()))
+        if not 1 <= rank <= len(d.gains):
+            self.readout.setText(" ")
+            return
+        index = int(d.item_indices[rank - 1])
+        item = self.item_ids[index] if 0 <= index < len(self.item_ids) else f"#{index}"
+        grade = int(d.gains[rank - 1])
+        what = "not relevant" if grade <= 0 else f"relevant, grade {grade}"
+        self.readout.setText(f"Rank {rank}: item {item} ({what})")
 
     def set_entries(self, entries, top_grade: int) -> None:
         """entries: (key, name, RunResult)."""
@@ -309,7 +333,7 @@ class RankedListWidget(QWidget):
             self.run.blockSignals(False)
         qids = tuple(scored[0][2].query_ids) if scored else ()
         if qids != self._qids:  # refill only when the queries change (one call)
-            cur = self.query.currentText()
+            cur = self.current_query()
             self._qids = qids
             self.query.blockSignals(True)
             self.query.clear()
@@ -318,19 +342,24 @@ class RankedListWidget(QWidget):
             self.query.blockSignals(False)
         self._ask()
 
+    def current_query(self) -> str:
+        """The query picked (not what is being typed into the picker)."""
+        return self.query.itemText(self.query.currentIndex())
+
     def select_query(self, query_id: str) -> None:
         i = self.query.findText(query_id)
         if i >= 0:
             self.query.setCurrentIndex(i)
 
     def _ask(self) -> None:
-        k, q = self.run.currentData(), self.query.currentText()
+        k, q = self.run.currentData(), self.current_query()
         if k is not None and q:
             self.detailRequested.emit(k, q)
 
     def show_detail(self, key: int, query_id: str, detail) -> None:
-        if key != self.run.currentData() or query_id != self.query.currentText():
+        if key != self.run.currentData() or query_id != self.current_query():
             return  # an answer to an older question
+        self._shown = detail
         g = np.asarray(detail.gains)
         n = len(g)
         top = max(self.top_grade, 1)

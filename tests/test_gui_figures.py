@@ -513,3 +513,23 @@ def test_query_pickers_are_searchable(curves, qtbot, results):
         assert combo.currentText() == "q07" and combo.itemText(combo.currentIndex()) == "q07"
         assert combo.count() == len(results[0][1].query_ids) + (combo is curves.query)
     assert curves.current_query() == "q07"
+
+
+def test_ranked_strip_hover_names_the_item(qtbot, results):
+    from PySide6.QtCore import QPointF
+
+    w = RankedListWidget()
+    qtbot.addWidget(w)
+    w.show()
+    w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    w.item_ids = tuple(f"m{i}" for i in range(1000))
+    gains = np.zeros(300)
+    gains[[0, 2]] = [2, 1]
+    detail = SimpleNamespace(gains=gains, item_indices=np.arange(300)[::-1], ch=1, cm=1)
+    w.show_detail(w.run.currentData(), w.current_query(), detail)
+    qtbot.wait(20)
+    vb = w.plot.getPlotItem().vb
+    w.hover(vb.mapViewToScene(QPointF(3.2, 0.5)))
+    assert w.readout.text() == "Rank 3: item m297 (relevant, grade 1)"
+    w.hover(vb.mapViewToScene(QPointF(2, 0.5)))
+    assert w.readout.text() == "Rank 2: item m298 (not relevant)"

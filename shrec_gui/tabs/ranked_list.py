@@ -25,10 +25,11 @@ class RankedListTab(RankedListWidget, Tab):
     def refresh(self) -> None:
         c = self.controller
         top = c.assessment.top_grade if c.assessment is not None else 2
+        self.item_ids = c.assessment.item_ids if c.assessment is not None else ()
         self.set_entries([(k, e.name, e.result) for k, e in c.entries.items()], top)
 
     def show_detail(self, key: int, query_id: str, detail) -> None:
-        if key == self.run.currentData() and query_id == self.query.currentText():
+        if key == self.run.currentData() and query_id == self.current_query():
             self.detail = (self.run.currentText(), query_id, detail)
         super().show_detail(key, query_id, detail)
 
