@@ -1,5 +1,4 @@
-"""Dialogs: scoring options, the reader options a file needs, the PNG
-export width, and About."""
+"""Dialogs: scoring options, the reader options a file needs, and About."""
 
 from __future__ import annotations
 
