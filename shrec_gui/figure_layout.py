@@ -333,6 +333,10 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     scene = view.scene()
     plot = pg.PlotItem(axisItems={k: _PrintAxis(k) for k in ("left", "bottom", "right", "top")})
     scene.addItem(plot)
+    if getattr(src_plot.vb, "_autoRangeNeedsUpdate", False):
+        # a plot that was not painted since its data changed (a hidden tab)
+        # has not applied its auto range yet: apply it, as painting would
+        src_plot.vb.updateAutoRange()
     xr, yr = src_plot.vb.viewRange()
     # ticks exactly on the range's ends (0 of a bar chart) are drawn
     xr, yr = ([a - 1e-9 * (b - a), b + 1e-9 * (b - a)] for a, b in (xr, yr))

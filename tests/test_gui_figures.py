@@ -533,3 +533,21 @@ def test_ranked_strip_hover_names_the_item(qtbot, results):
     assert w.readout.text() == "Rank 3: item m297 (relevant, grade 1)"
     w.hover(vb.mapViewToScene(QPointF(2, 0.5)))
     assert w.readout.text() == "Rank 2: item m298 (not relevant)"
+
+
+def test_a_hidden_plot_exports_its_current_range(qtbot, results):
+    """Switched to another curve while its tab is hidden: the figure shows
+    the new curve's range (the auto range is applied before copying)."""
+    w = CurvesWidget()
+    qtbot.addWidget(w)  # never shown
+    w.set_entries([(n, "#0072B2", r) for n, r in results])
+    w.kind.setCurrentIndex(w.kind.findData("dcg"))
+    fig = build_figure(w.plot_item, FigureSettings())
+    try:
+        (x0, x1), (y0, y1) = fig.plot.vb.viewRange()
+        xs = np.concatenate([x for _, _, x, _ in w.curve_data()])
+        ys = np.concatenate([y for _, _, _, y in w.curve_data()])
+        assert x0 <= xs.min() and x1 >= xs.max() and x1 > 10
+        assert y0 <= ys.min() and y1 >= ys.max()
+    finally:
+        fig.close()
