@@ -348,9 +348,8 @@ class ContestController(QObject):
             )
         if not self._current(gen):
             return
-        if self._changed_timer.isActive():  # show the last results now
-            self._changed_timer.stop()
-            self.changed.emit()
+        self._changed_timer.stop()  # the last results now, in every tab
+        self.changed.emit()
         self.progress.emit(-1)
         current = sum(
             e.result is not None and e.result.options == self.options for e in self.entries.values()

@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         )
         for tab in self.all_tabs():
             self.tabs.addTab(tab, tab.title)
+        self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
 
     def all_tabs(self) -> list:
         return [

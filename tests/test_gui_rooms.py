@@ -331,3 +331,44 @@ def test_a_fifo_dropped_on_the_window_does_not_block_it(win, qtbot, tmp_path, di
     qtbot.waitUntil(lambda: (feed_the_reader(), bool(dialogs))[1], timeout=10000)
     assert str(fifo) in dialogs[-1][1] and "pipe" in dialogs[-1][1]
     assert win.controller.assessment is None and not win.controller.entries
+
+
+def test_a_hidden_tab_catches_up_when_shown_during_a_job(win, qtbot, monkeypatch):
+    import time
+
+    import numpy as np
+
+    import shrec_gui.worker as worker
+
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    real = worker.evaluate
+
+    def slow(a, run, options, progress=None, should_stop=None):
+        time.sleep(0.2)
+        return real(a, run, options, progress=progress, should_stop=should_stop)
+
+    monkeypatch.setattr(worker, "evaluate", slow)
+    c, pq = win.controller, win.per_query
+    c.set_options(EvalOptions(ranks=(7,)))
+    pq.mode.setCurrentIndex(1)
+    pq.choice.setCurrentIndex(pq.choice.findData("p@7"))
+
+    def runs_with_p7() -> int:  # columns of the per-query table with values
+        m = pq.model
+        return sum(not np.all(np.isnan(col)) for col in m._arrays)
+
+    assert runs_with_p7() == 0  # nothing scored with the new ranks yet
+    win.tabs.setCurrentWidget(win.summary)
+    c.score()
+    qtbot.waitUntil(
+        lambda: sum(e.result.options.ranks == (7,) for e in c.entries.values()) >= 2, timeout=10000
+    )
+    qtbot.wait(200)  # the coalesced refresh: the Summary shown, Per query hidden
+    assert c.busy and runs_with_p7() == 0
+    rescored = sum(e.result.options.ranks == (7,) for e in c.entries.values())
+    win.tabs.setCurrentWidget(pq)  # shown: it catches up with what is scored so far
+    assert runs_with_p7() == rescored >= 2
+    wait_idle(qtbot, win)
+    assert all(e.result.options.ranks == (7,) for e in c.entries.values())
+    assert runs_with_p7() == 7

@@ -15,6 +15,20 @@ class Tab:
     def refresh(self) -> None:
         """Show the controller's current runs and results."""
 
+    def on_changed(self) -> None:
+        """The runs or results changed: a tab not shown while a job runs
+        waits (until it is shown, or the job ends), so that the GUI thread
+        does less while the worker holds the GIL; the others refresh now."""
+        self._stale = self.controller.busy and not self.isVisible()
+        if not self._stale:
+            self.refresh()
+
+    def refresh_if_stale(self) -> None:
+        """Shown: catch up with what changed while hidden."""
+        if getattr(self, "_stale", False):
+            self._stale = False
+            self.refresh()
+
     def table(self):
         """The CopyTable that Ctrl+C copies from, or None."""
         return None

@@ -38,7 +38,7 @@ class ChecksTab(QWidget, Tab):
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
 
     def refresh(self) -> None:
         c = self.controller

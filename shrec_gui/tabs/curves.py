@@ -14,7 +14,7 @@ class CurvesTab(CurvesWidget, Tab):
     def __init__(self, controller, parent=None) -> None:
         super().__init__(parent)
         self.controller = controller
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
 
     def refresh(self) -> None:
         self.set_entries([(e.name, e.colour, e.result) for e in self.controller.readable_entries()])

@@ -36,7 +36,7 @@ class PerQueryTab(QWidget, Tab):
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
         controller.optionsChanged.connect(self.refresh)
 
     def _scored(self) -> list[tuple]:

@@ -20,7 +20,7 @@ class RankedListTab(RankedListWidget, Tab):
         self.detailRequested.connect(controller.request_detail)
         controller.detailReady.connect(self.show_detail)
         controller.detailFailed.connect(self.show_error)
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
 
     def refresh(self) -> None:
         c = self.controller

@@ -24,7 +24,7 @@ class SignificanceTab(SignificanceWidget, Tab):
         controller.comparisonReady.connect(self.set_comparison)
         controller.comparisonFailed.connect(self.show_error)
         controller.optionsChanged.connect(self._options_changed)
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
 
     def _options_changed(self, options) -> None:
         self.set_measures(options.ranks, "ap_trec_r")

@@ -54,7 +54,7 @@ class SummaryTab(QWidget, Tab):
         lay.addWidget(self.rank_label)
         lay.addWidget(self.view, 1)
         self._rebuild_columns_menu()
-        controller.changed.connect(self.refresh)
+        controller.changed.connect(self.on_changed)
         controller.optionsChanged.connect(self.set_options)
 
     def refresh(self) -> None:
