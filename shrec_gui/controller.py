@@ -46,6 +46,8 @@ class ContestController(QObject):
     sessionOpened = Signal(str, str)  # path, name
     detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
+    confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
+    confusionFailed = Signal(int, str, str)
     comparisonReady = Signal(object)
     comparisonFailed = Signal(str)
 
@@ -83,6 +85,8 @@ class ContestController(QObject):
         w.finished.connect(self._on_finished)
         w.detailReady.connect(self._on_detail_ready)
         w.detailFailed.connect(self._on_detail_failed)
+        w.confusionReady.connect(self.confusionReady)  # signal to signal: queued here
+        w.confusionFailed.connect(self.confusionFailed)
         w.comparisonReady.connect(self._on_comparison_ready)
         w.comparisonFailed.connect(self._on_comparison_failed)
 
@@ -364,6 +368,10 @@ class ContestController(QObject):
     # -- details and comparisons ------------------------------------------------------
     def request_detail(self, key: int, query_id: str) -> None:
         self.scoring.requestDetail.emit(key, query_id)
+
+    def request_confusion(self, key: int, query_class: str) -> None:
+        """First-tier classes of one class in one run (shrec_eval.confusion), in the worker."""
+        self.scoring.requestConfusion.emit(key, query_class)
 
     def _on_detail_ready(self, key, query_id, detail) -> None:
         self.detailReady.emit(key, query_id, detail)

@@ -32,6 +32,7 @@ from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
 from .tabs.curves import CurvesTab
+from .tabs.per_class import PerClassTab
 from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
@@ -79,6 +80,12 @@ class MainWindow(QMainWindow):
         self.summary = SummaryTab(c, self.prefs.summary_columns())
         self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
         self.per_query = PerQueryTab(c, lambda: self.summary.keys)
+        self.per_class = PerClassTab(c)
+        self.per_class.classSelected.connect(self.per_query.set_class_filter)
+        self.per_class.classActivated.connect(lambda _: self.tabs.setCurrentWidget(self.per_query))
+        self.per_class.exportRequested.connect(
+            lambda kind: self.exports.export_plot_dialog(kind, "class_pr")
+        )
         self.curves = CurvesTab(c)
         self.curves.exportRequested.connect(
             lambda kind: self.exports.export_plot_dialog(kind, "curves")
@@ -104,6 +111,7 @@ class MainWindow(QMainWindow):
         return [
             self.summary,
             self.per_query,
+            self.per_class,
             self.curves,
             self.ranked,
             self.checks,

@@ -237,21 +237,30 @@ class PerQueryModel(_Base):
     def query_ids(self):
         return self.entries[0][2].query_ids if self.entries else ()
 
+    @property
+    def query_classes(self):
+        """The class of each query (None without classes): the last column."""
+        return self.entries[0][2].query_classes if self.entries else None
+
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.query_ids)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         if parent.isValid() or not self.entries:
             return 0
-        if self.mode == "run":
-            return 1 + len(self.keys)
-        return 2 + len(self.entries)  # query, runs..., ranking of runs
+        n = 1 + len(self.keys) if self.mode == "run" else 2 + len(self.entries)
+        return n + (self.query_classes is not None)  # (query, runs..., ranking), class
+
+    def _class_column(self, section: int) -> bool:
+        return self.query_classes is not None and section == self.columnCount() - 1
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         if section == 0:
             return "Query"
+        if self._class_column(section):
+            return "Class"
         if self.mode == "run":
             return measure_by_key(self.keys[section - 1], self.ranks).label
         if section <= len(self.entries):
@@ -269,6 +278,15 @@ class PerQueryModel(_Base):
             if role == SORT_ROLE:
                 return natural_key(q)
             return None
+        if self._class_column(col):
+            c = self.query_classes[row]
+            return (
+                c
+                if role == Qt.ItemDataRole.DisplayRole
+                else natural_key(c)
+                if role == SORT_ROLE
+                else None
+            )
         if self.mode == "run":
             j = col - 1
             m = self._measures[j]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
+from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import ContestFileError, FileAccessError, ShrecEvalError
 from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
@@ -108,6 +109,8 @@ class ScoringWorker(QObject):
     finished = Signal(int, int)  # generation, cancelled (0 or 1)
     detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
+    confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
+    confusionFailed = Signal(int, str, str)
     comparisonReady = Signal(int, object)  # request number, Comparison
     comparisonFailed = Signal(int, str)
 
@@ -186,6 +189,20 @@ class ScoringWorker(QObject):
             return
         self.detailReady.emit(key, query_id, d)
 
+    @Slot(int, str)
+    def confusion(self, key: int, query_class: str) -> None:
+        """The classes filling the first tiers of one class's queries in one run."""
+        run = self._by_key.get(key)
+        if run is None or self._assessment is None:
+            self.confusionFailed.emit(key, query_class, "this run has not been scored")
+            return
+        try:
+            c = first_tier_confusion(self._assessment, run, query_class, self._options)
+        except Exception as exc:  # noqa: BLE001
+            self.confusionFailed.emit(key, query_class, user_message(exc))
+            return
+        self.confusionReady.emit(key, query_class, c)
+
     @Slot(int, object, object, object)
     def compare(self, request: int, results, params, stop) -> None:
         """Significance tests of scored runs (shrec_eval.stats), off the GUI thread;
@@ -210,6 +227,7 @@ class ScoringThread(QObject):
 
     submit = Signal(object)
     requestDetail = Signal(int, str)
+    requestConfusion = Signal(int, str)
     requestForget = Signal(int)
     requestComparison = Signal(int, object, object, object)
 
@@ -221,6 +239,7 @@ class ScoringThread(QObject):
         self.worker.moveToThread(self.thread)
         self.submit.connect(self.worker.run_job)
         self.requestDetail.connect(self.worker.detail)
+        self.requestConfusion.connect(self.worker.confusion)
         self.requestForget.connect(self.worker.forget)
         self.requestComparison.connect(self.worker.compare)
         self.thread.finished.connect(self.worker.deleteLater)

@@ -149,7 +149,7 @@ def test_warnings_panel_lists_data_checks(demo):
 
 
 def test_ranked_list_shows_where_relevant_items_landed(demo, qtbot, engine_results):
-    demo.tabs.setCurrentIndex(3)
+    demo.tabs.setCurrentWidget(demo.ranked)
     qtbot.waitUntil(lambda: "relevant items" in demo.ranked.info.text(), timeout=5000)
     assert demo.ranked.info.text().startswith("Query q01")
     demo.ranked.run.setCurrentIndex(demo.ranked.run.findText("LightField-200"))

@@ -1,14 +1,39 @@
 """Per-query tab: one run (queries x measures) or one measure (queries x
-runs, with each query's ranking of the runs)."""
+runs, with each query's ranking of the runs); each query's class, and a
+filter to one class (set from the Per-class tab)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QSortFilterProxyModel
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from shrec_eval.measures import expand
 
 from ..models import PerQueryModel, SortProxy
 from ..tables import CopyTable
 from . import Tab
+
+
+class ClassFilterProxy(SortProxy):
+    """The sort proxy, showing only the queries of one class when set."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.query_class: str | None = None
+
+    def set_class(self, name: str | None) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9 (invalidateFilter deprecated)
+            self.beginFilterChange()
+            self.query_class = name
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.query_class = name
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row, parent) -> bool:
+        if self.query_class is None:
+            return True
+        classes = self.sourceModel().query_classes
+        return classes is not None and classes[row] == self.query_class
 
 
 class PerQueryTab(QWidget, Tab):
@@ -19,7 +44,7 @@ class PerQueryTab(QWidget, Tab):
         self.controller = controller
         self.summary_keys = summary_keys  # callable: the measures the summary shows
         self.model = PerQueryModel(self)
-        self.proxy = SortProxy(self)
+        self.proxy = ClassFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
@@ -33,6 +58,12 @@ class PerQueryTab(QWidget, Tab):
         bar = QHBoxLayout()
         bar.addWidget(self.mode)
         bar.addWidget(self.choice, 1)
+        self.filter_label = QLabel("")
+        self.clear_filter = QPushButton("Show all classes")
+        self.clear_filter.clicked.connect(lambda: self.set_class_filter(None))
+        bar.addWidget(self.filter_label)
+        bar.addWidget(self.clear_filter)
+        self.set_class_filter(None)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
@@ -79,6 +110,13 @@ class PerQueryTab(QWidget, Tab):
             measure = choice or self.controller.default_rank_key()
             self.model.configure(entries, mode="measure", measure=measure, ranks=ranks)
         self.view.fit_columns()
+
+    def set_class_filter(self, name: str | None) -> None:
+        """Show only the queries of class ``name`` (None: every query)."""
+        self.proxy.set_class(name)
+        self.filter_label.setText(f"Class: {name}" if name else "")
+        self.filter_label.setVisible(name is not None)
+        self.clear_filter.setVisible(name is not None)
 
     def table(self) -> CopyTable:
         return self.view

@@ -1,0 +1,176 @@
+"""The Per-class tab (issue 14): class x run table equal to the engine's
+class means and averages, best run marked, sorting with the averages kept
+at the bottom, the class's PR curves, the first-tier confusion computed in
+the worker, and the Per query filter to a class."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from guitools import retire, scored_demo_window  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from shrec_eval.confusion import first_tier_confusion, item_classes  # noqa: E402
+from shrec_eval.options import AVERAGES  # noqa: E402
+
+from shrec_gui.class_models import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
+from shrec_gui.models import SORT_ROLE  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def demo(qapp):
+    w = scored_demo_window(qapp)
+    w.tabs.setCurrentWidget(w.per_class)
+    yield w
+    retire(w)
+
+
+def _results(w) -> dict:
+    return {e.name: e.result for e in w.controller.readable_entries()}
+
+
+def _choose(tab, key: str) -> None:
+    tab.measure.setCurrentIndex(tab.measure.findData(key))
+
+
+def test_cells_are_the_engine_class_means(demo):
+    tab, res = demo.per_class, _results(demo)
+    _choose(tab, "nn")
+    m = tab.model
+    names = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(2, m.columnCount())]
+    assert sorted(names) == sorted(res)
+    first = next(iter(res.values()))
+    assert m.classes == list(first.per_class)
+    assert len(m.classes) > 1
+    for r, c in enumerate(m.classes):
+        assert m.index(r, 0).data() == c and m.index(r, 0).data(CLASS_ROLE) == c
+        assert m.index(r, 1).data(SORT_ROLE) == first.per_class[c]["queries"]
+        for col, name in enumerate(names, start=2):
+            want = res[name].per_class[c]["nn"]
+            assert m.index(r, col).data(SORT_ROLE) == pytest.approx(want, abs=1e-15)
+            assert m.index(r, col).data() == f"{want:.4f}"
+    # the averages' rows are the engine's, not recomputed
+    for i, kind in enumerate(AVERAGES):
+        r = len(m.classes) + i
+        assert m.index(r, 0).data(AVERAGE_ROLE) and m.index(r, 0).data(CLASS_ROLE) is None
+        for col, name in enumerate(names, start=2):
+            want = res[name].averages[kind]["nn"]
+            assert m.index(r, col).data(SORT_ROLE) == pytest.approx(want, abs=1e-15)
+
+
+def test_best_run_per_class_is_marked(demo):
+    tab, res = demo.per_class, _results(demo)
+    _choose(tab, "ft_psb")
+    m = tab.model
+    names = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(2, m.columnCount())]
+    for r, c in enumerate(m.classes):
+        vals = {n: res[n].per_class[c]["ft_psb"] for n in names}
+        top = max(v for v in vals.values() if v is not None)
+        marked = {n for col, n in enumerate(names, start=2) if m.index(r, col).data(BEST_ROLE)}
+        assert marked == {n for n, v in vals.items() if v == top}
+        for col, n in enumerate(names, start=2):
+            brush = m.index(r, col).data(Qt.ItemDataRole.BackgroundRole)
+            assert (brush is not None) == (n in marked)
+
+
+def test_sorting_keeps_the_averages_at_the_bottom(demo):
+    tab = demo.per_class
+    _choose(tab, "nn")
+    p = tab.proxy
+    n_classes = len(tab.model.classes)
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        tab.view.sortByColumn(2, order)
+        flags = [bool(p.index(r, 0).data(AVERAGE_ROLE)) for r in range(p.rowCount())]
+        assert flags == [False] * n_classes + [True] * len(AVERAGES)
+        vals = [p.index(r, 2).data(SORT_ROLE) for r in range(n_classes)]
+        assert vals == sorted(vals, reverse=order == Qt.SortOrder.DescendingOrder)
+    tab.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+
+
+def test_class_pr_curves_are_class_means_of_the_query_curves(demo):
+    tab, res = demo.per_class, _results(demo)
+    c = tab.model.classes[1]
+    tab.select_class(c)
+    curves = tab.class_curves()
+    assert len(curves) == len(res)
+    for name, _, x, y in curves:
+        r = res[name]
+        rows = [q for q, k in enumerate(r.query_classes) if k == c and r.included[q]]
+        want = np.nanmean(r.curves["pr"].per_query[rows], axis=0)
+        np.testing.assert_allclose(y, want[~np.isnan(want)], atol=1e-12)
+        np.testing.assert_allclose(x, r.curves["pr"].x[~np.isnan(want)])
+
+
+def test_clicking_a_class_filters_per_query(demo, qtbot):
+    tab, pq = demo.per_class, demo.per_query
+    c = tab.model.classes[2]
+    tab.select_class(c)
+    assert pq.proxy.query_class == c
+    m = pq.model
+    col = m.columnCount() - 1
+    assert m.headerData(col, Qt.Orientation.Horizontal) == "Class"
+    shown = [pq.proxy.index(r, col).data() for r in range(pq.proxy.rowCount())]
+    want = [k for k in m.query_classes if k == c]
+    assert shown == want and 0 < len(shown) < m.rowCount()
+    pq.clear_filter.click()
+    assert pq.proxy.rowCount() == m.rowCount()
+
+
+def test_first_tier_confusion_equals_a_hand_count(demo, qtbot):
+    tab = demo.per_class
+    c = tab.model.classes[0]
+    tab.run.setCurrentIndex(1)
+    key = tab.run.currentData()
+    with qtbot.waitSignal(demo.controller.confusionReady, timeout=10000):
+        tab.select_class(c)
+    got = tab.confusion.confusion
+    assert got.query_class == c and got.run_name == tab.run.currentText()
+    # the hand count: the first R items of each query's list, R = its relevant items
+    worker = demo.controller.scoring.worker
+    a, run = worker._assessment, worker._by_key[key]
+    assert got == first_tier_confusion(a, run, c)
+    cls = item_classes(a)
+    res = _results(demo)[tab.run.currentText()]
+    from shrec_eval import query_detail
+
+    hand: dict = {}
+    slots = 0
+    for q, k in zip(a.query_ids, a.query_classes):
+        if k != c:
+            continue
+        d = query_detail(a, run, q)
+        tier = d.ch + d.cm
+        slots += tier
+        for i in d.item_indices[:tier]:
+            hand[cls[i]] = hand.get(cls[i], 0) + 1
+    assert res is not None and got.slots == slots
+    assert {k: v for k, v in got.counts.items() if not k.startswith("(")} == hand
+    m = tab.confusion
+    rows = {m.index(r, 0).data(): m.index(r, 1).data(SORT_ROLE) for r in range(m.rowCount())}
+    assert rows == got.counts
+    shares = [m.index(r, 2).data(SORT_ROLE) for r in range(m.rowCount())]
+    assert sum(shares) == pytest.approx(1.0)
+
+
+def test_models_pass_qtmodeltester(demo, qtmodeltester):
+    qtmodeltester.check(demo.per_class.model)
+    qtmodeltester.check(demo.per_class.confusion)
+    qtmodeltester.check(demo.per_query.model)
+
+
+def test_screenshots_light_and_dark(demo, qtbot):
+    """The tab as a user sees it (written for the issue note; not compared)."""
+    tab = demo.per_class
+    demo.resize(1500, 900)
+    _choose(tab, "ft_psb")
+    with qtbot.waitSignal(demo.controller.confusionReady, timeout=10000):
+        tab.select_class(tab.model.classes[0])
+    for dark in (False, True):
+        demo.set_dark(dark)
+        tab.heatmap.setChecked(dark)
+        img = demo.grab()
+        assert img.width() > 0
+        img.save(f"/tmp/perclass/per-class-{'dark' if dark else 'light'}.png")
+    demo.set_dark(False)
+    tab.heatmap.setChecked(False)
