@@ -123,7 +123,7 @@ def test_per_query_views(demo, engine_results):
         assert m.index(r, col).data(SORT_ROLE) == pytest.approx(ref.column("adr")[r])
     demo.per_query.mode.setCurrentIndex(1)
     demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findData("adr"))
-    assert m.mode == "measure" and m.columnCount() == 2 + 7
+    assert m.mode == "measure" and m.columnCount() == 2 + 7 + 1  # query, runs, ranking, class
     for r in range(30):
         ranking = m.index(r, 8).data().split(" > ")
         vals = {n: res.column("adr")[r] for n, res in engine_results.items()}
