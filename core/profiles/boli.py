@@ -78,4 +78,5 @@ PROFILE = Profile(
     empty_levels_zero=("pr",),
     native=native,
     native_files=OWN_FILES,
+    headline=COLUMNS + ("ap_boli", "ap_trec_r"),
 )

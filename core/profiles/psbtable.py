@@ -193,4 +193,5 @@ PROFILE = Profile(
     },
     native=native,
     native_files=("micro.txt", "macro.txt", "class.txt", "model.txt"),
+    headline=COLUMNS,
 )

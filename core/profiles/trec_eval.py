@@ -49,4 +49,5 @@ PROFILE = Profile(
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
+    rank_key="ap_trec_r",
 )
