@@ -15,10 +15,12 @@ Rules, the same for every file size:
 * a line whose first token starts with ``#`` is a comment when the format
   has comments.
 
-Work is done a chunk of whole lines at a time with ``bytes.split`` and numpy
-(no Python loop per token): :func:`chunks` cuts the data, :func:`tokenize`
-returns each content line's field count, line number and token offsets, so
-that a reader checks the field count of every line at once.
+Work is done a chunk of whole lines at a time with numpy (no Python object
+or loop per token): :func:`chunks` cuts the data, :func:`tokenize` returns
+each content line's field count, line number and token offsets, so that a
+reader checks the field count of every line at once; numbers and ids are
+read from the bytes by :mod:`.numparse`, exactly as ``float()``/``int()``
+and ``bytes.split()`` would.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import compress
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import FormatError
+from .numparse import parse_floats, parse_ints, unique_tokens
 
 BOM = b"\xef\xbb\xbf"
 WHITESPACE = b" \t\n\r\x0b\x0c"
@@ -44,16 +47,45 @@ CHUNK = 1 << 24
 
 @dataclass
 class Lines:
-    """The content lines of a chunk: ``tokens`` in order, and per line its
-    field ``count``, its 1-based line ``number`` and the index of its first
-    token (``start``); ``offsets`` are the byte offsets of the tokens."""
+    """The content lines of a chunk: per line its field ``count``, its
+    1-based line ``number`` and the index of its first token (``start``);
+    ``offsets`` and ``ends`` are the byte offsets where the tokens start and
+    end.  No Python object is made per token unless asked for
+    (:attr:`tokens`, :meth:`field`)."""
 
     data: bytes
-    tokens: list[bytes]
     offsets: np.ndarray
+    ends: np.ndarray
     count: np.ndarray
     number: np.ndarray
     start: np.ndarray
+
+    @cached_property
+    def buffer(self) -> np.ndarray:
+        return np.frombuffer(self.data, dtype=np.uint8)
+
+    @cached_property
+    def tokens(self) -> list[bytes]:
+        """Every token as bytes (small files only: one object per token)."""
+        d = self.data
+        return [d[a:b] for a, b in zip(self.offsets.tolist(), self.ends.tolist())]
+
+    def bounds(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end offsets of field ``k`` of every line."""
+        w = self.width
+        idx = slice(k, None, w) if w is not None else self.start + k
+        return self.offsets[idx], self.ends[idx]
+
+    def token(self, i: int, k: int) -> bytes:
+        """Field ``k`` of line ``i`` as bytes."""
+        j = int(self.start[i]) + k
+        return self.data[int(self.offsets[j]) : int(self.ends[j])]
+
+    def unique(self, k: int) -> tuple[list[bytes], np.ndarray]:
+        """The distinct tokens of field ``k`` in order of first occurrence,
+        and for every line the index of its token among them."""
+        a, b = self.bounds(k)
+        return unique_tokens(self.data, self.buffer, a, b)
 
     def __len__(self) -> int:
         return int(self.count.size)
@@ -66,11 +98,9 @@ class Lines:
 
     def field(self, k: int) -> list[bytes]:
         """Field ``k`` (0-based) of every line (every line has more than k)."""
-        w = self.width
-        if w is not None:
-            return self.tokens[k::w]
-        toks = self.tokens
-        return [toks[i] for i in (self.start + k).tolist()]
+        a, b = self.bounds(k)
+        d = self.data
+        return [d[x:y] for x, y in zip(a.tolist(), b.tolist())]
 
     def text(self, i: int) -> str:
         """Line ``i`` (content-line index) as text, for messages."""
@@ -159,7 +189,9 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
     begins = ~ws
     begins[1:] &= ws[:-1]
     offsets = np.flatnonzero(begins)
-    tokens = data.split()
+    stops = ~ws
+    stops[:-1] &= ws[1:]
+    ends = np.flatnonzero(stops) + 1
     newlines = np.flatnonzero(a == 10)
     line_of = np.searchsorted(newlines, offsets)
     new = np.ones(offsets.size, dtype=bool)
@@ -170,14 +202,13 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
         comment = a[offsets[starts]] == ord("#")
         if comment.any():
             keep = np.repeat(~comment, counts)
-            tokens = list(compress(tokens, keep.tolist()))
-            offsets, line_of = offsets[keep], line_of[keep]
+            offsets, ends, line_of = offsets[keep], ends[keep], line_of[keep]
             starts, counts = starts[~comment], counts[~comment]
             starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if counts.size else starts
     return Lines(
         data,
-        tokens,
         offsets,
+        ends,
         counts.astype(np.int64),
         line_of[starts].astype(np.int64) + first_line if starts.size else np.zeros(0, np.int64),
         starts.astype(np.int64),
@@ -200,48 +231,46 @@ def check_counts(path, lines: Lines, low: int, high: int | None, expected: str) 
 
 
 def floats(path, lines: Lines, k: int, what: str) -> np.ndarray:
-    """Field ``k`` of every line as float64; an error naming the first
-    token that is not a number."""
-    toks = lines.field(k)
-    try:
-        return np.fromiter(map(float, toks), np.float64, len(toks))
-    except ValueError:
-        pass
-    for i, t in enumerate(toks):
-        try:
-            float(t)
-        except ValueError:
-            raise FormatError(
-                path,
-                f"{what} must be a number",
-                line=int(lines.number[i]),
-                column=lines.column(i, k),
-                token=decode_token(t),
-            ) from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    """Field ``k`` of every line as float64, bit for bit what ``float()``
+    gives (plain spellings parsed with numpy, the others by ``float()``); an
+    error naming the first token that is not a number."""
+    a, b = lines.bounds(k)
+    values, done = parse_floats(lines.buffer, a, b)
+    return _fallback(path, lines, k, values, done, float, f"{what} must be a number")
 
 
 def integers(path, lines: Lines, k: int, what: str) -> np.ndarray:
-    """Field ``k`` of every line as int64 (whole numbers only)."""
-    toks = lines.field(k)
-    try:
-        return np.fromiter(map(int, toks), np.int64, len(toks))
-    except (ValueError, OverflowError):
-        pass
-    for i, t in enumerate(toks):
+    """Field ``k`` of every line as int64 (whole numbers only, as ``int()``
+    reads them)."""
+    a, b = lines.bounds(k)
+    values, done = parse_ints(lines.buffer, a, b)
+    return _fallback(path, lines, k, values, done, _int64, f"{what} must be a whole number")
+
+
+def _int64(raw: bytes) -> int:
+    v = int(raw)
+    if not -(2**63) <= v < 2**63:
+        raise OverflowError
+    return v
+
+
+def _fallback(path, lines: Lines, k: int, values, done, parse, message: str) -> np.ndarray:
+    """Parse the tokens the vectorised path left (``~done``) one by one;
+    an error naming the first one ``parse`` refuses."""
+    rest = np.flatnonzero(~done)
+    for i in rest.tolist():
+        raw = lines.token(i, k)
         try:
-            v = int(t)
-            if not -(2**63) <= v < 2**63:
-                raise OverflowError
+            values[i] = parse(raw)
         except (ValueError, OverflowError):
             raise FormatError(
                 path,
-                f"{what} must be a whole number",
+                message,
                 line=int(lines.number[i]),
                 column=lines.column(i, k),
-                token=decode_token(t),
+                token=decode_token(raw),
             ) from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    return values
 
 
 def read_lines(source, what: str, *, comments: bool = False) -> Lines:

@@ -78,8 +78,8 @@ class _Codes(dict):
         self[raw] = code
         return code
 
-    def codes(self, tokens: list[bytes]) -> np.ndarray:
-        return np.fromiter(map(self.__getitem__, tokens), np.int64, len(tokens))
+    def codes(self, lines, k: int) -> np.ndarray:
+        return _codes(self, lines, k)
 
 
 class _Index(dict):
@@ -90,8 +90,16 @@ class _Index(dict):
         code = self[raw] = len(self)
         return code
 
-    def codes(self, tokens: list[bytes]) -> np.ndarray:
-        return np.fromiter(map(self.__getitem__, tokens), np.int64, len(tokens))
+    def codes(self, lines, k: int) -> np.ndarray:
+        return _codes(self, lines, k)
+
+
+def _codes(table: dict, lines, k: int) -> np.ndarray:
+    """The code in ``table`` of field ``k`` of every line: each distinct
+    token looked up once, in order of first occurrence."""
+    raw, inverse = lines.unique(k)
+    per_token = np.fromiter(map(table.__getitem__, raw), np.int64, len(raw))
+    return per_token[inverse]
 
 
 def _text_of(src, what: str) -> bytes:
@@ -100,8 +108,11 @@ def _text_of(src, what: str) -> bytes:
     return data
 
 
-def _quoted(tokens: list[bytes]) -> int:
-    return sum(1 for t in tokens if t[:1] == b'"' or t[-1:] == b'"')
+def _quoted(lines, k: int) -> int:
+    """How many tokens of field ``k`` start or end with a double quote."""
+    a, b = lines.bounds(k)
+    buf = lines.buffer
+    return int(((buf[a] == 34) | (buf[b - 1] == 34)).sum())
 
 
 def read_qrels(
@@ -135,13 +146,12 @@ def read_qrels(
                 f"the relevance grade is too large (at most {MAX_GRADE})",
                 line=int(lines.number[i]),
                 column=lines.column(i, 3),
-                token=decode_token(lines.field(3)[i]),
+                token=decode_token(lines.token(i, 3)),
             )
-        qt, dt = lines.field(0), lines.field(2)
         if b'"' in chunk:
-            quoted += _quoted(qt) + _quoted(dt)
-        q_parts.append(qc.codes(qt))
-        d_parts.append(dc.codes(dt))
+            quoted += _quoted(lines, 0) + _quoted(lines, 2)
+        q_parts.append(qc.codes(lines, 0))
+        d_parts.append(dc.codes(lines, 2))
         g_parts.append(grades)
         n_parts.append(lines.number)
     if not q_parts or not sum(p.size for p in q_parts):
@@ -266,19 +276,18 @@ def read_trec_run(
         lines = tokenize(chunk, first, comments=True)
         check_counts(path, lines, 6, None, RUN_FIELDS)
         sims = floats(path, lines, 4, "the score (5th field)")
-        docs = lines.field(2)
         extra = np.flatnonzero(lines.count > 6)
         if extra.size:
             n_extra += int(extra.size)
             extra_lines.extend(lines.number[extra[:MAX_EXAMPLES]].tolist())
         if b'"' in chunk:
-            quoted += _quoted(lines.field(0)) + _quoted(docs)
-        parts["q"].append(qc.codes(lines.field(0)))
-        parts["d"].append(dc.codes(docs))
-        parts["raw"].append(raw_docs.codes(docs) if trec_order else np.zeros(0, np.int64))
+            quoted += _quoted(lines, 0) + _quoted(lines, 2)
+        parts["q"].append(qc.codes(lines, 0))
+        parts["d"].append(dc.codes(lines, 2))
+        parts["raw"].append(raw_docs.codes(lines, 2) if trec_order else np.zeros(0, np.int64))
         parts["s"].append(sims)
         parts["n"].append(lines.number)
-        rc.codes(lines.field(5))
+        rc.codes(lines, 5)
     if not parts["q"] or not sum(p.size for p in parts["q"]):
         raise FormatError(
             path,
