@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -22,9 +23,24 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
 )
-from shrec_eval.options import EvalOptions
+from shrec_eval.options import AVERAGES, MAX_BETA, PROFILES, EvalOptions
 from shrec_eval.readers import RANKLIST_VARIANTS
 from shrec_eval.values import parse_ranks
+
+#: one line each for the Options dialog (README, Profiles; ../shared/spec/profiles.md)
+PROFILE_TEXT = {
+    "shrec": "measures.md as written (the default)",
+    "boli": "SHREC sketch / image toolkits (MATLAB)",
+    "psbtable": "Princeton Shape Benchmark psbTable",
+    "shapenet17": "SHREC 2016/2017 ShapeNet Core55 (Node.js)",
+    "trec_eval": "NIST trec_eval",
+}
+AVERAGE_TEXT = {
+    "micro": "over queries",
+    "macro": "over classes (mean of class means)",
+    "proportional": "queries weighted by their relevant count",
+    "reciprocal": "queries weighted by 1 / relevant count",
+}
 
 
 class OptionsDialog(QDialog):
@@ -54,6 +70,21 @@ class OptionsDialog(QDialog):
         self.size.setRange(0, 2_000_000_000)
         self.size.setSpecialValueText("from the assessment")
         self.size.setValue(options.collection_size or 0)
+        self.profile = QComboBox()
+        for name in PROFILES:
+            self.profile.addItem(f"{name}: {PROFILE_TEXT[name]}", name)
+        self.profile.setCurrentIndex(self.profile.findData(options.profile))
+        self.average = QComboBox()
+        for name in AVERAGES:
+            self.average.addItem(f"{name}: {AVERAGE_TEXT[name]}", name)
+        self.average.setCurrentIndex(self.average.findData(options.average))
+        self.f_beta = QDoubleSpinBox()
+        self.f_beta.setDecimals(3)
+        self.f_beta.setRange(0.001, MAX_BETA)
+        self.f_beta.setValue(options.f_beta)
+        f.addRow("Evaluator profile:", self.profile)
+        f.addRow("Run mean (averaging):", self.average)
+        f.addRow("F-measure weight beta:", self.f_beta)
         f.addRow("Ranks K of the @K measures:", self.ranks)
         f.addRow("Curve length (ranks):", self.curve)
         f.addRow("Precision-recall levels:", self.levels)
@@ -71,6 +102,7 @@ class OptionsDialog(QDialog):
     def options(self) -> EvalOptions:
         """The options shown (the others, e.g. the profile, as they were);
         OptionsError when the ranks are not a list of whole numbers."""
+        profile = self.profile.currentData()
         return replace(
             self.base,
             ranks=parse_ranks(self.ranks.text()),
@@ -80,6 +112,11 @@ class OptionsDialog(QDialog):
             remove_self=self.remove_self.isChecked(),
             psb_class_cutoff=self.cutoff.isChecked(),
             collection_size=self.size.value() or None,
+            profile=profile,
+            average=self.average.currentData(),
+            f_beta=self.f_beta.value(),
+            # trec_eval's -c belongs to that profile only (EvalOptions refuses it elsewhere)
+            complete_queries=self.base.complete_queries and profile == "trec_eval",
         )
 
 

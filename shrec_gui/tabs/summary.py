@@ -91,7 +91,9 @@ class SummaryTab(QWidget, Tab):
             self._ranked_for = c.assessment
         text = (
             f"Ranked by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
-            "is better, as <tt>shrec-eval evaluate</tt> ranks them"
+            f"is better ({c.options.average} mean, profile <b>{c.options.profile}</b>), as "
+            f"<tt>shrec-eval evaluate --profile {c.options.profile} --average "
+            f"{c.options.average}</tt> ranks them"
             + ("" if key in self.keys else " (add its column to sort by it)")
             + "."
         )
