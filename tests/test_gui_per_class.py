@@ -169,6 +169,7 @@ def test_screenshots_light_and_dark(demo, qtbot):
     for dark in (False, True):
         demo.set_dark(dark)
         tab.heatmap.setChecked(dark)
+        qtbot.wait(50)  # the palette change reaches the widgets
         img = demo.grab()
         assert img.width() > 0
         img.save(f"/tmp/perclass/per-class-{'dark' if dark else 'light'}.png")

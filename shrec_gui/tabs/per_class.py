@@ -25,6 +25,10 @@ from ..tables import CopyTable
 from . import Tab
 
 
+def _queries(n: int) -> str:
+    return f"{n} {'query' if n == 1 else 'queries'}"
+
+
 class PerClassTab(QWidget, Tab):
     title = "Per class"
 
@@ -68,6 +72,8 @@ class PerClassTab(QWidget, Tab):
         cproxy.setSourceModel(self.confusion)
         self.confusion_view = CopyTable()
         self.confusion_view.setModel(cproxy)
+        self.confusion_view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # most items first
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.confusion_note = QLabel("")
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
@@ -163,7 +169,7 @@ class PerClassTab(QWidget, Tab):
         self.current_class = name
         n = self.model.counts[self.model.classes.index(name)] if name else 0
         self.class_label.setText(
-            f"Class {name} ({n} queries): precision-recall, mean over its queries"
+            f"Class {name} ({_queries(n)}): precision-recall, mean over its queries"
             if name
             else "Click a class in the table."
         )
@@ -219,7 +225,7 @@ class PerClassTab(QWidget, Tab):
         own = confusion.counts.get(query_class, 0)
         share = f"{100 * own / confusion.slots:.1f} %" if confusion.slots else "—"
         self.confusion_note.setText(
-            f"{confusion.queries} queries of {query_class}, {confusion.slots} first-tier "
+            f"{_queries(confusion.queries)} of {query_class}, {confusion.slots} first-tier "
             f"places (R = relevant items per query): {share} hold {query_class}"
         )
         self.confusion_view.fit_columns()
