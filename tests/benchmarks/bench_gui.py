@@ -112,6 +112,9 @@ def main(argv=None) -> None:
     timer.setInterval(5)
     timer.timeout.connect(beat)
     first_curves = []
+    # the Curves tab shown (hidden tabs wait for the end of a job): the
+    # curves fill in run by run, the heaviest refresh of the window
+    w.tabs.setCurrentWidget(w.curves)
     orig = w.curves.set_entries
 
     def watch(entries):
