@@ -50,6 +50,7 @@ class ContestController(QObject):
     confusionFailed = Signal(int, str, str)
     comparisonReady = Signal(object)
     comparisonFailed = Signal(str)
+    formatAsked = Signal(int, str, object)  # run key, path, candidate formats
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +83,7 @@ class ContestController(QObject):
         w.progress.connect(self._on_progress)
         w.runScored.connect(self._on_run_scored)
         w.runFailed.connect(self._on_run_failed)
+        w.runAmbiguous.connect(self._on_run_ambiguous)
         w.finished.connect(self._on_finished)
         w.detailReady.connect(self._on_detail_ready)
         w.detailFailed.connect(self._on_detail_failed)
@@ -336,6 +338,26 @@ class ContestController(QObject):
         e.error, e.result = message, None  # kept (a session still lists it; F5 tries again)
         self._failures.append(message)
         self._changed_soon()
+
+    def _on_run_ambiguous(self, gen, key, message, candidates) -> None:
+        """A run that fits several formats: kept unread (Data checks quote the
+        reader) and the window asks which format (``choose_run_format``)."""
+        if self._current(gen):
+            self._queue_done += 1
+        e = self.entries.get(key)
+        if e is None:
+            return
+        e.error, e.result = message, None
+        self._changed_soon()
+        self.formatAsked.emit(key, str(e.source.path), tuple(candidates))
+
+    def choose_run_format(self, key: int, fmt: str) -> None:
+        """Read a run again with the format the user chose."""
+        e = self.entries.get(key)
+        if e is None:
+            return
+        e.source = replace(e.source, format=fmt)
+        self._start(Job([(key, e.source)], self.options), f"Reading {e.name} as {fmt}…")
 
     def _changed_soon(self) -> None:
         """Results arriving close together are shown in one refresh."""

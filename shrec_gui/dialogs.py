@@ -1,4 +1,5 @@
-"""Dialogs: scoring options, the reader options a file needs, and About."""
+"""Dialogs: scoring options, the reader options a file needs, the format of
+a run that fits several, and About."""
 
 from __future__ import annotations
 
@@ -19,12 +20,13 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QInputDialog,
     QLineEdit,
     QPushButton,
     QSpinBox,
 )
 from shrec_eval.options import AVERAGES, MAX_BETA, PROFILES, EvalOptions
-from shrec_eval.readers import RANKLIST_VARIANTS
+from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
 #: one line each for the Options dialog (README, Profiles; ../shared/spec/profiles.md)
@@ -188,6 +190,22 @@ class ReaderDialog(QDialog):
         if self.kind == "trec":
             return {"trec_order": self.trec_order.isChecked()}
         return {}
+
+
+def ask_run_format(parent, path: str, candidates) -> str | None:
+    """Which format a run that fits several is (None: the user cancelled)."""
+    items = [f"{k}: {RUN_FORMATS.get(k, k)}" for k in candidates]
+    text, ok = QInputDialog.getItem(
+        parent,
+        "Which format?",
+        f"{Path(path).name} fits several formats. Read it as:",
+        items,
+        0,
+        False,
+    )
+    if not ok or text not in items:
+        return None
+    return candidates[items.index(text)]
 
 
 def about_text() -> str:

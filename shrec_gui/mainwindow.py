@@ -26,7 +26,7 @@ from shrec_eval.options import OptionsError
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .controller import ContestController
-from .dialogs import OptionsDialog, ReaderDialog, about_text
+from .dialogs import OptionsDialog, ReaderDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
         c.sessionOpened.connect(self._on_session_opened)
+        c.formatAsked.connect(self._on_format_asked)
         self.exports = ExportActions(self)
         self._build_tabs()
         self._build_status()
@@ -234,6 +235,15 @@ class MainWindow(QMainWindow):
         self.errors.append(text)
         if not self.quiet:
             QMessageBox.warning(self, title, text)
+
+    def _on_format_asked(self, key: int, path: str, candidates) -> None:
+        """A run fits several formats: ask which, and read it again so."""
+        if self.quiet:
+            self.errors.append(f"{path}: fits {', '.join(candidates)}")
+            return
+        fmt = ask_run_format(self, path, candidates)
+        if fmt is not None:
+            self.controller.choose_run_format(key, fmt)
 
     def _on_file_used(self, path: str, recent: bool) -> None:
         self.prefs.remember_folder(path)

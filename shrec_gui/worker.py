@@ -19,7 +19,12 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
 from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.errors import ContestFileError, FileAccessError, ShrecEvalError
+from shrec_eval.errors import (
+    AmbiguousFormatError,
+    ContestFileError,
+    FileAccessError,
+    ShrecEvalError,
+)
 from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
 from shrec_eval.formats.source import KINDS
 from shrec_eval.readers import classify_path, sniff
@@ -106,6 +111,7 @@ class ScoringWorker(QObject):
     progress = Signal(int, int, int, int)  # generation, run key, done, total
     runScored = Signal(int, int, object, object)  # generation, run key, RunResult, Run
     runFailed = Signal(int, int, str)  # generation, run key, message
+    runAmbiguous = Signal(int, int, str, object)  # generation, run key, message, formats
     finished = Signal(int, int)  # generation, cancelled (0 or 1)
     detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
@@ -167,6 +173,9 @@ class ScoringWorker(QObject):
                 except Cancelled:
                     cancelled = True
                     break
+                except AmbiguousFormatError as exc:  # the user is asked which format
+                    self.runAmbiguous.emit(gen, key, user_message(exc), exc.candidates)
+                    continue
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     if not isinstance(exc, (ShrecEvalError, OSError)):
                         traceback.print_exc()

@@ -1,5 +1,6 @@
 """Polish of the app (issue 14): the profile, averaging and F-beta in
-Scoring > Options, carried by sessions and named in the Summary."""
+Scoring > Options, carried by sessions and named in the Summary; a run that
+fits several formats makes the app ask which (issue 11)."""
 
 import pytest
 
@@ -7,9 +8,11 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import wait_idle  # noqa: E402
-from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
-from shrec_eval.contest import Contest  # noqa: E402
+from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox  # noqa: E402
+from shrec_eval import evaluate  # noqa: E402
+from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
+from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
@@ -89,3 +92,55 @@ def test_profile_is_scored_named_and_saved(win, qtbot, monkeypatch, tmp_path):
     assert win.controller.save_session(str(path))
     o = Contest.read(path).options
     assert (o.profile, o.average, o.f_beta) == ("psbtable", "macro", 2.0)
+
+
+SIX_CLA = "PSB 1\n2 6\na 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n"
+#: every line a TREC line with one run tag, and a 6 x 6 matrix of numbers (repro d07)
+AMBIGUOUS = "".join(
+    f"{i} 0 {j} 1 {k}.5 7\n" for i, j, k in zip(range(6), (1, 0, 4, 5, 3, 2), range(6))
+)
+
+
+def test_a_run_of_two_formats_is_read_as_the_user_chooses(
+    win, qtbot, monkeypatch, dialogs, tmp_path
+):
+    (tmp_path / "six.cla").write_text(SIX_CLA)
+    (tmp_path / "amb.txt").write_text(AMBIGUOUS)
+    asked = []
+
+    def choose(parent, title, label, items, current, editable):
+        asked.append((label, list(items)))
+        return next(i for i in items if i.startswith("ascii-matrix")), True
+
+    monkeypatch.setattr(QInputDialog, "getItem", choose)
+    win.controller.open_assessment(AssessmentSource(str(tmp_path / "six.cla")))
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=30000)
+    win.controller.add_runs([RunSource(str(tmp_path / "amb.txt"))])
+    qtbot.waitUntil(
+        lambda: any(e.result is not None for e in win.controller.entries.values()), timeout=30000
+    )
+    wait_idle(qtbot, win, 1)
+    assert len(asked) == 1 and "amb.txt" in asked[0][0]
+    assert sorted(i.split(":")[0] for i in asked[0][1]) == ["ascii-matrix", "trec"]
+    assert dialogs == []  # asked, not told to use --run-format
+    (e,) = win.controller.entries.values()
+    assert e.source.format == "ascii-matrix" and e.error is None
+    a = load_assessment(tmp_path / "six.cla")
+    ref = evaluate(a, load_run(tmp_path / "amb.txt", a, format="ascii-matrix"))
+    assert e.result.mean("nn") == ref.mean("nn") and e.result.mean("adr") == ref.mean("adr")
+    assert win.controller.contest().runs[0].format == "ascii-matrix"  # a session keeps it
+
+
+def test_a_run_of_two_formats_stays_unread_when_the_user_cancels(
+    win, qtbot, monkeypatch, dialogs, tmp_path
+):
+    (tmp_path / "six.cla").write_text(SIX_CLA)
+    (tmp_path / "amb.txt").write_text(AMBIGUOUS)
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a: ("", False))
+    win.controller.open_assessment(AssessmentSource(str(tmp_path / "six.cla")))
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=30000)
+    win.controller.add_runs([RunSource(str(tmp_path / "amb.txt"))])
+    qtbot.waitUntil(lambda: any(e.error for e in win.controller.entries.values()), timeout=30000)
+    wait_idle(qtbot, win)
+    (e,) = win.controller.entries.values()
+    assert e.result is None and "several formats" in e.error and dialogs == []
