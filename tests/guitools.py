@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import time
 
+# imported once here, before any test starts the worker thread: a hang was
+# seen once when the worker (significance tests) and another thread imported
+# scipy at the same moment
+import scipy.stats  # noqa: F401
+
 from shrec_gui.mainwindow import MainWindow, app_settings
 
 

@@ -383,9 +383,18 @@ def test_a_superseded_assessment_is_not_adopted(fresh, qtbot):
     fresh.controller.open_assessment(
         AssessmentSource(str(DEMO / "target.cla"), queries=str(DEMO / "queries.cla"), graded=True)
     )
-    wait_idle(qtbot, fresh, 7)
-    assert fresh.controller.assessment.n_queries == 30
-    assert all(len(e.result.query_ids) == 30 for e in fresh.controller.entries.values())
+
+    def adopted() -> bool:  # the condition itself, not a guess of how long it takes
+        c = fresh.controller
+        return (
+            c.idle()
+            and c.assessment.n_queries == 30
+            and len(c.entries) == 7
+            and all(e.result is not None for e in c.entries.values())
+            and all(len(e.result.query_ids) == 30 for e in c.entries.values())
+        )
+
+    qtbot.waitUntil(adopted, timeout=60000)
     assert not fresh.errors
 
 
