@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.per_class.classSelected.connect(self.per_query.set_class_filter)
         self.per_class.classActivated.connect(lambda _: self.tabs.setCurrentWidget(self.per_query))
         self.per_class.exportRequested.connect(
-            lambda kind: self.exports.export_plot_dialog(kind, "class_pr")
+            lambda which, kind: self.exports.export_plot_dialog(kind, which)
         )
         self.curves = CurvesTab(c)
         self.curves.exportRequested.connect(

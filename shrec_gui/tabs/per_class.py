@@ -13,11 +13,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 from shrec_eval.measures import CURVES, expand
 
+from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
 from ..models import SortProxy
 from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
@@ -34,7 +36,7 @@ class PerClassTab(QWidget, Tab):
 
     classSelected = Signal(str)  # a class clicked in the table
     classActivated = Signal(str)  # a class double-clicked: show its queries
-    exportRequested = Signal(str)  # "figure" or "csv" of the class's PR curves
+    exportRequested = Signal(str, str)  # plot ("class_pr", "class_heatmap"), "figure" or "csv"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(parent)
@@ -77,8 +79,12 @@ class PerClassTab(QWidget, Tab):
         self.confusion_note = QLabel("")
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
-        for b in export_buttons(self.exportRequested.emit):
+        for b in export_buttons(lambda kind: self.exportRequested.emit(self.shown_plot(), kind)):
             plot_bar.addWidget(b)
+        self.heat = ClassHeatmap()
+        self.plots = QTabWidget()
+        self.plots.addTab(self.plot, "Class precision-recall")
+        self.plots.addTab(self.heat, "Heatmap (all classes)")
         run_bar = QHBoxLayout()
         run_bar.addWidget(QLabel("First tier in run:"))
         run_bar.addWidget(self.run, 1)
@@ -86,7 +92,7 @@ class PerClassTab(QWidget, Tab):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(plot_bar)
-        rl.addWidget(self.plot, 3)
+        rl.addWidget(self.plots, 3)
         rl.addLayout(run_bar)
         rl.addWidget(self.confusion_note)
         rl.addWidget(self.confusion_view, 2)
@@ -143,7 +149,12 @@ class PerClassTab(QWidget, Tab):
             if with_classes or not scored
             else "This assessment has no query classes: nothing to show per class."
         )
+        self.heat.set_model(self.model)
         self.view.fit_columns()
+
+    def shown_plot(self) -> str:
+        """Which plot the export buttons export: the one shown."""
+        return "class_heatmap" if self.plots.currentWidget() is self.heat else "class_pr"
 
     # -- one class ------------------------------------------------------------------------
     def _clicked(self, index) -> None:
@@ -242,10 +253,11 @@ class PerClassTab(QWidget, Tab):
         return f"per-class-{self.measure.currentData()}.csv"
 
     def plot_items(self) -> dict:
-        return {"class_pr": self.plot.getPlotItem()}
+        return {"class_pr": self.plot.getPlotItem(), "class_heatmap": self.heat.getPlotItem()}
 
     def set_dark(self, dark: bool) -> None:
         self.model.dark = self.confusion.dark = dark
         set_widget_theme(self.plot, dark)
+        set_widget_theme(self.heat, dark)
         self.view.viewport().update()
         self.confusion_view.viewport().update()
