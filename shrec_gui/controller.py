@@ -59,6 +59,7 @@ class ContestController(QObject):
         self.assessment = None
         self.entries: dict[int, RunEntry] = {}
         self.session_path: str | None = None
+        self._saved_state = None  # what was last opened from or written to a session
         self._next_key = 1
         self._pending: dict | None = None
         self._failures: list[str] = []
@@ -122,6 +123,14 @@ class ContestController(QObject):
 
     def default_rank_key(self) -> str:
         return default_rank_key(self.assessment)
+
+    def _state(self) -> tuple:
+        """What a session keeps: the assessment, the runs and the options."""
+        return (self.assessment_source, tuple(self.run_sources()), self.options)
+
+    def unsaved(self) -> bool:
+        """An assessment is open and differs from the session last opened or saved."""
+        return self.assessment_source is not None and self._state() != self._saved_state
 
     def set_options(self, options: EvalOptions) -> None:
         """New engine options (the runs are scored with them on F5)."""
@@ -249,6 +258,7 @@ class ContestController(QObject):
             self.problem.emit("Cannot write the file", user_message(exc, path))
             return False
         self.session_path = path
+        self._saved_state = self._state()
         self.fileUsed.emit(path, True)
         self.status.emit(f"Wrote {path}")
         return True
@@ -295,6 +305,7 @@ class ContestController(QObject):
         }
         if pending["session"] is not None:  # a session or contest file: now it has opened
             self.session_path = pending["session"][0]
+            self._saved_state = self._state()
             self.sessionOpened.emit(*pending["session"])
             self.fileUsed.emit(pending["session"][0], True)
         self.changed.emit()

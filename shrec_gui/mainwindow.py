@@ -188,7 +188,7 @@ class MainWindow(QMainWindow):
             "the report folder of shrec-eval --report, with the figures",
         )
         f.addSeparator()
-        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(f, "&Quit", self.quit_action, QKeySequence.StandardKey.Quit)
         e = mb.addMenu("&Edit")
         self._action(e, "&Copy selection (TSV)", self.copy_selection, QKeySequence.StandardKey.Copy)
         s = mb.addMenu("&Scoring")
@@ -261,7 +261,28 @@ class MainWindow(QMainWindow):
         self.controller.open_files(paths)
 
     def open_demo(self) -> None:
-        self.controller.open_session(str(demo_manifest()))
+        if self.confirm_discard():
+            self.controller.open_session(str(demo_manifest()))
+
+    def confirm_discard(self) -> bool:
+        """Before the open session is replaced or the app quits: Save (True
+        once written), Discard (True) or Cancel (False)."""
+        if not self.controller.unsaved():
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "The assessment, runs or options changed since the session was last saved. "
+            "Save the session first?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Discard:
+            return True
+        if answer == buttons.Save:
+            return self.save_session_action()
+        return False
 
     def _open_file(self, title: str, filters: str) -> str:
         path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
@@ -327,23 +348,24 @@ class MainWindow(QMainWindow):
 
     # -- sessions -------------------------------------------------------------------------
     def open_session_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
         path = self._open_file("Open session", "Sessions and contests (*.json);;All files (*)")
         if path:
             self.controller.open_session(path)
 
-    def save_session_action(self) -> None:
-        """Ctrl+S: the session that is open (never the bundled demo manifest)."""
+    def save_session_action(self) -> bool:
+        """Ctrl+S: the session that is open (never the bundled demo manifest);
+        whether it was written."""
         path = self.controller.session_path
         demo = str(demo_manifest().parent.resolve())
         if path and not str(Path(path).resolve()).startswith(demo):
-            self.controller.save_session(path)
-        else:
-            self.save_session_dialog()
+            return self.controller.save_session(path)
+        return self.save_session_dialog()
 
-    def save_session_dialog(self) -> None:
+    def save_session_dialog(self) -> bool:
         path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
-        if path:
-            self.controller.save_session(path)
+        return bool(path) and self.controller.save_session(path)
 
     # -- runs, copy and export ----------------------------------------------------------
     def remove_selected_runs(self) -> None:
@@ -392,7 +414,15 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
             self.open_files(paths)
 
+    def quit_action(self) -> None:
+        if self.confirm_discard():
+            self.close()
+
     def closeEvent(self, event) -> None:
+        # the window's close button asks; close() from code (Quit, tests) has asked or won't
+        if event.spontaneous() and not self.confirm_discard():
+            event.ignore()
+            return
         self.prefs.save_window(self)
         self.controller.shutdown()
         super().closeEvent(event)

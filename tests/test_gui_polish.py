@@ -144,3 +144,33 @@ def test_a_run_of_two_formats_stays_unread_when_the_user_cancels(
     wait_idle(qtbot, win)
     (e,) = win.controller.entries.values()
     assert e.result is None and "several formats" in e.error and dialogs == []
+
+
+def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
+    win, qtbot, monkeypatch, tmp_path
+):
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    assert not win.controller.unsaved()  # as the demo manifest has it
+    asked = []
+    answer = [QMessageBox.StandardButton.Cancel]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[1]) or answer[0])
+    opened = []
+    monkeypatch.setattr(win.controller, "open_session", opened.append)
+    win.open_demo()
+    assert asked == [] and len(opened) == 1  # nothing changed: no question
+    win.controller.remove([next(iter(win.controller.entries))])
+    assert win.controller.unsaved()
+    win.open_demo()
+    assert asked == ["Unsaved changes"] and len(opened) == 1  # Cancel: the session stays
+    win.quit_action()
+    assert win.isVisible()  # Cancel: the app stays
+    answer[0] = QMessageBox.StandardButton.Save
+    monkeypatch.setattr(win, "ask_save_path", lambda *a: str(tmp_path / "mine.json"))
+    win.open_demo()  # Save: written (the demo's own file is never overwritten), then replaced
+    assert len(opened) == 2 and not win.controller.unsaved()
+    assert len(Contest.read(tmp_path / "mine.json").runs) == 6
+    win.controller.set_options(EvalOptions(f_beta=3.0))
+    answer[0] = QMessageBox.StandardButton.Discard
+    win.open_demo()
+    assert len(opened) == 3 and len(asked) == 4
