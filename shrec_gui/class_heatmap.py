@@ -40,6 +40,6 @@ class ClassHeatmap(pg.PlotWidget):
         pi.getAxis("bottom").setTicks([[(j, model.entries[j][1]) for j in range(runs)]])
         # y up, so the first class on top: the same on screen and in a figure
         pi.getAxis("left").setTicks([[(classes - 1 - i, c) for i, c in enumerate(model.classes)]])
-        m = model._m
+        m = model.measure_info
         pi.setTitle(f"{m.label} per class (brighter = better)" if m is not None and runs else "")
         pi.setRange(xRange=(-0.5, rgb.shape[0] - 0.5), yRange=(-0.5, rgb.shape[1] - 0.5), padding=0)

@@ -82,6 +82,11 @@ class PerClassModel(_Base):
         cells = [v for row in self.rows[: len(self.classes)] for v in row if v is not None]
         self._lo, self._hi = (min(cells), max(cells)) if cells else (0.0, 1.0)
 
+    @property
+    def measure_info(self):
+        """The registry's measure shown (None before the first configure)."""
+        return self._m
+
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() or not self.entries else len(self.rows)
 
