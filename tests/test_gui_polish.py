@@ -174,3 +174,20 @@ def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
     answer[0] = QMessageBox.StandardButton.Discard
     win.open_demo()
     assert len(opened) == 3 and len(asked) == 4
+
+
+def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot):
+    win.resize(1200, 800)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    win.tabs.setCurrentWidget(win.checks)
+    qtbot.wait(50)
+    win.checks.refresh()
+    v, m = win.checks.view, win.checks.proxy
+    fm = v.fontMetrics()
+    for row in range(m.rowCount()):
+        for col in (0, 1):  # run names and check codes are never cut
+            assert v.columnWidth(col) >= fm.horizontalAdvance(m.index(row, col).data())
+    total = sum(v.columnWidth(c) for c in range(m.columnCount()))
+    assert total <= v.viewport().width()  # every column on screen (the long ones wrap)
+    win.grab().save("/tmp/polish/checks_1200_wrapped.png")

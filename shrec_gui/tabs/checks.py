@@ -47,6 +47,30 @@ class ChecksTab(QWidget, Tab):
             [(k, e.name, e.error) for k, e in c.entries.items() if e.error is not None],
         )
         self.view.fit_columns()
+        self._wrap_long_text()
+
+    def _wrap_long_text(self) -> None:
+        """Run, check, kind and count keep their full width; the two long
+        text columns (what, examples) share what is left and wrap, so that a
+        1,200 px window shows every column without scrolling sideways."""
+        view, n = self.view, self.proxy.columnCount()
+        if n < 2:
+            return
+        fixed = sum(view.columnWidth(i) for i in range(n - 2))
+        left = max(view.viewport().width() - fixed - 4, 240)
+        for i in (n - 2, n - 1):  # their natural widths again (wrapping shrank them)
+            view.resizeColumnToContents(i)
+        examples = min(view.columnWidth(n - 1), left // 2)
+        view.setColumnWidth(n - 2, min(view.columnWidth(n - 2), left - examples))
+        view.setColumnWidth(n - 1, examples)
+        view.setWordWrap(True)
+        view.resizeRowsToContents()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.proxy.rowCount():
+            self.view.resizeColumnsToContents()
+            self._wrap_long_text()
 
     def remove_selected(self) -> None:
         self.controller.remove(self.selected_run_keys())
