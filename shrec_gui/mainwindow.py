@@ -1,19 +1,16 @@
 """The main window: menus, the tabs and their wiring, the status bar, drag
 and drop, and closing.  The contest, its jobs and results live in the
 :class:`~shrec_gui.controller.ContestController`; each tab is a module of
-``shrec_gui.tabs``; dialogs, preferences and exports have modules of their own."""
+``shrec_gui.tabs``; dialogs, the File menu's dialogs (file_dialogs.py), preferences
+and exports have modules of their own."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -21,13 +18,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTabWidget,
 )
-from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.options import OptionsError
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .controller import ContestController
-from .dialogs import OptionsDialog, ReaderDialog, about_text, ask_run_format
+from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
+from .file_dialogs import FileDialogs
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -37,7 +34,6 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .worker import classify
 
 
 def app_icon() -> QIcon:
@@ -49,7 +45,7 @@ def app_icon() -> QIcon:
     return icon
 
 
-class MainWindow(QMainWindow):
+class MainWindow(FileDialogs, QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.prefs = Preferences(settings)
@@ -264,76 +260,6 @@ class MainWindow(QMainWindow):
         if self.confirm_discard():
             self.controller.open_session(str(demo_manifest()))
 
-    def confirm_discard(self) -> bool:
-        """Before the open session is replaced or the app quits: Save (True
-        once written), Discard (True) or Cancel (False)."""
-        if not self.controller.unsaved():
-            return True
-        buttons = QMessageBox.StandardButton
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            "The assessment, runs or options changed since the session was last saved. "
-            "Save the session first?",
-            buttons.Save | buttons.Discard | buttons.Cancel,
-            buttons.Save,
-        )
-        if answer == buttons.Discard:
-            return True
-        if answer == buttons.Save:
-            return self.save_session_action()
-        return False
-
-    def _open_file(self, title: str, filters: str) -> str:
-        path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
-        return path
-
-    def open_assessment_dialog(self) -> None:
-        path = self._open_file("Open assessment", "Assessments (*.cla *.qrels *.txt);;All (*)")
-        if path:  # what the file is, and so which options it needs, is read off this thread
-            self.controller.run_task(
-                classify, [path], done=self._assessment_chosen, title="Cannot open the assessment"
-            )
-
-    def _assessment_chosen(self, kinds) -> None:
-        path, kind = kinds[0]
-        values = {}
-        if kind in ("cla", "qrels"):
-            d = ReaderDialog(kind, path, self, self.prefs.last_folder())
-            if d.exec() != QDialog.DialogCode.Accepted:
-                return
-            values = d.values()
-        self.controller.open_assessment(AssessmentSource(path, **values))
-        self._on_file_used(path, True)
-
-    def add_runs_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(
-            self,
-            "Add runs",
-            self.prefs.last_folder(),
-            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)",
-        )
-        if paths:
-            self.controller.run_task(classify, paths, done=self._runs_chosen)
-
-    def _runs_chosen(self, kinds) -> None:
-        extra = {}
-        if any(k == "trec" for _, k in kinds):
-            d = ReaderDialog("trec", kinds[0][0], self)
-            if d.exec() != QDialog.DialogCode.Accepted:
-                return
-            extra = d.values()
-        self.controller.add_runs([RunSource(p, **extra) for p, _ in kinds])
-
-    def add_run_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(
-            self, "Add a folder of rank lists", self.prefs.last_folder()
-        )
-        if path:
-            d = ReaderDialog("ranklists", path, self)
-            if d.exec() == QDialog.DialogCode.Accepted:
-                self.controller.add_runs([RunSource(path, format="ranklists", **d.values())])
-
     def options_dialog(self) -> None:
         d = OptionsDialog(self.controller.options, self)
         while d.exec() == QDialog.DialogCode.Accepted:
@@ -346,27 +272,6 @@ class MainWindow(QMainWindow):
             self.controller.score()
             return
 
-    # -- sessions -------------------------------------------------------------------------
-    def open_session_dialog(self) -> None:
-        if not self.confirm_discard():
-            return
-        path = self._open_file("Open session", "Sessions and contests (*.json);;All files (*)")
-        if path:
-            self.controller.open_session(path)
-
-    def save_session_action(self) -> bool:
-        """Ctrl+S: the session that is open (never the bundled demo manifest);
-        whether it was written."""
-        path = self.controller.session_path
-        demo = str(demo_manifest().parent.resolve())
-        if path and not str(Path(path).resolve()).startswith(demo):
-            return self.controller.save_session(path)
-        return self.save_session_dialog()
-
-    def save_session_dialog(self) -> bool:
-        path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
-        return bool(path) and self.controller.save_session(path)
-
     # -- runs, copy and export ----------------------------------------------------------
     def remove_selected_runs(self) -> None:
         """Del: the runs selected in the current tab (Summary or Data checks), by key."""
@@ -378,11 +283,6 @@ class MainWindow(QMainWindow):
             view = self.current_tab().table()
         if view is not None:
             QApplication.clipboard().setText(view.selection_tsv())
-
-    def ask_save_path(self, title: str, name: str, filters: str) -> str:
-        start = os.path.join(self.prefs.last_folder(), name)
-        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
-        return path
 
     def show_query(self, query_id: str) -> None:
         """A query picked (a Per query row, a head-to-head point): its curves

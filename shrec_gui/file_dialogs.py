@@ -1,0 +1,117 @@
+"""The File menu's dialogs of the main window: open an assessment, add runs or a
+folder of rank lists (what a file is, and so which reader options it needs, is told
+off the GUI thread), open and save sessions, and the unsaved-changes question.
+
+A mixin of :class:`~shrec_gui.mainwindow.MainWindow` (it uses the window's
+``controller``, ``prefs`` and ``_on_file_used``), so that the window module keeps
+to menus, tabs and their wiring."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from shrec_eval.contest import AssessmentSource, RunSource
+from shrec_eval.resources import demo_manifest
+
+from .dialogs import ReaderDialog
+from .worker import classify
+
+
+class FileDialogs:
+    def confirm_discard(self) -> bool:
+        """Before the open session is replaced or the app quits: Save (True
+        once written), Discard (True) or Cancel (False)."""
+        if not self.controller.unsaved():
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "The assessment, runs or options changed since the session was last saved. "
+            "Save the session first?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Discard:
+            return True
+        if answer == buttons.Save:
+            return self.save_session_action()
+        return False
+
+    def _open_file(self, title: str, filters: str) -> str:
+        path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
+        return path
+
+    def open_assessment_dialog(self) -> None:
+        path = self._open_file("Open assessment", "Assessments (*.cla *.qrels *.txt);;All (*)")
+        if path:  # what the file is, and so which options it needs, is read off this thread
+            self.controller.run_task(
+                classify, [path], done=self._assessment_chosen, title="Cannot open the assessment"
+            )
+
+    def _assessment_chosen(self, kinds) -> None:
+        path, kind = kinds[0]
+        values = {}
+        if kind in ("cla", "qrels"):
+            d = ReaderDialog(kind, path, self, self.prefs.last_folder())
+            if d.exec() != QDialog.DialogCode.Accepted:
+                return
+            values = d.values()
+        self.controller.open_assessment(AssessmentSource(path, **values))
+        self._on_file_used(path, True)
+
+    def add_runs_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self,
+            "Add runs",
+            self.prefs.last_folder(),
+            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)",
+        )
+        if paths:
+            self.controller.run_task(classify, paths, done=self._runs_chosen)
+
+    def _runs_chosen(self, kinds) -> None:
+        extra = {}
+        if any(k == "trec" for _, k in kinds):
+            d = ReaderDialog("trec", kinds[0][0], self)
+            if d.exec() != QDialog.DialogCode.Accepted:
+                return
+            extra = d.values()
+        self.controller.add_runs([RunSource(p, **extra) for p, _ in kinds])
+
+    def add_run_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(
+            self, "Add a folder of rank lists", self.prefs.last_folder()
+        )
+        if path:
+            d = ReaderDialog("ranklists", path, self)
+            if d.exec() == QDialog.DialogCode.Accepted:
+                self.controller.add_runs([RunSource(path, format="ranklists", **d.values())])
+
+    def ask_save_path(self, title: str, name: str, filters: str) -> str:
+        start = os.path.join(self.prefs.last_folder(), name)
+        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
+        return path
+
+    # -- sessions -------------------------------------------------------------------------
+    def open_session_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        path = self._open_file("Open session", "Sessions and contests (*.json);;All files (*)")
+        if path:
+            self.controller.open_session(path)
+
+    def save_session_action(self) -> bool:
+        """Ctrl+S: the session that is open (never the bundled demo manifest);
+        whether it was written."""
+        path = self.controller.session_path
+        demo = str(demo_manifest().parent.resolve())
+        if path and not str(Path(path).resolve()).startswith(demo):
+            return self.controller.save_session(path)
+        return self.save_session_dialog()
+
+    def save_session_dialog(self) -> bool:
+        path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
+        return bool(path) and self.controller.save_session(path)
