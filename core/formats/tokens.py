@@ -258,10 +258,19 @@ def _fallback(path, lines: Lines, k: int, values, done, parse, message: str) -> 
     """Parse the tokens the vectorised path left (``~done``) one by one;
     an error naming the first one ``parse`` refuses."""
     rest = np.flatnonzero(~done)
-    for i in rest.tolist():
-        raw = lines.token(i, k)
+    if not rest.size:
+        return values
+    j = lines.start[rest] + k
+    d = lines.data
+    raws = [d[a:b] for a, b in zip(lines.offsets[j].tolist(), lines.ends[j].tolist())]
+    try:
+        values[rest] = np.fromiter(map(parse, raws), values.dtype, len(raws))
+        return values
+    except (ValueError, OverflowError):
+        pass
+    for i, raw in zip(rest.tolist(), raws):
         try:
-            values[i] = parse(raw)
+            parse(raw)
         except (ValueError, OverflowError):
             raise FormatError(
                 path,
@@ -270,7 +279,7 @@ def _fallback(path, lines: Lines, k: int, values, done, parse, message: str) -> 
                 column=lines.column(i, k),
                 token=decode_token(raw),
             ) from None
-    return values
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def read_lines(source, what: str, *, comments: bool = False) -> Lines:

@@ -69,17 +69,33 @@ class _Codes(dict):
         self._code: dict[str, int] = {}
 
     def __missing__(self, raw: bytes) -> int:
-        ident = self.norm(decode_token(raw))
-        code = self._code.get(ident)
-        if code is None:
-            code = self._code[ident] = len(self.ids)
-            self.ids.append(ident)
-        self.raw.append(raw)
-        self[raw] = code
-        return code
+        self.add([raw])
+        return self[raw]
+
+    def add(self, raws: list[bytes]) -> None:
+        """Give codes to tokens not seen before (in order)."""
+        norm, by_id, ids = self.norm, self._code, self.ids
+        for raw, text in zip(raws, _decode_all(raws)):
+            ident = norm(text)
+            code = by_id.get(ident)
+            if code is None:
+                code = by_id[ident] = len(ids)
+                ids.append(ident)
+            self.raw.append(raw)
+            self[raw] = code
 
     def codes(self, lines, k: int) -> np.ndarray:
-        return _codes(self, lines, k)
+        raw, inverse = lines.unique(k)
+        self.add([r for r in raw if r not in self])
+        return np.fromiter(map(self.__getitem__, raw), np.int64, len(raw))[inverse]
+
+
+def _decode_all(raws: list[bytes]) -> list[str]:
+    """:func:`decode_token` of every token (all at once when all are ASCII)."""
+    joined = b"\n".join(raws)
+    if joined.isascii():
+        return joined.decode("ascii").split("\n") if raws else []
+    return [decode_token(r) for r in raws]
 
 
 class _Index(dict):
@@ -91,15 +107,8 @@ class _Index(dict):
         return code
 
     def codes(self, lines, k: int) -> np.ndarray:
-        return _codes(self, lines, k)
-
-
-def _codes(table: dict, lines, k: int) -> np.ndarray:
-    """The code in ``table`` of field ``k`` of every line: each distinct
-    token looked up once, in order of first occurrence."""
-    raw, inverse = lines.unique(k)
-    per_token = np.fromiter(map(table.__getitem__, raw), np.int64, len(raw))
-    return per_token[inverse]
+        raw, inverse = lines.unique(k)
+        return np.fromiter(map(self.__getitem__, raw), np.int64, len(raw))[inverse]
 
 
 def _text_of(src, what: str) -> bytes:
