@@ -15,7 +15,8 @@ import threading
 import traceback
 from dataclasses import dataclass, field, replace
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from pyqtgraph.util.garbage_collector import GarbageCollector
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
 from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
@@ -231,6 +232,20 @@ class ScoringWorker(QObject):
         self._by_key.pop(key, None)
 
 
+def collect_garbage_on_the_gui_thread() -> None:
+    """Python's cyclic garbage collector runs in whichever thread happens to
+    allocate.  When it frees Qt objects (a closed window's widgets) in the
+    worker thread, that thread holds Qt's object lock while waiting for the
+    GIL, and the GUI thread deleting a widget holds the GIL while waiting for
+    that lock: the app freezes (seen in the GUI tests: QObject's destructor in
+    the worker against shiboken's deletion in the main thread).  pyqtgraph's
+    GarbageCollector turns automatic collection off and collects on a timer of
+    the GUI thread instead; installed once per application."""
+    app = QCoreApplication.instance()
+    if app is not None and getattr(app, "_gui_thread_gc", None) is None:
+        app._gui_thread_gc = GarbageCollector(interval=0.5)
+
+
 class ScoringThread(QObject):
     """Owns the worker thread (parented, quit + wait on shutdown)."""
 
@@ -242,6 +257,7 @@ class ScoringThread(QObject):
 
     def __init__(self, parent: QObject) -> None:
         super().__init__(parent)
+        collect_garbage_on_the_gui_thread()
         self.thread = QThread(parent)
         self.thread.setObjectName("shrec-scoring")
         self.worker = ScoringWorker()
@@ -313,6 +329,7 @@ class FileTasks(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        collect_garbage_on_the_gui_thread()
         self._requests = 0
 
     def start(self, fn, *args) -> int:
