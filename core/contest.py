@@ -3,18 +3,25 @@ to score them.  The command line builds one from its arguments; the bundled
 demo (``resources/demo/contest.json``) and the desktop app's sessions are one
 written as JSON, paths relative to the file::
 
-    {"version": 1, "name": "...",
+    {"version": 2, "name": "...",
      "assessment": {"path": "target.cla", "queries": "queries.cla", "graded": true},
-     "runs": [{"path": "alice.trec", "name": "Alice", "format": "trec"}, ...],
-     "options": {"ranks": [5, 10], ...}}
+     "runs": [{"path": "alice.trec", "name": "Alice", "format": "trec",
+               "colour": "#1f77b4"}, ...],
+     "options": {"ranks": [5, 10], ...},
+     "view": {...}}
 
-Every setting but ``path`` may be left out (its default applies).  A file
-of a newer ``version`` than :data:`CONTEST_VERSION` is refused.
+Every setting but ``path`` may be left out (its default applies).  ``view``
+is what the desktop app shows (columns, sorting, curve kind): JSON data this
+module keeps as it is, never reads.  A file of a newer ``version`` than
+:data:`CONTEST_VERSION` is refused; an older one is migrated on reading
+(version 1 spelt a run's colour ``"color"`` and had no ``view``).
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +36,7 @@ from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_as
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
 #: the version of the contest file this module writes (and the newest it reads)
-CONTEST_VERSION = 1
+CONTEST_VERSION = 2
 
 # -- checking a dict read from JSON ----------------------------------------------------------
 
@@ -44,6 +51,23 @@ _INTS = (
     "a list of whole numbers",
     lambda v: isinstance(v, list) and all(_INT[1](k) for k in v),
 )
+
+
+def _plain(value) -> bool:
+    """Whether ``value`` is JSON data: objects with string keys, lists,
+    strings, booleans, whole or finite numbers, null."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+_VIEW = ("an object of JSON values", lambda v: isinstance(v, dict) and _plain(v))
 
 
 def _checked(d, what: str, kinds: dict, source, *, optional: set[str] = frozenset()) -> dict:
@@ -80,17 +104,31 @@ def _path(value, base) -> Path:
     return p if base is None or p.is_absolute() else Path(base) / p
 
 
+def _canonical(path: Path) -> Path:
+    """``path`` absolute with its folders' symbolic links and ``..`` resolved
+    (the last part kept as named: a run that is a link stays the link)."""
+    p = Path(path).absolute()
+    if p.name in ("", ".", ".."):
+        return p.resolve()
+    return p.parent.resolve() / p.name
+
+
 def _relative(path: Path | None, base) -> str | None:
-    """``path`` as written in a file kept in ``base`` (relative, forward
-    slashes); absolute when it is on another drive."""
+    """``path`` as written in a file kept in ``base``: relative to it with
+    forward slashes and no more ``..`` than needed; absolute when the two
+    share nothing below the root (another drive, another top folder)."""
     if path is None:
         return None
     if base is None:
         return path.as_posix()
+    target, folder = _canonical(path), Path(base).resolve()
     try:
-        return Path(os.path.relpath(path, base)).as_posix()
+        common = Path(os.path.commonpath([target, folder]))
     except ValueError:  # another drive (Windows)
-        return path.as_posix()
+        return target.as_posix()
+    if common == Path(common.anchor):
+        return target.as_posix()
+    return Path(os.path.relpath(target, folder)).as_posix()
 
 
 def _as_path(obj, name: str) -> None:
@@ -187,7 +225,6 @@ class RunSource:
     name: str | None = None
     colour: str | None = None
 
-    #: the colour is written "color" (the CSS and Qt spelling)
     KINDS = {
         "path": _STR,
         "format": _STR,
@@ -195,7 +232,7 @@ class RunSource:
         "trec_order": _BOOL,
         "normalize_ids": _BOOL,
         "name": _STR,
-        "color": _STR,
+        "colour": _STR,
     }
 
     def __post_init__(self) -> None:
@@ -223,13 +260,13 @@ class RunSource:
             "trec_order": self.trec_order,
             "normalize_ids": self.normalize_ids,
             "name": self.name,
-            "color": self.colour,
+            "colour": self.colour,
         }
 
     def reader_dict(self) -> dict:
         """The reading settings only (no path, name or colour)."""
         d = self.to_dict()
-        for k in ("path", "name", "color"):
+        for k in ("path", "name", "colour"):
             del d[k]
         return d
 
@@ -247,7 +284,7 @@ class RunSource:
             trec_order=bool(d.get("trec_order") or False),
             normalize_ids=d.get("normalize_ids"),
             name=d.get("name"),
-            colour=d.get("color"),
+            colour=d.get("colour"),
         )
 
 
@@ -281,16 +318,64 @@ def _options_from_dict(d, source) -> EvalOptions:
         raise FormatError(source, f'"options": {exc}') from None
 
 
+def _from_version_1(d: dict, source) -> dict:
+    """A version-1 contest as version 2: a run's colour was ``"color"``, and
+    there was no ``"view"``."""
+    if "view" in d:
+        raise FormatError(source, 'a version-1 contest file has no "view" (version 2 has)')
+    runs = d.get("runs")
+    if isinstance(runs, list):
+        moved = []
+        for r in runs:
+            if isinstance(r, dict):
+                if "colour" in r:
+                    raise FormatError(
+                        source,
+                        "unknown run setting(s) colour in a version-1 contest file (version 1 "
+                        'spells it "color"; version 2 "colour")',
+                    )
+                r = {("colour" if k == "color" else k): v for k, v in r.items()}
+            moved.append(r)
+        d = {**d, "runs": moved}
+    return {**d, "version": 2}
+
+
+#: version -> the function reading a dict of that version as the next version
+_MIGRATIONS = {1: _from_version_1}
+
+
+def _migrated(d: dict, source) -> dict:
+    """``d`` (a contest file of any version this module knows) as a dict of
+    :data:`CONTEST_VERSION`; a FormatError for an unknown or newer version."""
+    version = d.get("version", 1)
+    if not _INT[1](version):
+        raise FormatError(source, f"contest setting 'version' must be {_INT[0]}, not {version!r}")
+    if version > CONTEST_VERSION:
+        raise FormatError(
+            source,
+            f"this contest file is of version {version}, newer than this "
+            f"shrec-eval {__version__} understands ({CONTEST_VERSION}); update shrec-eval",
+        )
+    if version < 1:
+        raise FormatError(source, f"unknown contest file version {version}")
+    while version < CONTEST_VERSION:
+        d = _MIGRATIONS[version](d, source)
+        version = d["version"]
+    return d
+
+
 @dataclass(frozen=True)
 class Contest:
     """The assessment, the runs (with names and colours) and the engine
-    options of a contest."""
+    options of a contest, and (``view``) what an app showed of it: JSON data
+    kept as it is (core never reads it)."""
 
     assessment: AssessmentSource
     runs: tuple[RunSource, ...] = ()
     options: EvalOptions = field(default_factory=EvalOptions)
     name: str = ""
     description: str = ""
+    view: dict = field(default_factory=dict, hash=False)
 
     KINDS = {
         "version": _INT,
@@ -299,10 +384,14 @@ class Contest:
         "assessment": ("an object", lambda v: isinstance(v, dict)),
         "runs": ("a list of objects", lambda v: isinstance(v, list)),
         "options": ("an object", lambda v: isinstance(v, dict)),
+        "view": _VIEW,
     }
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
+        if not _VIEW[1](self.view):
+            raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
+        object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own
 
     def to_dict(self, base=None) -> dict:
         d = {"version": CONTEST_VERSION, "name": self.name}
@@ -311,30 +400,25 @@ class Contest:
         d["assessment"] = self.assessment.to_dict(base)
         d["runs"] = [r.to_dict(base) for r in self.runs]
         d["options"] = self.options.to_dict()
+        if self.view:
+            d["view"] = copy.deepcopy(self.view)
         return d
 
     @classmethod
     def from_dict(cls, d, base=None, *, source=None) -> Contest:
-        """The contest a dict describes; a FormatError naming ``source`` when
-        it cannot be one (unknown settings, wrong types, newer version)."""
+        """The contest a dict describes (of this version or an older one);
+        a FormatError naming ``source`` when it cannot be one (unknown
+        settings, wrong types, newer version)."""
         if not isinstance(d, dict) or "assessment" not in d:
             raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
-        _checked(d, "contest", cls.KINDS, source)
-        version = d.get("version", 1)
-        if version > CONTEST_VERSION:
-            raise FormatError(
-                source,
-                f"this contest file is of version {version}, newer than this "
-                f"shrec-eval {__version__} understands ({CONTEST_VERSION}); update shrec-eval",
-            )
-        if version < 1:
-            raise FormatError(source, f"unknown contest file version {version}")
+        d = _checked(_migrated(d, source), "contest", cls.KINDS, source)
         return cls(
             AssessmentSource.from_dict(d["assessment"], base, source=source),
             tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
             _options_from_dict(d.get("options", {}), source),
             name=d.get("name", Path(source).stem if source is not None else ""),
             description=d.get("description", ""),
+            view=d.get("view", {}),
         )
 
     @classmethod

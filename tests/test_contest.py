@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from shrec_eval import EvalOptions
+from shrec_eval import contest as contest_module
 from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource
 from shrec_eval.errors import FormatError, ShrecEvalError
 from shrec_eval.resources import demo_manifest, resource_path
@@ -44,7 +45,7 @@ def test_round_trip_with_paths_relative_to_the_base(tmp_path):
     assert d["assessment"]["path"] == "qrels/topics.qrels"
     assert d["assessment"]["collection"] == "qrels/items.txt"
     assert [r["path"] for r in d["runs"]] == ["runs/alice.trec", "runs/bob"]
-    assert d["runs"][1]["color"] == "#ff0000" and d["options"]["ranks"] == [3, 7]
+    assert d["runs"][1]["colour"] == "#ff0000" and d["options"]["ranks"] == [3, 7]
     back = Contest.from_dict(json.loads(json.dumps(d)), tmp_path)
     assert back == c
     # relative to another folder: "..", still the same files once resolved
@@ -123,6 +124,107 @@ def test_bad_settings_name_the_file(tmp_path, doc, needle):
     with pytest.raises(FormatError) as e:
         Contest.from_dict(doc, tmp_path, source=src)
     assert str(e.value).startswith(f"{src}: ") and needle in str(e.value), str(e.value)
+
+
+def test_a_version_1_file_still_opens(tmp_path):
+    """Version 1 spelt a run's colour "color" and had no view; it reads as the
+    same contest, and is written back as the current version."""
+    (tmp_path / "runs").mkdir()
+    v1 = {
+        "version": 1,
+        "name": "old",
+        "assessment": {"path": "a.cla", "graded": True},
+        "runs": [
+            {"path": "runs/x.trec", "name": "X", "color": "#ff0000"},
+            {"path": "runs/y.trec"},
+        ],
+        "options": {"ranks": [3]},
+    }
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(v1))
+    c = Contest.read(p)
+    assert c.name == "old" and c.assessment == AssessmentSource(tmp_path / "a.cla", graded=True)
+    assert [(r.path, r.name, r.colour) for r in c.runs] == [
+        (tmp_path / "runs" / "x.trec", "X", "#ff0000"),
+        (tmp_path / "runs" / "y.trec", None, None),
+    ]
+    assert c.options.ranks == (3,) and c.view == {}
+    c.write(p)
+    d = json.loads(p.read_text())
+    assert d["version"] == CONTEST_VERSION == 2 and d["runs"][0]["colour"] == "#ff0000"
+    assert "color" not in d["runs"][0] and Contest.read(p) == c
+    # a file without a version is a version-1 file
+    del v1["version"]
+    assert Contest.from_dict(v1, tmp_path).runs[0].colour == "#ff0000"
+
+
+@pytest.mark.parametrize(
+    "doc,needle",
+    [
+        ({"version": 1, "view": {}}, 'version-1 contest file has no "view"'),
+        ({"version": 1, "runs": [{"path": "r", "colour": "red"}]}, 'spells it "color"'),
+        ({"version": 2, "runs": [{"path": "r", "color": "red"}]}, "unknown run setting(s) color"),
+        ({"version": 2, "view": []}, "'view' must be an object of JSON values"),
+        ({"version": 2, "view": {"x": float("nan")}}, "'view' must be an object"),
+    ],
+)
+def test_each_version_has_its_own_keys(tmp_path, doc, needle):
+    src = tmp_path / "c.json"
+    with pytest.raises(FormatError) as e:
+        Contest.from_dict({"assessment": {"path": "a"}, **doc}, tmp_path, source=src)
+    assert str(e.value).startswith(f"{src}: ") and needle in str(e.value), str(e.value)
+
+
+def test_the_view_is_kept_as_it_is(tmp_path):
+    """What an app showed: JSON data written and read back untouched."""
+    view = {
+        "summary": {"columns": ["nn", "ft"], "sort": {"column": "FT", "order": "descending"}},
+        "curves": {"kind": "pr"},
+        "n": [1, 2.5, None, True],
+    }
+    c = replace(a_contest(tmp_path), view=view)
+    view["curves"]["kind"] = "f"  # the contest keeps its own copy
+    assert c.view["curves"]["kind"] == "pr"
+    c.write(tmp_path / "v.json")
+    back = Contest.read(tmp_path / "v.json")
+    assert back == c and back.view["summary"]["sort"] == {"column": "FT", "order": "descending"}
+    assert "view" not in a_contest(tmp_path).to_dict()  # nothing shown, nothing written
+    with pytest.raises(TypeError, match="view"):
+        Contest(AssessmentSource("a.cla"), view={"x": object()})
+    hash(c)  # still a value: the view does not take part in the hash
+
+
+def test_paths_are_written_relative_and_normalised(tmp_path):
+    """Relative to the session's folder with forward slashes, as few ".." as
+    needed (also through a linked folder or a path with "x/.." or "//" in it),
+    absolute when nothing below the root is shared."""
+    (tmp_path / "data" / "runs").mkdir(parents=True)
+    (tmp_path / "sessions" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "sessions")
+    run = tmp_path / "data" / "runs" / "a.trec"
+    rel = contest_module._relative
+    assert rel(run, tmp_path / "sessions") == "../data/runs/a.trec"
+    assert rel(run, tmp_path / "link" / "deep") == "../../data/runs/a.trec"
+    messy = Path(f"{tmp_path}/data//runs/../runs/./a.trec")
+    assert rel(messy, tmp_path / "sessions" / "deep") == "../../data/runs/a.trec"
+    assert rel(tmp_path / "link" / "x.cla", tmp_path / "sessions") == "x.cla"
+    assert rel(run, tmp_path / "data") == "runs/a.trec"
+    assert rel(tmp_path / "data", tmp_path / "data") == "."
+    # a run that is itself a link stays the link
+    (tmp_path / "data" / "b.trec").symlink_to(run)
+    assert rel(tmp_path / "data" / "b.trec", tmp_path) == "data/b.trec"
+    # nothing in common below the root: absolute
+    assert rel(Path("/") / "elsewhere" / "r.trec", tmp_path) == "/elsewhere/r.trec"
+    # written and read back: the same files
+    c = Contest(AssessmentSource(messy), (RunSource(tmp_path / "link" / "r.trec"),))
+    c.write(tmp_path / "link" / "deep" / "s.json")
+    d = json.loads((tmp_path / "sessions" / "deep" / "s.json").read_text())
+    assert (
+        d["assessment"]["path"] == "../../data/runs/a.trec" and d["runs"][0]["path"] == "../r.trec"
+    )
+    back = Contest.read(tmp_path / "sessions" / "deep" / "s.json")
+    assert back.assessment.path.resolve() == run.resolve()
+    assert back.runs[0].path.resolve() == (tmp_path / "sessions" / "r.trec").resolve()
 
 
 def test_a_newer_version_is_refused(tmp_path):

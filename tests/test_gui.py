@@ -18,7 +18,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from shrec_eval import EvalOptions, evaluate  # noqa: E402
-from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
+from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
@@ -207,7 +207,10 @@ def test_session_round_trip(fresh, qtbot, tmp_path, dialogs):
     path.parent.mkdir()
     assert fresh.controller.save_session(str(path))
     doc = json.loads(path.read_text())
-    assert doc["version"] == 1 and not doc["assessment"]["path"].startswith("/")
+    assert doc["version"] == CONTEST_VERSION and doc["options"]["ranks"] == [5, 10]
+    # relative to the session, or absolute where the two share nothing below the root
+    written = Contest.read(path).assessment.path
+    assert written.resolve() == (DEMO / "target.cla").resolve()
     assert doc["options"]["ranks"] == [5, 10]
     other = MainWindow(app_settings())
     qtbot.addWidget(other)

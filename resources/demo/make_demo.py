@@ -88,7 +88,7 @@ def make(out: Path = HERE) -> dict:
         D = np.round(D.astype(np.float32), 4).astype(np.float32)
         runs.append(_write_run(out, name, fmt, D, queries, models, **extra))
     manifest = {
-        "version": 1,
+        "version": 2,
         "name": "SHREC demo contest (synthetic)",
         "description": "30 external queries against 1,100+ models in 44 classes; graded "
                        "relevance: query class highly relevant, sister classes marginally",
