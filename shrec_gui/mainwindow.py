@@ -76,7 +76,7 @@ class MainWindow(FileDialogs, QMainWindow):
         self.setCentralWidget(self.tabs)
         self.summary = SummaryTab(c, self.prefs.summary_columns())
         self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
-        self.per_query = PerQueryTab(c, lambda: self.summary.keys)
+        self.per_query = PerQueryTab(c, self.summary)
         self.per_class = PerClassTab(c)
         self.per_class.classSelected.connect(self.per_query.set_class_filter)
         self.per_class.classActivated.connect(lambda _: self.tabs.setCurrentWidget(self.per_query))

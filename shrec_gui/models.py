@@ -16,6 +16,9 @@ from shrec_eval.values import nullable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the run key of a row (removal goes by key)
+#: a horizontal header's column id (a measure key, "run"...): what a sort
+#: follows when columns come and go (CopyTable.sort_state)
+COLUMN_ROLE = Qt.ItemDataRole.UserRole + 3
 BEST = QColor(198, 239, 206)
 BEST_DARK = QColor(40, 110, 60)
 PROBLEM = QColor(250, 210, 205)
@@ -118,6 +121,8 @@ class SummaryModel(_Base):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
+        if role == COLUMN_ROLE:
+            return "run" if section == 0 else self.keys[section - 1]
         if role == Qt.ItemDataRole.DisplayRole:
             return (
                 "Run" if section == 0 else measure_by_key(self.keys[section - 1], self.ranks).label
@@ -254,8 +259,21 @@ class PerQueryModel(_Base):
     def _class_column(self, section: int) -> bool:
         return self.query_classes is not None and section == self.columnCount() - 1
 
+    def _column_id(self, section: int) -> str:
+        if section == 0:
+            return "query"
+        if self._class_column(section):
+            return "class"
+        if self.mode == "run":
+            return self.keys[section - 1]
+        return f"run:{self.entries[section - 1][1]}" if section <= len(self.entries) else "ranking"
+
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < self.columnCount():
+            return None
+        if role == COLUMN_ROLE:
+            return self._column_id(section)
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         if section == 0:
             return "Query"
@@ -298,8 +316,8 @@ class PerQueryModel(_Base):
             best = nullable(self._best[row])
         else:
             ranking = self._rankings[row]
-            if role == Qt.ItemDataRole.DisplayRole:
-                return " > ".join(ranking)
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                return " > ".join(ranking)  # in full as a tooltip where the column elides it
             if role == SORT_ROLE:
                 return ranking[0] if ranking else None
             return None

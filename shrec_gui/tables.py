@@ -1,5 +1,6 @@
 """The table view every tab uses: sortable, copies its selection as TSV,
-gives its rows for CSV export, and sizes its columns once per shape."""
+gives its rows for CSV export, sizes its columns once per shape, and keeps
+its sort on the same column when the model's columns change."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
-from .models import KEY_ROLE
+from .models import COLUMN_ROLE, KEY_ROLE
+
+#: widest a column is sized to its contents, in average characters; longer
+#: texts are elided (the model gives them in full as a tooltip)
+MAX_COLUMN_CHARS = 160
 
 
 class CopyTable(QTableView):
@@ -21,6 +26,8 @@ class CopyTable(QTableView):
         self.setAlternatingRowColors(True)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
+        # sideways by pixels: a wide column (a ranking of runs) can be read in part
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalHeader().setDefaultSectionSize(22)
         self.verticalHeader().setVisible(True)  # row numbers = rank in the sorted order
         # sizing columns to their contents looks at a sample of rows, not all
@@ -72,12 +79,41 @@ class CopyTable(QTableView):
         return keys
 
     def fit_columns(self) -> None:
-        """Size the columns to their contents when the table gains columns,
-        or rows while it has few (not on every refresh of a long table: it
-        measures cells), so that names arriving run by run are not cut."""
+        """Size the columns to their contents when the table's columns
+        change (their headers), or its rows while it has few (not on every
+        refresh of a long table: it measures cells), so that names arriving
+        run by run are not cut.  A column is at most MAX_COLUMN_CHARS wide;
+        the table scrolls sideways when the columns need more room."""
         m = self.model()
         rows = min(m.rowCount(), 50)
-        shape = (rows, m.columnCount(), m.headerData(0, Qt.Orientation.Horizontal))
-        if self._shape != shape:
-            self._shape = shape
+        heads = tuple(m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount()))
+        if self._shape != (rows, heads):
+            self._shape = (rows, heads)
             self.resizeColumnsToContents()
+            cap = MAX_COLUMN_CHARS * self.fontMetrics().averageCharWidth()
+            for c in range(len(heads)):
+                if self.columnWidth(c) > cap:
+                    self.setColumnWidth(c, cap)
+
+    def sort_state(self) -> tuple | None:
+        """(column id, order) of the sort shown, the column named by the
+        model's COLUMN_ROLE header (a measure key...), or None: unsorted."""
+        m = self.model()
+        col, order = m.sortColumn(), m.sortOrder()  # the proxy's: what the rows show
+        if not 0 <= col < m.columnCount():
+            return None
+        ident = m.headerData(col, Qt.Orientation.Horizontal, COLUMN_ROLE)
+        return None if ident is None else (ident, order)
+
+    def restore_sort(self, state: tuple | None) -> bool:
+        """Sort again by the column of ``state`` (from sort_state), wherever
+        it is now; False when that column is gone."""
+        if state is None:
+            return False
+        ident, order = state
+        m = self.model()
+        for c in range(m.columnCount()):
+            if m.headerData(c, Qt.Orientation.Horizontal, COLUMN_ROLE) == ident:
+                self.sortByColumn(c, order)
+                return True
+        return False

@@ -1,11 +1,20 @@
-"""Per-query tab: one run (queries x measures) or one measure (queries x
-runs, with each query's ranking of the runs); each query's class, and a
-filter to one class (set from the Per-class tab)."""
+"""Per-query tab: one run (queries x measures: the measures ticked in the
+Columns chooser, shared with the Summary) or one measure (queries x runs,
+with each query's ranking of the runs); each query's class, and a filter to
+one class (set from the Per-class tab)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 from shrec_eval.measures import expand
 
 from ..models import PerQueryModel, SortProxy
@@ -39,10 +48,12 @@ class ClassFilterProxy(SortProxy):
 class PerQueryTab(QWidget, Tab):
     title = "Per query"
 
-    def __init__(self, controller, summary_keys, parent=None) -> None:
+    def __init__(self, controller, columns, parent=None) -> None:
+        """``columns``: the Columns chooser (the Summary tab: its ``keys``,
+        ``columns_menu`` and ``columnsChanged``), which one-run mode follows."""
         super().__init__(parent)
         self.controller = controller
-        self.summary_keys = summary_keys  # callable: the measures the summary shows
+        self.columns = columns
         self.model = PerQueryModel(self)
         self.proxy = ClassFilterProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -55,9 +66,14 @@ class PerQueryTab(QWidget, Tab):
         self.choice.setMinimumContentsLength(16)
         self.mode.currentIndexChanged.connect(self.refresh)
         self.choice.currentIndexChanged.connect(self._choice_changed)
+        self.columns_button = QToolButton()  # the Summary's chooser, here too
+        self.columns_button.setText("Columns")
+        self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.columns_button.setMenu(columns.columns_menu)
         bar = QHBoxLayout()
         bar.addWidget(self.mode)
         bar.addWidget(self.choice, 1)
+        bar.addWidget(self.columns_button)
         self.filter_label = QLabel("")
         self.clear_filter = QPushButton("Show all classes")
         self.clear_filter.clicked.connect(lambda: self.set_class_filter(None))
@@ -69,6 +85,7 @@ class PerQueryTab(QWidget, Tab):
         lay.addWidget(self.view, 1)
         controller.changed.connect(self.on_changed)
         controller.optionsChanged.connect(self.refresh)
+        columns.columnsChanged.connect(self._columns_changed)
 
     def _scored(self) -> list[tuple]:
         return [(e.key, e.name, e.result) for e in self.controller.readable_entries() if e.result]
@@ -93,22 +110,32 @@ class PerQueryTab(QWidget, Tab):
         self.choice.blockSignals(False)
         self._choice_changed()
 
+    def _columns_changed(self) -> None:
+        if self.mode.currentData() == "run":
+            self._choice_changed()
+
     def _choice_changed(self) -> None:
+        """Fill the table for the run or measure chosen; the sort stays on
+        its column (a measure, a run, the query...) while that column is shown."""
         entries = self._scored()
         choice = self.choice.currentData()
         ranks = self.controller.options.ranks
-        if self.mode.currentData() == "run":
+        run_mode = self.mode.currentData() == "run"
+        self.columns_button.setVisible(run_mode)
+        sort = self.view.sort_state()
+        if run_mode:
             names = [n for _, n, _ in entries]
             self.model.configure(
                 entries,
                 mode="run",
                 run_index=names.index(choice) if choice in names else 0,
-                keys=self.summary_keys(),
+                keys=self.columns.keys,
                 ranks=ranks,
             )
         else:
             measure = choice or self.controller.default_rank_key()
             self.model.configure(entries, mode="measure", measure=measure, ranks=ranks)
+        self.view.restore_sort(sort)
         self.view.fit_columns()
 
     def set_class_filter(self, name: str | None) -> None:

@@ -12,6 +12,7 @@ from shrec_eval.commands import default_table
 from shrec_eval.measures import FAMILIES, expand, measure_by_key
 from shrec_eval.report import HEADLINE
 
+from ..menus import StayOpenMenu
 from ..models import SortProxy, SummaryModel, problems
 from ..tables import CopyTable
 from . import Tab
@@ -37,7 +38,7 @@ class SummaryTab(QWidget, Tab):
         self.columns_button = QToolButton()
         self.columns_button.setText("Columns")
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.columns_menu = QMenu(self)
+        self.columns_menu = QMenu(self)  # families, each a menu that stays open
         self.columns_button.setMenu(self.columns_menu)
         self.assessment_label = QLabel(
             "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
@@ -108,7 +109,9 @@ class SummaryTab(QWidget, Tab):
     def set_options(self, options) -> None:
         known = [m.key for m in expand(options.ranks)]
         self.keys = [k for k in self.keys if k in known] or [k for k in known if k in HEADLINE]
+        sort = self.view.sort_state()
         self.model.set_columns(self.keys, options.ranks)
+        self.view.restore_sort(sort)
         self._rebuild_columns_menu()
 
     def _rebuild_columns_menu(self) -> None:
@@ -117,7 +120,8 @@ class SummaryTab(QWidget, Tab):
         for m in expand(self.controller.options.ranks):
             by_family.setdefault(m.family, []).append(m)
         for fam, ms in by_family.items():
-            sub = self.columns_menu.addMenu(FAMILIES.get(fam, fam))
+            sub = StayOpenMenu(FAMILIES.get(fam, fam), self.columns_menu)
+            self.columns_menu.addMenu(sub)
             for m in ms:
                 a = QAction(f"{m.label}  [{m.key}]", self, checkable=True)
                 a.setChecked(m.key in self.keys)
@@ -133,10 +137,16 @@ class SummaryTab(QWidget, Tab):
         return None
 
     def toggle_column(self, key: str, on: bool) -> None:
+        """Show or hide a measure's column; the table stays sorted by the
+        column it was sorted by (wherever that column now is)."""
         order = [m.key for m in expand(self.controller.options.ranks)]
         keys = set(self.keys) | {key} if on else set(self.keys) - {key}
         self.keys = [k for k in order if k in keys]
+        sort = self.view.sort_state()
         self.model.set_columns(self.keys, self.controller.options.ranks)
+        if not self.view.restore_sort(sort):
+            self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # its column went: by run
+        self.view.fit_columns()
         self.columnsChanged.emit(self.keys)
 
     def table(self) -> CopyTable:
