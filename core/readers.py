@@ -12,13 +12,14 @@ from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
 from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
-from .formats.tokens import CONTROL as _CONTROL
-from .formats.tokens import decode_token, looks_utf16, strip_bom, tokenize
+from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
 from .values import is_integer, is_number
@@ -71,7 +72,7 @@ class _Sample:
             data = src.head(limit)
         complete = len(data) < limit
         data = strip_bom(data)
-        control = len(_CONTROL.findall(data, 0, HEAD))
+        control = int(control_bytes(np.frombuffer(data[:HEAD], dtype=np.uint8)).sum())
         self.utf16 = looks_utf16(data)
         # a few stray control bytes leave it text (the reader names their line)
         self.binary = self.utf16 or control * 20 > min(len(data), HEAD)

@@ -1,4 +1,4 @@
-"""Numbers and ids of many tokens at once, straight from the bytes of a chunk
+"""Numbers of many tokens at once, straight from the bytes of a chunk
 (no Python object per token), for :mod:`.tokens`.
 
 Every token is read as Python would read it: the vectorised path takes only
@@ -15,11 +15,6 @@ other token to Python's own ``float()`` / ``int()``, one by one.
   ``nan``, ``inf``, underscores, junk) goes to ``float()``.
 * Integers: ``[+-]digits`` with at most 18 digits (exact in int64); anything
   else goes to ``int()``.
-* Ids: the bytes of each token of at most :data:`KEY_BYTES` bytes packed
-  into zero-padded uint64 words (no text token holds a NUL byte: the
-  readers refuse them first, and a chunk that holds one is not packed), so
-  that equal keys are equal tokens; :func:`unique_tokens` groups them with
-  numpy and makes one bytes object per distinct token only.
 
 Hand-written because numpy offers no parser of numbers from a byte buffer
 at given offsets (``np.char``/``astype(float)`` make an object per token and
@@ -32,8 +27,6 @@ import numpy as np
 
 #: longest token the vectorised float / integer path looks at
 NUM_WIDTH = 24
-#: longest id packed into integer keys (longer ones become bytes objects)
-KEY_BYTES = 32
 _POW10 = np.array([float(10**k) for k in range(23)])  # exact in binary
 _ZERO = ord("0")
 
@@ -123,52 +116,3 @@ def parse_ints(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     values = np.where(negative, -values, values)
     values[~ok] = 0
     return values, ok
-
-
-def unique_tokens(data: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
-    """(raw, inverse): the distinct tokens ``data[starts:ends]`` as bytes in
-    order of first occurrence, and for every token the index of its own in
-    ``raw``."""
-    n = starts.size
-    lengths = ends - starts
-    if not n:
-        return [], np.zeros(0, dtype=np.int64)
-    packable = lengths <= KEY_BYTES
-    if b"\0" in data:
-        packable[:] = False
-    short = np.flatnonzero(packable)
-    group = np.empty(n, dtype=np.int64)
-    first_of: list[np.ndarray] = []
-    n_groups = 0
-    if short.size:
-        width = int(lengths[short].max() + 7) // 8 * 8
-        m = gather(buf, starts[short], lengths[short], width)
-        keys = np.ascontiguousarray(m.T).view(np.uint64)
-        if keys.shape[1] == 1:
-            _, first, inv = np.unique(keys[:, 0], return_index=True, return_inverse=True)
-        else:
-            keys = keys.view(np.dtype((np.void, keys.shape[1] * 8))).ravel()
-            _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        group[short] = inv.ravel()
-        first_of.append(short[first])
-        n_groups = first.size
-    long_ = np.flatnonzero(~packable)
-    if long_.size:
-        seen: dict[bytes, int] = {}
-        firsts, codes = [], []
-        for i in long_.tolist():
-            t = data[starts[i] : ends[i]]
-            g = seen.get(t)
-            if g is None:
-                g = seen[t] = n_groups + len(seen)
-                firsts.append(i)
-            codes.append(g)
-        group[long_] = codes
-        first_of.append(np.array(firsts, dtype=np.int64))
-    firsts = np.concatenate(first_of)
-    order = np.argsort(firsts, kind="stable")
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    s, e = starts[firsts[order]].tolist(), ends[firsts[order]].tolist()
-    raw = [data[a:b] for a, b in zip(s, e)]
-    return raw, rank[group]

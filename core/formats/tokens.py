@@ -25,7 +25,6 @@ and ``bytes.split()`` would.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,16 +32,17 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import FormatError
-from .numparse import parse_floats, parse_ints, unique_tokens
+from .keys import TokenCodes, padded
+from .numparse import parse_floats, parse_ints
 
 BOM = b"\xef\xbb\xbf"
 WHITESPACE = b" \t\n\r\x0b\x0c"
 _IS_WS = np.zeros(256, dtype=bool)
 _IS_WS[list(WHITESPACE)] = True
-#: bytes no text file holds (tab, LF, VT, FF, CR are whitespace)
-CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
-#: chunk size of the readers (whole lines; tests pass small sizes)
-CHUNK = 1 << 24
+#: chunk size of the readers (whole lines; tests pass small sizes): about
+#: 1 MiB keeps a chunk's arrays in the processor's cache (measured fastest)
+CHUNK = 1 << 20
+_CHECK_BLOCK = 1 << 20
 
 
 @dataclass
@@ -81,16 +81,28 @@ class Lines:
         j = int(self.start[i]) + k
         return self.data[int(self.offsets[j]) : int(self.ends[j])]
 
+    @cached_property
+    def padded(self) -> np.ndarray:
+        """The bytes followed by zeros (for :mod:`.keys`)."""
+        return padded(self.buffer)
+
+    def codes(self, k: int, table: TokenCodes) -> np.ndarray:
+        """The code in ``table`` of field ``k`` of every line (new tokens
+        added to it)."""
+        a, b = self.bounds(k)
+        return table.codes(self.data, self.padded, a, b)
+
     def unique(self, k: int) -> tuple[list[bytes], np.ndarray]:
         """The distinct tokens of field ``k`` in order of first occurrence,
         and for every line the index of its token among them."""
-        a, b = self.bounds(k)
-        return unique_tokens(self.data, self.buffer, a, b)
+        table = TokenCodes()
+        codes = self.codes(k, table)
+        return table.raw, codes
 
     def __len__(self) -> int:
         return int(self.count.size)
 
-    @property
+    @cached_property
     def width(self) -> int | None:
         """The field count shared by every line, or None."""
         c = self.count
@@ -138,20 +150,39 @@ def strip_bom(data: bytes) -> bytes:
     return data[len(BOM) :] if data.startswith(BOM) else data
 
 
-def check_text(path, data: bytes, what: str) -> None:
+def control_bytes(a: np.ndarray) -> np.ndarray:
+    """Mask of the bytes no text file holds (tab, LF, VT, FF, CR are
+    whitespace): 0x00-0x08, 0x0e-0x1f, 0x7f."""
+    return (a < 9) | ((a - np.uint8(14)) < np.uint8(18)) | (a == 127)
+
+
+def check_text(path, data: bytes, what: str, first_line: int = 1) -> None:
     """A clear error for content that is not text: NUL bytes, other control
-    characters, UTF-16."""
-    bad = CONTROL.search(data)
-    if bad is None:
+    characters, UTF-16 (``data`` starting at line ``first_line``)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    for at in range(0, a.size, _CHECK_BLOCK):
+        bad = control_bytes(a[at : at + _CHECK_BLOCK])
+        if bad.any():
+            pos = at + int(bad.argmax())
+            break
+    else:
         return
-    line = data.count(b"\n", 0, bad.start()) + 1
-    if looks_utf16(data):
+    line = data.count(b"\n", 0, pos) + first_line
+    if first_line == 1 and looks_utf16(data):
         raise FormatError(
             path, f"this is UTF-16 text; a {what} in UTF-8 (or ASCII) was expected", line=1
         )
-    byte = bad.group()[0]
+    byte = data[pos]
     name = "a NUL byte (0x00)" if byte == 0 else f"a control character {byte:#04x}"
     raise FormatError(path, f"{name} in a text file; a text {what} was expected", line=line)
+
+
+def text_chunks(path, data: bytes, what: str, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
+    """(first line number, chunk of whole lines) of a text file's bytes (its
+    BOM left out), each checked by :func:`check_text`."""
+    for first, chunk in chunks(strip_bom(data), size):
+        check_text(path, chunk, what, first)
+        yield first, chunk
 
 
 def looks_utf16(data: bytes) -> bool:
@@ -180,39 +211,42 @@ def chunks(data: bytes, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
         start = end
 
 
+def whitespace(a: np.ndarray) -> np.ndarray:
+    """Mask of the whitespace bytes (space, tab, LF, VT, FF, CR) of a uint8
+    array (comparisons only: numpy runs them far faster than a table)."""
+    return (a == 32) | ((a - np.uint8(9)) <= np.uint8(4))
+
+
 def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lines:
     """Split a chunk of whole lines into tokens, with each content line's
     field count and line number (blank lines and, with ``comments``,
     ``#`` lines left out)."""
     a = np.frombuffer(data, dtype=np.uint8)
-    ws = _IS_WS[a]
-    begins = ~ws
-    begins[1:] &= ws[:-1]
-    offsets = np.flatnonzero(begins)
-    stops = ~ws
-    stops[:-1] &= ws[1:]
-    ends = np.flatnonzero(stops) + 1
-    newlines = np.flatnonzero(a == 10)
-    line_of = np.searchsorted(newlines, offsets)
-    new = np.ones(offsets.size, dtype=bool)
-    new[1:] = line_of[1:] != line_of[:-1]
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, offsets.size))
+    n = a.size
+    ws = np.empty(n + 2, dtype=bool)
+    ws[0] = ws[-1] = True
+    ws[1:-1] = whitespace(a)
+    # token boundaries alternate start, end (whitespace before the first
+    # byte and after the last)
+    edges = np.flatnonzero(ws[1:] != ws[:-1])
+    offsets, ends = edges[0::2], edges[1::2]
+    line_ends = np.flatnonzero(a == 10)
+    if n and a[-1] != 10:
+        line_ends = np.append(line_ends, n)
+    before = np.searchsorted(offsets, line_ends)
+    counts = np.diff(before, prepend=0)
+    content = np.flatnonzero(counts)
+    counts = counts[content]
+    starts = before[content] - counts
+    number = content + first_line
     if comments and starts.size:
         comment = a[offsets[starts]] == ord("#")
         if comment.any():
             keep = np.repeat(~comment, counts)
-            offsets, ends, line_of = offsets[keep], ends[keep], line_of[keep]
-            starts, counts = starts[~comment], counts[~comment]
-            starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if counts.size else starts
-    return Lines(
-        data,
-        offsets,
-        ends,
-        counts.astype(np.int64),
-        line_of[starts].astype(np.int64) + first_line if starts.size else np.zeros(0, np.int64),
-        starts.astype(np.int64),
-    )
+            offsets, ends = offsets[keep], ends[keep]
+            counts, number = counts[~comment], number[~comment]
+            starts = np.cumsum(counts) - counts
+    return Lines(data, offsets, ends, counts, number, starts)
 
 
 def check_counts(path, lines: Lines, low: int, high: int | None, expected: str) -> None:

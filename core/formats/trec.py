@@ -12,17 +12,16 @@ import numpy as np
 from ..errors import FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun
 from .ids import IdNormalizer
+from .keys import TokenCodes
 from .source import open_source
 from .tokens import (
     CHUNK,
     check_counts,
-    check_text,
-    chunks,
     decode_token,
     floats,
     integers,
     read_lines,
-    strip_bom,
+    text_chunks,
     tokenize,
 )
 
@@ -57,37 +56,43 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
     return out
 
 
-class _Codes(dict):
-    """raw token (bytes) -> code of its (normalised) id; the ids in code
-    order, and the raw spelling of each code's first occurrence."""
+class _Codes:
+    """Codes of the (normalised) ids of one field across a file's chunks:
+    every distinct raw token gets a code in a :class:`TokenCodes` table,
+    every distinct id (after normalisation) a code in :attr:`ids`."""
 
     def __init__(self, norm: IdNormalizer) -> None:
-        super().__init__()
         self.norm = norm
+        self.tokens = TokenCodes()
         self.ids: list[str] = []
-        self.raw: list[bytes] = []
         self._code: dict[str, int] = {}
-
-    def __missing__(self, raw: bytes) -> int:
-        self.add([raw])
-        return self[raw]
-
-    def add(self, raws: list[bytes]) -> None:
-        """Give codes to tokens not seen before (in order)."""
-        norm, by_id, ids = self.norm, self._code, self.ids
-        for raw, text in zip(raws, _decode_all(raws)):
-            ident = norm(text)
-            code = by_id.get(ident)
-            if code is None:
-                code = by_id[ident] = len(ids)
-                ids.append(ident)
-            self.raw.append(raw)
-            self[raw] = code
+        self._of_token = np.zeros(0, dtype=np.int64)
 
     def codes(self, lines, k: int) -> np.ndarray:
-        raw, inverse = lines.unique(k)
-        self.add([r for r in raw if r not in self])
-        return np.fromiter(map(self.__getitem__, raw), np.int64, len(raw))[inverse]
+        """The id code of field ``k`` of every line."""
+        return self.id_codes(self.token_codes(lines, k))
+
+    def token_codes(self, lines, k: int) -> np.ndarray:
+        """The raw-token code of field ``k`` of every line (codes of the
+        ids as written, in order of first occurrence)."""
+        raw = lines.codes(k, self.tokens)
+        known = self._of_token.size
+        if len(self.tokens) > known:
+            new = self.tokens.raw[known:]
+            norm, by_id, ids = self.norm, self._code, self.ids
+            codes = []
+            for text in _decode_all(new):
+                ident = norm(text)
+                code = by_id.get(ident)
+                if code is None:
+                    code = by_id[ident] = len(ids)
+                    ids.append(ident)
+                codes.append(code)
+            self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int64)))
+        return raw
+
+    def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
+        return self._of_token[token_codes]
 
 
 def _decode_all(raws: list[bytes]) -> list[str]:
@@ -96,25 +101,6 @@ def _decode_all(raws: list[bytes]) -> list[str]:
     if joined.isascii():
         return joined.decode("ascii").split("\n") if raws else []
     return [decode_token(r) for r in raws]
-
-
-class _Index(dict):
-    """token -> its number in order of first occurrence (the docnos as
-    written, for trec_eval's tie order)."""
-
-    def __missing__(self, raw: bytes) -> int:
-        code = self[raw] = len(self)
-        return code
-
-    def codes(self, lines, k: int) -> np.ndarray:
-        raw, inverse = lines.unique(k)
-        return np.fromiter(map(self.__getitem__, raw), np.int64, len(raw))[inverse]
-
-
-def _text_of(src, what: str) -> bytes:
-    data = strip_bom(src.read())
-    check_text(src.path, data, what)
-    return data
 
 
 def _quoted(lines, k: int) -> int:
@@ -138,12 +124,11 @@ def read_qrels(
     a run's other ids and says so in a data check)."""
     src = open_source(path, "TREC qrels file")
     path = src.path
-    data = _text_of(src, "TREC qrels file")
     norm = IdNormalizer(normalize_ids)
     qc, dc = _Codes(norm), _Codes(norm)
     q_parts, d_parts, g_parts, n_parts = [], [], [], []
     quoted = 0
-    for first, chunk in chunks(data, chunk_size):
+    for first, chunk in text_chunks(path, src.read(), "TREC qrels file", chunk_size):
         lines = tokenize(chunk, first, comments=True)
         check_counts(path, lines, 4, 4, QRELS_FIELDS)
         grades = integers(path, lines, 3, "the relevance (4th field)")
@@ -274,14 +259,12 @@ def read_trec_run(
     with the tokenizer of :mod:`.tokens`; the result does not depend on it."""
     src = open_source(path, "TREC run")
     path = src.path
-    data = _text_of(src, "TREC run")
     norm = IdNormalizer(normalize_ids)
     qc, dc, rc = _Codes(norm), _Codes(norm), _Codes(IdNormalizer(False))
-    raw_docs = _Index()
     parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
     extra_lines: list[int] = []
     n_extra = quoted = 0
-    for first, chunk in chunks(data, chunk_size):
+    for first, chunk in text_chunks(path, src.read(), "TREC run", chunk_size):
         lines = tokenize(chunk, first, comments=True)
         check_counts(path, lines, 6, None, RUN_FIELDS)
         sims = floats(path, lines, 4, "the score (5th field)")
@@ -292,8 +275,9 @@ def read_trec_run(
         if b'"' in chunk:
             quoted += _quoted(lines, 0) + _quoted(lines, 2)
         parts["q"].append(qc.codes(lines, 0))
-        parts["d"].append(dc.codes(lines, 2))
-        parts["raw"].append(raw_docs.codes(lines, 2) if trec_order else np.zeros(0, np.int64))
+        docs = dc.token_codes(lines, 2)
+        parts["d"].append(dc.id_codes(docs))
+        parts["raw"].append(docs if trec_order else np.zeros(0, np.int64))
         parts["s"].append(sims)
         parts["n"].append(lines.number)
         rc.codes(lines, 5)
@@ -311,7 +295,7 @@ def read_trec_run(
         n = int(lines_of[nan[0]])
         raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
     if trec_order:
-        order = _trec_eval_order(entry_query, sims, raw, list(raw_docs))
+        order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
         entry_query, entry_doc, lines_of = entry_query[order], entry_doc[order], lines_of[order]
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
