@@ -282,7 +282,7 @@ class Run:
         return {q: i for i, q in enumerate(self.query_ids)}
 
 
-def _repeated(key: np.ndarray, key_range: int) -> np.ndarray:
+def repeated_positions(key: np.ndarray, key_range: int) -> np.ndarray:
     """Positions of the keys that already occurred earlier in ``key``."""
     if key.size and key_range <= 1 << 28:
         # the common case, no repeat at all, told by a mark per possible key
@@ -422,7 +422,7 @@ class RankedRun(Run):
         else:
             eq, ec = entry_query, entry_code
         key = eq * max(n_c, 1) + ec
-        dup = _repeated(key, n_q * max(n_c, 1))
+        dup = repeated_positions(key, n_q * max(n_c, 1))
         keep = np.ones(eq.size, dtype=bool)
         keep[dup] = False
         items = code_item[ec]

@@ -42,14 +42,14 @@ def padded(buf: np.ndarray) -> np.ndarray:
 
 
 def token_words(pad: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int):
-    """(tokens, width) uint64: the bytes of each token (at most
+    """(width, tokens) uint64: the bytes of each token (at most
     ``8 * width`` long) packed little-endian, zero past its end."""
     n = pad.size - KEY_BYTES - 8
     words = np.ndarray(shape=(n + KEY_BYTES,), dtype="<u8", buffer=pad, strides=(1,))
-    out = np.empty((starts.size, width), dtype=np.uint64)
+    out = np.empty((width, starts.size), dtype=np.uint64)
     for w in range(width):
         left = np.clip(lengths - 8 * w, 0, 8)
-        np.bitwise_and(words[starts + 8 * w], _MASKS[left], out=out[:, w])
+        np.bitwise_and(words[starts + 8 * w], _MASKS[left], out=out[w])
     return out
 
 
@@ -57,14 +57,52 @@ def _hash(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each token; zero words (past a token's end) change
     nothing, so the hash does not depend on how many words a chunk uses."""
     h = lengths.astype(np.uint64) * _MIX[0]
-    for w in range(words.shape[1]):
-        h ^= words[:, w] * _ODD[w]
+    for w in range(words.shape[0]):
+        h ^= words[w] * _ODD[w]
     h ^= h >> np.uint64(31)
     h *= _MIX[1]
     h ^= h >> np.uint64(29)
     h *= _MIX[2]
     h ^= h >> np.uint64(32)
     return h
+
+
+class Packed:
+    """The tokens ``data[starts:ends]`` of one field of one chunk, packed
+    for :meth:`TokenCodes.codes` (a pure function of the chunk: readers
+    pack chunks in worker threads, then code them in file order)."""
+
+    def __init__(self, data: bytes, pad: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+        self.data = data
+        self.size = n = starts.size
+        lengths = ends - starts
+        longer = lengths > KEY_BYTES
+        self.short = np.flatnonzero(~longer) if n and longer.any() else None
+        self._long = (starts[longer], ends[longer]) if self.short is not None else None
+        if self.short is not None:
+            starts, lengths = starts[self.short], lengths[self.short]
+        self.starts, self.lengths = starts, lengths
+        self.words = self.hash = self.heads = None
+        if not starts.size:
+            return
+        width = max(int(lengths.max() + 7) // 8, 1)
+        self.words = words = token_words(pad, starts, lengths, width)
+        self.hash = _hash(words, lengths)
+        # runs of one token (query ids, run tags) are looked up once
+        change = lengths[1:] != lengths[:-1]
+        for w in range(width):
+            change |= words[w, 1:] != words[w, :-1]
+        heads = np.flatnonzero(np.concatenate(([True], change)))
+        if heads.size * 4 < starts.size:
+            self.heads = heads
+
+    def long_tokens(self):
+        """(index, bytes) of the tokens too long to pack."""
+        if self._long is None:
+            return []
+        idx = np.flatnonzero(np.isin(np.arange(self.size), self.short, invert=True))
+        d = self.data
+        return [(i, d[a:b]) for i, a, b in zip(idx.tolist(), *(x.tolist() for x in self._long))]
 
 
 class TokenCodes:
@@ -78,44 +116,32 @@ class TokenCodes:
         self._table = np.full(1 << self._bits, -1, dtype=np.int64)
         self._hash = np.zeros(0, dtype=np.uint64)
         self._len = np.zeros(0, dtype=np.int64)
-        self._words = np.zeros((0, _WORDS), dtype=np.uint64)
+        self._words = np.zeros((_WORDS, 0), dtype=np.uint64)
         self._long: dict[bytes, int] = {}
 
     def __len__(self) -> int:
         return len(self.raw)
 
-    def codes(self, data: bytes, pad: np.ndarray, starts: np.ndarray, ends: np.ndarray):
-        """The code of every token ``data[starts:ends]`` (``pad`` is
-        :func:`padded` of the chunk's bytes)."""
-        n = starts.size
-        out = np.empty(n, dtype=np.int64)
-        if not n:
+    def codes(self, packed: Packed) -> np.ndarray:
+        """The code of every token of ``packed`` (new tokens added)."""
+        out = np.empty(packed.size, dtype=np.int64)
+        if not packed.size:
             return out
         base = len(self.raw)
-        lengths = ends - starts
-        longer = lengths > KEY_BYTES
-        short = np.flatnonzero(~longer) if longer.any() else None
-        s, ln = (starts, lengths) if short is None else (starts[short], lengths[short])
-        if s.size:
-            width = int(ln.max() + 7) // 8
-            words = token_words(pad, s, ln, max(width, 1))
-            h = _hash(words, ln)
-            # runs of one token are looked up once
-            head = np.empty(h.size, dtype=bool)
-            head[0] = True
-            np.not_equal(h[1:], h[:-1], out=head[1:])
-            head[1:] |= ln[1:] != ln[:-1]
-            heads = np.flatnonzero(head)
-            if heads.size * 4 < h.size:
-                codes = self._codes(data, s[heads], ln[heads], words[heads], h[heads])
+        data, short = packed.data, packed.short
+        if packed.words is not None:
+            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            heads = packed.heads
+            if heads is not None:
+                codes = self._codes(data, s[heads], ln[heads], words[:, heads], h[heads])
                 codes = np.repeat(codes, np.diff(np.append(heads, h.size)))
             else:
                 codes = self._codes(data, s, ln, words, h)
             if short is None:
                 return codes
             out[short] = codes
-        for i in np.flatnonzero(longer).tolist():
-            out[i] = self._long_code(data[starts[i] : ends[i]])
+        for i, tok in packed.long_tokens():
+            out[i] = self._long_code(tok)
         if len(self.raw) > base:
             self._first_occurrence_order(out, base)
         return out
@@ -134,7 +160,8 @@ class TokenCodes:
         back = np.arange(len(self.raw))
         back[to] = np.arange(len(self.raw))
         self.raw[base:] = [self.raw[i] for i in back[base:].tolist()]
-        self._hash, self._len, self._words = self._hash[back], self._len[back], self._words[back]
+        self._hash, self._len = self._hash[back], self._len[back]
+        self._words = self._words[:, back]
         used = self._table >= 0
         self._table[used] = to[self._table[used]]
         self._long = {t: int(to[c]) for t, c in self._long.items()}
@@ -156,7 +183,7 @@ class TokenCodes:
             _, first = np.unique(h[missing], return_index=True)
             new = missing[np.sort(first)]
             raws = [data[a : a + b] for a, b in zip(starts[new].tolist(), lengths[new].tolist())]
-            self._append(raws, h[new], lengths[new], words[new])
+            self._append(raws, h[new], lengths[new], words[:, new])
 
     def _lookup(self, lengths, words, h):
         """(codes, indices of the tokens not in the table)."""
@@ -166,7 +193,7 @@ class TokenCodes:
         slot = (h >> np.uint64(64 - self._bits)).astype(np.int64)
         todo = np.arange(n)
         missing = []
-        width = words.shape[1]
+        width = words.shape[0]
         while todo.size:
             v = self._table[slot]
             empty = v < 0
@@ -174,10 +201,10 @@ class TokenCodes:
                 missing.append(todo[empty])
                 keep = ~empty
                 todo, slot, v = todo[keep], slot[keep], v[keep]
-            same = (self._hash[v] == h[todo]) & (self._len[v] == lengths[todo])
-            vw = self._words[v]
+            # the hash picks the slot; the length and the words decide
+            same = self._len[v] == lengths[todo]
             for w in range(width):
-                same &= vw[:, w] == words[todo, w]
+                same &= self._words[w][v] == words[w][todo]
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
             slot = (slot + 1) & np.int64(mask)
@@ -191,10 +218,10 @@ class TokenCodes:
         self.raw.extend(raws)
         self._hash = np.concatenate((self._hash, h))
         self._len = np.concatenate((self._len, lengths))
-        full = np.zeros((len(raws), _WORDS), dtype=np.uint64)
+        full = np.zeros((_WORDS, len(raws)), dtype=np.uint64)
         if words is not None:
-            full[:, : words.shape[1]] = words
-        self._words = np.concatenate((self._words, full))
+            full[: words.shape[0]] = words
+        self._words = np.concatenate((self._words, full), axis=1)
         if words is None:  # a long token: kept out of the table (length -1)
             return codes
         if 2 * len(self.raw) > self._table.size:

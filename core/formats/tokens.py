@@ -32,7 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import FormatError
-from .keys import TokenCodes, padded
+from .keys import Packed, TokenCodes, padded
 from .numparse import parse_floats, parse_ints
 
 BOM = b"\xef\xbb\xbf"
@@ -86,11 +86,15 @@ class Lines:
         """The bytes followed by zeros (for :mod:`.keys`)."""
         return padded(self.buffer)
 
+    def packed(self, k: int) -> Packed:
+        """Field ``k`` of every line packed for a :class:`TokenCodes`."""
+        a, b = self.bounds(k)
+        return Packed(self.data, self.padded, a, b)
+
     def codes(self, k: int, table: TokenCodes) -> np.ndarray:
         """The code in ``table`` of field ``k`` of every line (new tokens
         added to it)."""
-        a, b = self.bounds(k)
-        return table.codes(self.data, self.padded, a, b)
+        return table.codes(self.packed(k))
 
     def unique(self, k: int) -> tuple[list[bytes], np.ndarray]:
         """The distinct tokens of field ``k`` in order of first occurrence,

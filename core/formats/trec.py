@@ -5,22 +5,28 @@ checked)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import FormatError
-from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun
+from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_positions
 from .ids import IdNormalizer
-from .keys import TokenCodes
+from .keys import Packed, TokenCodes
+from .pipeline import in_order
 from .source import open_source
 from .tokens import (
     CHUNK,
     check_counts,
+    check_text,
+    chunks,
     decode_token,
     floats,
     integers,
     read_lines,
+    strip_bom,
     text_chunks,
     tokenize,
 )
@@ -68,14 +74,14 @@ class _Codes:
         self._code: dict[str, int] = {}
         self._of_token = np.zeros(0, dtype=np.int64)
 
-    def codes(self, lines, k: int) -> np.ndarray:
-        """The id code of field ``k`` of every line."""
-        return self.id_codes(self.token_codes(lines, k))
+    def codes(self, packed: Packed) -> np.ndarray:
+        """The id code of every token of ``packed``."""
+        return self.id_codes(self.token_codes(packed))
 
-    def token_codes(self, lines, k: int) -> np.ndarray:
-        """The raw-token code of field ``k`` of every line (codes of the
+    def token_codes(self, packed: Packed) -> np.ndarray:
+        """The raw-token code of every token of ``packed`` (codes of the
         ids as written, in order of first occurrence)."""
-        raw = lines.codes(k, self.tokens)
+        raw = self.tokens.codes(packed)
         known = self._of_token.size
         if len(self.tokens) > known:
             new = self.tokens.raw[known:]
@@ -144,8 +150,8 @@ def read_qrels(
             )
         if b'"' in chunk:
             quoted += _quoted(lines, 0) + _quoted(lines, 2)
-        q_parts.append(qc.codes(lines, 0))
-        d_parts.append(dc.codes(lines, 2))
+        q_parts.append(qc.codes(lines.packed(0)).astype(np.int32))
+        d_parts.append(dc.codes(lines.packed(2)).astype(np.int32))
         g_parts.append(grades)
         n_parts.append(lines.number)
     if not q_parts or not sum(p.size for p in q_parts):
@@ -156,21 +162,27 @@ def read_qrels(
     negatives = int((grades < 0).sum())
     grades = np.maximum(grades, 0)
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where)
-    judgments: dict[str, dict[str, int]] = {q: {} for q in qc.ids}
-    for q, d, g in zip(eq[keep].tolist(), ed[keep].tolist(), grades[keep].tolist()):
-        judgments[qc.ids[q]][dc.ids[d]] = g
+    eq, ed, grades = eq[keep], ed[keep], grades[keep]
     items = collection
     if items is not None:
-        known = set(items)
-        missing = [d for d in dc.ids if d not in known]
+        index = {d: i for i, d in enumerate(items)}
+        missing = [d for d in dc.ids if d not in index]
         if missing:
             raise FormatError(
                 path,
                 f"{len(missing)} judged documents are not in the collection "
                 f"list, e.g. {', '.join(missing[:MAX_EXAMPLES])}",
             )
+        item_of_doc = np.fromiter(map(index.__getitem__, dc.ids), np.int64, len(dc.ids))
     else:
-        items = list(dict.fromkeys(d for q in judgments.values() for d in q))
+        # the judged documents query by query (queries in file order, each
+        # one's documents in file order), each at its first appearance
+        seq = ed[np.argsort(eq, kind="stable")]
+        _, first = np.unique(seq, return_index=True)
+        doc_order = seq[np.sort(first)]
+        items = [dc.ids[d] for d in doc_order.tolist()]
+        item_of_doc = np.empty(len(dc.ids), dtype=np.int64)
+        item_of_doc[doc_order] = np.arange(doc_order.size)
     size = collection_size if collection_size is not None else len(items)
     if size < len(items):
         raise FormatError(
@@ -185,9 +197,17 @@ def read_qrels(
         )
     if quoted:
         notes.append(_quote_note(quoted))
-    a = Assessment.from_judgments(
-        judgments,
-        items,
+    # the relevant judgments as CSR rows, items in collection order
+    rel = np.flatnonzero(grades > 0)
+    rq, ri, rg = eq[rel], item_of_doc[ed[rel]], grades[rel]
+    order = np.lexsort((ri, rq))
+    a = Assessment(
+        query_ids=tuple(qc.ids),
+        item_ids=tuple(items),
+        indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
+        judged_items=ri[order],
+        judged_grades=rg[order].astype(np.int32),
+        query_items=np.full(len(qc.ids), -1, dtype=np.int64),
         collection_size=size,
         top_grade=top,
         kind="graded qrels" if top > 1 else "binary qrels",
@@ -213,7 +233,9 @@ def _quote_note(count: int) -> DataWarning:
 def _judged_once(path, q_ids, d_ids, eq, ed, grades, where) -> np.ndarray:
     """Mask of the first judgment of each (query, document); an error for a
     pair judged twice with different grades."""
-    key = eq * max(len(d_ids), 1) + ed
+    key = eq.astype(np.int64) * max(len(d_ids), 1) + ed
+    if not repeated_positions(key, len(q_ids) * max(len(d_ids), 1)).size:
+        return np.ones(key.size, dtype=bool)
     order = np.argsort(key, kind="stable")
     ks, gs = key[order], grades[order]
     again = np.flatnonzero(ks[1:] == ks[:-1]) + 1
@@ -240,6 +262,40 @@ def _replace(a: Assessment, **kw) -> Assessment:
     return replace(a, **kw)
 
 
+@dataclass
+class _RunChunk:
+    """What a worker thread makes of a chunk of a TREC run."""
+
+    number: np.ndarray
+    sims: np.ndarray
+    qids: Packed
+    docs: Packed
+    tags: Packed
+    n_extra: int
+    extra_lines: list[int]
+    quoted: int
+
+
+def _run_chunk(path, piece: tuple[int, bytes]) -> _RunChunk:
+    first, chunk = piece
+    check_text(path, chunk, "TREC run", first)
+    lines = tokenize(chunk, first, comments=True)
+    check_counts(path, lines, 6, None, RUN_FIELDS)
+    sims = floats(path, lines, 4, "the score (5th field)")
+    extra = np.flatnonzero(lines.count > 6)
+    quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
+    return _RunChunk(
+        lines.number.astype(np.int32) if first + chunk.count(b"\n") < 2**31 else lines.number,
+        sims,
+        lines.packed(0),
+        lines.packed(2),
+        lines.packed(5),
+        int(extra.size),
+        lines.number[extra[:MAX_EXAMPLES]].tolist(),
+        quoted,
+    )
+
+
 def read_trec_run(
     path,
     assessment: Assessment,
@@ -264,23 +320,17 @@ def read_trec_run(
     parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
     extra_lines: list[int] = []
     n_extra = quoted = 0
-    for first, chunk in text_chunks(path, src.read(), "TREC run", chunk_size):
-        lines = tokenize(chunk, first, comments=True)
-        check_counts(path, lines, 6, None, RUN_FIELDS)
-        sims = floats(path, lines, 4, "the score (5th field)")
-        extra = np.flatnonzero(lines.count > 6)
-        if extra.size:
-            n_extra += int(extra.size)
-            extra_lines.extend(lines.number[extra[:MAX_EXAMPLES]].tolist())
-        if b'"' in chunk:
-            quoted += _quoted(lines, 0) + _quoted(lines, 2)
-        parts["q"].append(qc.codes(lines, 0))
-        docs = dc.token_codes(lines, 2)
-        parts["d"].append(dc.id_codes(docs))
-        parts["raw"].append(docs if trec_order else np.zeros(0, np.int64))
-        parts["s"].append(sims)
-        parts["n"].append(lines.number)
-        rc.codes(lines, 5)
+    for c in in_order(partial(_run_chunk, path), chunks(strip_bom(src.read()), chunk_size)):
+        n_extra += c.n_extra
+        extra_lines.extend(c.extra_lines)
+        quoted += c.quoted
+        parts["q"].append(qc.codes(c.qids).astype(np.int32))
+        docs = dc.token_codes(c.docs)
+        parts["d"].append(dc.id_codes(docs).astype(np.int32))
+        parts["raw"].append(docs.astype(np.int32) if trec_order else np.zeros(0, np.int32))
+        parts["s"].append(c.sims)
+        parts["n"].append(c.number)
+        rc.codes(c.tags)
     if not parts["q"] or not sum(p.size for p in parts["q"]):
         raise FormatError(
             path,

@@ -1,0 +1,44 @@
+"""Chunks of a file parsed by two threads while the caller consumes them in
+file order.
+
+numpy releases the GIL in its loops, so the per-chunk work of the readers
+(tokenizing, numbers, packing ids: pure functions of the chunk) runs on
+both cores while the calling thread does what must happen in order (giving
+ids their codes).  At most ``ahead`` chunks are in flight, so memory stays
+bounded whatever the file's size; an error raised for a chunk reaches the
+caller when that chunk's turn comes, so the first error in file order is
+the one reported.
+
+Hand-written over ``concurrent.futures`` because ``Executor.map`` submits
+every item at once (the whole file's chunks in memory).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: threads parsing chunks (the machines this runs on have at least two cores)
+WORKERS = 2
+
+
+def in_order(fn: Callable[[T], R], items: Iterable[T], *, ahead: int = 4) -> Iterator[R]:
+    """``fn(item)`` for every item, computed by worker threads, yielded in
+    the order of ``items``."""
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="shrec-read") as pool:
+        pending: deque = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(fn, item))
+                if len(pending) >= ahead:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                f.cancel()
