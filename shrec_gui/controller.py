@@ -44,6 +44,7 @@ class ContestController(QObject):
     problem = Signal(str, str)  # title, message for the user
     fileUsed = Signal(str, bool)  # path, whether it belongs in the recent files
     sessionOpened = Signal(str, str)  # path, name
+    closed = Signal()  # the contest was closed: nothing is open
     detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
     detailFailed = Signal(int, str, str)
     confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
@@ -189,14 +190,23 @@ class ContestController(QObject):
         if removed:
             self.changed.emit()
 
-    def open_files(self, paths) -> None:
+    def open_files(self, paths, confirm=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
         told apart by content off the GUI thread: a session, or an assessment
-        first and then the runs."""
-        self.run_task(classify, [str(p) for p in paths], done=self._open_classified)
+        first and then the runs.  When a session or an assessment among them
+        would replace what is open, ``confirm()`` is asked first (False: nothing
+        changes); runs alone are added without asking."""
+        self.run_task(
+            classify,
+            [str(p) for p in paths],
+            done=lambda kinds: self._open_classified(kinds, confirm),
+        )
 
-    def _open_classified(self, kinds: list[tuple[str, str]]) -> None:
+    def _open_classified(self, kinds: list[tuple[str, str]], confirm=None) -> None:
         sessions = [p for p, k in kinds if k == "session"]
+        replaces = sessions or any(k in ("cla", "qrels") for _, k in kinds)
+        if replaces and confirm is not None and not confirm():
+            return
         if sessions:
             self.open_session(sessions[0])
             return
@@ -221,6 +231,24 @@ class ContestController(QObject):
     def _task_failed(self, request: int, message: str) -> None:
         _, title = self._tasks.pop(request, (None, ""))
         self.problem.emit(title, message)
+
+    def close(self) -> None:
+        """Nothing open any more: no assessment, no runs, no session, the
+        default options; a job under way is cancelled and its results dropped."""
+        if self.busy:
+            self.scoring.cancel()
+        for k in self.entries:
+            self.scoring.requestForget.emit(k)
+        self._pending = None
+        self.assessment_source = self.assessment = None
+        self.entries = {}
+        self.session_path = None
+        self._saved_state = None
+        self._changed_timer.stop()
+        self.set_options(EvalOptions())
+        self.changed.emit()
+        self.closed.emit()
+        self.status.emit("Closed. Open the demo, an assessment or a session.")
 
     # -- sessions ---------------------------------------------------------------------
     def open_session(self, path: str) -> None:

@@ -21,8 +21,9 @@ from .worker import classify
 
 class FileDialogs:
     def confirm_discard(self) -> bool:
-        """Before the open session is replaced or the app quits: Save (True
-        once written), Discard (True) or Cancel (False)."""
+        """Before the contest is replaced or closed, or the app quits (the one
+        question every such path asks): Save (True once written), Discard
+        (True) or Cancel (False: nothing changes)."""
         if not self.controller.unsaved():
             return True
         buttons = QMessageBox.StandardButton
@@ -45,6 +46,10 @@ class FileDialogs:
         return path
 
     def open_assessment_dialog(self) -> None:
+        """A new assessment replaces the open one (the runs are kept and read
+        against it): asked about unsaved changes first."""
+        if not self.confirm_discard():
+            return
         path = self._open_file("Open assessment", "Assessments (*.cla *.qrels *.txt);;All (*)")
         if path:  # what the file is, and so which options it needs, is read off this thread
             self.controller.run_task(

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QStackedWidget,
     QTabWidget,
 )
 from shrec_eval.options import OptionsError
@@ -34,6 +35,7 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
+from .welcome import WelcomePage, missing_files
 
 
 def app_icon() -> QIcon:
@@ -59,6 +61,7 @@ class MainWindow(FileDialogs, QMainWindow):
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
         c.sessionOpened.connect(self._on_session_opened)
+        c.closed.connect(lambda: self.setWindowTitle("SHREC evaluation"))
         c.formatAsked.connect(self._on_format_asked)
         self.exports = ExportActions(self)
         self._build_tabs()
@@ -68,12 +71,23 @@ class MainWindow(FileDialogs, QMainWindow):
         self.set_dark(self.prefs.dark())
         for tab in self.all_tabs():
             tab.refresh()
+        self._show_page()
 
     # -- construction -----------------------------------------------------------------
     def _build_tabs(self) -> None:
         c = self.controller
         self.tabs = QTabWidget()
-        self.setCentralWidget(self.tabs)
+        self.welcome = WelcomePage(app_icon())
+        self.welcome.demoRequested.connect(self.open_demo)
+        self.welcome.assessmentRequested.connect(self.open_assessment_dialog)
+        self.welcome.sessionRequested.connect(self.open_session_dialog)
+        self.welcome.recentActivated.connect(self.open_recent)
+        self.welcome.recentRemoved.connect(self.forget_recent)
+        self.pages = QStackedWidget()  # the welcome page until a contest is open, then the tabs
+        self.pages.addWidget(self.welcome)
+        self.pages.addWidget(self.tabs)
+        self.setCentralWidget(self.pages)
+        c.changed.connect(self._show_page)
         self.summary = SummaryTab(c, self.prefs.summary_columns())
         self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
         self.per_query = PerQueryTab(c, self.summary)
@@ -103,6 +117,21 @@ class MainWindow(FileDialogs, QMainWindow):
         for tab in self.all_tabs():
             self.tabs.addTab(tab, tab.title)
         self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
+
+    def showing_welcome(self) -> bool:
+        return self.pages.currentWidget() is self.welcome
+
+    def _show_page(self) -> None:
+        """The tabs while a contest is open (the tab shown catches up with
+        what changed while hidden), else the welcome page with the recent files."""
+        if self.controller.assessment_source is not None:
+            if self.showing_welcome():
+                self.pages.setCurrentWidget(self.tabs)
+                self.current_tab().refresh_if_stale()
+        elif not self.showing_welcome():
+            self.pages.setCurrentWidget(self.welcome)
+            self._show_recent()
+            self.welcome.demo_button.setFocus()
 
     def all_tabs(self) -> list:
         return [
@@ -171,6 +200,13 @@ class MainWindow(FileDialogs, QMainWindow):
         self._action(
             f, "Save session &as…", self.save_session_dialog, QKeySequence.StandardKey.SaveAs
         )
+        self._action(
+            f,
+            "&Close contest",
+            self.close_contest,
+            QKeySequence.StandardKey.Close,
+            "back to the welcome page",
+        )
         self.recent_menu = f.addMenu("Recent")
         f.addSeparator()
         self.export_action = self._action(
@@ -212,14 +248,29 @@ class MainWindow(FileDialogs, QMainWindow):
         items = self.prefs.recent()
         for p in items:
             a = self.recent_menu.addAction(p)
-            a.triggered.connect(lambda _=False, path=p: self.open_files([path]))
+            a.triggered.connect(lambda _=False, path=p: self.open_recent(path))
         self.recent_menu.setEnabled(bool(items))
+        if self.showing_welcome():
+            self._show_recent()
+
+    def _show_recent(self) -> None:
+        """The recent files on the welcome page; the missing ones are found
+        on a file thread and greyed."""
+        items = self.prefs.recent()
+        self.welcome.set_recent(items, self.welcome.missing & set(items))
+        if items:
+            self.controller.run_task(missing_files, items, done=self.welcome.set_missing)
+
+    def forget_recent(self, path: str) -> None:
+        self.prefs.forget_recent(path)
+        self._rebuild_recent()
 
     def set_dark(self, dark: bool) -> None:
         self.dark = bool(dark)
         apply_theme(self.dark)
         for tab in self.all_tabs():
             tab.set_dark(self.dark)
+        self.welcome.set_dark(self.dark)
         (self.dark_action if self.dark else self.light_action).setChecked(True)
         self.prefs.set_dark(self.dark)
 
@@ -252,9 +303,20 @@ class MainWindow(FileDialogs, QMainWindow):
 
     # -- opening ------------------------------------------------------------------------
     def open_files(self, paths) -> None:
-        """Files and folders from drag and drop, the command line or the
-        recent files: told apart by content, off the GUI thread."""
-        self.controller.open_files(paths)
+        """Files and folders from drag and drop or the command line: told
+        apart by content, off the GUI thread; asked about unsaved changes
+        before a session or an assessment among them replaces the contest."""
+        self.controller.open_files(paths, confirm=self.confirm_discard)
+
+    def open_recent(self, path: str) -> None:
+        """A recent session or assessment (it replaces the contest)."""
+        if self.confirm_discard():
+            self.controller.open_files([path])
+
+    def close_contest(self) -> None:
+        """Back to the welcome page (asked about unsaved changes)."""
+        if self.confirm_discard():
+            self.controller.close()
 
     def open_demo(self) -> None:
         if self.confirm_discard():
@@ -274,7 +336,11 @@ class MainWindow(FileDialogs, QMainWindow):
 
     # -- runs, copy and export ----------------------------------------------------------
     def remove_selected_runs(self) -> None:
-        """Del: the runs selected in the current tab (Summary or Data checks), by key."""
+        """Del: the runs selected in the current tab (Summary or Data checks), by key;
+        on the welcome page, the recent file selected."""
+        if self.showing_welcome():
+            self.welcome.remove_current()
+            return
         self.controller.remove(self.current_tab().selected_run_keys())
 
     def copy_selection(self) -> None:

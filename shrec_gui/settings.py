@@ -63,6 +63,9 @@ class Preferences:
         items = [path] + [x for x in self.recent() if x != path]
         self.qsettings.setValue("files/recent", items[:MAX_RECENT])
 
+    def forget_recent(self, path: str) -> None:
+        self.qsettings.setValue("files/recent", [x for x in self.recent() if x != path])
+
     # view
     def dark(self) -> bool:
         return self.qsettings.value("view/dark", False, type=bool)

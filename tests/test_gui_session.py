@@ -1,0 +1,210 @@
+"""Starting and sessions in the desktop app: the welcome page of an empty
+start (its buttons, the recent files, missing ones greyed and removable),
+closing a contest back to it, and the one unsaved-changes question asked on
+every path that replaces the contest (drop, recent file, open assessment,
+close, the welcome page)."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from guitools import wait_idle  # noqa: E402
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
+from shrec_eval.contest import Contest  # noqa: E402
+from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
+
+from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.welcome import PATH_ROLE  # noqa: E402
+
+DEMO = resource_path("demo")
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    seen = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
+    return seen
+
+
+def new_window(qtbot, recent=()) -> MainWindow:
+    """A shown window whose recent files are ``recent`` (QSettings in a temp folder)."""
+    app_settings().setValue("files/recent", list(recent))
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+@pytest.fixture
+def saved_session(tmp_path):
+    """The demo contest as a session file of its own."""
+    path = tmp_path / "review.json"
+    Contest.read(demo_manifest()).write(path)
+    return path
+
+
+def drop(w, *paths) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    w.dropEvent(
+        QDropEvent(
+            QPointF(10, 10),
+            Qt.DropAction.CopyAction,
+            mime,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+    )
+
+
+def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, dialogs):
+    w = new_window(qtbot)
+    assert w.showing_welcome() and w.welcome.isVisible() and not w.tabs.isVisible()
+    buttons = [w.welcome.demo_button, w.welcome.assessment_button, w.welcome.session_button]
+    assert [b.text() for b in buttons] == [
+        "Open the &demo contest",
+        "Open an &assessment…",
+        "Open a &session…",
+    ]
+    assert all(b.focusPolicy() & Qt.FocusPolicy.TabFocus for b in buttons)
+    assert w.welcome.none_label.isVisible() and not w.welcome.recent.isVisible()  # none yet
+    # keyboard: the focused button opens the demo with Space
+    w.welcome.demo_button.setFocus()
+    qtbot.keyClick(w.welcome.demo_button, Qt.Key.Key_Space)
+    wait_idle(qtbot, w, 7)
+    assert not w.showing_welcome() and w.tabs.isVisible() and w.summary.model.rowCount() == 7
+    assert "SHREC demo contest" in w.windowTitle()
+    # File > Close contest: back to the welcome page, nothing open, the demo in the recent files
+    w.close_contest()
+    wait_idle(qtbot, w)
+    c = w.controller
+    assert w.showing_welcome() and c.assessment is None and not c.entries
+    assert c.session_path is None and w.windowTitle() == "SHREC evaluation"
+    assert w.welcome.paths() == [str(demo_manifest().resolve())]
+    assert dialogs == []
+
+
+def test_recent_files_open_with_enter_and_missing_ones_are_greyed_and_removable(
+    qtbot, dialogs, saved_session, tmp_path
+):
+    gone = str(tmp_path / "moved" / "old.json")
+    w = new_window(qtbot, [str(saved_session), gone])
+    qtbot.waitUntil(lambda: w.welcome.missing == {gone}, timeout=10000)  # found off the GUI thread
+    lst = w.welcome.recent
+    assert lst.isVisible() and w.welcome.paths() == [str(saved_session), gone]
+    present, missing = lst.item(0), lst.item(1)
+    assert "review.json" in present.text() and "(session)" in present.text()
+    assert "missing" in missing.text() and missing.font().italic()
+    assert present.data(Qt.ItemDataRole.ForegroundRole) is None  # the theme's text colour
+    grey = missing.data(Qt.ItemDataRole.ForegroundRole)
+    text, base = lst.palette().color(lst.foregroundRole()), lst.palette().base().color()
+    assert min(text.lightness(), base.lightness()) < grey.lightness()
+    assert grey.lightness() < max(text.lightness(), base.lightness())
+    # a missing file says so instead of opening
+    lst.setCurrentItem(missing)
+    lst.itemActivated.emit(missing)
+    assert "no longer in" in w.welcome.note.text() and w.controller.assessment_source is None
+    # Del takes it off the list (and off the File > Recent menu and QSettings)
+    lst.setFocus()
+    qtbot.keyClick(lst, Qt.Key.Key_Delete)
+    assert w.welcome.paths() == [str(saved_session)]
+    assert w.prefs.recent() == [str(saved_session)]
+    assert [a.text() for a in w.recent_menu.actions()] == [str(saved_session)]
+    # Enter on a present one opens it
+    lst.setCurrentRow(0)
+    qtbot.keyClick(lst, Qt.Key.Key_Return)
+    wait_idle(qtbot, w, 7)
+    assert not w.showing_welcome() and w.controller.session_path == str(saved_session)
+    assert dialogs == []
+
+
+def test_the_theme_recolours_the_missing_files(qtbot, tmp_path):
+    gone = str(tmp_path / "gone.json")
+    w = new_window(qtbot, [gone])
+    qtbot.waitUntil(lambda: w.welcome.missing == {gone}, timeout=10000)
+    greys = []
+    for dark in (False, True, False):
+        w.set_dark(dark)
+        greys.append(w.welcome.recent.item(0).data(Qt.ItemDataRole.ForegroundRole))
+    assert greys[0] == greys[2] and greys[0] != greys[1]
+
+
+@pytest.fixture
+def changed_demo(qtbot, monkeypatch):
+    """The demo open with a run removed (unsaved), QMessageBox.question
+    recorded and answered with ``answer[0]`` (Cancel at first)."""
+    w = new_window(qtbot)
+    w.open_demo()
+    wait_idle(qtbot, w, 7)
+    w.controller.remove([next(iter(w.controller.entries))])
+    assert w.controller.unsaved()
+    w.asked = []
+    w.answer = [QMessageBox.StandardButton.Cancel]
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda *a, **k: w.asked.append(a[1]) or w.answer[0]
+    )
+    return w
+
+
+def state(w):
+    c = w.controller
+    return (c.session_path, c.assessment_source, tuple(c.run_sources()), c.options)
+
+
+def test_every_path_that_replaces_the_contest_asks_first(
+    changed_demo, qtbot, monkeypatch, saved_session, dialogs
+):
+    w = changed_demo
+    before = state(w)
+    picked = []
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *a, **k: picked.append(a[1]) or ("", "")
+    )
+    # Cancel: each path leaves everything as it was
+    drop(w, saved_session)  # a session dropped: asked once it is known to be one
+    qtbot.waitUntil(lambda: len(w.asked) == 1, timeout=10000)
+    w.open_recent(str(saved_session))
+    w.open_assessment_dialog()
+    w.open_session_dialog()
+    w.close_contest()
+    w.welcome.demoRequested.emit()  # the welcome page's buttons go the same way
+    wait_idle(qtbot, w)
+    assert w.asked == ["Unsaved changes"] * 6
+    assert picked == [] and state(w) == before and not w.showing_welcome()
+    # runs alone dropped are added: nothing is replaced, nothing asked
+    drop(w, DEMO / "randombaseline.trec")
+    wait_idle(qtbot, w, 7)
+    assert len(w.asked) == 6
+    # Discard: the dropped session replaces the contest
+    w.answer[0] = QMessageBox.StandardButton.Discard
+    drop(w, saved_session)
+    qtbot.waitUntil(lambda: w.controller.session_path == str(saved_session), timeout=10000)
+    wait_idle(qtbot, w, 7)
+    assert len(w.asked) == 7 and not w.controller.unsaved()
+    # nothing changed since: closing asks nothing
+    w.close_contest()
+    assert len(w.asked) == 7 and w.showing_welcome() and dialogs == []
+
+
+def test_an_assessment_dropped_asks_and_a_recent_session_opens_after_discard(
+    changed_demo, qtbot, saved_session
+):
+    w = changed_demo
+    before = state(w)
+    drop(w, DEMO / "target.cla")
+    qtbot.waitUntil(lambda: len(w.asked) == 1, timeout=10000)
+    wait_idle(qtbot, w)
+    assert state(w) == before
+    w.answer[0] = QMessageBox.StandardButton.Discard
+    w.open_recent(str(saved_session))
+    qtbot.waitUntil(lambda: w.controller.session_path == str(saved_session), timeout=10000)
+    wait_idle(qtbot, w, 7)
+    assert len(w.asked) == 2
+    # and the welcome page lists it again once the contest is closed
+    w.close_contest()
+    assert w.welcome.paths()[0] == str(saved_session.resolve())
+    item = w.welcome.recent.item(0)
+    assert item.data(PATH_ROLE) == str(saved_session.resolve())
