@@ -45,8 +45,7 @@ class ContestController(QObject):
     fileUsed = Signal(str, bool)  # path, whether it belongs in the recent files
     sessionOpened = Signal(str, str)  # path, name
     closed = Signal()  # the contest was closed: nothing is open
-    detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
-    detailFailed = Signal(int, str, str)
+    listsReady = Signal(object)  # QueryLists: one query's ranked list in every run
     confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
     confusionFailed = Signal(int, str, str)
     comparisonReady = Signal(object)
@@ -67,6 +66,7 @@ class ContestController(QObject):
         self._queue_total = 1
         self._queue_done = 0
         self._comparison = 0
+        self._lists_request = 0
         self._tasks: dict[int, tuple] = {}
         self._changed_timer = QTimer(self)
         self._changed_timer.setSingleShot(True)
@@ -87,8 +87,7 @@ class ContestController(QObject):
         w.runFailed.connect(self._on_run_failed)
         w.runAmbiguous.connect(self._on_run_ambiguous)
         w.finished.connect(self._on_finished)
-        w.detailReady.connect(self._on_detail_ready)
-        w.detailFailed.connect(self._on_detail_failed)
+        w.listsReady.connect(self._on_lists_ready)
         w.confusionReady.connect(self.confusionReady)  # signal to signal: queued here
         w.confusionFailed.connect(self.confusionFailed)
         w.comparisonReady.connect(self._on_comparison_ready)
@@ -427,18 +426,20 @@ class ContestController(QObject):
         )
 
     # -- details and comparisons ------------------------------------------------------
-    def request_detail(self, key: int, query_id: str) -> None:
-        self.scoring.requestDetail.emit(key, query_id)
+    def request_lists(self, query_id: str) -> None:
+        """One query's ranked list in every scored run (with item ids and
+        classes), made in the worker; answered by listsReady."""
+        self._lists_request += 1
+        runs = [(e.key, e.name) for e in self.scored_entries()]
+        self.scoring.lists(self._lists_request, query_id, runs)
 
     def request_confusion(self, key: int, query_class: str) -> None:
         """First-tier classes of one class in one run (shrec_eval.confusion), in the worker."""
         self.scoring.requestConfusion.emit(key, query_class)
 
-    def _on_detail_ready(self, key, query_id, detail) -> None:
-        self.detailReady.emit(key, query_id, detail)
-
-    def _on_detail_failed(self, key, query_id, message) -> None:
-        self.detailFailed.emit(key, query_id, message)
+    def _on_lists_ready(self, request, lists) -> None:
+        if request == self._lists_request:  # not an answer to an older question
+            self.listsReady.emit(lists)
 
     def compare(self, params: dict) -> None:
         """Compare the runs scored with the current options (a run still

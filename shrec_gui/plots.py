@@ -1,5 +1,6 @@
-"""Curves and the ranked-list strip (pyqtgraph).  Plot items are only ever
-touched here, on the GUI thread; the data arrives with the worker's signals."""
+"""Curves (pyqtgraph), and what the plots of the app share: the query
+picker, export buttons, numeric axes and the theme.  Plot items are only
+touched on the GUI thread; the data arrives with the worker's signals."""
 
 from __future__ import annotations
 
@@ -43,7 +44,6 @@ PALETTE = [
     "#888888",
 ]
 MEAN = "Mean over queries"
-GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 
 
 def colour_for(index: int) -> str:
@@ -243,147 +243,6 @@ class CurvesWidget(QWidget):
             pi.setYRange(0, 1, padding=0.02)
         else:
             pi.enableAutoRange()
-
-
-class RankedListWidget(QWidget):
-    """Where the relevant items of one query landed in one run's list: each
-    rank's grade as a coloured strip."""
-
-    detailRequested = Signal(int, str)  # run key, query id
-    exportRequested = Signal(str)  # "figure", "csv"
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.run = QComboBox()
-        self.query = searchable_combo()
-        self.query.setMinimumContentsLength(10)
-        self.info = QLabel("Score a contest to see its ranked lists.")
-        self.info.setWordWrap(True)
-        self.plot = pg.PlotWidget()
-        self.plot.setMouseEnabled(x=True, y=False)
-        self.plot.hideAxis("left")
-        self.plot.setLabel("bottom", "Rank")
-        numeric_axes(self.plot)
-        # ranks start at 1: no zooming or panning to negative ranks
-        self.plot.getPlotItem().vb.setLimits(xMin=0.5, yMin=0, yMax=1, minXRange=5)
-        self.image = pg.ImageItem()
-        self.plot.addItem(self.image)
-        self.plot.setMaximumHeight(160)
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("Run:"))
-        bar.addWidget(self.run, 1)
-        bar.addWidget(QLabel("Query:"))
-        bar.addWidget(self.query)
-        legend = QLabel(
-            '<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
-            '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
-            '<span style="color:#bbbbbb">&#9632;</span> not relevant'
-        )
-        row = QHBoxLayout()
-        row.addWidget(legend, 1)
-        for b in export_buttons(self.exportRequested.emit, csv=False):
-            row.addWidget(b)
-        lay = QVBoxLayout(self)
-        lay.addLayout(bar)
-        lay.addWidget(self.plot)
-        self.readout = QLabel(" ")  # the item under the mouse
-        lay.addLayout(row)
-        lay.addWidget(self.readout)
-        lay.addWidget(self.info)
-        lay.addStretch(1)
-        self.run.currentIndexChanged.connect(self._ask)
-        self.query.currentIndexChanged.connect(self._ask)
-        self.top_grade = 2
-        self._qids: tuple = ()
-        self.item_ids: tuple = ()  # the assessment's item ids (the tab sets them)
-        self._shown = None  # QueryDetail drawn
-        self._hover = pg.SignalProxy(
-            self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
-        )
-
-    def hover(self, scene_pos) -> None:
-        """Rank, item id and grade of the item under the mouse."""
-        d = self._shown
-        vb = self.plot.getPlotItem().vb
-        if d is None or not vb.sceneBoundingRect().contains(scene_pos):
-            self.readout.setText(" ")
-            return
-        rank = int(round(vb.mapSceneToView(scene_pos).x()))
-        if not 1 <= rank <= len(d.gains):
-            self.readout.setText(" ")
-            return
-        index = int(d.item_indices[rank - 1])
-        item = self.item_ids[index] if 0 <= index < len(self.item_ids) else f"#{index}"
-        grade = int(d.gains[rank - 1])
-        what = "not relevant" if grade <= 0 else f"relevant, grade {grade}"
-        self.readout.setText(f"Rank {rank}: item {item} ({what})")
-
-    def set_entries(self, entries, top_grade: int) -> None:
-        """entries: (key, name, RunResult)."""
-        self.top_grade = top_grade
-        scored = [(k, n, r) for k, n, r in entries if r is not None]
-        keys = [k for k, _, _ in scored]
-        if [self.run.itemData(i) for i in range(self.run.count())] != keys:
-            cur = self.run.currentData()
-            self.run.blockSignals(True)
-            self.run.clear()
-            for k, n, _ in scored:
-                self.run.addItem(n, k)
-            self.run.setCurrentIndex(max(self.run.findData(cur), 0))
-            self.run.blockSignals(False)
-        qids = tuple(scored[0][2].query_ids) if scored else ()
-        if qids != self._qids:  # refill only when the queries change (one call)
-            cur = self.current_query()
-            self._qids = qids
-            self.query.blockSignals(True)
-            self.query.clear()
-            self.query.addItems(list(qids))
-            self.query.setCurrentIndex(qids.index(cur) if cur in qids else 0)
-            self.query.blockSignals(False)
-        self._ask()
-
-    def current_query(self) -> str:
-        """The query picked (not what is being typed into the picker)."""
-        return self.query.itemText(self.query.currentIndex())
-
-    def select_query(self, query_id: str) -> None:
-        i = self.query.findText(query_id)
-        if i >= 0:
-            self.query.setCurrentIndex(i)
-
-    def _ask(self) -> None:
-        k, q = self.run.currentData(), self.current_query()
-        if k is not None and q:
-            self.detailRequested.emit(k, q)
-
-    def show_detail(self, key: int, query_id: str, detail) -> None:
-        if key != self.run.currentData() or query_id != self.current_query():
-            return  # an answer to an older question
-        self._shown = detail
-        g = np.asarray(detail.gains)
-        n = len(g)
-        top = max(self.top_grade, 1)
-        rgb = np.empty((max(n, 1), 1, 3), dtype=np.ubyte)
-        rgb[:] = GRADE_COLOURS[0]
-        if n:
-            rgb[g >= 1, 0] = GRADE_COLOURS[1]
-            rgb[g >= top, 0] = GRADE_COLOURS[2]
-        self.image.setImage(rgb, levels=(0, 255))
-        self.image.setRect(0.5, 0, max(n, 1), 1)
-        self.plot.getPlotItem().vb.setLimits(xMax=max(n, 5) + 0.5)
-        self.plot.setXRange(0.5, min(n, 200) + 0.5, padding=0)
-        self.plot.setYRange(0, 1, padding=0)
-        hits = np.flatnonzero(g >= 1) + 1
-        first = ", ".join(str(h) for h in hits[:15]) + (" …" if len(hits) > 15 else "")
-        cr = detail.ch + detail.cm
-        self.info.setText(
-            f"Query {query_id}: {detail.ch} highly and {detail.cm} marginally relevant items; "
-            f"the list holds {n} items and {len(hits)} of the {cr} relevant ones"
-            + (f", at ranks {first}." if len(hits) else ".")
-        )
-
-    def show_error(self, key: int, query_id: str, message: str) -> None:
-        self.info.setText(message)
 
 
 def set_widget_theme(widget: pg.PlotWidget, dark: bool) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
-from shrec_eval import Cancelled, EvalOptions, evaluate, query_detail
+from shrec_eval import Cancelled, EvalOptions, evaluate
 from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import (
@@ -30,6 +30,8 @@ from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
 from shrec_eval.formats.source import KINDS
 from shrec_eval.readers import classify_path, sniff
 from shrec_eval.stats import compare
+
+from .ranked_data import QueryLists, RunList, class_names, run_list
 
 
 def _cache_key(source: RunSource):
@@ -114,8 +116,7 @@ class ScoringWorker(QObject):
     runFailed = Signal(int, int, str)  # generation, run key, message
     runAmbiguous = Signal(int, int, str, object)  # generation, run key, message, formats
     finished = Signal(int, int)  # generation, cancelled (0 or 1)
-    detailReady = Signal(int, str, object)  # run key, query id, QueryDetail
-    detailFailed = Signal(int, str, str)
+    listsReady = Signal(int, object)  # request number, QueryLists
     confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
     confusionFailed = Signal(int, str, str)
     comparisonReady = Signal(int, object)  # request number, Comparison
@@ -127,6 +128,7 @@ class ScoringWorker(QObject):
         self._runs: dict = {}  # cache key -> Run
         self._by_key: dict = {}  # run key -> Run
         self._options = EvalOptions()
+        self._classes = None  # (assessment, class of each item): for the ranked lists
 
     @Slot(object)
     def run_job(self, job: Job) -> None:
@@ -186,18 +188,27 @@ class ScoringWorker(QObject):
         finally:
             self.finished.emit(gen, int(cancelled or stop.is_set()))
 
-    @Slot(int, str)
-    def detail(self, key: int, query_id: str) -> None:
-        run = self._by_key.get(key)
-        if run is None or self._assessment is None:
-            self.detailFailed.emit(key, query_id, "this run has not been scored")
-            return
-        try:
-            d = query_detail(self._assessment, run, query_id, self._options)
-        except Exception as exc:  # noqa: BLE001
-            self.detailFailed.emit(key, query_id, user_message(exc))
-            return
-        self.detailReady.emit(key, query_id, d)
+    @Slot(int, str, object, object)
+    def lists(self, request: int, query_id: str, runs, stop) -> None:
+        """The ranked list of one query in each run (key, name) of ``runs``,
+        with the ids and classes of its items; ``stop`` (an Event) set: a
+        newer request came, this one is dropped."""
+        a = self._assessment
+        if a is not None and (self._classes is None or self._classes[0] is not a):
+            self._classes = (a, class_names(a))
+        out = []
+        for key, name in runs:
+            if stop.is_set():
+                return
+            run = self._by_key.get(key)
+            if run is None or a is None:
+                out.append(RunList.failed(key, name, "this run has not been scored"))
+                continue
+            try:
+                out.append(run_list(a, run, key, name, query_id, self._options, self._classes[1]))
+            except Exception as exc:  # noqa: BLE001 - reported to the user
+                out.append(RunList.failed(key, name, user_message(exc)))
+        self.listsReady.emit(request, QueryLists(query_id, tuple(out)))
 
     @Slot(int, str)
     def confusion(self, key: int, query_class: str) -> None:
@@ -250,7 +261,7 @@ class ScoringThread(QObject):
     """Owns the worker thread (parented, quit + wait on shutdown)."""
 
     submit = Signal(object)
-    requestDetail = Signal(int, str)
+    requestLists = Signal(int, str, object, object)
     requestConfusion = Signal(int, str)
     requestForget = Signal(int)
     requestComparison = Signal(int, object, object, object)
@@ -263,7 +274,7 @@ class ScoringThread(QObject):
         self.worker = ScoringWorker()
         self.worker.moveToThread(self.thread)
         self.submit.connect(self.worker.run_job)
-        self.requestDetail.connect(self.worker.detail)
+        self.requestLists.connect(self.worker.lists)
         self.requestConfusion.connect(self.worker.confusion)
         self.requestForget.connect(self.worker.forget)
         self.requestComparison.connect(self.worker.compare)
@@ -273,6 +284,7 @@ class ScoringThread(QObject):
         self.busy = False
         self._jobs: dict[int, Job] = {}
         self._compare_stop = threading.Event()
+        self._lists_stop = threading.Event()
         self.worker.finished.connect(self._done)
 
     def start(self, job: Job, *, supersede: bool = False) -> int:
@@ -305,6 +317,13 @@ class ScoringThread(QObject):
         self._compare_stop.set()
         self._compare_stop = threading.Event()
         self.requestComparison.emit(request, results, params, self._compare_stop)
+
+    def lists(self, request: int, query_id: str, runs) -> None:
+        """Ask for one query's ranked lists; an older request not answered
+        yet is dropped."""
+        self._lists_stop.set()
+        self._lists_stop = threading.Event()
+        self.requestLists.emit(request, query_id, runs, self._lists_stop)
 
     def shutdown(self) -> None:
         self.cancel()

@@ -149,12 +149,18 @@ def test_warnings_panel_lists_data_checks(demo):
 
 
 def test_ranked_list_shows_where_relevant_items_landed(demo, qtbot, engine_results):
-    demo.tabs.setCurrentWidget(demo.ranked)
-    qtbot.waitUntil(lambda: "relevant items" in demo.ranked.info.text(), timeout=5000)
-    assert demo.ranked.info.text().startswith("Query q01")
-    demo.ranked.run.setCurrentIndex(demo.ranked.run.findText("LightField-200"))
-    qtbot.waitUntil(lambda: "holds 200 items" in demo.ranked.info.text(), timeout=5000)
-    assert demo.ranked.image.image.shape[0] == 200
+    """Every run's list of the query, stacked (tests/test_gui_lists.py checks
+    the items); one run's alone when it is picked."""
+    ranked = demo.ranked
+    demo.tabs.setCurrentWidget(ranked)
+    qtbot.waitUntil(lambda: ranked.lists is not None, timeout=5000)
+    assert ranked.info.text().startswith("Query q01")
+    assert [r.name for r in ranked.shown_runs()] == list(engine_results)
+    assert len(ranked.strips) == 7
+    ranked.run.setCurrentIndex(ranked.run.findText("LightField-200"))
+    assert "LightField-200: 98 of 107 relevant items in a list of 200" in ranked.info.text()
+    assert len(ranked.strips) == 1 and ranked.strips[0].image.shape[0] == 200
+    ranked.run.setCurrentIndex(0)
 
 
 def test_curves_show_every_run_with_a_legend(demo):

@@ -33,7 +33,9 @@ from shrec_gui.figures import (  # noqa: E402
     figure_bytes,
     flatten_cosmetic_strokes,
 )
-from shrec_gui.plots import BARS, CurvesWidget, RankedListWidget, set_widget_theme  # noqa: E402
+from shrec_gui.plots import BARS, CurvesWidget, set_widget_theme  # noqa: E402
+from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
+from shrec_gui.ranked_lists import RankedListsWidget  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
 
 DEMO = resource_path("demo")
@@ -196,14 +198,14 @@ def test_axes_read_as_numbers(curves, qtbot):
 
 
 def test_ranked_strip_cannot_show_negative_ranks(qtbot, results):
-    w = RankedListWidget()
+    w = RankedListsWidget()
     qtbot.addWidget(w)
     w.show()
     w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
     gains = np.zeros(1000)
     gains[[0, 2, 9]] = [2, 1, 2]
-    detail = SimpleNamespace(gains=gains, ch=2, cm=1)
-    w.show_detail(w.run.currentData(), w.query.currentText(), detail)
+    items = tuple(f"m{i}" for i in range(1000))
+    w.show_lists(QueryLists(w.current_query(), (RunList(0, "run", gains, items, None, 2, 1),)))
     vb = w.plot.getPlotItem().vb
     vb.setXRange(-300, 50, padding=0)
     assert vb.viewRange()[0][0] >= 0.5
@@ -496,7 +498,7 @@ def test_picking_a_query_shows_its_curves_and_ranked_list(qtbot, results):
 
 
 def test_query_pickers_are_searchable(curves, qtbot, results):
-    w = RankedListWidget()
+    w = RankedListsWidget()
     qtbot.addWidget(w)
     w.show()
     w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
@@ -518,21 +520,21 @@ def test_query_pickers_are_searchable(curves, qtbot, results):
 def test_ranked_strip_hover_names_the_item(qtbot, results):
     from PySide6.QtCore import QPointF
 
-    w = RankedListWidget()
+    w = RankedListsWidget()
     qtbot.addWidget(w)
     w.show()
     w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
-    w.item_ids = tuple(f"m{i}" for i in range(1000))
     gains = np.zeros(300)
     gains[[0, 2]] = [2, 1]
-    detail = SimpleNamespace(gains=gains, item_indices=np.arange(300)[::-1], ch=1, cm=1)
-    w.show_detail(w.run.currentData(), w.current_query(), detail)
+    items = tuple(f"m{i}" for i in range(300))[::-1]
+    run = RunList(0, "RunA", gains, items, None, 1, 1)  # a contest without classes
+    w.show_lists(QueryLists(w.current_query(), (run,)))
     qtbot.wait(20)
     vb = w.plot.getPlotItem().vb
     w.hover(vb.mapViewToScene(QPointF(3.2, 0.5)))
-    assert w.readout.text() == "Rank 3: item m297 (relevant, grade 1)"
+    assert w.readout.text() == "RunA, rank 3: item m297 (relevant, grade 1)"
     w.hover(vb.mapViewToScene(QPointF(2, 0.5)))
-    assert w.readout.text() == "Rank 2: item m298 (not relevant)"
+    assert w.readout.text() == "RunA, rank 2: item m298 (not relevant)"
 
 
 def test_a_hidden_plot_exports_its_current_range(qtbot, results):

@@ -1,22 +1,31 @@
 """Per query and Ranked list tabs on the scored demo (issue 14): the
 one-measure table's columns fit their text, one-run mode follows the Columns
-chooser, adding a column keeps the sort and the menu open."""
+chooser, adding a column keeps the sort and the menu open; the ranked lists
+of every run stacked (ids, classes and grades checked against the demo's
+files read by hand), hover, one-run view and export."""
 
+import csv
+
+import numpy as np
 import pytest
 
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import retire, scored_demo_window  # noqa: E402
-from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QStandardItem, QStandardItemModel  # noqa: E402
 from PySide6.QtWidgets import QStyle  # noqa: E402
 from shrec_eval.measures import measure_by_key  # noqa: E402
+from shrec_eval.resources import resource_path  # noqa: E402
 
+from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402
+from shrec_gui.ranked_lists import GRADE_COLOURS  # noqa: E402
 from shrec_gui.tables import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
 
 H = Qt.Orientation.Horizontal
+DEMO = resource_path("demo")
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +174,121 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
         summary.columns_menu.hide()
         for k in added:
             summary.column_action(k).setChecked(False)
+
+
+# -- Ranked list: every run's list of one query, stacked -----------------------------------
+def _demo_classes():
+    """Class and parent of each model of the demo's target.cla, read by hand
+    (PSB format: a header, then "class parent count" and that many ids)."""
+    tokens = (DEMO / "target.cla").read_text().split()
+    pos, item_class, parent = 4, {}, {}
+    while pos < len(tokens):
+        name, par, n = tokens[pos], tokens[pos + 1], int(tokens[pos + 2])
+        parent[name] = par
+        for model in tokens[pos + 3 : pos + 3 + n]:
+            item_class[model] = name
+        pos += 3 + n
+    return item_class, parent
+
+
+def _grade(item_class, parent, query_class, item) -> int:
+    """The demo's rule: the query's class highly relevant (2), its sister
+    classes (same parent, not the root) marginally (1)."""
+    c = item_class.get(item)
+    if c == query_class:
+        return 2
+    p = parent.get(query_class)
+    return 1 if c is not None and p not in (None, "0") and parent.get(c) == p else 0
+
+
+def _wait_lists(qtbot, ranked, query_id):
+    ranked.select_query(query_id)
+    qtbot.waitUntil(
+        lambda: ranked.lists is not None and ranked.lists.query_id == query_id, timeout=10000
+    )
+
+
+def test_ranked_lists_of_every_run_are_stacked_by_rank(demo, qtbot):
+    ranked = demo.ranked
+    demo.tabs.setCurrentWidget(ranked)
+    assert ranked.run.currentData() is None  # all runs, stacked
+    _wait_lists(qtbot, ranked, "q03")
+    names = [e.name for e in demo.controller.scored_entries()]
+    runs = ranked.shown_runs()
+    assert [r.name for r in runs] == names and len(ranked.strips) == 7
+    left = ranked.plot.getPlotItem().getAxis("left")
+    assert [name for _, name in left._tickLevels[0]] == names  # run names label the strips
+    item_class, parent = _demo_classes()
+    lightfield = next(r for r in runs if r.name == "LightField-200")
+    lines = (DEMO / "lightfield-200" / "q03.txt").read_text().split("\n")
+    want = [ln.split()[0] for ln in lines[1:] if ln.strip()]
+    assert len(want) == 200 and list(lightfield.items) == want
+    assert list(lightfield.classes) == [item_class[i] for i in want]
+    assert [int(g) for g in lightfield.gains] == [
+        _grade(item_class, parent, "snake", i) for i in want
+    ]
+    trec = [ln.split() for ln in (DEMO / "randombaseline.trec").read_text().splitlines()]
+    want = [t[2] for t in sorted((t for t in trec if t[0] == "q03"), key=lambda t: int(t[3]))]
+    baseline = next(r for r in runs if r.name == "RandomBaseline")
+    assert list(baseline.items) == want
+    # each strip: its run's row, one pixel per rank, coloured by grade
+    for i, (strip, run) in enumerate(zip(ranked.strips, runs)):
+        rect = strip.mapRectToParent(strip.boundingRect())
+        assert rect.left() == 0.5 and rect.width() == len(run)
+        assert 6 - i < rect.center().y() < 7 - i
+        img = strip.image[:, 0]
+        assert (img[np.asarray(run.gains) == 0] == GRADE_COLOURS[0]).all()
+        assert (img[np.asarray(run.gains) == 2] == GRADE_COLOURS[2]).all()
+    assert "Query q03 (class snake)" in ranked.info.text()
+    assert "LightField-200: " in ranked.info.text()
+
+
+def test_hovering_a_strip_names_the_item_its_class_and_grade(demo, qtbot):
+    ranked = demo.ranked
+    demo.tabs.setCurrentWidget(ranked)
+    _wait_lists(qtbot, ranked, "q03")
+    qtbot.wait(20)
+    vb = ranked.plot.getPlotItem().vb
+    item_class, parent = _demo_classes()
+    for i, run in enumerate(ranked.shown_runs()):
+        for rank in (1, 2, 7):
+            ranked.hover(vb.mapViewToScene(QPointF(rank + 0.2, 6 - i + 0.5)))
+            item = run.items[rank - 1]
+            grade = _grade(item_class, parent, "snake", item)
+            what = "not relevant" if grade == 0 else f"relevant, grade {grade}"
+            want = f"{run.name}, rank {rank}: item {item}, class {item_class[item]} ({what})"
+            assert ranked.readout.text() == want
+            assert ranked.plot.toolTip() == want
+    ranked.hover(vb.mapViewToScene(QPointF(3, 6.02)))  # the gap between two strips
+    assert ranked.readout.text() == " "
+
+
+def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path):
+    ranked = demo.ranked
+    demo.tabs.setCurrentWidget(ranked)
+    _wait_lists(qtbot, ranked, "q05")
+    path = tmp_path / "ranked.csv"
+    assert ranked.export_name() == "ranked-q05.csv"
+    ranked.export(str(path))
+    rows = list(csv.reader(path.open()))
+    assert rows[0] == ["run", "query", "rank", "item", "class", "grade"]
+    runs = ranked.shown_runs()
+    assert len(rows) == 1 + sum(len(r) for r in runs)
+    lf = [row for row in rows if row[0] == "LightField-200"]
+    run = next(r for r in runs if r.name == "LightField-200")
+    assert [row[3] for row in lf] == list(run.items) and lf[2][2] == "3"
+    fig = build_figure(ranked.plot.getPlotItem(), FigureSettings(width=1200, height=500))
+    try:  # the figure: a strip per run, the run names on its left axis
+        assert len(fig.plot.vb.addedItems) == 7
+        assert [n for _, n in fig.plot.getAxis("left")._tickLevels[0]] == [r.name for r in runs]
+    finally:
+        fig.close()
+    ranked.run.setCurrentIndex(ranked.run.findText("LightField-200"))
+    try:
+        assert [r.name for r in ranked.shown_runs()] == ["LightField-200"]
+        assert len(ranked.strips) == 1 and ranked.strips[0].image.shape[0] == 200
+        ranked.export(str(path))
+        assert len(list(csv.reader(path.open()))) == 201
+    finally:
+        ranked.run.setCurrentIndex(0)
+    assert len(ranked.strips) == 7

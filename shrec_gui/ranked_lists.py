@@ -1,0 +1,233 @@
+"""The ranked lists of one query, one strip per run stacked and aligned by
+rank (or one run's strip): each rank coloured by the item's grade, the run
+names down the left, item id, class and grade of the item under the mouse.
+The lists arrive ready-made from the worker (ranked_data.QueryLists); this
+module only paints them and looks up the item under the mouse."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from .plots import export_buttons, numeric_axes, searchable_combo
+
+#: the colour of a rank by grade: not relevant, relevant below the top grade, top grade
+GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
+ALL_RUNS = "All runs, stacked"
+STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between strips)
+ROW_PX = 28  # on-screen height of a run's row
+SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
+
+
+def grade_rgb(gains: np.ndarray, top_grade: int) -> np.ndarray:
+    """An (n, 1, 3) image of a list: each rank's colour by its grade."""
+    g = np.asarray(gains)
+    rgb = np.empty((max(len(g), 1), 1, 3), dtype=np.ubyte)
+    rgb[:] = GRADE_COLOURS[0]
+    if len(g):
+        rgb[g >= 1, 0] = GRADE_COLOURS[1]
+        rgb[g >= max(top_grade, 1), 0] = GRADE_COLOURS[2]
+    return rgb
+
+
+def describe(run, rank: int) -> str:
+    """Run, rank, item id, class and grade of one place of a RunList."""
+    grade = int(run.gains[rank - 1])
+    cls = f", class {run.classes[rank - 1]}" if run.classes is not None else ""
+    what = "not relevant" if grade <= 0 else f"relevant, grade {grade}"
+    return f"{run.name}, rank {rank}: item {run.items[rank - 1]}{cls} ({what})"
+
+
+def summary_line(run) -> str:
+    """Where a run put the query's relevant items, in one line."""
+    if run.error is not None:
+        return f"{run.name}: {run.error}"
+    hits = np.flatnonzero(np.asarray(run.gains) >= 1) + 1
+    found = f"{len(hits)} of {run.ch + run.cm} relevant items in a list of {len(run)}"
+    if len(hits) == 0:
+        return f"{run.name}: {found}"
+    half = hits[(len(hits) - 1) // 2]
+    return (
+        f"{run.name}: {found}; the first at rank {hits[0]}, half of them by rank {half}, "
+        f"the last at rank {hits[-1]}"
+    )
+
+
+class RankedListsWidget(QWidget):
+    """Runs picker (all, stacked, or one), searchable query picker, the
+    strips, a read-out of the item under the mouse and a summary per run."""
+
+    listsRequested = Signal(str)  # query id
+    exportRequested = Signal(str)  # "figure"
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.run = QComboBox()
+        self.run.addItem(ALL_RUNS, None)
+        self.query = searchable_combo()
+        self.query.setMinimumContentsLength(10)
+        self.plot = pg.PlotWidget()
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.setLabel("bottom", "Rank")
+        numeric_axes(self.plot)
+        # ranks start at 1: no zooming or panning to negative ranks
+        self.plot.getPlotItem().vb.setLimits(xMin=0.5, yMin=0, yMax=1, minXRange=5)
+        self.strips: list[pg.ImageItem] = []
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Runs:"))
+        bar.addWidget(self.run)
+        bar.addWidget(QLabel("Query:"))
+        bar.addWidget(self.query)
+        bar.addStretch(1)
+        legend = QLabel(
+            '<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
+            '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
+            '<span style="color:#bbbbbb">&#9632;</span> not relevant'
+        )
+        row = QHBoxLayout()
+        row.addWidget(legend, 1)
+        for b in export_buttons(self.exportRequested.emit, csv=False):
+            row.addWidget(b)
+        self.readout = QLabel(" ")  # the item under the mouse
+        self.info = QLabel("Score a contest to see its ranked lists.")
+        self.info.setWordWrap(True)
+        lay = QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.plot)
+        lay.addLayout(row)
+        lay.addWidget(self.readout)
+        lay.addWidget(self.info)
+        lay.addStretch(1)
+        self.top_grade = 2
+        self._qids: tuple = ()
+        self._classes: dict = {}  # query id -> its class (contests with classes)
+        self.lists = None  # the QueryLists drawn
+        self.run.currentIndexChanged.connect(self.draw)
+        self.query.currentIndexChanged.connect(self._ask)
+        self._hover = pg.SignalProxy(
+            self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
+        )
+        self._fit_height(1)
+
+    # -- choosing --------------------------------------------------------------------------
+    def set_entries(self, entries, top_grade: int) -> None:
+        """entries: (run key, name, RunResult or None); asks for the lists
+        of the query shown."""
+        self.top_grade = top_grade
+        scored = [(k, n, r) for k, n, r in entries if r is not None]
+        runs = [(k, n) for k, n, _ in scored]
+        shown = [(self.run.itemData(i), self.run.itemText(i)) for i in range(1, self.run.count())]
+        if shown != runs:
+            cur = self.run.currentData()
+            self.run.blockSignals(True)
+            while self.run.count() > 1:
+                self.run.removeItem(1)
+            for k, n in runs:
+                self.run.addItem(n, k)
+            self.run.setCurrentIndex(max(self.run.findData(cur), 0))
+            self.run.blockSignals(False)
+        qids = tuple(scored[0][2].query_ids) if scored else ()
+        if qids != self._qids:  # refill only when the queries change (one call)
+            cur = self.current_query()
+            self._qids = qids
+            classes = scored[0][2].query_classes if scored else None
+            self._classes = dict(zip(qids, classes)) if classes is not None else {}
+            self.query.blockSignals(True)
+            self.query.clear()
+            self.query.addItems(list(qids))
+            self.query.setCurrentIndex(qids.index(cur) if cur in qids else 0)
+            self.query.blockSignals(False)
+        self._ask()
+
+    def current_query(self) -> str:
+        """The query picked (not what is being typed into the picker)."""
+        return self.query.itemText(self.query.currentIndex())
+
+    def select_query(self, query_id: str) -> None:
+        i = self.query.findText(query_id)
+        if i >= 0:
+            self.query.setCurrentIndex(i)
+
+    def _ask(self) -> None:
+        q = self.current_query()
+        if q and self.run.count() > 1:
+            self.listsRequested.emit(q)
+
+    # -- drawing ---------------------------------------------------------------------------
+    def shown_runs(self) -> list:
+        """The RunLists drawn, top to bottom (all, or the one picked)."""
+        if self.lists is None:
+            return []
+        key = self.run.currentData()
+        return [r for r in self.lists.runs if key is None or r.key == key]
+
+    def show_lists(self, lists) -> None:
+        if lists.query_id != self.current_query():
+            return  # an answer for a query no longer picked
+        self.lists = lists
+        self.draw()
+
+    def _fit_height(self, n_rows: int) -> None:
+        axis = self.plot.getAxis("bottom")
+        h = ROW_PX * n_rows + axis.height() + 24
+        self.plot.setMinimumHeight(min(h, 360))
+        self.plot.setMaximumHeight(h)
+
+    def draw(self) -> None:
+        """One strip per run shown; run i's strip at y in [n-1-i, n-i)."""
+        runs = self.shown_runs()
+        n = len(runs)
+        pi = self.plot.getPlotItem()
+        while len(self.strips) < n:
+            self.strips.append(pg.ImageItem())
+            pi.addItem(self.strips[-1])
+        while len(self.strips) > n:
+            pi.removeItem(self.strips.pop())
+        for i, (strip, run) in enumerate(zip(self.strips, runs)):
+            strip.setImage(grade_rgb(run.gains, self.top_grade), levels=(0, 255))
+            y0 = n - 1 - i + (1 - STRIP) / 2
+            strip.setRect(0.5, y0, max(len(run), 1), STRIP)
+            strip.setVisible(len(run) > 0)
+        left = pi.getAxis("left")
+        left.setTicks([[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs)], []])
+        fm = QFontMetrics(left.style["tickFont"] or self.font())
+        left.setWidth(max((fm.horizontalAdvance(r.name) for r in runs), default=20) + 16)
+        longest = max((len(r) for r in runs), default=0)
+        vb = pi.vb
+        vb.setLimits(xMax=max(longest, 5) + 0.5, yMin=0, yMax=max(n, 1))
+        self.plot.setXRange(0.5, min(max(longest, 5), SHOWN_RANKS) + 0.5, padding=0)
+        self.plot.setYRange(0, max(n, 1), padding=0)
+        self._fit_height(max(n, 1))
+        self.readout.setText(" ")
+        if self.lists is None:
+            return
+        d = next((r for r in runs if r.error is None), None)
+        q = self.lists.query_id
+        head = f"Query {q}" + (f" (class {self._classes[q]})" if q in self._classes else "")
+        if d is not None:
+            head += f": {d.ch} highly and {d.cm} marginally relevant items"
+        self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))
+
+    def item_at(self, scene_pos):
+        """(RunList, rank) of the strip place under a scene position, or None."""
+        runs = self.shown_runs()
+        vb = self.plot.getPlotItem().vb
+        if not runs or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        row = int(np.floor(p.y()))
+        i = len(runs) - 1 - row
+        if not 0 <= i < len(runs) or abs(p.y() - row - 0.5) > STRIP / 2:
+            return None  # in a gap between strips
+        rank = int(round(p.x()))
+        return (runs[i], rank) if 1 <= rank <= len(runs[i]) else None
+
+    def hover(self, scene_pos) -> None:
+        """Run, rank, item id, class and grade of the item under the mouse."""
+        hit = self.item_at(scene_pos)
+        text = " " if hit is None else describe(*hit)
+        self.readout.setText(text)
+        self.plot.setToolTip(text.strip())
