@@ -20,6 +20,7 @@ ALL_RUNS = "All runs, stacked"
 STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between strips)
 ROW_PX = 28  # on-screen height of a run's row
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
+NOTHING = "Score a contest to see its ranked lists."
 
 
 def grade_rgb(gains: np.ndarray, top_grade: int) -> np.ndarray:
@@ -92,7 +93,7 @@ class RankedListsWidget(QWidget):
         for b in export_buttons(self.exportRequested.emit, csv=False):
             row.addWidget(b)
         self.readout = QLabel(" ")  # the item under the mouse
-        self.info = QLabel("Score a contest to see its ranked lists.")
+        self.info = QLabel(NOTHING)
         self.info.setWordWrap(True)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
@@ -140,6 +141,9 @@ class RankedListsWidget(QWidget):
             self.query.addItems(list(qids))
             self.query.setCurrentIndex(qids.index(cur) if cur in qids else 0)
             self.query.blockSignals(False)
+        if not scored and self.lists is not None:  # the contest was closed
+            self.lists = None
+            self.draw()
         self._ask()
 
     def current_query(self) -> str:
@@ -203,6 +207,7 @@ class RankedListsWidget(QWidget):
         self._fit_height(max(n, 1))
         self.readout.setText(" ")
         if self.lists is None:
+            self.info.setText(NOTHING)
             return
         d = next((r for r in runs if r.error is None), None)
         q = self.lists.query_id

@@ -535,6 +535,8 @@ def test_ranked_strip_hover_names_the_item(qtbot, results):
     assert w.readout.text() == "RunA, rank 3: item m297 (relevant, grade 1)"
     w.hover(vb.mapViewToScene(QPointF(2, 0.5)))
     assert w.readout.text() == "RunA, rank 2: item m298 (not relevant)"
+    w.set_entries([], 2)  # the contest closed: nothing left drawn
+    assert w.lists is None and not w.strips and w.info.text().startswith("Score a contest")
 
 
 def test_a_hidden_plot_exports_its_current_range(qtbot, results):
