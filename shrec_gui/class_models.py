@@ -12,7 +12,7 @@ from shrec_eval.measures import measure_by_key
 from shrec_eval.options import AVERAGES
 from shrec_eval.report import fmt
 
-from .models import SORT_ROLE, SortProxy, _Base, natural_key
+from .models import COLUMN_ROLE, SORT_ROLE, SortProxy, _Base, natural_key
 
 #: True on the rows of the averages (kept at the bottom whatever the sort)
 AVERAGE_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -98,6 +98,12 @@ class PerClassModel(_Base):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return ("Class", "Queries")[section] if section < 2 else self.entries[section - 2][1]
+        if role == COLUMN_ROLE:  # what the sort is kept by
+            return (
+                ("class", "queries")[section]
+                if section < 2
+                else f"run:{self.entries[section - 2][1]}"
+            )
         if role == Qt.ItemDataRole.ToolTipRole and section >= 2 and self._m is not None:
             return f"{self._m.label}: mean over the class's queries (best run marked)"
         return None

@@ -59,6 +59,7 @@ class ContestController(QObject):
         self.assessment = None
         self.entries: dict[int, RunEntry] = {}
         self.session_path: str | None = None
+        self.session_view: dict = {}  # the view state of the session last opened (view_state.py)
         self._saved_state = None  # what was last opened from or written to a session
         self._next_key = 1
         self._pending: dict | None = None
@@ -149,16 +150,17 @@ class ContestController(QObject):
         runs: list[RunSource] | None = None,
         options: EvalOptions | None = None,
         session: tuple[str, str] | None = None,
+        view: dict | None = None,
     ) -> None:
         """Load an assessment in the worker; on success it replaces the
-        current one (with ``options``, and the ``session`` (path, name) it
-        came from) and the runs (by default the current ones) are read and
+        current one (with ``options``, and the ``session`` (path, name) and
+        ``view`` state it came from) and the runs (by default the current ones) are read and
         scored again; on failure nothing changes and the reader is quoted."""
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
         pairs = [(self._new_key(), r) for r in runs]
         options = options or self.options
-        self._pending = {"runs": pairs, "options": options, "session": session}
+        self._pending = {"runs": pairs, "options": options, "session": session, "view": view}
         self._start(
             Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
         )
@@ -242,6 +244,7 @@ class ContestController(QObject):
         self.assessment_source = self.assessment = None
         self.entries = {}
         self.session_path = None
+        self.session_view = {}
         self._saved_state = None
         self._changed_timer.stop()
         self.set_options(EvalOptions())
@@ -266,16 +269,25 @@ class ContestController(QObject):
             runs=list(contest.runs),
             options=contest.options,
             session=(path, contest.name or Path(path).stem),
+            view=contest.view,
         )
 
-    def contest(self, name: str = "shrec-gui session") -> Contest | None:
-        """What is open, as a Contest (runs with the names and colours shown)."""
+    def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:
+        """What is open, as a Contest (runs with the names and colours shown,
+        and the window's ``view`` state)."""
         if self.assessment_source is None:
             return None
-        return Contest(self.assessment_source, self.run_sources(named=True), self.options, name)
+        return Contest(
+            self.assessment_source,
+            self.run_sources(named=True),
+            self.options,
+            name,
+            view=view or {},
+        )
 
-    def save_session(self, path: str) -> bool:
-        contest = self.contest()
+    def save_session(self, path: str, view: dict | None = None) -> bool:
+        """Write what is open (and the window's ``view`` state) as a session."""
+        contest = self.contest(view=view)
         if contest is None:
             self.problem.emit("Nothing to save", "Open an assessment first.")
             return False
@@ -332,6 +344,7 @@ class ContestController(QObject):
         }
         if pending["session"] is not None:  # a session or contest file: now it has opened
             self.session_path = pending["session"][0]
+            self.session_view = pending["view"] or {}
             self._saved_state = self._state()
             self.sessionOpened.emit(*pending["session"])
             self.fileUsed.emit(pending["session"][0], True)

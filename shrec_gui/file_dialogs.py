@@ -1,6 +1,7 @@
 """The File menu's dialogs of the main window: open an assessment, add runs or a
 folder of rank lists (what a file is, and so which reader options it needs, is told
-off the GUI thread), open and save sessions, and the unsaved-changes question.
+off the GUI thread), open and save sessions (with the window's view state), recent
+files (also on the welcome page), closing, and the unsaved-changes question.
 
 A mixin of :class:`~shrec_gui.mainwindow.MainWindow` (it uses the window's
 ``controller``, ``prefs`` and ``_on_file_used``), so that the window module keeps
@@ -15,7 +16,9 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
+from . import view_state
 from .dialogs import ReaderDialog
+from .welcome import missing_files
 from .worker import classify
 
 
@@ -100,6 +103,29 @@ class FileDialogs:
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
 
+    # -- recent files, closing ----------------------------------------------------------
+    def open_recent(self, path: str) -> None:
+        """A recent session or assessment (it replaces the contest)."""
+        if self.confirm_discard():
+            self.controller.open_files([path])
+
+    def _show_recent(self) -> None:
+        """The recent files on the welcome page; the missing ones are found
+        on a file thread and greyed."""
+        items = self.prefs.recent()
+        self.welcome.set_recent(items, self.welcome.missing & set(items))
+        if items:
+            self.controller.run_task(missing_files, items, done=self.welcome.set_missing)
+
+    def forget_recent(self, path: str) -> None:
+        self.prefs.forget_recent(path)
+        self._rebuild_recent()
+
+    def close_contest(self) -> None:
+        """Back to the welcome page (asked about unsaved changes)."""
+        if self.confirm_discard():
+            self.controller.close()
+
     # -- sessions -------------------------------------------------------------------------
     def open_session_dialog(self) -> None:
         if not self.confirm_discard():
@@ -114,9 +140,9 @@ class FileDialogs:
         path = self.controller.session_path
         demo = str(demo_manifest().parent.resolve())
         if path and not str(Path(path).resolve()).startswith(demo):
-            return self.controller.save_session(path)
+            return self.controller.save_session(path, view_state.capture(self))
         return self.save_session_dialog()
 
     def save_session_dialog(self) -> bool:
         path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
-        return bool(path) and self.controller.save_session(path)
+        return bool(path) and self.controller.save_session(path, view_state.capture(self))

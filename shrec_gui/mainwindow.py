@@ -35,7 +35,8 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .welcome import WelcomePage, missing_files
+from .view_state import restore as restore_view
+from .welcome import WelcomePage
 
 
 def app_icon() -> QIcon:
@@ -61,7 +62,8 @@ class MainWindow(FileDialogs, QMainWindow):
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
         c.sessionOpened.connect(self._on_session_opened)
-        c.closed.connect(lambda: self.setWindowTitle("SHREC evaluation"))
+        c.closed.connect(self._on_closed)
+        self._view_to_restore: dict | None = None  # a session's, once its runs are scored
         c.formatAsked.connect(self._on_format_asked)
         self.exports = ExportActions(self)
         self._build_tabs()
@@ -164,6 +166,9 @@ class MainWindow(FileDialogs, QMainWindow):
         self.controller.progress.connect(self._on_progress)
 
     def _on_progress(self, value: int) -> None:
+        if value < 0 and self._view_to_restore is not None:  # the session's runs are scored
+            view, self._view_to_restore = self._view_to_restore, None
+            restore_view(self, view)
         self.progress.setVisible(value >= 0)
         self.cancel_button.setVisible(value >= 0)
         self.progress.setValue(max(value, 0))
@@ -253,18 +258,6 @@ class MainWindow(FileDialogs, QMainWindow):
         if self.showing_welcome():
             self._show_recent()
 
-    def _show_recent(self) -> None:
-        """The recent files on the welcome page; the missing ones are found
-        on a file thread and greyed."""
-        items = self.prefs.recent()
-        self.welcome.set_recent(items, self.welcome.missing & set(items))
-        if items:
-            self.controller.run_task(missing_files, items, done=self.welcome.set_missing)
-
-    def forget_recent(self, path: str) -> None:
-        self.prefs.forget_recent(path)
-        self._rebuild_recent()
-
     def set_dark(self, dark: bool) -> None:
         self.dark = bool(dark)
         apply_theme(self.dark)
@@ -299,7 +292,16 @@ class MainWindow(FileDialogs, QMainWindow):
             self._rebuild_recent()
 
     def _on_session_opened(self, path: str, name: str) -> None:
+        """A session opened: its view state now (the tab, columns, curve
+        kind), and again, whole, once its runs are scored (runs' columns, sorts)."""
         self.setWindowTitle(f"SHREC evaluation — {name}")
+        view = self.controller.session_view
+        restore_view(self, view)
+        self._view_to_restore = view or None
+
+    def _on_closed(self) -> None:
+        self._view_to_restore = None
+        self.setWindowTitle("SHREC evaluation")
 
     # -- opening ------------------------------------------------------------------------
     def open_files(self, paths) -> None:
@@ -307,16 +309,6 @@ class MainWindow(FileDialogs, QMainWindow):
         apart by content, off the GUI thread; asked about unsaved changes
         before a session or an assessment among them replaces the contest."""
         self.controller.open_files(paths, confirm=self.confirm_discard)
-
-    def open_recent(self, path: str) -> None:
-        """A recent session or assessment (it replaces the contest)."""
-        if self.confirm_discard():
-            self.controller.open_files([path])
-
-    def close_contest(self) -> None:
-        """Back to the welcome page (asked about unsaved changes)."""
-        if self.confirm_discard():
-            self.controller.close()
 
     def open_demo(self) -> None:
         if self.confirm_discard():

@@ -4,6 +4,8 @@ closing a contest back to it, and the one unsaved-changes question asked on
 every path that replaces the contest (drop, recent file, open assessment,
 close, the welcome page)."""
 
+import json
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -16,7 +18,9 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
+from shrec_gui import view_state  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.models import SORT_ROLE  # noqa: E402
 from shrec_gui.welcome import PATH_ROLE  # noqa: E402
 
 DEMO = resource_path("demo")
@@ -208,3 +212,112 @@ def test_an_assessment_dropped_asks_and_a_recent_session_opens_after_discard(
     assert w.welcome.paths()[0] == str(saved_session.resolve())
     item = w.welcome.recent.item(0)
     assert item.data(PATH_ROLE) == str(saved_session.resolve())
+
+
+# -- the view state a session keeps ----------------------------------------------------------
+
+
+def _pick(combo, data) -> None:
+    i = combo.findData(data)
+    assert i >= 0, data
+    combo.setCurrentIndex(i)
+
+
+def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
+    """Columns, sorts, the Per query mode and measure, the Per class and
+    Significance measures, the curve kind and the tab shown: saved with the
+    session, shown again when it is opened in another window."""
+    w = new_window(qtbot)
+    w.open_demo()
+    wait_idle(qtbot, w, 7)
+    w.summary.set_columns(["nn", "ft_psb", "st_psb", "dcg_psb"])
+    w.summary.view.sortByColumn(3, Qt.SortOrder.AscendingOrder)  # st_psb, worst first
+    _pick(w.per_query.mode, "measure")
+    _pick(w.per_query.choice, "ndcg@10")
+    w.per_query.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # the second run
+    per_query_sort = w.per_query.view.sort_state()
+    _pick(w.per_class.measure, "e_measure")
+    w.per_class.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # by query count
+    _pick(w.curves.kind, "dcg_recall")
+    _pick(w.significance.measure, "nn")
+    w.tabs.setCurrentWidget(w.curves)
+    assert not w.controller.unsaved()  # what is shown is no change to the contest
+    path = tmp_path / "view.json"
+    monkeypatch_path = str(path)
+    w.ask_save_path = lambda *a: monkeypatch_path  # File > Save session as…
+    assert w.save_session_dialog()
+    doc = json.loads(path.read_text())
+    assert doc["view"]["summary"] == {
+        "columns": ["nn", "ft_psb", "st_psb", "dcg_psb"],
+        "sort": {"column": "st_psb", "order": "ascending"},
+    }
+    assert doc["view"]["per_query"] == {
+        "mode": "measure",
+        "choice": "ndcg@10",
+        "sort": {"column": per_query_sort[0], "order": "descending"},
+    }
+    assert per_query_sort[0].startswith("run:")
+    assert doc["view"]["per_class"]["measure"] == "e_measure"
+    assert doc["view"]["per_class"]["sort"] == {"column": "queries", "order": "descending"}
+    assert doc["view"]["curves"] == {"kind": "dcg_recall"}
+    assert doc["view"]["significance"] == {"measure": "nn"}
+    assert doc["view"]["tab"] == "Curves"
+    saved = view_state.capture(w)
+    # another window, whose own preferences show other columns
+    app_settings().setValue("summary/columns", ["p@5"])
+    other = new_window(qtbot)
+    assert other.summary.keys == ["p@5"]
+    other.controller.open_session(str(path))
+    wait_idle(qtbot, other, 7)
+    qtbot.waitUntil(lambda: other._view_to_restore is None, timeout=10000)
+    assert view_state.capture(other) == saved
+    assert other.summary.keys == ["nn", "ft_psb", "st_psb", "dcg_psb"]
+    assert other.summary.view.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
+    col = other.summary.model.keys.index("st_psb") + 1
+    shown = [other.summary.proxy.index(r, col).data(SORT_ROLE) for r in range(7)]
+    assert shown == sorted(shown)  # the rows are in that order
+    assert other.per_query.choice.currentData() == "ndcg@10"
+    assert other.per_query.view.sort_state() == (per_query_sort[0], Qt.SortOrder.DescendingOrder)
+    assert other.curves.kind.currentData() == "dcg_recall"
+    assert other.tabs.currentWidget() is other.curves and not other.showing_welcome()
+    # Ctrl+S writes the view shown now
+    _pick(other.curves.kind, "pr")
+    other.save_session_action()
+    assert json.loads(path.read_text())["view"]["curves"] == {"kind": "pr"}
+
+
+def test_a_view_that_no_longer_fits_is_passed_over(qtbot, tmp_path, dialogs):
+    """A hand-edited or stale view: what fits is shown, the rest ignored
+    (the unsaved-changes question and sessions never fail on it)."""
+    w = new_window(qtbot)
+    w.open_demo()
+    wait_idle(qtbot, w, 7)
+    before = view_state.capture(w)
+    for view in (
+        [],
+        {"tab": 5, "summary": {"columns": "nn"}, "curves": {"kind": ["pr"]}},
+        {"summary": {"columns": [3, "nope"], "sort": {"column": "zz", "order": "sideways"}}},
+        {"per_query": {"mode": "sideways", "choice": None, "sort": "ft"}, "per_class": 7},
+    ):
+        view_state.restore(w, view)
+        assert view_state.capture(w) == before, view
+    view_state.restore(w, {"summary": {"columns": ["p@10", "gone"]}, "tab": "Per class"})
+    assert w.summary.keys == ["p@10"] and w.tabs.currentWidget() is w.per_class
+
+
+def test_a_version_1_session_still_opens(qtbot, tmp_path, dialogs):
+    """Sessions written before version 2 ("color", no view) open as they were."""
+    doc = Contest.read(demo_manifest()).to_dict()  # absolute paths
+    doc["version"] = 1
+    doc["runs"][0]["color"] = "#123456"
+    for r in doc["runs"][1:]:
+        del r["colour"]
+    del doc["runs"][0]["colour"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    w = new_window(qtbot)
+    w.controller.open_session(str(path))
+    wait_idle(qtbot, w, 7)
+    first = next(iter(w.controller.entries.values()))
+    assert first.name == "SpectralNet" and first.colour == "#123456"
+    assert not w.controller.unsaved() and dialogs == []

@@ -139,8 +139,17 @@ class SummaryTab(QWidget, Tab):
     def toggle_column(self, key: str, on: bool) -> None:
         """Show or hide a measure's column; the table stays sorted by the
         column it was sorted by (wherever that column now is)."""
+        self._show_columns(set(self.keys) | {key} if on else set(self.keys) - {key})
+
+    def set_columns(self, keys) -> None:
+        """Show the columns of ``keys`` (as a session has them; keys that the
+        current ranks do not give are left out; none left: the headline ones)."""
+        known = {m.key for m in expand(self.controller.options.ranks)}
+        self._show_columns(set(keys) & known or set(HEADLINE))
+        self._rebuild_columns_menu()
+
+    def _show_columns(self, keys: set) -> None:
         order = [m.key for m in expand(self.controller.options.ranks)]
-        keys = set(self.keys) | {key} if on else set(self.keys) - {key}
         self.keys = [k for k in order if k in keys]
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, self.controller.options.ranks)
