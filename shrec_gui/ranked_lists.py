@@ -21,6 +21,7 @@ STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between stri
 ROW_PX = 28  # on-screen height of a run's row
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
+GRADE_NAMES = ((2, "highly relevant"), (1, "marginally relevant"), (0, "not relevant"))
 
 
 def grade_rgb(gains: np.ndarray, top_grade: int) -> np.ndarray:
@@ -77,6 +78,7 @@ class RankedListsWidget(QWidget):
         # ranks start at 1: no zooming or panning to negative ranks
         self.plot.getPlotItem().vb.setLimits(xMin=0.5, yMin=0, yMax=1, minXRange=5)
         self.strips: list[pg.ImageItem] = []
+        self._grade_key()
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Runs:"))
         bar.addWidget(self.run)
@@ -112,6 +114,19 @@ class RankedListsWidget(QWidget):
             self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
         )
         self._fit_height(1)
+
+    def _grade_key(self) -> None:
+        """The colours' key as a plot legend, for figures only (the window
+        shows it as a label below the plot): one empty, pen-less bar per
+        grade, whose legend sample is a square of its colour."""
+        pi = self.plot.getPlotItem()
+        legend = pi.addLegend()
+        for grade, name in GRADE_NAMES:
+            colour = GRADE_COLOURS[grade]
+            bar = pg.BarGraphItem(x=[1], height=[0], width=0, brush=colour, pen=pg.mkPen(None))
+            pi.addItem(bar)
+            legend.addItem(bar, name)
+        legend.setVisible(False)
 
     # -- choosing --------------------------------------------------------------------------
     def set_entries(self, entries, top_grade: int) -> None:
@@ -175,8 +190,9 @@ class RankedListsWidget(QWidget):
         self.draw()
 
     def _fit_height(self, n_rows: int) -> None:
-        axis = self.plot.getAxis("bottom")
-        h = ROW_PX * n_rows + axis.height() + 24
+        pi = self.plot.getPlotItem()
+        title = pi.layout.rowMaximumHeight(0)  # the title row (0 when it has none)
+        h = ROW_PX * n_rows + pi.getAxis("bottom").height() + title + 24
         self.plot.setMinimumHeight(min(h, 360))
         self.plot.setMaximumHeight(h)
 
@@ -195,6 +211,9 @@ class RankedListsWidget(QWidget):
             y0 = n - 1 - i + (1 - STRIP) / 2
             strip.setRect(0.5, y0, max(len(run), 1), STRIP)
             strip.setVisible(len(run) > 0)
+        q = self.lists.query_id if self.lists is not None else None
+        q_class = f" (class {self._classes[q]})" if q in self._classes else ""
+        pi.setTitle(f"Ranked lists of query {q}{q_class}" if q else None)
         left = pi.getAxis("left")
         left.setTicks([[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs)], []])
         fm = QFontMetrics(left.style["tickFont"] or self.font())
@@ -210,8 +229,7 @@ class RankedListsWidget(QWidget):
             self.info.setText(NOTHING)
             return
         d = next((r for r in runs if r.error is None), None)
-        q = self.lists.query_id
-        head = f"Query {q}" + (f" (class {self._classes[q]})" if q in self._classes else "")
+        head = f"Query {q}{q_class}"
         if d is not None:
             head += f": {d.ch} highly and {d.cm} marginally relevant items"
         self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))

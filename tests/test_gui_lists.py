@@ -7,6 +7,7 @@ files read by hand), hover, one-run view and export."""
 import csv
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 pytest.importorskip("PySide6")
@@ -263,13 +264,15 @@ def test_hovering_a_strip_names_the_item_its_class_and_grade(demo, qtbot):
     assert ranked.readout.text() == " "
 
 
-def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path):
+def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path, monkeypatch):
     ranked = demo.ranked
     demo.tabs.setCurrentWidget(ranked)
     _wait_lists(qtbot, ranked, "q05")
     path = tmp_path / "ranked.csv"
-    assert ranked.export_name() == "ranked-q05.csv"
-    ranked.export(str(path))
+    asked = []
+    monkeypatch.setattr(demo, "ask_save_path", lambda *a: asked.append(a[1]) or str(path))
+    demo.exports.export_tab_dialog()  # Ctrl+E
+    assert asked == ["ranked-q05.csv"] and demo.status_label.text() == f"Wrote {path}"
     rows = list(csv.reader(path.open()))
     assert rows[0] == ["run", "query", "rank", "item", "class", "grade"]
     runs = ranked.shown_runs()
@@ -278,9 +281,16 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path)
     run = next(r for r in runs if r.name == "LightField-200")
     assert [row[3] for row in lf] == list(run.items) and lf[2][2] == "3"
     fig = build_figure(ranked.plot.getPlotItem(), FigureSettings(width=1200, height=500))
-    try:  # the figure: a strip per run, the run names on its left axis
-        assert len(fig.plot.vb.addedItems) == 7
+    try:  # the figure: a strip per run, the run names on its left axis, a key to the colours
+        images = [i for i in fig.plot.vb.addedItems if isinstance(i, pg.ImageItem)]
+        assert len(images) == 7
         assert [n for _, n in fig.plot.getAxis("left")._tickLevels[0]] == [r.name for r in runs]
+        assert fig.plot.titleLabel.text == "Ranked lists of query q05 (class vase)"
+        key = [(label.text, sample.item.opts["brush"]) for sample, label in fig.legend.items]
+        assert [t for t, _ in key] == ["highly relevant", "marginally relevant", "not relevant"]
+        assert [pg.mkBrush(b).color().getRgb()[:3] for _, b in key] == [
+            GRADE_COLOURS[g] for g in (2, 1, 0)
+        ]
     finally:
         fig.close()
     ranked.run.setCurrentIndex(ranked.run.findText("LightField-200"))
