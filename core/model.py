@@ -295,6 +295,44 @@ def repeated_positions(key: np.ndarray, key_range: int) -> np.ndarray:
     return s[np.flatnonzero(ks[1:] == ks[:-1]) + 1]
 
 
+#: entries whose (list, code) pairs are checked at once for repeats
+_MARK_BLOCK = 1 << 20
+
+
+def repeated_in_lists(eq: np.ndarray, ec: np.ndarray, n_codes: int) -> np.ndarray:
+    """Positions of the entries whose code already occurred earlier in the
+    same list (``eq`` is non-decreasing: the lists one after another).
+
+    Lists are taken a block at a time, so that the block's (list, code)
+    cells fit in a small mark array: every entry writes its own index into
+    its cell, and reads it back; an entry reading another's index shares its
+    cell with it (whichever write won).  Only then is the block sorted to
+    name the repeats.  No mark array is ever cleared: a cell holds an index
+    of an earlier block, which no entry of this block has."""
+    n = eq.size
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    n_codes = max(n_codes, 1)
+    per = max(1, _MARK_BLOCK // n_codes)  # lists per block
+    marks = np.full(per * n_codes, -1, dtype=np.int64)
+    first_list = int(eq[0])
+    bounds = np.arange(first_list, int(eq[-1]) + per + 1, per).astype(eq.dtype)
+    cuts = np.searchsorted(eq, bounds)
+    found = []
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        if b <= a:
+            continue
+        cell = (eq[a:b] - eq[a]).astype(np.int64) * n_codes + ec[a:b]
+        own = np.arange(a, b)
+        marks[cell] = own
+        if (marks[cell] == own).all():
+            continue
+        s = np.argsort(cell, kind="stable")
+        cs = cell[s]
+        found.append(a + s[np.flatnonzero(cs[1:] == cs[:-1]) + 1])
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
 class RankedRun(Run):
     """Ranked lists held in memory in CSR form (``flat[indptr[r]:indptr[r+1]]``
     is the list of run query ``r``)."""
@@ -410,8 +448,8 @@ class RankedRun(Run):
         a repeated id keeps its first rank; both are reported, with
         ``where(e)`` saying where entry ``e`` was read; ``warnings`` (the
         reader's findings) come after those."""
-        entry_query = np.asarray(entry_query, dtype=np.int64)
-        entry_code = np.asarray(entry_code, dtype=np.int64)
+        entry_query = np.asarray(entry_query)
+        entry_code = np.asarray(entry_code)
         n_q, n_c = len(query_ids), len(code_ids)
         index = assessment._item_index
         code_item = np.fromiter((index.get(c, UNKNOWN) for c in code_ids), np.int64, n_c)
@@ -421,12 +459,16 @@ class RankedRun(Run):
             eq, ec = entry_query[order], entry_code[order]
         else:
             eq, ec = entry_query, entry_code
-        key = eq * max(n_c, 1) + ec
-        dup = repeated_positions(key, n_q * max(n_c, 1))
-        keep = np.ones(eq.size, dtype=bool)
-        keep[dup] = False
-        items = code_item[ec]
-        unknown = np.flatnonzero((items == UNKNOWN) & keep)
+        dup = repeated_in_lists(eq, ec, n_c)
+        keep = None
+        if dup.size:
+            keep = np.ones(eq.size, dtype=bool)
+            keep[dup] = False
+        items = code_item.astype(np.int32)[ec]
+        unknown = items == UNKNOWN
+        if keep is not None:
+            unknown &= keep
+        unknown = np.flatnonzero(unknown) if unknown.any() else np.zeros(0, np.int64)
 
         def warning(code: str, message: str, pos: np.ndarray) -> DataWarning:
             src = np.sort(pos if order is None else order[pos])[:MAX_EXAMPLES]
@@ -455,12 +497,13 @@ class RankedRun(Run):
             found.append(
                 warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
             )
-        indptr = np.concatenate(([0], np.cumsum(np.bincount(eq[keep], minlength=n_q))))
+        kept = eq if keep is None else eq[keep]
+        indptr = np.concatenate(([0], np.cumsum(np.bincount(kept, minlength=n_q))))
         return cls(
             name,
             query_ids,
             indptr,
-            items[keep].astype(np.int32),
+            items if keep is None else items[keep],
             assessment.n_items,
             source=source,
             format=format,

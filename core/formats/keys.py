@@ -113,7 +113,7 @@ class TokenCodes:
     def __init__(self) -> None:
         self.raw: list[bytes] = []
         self._bits = 10
-        self._table = np.full(1 << self._bits, -1, dtype=np.int64)
+        self._table = np.full(1 << self._bits, -1, dtype=np.int32)
         self._hash = np.zeros(0, dtype=np.uint64)
         self._len = np.zeros(0, dtype=np.int64)
         self._words = np.zeros((_WORDS, 0), dtype=np.uint64)
@@ -124,7 +124,7 @@ class TokenCodes:
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The code of every token of ``packed`` (new tokens added)."""
-        out = np.empty(packed.size, dtype=np.int64)
+        out = np.empty(packed.size, dtype=np.int32)
         if not packed.size:
             return out
         base = len(self.raw)
@@ -187,13 +187,22 @@ class TokenCodes:
 
     def _lookup(self, lengths, words, h):
         """(codes, indices of the tokens not in the table)."""
-        n = h.size
-        codes = np.full(n, -1, dtype=np.int64)
-        mask = np.uint64((1 << self._bits) - 1)
-        slot = (h >> np.uint64(64 - self._bits)).astype(np.int64)
-        todo = np.arange(n)
+        if not self._len.size:
+            return np.full(h.size, -1, dtype=np.int32), np.arange(h.size)
+        slot = (h >> np.uint64(64 - self._bits)).astype(np.intp)
+        # first probe of every token at once (where nearly all are found)
+        v = self._table[slot]
+        same = self._len[np.maximum(v, 0)] == lengths
+        same &= v >= 0
+        for w in range(words.shape[0]):
+            same &= self._words[w][v] == words[w]
+        if same.all():
+            return v, np.zeros(0, dtype=np.intp)
+        codes = np.where(same, v, -1)
+        todo = np.flatnonzero(~same)
+        slot = slot[todo]
         missing = []
-        width = words.shape[0]
+        mask = (1 << self._bits) - 1
         while todo.size:
             v = self._table[slot]
             empty = v < 0
@@ -203,12 +212,12 @@ class TokenCodes:
                 todo, slot, v = todo[keep], slot[keep], v[keep]
             # the hash picks the slot; the length and the words decide
             same = self._len[v] == lengths[todo]
-            for w in range(width):
+            for w in range(words.shape[0]):
                 same &= self._words[w][v] == words[w][todo]
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
-            slot = (slot + 1) & np.int64(mask)
-        miss = np.concatenate(missing) if missing else np.zeros(0, np.int64)
+            slot = (slot + 1) & mask
+        miss = np.concatenate(missing) if missing else np.zeros(0, np.intp)
         return codes, np.sort(miss)
 
     def _append(self, raws, h, lengths, words) -> list[int]:
@@ -227,7 +236,7 @@ class TokenCodes:
         if 2 * len(self.raw) > self._table.size:
             while 2 * len(self.raw) > (1 << self._bits):
                 self._bits += 1
-            self._table = np.full(1 << self._bits, -1, dtype=np.int64)
+            self._table = np.full(1 << self._bits, -1, dtype=np.int32)
             self._insert(np.flatnonzero(self._len >= 0))
         else:
             self._insert(np.arange(base, base + len(raws)))

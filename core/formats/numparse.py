@@ -28,6 +28,12 @@ import numpy as np
 #: longest token the vectorised float / integer path looks at
 NUM_WIDTH = 24
 _POW10 = np.array([float(10**k) for k in range(23)])  # exact in binary
+_POW10_U64 = np.array([10**k for k in range(20)], dtype=np.uint64)
+#: numpy's longdouble is the x87 80-bit format (64-bit significand) on
+#: x86 Linux; elsewhere (Windows, ARM) it is float64 and wide decimals go
+#: to float()
+_EXTENDED = np.finfo(np.longdouble).nmant >= 63
+_POW10_LD = np.cumprod(np.full(28, 10, dtype=np.longdouble)) / 10  # exact: 5**27 < 2**64
 _ZERO = ord("0")
 
 
@@ -44,7 +50,88 @@ def gather(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int)
 
 def parse_floats(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     """(values, done): float64 values of the tokens ``buf[starts:ends]``
-    and a mask of those the exact path computed (the others are left 0)."""
+    and a mask of those the exact paths computed (the others are left 0):
+    plain decimals by :func:`parse_decimals`, the rest (exponents, ...) by
+    :func:`parse_general`."""
+    values, done = parse_decimals(buf, starts, ends)
+    if not done.all():
+        rest = np.flatnonzero(~done)
+        v, d = parse_general(buf, starts[rest], ends[rest])
+        values[rest], done[rest] = v, d
+    return values, done
+
+
+def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """(values, done) of the plain decimals ``[+-]digits[.digits]`` (no
+    exponent; at least one digit): the digits, the point removed, are an
+    exact integer ``m`` below 2**64 and the value is ``m / 10**f`` with
+    ``f`` the number of digits after the point.  With ``m < 2**53`` and
+    ``f <= 22`` one float64 division is correctly rounded (Clinger).  Up to
+    19 digits and ``f <= 27`` the division is done in the x87 80-bit format
+    (64-bit significand, where ``m`` and ``10**f`` are exact) and rounded
+    to float64; that double rounding can only go wrong when the 80-bit
+    result lies exactly halfway between two float64 values, and those
+    tokens are left to ``float()``."""
+    n = starts.size
+    lengths = ends - starts
+    values = np.zeros(n, dtype=np.float64)
+    if not n:
+        return values, np.zeros(0, dtype=bool)
+    width = int(min(lengths.max(), 21))
+    cols = np.arange(width)
+    if buf.size < int(starts.max()) + width:  # not padded enough: pad a copy
+        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
+    rows = np.lib.stride_tricks.as_strided(buf, (buf.size - width + 1, width), (1, 1))
+    # byte j of every token in row j (reductions over rows are elementwise)
+    r = np.ascontiguousarray(rows[starts].T)
+    r *= cols[:, None] < lengths
+    d = r - np.uint8(_ZERO)
+    digit = d < 10
+    dot = r == ord(".")
+    sign = (r[0] == ord("-")) | (r[0] == ord("+"))
+    other = ~(digit | dot | (r == 0))
+    other[0] &= ~sign
+    ok = (lengths <= width) & ~other.any(axis=0) & (dot.sum(axis=0, dtype=np.int8) <= 1)
+    total = digit.sum(axis=0, dtype=np.int8)
+    ok &= (total >= 1) & (total <= 19)
+    # the digits, point removed, as an integer (Horner, a byte row at a time),
+    # and how many come after the point
+    mant = np.zeros(n, dtype=np.uint64)
+    frac = np.zeros(n, dtype=np.int8)
+    seen = np.zeros(n, dtype=bool)
+    for j in range(width):
+        dj = digit[j]
+        mant = np.where(dj, mant * np.uint64(10) + d[j], mant)
+        seen |= dot[j]
+        frac += dj & seen
+    frac = frac.astype(np.int64)
+    exact = ok & (mant < 2**53) & (frac <= 22)
+    values = np.where(exact, mant.astype(np.float64) / _POW10[np.minimum(frac, 22)], 0.0)
+    wide = np.flatnonzero(ok & ~exact & (frac <= 27))
+    if wide.size and _EXTENDED:
+        v, good = _extended(mant[wide], frac[wide])
+        values[wide] = v
+        exact[wide] = good
+    values = np.where(r[0] == ord("-"), -values, values)
+    values[~exact] = 0.0
+    return values, exact
+
+
+def _extended(mant: np.ndarray, frac: np.ndarray):
+    """``mant / 10**frac`` divided in 80-bit precision and rounded to
+    float64, and the mask of the results that are surely correctly rounded
+    (not exactly halfway between two float64 values before the rounding)."""
+    x = mant.astype(np.longdouble) / _POW10_LD[frac]
+    v = x.astype(np.float64)
+    gap = np.abs(x - v.astype(np.longdouble))
+    ulp = np.spacing(v).astype(np.longdouble)
+    halfway = (gap == ulp / 2) | (gap == ulp / 4)
+    return v, ~halfway & (v != 0) & np.isfinite(v)
+
+
+def parse_general(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """(values, done) of ``[+-]digits[.digits][(e|E)[+-]digits]`` with at
+    most 15 significant digits (Clinger's fast path, see the module)."""
     n = starts.size
     values = np.zeros(n, dtype=np.float64)
     lengths = ends - starts

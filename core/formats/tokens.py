@@ -273,7 +273,7 @@ def floats(path, lines: Lines, k: int, what: str) -> np.ndarray:
     gives (plain spellings parsed with numpy, the others by ``float()``); an
     error naming the first token that is not a number."""
     a, b = lines.bounds(k)
-    values, done = parse_floats(lines.buffer, a, b)
+    values, done = parse_floats(lines.padded, a, b)
     return _fallback(path, lines, k, values, done, float, f"{what} must be a number")
 
 

@@ -72,7 +72,7 @@ class _Codes:
         self.tokens = TokenCodes()
         self.ids: list[str] = []
         self._code: dict[str, int] = {}
-        self._of_token = np.zeros(0, dtype=np.int64)
+        self._of_token = np.zeros(0, dtype=np.int32)
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The id code of every token of ``packed``."""
@@ -94,7 +94,7 @@ class _Codes:
                     code = by_id[ident] = len(ids)
                     ids.append(ident)
                 codes.append(code)
-            self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int64)))
+            self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int32)))
         return raw
 
     def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
@@ -150,8 +150,8 @@ def read_qrels(
             )
         if b'"' in chunk:
             quoted += _quoted(lines, 0) + _quoted(lines, 2)
-        q_parts.append(qc.codes(lines.packed(0)).astype(np.int32))
-        d_parts.append(dc.codes(lines.packed(2)).astype(np.int32))
+        q_parts.append(qc.codes(lines.packed(0)))
+        d_parts.append(dc.codes(lines.packed(2)))
         g_parts.append(grades)
         n_parts.append(lines.number)
     if not q_parts or not sum(p.size for p in q_parts):
@@ -282,10 +282,17 @@ def _run_chunk(path, piece: tuple[int, bytes]) -> _RunChunk:
     lines = tokenize(chunk, first, comments=True)
     check_counts(path, lines, 6, None, RUN_FIELDS)
     sims = floats(path, lines, 4, "the score (5th field)")
+    nan = np.flatnonzero(np.isnan(sims))
+    if nan.size:
+        raise FormatError(
+            path,
+            "the score (5th field) is NaN; a number was expected",
+            line=int(lines.number[nan[0]]),
+        )
     extra = np.flatnonzero(lines.count > 6)
     quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
     return _RunChunk(
-        lines.number.astype(np.int32) if first + chunk.count(b"\n") < 2**31 else lines.number,
+        lines.number.astype(np.int32) if first + len(chunk) < 2**31 else lines.number,
         sims,
         lines.packed(0),
         lines.packed(2),
@@ -324,12 +331,13 @@ def read_trec_run(
         n_extra += c.n_extra
         extra_lines.extend(c.extra_lines)
         quoted += c.quoted
-        parts["q"].append(qc.codes(c.qids).astype(np.int32))
+        parts["q"].append(qc.codes(c.qids))
         docs = dc.token_codes(c.docs)
-        parts["d"].append(dc.id_codes(docs).astype(np.int32))
-        parts["raw"].append(docs.astype(np.int32) if trec_order else np.zeros(0, np.int32))
-        parts["s"].append(c.sims)
+        parts["d"].append(dc.id_codes(docs))
         parts["n"].append(c.number)
+        if trec_order:
+            parts["raw"].append(docs)
+            parts["s"].append(c.sims)
         rc.codes(c.tags)
     if not parts["q"] or not sum(p.size for p in parts["q"]):
         raise FormatError(
@@ -337,16 +345,13 @@ def read_trec_run(
             "the file holds no result line; lines 'qid iter docno rank sim run_id' were expected",
             line=1,
         )
-    entry_query, entry_doc, raw, sims, lines_of = (
-        np.concatenate(parts[k]) for k in ("q", "d", "raw", "s", "n")
-    )
-    nan = np.flatnonzero(np.isnan(sims))
-    if nan.size:
-        n = int(lines_of[nan[0]])
-        raise FormatError(path, "the score (5th field) is NaN; a number was expected", line=n)
+    entry_query, entry_doc = np.concatenate(parts["q"]), np.concatenate(parts["d"])
+    line_of = _LineNumbers(parts["n"])
     if trec_order:
+        raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
         order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
-        entry_query, entry_doc, lines_of = entry_query[order], entry_doc[order], lines_of[order]
+        entry_query, entry_doc = entry_query[order], entry_doc[order]
+        line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
@@ -369,12 +374,25 @@ def read_trec_run(
         entry_doc,
         dc.ids,
         assessment,
-        where=lambda e: f"line {lines_of[e]}",
+        where=lambda e: f"line {line_of[e]}",
         source=str(path),
         format=f"TREC run, {how}",
         warnings=notes,
         tags=rid,
     )
+
+
+class _LineNumbers:
+    """The line number of entry ``e`` from the chunks' line numbers (no
+    file-long array unless the entries were reordered)."""
+
+    def __init__(self, parts: list[np.ndarray]) -> None:
+        self.parts = parts
+        self.starts = np.cumsum([0] + [p.size for p in parts])
+
+    def __getitem__(self, e: int) -> int:
+        k = int(np.searchsorted(self.starts, e, side="right")) - 1
+        return int(self.parts[k][e - self.starts[k]])
 
 
 def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:

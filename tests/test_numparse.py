@@ -1,0 +1,67 @@
+"""The decimal fast path of core/formats/numparse.py gives the bits
+``float()`` gives, for every token it takes (the others go to float())."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal, getcontext
+
+import numpy as np
+import pytest
+from shrec_eval.formats.numparse import parse_decimals, parse_floats
+
+
+def _parse(tokens: list[bytes], fn):
+    data = b" ".join(tokens)
+    starts = np.cumsum([0] + [len(t) + 1 for t in tokens[:-1]])
+    ends = starts + np.array([len(t) for t in tokens])
+    return fn(np.frombuffer(data, dtype=np.uint8), starts, ends)
+
+
+def _check(tokens, fn, least):
+    values, done = _parse(tokens, fn)
+    assert done.sum() >= least
+    for i in np.flatnonzero(done).tolist():
+        assert values[i].tobytes() == np.float64(float(tokens[i])).tobytes(), tokens[i]
+
+
+def test_wide_decimals_of_16_to_19_digits():
+    rng = random.Random(5)
+    tokens = []
+    for _ in range(60_000):
+        nd = rng.randint(16, 19)
+        f = rng.randint(0, nd)
+        digits = str(rng.randrange(10 ** (nd - 1), 10**nd))
+        sign = rng.choice(["", "-", "+"])
+        tokens.append(f"{sign}{digits[: nd - f]}.{digits[nd - f :]}".encode())
+    _check(tokens, parse_decimals, 55_000)
+
+
+def test_decimals_next_to_halfway_between_two_doubles():
+    """19-digit cuts of the exact midpoints between neighbouring doubles:
+    where a double rounding would go wrong."""
+    getcontext().prec = 60
+    rng = random.Random(7)
+    tokens = []
+    for _ in range(20_000):
+        x = rng.random() * rng.choice([1, 10, 1000, 1e6])
+        mid = (Decimal(x) + Decimal(float(np.nextafter(x, 2e9)))) / 2
+        whole, frac = format(mid, "f").split(".")
+        keep = 19 - len(whole.lstrip("0")) if whole.strip("0") else 19
+        tokens.append(f"{whole}.{frac[: max(keep, 1)]}".encode())
+    _check(tokens, parse_decimals, 10_000)
+
+
+@pytest.mark.parametrize("fmt", ["%r", "%.6f", "%.17g", "%.3e", "%g"])
+def test_scores_as_programs_write_them(fmt):
+    rng = np.random.default_rng(3)
+    vals = np.concatenate([rng.random(5000), -rng.random(2000) * 1e4, rng.random(2000) * 1e-4])
+    tokens = [(fmt % float(v)).encode() for v in vals]
+    tokens += [b"0", b"-0", b"-0.0", b"+.5", b"5.", b"1e5", b"1E-5", b"9999999999999999999"]
+    _check(tokens, parse_floats, len(tokens) // 2)
+
+
+def test_what_is_not_a_plain_decimal_is_left_to_float():
+    tokens = [b".", b"-", b"1.2.3", b"nan", b"inf", b"1_0", b"12345678901234567890", b"1-2"]
+    _, done = _parse(tokens, parse_decimals)
+    assert not done.any()
