@@ -498,7 +498,8 @@ class RankedRun(Run):
                 warning("duplicate_ids", "ids repeated within a ranked list (first rank kept)", dup)
             )
         kept = eq if keep is None else eq[keep]
-        indptr = np.concatenate(([0], np.cumsum(np.bincount(kept, minlength=n_q))))
+        # the lists one after another: where each starts
+        indptr = np.searchsorted(kept, np.arange(n_q + 1, dtype=kept.dtype)).astype(np.int64)
         return cls(
             name,
             query_ids,

@@ -73,6 +73,8 @@ class _Codes:
         self.ids: list[str] = []
         self._code: dict[str, int] = {}
         self._of_token = np.zeros(0, dtype=np.int32)
+        #: every token its own id so far (no two spellings of one id)
+        self._same = True
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The id code of every token of ``packed``."""
@@ -94,11 +96,14 @@ class _Codes:
                     code = by_id[ident] = len(ids)
                     ids.append(ident)
                 codes.append(code)
+            self._same = self._same and codes == list(range(known, known + len(codes)))
             self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int32)))
         return raw
 
     def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
-        return self._of_token[token_codes]
+        """Id codes of raw-token codes (the same numbers while no two
+        spellings of one id have been seen)."""
+        return token_codes if self._same else self._of_token[token_codes]
 
 
 def _decode_all(raws: list[bytes]) -> list[str]:
