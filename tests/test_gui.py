@@ -22,6 +22,7 @@ from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSo
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
+from shrec_gui import view_state  # noqa: E402
 from shrec_gui.dialogs import about_text  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE, PerQueryModel, SummaryModel, WarningsModel  # noqa: E402
@@ -417,7 +418,7 @@ def test_adding_runs_while_scoring_abandons_nothing(win, qtbot):
 
 def test_a_failed_session_changes_nothing(fresh, qtbot, tmp_path, dialogs):
     good = tmp_path / "good.json"
-    assert fresh.controller.save_session(str(good))
+    assert fresh.controller.save_session(str(good), view_state.capture(fresh))  # as Ctrl+S
     text = good.read_text()
     broken = tmp_path / "broken.json"
     doc = json.loads(text)
