@@ -27,7 +27,6 @@ from .tokens import (
     integers,
     read_lines,
     strip_bom,
-    text_chunks,
     tokenize,
 )
 
@@ -121,6 +120,37 @@ def _quoted(lines, k: int) -> int:
     return int(((buf[a] == 34) | (buf[b - 1] == 34)).sum())
 
 
+@dataclass
+class _QrelsChunk:
+    """What a worker thread makes of a chunk of qrels."""
+
+    number: np.ndarray
+    grades: np.ndarray
+    qids: Packed
+    docs: Packed
+    quoted: int
+
+
+def _qrels_chunk(path, piece: tuple[int, bytes]) -> _QrelsChunk:
+    first, chunk = piece
+    check_text(path, chunk, "TREC qrels file", first)
+    lines = tokenize(chunk, first, comments=True)
+    check_counts(path, lines, 4, 4, QRELS_FIELDS)
+    grades = integers(path, lines, 3, "the relevance (4th field)")
+    big = np.flatnonzero(grades > MAX_GRADE)
+    if big.size:
+        i = int(big[0])
+        raise FormatError(
+            path,
+            f"the relevance grade is too large (at most {MAX_GRADE})",
+            line=int(lines.number[i]),
+            column=lines.column(i, 3),
+            token=decode_token(lines.token(i, 3)),
+        )
+    quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
+    return _QrelsChunk(lines.number, grades, lines.packed(0), lines.packed(2), quoted)
+
+
 def read_qrels(
     path,
     *,
@@ -139,26 +169,13 @@ def read_qrels(
     qc, dc = _Codes(norm), _Codes(norm)
     q_parts, d_parts, g_parts, n_parts = [], [], [], []
     quoted = 0
-    for first, chunk in text_chunks(path, src.read(), "TREC qrels file", chunk_size):
-        lines = tokenize(chunk, first, comments=True)
-        check_counts(path, lines, 4, 4, QRELS_FIELDS)
-        grades = integers(path, lines, 3, "the relevance (4th field)")
-        big = np.flatnonzero(grades > MAX_GRADE)
-        if big.size:
-            i = int(big[0])
-            raise FormatError(
-                path,
-                f"the relevance grade is too large (at most {MAX_GRADE})",
-                line=int(lines.number[i]),
-                column=lines.column(i, 3),
-                token=decode_token(lines.token(i, 3)),
-            )
-        if b'"' in chunk:
-            quoted += _quoted(lines, 0) + _quoted(lines, 2)
-        q_parts.append(qc.codes(lines.packed(0)))
-        d_parts.append(dc.codes(lines.packed(2)))
-        g_parts.append(grades)
-        n_parts.append(lines.number)
+    pieces = chunks(strip_bom(src.read()), chunk_size)
+    for c in in_order(partial(_qrels_chunk, path), pieces):
+        quoted += c.quoted
+        q_parts.append(qc.codes(c.qids))
+        d_parts.append(dc.codes(c.docs))
+        g_parts.append(c.grades)
+        n_parts.append(c.number)
     if not q_parts or not sum(p.size for p in q_parts):
         raise FormatError(
             path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
