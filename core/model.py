@@ -296,7 +296,7 @@ def repeated_positions(key: np.ndarray, key_range: int) -> np.ndarray:
 
 
 #: entries whose (list, code) pairs are checked at once for repeats
-_MARK_BLOCK = 1 << 20
+_MARK_BLOCK = 1 << 18  # int32 marks: 1 MiB, in the processor's cache
 
 
 def repeated_in_lists(eq: np.ndarray, ec: np.ndarray, n_codes: int) -> np.ndarray:
@@ -314,7 +314,7 @@ def repeated_in_lists(eq: np.ndarray, ec: np.ndarray, n_codes: int) -> np.ndarra
         return np.zeros(0, dtype=np.int64)
     n_codes = max(n_codes, 1)
     per = max(1, _MARK_BLOCK // n_codes)  # lists per block
-    marks = np.full(per * n_codes, -1, dtype=np.int64)
+    marks = np.full(per * n_codes, -1, dtype=np.int32 if n < 2**31 else np.int64)
     first_list = int(eq[0])
     bounds = np.arange(first_list, int(eq[-1]) + per + 1, per).astype(eq.dtype)
     cuts = np.searchsorted(eq, bounds)
@@ -322,8 +322,8 @@ def repeated_in_lists(eq: np.ndarray, ec: np.ndarray, n_codes: int) -> np.ndarra
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         if b <= a:
             continue
-        cell = (eq[a:b] - eq[a]).astype(np.int64) * n_codes + ec[a:b]
-        own = np.arange(a, b)
+        cell = (eq[a:b] - eq[a]).astype(np.intp) * n_codes + ec[a:b]
+        own = np.arange(a, b, dtype=marks.dtype)
         marks[cell] = own
         if (marks[cell] == own).all():
             continue

@@ -211,7 +211,8 @@ def chunks(data: bytes, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
             end = n if nl < 0 else nl + 1
         chunk = data[start:end]
         yield line, chunk
-        line += chunk.count(b"\n")
+        # numpy counts bytes several times faster than bytes.count
+        line += int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == 10))
         start = end
 
 
