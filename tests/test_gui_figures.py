@@ -213,7 +213,7 @@ def test_ranked_strip_cannot_show_negative_ranks(qtbot, results):
     # its figure shows the ranks in view only (first 200), cut to the axes
     fig = build_figure(w.plot.getPlotItem(), FigureSettings(width=1200, height=300))
     try:
-        (image,) = fig.plot.vb.addedItems
+        (image,) = [i for i in fig.plot.vb.addedItems if isinstance(i, pg.ImageItem)]
         r = image.mapRectToParent(image.boundingRect())
         x0, x1 = vb.viewRange()[0]
         assert r.left() >= x0 - 1 and r.right() <= x1 + 1
