@@ -4,6 +4,7 @@ into the issue note).
 
     python tests/benchmarks/bench_issue12.py [--repeat N] [--workdir DIR]
                                              [--shapenet] [--big-matrix]
+                                             [--trec-eval PATH]
 
 It writes the workloads into a temporary folder (or DIR, reused when the
 files are there) and prints, each measured side by side in this one run:
@@ -105,7 +106,22 @@ def mib(n: float) -> str:
     return f"{n / 2**20:.0f} MiB"
 
 
-def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True):
+#: trec_eval's own binary (built from source, -O2), when given: the same measures
+TREC_EVAL_MEASURES = [
+    "-m",
+    "map",
+    "-m",
+    "P.1",
+    "-m",
+    "Rprec",
+    "-m",
+    "ndcg_cut.100",
+    "-m",
+    "recall.100",
+]
+
+
+def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True, trec_eval=None):
     rel, grades, lists = make_contest(n_q, n_items, list_len)
     qrels, run = write_trec(workdir, name, rel, grades, lists)
     out = os.path.join(workdir, f"{name}.out.json")
@@ -116,6 +132,8 @@ def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True):
     }
     if with_share:
         commands["nojson"] = ours
+    if trec_eval:
+        commands["trec_eval"] = [trec_eval, *TREC_EVAL_MEASURES, qrels, run]
     t = side_by_side(commands, repeat)
     med = {k: statistics.median(x[0] for x in v) for k, v in t.items()}
     rss = {k: max(x[1] for x in v) for k, v in t.items()}
@@ -126,6 +144,12 @@ def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True):
         f"(peak {mib(rss['peer'])}); ratio ours / pytrec_eval = "
         f"{median_ratio(t['ours'], t['peer']):.3f}"
     )
+    if "trec_eval" in t:
+        print(
+            f"[1] {name} trec_eval (C, -O2) {med['trec_eval']:.2f} s (peak "
+            f"{mib(rss['trec_eval'])}); ratio ours / trec_eval = "
+            f"{median_ratio(t['ours'], t['trec_eval']):.3f}"
+        )
     if with_share:
         share = 1 - statistics.median(x[0] / y[0] for x, y in zip(t["nojson"], t["ours"]))
         t_json = json_time(qrels, run, n_items, out, repeat)
@@ -303,6 +327,11 @@ def main(argv=None):
     p.add_argument("--only", help="comma-separated parts to run: 1,3,4,5 (2 comes with 1)")
     p.add_argument("--shapenet", action="store_true", help="10,265 x 1,000 end to end")
     p.add_argument("--big-matrix", action="store_true", help="50,000 x 50,000 binary (10 GB)")
+    p.add_argument(
+        "--trec-eval",
+        help="trec_eval binary built from source (github.com/usnistgov/trec_eval, "
+        "make CFLAGS='-O2 ...'): timed as a third column of 1.",
+    )
     args = p.parse_args(argv)
     parts = set((args.only or "1,3,4,5").split(","))
     workdir = args.workdir or tempfile.mkdtemp(prefix="shrec-bench12-")
@@ -314,9 +343,11 @@ def main(argv=None):
         f"load {' '.join(load)}; workloads in {workdir}"
     )
     if "1" in parts or "3" in parts:
-        rel, grades, lists, _, run = end_to_end("w1", 2000, 2000, 2000, workdir, args.repeat)
+        rel, grades, lists, _, run = end_to_end(
+            "w1", 2000, 2000, 2000, workdir, args.repeat, trec_eval=args.trec_eval
+        )
         if "1" in parts:
-            end_to_end("w2", 10000, 10000, 1000, workdir, args.repeat)
+            end_to_end("w2", 10000, 10000, 1000, workdir, args.repeat, trec_eval=args.trec_eval)
         if "3" in parts:
             reading(workdir, rel, grades, lists, run, args.repeat)
     if "4" in parts:
@@ -324,7 +355,9 @@ def main(argv=None):
     if "5" in parts:
         ascii_matrix(args.ascii_n, workdir, args.repeat)
     if args.shapenet:
-        end_to_end("shapenet", 10265, 10265, 1000, workdir, 1, with_share=False)
+        end_to_end(
+            "shapenet", 10265, 10265, 1000, workdir, 1, with_share=False, trec_eval=args.trec_eval
+        )
     if args.big_matrix:
         binary_matrix(50000, workdir, 1)
     if not args.workdir:
