@@ -168,7 +168,8 @@ class MainWindow(FileDialogs, QMainWindow):
     def _on_progress(self, value: int) -> None:
         if value < 0 and self._view_to_restore is not None:  # the session's runs are scored
             view, self._view_to_restore = self._view_to_restore, None
-            restore_view(self, view)
+            # the rest (the tab was shown at opening: a tab chosen since stays)
+            restore_view(self, {k: v for k, v in view.items() if k != "tab"})
         self.progress.setVisible(value >= 0)
         self.cancel_button.setVisible(value >= 0)
         self.progress.setValue(max(value, 0))
@@ -293,7 +294,8 @@ class MainWindow(FileDialogs, QMainWindow):
 
     def _on_session_opened(self, path: str, name: str) -> None:
         """A session opened: its view state now (the tab, columns, curve
-        kind), and again, whole, once its runs are scored (runs' columns, sorts)."""
+        kind), and again once its runs are scored (the sorts by runs' columns,
+        a run chosen)."""
         self.setWindowTitle(f"SHREC evaluation — {name}")
         view = self.controller.session_view
         restore_view(self, view)

@@ -64,7 +64,7 @@ def drop(w, *paths) -> None:
     )
 
 
-def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, dialogs):
+def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, dialogs, monkeypatch):
     w = new_window(qtbot)
     assert w.showing_welcome() and w.welcome.isVisible() and not w.tabs.isVisible()
     buttons = [w.welcome.demo_button, w.welcome.assessment_button, w.welcome.session_button]
@@ -75,6 +75,14 @@ def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, di
     ]
     assert all(b.focusPolicy() & Qt.FocusPolicy.TabFocus for b in buttons)
     assert w.welcome.none_label.isVisible() and not w.welcome.recent.isVisible()  # none yet
+    # keyboard: Enter on a focused button presses it (here: the session file dialog)
+    asked = []
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *a, **k: asked.append(a[1]) or ("", "")
+    )
+    w.welcome.session_button.setFocus()
+    qtbot.keyClick(w.welcome.session_button, Qt.Key.Key_Return)
+    assert asked == ["Open session"] and w.showing_welcome()
     # keyboard: the focused button opens the demo with Space
     w.welcome.demo_button.setFocus()
     qtbot.keyClick(w.welcome.demo_button, Qt.Key.Key_Space)
@@ -268,9 +276,12 @@ def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
     other = new_window(qtbot)
     assert other.summary.keys == ["p@5"]
     other.controller.open_session(str(path))
+    qtbot.waitUntil(lambda: other.tabs.currentWidget() is other.curves, timeout=10000)
+    other.tabs.setCurrentWidget(other.summary)  # a tab chosen while the runs are scored stays
     wait_idle(qtbot, other, 7)
     qtbot.waitUntil(lambda: other._view_to_restore is None, timeout=10000)
-    assert view_state.capture(other) == saved
+    assert view_state.capture(other) == {**saved, "tab": "Summary"}
+    other.tabs.setCurrentWidget(other.curves)
     assert other.summary.keys == ["nn", "ft_psb", "st_psb", "dcg_psb"]
     assert other.summary.view.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
     col = other.summary.model.keys.index("st_psb") + 1
