@@ -97,7 +97,7 @@ class WelcomePage(QWidget):
             self.assessmentRequested,
         )
         self.session_button = self._button(
-            "Open a &session…",
+            "&Open a session…",
             "A session or contest file (.json) saved earlier (Ctrl+Shift+O)",
             self.sessionRequested,
         )

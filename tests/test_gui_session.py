@@ -71,9 +71,14 @@ def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, di
     assert [b.text() for b in buttons] == [
         "Open the &demo contest",
         "Open an &assessment…",
-        "Open a &session…",
+        "&Open a session…",
     ]
     assert all(b.focusPolicy() & Qt.FocusPolicy.TabFocus for b in buttons)
+    # every Alt+letter of the page and the menu bar is one thing's
+    texts = [b.text() for b in buttons] + [w.welcome.recent_label.text()]
+    texts += [w.welcome.remove_button.text()] + [a.text() for a in w.menuBar().actions()]
+    letters = [t[t.index("&") + 1].lower() for t in texts]
+    assert len(letters) == len(set(letters)) == 10, texts
     assert w.welcome.none_label.isVisible() and not w.welcome.recent.isVisible()  # none yet
     # keyboard: Enter on a focused button presses it (here: the session file dialog)
     asked = []
