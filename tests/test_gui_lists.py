@@ -22,6 +22,7 @@ from shrec_eval.resources import resource_path  # noqa: E402
 
 from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402
+from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
 from shrec_gui.ranked_lists import GRADE_COLOURS  # noqa: E402
 from shrec_gui.tables import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
 
@@ -157,6 +158,11 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
         assert sub.isVisible() and summary.columns_menu.isVisible()  # still open
         _click(qtbot, sub, second)  # a second column in a row, from the same open menu
         assert second.isChecked() and added[1] in summary.keys and sub.isVisible()
+        sub.setActiveAction(second)  # the keyboard too: Space unticks and the menu stays
+        qtbot.keyClick(sub, Qt.Key.Key_Space)
+        assert not second.isChecked() and added[1] not in summary.keys and sub.isVisible()
+        qtbot.keyClick(sub, Qt.Key.Key_Return)
+        assert second.isChecked() and sub.isVisible()
         assert v.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
         assert v.horizontalHeader().sortIndicatorSection() == 1 + summary.keys.index("st_psb")
         assert summary.keys.index("st_psb") > 2
@@ -262,6 +268,16 @@ def test_hovering_a_strip_names_the_item_its_class_and_grade(demo, qtbot):
             assert ranked.plot.toolTip() == want
     ranked.hover(vb.mapViewToScene(QPointF(3, 6.02)))  # the gap between two strips
     assert ranked.readout.text() == " "
+
+
+def test_an_answer_for_another_query_is_not_drawn(demo, qtbot):
+    ranked = demo.ranked
+    demo.tabs.setCurrentWidget(ranked)
+    _wait_lists(qtbot, ranked, "q05")
+    shown = ranked.lists
+    late = QueryLists("q09", tuple(RunList.failed(r.key, r.name, "x") for r in shown.runs))
+    ranked.show_lists(late)  # the user has moved on to q05 since q09 was asked for
+    assert ranked.lists is shown and "Query q05" in ranked.info.text()
 
 
 def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path, monkeypatch):
