@@ -21,7 +21,6 @@ STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between stri
 ROW_PX = 28  # on-screen height of a run's row
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
-GRADE_NAMES = ((2, "highly relevant"), (1, "marginally relevant"), (0, "not relevant"))
 
 
 def grade_rgb(gains: np.ndarray, top_grade: int) -> np.ndarray:
@@ -33,6 +32,32 @@ def grade_rgb(gains: np.ndarray, top_grade: int) -> np.ndarray:
         rgb[g >= 1, 0] = GRADE_COLOURS[1]
         rgb[g >= max(top_grade, 1), 0] = GRADE_COLOURS[2]
     return rgb
+
+
+def grade_key(top_grade: int) -> list[tuple[tuple, str]]:
+    """(colour, words) of each colour a strip may show, for the assessment's
+    top grade: SHREC's highly / marginally relevant, or one relevant colour
+    (binary judgments), or the top grade against the grades below it."""
+    if top_grade <= 1:
+        return [(GRADE_COLOURS[2], "relevant"), (GRADE_COLOURS[0], "not relevant")]
+    below = "marginally relevant" if top_grade == 2 else f"grades 1-{top_grade - 1}"
+    top = "highly relevant" if top_grade == 2 else f"grade {top_grade}"
+    return [(GRADE_COLOURS[2], top), (GRADE_COLOURS[1], below), (GRADE_COLOURS[0], "not relevant")]
+
+
+def _label_colour(rgb) -> str:
+    """A key colour as text colour; the strips' light grey a shade darker,
+    or its square would vanish on a light window."""
+    return "#bbbbbb" if tuple(rgb) == GRADE_COLOURS[0] else "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def relevant_counts(run, top_grade: int) -> str:
+    """How many relevant items the query has, in the words of grade_key."""
+    if top_grade <= 1:
+        return f"{run.ch + run.cm} relevant items"
+    if top_grade == 2:
+        return f"{run.ch} highly and {run.cm} marginally relevant items"
+    return f"{run.ch} relevant items of grade {top_grade} and {run.cm} of grades 1-{top_grade - 1}"
 
 
 def describe(run, rank: int) -> str:
@@ -78,20 +103,17 @@ class RankedListsWidget(QWidget):
         # ranks start at 1: no zooming or panning to negative ranks
         self.plot.getPlotItem().vb.setLimits(xMin=0.5, yMin=0, yMax=1, minXRange=5)
         self.strips: list[pg.ImageItem] = []
-        self._grade_key()
+        self._key_bars: list = []
+        self.plot.getPlotItem().addLegend().setVisible(False)  # for figures (_set_grade_key)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Runs:"))
         bar.addWidget(self.run)
         bar.addWidget(QLabel("Query:"))
         bar.addWidget(self.query)
         bar.addStretch(1)
-        legend = QLabel(
-            '<span style="color:#146e32">&#9632;</span> highly relevant &nbsp; '
-            '<span style="color:#8cc878">&#9632;</span> marginally relevant &nbsp; '
-            '<span style="color:#bbbbbb">&#9632;</span> not relevant'
-        )
+        self.key = QLabel()  # the colours' key
         row = QHBoxLayout()
-        row.addWidget(legend, 1)
+        row.addWidget(self.key, 1)
         for b in export_buttons(self.exportRequested.emit, csv=False):
             row.addWidget(b)
         self.readout = QLabel(" ")  # the item under the mouse
@@ -104,7 +126,8 @@ class RankedListsWidget(QWidget):
         lay.addWidget(self.readout)
         lay.addWidget(self.info)
         lay.addStretch(1)
-        self.top_grade = 2
+        self.top_grade = 0
+        self._set_grade_key(2)
         self._qids: tuple = ()
         self._classes: dict = {}  # query id -> its class (contests with classes)
         self.lists = None  # the QueryLists drawn
@@ -115,24 +138,36 @@ class RankedListsWidget(QWidget):
         )
         self._fit_height(1)
 
-    def _grade_key(self) -> None:
-        """The colours' key as a plot legend, for figures only (the window
-        shows it as a label below the plot): one empty, pen-less bar per
-        grade, whose legend sample is a square of its colour."""
+    def _set_grade_key(self, top_grade: int) -> None:
+        """The colours' key for the assessment's top grade: a label below the
+        plot, and the plot's (hidden) legend that figures show: one empty,
+        pen-less bar per colour, whose legend sample is a square of it."""
+        if top_grade == self.top_grade:
+            return
+        self.top_grade = top_grade
+        key = grade_key(top_grade)
+        self.key.setText(
+            " &nbsp; ".join(
+                f'<span style="color:{_label_colour(colour)}">&#9632;</span> {words}'
+                for colour, words in key
+            )
+        )
         pi = self.plot.getPlotItem()
-        legend = pi.addLegend()
-        for grade, name in GRADE_NAMES:
-            colour = GRADE_COLOURS[grade]
+        for bar in self._key_bars:
+            pi.legend.removeItem(bar)
+            pi.removeItem(bar)
+        self._key_bars = []
+        for colour, words in key:
             bar = pg.BarGraphItem(x=[1], height=[0], width=0, brush=colour, pen=pg.mkPen(None))
             pi.addItem(bar)
-            legend.addItem(bar, name)
-        legend.setVisible(False)
+            pi.legend.addItem(bar, words)
+            self._key_bars.append(bar)
 
     # -- choosing --------------------------------------------------------------------------
     def set_entries(self, entries, top_grade: int) -> None:
         """entries: (run key, name, RunResult or None); asks for the lists
         of the query shown."""
-        self.top_grade = top_grade
+        self._set_grade_key(top_grade)
         scored = [(k, n, r) for k, n, r in entries if r is not None]
         runs = [(k, n) for k, n, _ in scored]
         shown = [(self.run.itemData(i), self.run.itemText(i)) for i in range(1, self.run.count())]
@@ -231,7 +266,7 @@ class RankedListsWidget(QWidget):
         d = next((r for r in runs if r.error is None), None)
         head = f"Query {q}{q_class}"
         if d is not None:
-            head += f": {d.ch} highly and {d.cm} marginally relevant items"
+            head += f": {relevant_counts(d, self.top_grade)}"
         self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))
 
     def item_at(self, scene_pos):

@@ -23,7 +23,7 @@ from shrec_eval.resources import resource_path  # noqa: E402
 from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402
 from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
-from shrec_gui.ranked_lists import GRADE_COLOURS  # noqa: E402
+from shrec_gui.ranked_lists import GRADE_COLOURS, RankedListsWidget  # noqa: E402
 from shrec_gui.tables import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
 
 H = Qt.Orientation.Horizontal
@@ -318,3 +318,31 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path,
     finally:
         ranked.run.setCurrentIndex(0)
     assert len(ranked.strips) == 7
+
+
+def test_the_colour_key_follows_the_assessments_grades(qtbot, demo):
+    """Binary judgments: relevant or not; more than two grades: the top grade
+    against the grades below it (the strips colour them so)."""
+    w = RankedListsWidget()
+    qtbot.addWidget(w)
+    entries = [(e.key, e.name, e.result) for e in demo.controller.scored_entries()]
+    gains = np.array([4, 2, 0, 1, 4])
+    items = tuple(f"m{i}" for i in range(5))
+    for top, words in (
+        (1, ["relevant", "not relevant"]),
+        (4, ["grade 4", "grades 1-3", "not relevant"]),
+        (2, ["highly relevant", "marginally relevant", "not relevant"]),
+    ):
+        w.set_entries(entries, top)
+        legend = w.plot.getPlotItem().legend
+        assert [label.text for _, label in legend.items] == words
+        assert all(word in w.key.text() for word in words)
+        run = RunList(0, "R", gains if top > 1 else np.minimum(gains, 1), items, None, 2, 2)
+        w.show_lists(QueryLists(w.current_query(), (run,)))
+        img = [tuple(p) for p in w.strips[0].image[:, 0]]
+        if top == 4:
+            assert img == [GRADE_COLOURS[g] for g in (2, 1, 0, 1, 2)]
+            assert "2 relevant items of grade 4 and 2 of grades 1-3" in w.info.text()
+        if top == 1:
+            assert img == [GRADE_COLOURS[g] for g in (2, 2, 0, 2, 2)]
+            assert "4 relevant items" in w.info.text()
