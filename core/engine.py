@@ -20,6 +20,7 @@ from .errors import AssessmentError, Cancelled
 from .measures import expand
 from .model import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
 from .options import EvalOptions, OptionsError
+from .parallel import WORKERS, in_order
 from .profiles import get_profile
 from .profiles.averages import ClassGroups, average_all
 from .results import CurveData, QueryDetail, RunResult
@@ -248,11 +249,17 @@ def evaluate(
     query_data = profile.query_data(a, o) if profile.query_data is not None else {}
     va_all = np.zeros(nq, dtype=np.int64)
     max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
-    step = _chunk_size(a, run, width, o.memory_budget)
-    for start in range(0, nq, step):
-        if should_stop is not None and should_stop():
-            raise Cancelled()
-        qs = np.arange(start, min(start + step, nq))
+    # two blocks are worked on at once (one per thread): half the budget each
+    step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
+
+    def blocks():
+        for start in range(0, nq, step):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            yield np.arange(start, min(start + step, nq))
+
+    def score(qs: np.ndarray):
+        """The measures and curves of a block of queries (a worker thread)."""
         G, lengths, _ = _gain_block(a, run, prep, qs, qrow, width)
         ctx = ChunkContext(
             G,
@@ -267,16 +274,25 @@ def evaluate(
             max_relevant,
             {k: v[qs] for k, v in query_data.items()},
         )
-        for j, m in enumerate(measures):
+        cols = []
+        for m in measures:
             own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
             if own is None:
-                values[qs, j] = m.compute(ctx)
+                cols.append(m.compute(ctx))
             else:
-                values[qs, j] = own(ctx) if m.k is None else own(ctx, m.k)
+                cols.append(own(ctx) if m.k is None else own(ctx, m.k))
+        rows = {}
         for c in curve_list:
             arr = c.compute(ctx, o)
             own = profile.curve_rows.get(c.key)
-            curves_pq[c.key][qs] = own(ctx, arr) if own is not None else arr
+            rows[c.key] = own(ctx, arr) if own is not None else arr
+        return qs, cols, rows, lengths
+
+    for qs, cols, rows, lengths in in_order(score, blocks(), ahead=WORKERS):
+        for j, col in enumerate(cols):
+            values[qs, j] = col
+        for key, arr in rows.items():
+            curves_pq[key][qs] = arr
         va_all[qs] = lengths
         if progress is not None:
             progress(int(qs[-1]) + 1, nq)

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..errors import FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_positions
+from ..parallel import in_order
 from .ids import IdNormalizer
 from .keys import Packed, TokenCodes
-from .pipeline import in_order
 from .source import open_source
 from .tokens import (
     CHUNK,

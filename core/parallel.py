@@ -1,11 +1,11 @@
-"""Chunks of a file parsed by two threads while the caller consumes them in
-file order.
+"""Work items computed by two threads while the caller consumes the results
+in order.
 
-numpy releases the GIL in its loops, so the per-chunk work of the readers
-(tokenizing, numbers, packing ids: pure functions of the chunk) runs on
-both cores while the calling thread does what must happen in order (giving
-ids their codes).  At most ``ahead`` chunks are in flight, so memory stays
-bounded whatever the file's size; an error raised for a chunk reaches the
+numpy releases the GIL in its loops, so pure per-item work runs on both
+cores: the readers' chunks (tokenizing, numbers, packing ids) while the
+calling thread does what must happen in file order (giving ids their
+codes), and the engine's blocks of queries.  At most ``ahead`` chunks are in flight, so memory stays
+bounded whatever the file's size; an error raised for an item reaches the
 caller when that chunk's turn comes, so the first error in file order is
 the one reported.
 
