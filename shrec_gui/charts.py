@@ -28,6 +28,7 @@ class MeasureBarsWidget(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self._stale = False
         self.plot = pg.PlotWidget()
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -54,7 +55,15 @@ class MeasureBarsWidget(QWidget):
 
     @property
     def plot_item(self):
+        """The bars' plot (drawn first if runs arrived while it was hidden)."""
+        if self._stale:
+            self.redraw()
         return self.plot.getPlotItem()
+
+    def showEvent(self, event) -> None:
+        if self._stale:
+            self.redraw()
+        super().showEvent(event)
 
     def set_entries(self, entries) -> None:
         self.entries = [e for e in entries if e[2] is not None]
@@ -65,7 +74,10 @@ class MeasureBarsWidget(QWidget):
         if list(labels) != list(self._labels):
             self._labels = labels
             self._fill_menu()
-        self.redraw()
+        if self.isVisible():
+            self.redraw()
+        else:  # drawn when shown or exported: runs arrive one by one
+            self._stale = True
 
     def _fill_menu(self) -> None:
         self.menu.clear()
@@ -97,7 +109,8 @@ class MeasureBarsWidget(QWidget):
         return out
 
     def redraw(self) -> None:
-        pi = self.plot_item
+        self._stale = False
+        pi = self.plot.getPlotItem()
         pi.clear()  # also empties the legend
         keys = self.shown_measures()
         vals = self.values()

@@ -6,7 +6,7 @@ and exports have modules of their own."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -119,6 +119,26 @@ class MainWindow(FileDialogs, QMainWindow):
         for tab in self.all_tabs():
             self.tabs.addTab(tab, tab.title)
         self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
+        self.controller.changed.connect(self._catch_up_later)
+
+    def _catch_up_later(self) -> None:
+        if not self.controller.busy:
+            QTimer.singleShot(0, self.catch_up)
+
+    def catch_up(self) -> None:
+        """Refresh one hidden tab that missed changes, then let the event
+        loop run before the next (no job running)."""
+        if self.controller.busy:
+            return
+        for tab in self.all_tabs():
+            if tab.missed_changes:
+                tab.refresh_if_stale()
+                QTimer.singleShot(0, self.catch_up)
+                return
+
+    def caught_up(self) -> bool:
+        """Every tab shows the current runs and results."""
+        return not any(tab.missed_changes for tab in self.all_tabs())
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome

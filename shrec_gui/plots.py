@@ -228,14 +228,7 @@ class CurvesWidget(QWidget):
         data = self.curve_data()
         wanted = [(name, colour) for name, colour, _, _ in data]
         if wanted != [(n, c) for n, c, _ in self._items]:
-            for _, _, item in self._items:
-                pi.removeItem(item)
-                if pi.legend is not None:
-                    pi.legend.removeItem(item)
-            self._items = [
-                (name, colour, pi.plot([], [], name=name, pen=pg.mkPen(colour, width=2)))
-                for name, colour in wanted
-            ]
+            self._items = self._reuse_items(pi, wanted)
         for (_, colour, item), (_, _, x, y) in zip(self._items, data):
             item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
@@ -243,6 +236,33 @@ class CurvesWidget(QWidget):
             pi.setYRange(0, 1, padding=0.02)
         else:
             pi.enableAutoRange()
+
+    def _reuse_items(self, pi, wanted: list) -> list:
+        """Curve items for ``wanted`` (name, colour) pairs: the existing
+        ones kept (a run arriving adds one item instead of redrawing all),
+        the others removed; the legend follows the order of ``wanted``."""
+        have = {(n, c): item for n, c, item in self._items}
+        for key, item in have.items():
+            if key not in wanted:
+                pi.removeItem(item)
+        items = []
+        for name, colour in wanted:
+            item = have.get((name, colour))
+            if item is None:
+                item = pi.plot([], [], pen=pg.mkPen(colour, width=2))
+                item.opts["name"] = name
+            items.append((name, colour, item))
+        if pi.legend is not None:
+            shown = [item for item, _ in pi.legend.items]
+            kept = [item for _, _, item in items[: len(shown)]]
+            if shown == kept:  # runs only arrived: their entries go below
+                for name, _, item in items[len(shown) :]:
+                    pi.legend.addItem(item, name)
+            else:
+                pi.legend.clear()
+                for name, _, item in items:
+                    pi.legend.addItem(item, name)
+        return items
 
 
 def set_widget_theme(widget: pg.PlotWidget, dark: bool) -> None:

@@ -14,12 +14,16 @@ from shrec_gui.mainwindow import MainWindow, app_settings
 
 
 def settled(w, n_runs=None) -> bool:
-    """No job running, no result waiting to be shown, and (``n_runs``) that
-    many runs, all scored."""
+    """No job running, no result waiting to be shown, every tab up to date,
+    and (``n_runs``) that many runs, all scored."""
     c = w.controller
-    return c.idle() and (
-        n_runs is None
-        or (len(c.entries) == n_runs and all(e.result is not None for e in c.entries.values()))
+    return (
+        c.idle()
+        and w.caught_up()
+        and (
+            n_runs is None
+            or (len(c.entries) == n_runs and all(e.result is not None for e in c.entries.values()))
+        )
     )
 
 

@@ -398,6 +398,7 @@ def test_a_superseded_assessment_is_not_adopted(fresh, qtbot):
         c = fresh.controller
         return (
             c.idle()
+            and fresh.caught_up()
             and c.assessment.n_queries == 30
             and len(c.entries) == 7
             and all(e.result is not None for e in c.entries.values())

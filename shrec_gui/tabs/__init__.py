@@ -16,12 +16,19 @@ class Tab:
         """Show the controller's current runs and results."""
 
     def on_changed(self) -> None:
-        """The runs or results changed: a tab not shown while a job runs
-        waits (until it is shown, or the job ends), so that the GUI thread
-        does less while the worker holds the GIL; the others refresh now."""
-        self._stale = self.controller.busy and not self.isVisible()
+        """The runs or results changed: the tab shown refreshes now; a
+        hidden one waits until it is shown, or (once no job runs) its turn
+        among the hidden tabs, one per pass of the event loop
+        (``MainWindow.catch_up``): refreshing them all at once stalled the
+        window for a third of a second at the end of a job."""
+        self._stale = not self.isVisible()
         if not self._stale:
             self.refresh()
+
+    @property
+    def missed_changes(self) -> bool:
+        """Hidden while the runs or results changed (not refreshed yet)."""
+        return getattr(self, "_stale", False)
 
     def refresh_if_stale(self) -> None:
         """Shown: catch up with what changed while hidden."""
