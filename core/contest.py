@@ -240,7 +240,7 @@ class RunSource:
 
     def load(self, assessment: Assessment, **reader_parameters) -> Run:
         """Read the run; ``reader_parameters`` are how to read, not what
-        (e.g. ``block_values`` for the desktop app's block-wise ASCII parse,
+        (e.g. ``chunk_size``, the bytes of text parsed at a time,
         or a profile's reader settings, which win over the source's)."""
         settings = {
             "format": self.format,

@@ -59,6 +59,24 @@ __all__ = [
 ]
 
 
+def _first_lines(data: bytes, n: int):
+    """The first ``n`` content lines of ``data``, tokenized (a few times as
+    many physical lines, for blank and comment lines, rather than all of
+    ``data``: a matrix's head holds over a million tokens)."""
+    k = n
+    while True:
+        end = -1
+        for _ in range(k):
+            end = data.find(b"\n", end + 1)
+            if end < 0:
+                break
+        part = data if end < 0 else data[: end + 1]
+        lines = tokenize(part, comments=True)
+        if len(lines) >= n or end < 0:
+            return lines
+        k *= 4
+
+
 class _Sample:
     """The first lines of a file, as detection sees them: token rows (the
     last one possibly cut by the read limit), and whether the bytes are
@@ -85,7 +103,7 @@ class _Sample:
         if not complete:
             end = data.rfind(b"\n") + 1
             data, cut = data[:end], data[end:]
-        lines = tokenize(data, comments=True)
+        lines = _first_lines(data, SAMPLE)
         for i in range(min(len(lines), SAMPLE)):
             a = int(lines.start[i])
             self.rows.append(lines.tokens[a : a + int(lines.count[i])])
@@ -286,15 +304,15 @@ def load_run(
     trec_order: bool = False,
     name: str | None = None,
     normalize_ids: bool | None = None,
-    block_values: int | None = None,
+    chunk_size: int | None = None,
     skip_names: Collection[str] = (),
     nonfinite_distances: bool = False,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
-    unless ``normalize_ids`` says otherwise.  ``block_values`` is how an ASCII
-    matrix is parsed (see :func:`~shrec_eval.formats.matrix.read_ascii_matrix`:
-    None, the whole file at once; the desktop app's worker reads in blocks).
+    unless ``normalize_ids`` says otherwise.  ``chunk_size`` (bytes) is how
+    much of a text file (TREC run, ASCII matrix) is parsed at a time (the
+    result does not depend on it; tests pass small sizes).
     ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
     (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
     profile's ``reader`` settings)."""
@@ -327,11 +345,14 @@ def load_run(
             nonfinite_distances=nonfinite_distances,
         )
     _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+    chunks = {} if chunk_size is None else {"chunk_size": chunk_size}
     if fmt == "ascii-matrix":
-        return read_ascii_matrix(src, assessment, name=name, block_values=block_values)
+        return read_ascii_matrix(src, assessment, name=name, **chunks)
     if fmt == "binary-matrix":
         return read_binary_matrix(src, assessment, name=name)
-    return read_trec_run(src, assessment, trec_order=trec_order, name=name, normalize_ids=norm)
+    return read_trec_run(
+        src, assessment, trec_order=trec_order, name=name, normalize_ids=norm, **chunks
+    )
 
 
 def distinct_names(names: list[str], sources: list[str]) -> list[str]:

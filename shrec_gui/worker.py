@@ -26,7 +26,6 @@ from shrec_eval.errors import (
     FileAccessError,
     ShrecEvalError,
 )
-from shrec_eval.formats.matrix import RESPONSIVE_BLOCK_VALUES
 from shrec_eval.formats.source import KINDS
 from shrec_eval.readers import classify_path, sniff
 from shrec_eval.stats import compare
@@ -161,9 +160,9 @@ class ScoringWorker(QObject):
                     cache_key = _cache_key(source)
                     run = self._runs.get(cache_key)
                     if run is None:
-                        # large ASCII matrices in blocks: the GUI thread
-                        # gets the GIL between them
-                        run = source.load(self._assessment, block_values=RESPONSIVE_BLOCK_VALUES)
+                        # text is parsed a chunk at a time by numpy loops
+                        # that release the GIL: the GUI thread gets it often
+                        run = source.load(self._assessment)
                         self._runs[cache_key] = run
                     self._by_key[key] = run
                     result = evaluate(

@@ -279,7 +279,7 @@ def test_reader_parameters_travel_through_load(tmp_path):
     c = Contest.read(demo_manifest())
     a = c.assessment.load()
     whole = c.runs[0].load(a)
-    blocks = c.runs[0].load(a, block_values=5000)
+    blocks = c.runs[0].load(a, chunk_size=5000)
     assert (whole.matrix == blocks.matrix).all()
     with pytest.raises(TypeError):
         c.runs[0].load(a, no_such_parameter=1)

@@ -506,12 +506,12 @@ def test_ascii_matrix_read_in_blocks_is_identical(tmp_path, loo):
     p = write_ascii_matrix(tmp_path / "m.txt", d, crlf=True)
     p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\r\n\r\n", 3))
     whole = load_run(p, loo)
-    blocks = load_run(p, loo, block_values=2 * N + 1)  # two rows per block
+    blocks = load_run(p, loo, chunk_size=2 * 7 * N)  # about two rows per chunk
     np.testing.assert_array_equal(whole.matrix, blocks.matrix)
     np.testing.assert_array_equal(blocks.matrix, d.astype(np.float64))
     rows = p.read_text(encoding="utf-8-sig").splitlines()
     rows[-2] = rows[-2] + " 1.0"
     p.write_text("\n".join(rows))
     with pytest.raises(FormatError, match=f"has {N + 1} values") as e:
-        load_run(p, loo, block_values=2 * N + 1)
+        load_run(p, loo, chunk_size=2 * 7 * N)
     assert e.value.line == len(rows) - 1

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import io
-import itertools
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
+from ..parallel import in_order
+from .numparse import parse_floats
 from .rowsort import rank_rows
-from .source import Source, open_source
-from .tokens import check_text, strip_bom, tokenize
+from .source import open_source
+from .tokens import CHUNK, check_text, chunks, control_bytes, strip_bom, tokenize
 
 SCAN_ROWS = 256
 
@@ -155,30 +154,26 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
 
 
 def read_ascii_matrix(
-    path, assessment: Assessment, *, name: str | None = None, block_values: int | None = None
+    path, assessment: Assessment, *, name: str | None = None, chunk_size: int = CHUNK
 ) -> MatrixRun:
     """ASCII dissimilarity matrix: one row per query, one number per target,
     whitespace separated, in the order of the classification file(s).
 
-    ``block_values``: None parses the whole file in one numpy.loadtxt call
-    (the fastest); a number parses blocks of about that many values, so
-    that a GUI thread stays responsive while a worker thread reads a large
-    matrix (see :data:`RESPONSIVE_BLOCK_VALUES`), at some cost in throughput."""
+    Read a chunk of whole lines at a time (``chunk_size`` bytes) with the
+    tokenizer and the number parser of the other text formats, by two
+    threads; numpy's loops release the GIL between chunks of about a
+    millisecond, so a window stays responsive while a worker reads."""
     q, t = _expected_shape(assessment)
     src = open_source(path, "text matrix of numbers")
     path = src.path
-    try:
-        m = _loadtxt_blocks(src, block_values)
-    except (ValueError, UnicodeError, OverflowError):
-        m = None
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
+    data = strip_bom(src.read())
+    m = _parse(data, chunk_size)
     if (
         m is None
         or m.shape != (q, t)
         or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
     ):
-        _diagnose(path, strip_bom(src.read()), q, t, assessment)
+        _diagnose(path, data, q, t, assessment)
         raise FormatError(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
@@ -187,50 +182,50 @@ def read_ascii_matrix(
     )
 
 
-#: ``block_values`` for a reader in a worker thread of a GUI: 1,000,000
-#: values is about 40 ms of C code holding the GIL.
-RESPONSIVE_BLOCK_VALUES = 1_000_000
-
-
-def _text(src: Source):
-    """The matrix as text lines, streamed from a file, or from the bytes a
-    pipe sent."""
-    raw = io.BytesIO(src.read()) if src.in_memory else open(src.path, "rb")  # noqa: SIM115
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="\n")
-
-
-def _loadtxt_blocks(src: Source, block_values: int | None) -> np.ndarray:
-    """numpy's C parser (the fastest there is), over the whole file or over
-    blocks of about ``block_values`` values (whole lines).  Raises ValueError
-    (and UnicodeError) for content it refuses (control characters too); the
-    caller then diagnoses."""
-    if block_values is None:
-        # numpy reads a file by its path (streamed, the fastest), a pipe's bytes from memory
-        where = io.BytesIO(src.read()) if src.in_memory else src.path
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
-            return np.loadtxt(where, dtype=np.float64, comments=None, ndmin=2, encoding="utf-8-sig")
-    with _text(src) as fh:
-        return _blocks(fh, block_values)
-
-
-def _blocks(fh, block_values: int) -> np.ndarray:
-    pieces = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "input contained no data": diagnosed by the caller
-        first = [fh.readline()]
-        rows = max(1, block_values // max(len(first[0].split()), 1))
-        block = first + list(itertools.islice(fh, rows - 1))
-        while block:
-            part = np.loadtxt(block, dtype=np.float64, comments=None, ndmin=2)
-            if part.size:
-                pieces.append(part)
-            block = list(itertools.islice(fh, rows))
-    if not pieces:
+def _parse(data: bytes, chunk_size: int) -> np.ndarray | None:
+    """The numbers, one row per content line; None when a chunk holds
+    something else (a control byte, a token that is not a number) or the
+    rows differ in length: :func:`_diagnose` then names the first problem."""
+    parts = []
+    for part in in_order(_chunk_rows, chunks(data, chunk_size)):
+        if part is None:
+            return None
+        if part.size:
+            parts.append(part)
+    if not parts:
         return np.zeros((0, 0))
-    if len({p.shape[1] for p in pieces}) != 1:
-        raise ValueError("rows of different lengths")
-    return np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    if len({p.shape[1] for p in parts}) != 1:
+        return None
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _chunk_rows(piece: tuple[int, bytes]) -> np.ndarray | None:
+    first, chunk = piece
+    if control_bytes(np.frombuffer(chunk, dtype=np.uint8)).any():
+        return None
+    lines = tokenize(chunk, first)
+    if not len(lines):
+        return np.zeros((0, 0))
+    width = lines.width
+    if width is None:
+        return None
+    values, done = parse_floats(lines.padded, lines.offsets, lines.ends)
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        data, a, b = lines.data, lines.offsets[rest].tolist(), lines.ends[rest].tolist()
+        try:
+            # what the fast paths leave (exponents past 15 digits, nan, inf...)
+            # as Python reads it, but never 1_000 (a typo, not a number)
+            values[rest] = [_plain_float(data[x:y]) for x, y in zip(a, b)]
+        except ValueError:
+            return None
+    return values.reshape(len(lines), width)
+
+
+def _plain_float(raw: bytes) -> float:
+    if b"_" in raw:
+        raise ValueError(raw)
+    return float(raw)
 
 
 def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None:
