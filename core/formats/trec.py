@@ -199,9 +199,11 @@ def read_qrels(
     else:
         # the judged documents query by query (queries in file order, each
         # one's documents in file order), each at its first appearance
-        seq = ed[np.argsort(eq, kind="stable")]
-        _, first = np.unique(seq, return_index=True)
-        doc_order = seq[np.sort(first)]
+        grouped = not (eq[1:] < eq[:-1]).any()  # as qrels usually are: no sort
+        seq = ed if grouped else ed[np.argsort(eq, kind="stable")]
+        first = np.full(len(dc.ids), seq.size, dtype=np.int64)
+        np.minimum.at(first, seq, np.arange(seq.size))
+        doc_order = np.argsort(first, kind="stable")
         items = [dc.ids[d] for d in doc_order.tolist()]
         item_of_doc = np.empty(len(dc.ids), dtype=np.int64)
         item_of_doc[doc_order] = np.arange(doc_order.size)
