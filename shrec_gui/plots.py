@@ -229,7 +229,12 @@ class CurvesWidget(QWidget):
         wanted = [(name, colour) for name, colour, _, _ in data]
         if wanted != [(n, c) for n, c, _ in self._items]:
             self._items = self._reuse_items(pi, wanted)
-        for (_, colour, item), (_, _, x, y) in zip(self._items, data):
+        key = spec.key
+        for (_, colour, item), (_, _, x, y), (_, _, res) in zip(self._items, data, self.entries):
+            was = getattr(item, "_shows", None)
+            if was is not None and was[:2] == (key, q) and was[2] is res:
+                continue  # the same curve of the same result: nothing to redraw
+            item._shows = (key, q, res)
             item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
             pi.setXRange(0, 1, padding=0.02)
@@ -253,7 +258,7 @@ class CurvesWidget(QWidget):
                 item.opts["name"] = name
             items.append((name, colour, item))
         if pi.legend is not None:
-            shown = [item for item, _ in pi.legend.items]
+            shown = [sample.item for sample, _ in pi.legend.items]
             kept = [item for _, _, item in items[: len(shown)]]
             if shown == kept:  # runs only arrived: their entries go below
                 for name, _, item in items[len(shown) :]:
