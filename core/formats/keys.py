@@ -92,9 +92,8 @@ class Packed:
         change = lengths[1:] != lengths[:-1]
         for w in range(width):
             change |= words[w, 1:] != words[w, :-1]
-        heads = np.flatnonzero(np.concatenate(([True], change)))
-        if heads.size * 4 < starts.size:
-            self.heads = heads
+        if (np.count_nonzero(change) + 1) * 4 < starts.size:
+            self.heads = np.concatenate(([0], np.flatnonzero(change) + 1))
 
     def long_tokens(self):
         """(index, bytes) of the tokens too long to pack."""
@@ -233,9 +232,11 @@ class TokenCodes:
         self._words = np.concatenate((self._words, full), axis=1)
         if words is None:  # a long token: kept out of the table (length -1)
             return codes
-        # at most a quarter full (a fifth of the tokens then need a second
-        # probe at most; half full, a third did), half full past 4 M tokens
-        spare = 4 if len(self.raw) < 1 << 22 else 2
+        # sparse, so that nearly every token is found at the first probe
+        # (each further probe is a round of numpy calls over the few left):
+        # a sixteenth full for small vocabularies, half full past 4 M tokens
+        n = len(self.raw)
+        spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4 if n < 1 << 22 else 2
         if spare * len(self.raw) > self._table.size:
             while spare * len(self.raw) > (1 << self._bits):
                 self._bits += 1

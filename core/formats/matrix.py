@@ -13,7 +13,7 @@ from ..parallel import in_order
 from .numparse import parse_floats
 from .rowsort import rank_rows
 from .source import open_source
-from .tokens import CHUNK, check_text, chunks, control_bytes, strip_bom, tokenize
+from .tokens import CHUNK, check_text, chunks, has_control_bytes, strip_bom, tokenize
 
 SCAN_ROWS = 256
 
@@ -201,7 +201,7 @@ def _parse(data: bytes, chunk_size: int) -> np.ndarray | None:
 
 def _chunk_rows(piece: tuple[int, bytes]) -> np.ndarray | None:
     first, chunk = piece
-    if control_bytes(np.frombuffer(chunk, dtype=np.uint8)).any():
+    if has_control_bytes(np.frombuffer(chunk, dtype=np.uint8)):
         return None
     lines = tokenize(chunk, first)
     if not len(lines):
