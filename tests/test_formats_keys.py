@@ -30,8 +30,14 @@ ALPHABET = [
 ]
 
 
-def _code_in_chunks(ids: list[bytes], rng: random.Random) -> tuple[TokenCodes, list[int]]:
+def _code_in_chunks(
+    ids: list[bytes], rng: random.Random, lag: int | None = None
+) -> tuple[TokenCodes, list[int]]:
+    """Code ``ids`` cut into random chunks; with ``lag``, each chunk is first
+    probed (as a worker thread does) against the table as it was ``lag``
+    chunks earlier."""
     table, codes, pos = TokenCodes(), [], 0
+    snapshots = []
     while pos < len(ids):
         part = ids[pos : pos + rng.randint(1, 60)]
         pos += len(part)
@@ -39,7 +45,11 @@ def _code_in_chunks(ids: list[bytes], rng: random.Random) -> tuple[TokenCodes, l
         starts = np.cumsum([0] + [len(t) + 1 for t in part[:-1]])
         ends = starts + np.array([len(t) for t in part])
         buf = np.frombuffer(data, dtype=np.uint8)
-        codes += table.codes(Packed(data, padded(buf), starts, ends)).tolist()
+        packed = Packed(data, padded(buf), starts, ends)
+        snapshots.append(table.snapshot())
+        if lag is not None:
+            packed.probe(snapshots[max(len(snapshots) - 1 - lag, 0)])
+        codes += table.codes(packed).tolist()
     return table, codes
 
 
@@ -61,9 +71,24 @@ def test_tokens_coded_across_chunks_in_order_of_first_occurrence(seed):
         assert [table.raw[c] for c in codes] == ids
 
 
+@pytest.mark.parametrize("lag", [0, 1, 3])
+def test_tokens_probed_against_an_older_table(lag):
+    """Chunks probed in worker threads against the table as it was when they
+    were handed out (tokens added since, a table grown since): the same codes."""
+    rng = random.Random(lag)
+    for _ in range(60):
+        ids = [
+            rng.choice([t for t in ALPHABET if len(t) < 28]) + str(rng.randint(0, 400)).encode()
+            for _ in range(rng.randint(1, 400))
+        ]
+        table, codes = _code_in_chunks(ids, rng, lag)
+        assert table.raw == list(dict.fromkeys(ids))
+        assert [table.raw[c] for c in codes] == ids
+
+
 def test_many_distinct_tokens_grow_the_table():
     ids = [f"doc{i * 7919 % 100_003}".encode() for i in range(30_000)]
-    table, codes = _code_in_chunks(ids + ids[::-1], random.Random(1))
+    table, codes = _code_in_chunks(ids + ids[::-1], random.Random(1), lag=2)
     assert len(table) == 30_000
     assert [table.raw[c] for c in codes] == ids + ids[::-1]
 

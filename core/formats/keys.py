@@ -20,6 +20,8 @@ with ``searchsorted`` was measured twice as slow on unsorted ids.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 #: longest token packed into words; longer ones are coded through a dict
@@ -67,6 +69,21 @@ def _hash(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return h
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A :class:`TokenCodes` table as it was, for a worker thread to probe
+    while the calling thread goes on adding tokens: the table's slots only
+    ever go from empty to a code (a larger table is a new array), and a code
+    at or past ``size`` is not in the arrays held here, so it reads as not
+    found."""
+
+    bits: int
+    table: np.ndarray
+    lengths: np.ndarray
+    words: np.ndarray
+    size: int
+
+
 class Packed:
     """The tokens ``data[starts:ends]`` of one field of one chunk, packed
     for :meth:`TokenCodes.codes` (a pure function of the chunk: readers
@@ -82,7 +99,7 @@ class Packed:
         if self.short is not None:
             starts, lengths = starts[self.short], lengths[self.short]
         self.starts, self.lengths = starts, lengths
-        self.words = self.hash = self.heads = None
+        self.words = self.hash = self.heads = self.found = None
         if not starts.size:
             return
         width = max(int(lengths.max() + 7) // 8, 1)
@@ -94,6 +111,23 @@ class Packed:
             change |= words[w, 1:] != words[w, :-1]
         if (np.count_nonzero(change) + 1) * 4 < starts.size:
             self.heads = np.concatenate(([0], np.flatnonzero(change) + 1))
+
+    def probe(self, snap: Snapshot) -> None:
+        """Codes of the tokens found at their first slot in ``snap`` (-1 for
+        the others), in the worker thread: :meth:`TokenCodes.codes` then
+        looks up only the rest.  For fields without runs of one token."""
+        if self.words is None or self.heads is not None or self.short is not None:
+            return
+        if not snap.size:
+            return
+        slot = (self.hash >> np.uint64(64 - snap.bits)).astype(np.intp)
+        v = snap.table[slot]
+        ok = (v >= 0) & (v < snap.size)
+        at = np.where(ok, v, 0)
+        ok &= snap.lengths[at] == self.lengths
+        for w in range(self.words.shape[0]):
+            ok &= snap.words[w][at] == self.words[w]
+        self.found = np.where(ok, v, -1).astype(np.int32)
 
     def long_tokens(self):
         """(index, bytes) of the tokens too long to pack."""
@@ -121,6 +155,10 @@ class TokenCodes:
     def __len__(self) -> int:
         return len(self.raw)
 
+    def snapshot(self) -> Snapshot:
+        """The table as it is now, for :meth:`Packed.probe`."""
+        return Snapshot(self._bits, self._table, self._len, self._words, self._len.size)
+
     def codes(self, packed: Packed) -> np.ndarray:
         """The code of every token of ``packed`` (new tokens added)."""
         out = np.empty(packed.size, dtype=np.int32)
@@ -128,6 +166,14 @@ class TokenCodes:
             return out
         base = len(self.raw)
         data, short = packed.data, packed.short
+        if packed.found is not None:  # probed in a worker thread: the rest here
+            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            codes = packed.found
+            rest = np.flatnonzero(codes < 0)
+            if rest.size:
+                codes = codes.copy()
+                codes[rest] = self._codes(data, s[rest], ln[rest], words[:, rest], h[rest])
+            return codes
         if packed.words is not None:
             s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
             heads = packed.heads

@@ -15,7 +15,7 @@ from ..errors import FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_positions
 from ..parallel import in_order
 from .ids import IdNormalizer
-from .keys import Packed, TokenCodes
+from .keys import Packed, Snapshot, TokenCodes
 from .source import open_source
 from .tokens import (
     CHUNK,
@@ -131,8 +131,13 @@ class _QrelsChunk:
     quoted: int
 
 
-def _qrels_chunk(path, piece: tuple[int, bytes]) -> _QrelsChunk:
-    first, chunk = piece
+def _probed(packed: Packed, snap: Snapshot) -> Packed:
+    packed.probe(snap)
+    return packed
+
+
+def _qrels_chunk(path, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
+    first, chunk, docs = piece
     check_text(path, chunk, "TREC qrels file", first)
     lines = tokenize(chunk, first, comments=True)
     check_counts(path, lines, 4, 4, QRELS_FIELDS)
@@ -148,7 +153,9 @@ def _qrels_chunk(path, piece: tuple[int, bytes]) -> _QrelsChunk:
             token=decode_token(lines.token(i, 3)),
         )
     quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
-    return _QrelsChunk(lines.number, grades, lines.packed(0), lines.packed(2), quoted)
+    return _QrelsChunk(
+        lines.number, grades, lines.packed(0), _probed(lines.packed(2), docs), quoted
+    )
 
 
 def read_qrels(
@@ -169,7 +176,12 @@ def read_qrels(
     qc, dc = _Codes(norm), _Codes(norm)
     q_parts, d_parts, g_parts, n_parts = [], [], [], []
     quoted = 0
-    pieces = chunks(strip_bom(src.read()), chunk_size)
+    # each chunk goes with the document table as it is when the chunk is
+    # handed out: the worker finds the documents seen before
+    pieces = (
+        (first, chunk, dc.tokens.snapshot())
+        for first, chunk in chunks(strip_bom(src.read()), chunk_size)
+    )
     for c in in_order(partial(_qrels_chunk, path), pieces):
         quoted += c.quoted
         q_parts.append(qc.codes(c.qids))
@@ -300,8 +312,8 @@ class _RunChunk:
     quoted: int
 
 
-def _run_chunk(path, piece: tuple[int, bytes]) -> _RunChunk:
-    first, chunk = piece
+def _run_chunk(path, piece: tuple[int, bytes, Snapshot]) -> _RunChunk:
+    first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
     lines = tokenize(chunk, first, comments=True)
     check_counts(path, lines, 6, None, RUN_FIELDS)
@@ -319,7 +331,7 @@ def _run_chunk(path, piece: tuple[int, bytes]) -> _RunChunk:
         lines.number.astype(np.int32) if first + len(chunk) < 2**31 else lines.number,
         sims,
         lines.packed(0),
-        lines.packed(2),
+        _probed(lines.packed(2), docs),
         lines.packed(5),
         int(extra.size),
         lines.number[extra[:MAX_EXAMPLES]].tolist(),
@@ -351,7 +363,11 @@ def read_trec_run(
     parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
     extra_lines: list[int] = []
     n_extra = quoted = 0
-    for c in in_order(partial(_run_chunk, path), chunks(strip_bom(src.read()), chunk_size)):
+    pieces = (
+        (first, chunk, dc.tokens.snapshot())
+        for first, chunk in chunks(strip_bom(src.read()), chunk_size)
+    )
+    for c in in_order(partial(_run_chunk, path), pieces):
         n_extra += c.n_extra
         extra_lines.extend(c.extra_lines)
         quoted += c.quoted
