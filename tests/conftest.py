@@ -19,3 +19,13 @@ def _isolated_qsettings(tmp_path_factory):
     for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
         QSettings.setPath(QSettings.Format.IniFormat, scope, str(folder))
     yield
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """The warnings the window would show, recorded (title, text) instead."""
+    from PySide6.QtWidgets import QMessageBox
+
+    seen = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
+    return seen

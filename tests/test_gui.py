@@ -16,7 +16,6 @@ pytest.importorskip("pytestqt")
 from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from shrec_eval import EvalOptions, evaluate  # noqa: E402
 from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
@@ -28,13 +27,6 @@ from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE, PerQueryModel, SummaryModel, WarningsModel  # noqa: E402
 
 DEMO = resource_path("demo")
-
-
-@pytest.fixture
-def dialogs(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
-    return seen
 
 
 @pytest.fixture

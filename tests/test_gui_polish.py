@@ -19,13 +19,6 @@ from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 
 
 @pytest.fixture
-def dialogs(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
-    return seen
-
-
-@pytest.fixture
 def win(qtbot, dialogs):
     w = MainWindow(app_settings())
     qtbot.addWidget(w)

@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 
 from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
 from shrec_eval.contest import Contest, RunSource  # noqa: E402
 from shrec_eval.errors import OptionsError  # noqa: E402
@@ -28,13 +28,6 @@ from shrec_gui.models import KEY_ROLE, SORT_ROLE  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
 
 DEMO = resource_path("demo")
-
-
-@pytest.fixture
-def dialogs(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
-    return seen
 
 
 @pytest.fixture

@@ -26,13 +26,6 @@ from shrec_gui.welcome import PATH_ROLE  # noqa: E402
 DEMO = resource_path("demo")
 
 
-@pytest.fixture
-def dialogs(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
-    return seen
-
-
 def new_window(qtbot, recent=()) -> MainWindow:
     """A shown window whose recent files are ``recent`` (QSettings in a temp folder)."""
     app_settings().setValue("files/recent", list(recent))
