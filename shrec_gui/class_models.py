@@ -12,7 +12,7 @@ from shrec_eval.measures import measure_by_key
 from shrec_eval.options import AVERAGES
 from shrec_eval.report import fmt
 
-from .models import COLUMN_ROLE, SORT_ROLE, SortProxy, _Base, natural_key
+from .models import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, _Base, natural_key
 
 #: True on the rows of the averages (kept at the bottom whatever the sort)
 AVERAGE_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -187,7 +187,7 @@ class PerClassProxy(SortProxy):
         return super().lessThan(left, right)
 
 
-class ConfusionModel(_Base):
+class ConfusionModel(FixedColumns):
     """The classes in the first tiers of one class's queries (one run):
     class, items, share of the first-tier places; most frequent first."""
 
@@ -206,14 +206,6 @@ class ConfusionModel(_Base):
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() or self.confusion is None else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.confusion is None:

@@ -79,6 +79,20 @@ class _Base(QAbstractTableModel):
         return QBrush(PROBLEM_DARK if self.dark else PROBLEM)
 
 
+class FixedColumns(_Base):
+    """A table whose columns are the class's ``HEADERS``."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+
 class SummaryModel(_Base):
     """Runs x measures (run means)."""
 
@@ -337,7 +351,7 @@ class PerQueryModel(_Base):
         return list(self._rankings[row])
 
 
-class WarningsModel(_Base):
+class WarningsModel(FixedColumns):
     """Every run's data checks."""
 
     HEADERS = ("Run", "Check", "Kind", "Count", "What", "Examples")
@@ -366,14 +380,6 @@ class WarningsModel(_Base):
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

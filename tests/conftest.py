@@ -29,3 +29,26 @@ def dialogs(monkeypatch):
     seen = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: seen.append(a[1:3]))
     return seen
+
+
+@pytest.fixture
+def win(qtbot, dialogs):
+    """A shown main window of its own (QSettings in the temporary folder)."""
+    from shrec_gui.mainwindow import MainWindow, app_settings
+
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def demo(qapp):
+    """The demo contest scored once per test module, for the tests that only
+    look at it (modules that need it otherwise define their own)."""
+    from guitools import retire, scored_demo_window
+
+    w = scored_demo_window(qapp)
+    yield w
+    retire(w)

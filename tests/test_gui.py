@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
+from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from shrec_eval import EvalOptions, evaluate  # noqa: E402
@@ -27,23 +27,6 @@ from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE, PerQueryModel, SummaryModel, WarningsModel  # noqa: E402
 
 DEMO = resource_path("demo")
-
-
-@pytest.fixture
-def win(qtbot, dialogs):
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-
-
-@pytest.fixture(scope="module")
-def demo(qapp):
-    """The demo contest scored once for the tests that only look at it."""
-    w = scored_demo_window(qapp)
-    yield w
-    retire(w)
 
 
 @pytest.fixture

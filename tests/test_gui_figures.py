@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
@@ -197,11 +198,30 @@ def test_axes_read_as_numbers(curves, qtbot):
         fig.close()
 
 
-def test_ranked_strip_cannot_show_negative_ranks(qtbot, results):
+def _scored_window(qtbot):
+    """A quiet window of its own with the demo scored (for tests that change it)."""
+    from shrec_gui.mainwindow import MainWindow, app_settings
+
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    w.open_demo()
+    wait_idle(qtbot, w, 7, timeout=60000)
+    return w
+
+
+def _ranked_strips(qtbot, results) -> RankedListsWidget:
+    """A shown ranked-list widget holding ``results`` (run 2 chosen)."""
     w = RankedListsWidget()
     qtbot.addWidget(w)
     w.show()
     w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    return w
+
+
+def test_ranked_strip_cannot_show_negative_ranks(qtbot, results):
+    w = _ranked_strips(qtbot, results)
     gains = np.zeros(1000)
     gains[[0, 2, 9]] = [2, 1, 2]
     items = tuple(f"m{i}" for i in range(1000))
@@ -368,19 +388,12 @@ def test_win_tie_loss_respects_lower_is_better(significance, results):
 
 
 def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, results):
-    from guitools import wait_idle
     from shrec_eval.commands import default_table
     from shrec_eval.report import write_report
 
-    from shrec_gui.mainwindow import MainWindow, app_settings
     from shrec_gui.report_export import FIGURE_FILES
 
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.quiet = True
-    w.show()
-    w.open_demo()
-    wait_idle(qtbot, w, 7, timeout=60000)
+    w = _scored_window(qtbot)
     out = tmp_path / "report"
     w.export_report(str(out))
     qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=30000)
@@ -403,22 +416,14 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
 
 
 def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path):
-    from guitools import wait_idle
     from shrec_eval.commands import default_table
-
-    from shrec_gui.mainwindow import MainWindow, app_settings
 
     lines = (DEMO / "viewharmonics.trec").read_text().splitlines()
     bad = [ln.replace("ViewHarmonics", "Flawed") for ln in lines if not ln.startswith("q02 ")]
     bad.insert(1, "q01 Q0 zzz999 2 -7.6 Flawed")  # an id the collection does not hold
     run = tmp_path / "flawed.trec"
     run.write_text("\n".join(bad) + "\n")
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.quiet = True
-    w.show()
-    w.open_demo()
-    wait_idle(qtbot, w, 7, timeout=60000)
+    w = _scored_window(qtbot)
     w.open_files([str(run)])
     wait_idle(qtbot, w, 8, timeout=60000)
     s = w.summary
@@ -472,16 +477,8 @@ def test_hover_reads_a_curve_point_and_the_legend_hides_a_run(curves, qtbot):
 
 
 def test_picking_a_query_shows_its_curves_and_ranked_list(qtbot, results):
-    from guitools import wait_idle
 
-    from shrec_gui.mainwindow import MainWindow, app_settings
-
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.quiet = True
-    w.show()
-    w.open_demo()
-    wait_idle(qtbot, w, 7, timeout=60000)
+    w = _scored_window(qtbot)
     w.per_query.view.doubleClicked.emit(w.per_query.proxy.index(4, 0))
     q = w.per_query.proxy.index(4, 0).data()
     assert w.curves.current_query() == q and w.ranked.query.currentText() == q
@@ -498,10 +495,7 @@ def test_picking_a_query_shows_its_curves_and_ranked_list(qtbot, results):
 
 
 def test_query_pickers_are_searchable(curves, qtbot, results):
-    w = RankedListsWidget()
-    qtbot.addWidget(w)
-    w.show()
-    w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    w = _ranked_strips(qtbot, results)
     for combo in (curves.query, w.query):
         assert combo.isEditable()
         c = combo.completer()
@@ -520,10 +514,7 @@ def test_query_pickers_are_searchable(curves, qtbot, results):
 def test_ranked_strip_hover_names_the_item(qtbot, results):
     from PySide6.QtCore import QPointF
 
-    w = RankedListsWidget()
-    qtbot.addWidget(w)
-    w.show()
-    w.set_entries([(i, n, r) for i, (n, r) in enumerate(results)], 2)
+    w = _ranked_strips(qtbot, results)
     gains = np.zeros(300)
     gains[[0, 2]] = [2, 1]
     items = tuple(f"m{i}" for i in range(300))[::-1]

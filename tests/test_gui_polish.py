@@ -15,16 +15,6 @@ from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-
-
-@pytest.fixture
-def win(qtbot, dialogs):
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
 
 
 def test_options_dialog_sets_profile_average_and_beta(qtbot):

@@ -12,18 +12,6 @@ from guitools import wait_idle  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-
-
-@pytest.fixture
-def win(qtbot, dialogs):
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.quiet = True
-    w.show()
-    yield w
-    w.close()
-
 
 def _legend_items(w) -> list:
     return [sample.item for sample, _ in w.curves.plot_item.legend.items]

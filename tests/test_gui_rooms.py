@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
+from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
@@ -28,22 +28,6 @@ from shrec_gui.models import KEY_ROLE, SORT_ROLE  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
 
 DEMO = resource_path("demo")
-
-
-@pytest.fixture
-def win(qtbot, dialogs):
-    w = MainWindow(app_settings())
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-
-
-@pytest.fixture(scope="module")
-def demo(qapp):
-    w = scored_demo_window(qapp)
-    yield w
-    retire(w)
 
 
 @pytest.fixture
