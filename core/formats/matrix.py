@@ -13,7 +13,7 @@ from ..parallel import in_order
 from .numparse import parse_floats
 from .rowsort import rank_rows
 from .source import open_source
-from .tokens import CHUNK, check_text, chunks, has_control_bytes, strip_bom, tokenize
+from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
 
@@ -166,14 +166,13 @@ def read_ascii_matrix(
     q, t = _expected_shape(assessment)
     src = open_source(path, "text matrix of numbers")
     path = src.path
-    data = strip_bom(src.read())
-    m = _parse(data, chunk_size)
+    m = _parse(src, chunk_size)
     if (
         m is None
         or m.shape != (q, t)
         or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
     ):
-        _diagnose(path, data, q, t, assessment)
+        _diagnose(path, strip_bom(src.read()), q, t, assessment)
         raise FormatError(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
@@ -182,12 +181,12 @@ def read_ascii_matrix(
     )
 
 
-def _parse(data: bytes, chunk_size: int) -> np.ndarray | None:
+def _parse(src, chunk_size: int) -> np.ndarray | None:
     """The numbers, one row per content line; None when a chunk holds
     something else (a control byte, a token that is not a number) or the
     rows differ in length: :func:`_diagnose` then names the first problem."""
     parts = []
-    for part in in_order(_chunk_rows, chunks(data, chunk_size)):
+    for part in in_order(_chunk_rows, source_chunks(src, chunk_size)):
         if part is None:
             return None
         if part.size:

@@ -23,6 +23,7 @@ import os
 import select
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import FileAccessError, FormatError
@@ -108,6 +109,24 @@ class Source:
         try:
             with open(self.path, "rb") as fh:
                 return fh.read()
+        except IsADirectoryError as exc:
+            raise FileAccessError(self.path, "this is a folder, a file was expected") from exc
+        except OSError as exc:
+            raise FileAccessError.wrap(self.path, exc) from exc
+
+    def blocks(self, size: int) -> Iterator[bytes]:
+        """The content ``size`` bytes at a time (the last block shorter),
+        read from the file as they are asked for: a large file is never
+        held in memory whole."""
+        size = max(size, 1)
+        if self._data is not None:
+            for at in range(0, len(self._data), size):
+                yield self._data[at : at + size]
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                while block := fh.read(size):
+                    yield block
         except IsADirectoryError as exc:
             raise FileAccessError(self.path, "this is a folder, a file was expected") from exc
         except OSError as exc:

@@ -209,20 +209,51 @@ def looks_utf16(data: bytes) -> bool:
 
 def chunks(data: bytes, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
     """(first line number, chunk of whole lines) pieces of ``data``."""
-    start, line = 0, 1
-    n = len(data)
-    while start < n:
-        stop = start + max(size, 1)
-        if stop >= n:
-            end = n
+    step = max(size, 1)
+    return line_chunks(data[at : at + step] for at in range(0, len(data), step))
+
+
+def source_chunks(src, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
+    """(first line number, chunk of whole lines) of a :class:`~.source.Source`
+    (its BOM left out), read from the file a block at a time as the chunks
+    are asked for: a file is never held in memory whole (a run of 300 MB
+    read whole cost 300 MB more and the page faults of filling it)."""
+    pieces = line_chunks(src.blocks(size))
+    for first, chunk in pieces:
+        if first == 1:
+            chunk = strip_bom(chunk)
+        if chunk:
+            yield first, chunk
+
+
+def line_chunks(blocks) -> Iterator[tuple[int, bytes]]:
+    """(first line number, chunk of whole lines) from consecutive blocks of
+    bytes: each chunk ends at the last line end of a block (a line longer
+    than a block is carried on until it ends)."""
+    line = 1
+    carry: list[bytes] = []
+    for block in blocks:
+        cut = block.rfind(b"\n") + 1
+        if not cut:
+            carry.append(block)
+            continue
+        if carry:
+            chunk = b"".join([*carry, memoryview(block)[:cut]])
+            carry = []
         else:
-            nl = data.find(b"\n", stop - 1)
-            end = n if nl < 0 else nl + 1
-        chunk = data[start:end]
+            chunk = block if cut == len(block) else block[:cut]
+        if cut < len(block):
+            carry.append(block[cut:])
         yield line, chunk
-        # numpy counts bytes several times faster than bytes.count
-        line += int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == 10))
-        start = end
+        line += newlines(chunk)
+    if carry:
+        yield line, b"".join(carry)
+
+
+def newlines(data: bytes) -> int:
+    """How many ``\\n`` ``data`` holds (numpy counts bytes several times
+    faster than ``bytes.count``)."""
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10))
 
 
 def whitespace(a: np.ndarray) -> np.ndarray:

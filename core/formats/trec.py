@@ -21,12 +21,11 @@ from .tokens import (
     CHUNK,
     check_counts,
     check_text,
-    chunks,
     decode_token,
     floats,
     integers,
     read_lines,
-    strip_bom,
+    source_chunks,
     tokenize,
 )
 
@@ -179,8 +178,7 @@ def read_qrels(
     # each chunk goes with the document table as it is when the chunk is
     # handed out: the worker finds the documents seen before
     pieces = (
-        (first, chunk, dc.tokens.snapshot())
-        for first, chunk in chunks(strip_bom(src.read()), chunk_size)
+        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
     )
     for c in in_order(partial(_qrels_chunk, path), pieces):
         quoted += c.quoted
@@ -364,8 +362,7 @@ def read_trec_run(
     extra_lines: list[int] = []
     n_extra = quoted = 0
     pieces = (
-        (first, chunk, dc.tokens.snapshot())
-        for first, chunk in chunks(strip_bom(src.read()), chunk_size)
+        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
     )
     for c in in_order(partial(_run_chunk, path), pieces):
         n_extra += c.n_extra

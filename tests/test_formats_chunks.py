@@ -1,0 +1,84 @@
+"""Files are read a block at a time: the chunks of whole lines put back
+together are the file (its BOM left out), their line numbers are the
+editor's, and a large run is never held in memory whole."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import numpy as np
+import pytest
+from shrec_eval import Assessment
+from shrec_eval.formats.source import Source, open_source
+from shrec_eval.formats.tokens import chunks, line_chunks, source_chunks
+from shrec_eval.formats.trec import read_trec_run
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _check(pieces, data: bytes) -> None:
+    assert b"".join(c for _, c in pieces) == data
+    line = 1
+    for i, (first, chunk) in enumerate(pieces):
+        assert first == line
+        assert chunk
+        if i < len(pieces) - 1:
+            assert chunk.endswith(b"\n")
+        line += chunk.count(b"\n")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_chunks_of_whole_lines_are_the_file(tmp_path, seed):
+    rng = random.Random(seed)
+    lines = [
+        b"x" * rng.choice([0, 1, 5, 40, 300]) + rng.choice([b"", b"\r"])
+        for _ in range(rng.randint(0, 60))
+    ]
+    body = b"\n".join(lines) + rng.choice([b"", b"\n"])
+    bom = rng.choice([b"", BOM])
+    p = tmp_path / "f.txt"
+    p.write_bytes(bom + body)
+    for size in (1, 2, 3, 7, 64, 1 << 20):
+        _check(list(source_chunks(open_source(p), size)), body)
+        _check(list(source_chunks(Source(str(p), "pipe", bom + body), size)), body)
+        _check(list(chunks(body, size)), body)
+
+
+def test_a_line_longer_than_a_block_is_carried_whole():
+    blocks = [b"ab", b"cd", b"e\nf", b"g", b"h\n", b"ij"]
+    assert list(line_chunks(iter(blocks))) == [(1, b"abcde\n"), (2, b"fgh\n"), (3, b"ij")]
+
+
+def test_a_file_of_a_bom_only_has_no_chunk(tmp_path):
+    p = tmp_path / "bom.txt"
+    p.write_bytes(BOM)
+    assert list(source_chunks(open_source(p), 2)) == []
+
+
+def test_a_large_run_is_never_held_in_memory_whole(tmp_path):
+    """A 30 MB run read in 64 KiB chunks: Python and numpy together never
+    hold half the file's size (it was read whole before: its size and
+    more); what is held is mostly the result, a few bytes per line."""
+    n_q, n_items = 200, 3000
+    items = [f"shapenet_model_{j:010d}" for j in range(n_items)]
+    a = Assessment.from_judgments(
+        {f"shrec2026_query_{i:06d}": {items[i]: 1} for i in range(n_q)}, items, queries=None
+    )
+    rng = np.random.default_rng(0)
+    p = tmp_path / "big.trec"
+    with open(p, "w") as fh:
+        for i in range(n_q):
+            for r, j in enumerate(rng.permutation(n_items)[:2000], 1):
+                q, score = f"shrec2026_query_{i:06d}", f"{1 - r / 4096:.9f}"
+                fh.write(f"{q} Q0 {items[j]} {r} {score} participant_method_run_1\n")
+    size = p.stat().st_size
+    assert size > 25e6
+    tracemalloc.start()
+    try:
+        run = read_trec_run(p, a, chunk_size=1 << 16)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert run.flat.size == n_q * 2000
+    assert peak < size / 2, (peak, size)
