@@ -8,7 +8,9 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
-from shrec_eval.formats.numparse import parse_decimals, parse_floats
+from shrec_eval.errors import FormatError
+from shrec_eval.formats.numparse import parse_decimals, parse_floats, plain_decimals
+from shrec_eval.formats.tokens import checked_floats, floats, tokenize
 
 
 def _parse(tokens: list[bytes], fn):
@@ -65,3 +67,64 @@ def test_what_is_not_a_plain_decimal_is_left_to_float():
     tokens = [b".", b"-", b"1.2.3", b"nan", b"inf", b"1_0", b"12345678901234567890", b"1-2"]
     _, done = _parse(tokens, parse_decimals)
     assert not done.any()
+
+
+def _tokens_of_every_kind(seed: int) -> list[bytes]:
+    rng = random.Random(seed)
+    alphabet = "0123456789.+-eE_naifNI x"
+    tokens = [b".", b"-", b"+", b"1.2.3", b"nan", b"NaN", b"-inf", b"1_0", b"1-2", b"e5", b"5e"]
+    tokens += [b"12345678901234567890", b"1234567890123456789", b"-.5", b"5.", b"+0"]
+    for _ in range(3000):
+        n = rng.randint(1, 22)
+        tok = "".join(
+            rng.choice(alphabet[:13] if rng.random() < 0.8 else alphabet) for _ in range(n)
+        )
+        tokens.append(tok.replace(" ", "").encode() or b"0")
+    return tokens
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_plain_decimals_are_what_float_reads_and_finite(seed):
+    """The spelling check of the file-order run reader: every token it
+    passes is one ``float()`` reads, finite; it passes what parse_decimals
+    computes."""
+    tokens = _tokens_of_every_kind(seed)
+    plain = _parse(tokens, plain_decimals)
+    _, exact = _parse(tokens, parse_decimals)
+    assert (plain | ~exact).all()  # every exactly computed token is plain
+    for tok, ok in zip(tokens, plain.tolist()):
+        if ok:
+            assert np.isfinite(float(tok)), tok
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_field_checked_gives_the_error_and_values_of_reading_it(seed):
+    """checked_floats: the same first error as floats(), and for the tokens
+    that are not plain decimals the same values (NaN included)."""
+    rng = random.Random(seed)
+    tokens = _tokens_of_every_kind(seed)
+    good, bad = [], []
+    for t in tokens:
+        try:
+            float(t)
+            good.append(t)
+        except ValueError:
+            bad.append(t)
+    errors = 0
+    for i in range(60):
+        sample = rng.sample(good, 30)
+        if i % 2:
+            sample[rng.randrange(30)] = rng.choice(bad)
+        lines = tokenize(b"".join(b"q Q0 d 1 " + t + b" tag\n" for t in sample))
+        try:
+            want = floats("run.trec", lines, 4, "the score")
+        except FormatError as exc:
+            errors += 1
+            with pytest.raises(FormatError) as got:
+                checked_floats("run.trec", lines, 4, "the score")
+            assert str(got.value) == str(exc)
+            continue
+        rest, values = checked_floats("run.trec", lines, 4, "the score")
+        assert not plain_decimals(lines.padded, *lines.bounds(4))[rest].any()
+        np.testing.assert_array_equal(values, want[rest])
+    assert errors == 30

@@ -61,22 +61,24 @@ def parse_floats(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     return values, done
 
 
-def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
-    """(values, done) of the plain decimals ``[+-]digits[.digits]`` (no
-    exponent; at least one digit): the digits, the point removed, are an
-    exact integer ``m`` below 2**64 and the value is ``m / 10**f`` with
-    ``f`` the number of digits after the point.  With ``m < 2**53`` and
-    ``f <= 22`` one float64 division is correctly rounded (Clinger).  Up to
-    19 digits and ``f <= 27`` the division is done in the x87 80-bit format
-    (64-bit significand, where ``m`` and ``10**f`` are exact) and rounded
-    to float64; that double rounding can only go wrong when the 80-bit
-    result lies exactly halfway between two float64 values, and those
-    tokens are left to ``float()``."""
+def plain_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Mask of the tokens ``buf[starts:ends]`` that are plain decimals
+    ``[+-]digits[.digits]`` of at most 19 digits (at least one; digits on
+    either side of the point may be missing, not both): what
+    :func:`parse_decimals` computes.  Each is a finite number ``float()``
+    reads; a reader that only checks a field (a TREC run's scores in file
+    order) needs no more."""
+    return _decimal_syntax(buf, starts, ends)[0]
+
+
+def _decimal_syntax(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """(ok, r, digit, dot, lengths): the plain-decimal mask, the tokens'
+    bytes a row per position (0 past the end), their digit and point
+    masks."""
     n = starts.size
     lengths = ends - starts
-    values = np.zeros(n, dtype=np.float64)
     if not n:
-        return values, np.zeros(0, dtype=bool)
+        return np.zeros(0, dtype=bool), None, None, None, lengths
     width = int(min(lengths.max(), 21))
     cols = np.arange(width)
     if buf.size < int(starts.max()) + width:  # not padded enough: pad a copy
@@ -85,8 +87,7 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     # byte j of every token in row j (reductions over rows are elementwise)
     r = np.ascontiguousarray(rows[starts].T)
     r *= cols[:, None] < lengths
-    d = r - np.uint8(_ZERO)
-    digit = d < 10
+    digit = (r - np.uint8(_ZERO)) < 10
     dot = r == ord(".")
     sign = (r[0] == ord("-")) | (r[0] == ord("+"))
     other = ~(digit | dot | (r == 0))
@@ -94,12 +95,31 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     ok = (lengths <= width) & ~other.any(axis=0) & (dot.sum(axis=0, dtype=np.int8) <= 1)
     total = digit.sum(axis=0, dtype=np.int8)
     ok &= (total >= 1) & (total <= 19)
+    return ok, r, digit, dot, lengths
+
+
+def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """(values, done) of the plain decimals (:func:`plain_decimals`): the
+    digits, the point removed, are an exact integer ``m`` below 2**64 and
+    the value is ``m / 10**f`` with ``f`` the number of digits after the
+    point.  With ``m < 2**53`` and ``f <= 22`` one float64 division is
+    correctly rounded (Clinger).  Up to 19 digits and ``f <= 27`` the
+    division is done in the x87 80-bit format (64-bit significand, where
+    ``m`` and ``10**f`` are exact) and rounded to float64; that double
+    rounding can only go wrong when the 80-bit result lies exactly halfway
+    between two float64 values, and those tokens are left to ``float()``."""
+    n = starts.size
+    values = np.zeros(n, dtype=np.float64)
+    ok, r, digit, dot, _ = _decimal_syntax(buf, starts, ends)
+    if not n:
+        return values, ok
+    d = r - np.uint8(_ZERO)
     # the digits, point removed, as an integer (Horner, a byte row at a time),
     # and how many come after the point
     mant = np.zeros(n, dtype=np.uint64)
     frac = np.zeros(n, dtype=np.int8)
     seen = np.zeros(n, dtype=bool)
-    for j in range(width):
+    for j in range(r.shape[0]):
         dj = digit[j]
         mant = np.where(dj, mant * np.uint64(10) + d[j], mant)
         seen |= dot[j]

@@ -21,6 +21,7 @@ from .tokens import (
     CHUNK,
     check_counts,
     check_text,
+    checked_floats,
     decode_token,
     floats,
     integers,
@@ -301,7 +302,7 @@ class _RunChunk:
     """What a worker thread makes of a chunk of a TREC run."""
 
     number: np.ndarray
-    sims: np.ndarray
+    sims: np.ndarray | None
     qids: Packed
     docs: Packed
     tags: Packed
@@ -310,13 +311,20 @@ class _RunChunk:
     quoted: int
 
 
-def _run_chunk(path, piece: tuple[int, bytes, Snapshot]) -> _RunChunk:
+def _run_chunk(path, trec_order: bool, piece: tuple[int, bytes, Snapshot]) -> _RunChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
     lines = tokenize(chunk, first, comments=True)
     check_counts(path, lines, 6, None, RUN_FIELDS)
-    sims = floats(path, lines, 4, "the score (5th field)")
-    nan = np.flatnonzero(np.isnan(sims))
+    score = "the score (5th field)"
+    # the scores order nothing in file order: there they are only checked
+    if trec_order:
+        sims = floats(path, lines, 4, score)
+        nan = np.flatnonzero(np.isnan(sims))
+    else:
+        sims = None
+        rest, values = checked_floats(path, lines, 4, score)
+        nan = rest[np.isnan(values)]
     if nan.size:
         raise FormatError(
             path,
@@ -364,7 +372,7 @@ def read_trec_run(
     pieces = (
         (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
     )
-    for c in in_order(partial(_run_chunk, path), pieces):
+    for c in in_order(partial(_run_chunk, path, trec_order), pieces):
         n_extra += c.n_extra
         extra_lines.extend(c.extra_lines)
         quoted += c.quoted
