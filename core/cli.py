@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from . import __version__
 from .commands import COMMANDS, PROG
 from .errors import OptionsError, ShrecEvalError, UsageError
+from .memory import keep_freed_blocks
 from .options import (
     AVERAGES,
     MAX_BETA,
@@ -329,6 +330,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     out = out if out is not None else sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    keep_freed_blocks()  # chunked reading without refaulting its arrays (core/memory.py)
     try:
         args = build_parser().parse_args(argv)
         if not args.command:

@@ -169,7 +169,8 @@ def to_json(
     opts = results[0].options.to_dict() if results else {}
     runs = []
     for i, r in enumerate(results):
-        per_query = dict(zip(r.query_ids, (dict(zip(r.keys, row)) for row in r.values.tolist())))
+        keys = r.keys
+        per_query = dict(zip(r.query_ids, (dict(zip(keys, row)) for row in r.values.tolist())))
         runs.append(
             {
                 "name": r.run_name,
@@ -209,8 +210,8 @@ def write_json(path, doc) -> None:
     """Write a JSON document atomically (orjson: numpy arrays converted
     whole, NaN and infinities written as null; compact: indentation doubled
     the size of a large contest's file and the time to write it)."""
-    text = orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY)
-    write_bytes(path, text + b"\n")
+    text = orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+    write_bytes(path, text)
 
 
 # -- CSV ----------------------------------------------------------------------------
