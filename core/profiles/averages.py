@@ -65,11 +65,14 @@ class ClassGroups:
 def _mean(filled: np.ndarray, ok: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     """Column means of the defined values (``filled`` = values with 0 where
     undefined, ``ok`` = defined), weighted per row unless ``weights`` is
-    None; NaN where no weight remains."""
+    None; NaN where no weight remains.  The weighted sums are numpy's own
+    loops (``einsum``), not BLAS (``@``): the same sums on every machine,
+    whatever its BLAS and thread count, and no BLAS threads left spinning
+    beside the readers' and the engine's."""
     if weights is None:
         s, tot = filled.sum(axis=0), ok.sum(axis=0)
     else:
-        s, tot = weights @ filled, weights @ ok
+        s, tot = np.einsum("i,ij->j", weights, filled), np.einsum("i,ij->j", weights, ok)
     return np.divide(s, tot, out=np.full(np.shape(s), np.nan), where=tot > 0)
 
 
