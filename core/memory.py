@@ -9,8 +9,9 @@ the kernel: on a 280 MB run that was a fifth of the reading time, in the
 kernel.  :func:`keep_freed_blocks` asks ``malloc`` (``mallopt``) to serve
 blocks up to 256 MiB from its heap and to keep up to 1 GiB of freed heap
 for reuse (on a ShapeNet-size contest: 40,000 page faults instead of
-220,000, and a lower peak, 380 MB instead of 400).  The command line sets it once (a short-lived process); the
-desktop app does not (it returns memory to the system between jobs).
+220,000, and a lower peak, 380 MB instead of 400).  The command line sets
+it once (a short-lived process); the desktop app does not (it returns
+memory to the system between jobs).
 
 Nothing changes on other C libraries (musl, macOS, Windows): the results
 never depend on it, only the time.
