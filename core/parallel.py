@@ -32,11 +32,16 @@ def in_order(fn: Callable[[T], R], items: Iterable[T], *, ahead: int = 4) -> Ite
     the order of ``items``."""
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="shrec-read") as pool:
         pending: deque = deque()
+        # the first result is awaited alone: items made after the caller has
+        # seen it (a reader's chunks, with the id table as it is then) can
+        # use what it did with it
+        limit = 1
         try:
             for item in items:
                 pending.append(pool.submit(fn, item))
-                if len(pending) >= ahead:
+                if len(pending) >= limit:
                     yield pending.popleft().result()
+                    limit = ahead
             while pending:
                 yield pending.popleft().result()
         finally:

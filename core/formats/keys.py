@@ -87,9 +87,21 @@ class Snapshot:
 class Packed:
     """The tokens ``data[starts:ends]`` of one field of one chunk, packed
     for :meth:`TokenCodes.codes` (a pure function of the chunk: readers
-    pack chunks in worker threads, then code them in file order)."""
+    pack chunks in worker threads, then code them in file order).  With
+    ``runs`` (a field whose tokens come in runs of one, as query ids do) the
+    runs are found and only their first tokens hashed (:attr:`heads`; then
+    :attr:`hash` holds theirs); a field probed in a worker (documents) has
+    none to look for."""
 
-    def __init__(self, data: bytes, pad: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    def __init__(
+        self,
+        data: bytes,
+        pad: np.ndarray,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        *,
+        runs: bool = True,
+    ):
         self.data = data
         self.size = n = starts.size
         lengths = ends - starts
@@ -104,13 +116,17 @@ class Packed:
             return
         width = max(int(lengths.max() + 7) // 8, 1)
         self.words = words = token_words(pad, starts, lengths, width)
+        if runs:
+            # runs of one token (query ids, run tags) are looked up once: only
+            # the first token of each run (its head) is hashed
+            change = lengths[1:] != lengths[:-1]
+            for w in range(width):
+                change |= words[w, 1:] != words[w, :-1]
+            if (np.count_nonzero(change) + 1) * 4 < starts.size:
+                self.heads = heads = np.concatenate(([0], np.flatnonzero(change) + 1))
+                self.hash = _hash(words[:, heads], lengths[heads])
+                return
         self.hash = _hash(words, lengths)
-        # runs of one token (query ids, run tags) are looked up once
-        change = lengths[1:] != lengths[:-1]
-        for w in range(width):
-            change |= words[w, 1:] != words[w, :-1]
-        if (np.count_nonzero(change) + 1) * 4 < starts.size:
-            self.heads = np.concatenate(([0], np.flatnonzero(change) + 1))
 
     def probe(self, snap: Snapshot) -> None:
         """Codes of the tokens found at their first slot in ``snap`` (-1 for
@@ -178,8 +194,8 @@ class TokenCodes:
             s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
             heads = packed.heads
             if heads is not None:
-                codes = self._codes(data, s[heads], ln[heads], words[:, heads], h[heads])
-                codes = np.repeat(codes, np.diff(np.append(heads, h.size)))
+                codes = self._codes(data, s[heads], ln[heads], words[:, heads], h)
+                codes = np.repeat(codes, np.diff(np.append(heads, s.size)))
             else:
                 codes = self._codes(data, s, ln, words, h)
             if short is None:

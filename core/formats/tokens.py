@@ -86,10 +86,11 @@ class Lines:
         """The bytes followed by zeros (for :mod:`.keys`)."""
         return padded(self.buffer)
 
-    def packed(self, k: int) -> Packed:
-        """Field ``k`` of every line packed for a :class:`TokenCodes`."""
+    def packed(self, k: int, *, runs: bool = True) -> Packed:
+        """Field ``k`` of every line packed for a :class:`TokenCodes`
+        (``runs``: see :class:`Packed`)."""
         a, b = self.bounds(k)
-        return Packed(self.data, self.padded, a, b)
+        return Packed(self.data, self.padded, a, b, runs=runs)
 
     def codes(self, k: int, table: TokenCodes) -> np.ndarray:
         """The code in ``table`` of field ``k`` of every line (new tokens

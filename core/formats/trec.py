@@ -154,7 +154,7 @@ def _qrels_chunk(path, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
         )
     quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
     return _QrelsChunk(
-        lines.number, grades, lines.packed(0), _probed(lines.packed(2), docs), quoted
+        lines.number, grades, lines.packed(0), _probed(lines.packed(2, runs=False), docs), quoted
     )
 
 
@@ -337,7 +337,7 @@ def _run_chunk(path, trec_order: bool, piece: tuple[int, bytes, Snapshot]) -> _R
         lines.number.astype(np.int32) if first + len(chunk) < 2**31 else lines.number,
         sims,
         lines.packed(0),
-        _probed(lines.packed(2), docs),
+        _probed(lines.packed(2, runs=False), docs),
         lines.packed(5),
         int(extra.size),
         lines.number[extra[:MAX_EXAMPLES]].tolist(),
