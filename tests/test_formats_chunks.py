@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment
 from shrec_eval.formats.source import Source, open_source
-from shrec_eval.formats.tokens import chunks, line_chunks, source_chunks
+from shrec_eval.formats.tokens import chunks, line_chunks, source_chunks, tokenize
 from shrec_eval.formats.trec import read_trec_run
 
 BOM = b"\xef\xbb\xbf"
@@ -82,3 +82,44 @@ def test_a_large_run_is_never_held_in_memory_whole(tmp_path):
         tracemalloc.stop()
     assert run.flat.size == n_q * 2000
     assert peak < size / 2, (peak, size)
+
+
+def _reference(data: bytes, first: int, comments: bool):
+    """What tokenize must give, line by line with bytes.split."""
+    counts, numbers, tokens = [], [], []
+    for i, line in enumerate(data.split(b"\n")):
+        fields = line.split()
+        if not fields or (comments and fields[0].startswith(b"#")):
+            continue
+        counts.append(len(fields))
+        numbers.append(first + i)
+        tokens.extend(fields)
+    return counts, numbers, tokens
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_tokenize_places_every_token_on_its_line(seed):
+    """Chunks where every line has the same width (the quick check) and
+    chunks where one does not (blank, comment, short or long lines,
+    whitespace around, CRLF, no final newline) give the tokens bytes.split
+    gives, on the right lines."""
+    rng = random.Random(seed)
+    width = rng.randint(1, 6)
+    rows = []
+    for _ in range(rng.randint(1, 30)):
+        w = width if rng.random() < 0.9 else rng.randint(0, 8)
+        fields = [
+            rng.choice(["#c", "x", "12", "d7", "abc"]) if k == 0 and rng.random() < 0.1 else "t"
+            for k in range(w)
+        ]
+        sep = rng.choice([" ", "\t", "  ", " \x0b"])
+        rows.append(rng.choice(["", " ", "\t"]) + sep.join(fields) + rng.choice(["", " ", "\r"]))
+    data = "\n".join(rows).encode() + rng.choice([b"", b"\n"])
+    first = rng.randint(1, 1000)
+    for comments in (False, True):
+        lines = tokenize(data, first, comments=comments)
+        counts, numbers, tokens = _reference(data, first, comments)
+        assert lines.count.tolist() == counts
+        assert lines.number.tolist() == numbers
+        assert lines.tokens == tokens
+        assert (lines.start == np.cumsum([0] + counts[:-1])).all() if counts else True

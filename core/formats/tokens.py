@@ -279,6 +279,17 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
     line_ends = np.flatnonzero(a == 10)
     if n and a[-1] != 10:
         line_ends = np.append(line_ends, n)
+    width = _uniform_width(a, offsets, ends, line_ends, comments)
+    if width:  # every line holds `width` tokens (the usual run or qrels chunk)
+        n_lines = line_ends.size
+        return Lines(
+            data,
+            offsets,
+            ends,
+            np.full(n_lines, width),
+            np.arange(first_line, first_line + n_lines),
+            np.arange(0, offsets.size, width),
+        )
     before = np.searchsorted(offsets, line_ends)
     counts = np.diff(before, prepend=0)
     content = np.flatnonzero(counts)
@@ -293,6 +304,24 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
             counts, number = counts[~comment], number[~comment]
             starts = np.cumsum(counts) - counts
     return Lines(data, offsets, ends, counts, number, starts)
+
+
+def _uniform_width(a, offsets, ends, line_ends, comments: bool) -> int:
+    """W when every line of the chunk holds exactly W tokens (no blank or
+    comment line), else 0; checked without placing every token on its line:
+    token ``W*i`` must start after line ``i``'s predecessor ends and token
+    ``W*i + W - 1`` end before line ``i`` does (tokens are in order, so the
+    W tokens between are on line ``i`` too, and no other)."""
+    n_lines, n_tokens = line_ends.size, offsets.size
+    if not n_lines or not n_tokens or n_tokens % n_lines:
+        return 0
+    w = n_tokens // n_lines
+    firsts = offsets[::w]
+    if (ends[w - 1 :: w] > line_ends).any() or (firsts[1:] <= line_ends[:-1]).any():
+        return 0
+    if comments and (a[firsts] == ord("#")).any():
+        return 0
+    return w
 
 
 def check_counts(path, lines: Lines, low: int, high: int | None, expected: str) -> None:
