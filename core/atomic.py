@@ -23,6 +23,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -71,6 +72,16 @@ def resolve_file_target(path) -> Path:
 
 
 def write_bytes(path, data: bytes) -> None:
+    write_pieces(path, (data,))
+
+
+def write_pieces(path, pieces: Iterable[bytes]) -> None:
+    """Write the concatenated ``pieces`` as :func:`write_bytes` writes one
+    block: a temporary file beside the target, flushed to disk, renamed
+    over it.  Pieces are written as they come (a large document is never
+    whole in memory), and the flush to disk runs in a second thread while
+    the next pieces are made, so that the final one waits only for the
+    last of them."""
     target = resolve_file_target(path)
     try:  # keep the mode of the file replaced; a new file gets the usual one
         mode = target.stat().st_mode & 0o777
@@ -80,18 +91,83 @@ def write_bytes(path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
+    flusher = None
     try:
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            flusher = _Flusher(fh.fileno())
+            unflushed = 0
+            for piece in pieces:
+                fh.write(piece)
+                unflushed += len(piece)
+                if unflushed >= _FLUSH_EVERY:
+                    fh.flush()
+                    flusher.ask()
+                    unflushed = 0
             fh.flush()
+            flusher.close()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
+        if flusher is not None:
+            flusher.close(quiet=True)
         _remove(tmp)
         if isinstance(exc, OSError):
             raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
         raise
+
+
+#: bytes written between two requests to the flushing thread
+_FLUSH_EVERY = 8 << 20
+
+
+#: data only where the system has it (not macOS, not Windows)
+_datasync = getattr(os, "fdatasync", os.fsync)
+
+
+class _Flusher:
+    """A thread that flushes a file's written data to disk (``fdatasync``)
+    when asked, one flush at a time, while the caller writes on.  The
+    system call releases the GIL: the disk works while Python makes the
+    next pieces."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.error: OSError | None = None
+        self._wanted = threading.Event()
+        self._asked = self._done = False
+        self._thread: threading.Thread | None = None
+
+    def ask(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="shrec-flush", daemon=True)
+            self._thread.start()
+        self._asked = True
+        self._wanted.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._asked:
+                self._asked = False
+                try:
+                    _datasync(self.fd)
+                except OSError as exc:
+                    self.error = exc
+                    return
+            if self._done:
+                return
+
+    def close(self, quiet: bool = False) -> None:
+        """Stop the thread (before the file is closed); its error, if any,
+        is raised unless ``quiet``."""
+        self._done = True
+        if self._thread is not None:
+            self._wanted.set()
+            self._thread.join()
+        if self.error is not None and not quiet:
+            raise self.error
 
 
 def write_text(path, text: str) -> None:

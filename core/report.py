@@ -10,14 +10,16 @@ import csv
 import html
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from . import __version__
-from .atomic import write_bytes, write_folder
+from .atomic import write_folder, write_pieces
 from .engine import RunResult
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
@@ -209,9 +211,72 @@ def to_json(
 def write_json(path, doc) -> None:
     """Write a JSON document atomically (orjson: numpy arrays converted
     whole, NaN and infinities written as null; compact: indentation doubled
-    the size of a large contest's file and the time to write it)."""
-    text = orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
-    write_bytes(path, text)
+    the size of a large contest's file and the time to write it), in pieces
+    (:func:`json_pieces`) that the disk flushes while the next are made."""
+    write_pieces(path, json_pieces(doc))
+
+
+_JSON = orjson.OPT_SERIALIZE_NUMPY
+#: entries of a large object (per-query values, per-query curves) per piece
+_JSON_GROUP = 512
+#: values above which a part of the document is written in pieces
+_JSON_HEAVY = 1 << 16
+
+
+def json_pieces(doc) -> Iterator[bytes]:
+    """``orjson.dumps(doc)`` and a newline, byte for byte, in pieces: the
+    objects holding more than :data:`_JSON_HEAVY` values (numpy arrays
+    counted by size) are written a member, or :data:`_JSON_GROUP` members,
+    at a time."""
+    yield from _json_pieces(doc)
+    yield b"\n"
+
+
+def _json_pieces(value) -> Iterator[bytes]:
+    if isinstance(value, dict) and value and _heavy(value):
+        yield b"{"
+        items = list(value.items())
+        # members per piece: light members (queries) a group at a time, as an
+        # object; heavy ones (a run, a curve) one at a time, in pieces
+        member = _weight([v for _, v in items[:8]]) / min(len(items), 8)
+        step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
+        for at in range(0, len(items), step):
+            comma = b"," if at else b""
+            if step > 1:
+                yield comma + orjson.dumps(dict(items[at : at + step]), option=_JSON)[1:-1]
+                continue
+            k, v = items[at]
+            yield comma + orjson.dumps(k) + b":"
+            yield from _json_pieces(v)
+        yield b"}"
+    elif isinstance(value, list) and value and _heavy(value):
+        yield b"["
+        for i, v in enumerate(value):
+            if i:
+                yield b","
+            yield from _json_pieces(v)
+        yield b"]"
+    else:
+        yield orjson.dumps(value, option=_JSON)
+
+
+def _heavy(value) -> bool:
+    """Whether ``value`` holds more than :data:`_JSON_HEAVY` values, as
+    estimated from its first members (the document's large parts are
+    alike throughout; the estimate only decides where pieces end, never
+    what they hold)."""
+    return _weight(value) > _JSON_HEAVY
+
+
+def _weight(value) -> float:
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, dict | list | tuple):
+        if not value:
+            return 1
+        first = list(islice(value.values() if isinstance(value, dict) else value, 8))
+        return sum(_weight(v) for v in first) * len(value) / len(first)
+    return 1
 
 
 # -- CSV ----------------------------------------------------------------------------

@@ -1,0 +1,99 @@
+"""The JSON document is written in pieces (core/report.py json_pieces,
+core/atomic.py write_pieces): byte for byte what orjson writes whole, for
+any split, and the file appears whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import orjson
+import pytest
+import shrec_eval.atomic as atomic
+import shrec_eval.report as report
+from shrec_eval.errors import OutputError
+from shrec_eval.report import json_pieces, to_json, write_json
+
+
+@pytest.fixture(scope="module")
+def demo_doc():
+    from shrec_eval import evaluate
+    from shrec_eval.contest import Contest
+    from shrec_eval.resources import demo_manifest
+
+    contest = Contest.read(demo_manifest())
+    a = contest.assessment.load()
+    return to_json(a, [evaluate(a, source.load(a)) for source in contest.runs])
+
+
+def _whole(doc) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+
+
+@pytest.mark.parametrize("heavy, group", [(1 << 16, 512), (10, 3), (0, 1), (50, 2)])
+def test_pieces_are_the_document_byte_for_byte(demo_doc, monkeypatch, heavy, group):
+    monkeypatch.setattr(report, "_JSON_HEAVY", heavy)
+    monkeypatch.setattr(report, "_JSON_GROUP", group)
+    pieces = list(json_pieces(demo_doc))
+    assert b"".join(pieces) == _whole(demo_doc)
+    if heavy < 100:
+        assert len(pieces) > 100  # really split
+
+
+def test_odd_documents_in_pieces(monkeypatch):
+    monkeypatch.setattr(report, "_JSON_HEAVY", 2)
+    monkeypatch.setattr(report, "_JSON_GROUP", 2)
+    docs = [
+        {},
+        [],
+        {"a": {}, "b": [], "c": [[], {}], "d": None},
+        {'q"uote\\': {"é": [1.5, math.nan, math.inf]}, "x": np.arange(7.0)},
+        {"per_query": {f"q{i}": np.full(3, i / 7) for i in range(9)}},
+        [{"k": list(range(5))}, np.zeros((2, 3)), "text", 3, True],
+    ]
+    for doc in docs:
+        assert b"".join(json_pieces(doc)) == _whole(doc)
+
+
+def test_write_json_writes_the_whole_document(tmp_path, demo_doc, monkeypatch):
+    monkeypatch.setattr(report, "_JSON_HEAVY", 100)
+    monkeypatch.setattr(atomic, "_FLUSH_EVERY", 1 << 12)  # the flusher asked often
+    synced = []
+    real = atomic._datasync
+    monkeypatch.setattr(atomic, "_datasync", lambda fd: synced.append(fd) or real(fd))
+    out = tmp_path / "r.json"
+    write_json(out, demo_doc)
+    assert out.read_bytes() == _whole(demo_doc)
+    assert json.loads(out.read_text())["runs"][0]["name"] == demo_doc["runs"][0]["name"]
+    assert synced  # flushed while writing
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_a_failing_piece_leaves_the_old_file(tmp_path):
+    out = tmp_path / "r.json"
+    out.write_text("old")
+
+    def pieces():
+        yield b"{" * (1 << 20)
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        atomic.write_pieces(out, pieces())
+    assert out.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_a_failing_flush_is_an_error_and_leaves_the_old_file(tmp_path, monkeypatch):
+    out = tmp_path / "r.json"
+    out.write_text("old")
+    monkeypatch.setattr(atomic, "_FLUSH_EVERY", 1)
+
+    def broken(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(atomic, "_datasync", broken)
+    with pytest.raises(OutputError, match="Input/output error"):
+        atomic.write_pieces(out, [b"a" * 100, b"b" * 100])
+    assert out.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
