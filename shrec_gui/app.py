@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 from shrec_eval import __version__
+from shrec_eval.memory import keep_freed_blocks
 
 
 def parse_args(argv):
@@ -87,6 +88,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     from PySide6.QtGui import QImage
 
     t0 = time.perf_counter()
+    keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
     app = make_app()
     from .mainwindow import MainWindow, app_icon
 
@@ -149,6 +151,7 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001 - the smoke test reports, never raises
             say(f"smoke test: unexpected {type(exc).__name__}: {exc}")
             return 1
+    keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
     app = make_app()
     from .mainwindow import MainWindow, app_icon
 

@@ -27,6 +27,7 @@ from shrec_eval.errors import (
     ShrecEvalError,
 )
 from shrec_eval.formats.source import KINDS
+from shrec_eval.memory import release_freed_blocks
 from shrec_eval.readers import classify_path, sniff
 from shrec_eval.stats import compare
 
@@ -185,6 +186,7 @@ class ScoringWorker(QObject):
                     continue
                 self.runScored.emit(gen, key, result, run)
         finally:
+            release_freed_blocks()  # the memory the job freed, back to the system
             self.finished.emit(gen, int(cancelled or stop.is_set()))
 
     @Slot(int, str, object, object)

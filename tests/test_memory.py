@@ -52,3 +52,44 @@ def test_the_command_line_asks_for_it(monkeypatch):
     monkeypatch.setattr(cli, "keep_freed_blocks", lambda: calls.append(1) or True)
     assert cli.main(["--version"]) == 0
     assert calls == [1]
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc_trim")
+def test_freed_memory_is_given_back_after_a_job():
+    """The app keeps freed blocks while a job runs and gives them back
+    after: the resident size falls again."""
+    code = """
+import numpy as np
+from shrec_eval.memory import keep_freed_blocks, release_freed_blocks
+def rss():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * 4096
+keep_freed_blocks()
+base = rss()
+parts = [np.ones(1 << 20) for _ in range(100)]  # 800 MB made and dropped, as a job does
+del parts
+kept = rss() - base
+release_freed_blocks()
+print(kept, rss() - base)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    kept, after = map(int, out.stdout.split())
+    assert kept > 500e6  # kept for reuse while the job runs
+    assert after < 50e6  # given back once it is done
+
+
+def test_the_app_gives_memory_back_after_each_job(qapp, monkeypatch):
+    from guitools import retire, scored_demo_window
+    from shrec_eval.memory import keep_freed_blocks
+
+    import shrec_gui.app as app
+    import shrec_gui.worker as worker
+
+    assert app.keep_freed_blocks is keep_freed_blocks  # asked for at start (main)
+    calls = []
+    monkeypatch.setattr(worker, "release_freed_blocks", lambda: calls.append(1) or True)
+    w = scored_demo_window(qapp)
+    try:
+        assert calls  # the scoring job gave its memory back when it ended
+    finally:
+        retire(w)
