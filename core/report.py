@@ -12,6 +12,7 @@ import io
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 
@@ -171,8 +172,8 @@ def to_json(
     opts = results[0].options.to_dict() if results else {}
     runs = []
     for i, r in enumerate(results):
-        keys = r.keys
-        per_query = dict(zip(r.query_ids, (dict(zip(keys, row)) for row in r.values.tolist())))
+        rows = map(dict, map(partial(zip, r.keys), r.values.tolist()))  # C loops, no generator
+        per_query = dict(zip(r.query_ids, rows))
         runs.append(
             {
                 "name": r.run_name,
