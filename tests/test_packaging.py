@@ -7,6 +7,7 @@ virtual environment and runs the demo and the app's smoke test from it."""
 import subprocess
 import sys
 import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import shrec_eval
@@ -44,9 +45,26 @@ def test_every_package_folder_is_declared():
 
 
 def test_resources_are_package_data():
-    assert _declared()["shrec_eval._resources"] == ROOT / "resources"
-    data = PYPROJECT["tool"]["setuptools"]["package-data"]["shrec_eval._resources"]
-    assert "demo/*" in data and "icons/*" in data
+    """Every file under resources/ is in the wheel: its folder is a declared
+    package (setuptools ignores an importable folder left out of
+    ``packages``) or lies under one, and a package-data pattern of that
+    package matches it; no script is shipped there."""
+    declared = _declared()
+    assert declared["shrec_eval._resources"] == ROOT / "resources"
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    folders = {folder: pkg for pkg, folder in declared.items()}
+    for f in (ROOT / "resources").rglob("*"):
+        if not f.is_file() or "__pycache__" in f.parts or f.name == "__init__.py":
+            continue
+        assert f.suffix != ".py", f"a script among the package data: {f}"
+        holder = next(p for p in [f.parent, *f.parent.parents] if p in folders)
+        if f.parent != holder:  # a folder Python cannot import (lightfield-200)
+            assert not f.parent.name.isidentifier(), f"declare {f.parent} as a package"
+        pkg = folders[holder]
+        rel = f.relative_to(holder).as_posix()
+        assert any(fnmatch(rel, pat) and rel.count("/") == pat.count("/") for pat in data[pkg]), (
+            f"{rel} is not package data of {pkg}"
+        )
     assert demo_manifest().is_file()
     assert resource_path("icons", "shrec-eval-256.png").is_file()
 

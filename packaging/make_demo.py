@@ -1,6 +1,6 @@
 """Generate the bundled demo contest (fixed seed; the output is checked in).
 
-    python resources/demo/make_demo.py
+    python packaging/make_demo.py
 
 A hierarchical PSB classification of 1,100+ models in 44 classes under 8
 parent classes (sister classes share a parent), 30 external queries with
@@ -21,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
+#: the demo folder of the package data (this script lives outside it, so that it
+#: is never installed)
+HERE = Path(__file__).resolve().parents[1] / "resources" / "demo"
 SEED = 2006
 PARENTS = {
     "aircraft": ["biplane", "jet", "helicopter", "glider", "blimp", "fighter_jet"],
@@ -71,11 +73,13 @@ def make(out: Path = HERE) -> dict:
     Q = np.stack([centre[c] + rng.normal(0, 0.75, DIM) for c in qclasses])
 
     for p in out.iterdir():
-        if p.name != Path(__file__).name:
-            shutil.rmtree(p) if p.is_dir() else p.unlink()
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
     _write_cla(out / "target.cla", PARENTS, members)
-    _write_cla(out / "queries.cla", None, {c: [q for q, qc in zip(queries, qclasses) if qc == c]
-                                           for c in dict.fromkeys(qclasses)})
+    _write_cla(
+        out / "queries.cla",
+        None,
+        {c: [q for q, qc in zip(queries, qclasses) if qc == c] for c in dict.fromkeys(qclasses)},
+    )
     runs = []
     for name, noise, fmt, extra in METHODS:
         if noise is None:
@@ -91,7 +95,7 @@ def make(out: Path = HERE) -> dict:
         "version": 2,
         "name": "SHREC demo contest (synthetic)",
         "description": "30 external queries against 1,100+ models in 44 classes; graded "
-                       "relevance: query class highly relevant, sister classes marginally",
+        "relevance: query class highly relevant, sister classes marginally",
         "assessment": {"path": "target.cla", "queries": "queries.cla", "graded": True},
         "runs": runs,
     }
@@ -117,8 +121,9 @@ def _write_cla(path: Path, parents, members: dict) -> None:
     path.write_text("\n".join(["PSB 1", f"{n_classes} {total}", ""] + lines))
 
 
-def _write_run(out: Path, name: str, fmt: str, D, queries, models, *, variant=None,
-               cut=None, prefix="") -> dict:
+def _write_run(
+    out: Path, name: str, fmt: str, D, queries, models, *, variant=None, cut=None, prefix=""
+) -> dict:
     order = np.argsort(D, axis=1, kind="stable")
     entry = {"name": name, "format": fmt}
     if fmt == "ascii-matrix":
