@@ -91,26 +91,27 @@ def write_pieces(path, pieces: Iterable[bytes]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
-    flusher = None
     try:
-        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
+            os.chmod(tmp, mode)
             flusher = _Flusher(fh.fileno())
-            unflushed = 0
-            for piece in pieces:
-                fh.write(piece)
-                unflushed += len(piece)
-                if unflushed >= _FLUSH_EVERY:
-                    fh.flush()
-                    flusher.ask()
-                    unflushed = 0
-            fh.flush()
-            flusher.close()
+            try:
+                unflushed = 0
+                for piece in pieces:
+                    fh.write(piece)
+                    unflushed += len(piece)
+                    if unflushed >= _FLUSH_EVERY:
+                        fh.flush()
+                        flusher.ask()
+                        unflushed = 0
+                fh.flush()
+            finally:  # the thread stops before the file is closed, whatever happened
+                flusher.close()
+            if flusher.error is not None:
+                raise flusher.error
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
-        if flusher is not None:
-            flusher.close(quiet=True)
         _remove(tmp)
         if isinstance(exc, OSError):
             raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
@@ -139,6 +140,10 @@ class _Flusher:
         self._thread: threading.Thread | None = None
 
     def ask(self) -> None:
+        """Flush what is written so far (in the thread); a flush that
+        failed is raised here, so that writing stops."""
+        if self.error is not None:
+            raise self.error
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="shrec-flush", daemon=True)
             self._thread.start()
@@ -159,15 +164,13 @@ class _Flusher:
             if self._done:
                 return
 
-    def close(self, quiet: bool = False) -> None:
-        """Stop the thread (before the file is closed); its error, if any,
-        is raised unless ``quiet``."""
+    def close(self) -> None:
+        """Stop the thread (before the file is closed); a failed flush is
+        in :attr:`error`."""
         self._done = True
         if self._thread is not None:
             self._wanted.set()
             self._thread.join()
-        if self.error is not None and not quiet:
-            raise self.error
 
 
 def write_text(path, text: str) -> None:
