@@ -247,6 +247,8 @@ def _json_pieces(value) -> Iterator[bytes]:
                 yield comma + orjson.dumps(dict(items[at : at + step]), option=_JSON)[1:-1]
                 continue
             k, v = items[at]
+            if not isinstance(k, str):  # as orjson refuses it in a whole document
+                raise TypeError(f"Dict key must be str, not {type(k).__name__}")
             yield comma + orjson.dumps(k) + b":"
             yield from _json_pieces(v)
         yield b"}"

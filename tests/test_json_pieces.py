@@ -97,3 +97,12 @@ def test_a_failing_flush_is_an_error_and_leaves_the_old_file(tmp_path, monkeypat
         atomic.write_pieces(out, [b"a" * 100, b"b" * 100])
     assert out.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_a_key_orjson_refuses_is_refused_in_pieces(monkeypatch):
+    monkeypatch.setattr(report, "_JSON_HEAVY", 0)
+    doc = {"a": {1: [1.0, 2.0]}}
+    with pytest.raises(TypeError):
+        orjson.dumps(doc)
+    with pytest.raises(TypeError):
+        b"".join(json_pieces(doc))
