@@ -34,8 +34,11 @@ def ratio(num, den, undefined=None) -> np.ndarray:
 class ChunkContext:
     """Everything the measures of a block of B queries are computed from.
 
-    ``G`` is the (B, W) gain matrix (grades of the ranked items, zero past
-    the end of each list).  ``va`` are the list lengths, ``ch``/``cm``/``cr``
+    The ranked lists come as their hits: ``hits`` = (row, 0-based rank,
+    grade) of every retrieved relevant item, in (row, rank) order, and ``W``
+    the width of the block's lists (the gain matrix G, grades of the ranked
+    items and zero elsewhere, is (B, W); only its prefix is ever made
+    dense).  ``va`` are the list lengths, ``ch``/``cm``/``cr``
     the numbers of highly / marginally / all relevant items, ``ds`` the
     collection size per query, ``nge[:, k]`` the number of judged items of
     grade >= ``levels[k]`` (the distinct grades, ascending, the top grade
@@ -49,7 +52,8 @@ class ChunkContext:
 
     def __init__(
         self,
-        G: np.ndarray,
+        hits: tuple[np.ndarray, np.ndarray, np.ndarray],
+        W: int,
         va: np.ndarray,
         ch: np.ndarray,
         cm: np.ndarray,
@@ -61,7 +65,7 @@ class ChunkContext:
         max_relevant: int | None = None,
         extra: dict | None = None,
     ) -> None:
-        self.G = G
+        self._hits = hits
         self.va = va.astype(np.int64)
         self.ch = ch.astype(np.int64)
         self.cm = cm.astype(np.int64)
@@ -71,7 +75,7 @@ class ChunkContext:
         self.levels = levels
         self.top = top
         self.options = options
-        self.B, self.W = G.shape
+        self.B, self.W = self.va.size, int(W)
         self.rows = np.arange(self.B)
         self.n = max(max(options.ranks), options.curve_length)
         max_cr = int(self.cr.max()) if self.B else 0
@@ -82,9 +86,19 @@ class ChunkContext:
         self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
 
     # -- the prefix: relevance masks and cumulative counts ----------------
+    def dense(self, width: int) -> np.ndarray:
+        """G[:, :width]: the grades of the first ``width`` ranks (0 where an
+        item is not relevant or a list has ended), made from the hits."""
+        r, c, g = self._hits
+        dtype = np.int8 if -128 <= self.top < 128 else np.int32
+        out = np.zeros((self.B, min(width, self.W)), dtype=dtype)
+        keep = c < out.shape[1]
+        out[r[keep], c[keep]] = g[keep]
+        return out
+
     @cached_property
     def Gp(self) -> np.ndarray:
-        return self.G[:, : self.P]
+        return self.dense(self.P)
 
     @cached_property
     def rel(self) -> np.ndarray:
@@ -113,8 +127,8 @@ class ChunkContext:
     def hit_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(row, 0-based rank, grade, 1-based index m among the row's hits)
         of every retrieved relevant item, row by row in rank order."""
-        r, c = np.nonzero(self.G)
-        g = self.G[r, c].astype(np.int64)
+        r, c, g = self._hits
+        r, c, g = r.astype(np.int64), c.astype(np.int64), g.astype(np.int64)
         first = np.searchsorted(r, self.rows)
         m = np.arange(r.size) - first[r] + 1
         return r, c, g, m

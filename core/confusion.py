@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import _check_fits, _gain_block, _prepare, _query_rows, collection_size
+from .engine import _check_fits, _lists_block, _prepare, _query_rows, collection_size
 from .model import PAD, UNKNOWN, Assessment, Run
 from .options import EvalOptions
 
@@ -79,7 +79,7 @@ def first_tier_confusion(
     slots = 0
     for q in qs:  # one query at a time: the engine's blocks are runs of consecutive queries
         tier = int(prep.ch[q] + prep.cm[q])
-        _, lengths, idx = _gain_block(a, run, prep, np.array([q]), qrow, 1)
+        idx, lengths = _lists_block(a, run, prep, np.array([q]), qrow)
         got = idx[0, : min(tier, int(lengths[0]))]
         got = got[got != PAD]
         got = np.where((got == UNKNOWN) | (got >= a.n_items), len(names) - 1, got)

@@ -131,11 +131,13 @@ def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
     )
 
 
-def _gain_block(
-    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray, width: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gain matrix (len(qs), >= width), list lengths and item indices of the
-    assessment queries ``qs`` (self-matches removed)."""
+def _lists_block(
+    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ranked lists of the assessment queries ``qs`` as item indices
+    (padded with PAD, self-matches removed, cut at ``max_rank``) and their
+    lengths: what a person looks at (one query's list, the first tiers).
+    Scoring needs only where the judged items landed (:func:`_hits_block`)."""
     B = qs.size
     rows = qrow[qs]
     present = rows >= 0
@@ -166,22 +168,60 @@ def _gain_block(
     if prep.max_rank is not None and idx.shape[1] > prep.max_rank:
         idx = idx[:, : prep.max_rank]
         lengths = np.minimum(lengths, prep.max_rank)
-    # grade look-up table: column 0 = unknown id, 1 = padding, 2 + j = item j
-    dtype = np.int8 if a.top_grade < 128 else np.int32
-    table = np.zeros((B, a.n_items + 2), dtype=dtype)
-    # blocks are runs of consecutive queries: their judgments are one slice
+    return idx, lengths
+
+
+def _hits_block(
+    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+) -> tuple[np.ndarray, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """List lengths, list width and the retrieved relevant items (local row,
+    0-based rank, grade; in row and rank order) of the assessment queries
+    ``qs``, a run of consecutive queries: the judged items' ranks as the run
+    finds them (:meth:`Run.judged_ranks`), the self-match (``remove_self``)
+    taken out of each list and the items after it moved up a rank, ranks
+    past ``max_rank`` dropped."""
+    B = qs.size
+    rows = qrow[qs]
+    present = np.flatnonzero(rows >= 0)
+    # the block's relevant judgments are one slice (queries in order)
     lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-    table[prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi] + 2] = prep.judged_grades[lo:hi]
-    W = max(idx.shape[1], width)
-    G = np.zeros((B, W), dtype=dtype)
-    if idx.shape[1]:
-        G[:, : idx.shape[1]] = np.take_along_axis(table, idx + 2, axis=1)
-    return G, lengths, idx
+    jrow = prep.judged_rows[lo:hi] - qs[0]
+    jgrade = prep.judged_grades[lo:hi]
+    selfs = prep.selfs[qs]
+    srow = np.flatnonzero(selfs >= 0)
+    # asked of the run: the judged items, then each list's own query item
+    local = np.full(B, -1, dtype=np.int64)
+    local[present] = np.arange(present.size)
+    ask_row = np.concatenate((local[jrow], local[srow]))
+    ask_item = np.concatenate((prep.judged_items[lo:hi], selfs[srow]))
+    asked = ask_row >= 0
+    lengths = np.zeros(B, dtype=np.int64)
+    ranks = np.full(ask_row.size, -1, dtype=np.int64)
+    if present.size:
+        got_len, got = run.judged_ranks(rows[present], ask_row[asked], ask_item[asked])
+        lengths[present] = got_len
+        ranks[asked] = got
+    width = int(lengths.max()) if B else 0
+    rank = ranks[: jrow.size]
+    self_rank = np.full(B, -1, dtype=np.int64)
+    self_rank[srow] = ranks[jrow.size :]
+    if (self_rank >= 0).any():
+        lengths -= self_rank >= 0
+        below = self_rank[jrow]
+        rank = rank - ((below >= 0) & (rank > below))
+    if prep.max_rank is not None:
+        width = min(width, prep.max_rank)
+        lengths = np.minimum(lengths, prep.max_rank)
+        rank = np.where(rank < prep.max_rank, rank, -1)
+    keep = np.flatnonzero(rank >= 0)
+    hrow, hrank = jrow[keep], rank[keep]
+    order = np.argsort(hrow * (width + 1) + hrank, kind="stable")
+    return lengths, width, (hrow[order], hrank[order], jgrade[keep][order])
 
 
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     L = max(run.max_length, width)
-    per_query = 64 * L + a.n_items + 2
+    per_query = 64 * L + 4 * (a.n_items + 2)
     return int(max(1, min(budget // per_query, 65536)))
 
 
@@ -260,9 +300,10 @@ def evaluate(
 
     def score(qs: np.ndarray):
         """The measures and curves of a block of queries (a worker thread)."""
-        G, lengths, _ = _gain_block(a, run, prep, qs, qrow, width)
+        lengths, block_width, hits = _hits_block(a, run, prep, qs, qrow)
         ctx = ChunkContext(
-            G,
+            hits,
+            max(block_width, width),
             lengths,
             prep.ch[qs],
             prep.cm[qs],
@@ -445,9 +486,11 @@ def query_detail(
     _check_fits(assessment, run)
     prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
     qrow, _ = _query_rows(assessment, run)
-    G, lengths, idx = _gain_block(assessment, run, prep, np.array([q]), qrow, 1)
+    idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)
     va = int(lengths[0])
-    gains = G[0, :va].astype(np.int64)
+    _, _, (_, at, grade) = _hits_block(assessment, run, prep, np.array([q]), qrow)
+    gains = np.zeros(va, dtype=np.int64)
+    gains[at] = grade
     cr = int(prep.ch[q] + prep.cm[q])
     hits = np.cumsum(gains >= 1)
     ranks = np.arange(1, va + 1)

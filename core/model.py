@@ -278,8 +278,45 @@ class Run:
         (len(rows), L) padded with :data:`PAD`, and their lengths."""
         raise NotImplementedError
 
+    def judged_ranks(
+        self, rows: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Where some items landed in the lists ``rows``: the lists' lengths
+        and the 0-based rank of item ``pair_item[i]`` in list
+        ``rows[pair_row[i]]`` (-1 where the list does not hold it); the
+        pairs are distinct.  What the engine scores with (it needs the ranks
+        of the judged items, not the lists)."""
+        idx, lengths = self.ranked_block(rows)
+        return lengths, ranks_in_lists(idx, pair_row, pair_item, self.n_items)
+
     def row_of(self) -> dict[str, int]:
         return {q: i for i, q in enumerate(self.query_ids)}
+
+
+def ranks_in_lists(
+    idx: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray, n_items: int
+) -> np.ndarray:
+    """The rank of item ``pair_item[i]`` in row ``pair_row[i]`` of the padded
+    lists ``idx`` (-1 where absent), by a table of the (distinct) pairs that
+    every entry of the lists is looked up in."""
+    ranks = np.full(pair_row.size, -1, dtype=np.int64)
+    B, L = idx.shape
+    if not pair_row.size or not L:
+        return ranks
+    # pair number + 1 per (row, item); column 0 = an unknown id, 1 = padding
+    width = n_items + 2
+    table = np.zeros(B * width, dtype=np.int32)
+    table[np.asarray(pair_row, np.int64) * width + pair_item + 2] = np.arange(
+        1, pair_row.size + 1, dtype=np.int32
+    )
+    wide = B * width >= 2**31 or idx.dtype.itemsize > 4
+    at = idx.astype(np.int64 if wide else np.int32)  # a copy: idx may be the run's own view
+    at += (np.arange(B, dtype=at.dtype) * width + 2)[:, None]
+    found = np.take(table, at)
+    del at
+    pos = np.flatnonzero(found)
+    ranks[found.reshape(-1)[pos] - 1] = pos % L
+    return ranks
 
 
 def repeated_positions(key: np.ndarray, key_range: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from shrec_eval.formats.rowsort import rank_block, rank_rows
+from shrec_eval.formats.rowsort import rank_block, rank_pairs, rank_rows
 
 
 def reference(block):
@@ -70,3 +70,50 @@ def test_threads_give_the_same_result_as_one_block():
     want_order, want_ties = reference(m)
     np.testing.assert_array_equal(order, want_order)
     np.testing.assert_array_equal(ties, want_ties)
+
+
+def reference_ranks(block, rows, cols):
+    order = np.argsort(block, axis=1, kind="stable")
+    inverse = np.empty_like(order)
+    np.put_along_axis(inverse, order, np.arange(block.shape[1])[None, :], axis=1)
+    return inverse[rows, cols]
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(blocks(np.float32), blocks(np.float64)), st.randoms(use_true_random=False))
+def test_rank_pairs_finds_where_a_stable_argsort_puts_each_entry(block, rnd):
+    B, n = block.shape
+    cells = [(r, c) for r in range(B) for c in range(n)]
+    picked = rnd.sample(cells, rnd.randint(0, len(cells)))
+    rows = np.array([r for r, _ in picked], dtype=np.int64)
+    cols = np.array([c for _, c in picked], dtype=np.int64)
+    ranks, ties = rank_pairs(block, rows, cols)
+    np.testing.assert_array_equal(ranks, reference_ranks(block, rows, cols))
+    np.testing.assert_array_equal(ties, reference(block)[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rank_pairs_on_every_entry_of_a_tied_wide_block(dtype):
+    rng = np.random.default_rng(5)
+    block = rng.integers(0, 40, (30, 3000)).astype(dtype)  # many ties, runs of them
+    block[3, ::7] = -0.0
+    block[4, 5] = np.inf
+    rows, cols = np.divmod(np.arange(block.size), block.shape[1])
+    ranks, ties = rank_pairs(block, rows, cols)
+    np.testing.assert_array_equal(ranks, reference_ranks(block, rows, cols))
+    np.testing.assert_array_equal(ties, reference(block)[1])
+
+
+def test_rank_pairs_where_float64_values_differ_only_in_the_column_bits():
+    block = 1 + np.array([[3, 2, 1, 0, 3, 1, 2, 0], [0, 1, 2, 3, 4, 5, 6, 7]]) * 2.0**-52
+    rows = np.array([0, 0, 0, 1, 1], dtype=np.int64)
+    cols = np.array([0, 3, 7, 0, 7], dtype=np.int64)
+    ranks, ties = rank_pairs(block, rows, cols)
+    assert ranks.tolist() == [6, 0, 1, 0, 7]
+    assert ties.tolist() == [4, 0]
+
+
+def test_rank_pairs_of_no_entry():
+    ranks, ties = rank_pairs(np.ones((2, 3), dtype=np.float32), np.zeros(0), np.zeros(0))
+    assert ranks.size == 0 and ties.tolist() == [3, 3]

@@ -11,7 +11,7 @@ from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import in_order
 from .numparse import parse_floats
-from .rowsort import rank_rows
+from .rowsort import rank_pairs, rank_rows
 from .source import open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
@@ -77,6 +77,17 @@ class MatrixRun(Run):
         order, ties = rank_rows(self._rows, rows, self.matrix.shape[1])
         self._ties[rows] = ties
         return order, np.full(rows.size, self.matrix.shape[1], dtype=np.int64)
+
+    def judged_ranks(
+        self, rows: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ranks of the asked items found in the rows' sorted keys
+        (:func:`.rowsort.rank_pairs`): the order of the whole row is never
+        made.  Called by the engine's threads, a block each."""
+        rows = np.asarray(rows, dtype=np.int64)
+        ranks, ties = rank_pairs(self._rows(rows), pair_row, pair_item)
+        self._ties[rows] = ties
+        return np.full(rows.size, self.matrix.shape[1], dtype=np.int64), ranks
 
     def _rows(self, rows: np.ndarray) -> np.ndarray:
         """A copy of some rows of the matrix (a slice when they follow each other)."""

@@ -113,7 +113,7 @@ def query_data(a: Assessment, options) -> dict[str, np.ndarray]:
 def _padded(ctx) -> tuple[np.ndarray, np.ndarray]:
     n = ctx.va
     W = min(ctx.W, CUTOFF)
-    hits = np.cumsum(ctx.G[:, :W] > 0, axis=1) if W else np.zeros((ctx.B, 1), np.int64)
+    hits = np.cumsum(ctx.dense(W) > 0, axis=1) if W else np.zeros((ctx.B, 1), np.int64)
     pos = np.minimum(np.arange(1, CUTOFF + 1)[None, :], np.maximum(n, 1)[:, None])
     S = np.take_along_axis(hits, np.clip(pos - 1, 0, hits.shape[1] - 1), axis=1)
     P = S / pos

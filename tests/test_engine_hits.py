@@ -1,0 +1,103 @@
+"""The engine scores from where the judged items landed (``Run.judged_ranks``),
+never from a whole gain matrix.  A dissimilarity matrix finds those ranks by
+binary search in its sorted keys, a list run by a table of the judged pairs:
+both must give exactly what the ranked lists themselves give, whatever the
+options (self-matches removed or not, trec_eval's -M cut, missing queries,
+ties, graded judgments)."""
+
+import numpy as np
+import pytest
+from shrec_eval import evaluate
+from shrec_eval.engine import query_detail
+from shrec_eval.formats.matrix import MatrixRun
+from shrec_eval.model import PAD, Assessment, RankedRun, ranks_in_lists
+from shrec_eval.options import EvalOptions
+
+
+def graded(n: int, rng) -> Assessment:
+    items = [f"m{i}" for i in range(n)]
+    judg = {}
+    for q in items:
+        pick = rng.choice(n, size=rng.integers(0, 12), replace=False)
+        judg[q] = {items[j]: int(rng.integers(1, 3)) for j in pick}
+    classes = {q: f"c{i % 4}" for i, q in enumerate(items)}
+    return Assessment.from_judgments(judg, items, leave_one_out=True, query_classes=classes)
+
+
+def as_lists(name, m: np.ndarray, a: Assessment, rows=None) -> RankedRun:
+    order = np.argsort(m, axis=1, kind="stable")
+    rows = range(m.shape[0]) if rows is None else rows
+    lists = {a.query_ids[r]: [a.item_ids[j] for j in order[r]] for r in rows}
+    return RankedRun.from_lists(name, lists, a)
+
+
+def assert_same(x, y):
+    np.testing.assert_array_equal(x.values, y.values)
+    assert x.curves.keys() == y.curves.keys()
+    for k in x.curves:
+        np.testing.assert_array_equal(x.curves[k].per_query, y.curves[k].per_query)
+        np.testing.assert_array_equal(x.curves[k].mean, y.curves[k].mean)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "options",
+    [
+        EvalOptions(),
+        EvalOptions(remove_self=False),
+        EvalOptions(profile="trec_eval", max_rank=7),
+        EvalOptions(profile="psbtable"),
+        EvalOptions(pr_interpolation="psb", memory_budget=1 << 16),  # blocks of a few queries
+    ],
+    ids=["default", "keep-self", "trec-M7", "psbtable", "small-blocks"],
+)
+def test_a_matrix_scores_as_its_ranked_lists(dtype, options):
+    rng = np.random.default_rng(11)
+    n = 60
+    a = graded(n, rng)
+    m = rng.integers(0, 9, (n, n)).astype(dtype)  # many ties: broken by column
+    m[5] += 2.0**-40  # float64 values that differ in the lowest bits only
+    run = MatrixRun("m", m, a)
+    assert_same(evaluate(a, run, options), evaluate(a, as_lists("m", m, a), options))
+
+
+def test_missing_queries_score_as_empty_lists_both_ways():
+    rng = np.random.default_rng(2)
+    a = graded(30, rng)
+    m = rng.random((30, 30))
+    kept = [r for r in range(30) if r % 3]
+    lists = as_lists("l", m, a, rows=kept)
+    full = evaluate(a, as_lists("l", m, a))
+    part = evaluate(a, lists)
+    np.testing.assert_array_equal(part.values[kept], full.values[kept])
+    dropped = [r for r in range(30) if r % 3 == 0]
+    empty = RankedRun.from_lists("e", {a.query_ids[r]: [] for r in dropped}, a)
+    np.testing.assert_array_equal(part.values[dropped], evaluate(a, empty).values[dropped])
+
+
+def test_ranks_in_lists_against_a_search_of_each_list():
+    rng = np.random.default_rng(4)
+    n_items, B, L = 50, 7, 20
+    idx = np.stack([rng.permutation(n_items)[:L] for _ in range(B)]).astype(np.int32)
+    idx[2, 15:] = PAD
+    idx[3, 4] = -2  # an id the assessment does not know
+    pairs = {
+        (int(r), int(i)) for r, i in zip(rng.integers(0, B, 200), rng.integers(0, n_items, 200))
+    }
+    pr = np.array([p[0] for p in pairs], dtype=np.int64)
+    pi = np.array([p[1] for p in pairs], dtype=np.int64)
+    want = [list(idx[r]).index(i) if i in idx[r] else -1 for r, i in zip(pr, pi)]
+    assert ranks_in_lists(idx, pr, pi, n_items).tolist() == want
+
+
+def test_query_detail_gains_are_the_scored_hits():
+    rng = np.random.default_rng(8)
+    a = graded(40, rng)
+    m = rng.random((40, 40)).astype(np.float32)
+    run = MatrixRun("m", m, a)
+    for q in a.query_ids[:10]:
+        d = query_detail(a, run, q)
+        order = [j for j in np.argsort(m[a.query_index(q)], kind="stable") if a.item_ids[j] != q]
+        want = [a.judgments(q).get(a.item_ids[j], 0) for j in order]
+        assert d.gains.tolist() == want
+        assert d.item_indices.tolist() == order
