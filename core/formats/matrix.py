@@ -35,6 +35,7 @@ class MatrixRun(Run):
         format: str = "dissimilarity matrix",
         line_of_row=None,
         warnings=(),
+        finite: bool = False,
     ) -> None:
         self.name = name
         self.source = source
@@ -46,6 +47,8 @@ class MatrixRun(Run):
         self._base_warnings = list(warnings)
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
         self._line_of_row = line_of_row
+        #: the reader checked every value is finite (ranking skips the NaN check)
+        self.finite = finite
 
     @property
     def max_length(self) -> int:
@@ -85,14 +88,15 @@ class MatrixRun(Run):
         (:func:`.rowsort.rank_pairs`): the order of the whole row is never
         made.  Called by the engine's threads, a block each."""
         rows = np.asarray(rows, dtype=np.int64)
-        ranks, ties = rank_pairs(self._rows(rows), pair_row, pair_item)
+        ranks, ties = rank_pairs(self._rows(rows), pair_row, pair_item, finite=self.finite)
         self._ties[rows] = ties
         return np.full(rows.size, self.matrix.shape[1], dtype=np.int64), ranks
 
     def _rows(self, rows: np.ndarray) -> np.ndarray:
-        """A copy of some rows of the matrix (a slice when they follow each other)."""
+        """Some rows of the matrix, read only: a view when they follow each
+        other (the ranking makes its own keys from it, one pass), else a copy."""
         if rows.size and (np.diff(rows) == 1).all():
-            return np.array(self.matrix[rows[0] : rows[-1] + 1])
+            return np.asarray(self.matrix[rows[0] : rows[-1] + 1])
         return np.asarray(self.matrix[rows])
 
 
@@ -161,6 +165,7 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
         assessment,
         source=str(path),
         format="PSB binary matrix (float32)",
+        finite=True,
     )
 
 
@@ -188,7 +193,12 @@ def read_ascii_matrix(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
     return MatrixRun(
-        name or Path(path).stem, m, assessment, source=str(path), format="ASCII matrix"
+        name or Path(path).stem,
+        m,
+        assessment,
+        source=str(path),
+        format="ASCII matrix",
+        finite=True,
     )
 
 

@@ -33,37 +33,43 @@ PARALLEL_MIN = 1 << 18
 _HIGH = 1 if sys.byteorder == "little" else 0  # the high uint32 of a uint64
 
 
-def _monotone_bits(block: np.ndarray) -> np.ndarray:
-    """Signed integers (same width as the floats) whose order as unsigned
-    integers is the floats' order."""
-    x = block + block.dtype.type(0)  # a copy, with -0.0 turned into 0.0
-    nan = np.isnan(x)
-    if nan.any():
-        x[nan] = np.nan
+def _monotone_bits(block: np.ndarray, finite: bool = False, out=None) -> np.ndarray:
+    """Signed integers (same width as the floats, in ``out`` when given)
+    whose order as unsigned integers is the floats' order; ``finite``: the
+    caller knows there is no NaN (one pass less)."""
+    x = np.add(block, block.dtype.type(0), out=out)  # a copy, with -0.0 turned into 0.0
+    if not finite and x.size and np.isnan(x.max()):  # max() is NaN where any value is
+        x[np.isnan(x)] = np.nan
     u = x.view(np.int32 if x.itemsize == 4 else np.int64)
-    u ^= (u >> (8 * x.itemsize - 1)) | u.dtype.type(np.iinfo(u.dtype).min)
+    flip = u >> (8 * x.itemsize - 1)
+    flip |= u.dtype.type(np.iinfo(u.dtype).min)
+    u ^= flip
     return u
 
 
 def _sorted_keys(
-    block: np.ndarray, pick: tuple[np.ndarray, np.ndarray] | None = None
+    block: np.ndarray, pick: tuple[np.ndarray, np.ndarray] | None = None, finite: bool = False
 ) -> tuple[np.ndarray, int, bool, np.ndarray | None]:
     """Every row's keys sorted, how many low bits hold the column, whether
     the keys keep every bit of the values, and the keys of the entries
     ``pick`` = (rows, columns) (taken before the sort)."""
     B, n = block.shape
     col_bits = max(int(n - 1).bit_length(), 1)
-    u = _monotone_bits(block)
-    if u.itemsize == 4 and col_bits <= 32:
+    if block.dtype == np.float32 and col_bits <= 32:
+        u = _monotone_bits(block, finite)
         key = np.empty((B, n), dtype=np.uint64)
         words = key.view(np.uint32).reshape(B, n, 2)
         words[:, :, _HIGH] = u.view(np.uint32)
+        del u
         words[:, :, 1 - _HIGH] = np.arange(n, dtype=np.uint32)
         col_bits, exact = 32, True
     else:
         exact = False
-        key = u.view(np.uint32 if u.itemsize == 4 else np.uint64).astype(np.uint64, copy=False)
-        if u.itemsize == 4:
+        if block.dtype == np.float64:  # made in place in the keys' own memory
+            key = np.empty((B, n), dtype=np.uint64)
+            _monotone_bits(block, finite, out=key.view(np.float64))
+        else:
+            key = _monotone_bits(block, finite).view(np.uint32).astype(np.uint64)
             key <<= np.uint64(32)
         key &= np.uint64(~((1 << col_bits) - 1) & (2**64 - 1))
         key |= np.arange(n, dtype=np.uint64)
@@ -72,11 +78,13 @@ def _sorted_keys(
     return key, col_bits, exact, picked
 
 
-def tied_pairs(eq: np.ndarray) -> np.ndarray:
+def tied_pairs(eq: np.ndarray, pairs: np.ndarray | None = None) -> np.ndarray:
     """Per row, the pairs of equal values, from ``eq`` (B, n - 1): sorted
     value j + 1 equals value j.  A run of k equal values holds k (k - 1) / 2
-    pairs; without runs longer than 2 that is the count of ``eq``."""
-    pairs = np.count_nonzero(eq, axis=1).astype(np.int64)
+    pairs; without runs longer than 2 that is the count of ``eq`` (``pairs``
+    when the caller has counted it)."""
+    if pairs is None:
+        pairs = np.count_nonzero(eq, axis=1).astype(np.int64)
     maybe = np.flatnonzero(pairs >= 2)  # only there can a run be longer than 2
     long_runs = maybe[(eq[maybe, 1:] & eq[maybe, :-1]).any(axis=1)] if maybe.size else maybe
     if long_runs.size:
@@ -86,19 +94,20 @@ def tied_pairs(eq: np.ndarray) -> np.ndarray:
         new_run = np.ones(flat.size, dtype=bool)
         new_run[1:] = flat[1:] != flat[:-1] + 1
         start = np.maximum.accumulate(np.where(new_run, pos, 0))
+        pairs = pairs.copy()
         pairs[long_runs] = np.bincount(r, weights=pos - start + 1, minlength=long_runs.size)
     return pairs
 
 
-def _ranked(block: np.ndarray, pick=None):
-    """The rows' sorted keys, the column mask, the tie marks (B, n - 1), the
-    rows whose keys could not order them (float64 values that differ only
-    in the bits given to the column) with their stable argsort order, and
-    the keys of the entries ``pick`` (see :func:`_sorted_keys`)."""
+def _ranked(block: np.ndarray, pick=None, finite: bool = False):
+    """The rows' sorted keys, the column mask, the tied pairs of each row,
+    the rows whose keys could not order them (float64 values that differ
+    only in the bits given to the column) with their stable argsort order,
+    and the keys of the entries ``pick`` (see :func:`_sorted_keys`)."""
     block = np.asarray(block)
     if block.dtype not in (np.float32, np.float64):
         block = block.astype(np.float64)
-    key, col_bits, exact, picked = _sorted_keys(block, pick)
+    key, col_bits, exact, picked = _sorted_keys(block, pick, finite)
     mask = np.uint64((1 << col_bits) - 1)
     if col_bits == 32:  # the high word (a view, no shift pass)
         high = key.view(np.uint32).reshape(*key.shape, 2)[:, :, _HIGH]
@@ -106,72 +115,79 @@ def _ranked(block: np.ndarray, pick=None):
         high = key >> np.uint64(col_bits)
     eq = high[:, 1:] == high[:, :-1]  # equal values have equal keys above the column bits
     del high
+    pairs = np.count_nonzero(eq, axis=1).astype(np.int64)
     down = np.zeros(0, dtype=np.int64)
     down_order = np.zeros((0, block.shape[1]), dtype=np.int64)
-    if not exact:  # equal keys above the column bits: compare the values themselves
-        r, c = np.nonzero(eq)
-        if r.size:
-            first = block[r, (key[r, c] & mask).astype(np.int64)]
-            second = block[r, (key[r, c + 1] & mask).astype(np.int64)]
-            eq[r, c] = first == second
-            down = np.unique(r[second < first])
-            if down.size:  # values that differ only in the bits given to the column
-                down_order = np.argsort(block[down], axis=1, kind="stable")
-                s = np.take_along_axis(block[down], down_order, axis=1)
-                eq[down] = s[:, 1:] == s[:, :-1]
-    return key, mask, eq, down, down_order, picked
+    tied = np.flatnonzero(pairs)
+    if not exact and tied.size:  # equal keys above the column bits: compare the values
+        r, c = np.nonzero(eq[tied])
+        r = tied[r]
+        first = block[r, (key[r, c] & mask).astype(np.int64)]
+        second = block[r, (key[r, c + 1] & mask).astype(np.int64)]
+        eq[r, c] = first == second
+        down = np.unique(r[second < first])
+        if down.size:  # values that differ only in the bits given to the column
+            down_order = np.argsort(block[down], axis=1, kind="stable")
+            s = np.take_along_axis(block[down], down_order, axis=1)
+            eq[down] = s[:, 1:] == s[:, :-1]
+        pairs[tied] = np.count_nonzero(eq[tied], axis=1)
+    return key, mask, tied_pairs(eq, pairs), down, down_order, picked
 
 
 def rank_block(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stable ascending order of every row of a 2-D float array (int32
     column indices) and the tied pairs of each row."""
-    key, mask, eq, down, down_order, _ = _ranked(block)
+    key, mask, ties, down, down_order, _ = _ranked(block)
     order = (key & mask).astype(np.int32)
     del key
     if down.size:
         order[down] = down_order
-    return order, tied_pairs(eq)
+    return order, ties
 
 
 def _find_in_rows(key: np.ndarray, rows: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Position of each ``target[i]`` in the sorted row ``key[rows[i]]`` (the
-    first entry not below it): one binary search per target, all of them
-    a step at a time."""
+    """Position of each ``target[i]``, which is in the sorted row
+    ``key[rows[i]]``, within that row: one branchless binary search per
+    target, all of them a step at a time (every row has the same length,
+    so every search halves the same span)."""
     n = key.shape[1]
     flat = key.reshape(-1)
-    lo = rows.astype(np.int64) * n
-    hi = lo + n
-    last = flat.size - 1
-    for _ in range(max(int(n).bit_length(), 1)):
-        mid = (lo + hi) >> 1
-        right = flat[np.minimum(mid, last)] < target
-        open_ = lo < hi
-        lo = np.where(open_ & right, mid + 1, lo)
-        hi = np.where(open_ & ~right, mid, hi)
-    return lo - rows.astype(np.int64) * n
+    start = rows.astype(np.int64) * n
+    base = start.copy()
+    probe = np.empty_like(base)
+    below = np.empty(base.shape, dtype=bool)
+    span = n
+    while span > 1:
+        half = span // 2
+        np.add(base, half, out=probe)
+        np.less(flat[probe], target, out=below)
+        base += below * half
+        span -= half
+    base += flat[base] < target
+    return base - start
 
 
 def rank_pairs(
-    block: np.ndarray, rows: np.ndarray, cols: np.ndarray
+    block: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, finite: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The 0-based rank of column ``cols[i]`` in the stable ascending order
     of row ``rows[i]`` of a 2-D float array (what :func:`rank_block` would
     place there, found without making the order), and the tied pairs of
-    each row."""
+    each row; ``finite``: the caller knows the block holds no NaN."""
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
-    key, _, eq, down, down_order, picked = _ranked(block, (rows, cols))
+    key, _, ties, down, down_order, picked = _ranked(block, (rows, cols), finite)
     ranks = _find_in_rows(key, rows, picked) if rows.size else np.zeros(0, np.int64)
     del key
     if down.size and rows.size:
-        where = np.full(eq.shape[0], -1, dtype=np.int64)
+        where = np.full(ties.size, -1, dtype=np.int64)
         where[down] = np.arange(down.size)
         again = np.flatnonzero(where[rows] >= 0)
         if again.size:
             inverse = np.empty_like(down_order)
             np.put_along_axis(inverse, down_order, np.arange(down_order.shape[1])[None, :], axis=1)
             ranks[again] = inverse[where[rows[again]], cols[again]]
-    return ranks, tied_pairs(eq)
+    return ranks, ties
 
 
 def _workers() -> int:
