@@ -26,7 +26,9 @@ files are there) and prints, each measured side by side in this one run:
    curve, a fresh process) against the floor: numpy sorting every row by
    (distance, index) packed into one uint64 key, one block of rows at a time
    (target <= 2x); peak RSS less the file cache (the largest RssAnon seen,
-   sampled every 2 ms; target <= 600 MB);
+   sampled every 2 ms; target <= 600 MB); and the whole command as a user
+   runs it, ``shrec-eval evaluate CLA MATRIX --json OUT``, against the floor
+   as a fresh process of its own;
 5. an ASCII matrix (3,000 x 3,000 by default): our parse against
    ``numpy.loadtxt`` (target ratio <= 1) and the scoring of the parsed matrix
    against the same floor (target <= 2x).
@@ -260,7 +262,7 @@ print(t, PEAK[0] - base)
 )
 
 
-def binary_matrix(n, workdir, repeat):
+def binary_matrix(n, workdir, repeat, whole=True):
     path = os.path.join(workdir, f"matrix_{n}.bin")
     if not os.path.exists(path):
         rng = np.random.default_rng(1)
@@ -285,6 +287,55 @@ def binary_matrix(n, workdir, repeat):
         f"[4] binary {n} x {n} ({mib(os.path.getsize(path))}): ours read + score {ours:.2f} s, "
         f"packed-key sort floor {floor:.2f} s; ratio = {ratio:.2f}; peak RSS less file cache "
         f"{mib(anon)} (whole process peak RSS with the mapped file's pages {mib(hwm)})"
+    )
+    if whole:
+        matrix_command(n, path, workdir, repeat)
+
+
+FLOOR_COMMAND = (
+    FLOOR
+    + r"""
+import sys
+n = int(sys.argv[2])
+floor_sort(np.memmap(sys.argv[1], dtype="<f4", mode="r", shape=(n, n)))
+"""
+)
+
+
+def flat_cla(n: int, workdir: str) -> str:
+    """The classification of :func:`bench_readers.flat_assessment` as a
+    PSB .cla file (classes of 20, models 0..n-1 in order)."""
+    path = os.path.join(workdir, f"flat_{n}.cla")
+    if not os.path.exists(path):
+        classes = range(0, n, 20)
+        lines = ["PSB 1", f"{len(classes)} {n}", ""]
+        for c in classes:
+            ms = range(c, min(c + 20, n))
+            lines += [f"c{c // 20} 0 {len(ms)}", *map(str, ms), ""]
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines))
+    return path
+
+
+def matrix_command(n, path, workdir, repeat):
+    """The whole command as a user runs it (``shrec-eval evaluate CLA MATRIX
+    --json OUT``, a fresh process) against the floor as a fresh process
+    (numpy imported, the file mapped, every row sorted by packed keys)."""
+    out = os.path.join(workdir, f"matrix_{n}.out.json")
+    cla = flat_cla(n, workdir)
+    t = side_by_side(
+        {
+            "ours": ours_command() + ["evaluate", cla, path, "--json", out],
+            "floor": [sys.executable, "-c", FLOOR_COMMAND, path, str(n)],
+        },
+        repeat,
+    )
+    print(
+        f"[4] binary {n} x {n} whole command with --json (JSON {mib(os.path.getsize(out))}): "
+        f"ours {statistics.median(x[0] for x in t['ours']):.2f} s (peak "
+        f"{mib(max(x[1] for x in t['ours']))}), floor as a process "
+        f"{statistics.median(x[0] for x in t['floor']):.2f} s; ratio = "
+        f"{median_ratio(t['ours'], t['floor']):.2f}"
     )
 
 
@@ -390,7 +441,7 @@ def main(argv=None):
             trec_eval=args.trec_eval,
         )
     if args.big_matrix:
-        binary_matrix(50000, workdir, 1)
+        binary_matrix(50000, workdir, 1, whole=False)
     if not args.workdir:
         shutil.rmtree(workdir)
 
