@@ -297,25 +297,25 @@ def ranks_in_lists(
     idx: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray, n_items: int
 ) -> np.ndarray:
     """The rank of item ``pair_item[i]`` in row ``pair_row[i]`` of the padded
-    lists ``idx`` (-1 where absent), by a table of the (distinct) pairs that
-    every entry of the lists is looked up in."""
+    lists ``idx`` (-1 where absent): every entry of the lists looked up in
+    a table marking the (distinct) pairs, then the few entries found matched
+    to their pairs."""
     ranks = np.full(pair_row.size, -1, dtype=np.int64)
     B, L = idx.shape
     if not pair_row.size or not L:
         return ranks
-    # pair number + 1 per (row, item); column 0 = an unknown id, 1 = padding
+    # (row, item) as row * width + item + 2; column 0 = an unknown id, 1 = padding
     width = n_items + 2
-    table = np.zeros(B * width, dtype=np.int32)
-    table[np.asarray(pair_row, np.int64) * width + pair_item + 2] = np.arange(
-        1, pair_row.size + 1, dtype=np.int32
-    )
     wide = B * width >= 2**31 or idx.dtype.itemsize > 4
+    key = np.asarray(pair_row, np.int64) * width + np.asarray(pair_item, np.int64) + 2
+    marks = np.zeros(B * width, dtype=bool)
+    marks[key] = True
     at = idx.astype(np.int64 if wide else np.int32)  # a copy: idx may be the run's own view
     at += (np.arange(B, dtype=at.dtype) * width + 2)[:, None]
-    found = np.take(table, at)
-    del at
-    pos = np.flatnonzero(found)
-    ranks[found.reshape(-1)[pos] - 1] = pos % L
+    pos = np.flatnonzero(np.take(marks, at))
+    order = np.argsort(key, kind="stable")
+    pair = order[np.searchsorted(key[order], at.reshape(-1)[pos])]
+    ranks[pair] = pos % L
     return ranks
 
 
