@@ -221,7 +221,7 @@ def _hits_block(
 
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     L = max(run.max_length, width)
-    per_query = 64 * L + 4 * (a.n_items + 2)
+    per_query = 64 * L + a.n_items + 2
     return int(max(1, min(budget // per_query, 65536)))
 
 
