@@ -236,17 +236,14 @@ def json_pieces(doc) -> Iterator[bytes]:
 def _json_pieces(value) -> Iterator[bytes]:
     if isinstance(value, dict) and value and _heavy(value):
         yield b"{"
-        items = list(value.items())
-        # members per piece: light members (queries) a group at a time, as an
-        # object; heavy ones (a run, a curve) one at a time, in pieces
-        member = _weight([v for _, v in items[:8]]) / min(len(items), 8)
-        step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
-        for at in range(0, len(items), step):
-            comma = b"," if at else b""
-            if step > 1:
-                yield comma + orjson.dumps(dict(items[at : at + step]), option=_JSON)[1:-1]
+        first = True
+        for group in _member_groups(list(value.items())):
+            comma = b"" if first else b","
+            first = False
+            if len(group) > 1 or not _heavy(group[0][1]):  # light members, as one object
+                yield comma + orjson.dumps(dict(group), option=_JSON)[1:-1]
                 continue
-            k, v = items[at]
+            k, v = group[0]
             if not isinstance(k, str):  # as orjson refuses it in a whole document
                 raise TypeError(f"Dict key must be str, not {type(k).__name__}")
             yield comma + orjson.dumps(k) + b":"
@@ -263,12 +260,46 @@ def _json_pieces(value) -> Iterator[bytes]:
         yield orjson.dumps(value, option=_JSON)
 
 
+def _member_groups(items: list) -> Iterator[list]:
+    """The members of a heavy object in the groups written as one piece: a
+    larger object's (queries) :data:`_JSON_GROUP` or fewer at a time, as many
+    as make about :data:`_JSON_HEAVY` values (weighed from a sample); a
+    smaller object's (a run, the document) member by member, each heavy one
+    alone (written in pieces) and the light ones between them together."""
+    if len(items) > _JSON_WHOLE:
+        sample = items[:_JSON_SAMPLE]
+        member = _weight([v for _, v in sample]) / len(sample)
+        step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
+        for at in range(0, len(items), step):
+            yield items[at : at + step]
+        return
+    light: list = []
+    for item in items:
+        if _heavy(item[1]):
+            if light:
+                yield light
+                light = []
+            yield [item]
+        else:
+            light.append(item)
+    if light:
+        yield light
+
+
 def _heavy(value) -> bool:
     """Whether ``value`` holds more than :data:`_JSON_HEAVY` values, as
-    estimated from its first members (the document's large parts are
-    alike throughout; the estimate only decides where pieces end, never
-    what they hold)."""
+    estimated from its members (the first :data:`_JSON_SAMPLE` of a larger
+    object or list: the document's large parts, queries, are alike
+    throughout; the estimate only decides where pieces end, never what they
+    hold)."""
     return _weight(value) > _JSON_HEAVY
+
+
+#: members of a larger object or list that its weight is estimated from;
+#: smaller ones (a run, the document) are weighed member by member, so a
+#: heavy member anywhere (a run's curves come after its reader settings) counts
+_JSON_SAMPLE = 8
+_JSON_WHOLE = 64
 
 
 def _weight(value) -> float:
@@ -277,7 +308,10 @@ def _weight(value) -> float:
     if isinstance(value, dict | list | tuple):
         if not value:
             return 1
-        first = list(islice(value.values() if isinstance(value, dict) else value, 8))
+        members = value.values() if isinstance(value, dict) else value
+        if len(value) <= _JSON_WHOLE:
+            return sum(_weight(v) for v in members)
+        first = list(islice(members, _JSON_SAMPLE))
         return sum(_weight(v) for v in first) * len(value) / len(first)
     return 1
 

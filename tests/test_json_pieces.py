@@ -106,3 +106,29 @@ def test_a_key_orjson_refuses_is_refused_in_pieces(monkeypatch):
         orjson.dumps(doc)
     with pytest.raises(TypeError):
         b"".join(json_pieces(doc))
+
+
+def test_a_heavy_member_after_many_light_ones_is_written_in_pieces(monkeypatch):
+    # a run of the command line: name, path, format, reader, mean, averages,
+    # per_class, undefined come before per_query and curves; the weight of a
+    # small object is every member's, not that of its first eight
+    monkeypatch.setattr(report, "_JSON_HEAVY", 1000)
+    monkeypatch.setattr(report, "_JSON_GROUP", 50)
+    run = {f"light{i}": {"x": i} for i in range(9)}
+    run["per_query"] = {f"q{i}": {"ap": i / 3, "nn": 1.0} for i in range(2000)}
+    run["curves"] = {"pr": {"per_query": {f"q{i}": np.full(21, i / 7) for i in range(300)}}}
+    doc = {"tool": "t", "runs": [run]}
+    pieces = list(json_pieces(doc))
+    assert b"".join(pieces) == _whole(doc)
+    whole = len(_whole(doc))
+    assert len(pieces) > 40 and max(map(len, pieces)) < whole / 8  # about 1000 values each
+
+
+def test_the_command_lines_document_is_written_in_pieces(demo_doc, monkeypatch):
+    doc = dict(demo_doc)
+    doc["assessment"] = {**doc["assessment"], "reader": {"format": None, "graded": True}}
+    doc["runs"] = [{**r, "reader": {"format": "trec", "variant": None}} for r in doc["runs"]]
+    monkeypatch.setattr(report, "_JSON_HEAVY", 2000)
+    pieces = list(json_pieces(doc))
+    assert b"".join(pieces) == _whole(doc)
+    assert max(map(len, pieces)) < len(_whole(doc)) / 20

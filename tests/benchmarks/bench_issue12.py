@@ -164,15 +164,32 @@ def end_to_end(name, n_q, n_items, list_len, workdir, repeat, with_share=True, t
 
 
 def json_time(qrels, run, n_items, out, repeat) -> float:
-    """Best time of building and writing the JSON document of one run, as
-    the command does (the scoring itself not timed)."""
+    """Best time of building and writing the JSON document of one run as
+    the command builds it (the reader settings of the assessment and the
+    run included), the scoring itself not timed."""
     from shrec_eval import evaluate
+    from shrec_eval.contest import AssessmentSource, RunSource
     from shrec_eval.readers import load_assessment, load_run
     from shrec_eval.report import to_json, write_json
 
     a = load_assessment(qrels, collection_size=n_items)
     res = evaluate(a, load_run(run, a))
-    return time_best(lambda: write_json(out, to_json(a, [res])), repeat)[0]
+    reader = AssessmentSource(qrels).to_dict()
+    reader.pop("path")
+    run_reader = RunSource(run).reader_dict()
+
+    def build_and_write():
+        doc = to_json(
+            a,
+            [res],
+            assessment_path=qrels,
+            run_paths=[run],
+            assessment_reader=reader,
+            run_readers=[run_reader],
+        )
+        write_json(out, doc)
+
+    return time_best(build_and_write, repeat)[0]
 
 
 def reading(workdir, rel, grades, lists, run, repeat):
