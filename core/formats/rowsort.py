@@ -36,11 +36,14 @@ _HIGH = 1 if sys.byteorder == "little" else 0  # the high uint32 of a uint64
 def _monotone_bits(block: np.ndarray, finite: bool = False, out=None) -> np.ndarray:
     """Signed integers (same width as the floats, in ``out`` when given)
     whose order as unsigned integers is the floats' order; ``finite``: the
-    caller knows there is no NaN (one pass less)."""
+    caller knows there is no NaN (one pass less).  Where no value is
+    negative (dissimilarities, as a rule) the bits are that order already."""
     x = np.add(block, block.dtype.type(0), out=out)  # a copy, with -0.0 turned into 0.0
     if not finite and x.size and np.isnan(x.max()):  # max() is NaN where any value is
         x[np.isnan(x)] = np.nan
     u = x.view(np.int32 if x.itemsize == 4 else np.int64)
+    if x.size and x.min() >= 0:  # (False where a NaN is left)
+        return u
     flip = u >> (8 * x.itemsize - 1)
     flip |= u.dtype.type(np.iinfo(u.dtype).min)
     u ^= flip
