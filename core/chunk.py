@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["ChunkContext", "discounts", "ratio"]
+__all__ = ["ChunkContext", "discounts", "ratio", "row_sums"]
 
 
 def discounts(n: int) -> np.ndarray:
@@ -18,6 +18,16 @@ def discounts(n: int) -> np.ndarray:
     d = np.ones(n)
     d[1:] = 1.0 / np.log2(i[1:])
     return d
+
+
+def row_sums(terms: np.ndarray) -> np.ndarray:
+    """Each row's terms added left to right, as the evaluators' loops add
+    them: zeros after a row's last term change nothing, so the sum does not
+    depend on how wide a block of queries is (numpy's pairwise ``sum``
+    splits a row where its length says, and the last bit followed)."""
+    if not terms.shape[1]:
+        return np.zeros(terms.shape[0])
+    return np.cumsum(terms, axis=1)[:, -1]
 
 
 def ratio(num, den, undefined=None) -> np.ndarray:

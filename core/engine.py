@@ -289,8 +289,13 @@ def evaluate(
     query_data = profile.query_data(a, o) if profile.query_data is not None else {}
     va_all = np.zeros(nq, dtype=np.int64)
     max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
-    # two blocks are worked on at once (one per thread): half the budget each
+    # two blocks are ranked at once (one per thread): half the budget each
     step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
+    # the measures of several ranked blocks at once: their arrays span the
+    # prefix of the lists, not the lists, and a few large numpy calls cost
+    # less than many small ones
+    prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
+    group_size = max(step, min(o.memory_budget // (64 * prefix + 64), 65536))
 
     def blocks():
         for start in range(0, nq, step):
@@ -298,12 +303,23 @@ def evaluate(
                 raise Cancelled()
             yield np.arange(start, min(start + step, nq))
 
-    def score(qs: np.ndarray):
-        """The measures and curves of a block of queries (a worker thread)."""
-        lengths, block_width, hits = _hits_block(a, run, prep, qs, qrow)
+    def ranked(qs: np.ndarray):
+        """Where a block's judged items landed (a worker thread: numpy's
+        sorts and look-ups run without the GIL)."""
+        return qs, *_hits_block(a, run, prep, qs, qrow)
+
+    def score(group: list) -> None:
+        """The measures and curves of consecutive ranked blocks (the calling
+        thread, while the workers rank the next blocks)."""
+        qs = np.concatenate([g[0] for g in group])
+        lengths = np.concatenate([g[1] for g in group])
+        hits = tuple(
+            np.concatenate([g[3][i] + (g[0][0] - qs[0] if i == 0 else 0) for g in group])
+            for i in range(3)
+        )
         ctx = ChunkContext(
             hits,
-            max(block_width, width),
+            max(max(g[2] for g in group), width),
             lengths,
             prep.ch[qs],
             prep.cm[qs],
@@ -315,28 +331,26 @@ def evaluate(
             max_relevant,
             {k: v[qs] for k, v in query_data.items()},
         )
-        cols = []
-        for m in measures:
+        for j, m in enumerate(measures):
             own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
             if own is None:
-                cols.append(m.compute(ctx))
+                values[qs, j] = m.compute(ctx)
             else:
-                cols.append(own(ctx) if m.k is None else own(ctx, m.k))
-        rows = {}
+                values[qs, j] = own(ctx) if m.k is None else own(ctx, m.k)
         for c in curve_list:
             arr = c.compute(ctx, o)
             own = profile.curve_rows.get(c.key)
-            rows[c.key] = own(ctx, arr) if own is not None else arr
-        return qs, cols, rows, lengths
-
-    for qs, cols, rows, lengths in in_order(score, blocks(), ahead=WORKERS):
-        for j, col in enumerate(cols):
-            values[qs, j] = col
-        for key, arr in rows.items():
-            curves_pq[key][qs] = arr
+            curves_pq[c.key][qs] = own(ctx, arr) if own is not None else arr
         va_all[qs] = lengths
+
+    group: list = []
+    for item in in_order(ranked, blocks(), ahead=WORKERS):
+        group.append(item)
+        if sum(g[0].size for g in group) >= group_size or item[0][-1] == nq - 1:
+            score(group)
+            group = []
         if progress is not None:
-            progress(int(qs[-1]) + 1, nq)
+            progress(int(item[0][-1]) + 1, nq)
     if nq == 0 and progress is not None:
         progress(0, 0)
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .chunk import ChunkContext, discounts, ratio
+from .chunk import ChunkContext, discounts, ratio, row_sums
 from .curves import CURVES, Curve
 
 __all__ = [
@@ -109,7 +109,7 @@ def m_adr(ctx, v=None, k=None):
     i = np.arange(1, n + 1)
     f = np.where(i[None, :] <= ctx.ch[:, None], ctx.cum_hr[:, :n], ctx.cum_rel[:, :n])
     terms = np.where(i[None, :] <= q[:, None], f / i, 0.0)
-    return ratio(terms.sum(axis=1), q, ctx.no_rel)
+    return ratio(row_sums(terms), q, ctx.no_rel)
 
 
 def m_p_at(ctx, v, k):

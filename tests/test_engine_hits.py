@@ -101,3 +101,23 @@ def test_query_detail_gains_are_the_scored_hits():
         want = [a.judgments(q).get(a.item_ids[j], 0) for j in order]
         assert d.gains.tolist() == want
         assert d.item_indices.tolist() == order
+
+
+@pytest.mark.parametrize("profile", ["shrec", "psbtable", "trec_eval", "boli"])
+def test_the_blocks_and_groups_of_queries_change_no_value(profile):
+    # ragged lists (some empty, some missing, widths differing from block to
+    # block) ranked a few queries at a time and measured in groups of blocks,
+    # or all at once: the same numbers, bit for bit
+    rng = np.random.default_rng(21)
+    a = graded(80, rng)
+    lists = {}
+    for r, q in enumerate(a.query_ids):
+        if r % 11 == 3:
+            continue  # missing
+        length = 0 if r % 13 == 5 else int(rng.integers(1, 80 if r < 40 else 12))
+        lists[q] = [a.item_ids[j] for j in rng.permutation(80)[:length]]
+    run = RankedRun.from_lists("r", lists, a)
+    big = evaluate(a, run, EvalOptions(profile=profile))
+    for budget in (1 << 12, 1 << 15):
+        small = evaluate(a, run, EvalOptions(profile=profile, memory_budget=budget))
+        assert_same(small, big)

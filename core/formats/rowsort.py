@@ -68,7 +68,16 @@ def _sorted_keys(
         col_bits, exact = 32, True
     else:
         exact = False
-        if block.dtype == np.float64:  # made in place in the keys' own memory
+        bits = block.view(np.int64) if block.dtype == np.float64 else None
+        if bits is not None and finite and bits.size and bits.min() >= 0:
+            # no sign bit anywhere (no negative value, no -0.0): the bits are
+            # in order as they are, masked straight into the keys
+            key = np.bitwise_and(bits, ~((1 << col_bits) - 1)).view(np.uint64)
+            key |= np.arange(n, dtype=np.uint64)
+            picked = key[pick] if pick is not None else None
+            key.sort(axis=1)
+            return key, col_bits, exact, picked
+        if bits is not None:  # made in place in the keys' own memory
             key = np.empty((B, n), dtype=np.uint64)
             _monotone_bits(block, finite, out=key.view(np.float64))
         else:
@@ -112,10 +121,7 @@ def _ranked(block: np.ndarray, pick=None, finite: bool = False):
         block = block.astype(np.float64)
     key, col_bits, exact, picked = _sorted_keys(block, pick, finite)
     mask = np.uint64((1 << col_bits) - 1)
-    if col_bits == 32:  # the high word (a view, no shift pass)
-        high = key.view(np.uint32).reshape(*key.shape, 2)[:, :, _HIGH]
-    else:
-        high = key >> np.uint64(col_bits)
+    high = key >> np.uint64(col_bits)  # (a strided view of the high words compares slower)
     eq = high[:, 1:] == high[:, :-1]  # equal values have equal keys above the column bits
     del high
     pairs = np.count_nonzero(eq, axis=1).astype(np.int64)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..chunk import ratio
+from ..chunk import ratio, row_sums
 from .base import Profile
 
 
@@ -28,8 +28,8 @@ def ndcg_cut(ctx, k: int) -> np.ndarray:
     ranks, over the same sum of the ideal (judged grades, descending)."""
     disc = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
     n = min(k, ctx.Gp.shape[1])
-    dcg = (ctx.Gp[:, :n] * disc[:n]).sum(axis=1)
-    idcg = (ctx.ideal[:, :k] * disc).sum(axis=1)
+    dcg = row_sums(ctx.Gp[:, :n] * disc[:n])
+    idcg = row_sums(ctx.ideal[:, :k] * disc)
     return ratio(dcg, idcg, ctx.no_rel)
 
 
