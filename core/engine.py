@@ -39,6 +39,11 @@ __all__ = [
 ProgressFn = Callable[[int, int], None]
 StopFn = Callable[[], bool]
 
+#: queries measured at once at the most (the measures of a group run while
+#: the workers rank the next blocks; larger groups saved nothing measurable
+#: and held more memory)
+GROUP_CAP = 2048
+
 
 # ---------------------------------------------------------------------------
 
@@ -295,7 +300,7 @@ def evaluate(
     # prefix of the lists, not the lists, and a few large numpy calls cost
     # less than many small ones
     prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
-    group_size = max(step, min(o.memory_budget // (64 * prefix + 64), 65536))
+    group_size = max(step, min(o.memory_budget // (64 * prefix + 64), GROUP_CAP))
 
     def blocks():
         for start in range(0, nq, step):

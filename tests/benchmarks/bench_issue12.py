@@ -25,7 +25,8 @@ files are there) and prints, each measured side by side in this one run:
 4. a 10,000 x 10,000 binary float32 matrix scored (read + every measure and
    curve, a fresh process) against the floor: numpy sorting every row by
    (distance, index) packed into one uint64 key, one block of rows at a time
-   (target <= 2x); peak RSS less the file cache (the largest RssAnon seen,
+   (target <= 2x; both sides with the allocator setting the command line and
+   the app start with); peak RSS less the file cache (the largest RssAnon seen,
    sampled every 2 ms; target <= 600 MB); and the whole command as a user
    runs it, ``shrec-eval evaluate CLA MATRIX --json OUT``, against the floor
    as a fresh process of its own;
@@ -258,6 +259,8 @@ MATRIX_CHILD = (
     + r"""
 import sys, time
 sys.path.insert(0, sys.argv[4])  # this folder, for bench_readers
+from shrec_eval.memory import keep_freed_blocks
+keep_freed_blocks()  # as shrec-eval and shrec-gui start (both sides)
 what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if what == "floor":
     m = np.memmap(path, dtype="<f4", mode="r", shape=(n, n))
