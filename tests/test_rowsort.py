@@ -91,6 +91,26 @@ def test_rank_pairs_finds_where_a_stable_argsort_puts_each_entry(block, rnd):
     ranks, ties = rank_pairs(block, rows, cols)
     np.testing.assert_array_equal(ranks, reference_ranks(block, rows, cols))
     np.testing.assert_array_equal(ties, reference(block)[1])
+    if np.isfinite(block).all():  # what the readers promise: the NaN check skipped
+        finite_ranks, finite_ties = rank_pairs(block, rows, cols, finite=True)
+        np.testing.assert_array_equal(finite_ranks, ranks)
+        np.testing.assert_array_equal(finite_ties, ties)
+
+
+@pytest.mark.parametrize("finite", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rank_pairs_of_nonnegative_values_with_zeros_of_both_signs(dtype, finite):
+    # no sign bit but -0.0's: the bits are used as they are (no flip), and
+    # -0.0 must still tie with 0.0, ranked by column
+    rng = np.random.default_rng(9)
+    block = rng.integers(0, 6, (20, 300)).astype(dtype) / 4
+    block[:, ::5] = 0.0
+    block[::2, ::10] = -0.0
+    block[3] += 2.0**-45  # float64 values apart in the bits given to the column
+    rows, cols = np.divmod(np.arange(block.size), block.shape[1])
+    ranks, ties = rank_pairs(block, rows, cols, finite=finite)
+    np.testing.assert_array_equal(ranks, reference_ranks(block, rows, cols))
+    np.testing.assert_array_equal(ties, reference(block)[1])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
