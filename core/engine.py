@@ -318,9 +318,9 @@ def evaluate(
         thread, while the workers rank the next blocks)."""
         qs = np.concatenate([g[0] for g in group])
         lengths = np.concatenate([g[1] for g in group])
+        # each block's hit rows count from its own first query
         hits = tuple(
-            np.concatenate([g[3][i] + (g[0][0] - qs[0] if i == 0 else 0) for g in group])
-            for i in range(3)
+            map(np.concatenate, zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)))
         )
         ctx = ChunkContext(
             hits,
@@ -351,11 +351,12 @@ def evaluate(
     group: list = []
     for item in in_order(ranked, blocks(), ahead=WORKERS):
         group.append(item)
-        if sum(g[0].size for g in group) >= group_size or item[0][-1] == nq - 1:
+        done = int(item[0][-1]) + 1
+        if done - int(group[0][0][0]) >= group_size or done == nq:
             score(group)
             group = []
         if progress is not None:
-            progress(int(item[0][-1]) + 1, nq)
+            progress(done, nq)
     if nq == 0 and progress is not None:
         progress(0, 0)
 

@@ -68,22 +68,20 @@ def _sorted_keys(
         col_bits, exact = 32, True
     else:
         exact = False
+        low = ~((1 << col_bits) - 1)
         bits = block.view(np.int64) if block.dtype == np.float64 else None
         if bits is not None and finite and bits.size and bits.min() >= 0:
             # no sign bit anywhere (no negative value, no -0.0): the bits are
             # in order as they are, masked straight into the keys
-            key = np.bitwise_and(bits, ~((1 << col_bits) - 1)).view(np.uint64)
-            key |= np.arange(n, dtype=np.uint64)
-            picked = key[pick] if pick is not None else None
-            key.sort(axis=1)
-            return key, col_bits, exact, picked
-        if bits is not None:  # made in place in the keys' own memory
-            key = np.empty((B, n), dtype=np.uint64)
-            _monotone_bits(block, finite, out=key.view(np.float64))
+            key = np.bitwise_and(bits, low).view(np.uint64)
         else:
-            key = _monotone_bits(block, finite).view(np.uint32).astype(np.uint64)
-            key <<= np.uint64(32)
-        key &= np.uint64(~((1 << col_bits) - 1) & (2**64 - 1))
+            if bits is not None:  # made in place in the keys' own memory
+                key = np.empty((B, n), dtype=np.uint64)
+                _monotone_bits(block, finite, out=key.view(np.float64))
+            else:
+                key = _monotone_bits(block, finite).view(np.uint32).astype(np.uint64)
+                key <<= np.uint64(32)
+            key &= np.uint64(low & (2**64 - 1))
         key |= np.arange(n, dtype=np.uint64)
     picked = key[pick] if pick is not None else None
     key.sort(axis=1)

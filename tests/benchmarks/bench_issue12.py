@@ -324,16 +324,18 @@ floor_sort(np.memmap(sys.argv[1], dtype="<f4", mode="r", shape=(n, n)))
 
 def flat_cla(n: int, workdir: str) -> str:
     """The classification of :func:`bench_readers.flat_assessment` as a
-    PSB .cla file (classes of 20, models 0..n-1 in order)."""
+    PSB .cla file (classes of 20, models 0..n-1 in order), written by the
+    tests' own writer."""
+    sys.path.insert(0, os.path.dirname(HERE))  # tests/, for contest_files
+    from contest_files import write_cla
+
     path = os.path.join(workdir, f"flat_{n}.cla")
     if not os.path.exists(path):
-        classes = range(0, n, 20)
-        lines = ["PSB 1", f"{len(classes)} {n}", ""]
-        for c in classes:
-            ms = range(c, min(c + 20, n))
-            lines += [f"c{c // 20} 0 {len(ms)}", *map(str, ms), ""]
-        with open(path, "w") as fh:
-            fh.write("\n".join(lines))
+        classes = [
+            (f"c{c // 20}", "0", [str(m) for m in range(c, min(c + 20, n))])
+            for c in range(0, n, 20)
+        ]
+        write_cla(path, classes)
     return path
 
 
