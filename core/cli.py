@@ -28,9 +28,9 @@ from .options import (
     MAX_COLLECTION,
     MAX_RANK,
     PR_INTERPOLATIONS,
-    PROFILES,
     EvalOptions,
 )
+from .profiles import NAMES as PROFILES
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .stats import CORRECTIONS, TESTS, UNITS
 from .values import parse_ranks, parse_real, parse_whole

@@ -18,13 +18,11 @@ import numpy as np
 from . import __version__
 from .atomic import check_outputs
 from .contest import AssessmentSource, Contest, RunSource
-from .engine import evaluate
 from .errors import ContestFileError, UsageError
 from .measures import expand
 from .options import EvalOptions
-from .profiles import get_profile, shapenet17
+from .profiles import get_profile
 from .profiles.native import write_native
-from .readers import distinct_names
 from .report import (
     Summary,
     default_rank_key,
@@ -35,6 +33,7 @@ from .report import (
     write_report,
 )
 from .resources import demo_manifest
+from .service import load_assessment, score_contest, score_runs
 from .stats import CORRECTIONS, TESTS, compare
 from .values import text_grid
 
@@ -176,16 +175,11 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     return keys, rank_key
 
 
-def _score(contest: Contest, assessment) -> list:
-    """Read and score every run of the contest, in order."""
-    results = []
-    for source in contest.runs:
-        run = source.load(assessment, **get_profile(contest.options.profile).reader)
-        results.append(
-            evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
-        )
-    names = distinct_names([r.run_name for r in results], [r.run_source for r in results])
-    return [r if r.run_name == n else replace(r, run_name=n) for r, n in zip(results, names)]
+def _score(contest: Contest, assessment=None) -> tuple:
+    """Read and score every run of the contest, in order, through the
+    scoring service (the app scores through it too): the assessment and
+    the results."""
+    return score_contest(contest, assessment=assessment, progress=lambda name: Progress(label=name))
 
 
 def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
@@ -232,17 +226,11 @@ def _native(args, assessment, results) -> None:
 def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    if contest.options.profile == "shapenet17":
-        assessment, results = shapenet17.score_methods(
-            contest.assessment.path,
-            contest.runs,
-            contest.options,
-            progress=lambda name: Progress(label=name),
-        )
-    else:
-        assessment = contest.assessment.load()
+    assessment = None
+    if contest.options.profile != "shapenet17":  # its taxonomy: one assessment per dataset
+        assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
-        results = _score(contest, assessment)
+    assessment, results = _score(contest, assessment)
     _outputs(args, contest, assessment, results, out)
     return 0
 
@@ -260,9 +248,9 @@ def cmd_demo(args, out) -> int:
     contest = replace(Contest.read(manifest), options=_options(args))
     _no_shapenet(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    assessment = contest.assessment.load()
+    assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
-    results = _score(contest, assessment)
+    _, results = _score(contest, assessment)
     out.write(
         f"{contest.name}: {assessment.n_queries} queries, collection of "
         f"{assessment.collection_size}, {assessment.kind}\n\n"
@@ -295,16 +283,16 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
         "problems": [],
         "notices": [],
     }
+    # the engine runs every data check (coverage, truncation, ties) as it scores
     try:
-        run = source.load(assessment, **get_profile(options.profile).reader)
+        (outcome,) = score_runs(assessment, [source], options)
     except ContestFileError as exc:
         entry["problems"].append(
             {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
         )
         entry["verdict"] = "cannot be read"
         return entry
-    # the engine runs every data check (coverage, truncation, ties) as it scores
-    result = evaluate(assessment, run, options)
+    run, result = outcome.run, outcome.result
     entry["result"] = result
     entry.update(
         name=run.name,
@@ -327,7 +315,7 @@ def cmd_check(args, out) -> int:
     )
     _guard_outputs(contest, json=args.json, native=args.native)
     _no_shapenet(contest.options, "check")
-    assessment = contest.assessment.load()
+    assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
     report = {
         "tool": {"name": PROG, "version": __version__},
@@ -379,8 +367,8 @@ def cmd_compare(args, out) -> int:
     _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
     _no_shapenet(contest.options, "compare")
     _check_keys([args.measure], contest.options)
-    assessment = contest.assessment.load()
-    results = _score(contest, assessment)
+    assessment = load_assessment(contest)
+    _, results = _score(contest, assessment)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,

@@ -30,7 +30,8 @@ from ._version import __version__
 from .atomic import write_text
 from .errors import FileAccessError, FormatError, OptionsError
 from .model import Assessment, Run
-from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
+from .options import AVERAGES, PR_INTERPOLATIONS, EvalOptions
+from .profiles import NAMES as PROFILES
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]

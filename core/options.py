@@ -9,8 +9,6 @@ from dataclasses import asdict, dataclass, field
 from .errors import OptionsError
 
 PR_INTERPOLATIONS = ("max", "psb")
-#: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
-PROFILES = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
 #: the largest rank K, curve length and maximum rank: the engine's working
 #: arrays grow with them (1,000,000 columns is 64 MB a query)
 MAX_RANK = 1_000_000
@@ -111,7 +109,7 @@ class EvalOptions:
             raise OptionsError("the F-measure weight beta must be a positive number")
 
         for name, value, known in (
-            ("profile", self.profile, PROFILES),
+            ("profile", self.profile, _profile_names()),
             ("average", self.average, AVERAGES),
         ):
             if value not in known:
@@ -131,3 +129,18 @@ class EvalOptions:
         d.pop("memory_budget")
         d["ranks"] = list(self.ranks)
         return d
+
+
+def _profile_names() -> tuple[str, ...]:
+    """The profiles of the registry (core/profiles), which imports this module."""
+    from .profiles import NAMES
+
+    return NAMES
+
+
+def __getattr__(name: str):
+    """``PROFILES``: the names of the profile registry (read when asked, the
+    registry being built after this module)."""
+    if name == "PROFILES":
+        return _profile_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

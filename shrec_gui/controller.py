@@ -15,7 +15,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
+from shrec_eval.readers import distinct_names
 from shrec_eval.report import default_rank_key
+from shrec_eval.service import effective_options
 
 from .plots import colour_for
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
@@ -28,6 +30,7 @@ class RunEntry:
     colour: str
     result: object = None
     error: str | None = None  # the reader's message when the file could not be used
+    base_name: str | None = None  # the run's own name (the result's may get a suffix)
 
     @property
     def name(self) -> str:
@@ -44,6 +47,7 @@ class ContestController(QObject):
     problem = Signal(str, str)  # title, message for the user
     fileUsed = Signal(str, bool)  # path, whether it belongs in the recent files
     sessionOpened = Signal(str, str)  # path, name
+    assessmentOpened = Signal(str)  # the path of an assessment opened without a session
     closed = Signal()  # the contest was closed: nothing is open
     listsReady = Signal(object)  # QueryLists: one query's ranked list in every run
     confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
@@ -134,9 +138,29 @@ class ContestController(QObject):
         return self.assessment_source is not None and self._state() != self._saved_state
 
     def set_options(self, options: EvalOptions) -> None:
-        """New engine options (the runs are scored with them on F5)."""
+        """New engine options (the runs are scored with them on F5; until
+        then their results are stale)."""
         self.options = options
         self.optionsChanged.emit(options)
+
+    def current_options(self) -> EvalOptions:
+        """The options results scored now carry: the user's, with what the
+        profile fixes (psbtable's cutoff, boli's interpolation...)."""
+        return effective_options(self.options)
+
+    def is_current(self, result) -> bool:
+        """Whether a result was scored with the options now chosen."""
+        return result is not None and result.options == self.current_options()
+
+    def stale_entries(self) -> list[RunEntry]:
+        """Runs whose results were scored with other options (F5 re-scores)."""
+        return [e for e in self.scored_entries() if not self.is_current(e.result)]
+
+    def shown_options(self) -> EvalOptions:
+        """The options of the results shown (the first scored run's; the
+        current ones when nothing is scored)."""
+        scored = self.scored_entries()
+        return scored[0].result.options if scored else self.current_options()
 
     # -- opening ----------------------------------------------------------------------
     def _new_key(self) -> int:
@@ -189,21 +213,24 @@ class ContestController(QObject):
         for k in removed:
             self.scoring.requestForget.emit(k)
         if removed:
+            self._distinct_names()
             self.changed.emit()
 
-    def open_files(self, paths, confirm=None) -> None:
+    def open_files(self, paths, confirm=None, keep_runs=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
         told apart by content off the GUI thread: a session, or an assessment
         first and then the runs.  When a session or an assessment among them
         would replace what is open, ``confirm()`` is asked first (False: nothing
-        changes); runs alone are added without asking."""
+        changes); runs alone are added without asking.  A new assessment
+        starts clean (with the runs opened with it) unless ``keep_runs()``
+        answers True (None: nothing changes) for the runs already open."""
         self.run_task(
             classify,
             [str(p) for p in paths],
-            done=lambda kinds: self._open_classified(kinds, confirm),
+            done=lambda kinds: self._open_classified(kinds, confirm, keep_runs),
         )
 
-    def _open_classified(self, kinds: list[tuple[str, str]], confirm=None) -> None:
+    def _open_classified(self, kinds: list[tuple[str, str]], confirm=None, keep_runs=None) -> None:
         sessions = [p for p, k in kinds if k == "session"]
         replaces = sessions or any(k in ("cla", "qrels") for _, k in kinds)
         if replaces and confirm is not None and not confirm():
@@ -214,7 +241,11 @@ class ContestController(QObject):
         assessments = [p for p, k in kinds if k in ("cla", "qrels")]
         runs = [RunSource(p) for p, _ in kinds if p not in assessments]
         if assessments:
-            self.open_assessment(AssessmentSource(assessments[0]), runs=self.run_sources() + runs)
+            keep = bool(self.entries) and keep_runs is not None and keep_runs()
+            if keep is None:
+                return
+            kept = self.run_sources() if keep else []
+            self.open_assessment(AssessmentSource(assessments[0]), runs=kept + runs)
             self.fileUsed.emit(assessments[0], True)
         elif runs:
             self.add_runs(runs)
@@ -348,6 +379,10 @@ class ContestController(QObject):
             self._saved_state = self._state()
             self.sessionOpened.emit(*pending["session"])
             self.fileUsed.emit(pending["session"][0], True)
+        else:  # an assessment on its own: no session any more
+            self.session_path = None
+            self.session_view = {}
+            self.assessmentOpened.emit(str(source.path))
         self.changed.emit()
 
     def _on_assessment_failed(self, gen, source, message) -> None:
@@ -371,14 +406,20 @@ class ContestController(QObject):
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
-        taken = {o.name for k, o in self.entries.items() if k != key and o.result is not None}
-        if result.run_name in taken:  # two runs of one name: tables and tests need distinct
-            n = 2
-            while f"{result.run_name} ({n})" in taken:
-                n += 1
-            result.run_name = f"{result.run_name} ({n})"
-        e.result, e.error = result, None
+        e.result, e.error, e.base_name = result, None, result.run_name
+        self._distinct_names()
         self._changed_soon()
+
+    def _distinct_names(self) -> None:
+        """Two runs of one name (two TREC files of one run tag) shown apart,
+        as the command line names them (shrec_eval.service.final_names)."""
+        scored = self.scored_entries()
+        names = distinct_names(
+            [e.base_name or e.result.run_name for e in scored],
+            [e.result.run_source for e in scored],
+        )
+        for e, name in zip(scored, names):
+            e.result.run_name = name
 
     def _on_run_failed(self, gen, key, message) -> None:
         if self._current(gen):
@@ -428,9 +469,7 @@ class ContestController(QObject):
         self._changed_timer.stop()  # the last results now, in every tab
         self.changed.emit()
         self.progress.emit(-1)
-        current = sum(
-            e.result is not None and e.result.options == self.options for e in self.entries.values()
-        )
+        current = sum(self.is_current(e.result) for e in self.entries.values())
         failed = sum(e.error is not None for e in self.entries.values())
         self.status.emit(
             ("Cancelled; earlier results kept. " if cancelled else "")
@@ -460,9 +499,7 @@ class ContestController(QObject):
         results = [
             e.result
             for e in self.readable_entries()
-            if e.result is not None
-            and e.result.options == self.options
-            and params["measure"] in e.result.keys
+            if self.is_current(e.result) and params["measure"] in e.result.keys
         ]
         if len(results) < 2:
             self.comparisonFailed.emit(

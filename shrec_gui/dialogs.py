@@ -11,6 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 import shrec_eval
 from PySide6 import QtCore
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,28 +22,26 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
 )
-from shrec_eval.options import AVERAGES, MAX_BETA, PROFILES, EvalOptions
+from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
+from shrec_eval.profiles import REGISTRY
 from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
-#: one line each for the Options dialog (README, Profiles; ../shared/spec/profiles.md)
-PROFILE_TEXT = {
-    "shrec": "measures.md as written (the default)",
-    "boli": "SHREC sketch / image toolkits (MATLAB)",
-    "psbtable": "Princeton Shape Benchmark psbTable",
-    "shapenet17": "SHREC 2016/2017 ShapeNet Core55 (Node.js)",
-    "trec_eval": "NIST trec_eval",
-}
 AVERAGE_TEXT = {
     "micro": "over queries",
     "macro": "over classes (mean of class means)",
     "proportional": "queries weighted by their relevant count",
     "reciprocal": "queries weighted by 1 / relevant count",
 }
+
+
+def _shown(value) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 class OptionsDialog(QDialog):
@@ -73,9 +72,15 @@ class OptionsDialog(QDialog):
         self.size.setSpecialValueText("from the assessment")
         self.size.setValue(options.collection_size or 0)
         self.profile = QComboBox()
-        for name in PROFILES:
-            self.profile.addItem(f"{name}: {PROFILE_TEXT[name]}", name)
+        for name, profile in REGISTRY.items():  # names and words: the profile registry's
+            self.profile.addItem(f"{name}: {profile.label}", name)
+            self.profile.setItemData(
+                self.profile.count() - 1, profile.help, Qt.ItemDataRole.ToolTipRole
+            )
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
+        self.forced = QLabel()  # what the chosen profile fixes, and why
+        self.forced.setWordWrap(True)
+        self.forced.setEnabled(False)  # greyed, as the options it fixes
         self.average = QComboBox()
         for name in AVERAGES:
             self.average.addItem(f"{name}: {AVERAGE_TEXT[name]}", name)
@@ -85,6 +90,7 @@ class OptionsDialog(QDialog):
         self.f_beta.setRange(0.001, MAX_BETA)
         self.f_beta.setValue(options.f_beta)
         f.addRow("Evaluator profile:", self.profile)
+        f.addRow("", self.forced)
         f.addRow("Run mean (averaging):", self.average)
         f.addRow("F-measure weight beta:", self.f_beta)
         f.addRow("Ranks K of the @K measures:", self.ranks)
@@ -100,6 +106,56 @@ class OptionsDialog(QDialog):
         bb.accepted.connect(self.accept)
         bb.rejected.connect(self.reject)
         f.addRow(bb)
+        #: option -> (its widget, how to show a value) for what a profile may fix
+        self._fixable = {
+            "remove_self": (self.remove_self, self.remove_self.setChecked),
+            "psb_class_cutoff": (self.cutoff, self.cutoff.setChecked),
+            "pr_interpolation": (
+                self.interp,
+                lambda v: self.interp.setCurrentIndex(self.interp.findData(v)),
+            ),
+        }
+        self._user = {  # the user's own choices, back when a profile lets go
+            "remove_self": options.remove_self,
+            "psb_class_cutoff": options.psb_class_cutoff,
+            "pr_interpolation": options.pr_interpolation,
+        }
+        self._fixed: set[str] = set()
+        self.profile.currentIndexChanged.connect(self._show_forced)
+        self._show_forced()
+
+    def _show_forced(self) -> None:
+        """The options the chosen profile fixes: shown at its values, greyed,
+        with why; the others as the user left them."""
+        for name in self._fixed:  # remember what the user had chosen, then let go
+            widget, show = self._fixable[name]
+            widget.setEnabled(True)
+            widget.setToolTip("")
+            show(self._user[name])
+        for name in set(self._fixable) - self._fixed:
+            self._user[name] = self._value(name)
+        profile = REGISTRY[self.profile.currentData()]
+        fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
+        self._fixed = set(fixed)
+        for name, value in fixed.items():
+            widget, show = self._fixable[name]
+            show(value)
+            widget.setEnabled(False)
+            widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
+        if fixed:
+            what = ", ".join(f"{k.replace('_', ' ')} = {_shown(v)}" for k, v in fixed.items())
+            self.forced.setText(f"{profile.help}. It fixes {what}: {profile.why}.")
+        else:
+            self.forced.setText(f"{profile.help}.")
+
+    def _own(self, name: str):
+        """The user's value of an option (not the one a profile shows fixed)."""
+        return self._user[name] if name in self._fixed else self._value(name)
+
+    def _value(self, name: str):
+        if name == "pr_interpolation":
+            return self.interp.currentData()
+        return self._fixable[name][0].isChecked()
 
     def options(self) -> EvalOptions:
         """The options shown (the others, e.g. the profile, as they were);
@@ -110,9 +166,10 @@ class OptionsDialog(QDialog):
             ranks=parse_ranks(self.ranks.text()),
             curve_length=self.curve.value(),
             pr_levels=int(self.levels.currentText()),
-            pr_interpolation=self.interp.currentData(),
-            remove_self=self.remove_self.isChecked(),
-            psb_class_cutoff=self.cutoff.isChecked(),
+            # what a profile fixes stays the user's own choice underneath
+            pr_interpolation=self._own("pr_interpolation"),
+            remove_self=self._own("remove_self"),
+            psb_class_cutoff=self._own("psb_class_cutoff"),
             collection_size=self.size.value() or None,
             profile=profile,
             average=self.average.currentData(),

@@ -44,13 +44,39 @@ class FileDialogs:
             return self.save_session_action()
         return False
 
+    def ask_keep_runs(self) -> bool | None:
+        """A new assessment over open runs: start clean (the default), keep
+        the runs (read and scored against the new assessment), or Cancel
+        (None: nothing changes).  Without dialogs (headless): start clean."""
+        runs = len(self.controller.entries)
+        if not runs or self.quiet:
+            return False
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("New assessment")
+        them = f"the {runs} runs open and score them" if runs > 1 else "the run open and score it"
+        box.setText(f"Start clean, or keep {them} against the new assessment?")
+        box.setInformativeText(
+            "Runs made for another collection usually do not fit a new assessment."
+        )
+        clean = box.addButton("Start &clean", QMessageBox.ButtonRole.AcceptRole)
+        keep = box.addButton("&Keep the runs", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(clean)
+        box.exec()
+        if box.clickedButton() is clean:
+            return False
+        if box.clickedButton() is keep:
+            return True
+        return None
+
     def _open_file(self, title: str, filters: str) -> str:
         path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
         return path
 
     def open_assessment_dialog(self) -> None:
-        """A new assessment replaces the open one (the runs are kept and read
-        against it): asked about unsaved changes first."""
+        """A new assessment replaces the open one: asked about unsaved
+        changes first, then whether to keep the runs (default: start clean)."""
         if not self.confirm_discard():
             return
         path = self._open_file("Open assessment", "Assessments (*.cla *.qrels *.txt);;All (*)")
@@ -67,7 +93,10 @@ class FileDialogs:
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             values = d.values()
-        self.controller.open_assessment(AssessmentSource(path, **values))
+        keep = self.ask_keep_runs()
+        if keep is None:
+            return
+        self.controller.open_assessment(AssessmentSource(path, **values), runs=None if keep else [])
         self._on_file_used(path, True)
 
     def add_runs_dialog(self) -> None:

@@ -6,6 +6,8 @@ and exports have modules of their own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import (
@@ -62,6 +64,7 @@ class MainWindow(FileDialogs, QMainWindow):
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
         c.sessionOpened.connect(self._on_session_opened)
+        c.assessmentOpened.connect(self._on_assessment_opened)
         c.closed.connect(self._on_closed)
         self._view_to_restore: dict | None = None  # a session's, once its runs are scored
         c.formatAsked.connect(self._on_format_asked)
@@ -321,6 +324,11 @@ class MainWindow(FileDialogs, QMainWindow):
         restore_view(self, view)
         self._view_to_restore = view or None
 
+    def _on_assessment_opened(self, path: str) -> None:
+        """An assessment opened on its own: the title names it (no session)."""
+        self.setWindowTitle(f"SHREC evaluation — {Path(path).name}")
+        self._view_to_restore = None
+
     def _on_closed(self) -> None:
         self._view_to_restore = None
         self.setWindowTitle("SHREC evaluation")
@@ -330,7 +338,9 @@ class MainWindow(FileDialogs, QMainWindow):
         """Files and folders from drag and drop or the command line: told
         apart by content, off the GUI thread; asked about unsaved changes
         before a session or an assessment among them replaces the contest."""
-        self.controller.open_files(paths, confirm=self.confirm_discard)
+        self.controller.open_files(
+            paths, confirm=self.confirm_discard, keep_runs=self.ask_keep_runs
+        )
 
     def open_demo(self) -> None:
         if self.confirm_discard():

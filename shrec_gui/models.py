@@ -101,6 +101,7 @@ class SummaryModel(_Base):
         self.entries: list = []  # (run key, name, RunResult or None while pending)
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
+        self.current = None  # the options now chosen (effective): other results are stale
 
     def set_columns(self, keys, ranks) -> None:
         self.beginResetModel()
@@ -109,11 +110,18 @@ class SummaryModel(_Base):
         self._cache()
         self.endResetModel()
 
-    def set_entries(self, entries) -> None:
+    def set_entries(self, entries, current=None) -> None:
+        """``entries`` (run key, name, RunResult or None); ``current``: the
+        effective options now chosen (results of others are shown greyed)."""
         self.beginResetModel()
         self.entries = list(entries)
+        self.current = current
         self._cache()
         self.endResetModel()
+
+    def stale(self, result) -> bool:
+        """A result scored with other options than the ones now chosen."""
+        return result is not None and self.current is not None and result.options != self.current
 
     def _cache(self) -> None:
         """Means, measures and the best value per column, computed once per
@@ -153,13 +161,20 @@ class SummaryModel(_Base):
         key, name, res = self.entries[row]
         if role == KEY_ROLE:
             return key
+        if role == Qt.ItemDataRole.ForegroundRole and self.stale(res):
+            return QBrush(QColor(128, 128, 128))
         if col == 0:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
                 return name if role == Qt.ItemDataRole.DisplayRole else name.lower()
             flagged = problem_text(res)
             if role == Qt.ItemDataRole.ToolTipRole and res is not None:
                 why = f"\nProblems (as shrec-eval check):\n{flagged}" if flagged else ""
-                return f"{res.run_source}\n{res.run_format}{why}"
+                old = (
+                    "\nStale: scored with other options; F5 scores with the new ones."
+                    if self.stale(res)
+                    else ""
+                )
+                return f"{res.run_source}\n{res.run_format}{why}{old}"
             if role == Qt.ItemDataRole.DecorationRole and flagged:
                 return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
             if role == Qt.ItemDataRole.BackgroundRole and flagged:

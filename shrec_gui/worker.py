@@ -10,49 +10,23 @@ between two blocks of queries.
 
 from __future__ import annotations
 
-import os
 import threading
 import traceback
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
-from shrec_eval import Cancelled, EvalOptions, evaluate
+from shrec_eval import Cancelled, EvalOptions
 from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.errors import (
-    AmbiguousFormatError,
-    ContestFileError,
-    FileAccessError,
-    ShrecEvalError,
-)
+from shrec_eval.errors import ContestFileError, FileAccessError, ShrecEvalError
 from shrec_eval.formats.source import KINDS
 from shrec_eval.memory import release_freed_blocks
 from shrec_eval.readers import classify_path, sniff
+from shrec_eval.service import RunCache, effective_options, score_runs, user_message
 from shrec_eval.stats import compare
 
 from .ranked_data import QueryLists, RunList, class_names, run_list
-
-
-def _cache_key(source: RunSource):
-    """What a loaded run depends on (not its colour), the file's size and
-    time included, so that a file changed on disk is read again."""
-    return (replace(source, colour=None), _fingerprint(source.path))
-
-
-def _fingerprint(path):
-    try:
-        st = os.stat(path)
-        if os.path.isdir(path):
-            entries = [e.stat() for e in os.scandir(path) if e.is_file()]
-            return (
-                len(entries),
-                max((e.st_mtime_ns for e in entries), default=0),
-                sum(e.st_size for e in entries),
-            )
-        return (st.st_size, st.st_mtime_ns)
-    except OSError:
-        return None
 
 
 @dataclass
@@ -94,17 +68,6 @@ def classify(paths) -> list[tuple[str, str]]:
     return out
 
 
-def user_message(exc: BaseException, path=None) -> str:
-    """The one place the app turns an exception into words for the user:
-    every error of the core is a ShrecEvalError and says what went wrong;
-    an OSError names the file (``path``, when writing it)."""
-    if isinstance(exc, ShrecEvalError):
-        return str(exc)
-    if isinstance(exc, OSError):
-        return f"{path or exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-    return f"unexpected {type(exc).__name__}: {exc}"
-
-
 class ScoringWorker(QObject):
     """Loads and scores in its own thread; every answer is a signal."""
 
@@ -125,7 +88,7 @@ class ScoringWorker(QObject):
     def __init__(self) -> None:
         super().__init__()
         self._assessment = None
-        self._runs: dict = {}  # cache key -> Run
+        self._cache = RunCache()  # runs read, for scoring again with other options
         self._by_key: dict = {}  # run key -> Run
         self._options = EvalOptions()
         self._classes = None  # (assessment, class of each item): for the ranked lists
@@ -146,45 +109,41 @@ class ScoringWorker(QObject):
                     cancelled = True
                     return
                 self._assessment = a
-                self._runs.clear()
+                self._cache.clear()
                 self._by_key.clear()
                 self.assessmentLoaded.emit(gen, job.assessment, a)
             if self._assessment is None:
                 return
-            self._options = job.options
-            for key, source in job.runs:
-                if stop.is_set():
-                    cancelled = True
-                    break
-                self.runStarted.emit(gen, key, source.name or str(source.path))
-                try:
-                    cache_key = _cache_key(source)
-                    run = self._runs.get(cache_key)
-                    if run is None:
-                        # text is parsed a chunk at a time by numpy loops
-                        # that release the GIL: the GUI thread gets it often
-                        run = source.load(self._assessment)
-                        self._runs[cache_key] = run
-                    self._by_key[key] = run
-                    result = evaluate(
-                        self._assessment,
-                        run,
-                        job.options,
-                        progress=lambda d, t, k=key: self.progress.emit(gen, k, d, t),
-                        should_stop=stop.is_set,
-                    )
-                except Cancelled:
-                    cancelled = True
-                    break
-                except AmbiguousFormatError as exc:  # the user is asked which format
-                    self.runAmbiguous.emit(gen, key, user_message(exc), exc.candidates)
-                    continue
-                except Exception as exc:  # noqa: BLE001 - reported to the user
-                    if not isinstance(exc, (ShrecEvalError, OSError)):
-                        traceback.print_exc()
-                    self.runFailed.emit(gen, key, user_message(exc))
-                    continue
-                self.runScored.emit(gen, key, result, run)
+            # the ranked lists and confusions follow the profile as the scores do
+            self._options = effective_options(job.options)
+            keys = [key for key, _ in job.runs]
+            # the scoring service of every front end (shrec_eval.service): each
+            # run read with the profile's reader settings, then scored; text is
+            # parsed a chunk at a time by numpy loops that release the GIL
+            outcomes = score_runs(
+                self._assessment,
+                [source for _, source in job.runs],
+                job.options,
+                cache=self._cache,
+                errors="collect",
+                started=lambda i, name: self.runStarted.emit(gen, keys[i], name),
+                progress=lambda i, d, t: self.progress.emit(gen, keys[i], d, t),
+                should_stop=stop.is_set,
+            )
+            try:
+                for o in outcomes:
+                    key = keys[o.index]
+                    if o.candidates:  # the user is asked which format
+                        self.runAmbiguous.emit(gen, key, o.error, o.candidates)
+                    elif o.error is not None:
+                        if not isinstance(o.exception, (ShrecEvalError, OSError, type(None))):
+                            traceback.print_exception(o.exception)  # a defect, for the log
+                        self.runFailed.emit(gen, key, o.error)
+                    else:
+                        self._by_key[key] = o.run
+                        self.runScored.emit(gen, key, o.result, o.run)
+            except Cancelled:
+                cancelled = True
         finally:
             release_freed_blocks()  # the memory the job freed, back to the system
             self.finished.emit(gen, int(cancelled or stop.is_set()))

@@ -243,9 +243,9 @@ def test_bad_assessment_keeps_the_current_one(fresh, qtbot, tmp_path, dialogs):
 
 
 def test_cancel_mid_run_keeps_earlier_results(fresh, qtbot, monkeypatch):
-    import shrec_gui.worker as worker
+    import shrec_eval.service as service  # the app scores through the service
 
-    real = worker.evaluate
+    real = service.evaluate
 
     def slow(a, run, options, progress=None, should_stop=None):
         def stop():
@@ -254,7 +254,7 @@ def test_cancel_mid_run_keeps_earlier_results(fresh, qtbot, monkeypatch):
 
         return real(a, run, EvalOptions(memory_budget=1), progress=progress, should_stop=stop)
 
-    monkeypatch.setattr(worker, "evaluate", slow)
+    monkeypatch.setattr(service, "evaluate", slow)
     before = {k: e.result for k, e in fresh.controller.entries.items()}
     fresh.controller.score()
     first = next(iter(fresh.controller.entries))
@@ -434,13 +434,21 @@ def test_two_runs_of_one_name_get_distinct_names(fresh, qtbot):
     fresh.controller.add_runs([RunSource(str(DEMO / "viewharmonics.trec"))])
     wait_idle(qtbot, fresh, 8)
     names = [e.name for e in fresh.controller.entries.values()]
-    assert "ViewHarmonics" in names and "ViewHarmonics (2)" in names
+    # as the command line names them (shrec_eval.service.final_names): the file
+    # name added, then a number, since both files are viewharmonics.trec
+    assert names.count("ViewHarmonics") == 0
+    assert "ViewHarmonics (viewharmonics.trec) #1" in names
+    assert "ViewHarmonics (viewharmonics.trec) #2" in names
+    fresh.controller.remove(
+        [k for k, e in fresh.controller.entries.items() if e.name.endswith("#2")]
+    )
+    assert "ViewHarmonics" in [e.name for e in fresh.controller.entries.values()]
 
 
 def test_options_change_then_cancel_keeps_tabs_working(fresh, qtbot, monkeypatch):
-    import shrec_gui.worker as worker
+    import shrec_eval.service as service  # the app scores through the service
 
-    real = worker.evaluate
+    real = service.evaluate
 
     def slow(a, run, options, progress=None, should_stop=None):
         def stop():
@@ -449,7 +457,7 @@ def test_options_change_then_cancel_keeps_tabs_working(fresh, qtbot, monkeypatch
 
         return real(a, run, options, progress=progress, should_stop=stop)
 
-    monkeypatch.setattr(worker, "evaluate", slow)
+    monkeypatch.setattr(service, "evaluate", slow)
     fresh.controller.set_options(EvalOptions(ranks=(7,), memory_budget=1))
     fresh.controller.score()
     first = next(iter(fresh.controller.entries))

@@ -315,17 +315,17 @@ def test_a_hidden_tab_catches_up_when_shown_during_a_job(win, qtbot, monkeypatch
 
     import numpy as np
 
-    import shrec_gui.worker as worker
+    import shrec_eval.service as service  # the app scores through the service
 
     win.open_demo()
     wait_idle(qtbot, win, 7)
-    real = worker.evaluate
+    real = service.evaluate
 
     def slow(a, run, options, progress=None, should_stop=None):
         time.sleep(0.2)
         return real(a, run, options, progress=progress, should_stop=should_stop)
 
-    monkeypatch.setattr(worker, "evaluate", slow)
+    monkeypatch.setattr(service, "evaluate", slow)
     c, pq = win.controller, win.per_query
     c.set_options(EvalOptions(ranks=(7,)))
     pq.mode.setCurrentIndex(1)

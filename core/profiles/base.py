@@ -63,6 +63,10 @@ class Profile:
     name: str
     label: str
     source: str
+    #: one line for a person choosing a profile (the app's Options, the CLI's help)
+    help: str = ""
+    #: why the evaluator fixes its ``options`` (shown next to them, greyed, in the app)
+    why: str = ""
     options: Mapping[str, object] = field(default_factory=dict)
     reader: Mapping[str, object] = field(default_factory=dict)
     scored: Callable = _no_queries_left_out
@@ -81,7 +85,13 @@ class Profile:
     rank_key: str | None = None
     native_files: tuple[str, ...] = ()
 
+    def forced(self, options) -> dict[str, object]:
+        """The options the evaluator sets to other values than ``options``
+        has (name -> the evaluator's value)."""
+        return {k: v for k, v in self.options.items() if getattr(options, k) != v}
+
     def apply(self, options):
-        """The options with the evaluator's fixed values."""
-        fixed = {k: v for k, v in self.options.items() if getattr(options, k) != v}
+        """The options with the evaluator's fixed values: what a result
+        scored under this profile carries (``RunResult.options``)."""
+        fixed = self.forced(options)
         return replace(options, **fixed) if fixed else options

@@ -182,6 +182,9 @@ PROFILE = Profile(
     name="psbtable",
     label="psbTable (Princeton Shape Benchmark)",
     source="psbTable.c (stored id 2085226518), PSBClaParse.c (1493216190)",
+    help="the Princeton Shape Benchmark's psbTable: NN, FT, ST, E, DCG in float32",
+    why="psbTable always takes a query out of its own list and leaves classes of "
+    "at most 2 models out of the averages",
     options={"remove_self": True, "psb_class_cutoff": True},
     scored=scored,
     overrides={

@@ -57,29 +57,9 @@ __all__ = [
     "read_dataset",
     "read_method",
     "read_taxonomy",
-    "score_methods",
 ]
 
 SUMMARY_KEYS = ("p_at_n", "r_at_n", "f1_at_n", "map_sn", "ndcg_sn")
-
-
-def score_methods(taxonomy, sources, options, *, progress=None) -> tuple:
-    """Score every dataset of every method (``RunSource``s whose path is a
-    method folder; a source's name replaces the folder name): returns the
-    first dataset's assessment and the results, named ``method/dataset``.
-    ``progress(run name)`` makes an engine progress callback."""
-    from ..engine import evaluate  # the engine imports the profiles
-
-    tax = read_taxonomy(taxonomy)
-    first, results = None, []
-    for source in sources:
-        for assessment, run in read_method(tax, source.path):
-            if source.name:
-                run.name = f"{source.name}/{run.name.rpartition('/')[2]}"
-            first = first or assessment
-            cb = progress(run.name) if progress is not None else None
-            results.append(evaluate(assessment, run, options, progress=cb))
-    return first, results
 
 
 # -- the engine's side: R, the oracle's ideal DCG, the padded vectors ----------------------
@@ -253,6 +233,8 @@ PROFILE = Profile(
     name="shapenet17",
     label="ShapeNet Core55 evaluator (SHREC 2016/2017)",
     source="auniquesun/VSFormer, retrieval/evaluator/lib/Evaluator.js, Metrics.js",
+    help="the SHREC 2016/2017 ShapeNet Core55 evaluator (Node.js): method folders of datasets",
+    why="the evaluator keeps the query in its own list",
     options={"remove_self": False},
     query_data=query_data,
     curves=CURVES,

@@ -6,6 +6,7 @@ from .base import Profile
 
 PROFILE = Profile(
     name="shrec",
-    label="shrec (measures.md)",
-    source="../shared/spec/measures.md",
+    label="SHREC measures as published",
+    source="the SHREC 2006 and SHREC 2012 / PSB evaluation papers",
+    help="every measure as the SHREC 2006 and 2012 papers define it (the default)",
 )

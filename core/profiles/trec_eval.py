@@ -45,6 +45,7 @@ PROFILE = Profile(
     name="trec_eval",
     label="trec_eval",
     source="usnistgov/trec_eval (trec_eval 9)",
+    help="NIST trec_eval: its tie order, ndcg_cut, and averages over the run's queries",
     reader={"trec_order": True},
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},

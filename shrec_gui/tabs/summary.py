@@ -66,14 +66,16 @@ class SummaryTab(QWidget, Tab):
                 f"<b>{Path(a.source.split(' + ')[-1]).name}</b>: {a.kind}, {a.n_queries} "
                 f"queries, collection of {a.collection_size}; {len(c.entries)} runs"
             )
-        self.model.set_entries([(e.key, e.name, e.result) for e in c.readable_entries()])
+        self.model.set_entries(
+            [(e.key, e.name, e.result) for e in c.readable_entries()], c.current_options()
+        )
         self.view.fit_columns()
         self._show_ranking()
 
     def rank_key(self) -> str | None:
         """The measure ``shrec-eval evaluate`` ranks these runs by (its default)."""
         c = self.controller
-        return None if c.assessment is None else default_table(c.assessment, c.options)[1]
+        return None if c.assessment is None else default_table(c.assessment, c.shown_options())[1]
 
     def _show_ranking(self) -> None:
         """Sort by the CLI's ranking measure once per assessment (the user's
@@ -83,7 +85,8 @@ class SummaryTab(QWidget, Tab):
         if key is None:
             self.rank_label.setText("")
             return
-        m = measure_by_key(key, c.options.ranks)
+        shown = c.shown_options()  # what the numbers were scored with (stale until F5)
+        m = measure_by_key(key, shown.ranks)
         if key in self.keys and self._ranked_for is not c.assessment:
             order = (
                 Qt.SortOrder.DescendingOrder if m.higher_is_better else Qt.SortOrder.AscendingOrder
@@ -92,12 +95,20 @@ class SummaryTab(QWidget, Tab):
             self._ranked_for = c.assessment
         text = (
             f"Ranked by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
-            f"is better ({c.options.average} mean, profile <b>{c.options.profile}</b>), as "
-            f"<tt>shrec-eval evaluate --profile {c.options.profile} --average "
-            f"{c.options.average}</tt> ranks them"
+            f"is better ({shown.average} mean, profile <b>{shown.profile}</b>), as "
+            f"<tt>shrec-eval evaluate --profile {shown.profile} --average "
+            f"{shown.average}</tt> ranks them"
             + ("" if key in self.keys else " (add its column to sort by it)")
             + "."
         )
+        stale = c.stale_entries()
+        if stale:
+            n = len(stale)
+            text = (
+                f"<span style='color: grey'>{text}</span><br><b>Stale:</b> "
+                f"{'these results were' if n > 1 else 'this result was'} scored with other "
+                "options than the ones now chosen (greyed); F5 scores with the new options."
+            )
         flagged = [(e.name, problems(e.result)) for e in c.readable_entries() if problems(e.result)]
         if flagged:
             text += " &nbsp;⚠ Runs with problems (as <tt>shrec-eval check</tt>): " + "; ".join(

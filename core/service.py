@@ -1,0 +1,268 @@
+"""The one scoring service of every front end: read, apply the profile, score.
+
+The command line (:mod:`shrec_eval.commands`), the desktop app's scoring
+worker and its Export report all score a contest here and nowhere else, so
+that they give the same numbers under every profile:
+
+* :func:`effective_options`: the options a result scored under a profile
+  carries (the profile's fixed values over the user's); a front end compares
+  results with these, never with the options it was given;
+* :func:`score_runs`: one run source after the other, each read with the
+  profile's reader settings (trec_eval's tie order, the SHREC toolkits' own
+  files skipped...) and scored, with progress, a cooperative ``should_stop``
+  and, for the app, a cache of runs already read;
+* :func:`score_contest`: a whole :class:`~shrec_eval.contest.Contest`,
+  assessment included (shapenet17's method folders: one result per dataset);
+* :func:`final_names`: the run names tables and files show (distinct).
+
+No Qt here (the import-linter contract in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from .contest import Contest, RunSource
+from .engine import Cancelled, evaluate
+from .errors import AmbiguousFormatError, ShrecEvalError
+from .model import Assessment, Run
+from .options import EvalOptions
+from .profiles import get_profile
+from .profiles.shapenet_data import read_method, read_taxonomy
+from .readers import distinct_names
+from .results import RunResult
+
+__all__ = [
+    "Outcome",
+    "RunCache",
+    "effective_options",
+    "final_names",
+    "load_assessment",
+    "score_contest",
+    "score_runs",
+    "user_message",
+]
+
+#: started(index of the source, its name) and progress(index, done, total)
+StartedFn = Callable[[int, str], None]
+IndexedProgressFn = Callable[[int, int, int], None]
+
+
+def effective_options(options: EvalOptions) -> EvalOptions:
+    """The options the engine scores with under ``options.profile``: what
+    every result of these options carries (``RunResult.options``)."""
+    return get_profile(options.profile).apply(options)
+
+
+def user_message(exc: BaseException, path=None) -> str:
+    """An exception in words for a person: a ShrecEvalError says what went
+    wrong itself; an OSError names the file (``path`` when writing it)."""
+    if isinstance(exc, ShrecEvalError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{path or exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+    return f"unexpected {type(exc).__name__}: {exc}"
+
+
+def _fingerprint(path) -> tuple | None:
+    """What tells a file (or a folder's files) changed on disk: size and time."""
+    try:
+        st = os.stat(path)
+        if os.path.isdir(path):
+            entries = [e.stat() for e in os.scandir(path) if e.is_file()]
+            return (
+                len(entries),
+                max((e.st_mtime_ns for e in entries), default=0),
+                sum(e.st_size for e in entries),
+            )
+        return (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+
+
+class RunCache:
+    """Runs already read, by what reading them depended on: the source (not
+    its colour), the reader settings and the file's size and time; a file
+    changed on disk is read again.  Held by the app across re-scorings
+    (scoring with other options reads nothing again)."""
+
+    def __init__(self) -> None:
+        self._runs: dict = {}
+
+    @staticmethod
+    def key(source: RunSource, reader: dict) -> tuple:
+        return (
+            replace(source, colour=None),
+            tuple(sorted(reader.items())),
+            _fingerprint(source.path),
+        )
+
+    def get(self, source: RunSource, reader: dict) -> Run | None:
+        return self._runs.get(self.key(source, reader))
+
+    def put(self, source: RunSource, reader: dict, run: Run) -> None:
+        self._runs[self.key(source, reader)] = run
+
+    def clear(self) -> None:
+        self._runs.clear()
+
+
+@dataclass
+class Outcome:
+    """What became of one run source (``index``: its place in the sources
+    given): a ``result`` (with the ``run`` read and the ``assessment`` it was
+    scored against), or an ``error`` message (``candidates``: the formats an
+    ambiguous file fits, for the user to choose)."""
+
+    index: int
+    source: RunSource
+    result: RunResult | None = None
+    run: Run | None = None
+    assessment: Assessment | None = None
+    error: str | None = None
+    candidates: tuple[str, ...] = ()
+    #: the exception behind ``error`` (not a ShrecEvalError: a defect to report)
+    exception: BaseException | None = None
+
+
+def _reader(options: EvalOptions) -> dict:
+    return dict(get_profile(options.profile).reader)
+
+
+def load_assessment(contest: Contest) -> Assessment:
+    """The contest's assessment (shapenet17: its taxonomy has one per
+    dataset split; the first dataset's comes with the results instead)."""
+    return contest.assessment.load()
+
+
+def score_runs(
+    assessment: Assessment,
+    sources: Sequence[RunSource],
+    options: EvalOptions,
+    *,
+    cache: RunCache | None = None,
+    errors: str = "raise",
+    started: StartedFn | None = None,
+    progress: IndexedProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[Outcome]:
+    """Read and score each source in turn, under ``options.profile``: one
+    :class:`Outcome` per source, in order.  ``errors="raise"`` lets a reader's
+    error end the loop (the command line's way); ``"collect"`` turns it into
+    the outcome's ``error`` and goes on (the app's way: one run that cannot
+    be read or scored never stops the others).
+    :class:`~shrec_eval.errors.Cancelled` ends the loop when ``should_stop``
+    answers True (between sources and between blocks of queries)."""
+    if errors not in ("raise", "collect"):
+        raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
+    reader = _reader(options)
+    for i, source in enumerate(sources):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if started is not None:
+            started(i, source.name or os.path.basename(os.fspath(source.path)))
+        try:
+            run = cache.get(source, reader) if cache is not None else None
+            if run is None:
+                run = source.load(assessment, **reader)
+                if cache is not None:
+                    cache.put(source, reader, run)
+            cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
+            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+        except Cancelled:
+            raise
+        except AmbiguousFormatError as exc:
+            if errors == "raise":
+                raise
+            yield Outcome(i, source, error=user_message(exc), candidates=tuple(exc.candidates))
+            continue
+        except Exception as exc:  # noqa: BLE001 - the reader's words, for the front end
+            if errors == "raise":
+                raise
+            yield Outcome(i, source, error=user_message(exc), exception=exc)
+            continue
+        yield Outcome(i, source, result=result, run=run, assessment=assessment)
+
+
+def score_shapenet(
+    taxonomy,
+    sources: Sequence[RunSource],
+    options: EvalOptions,
+    *,
+    started: StartedFn | None = None,
+    progress: IndexedProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[Outcome]:
+    """shapenet17: every dataset folder of every method folder, each against
+    the assessment of its split and queries; one outcome per dataset (named
+    ``method/dataset``; a source's name replaces the folder name)."""
+    tax = read_taxonomy(taxonomy)
+    for i, source in enumerate(sources):
+        for assessment, run in read_method(tax, source.path):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if source.name:
+                run.name = f"{source.name}/{run.name.rpartition('/')[2]}"
+            if started is not None:
+                started(i, run.name)
+            cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
+            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+            yield Outcome(i, source, result=result, run=run, assessment=assessment)
+
+
+def final_names(results: Sequence[RunResult]) -> list[RunResult]:
+    """The results under the names tables and files show: where two runs
+    carry one name (two TREC files of one run tag), the file name is added
+    (``tag (alice.trec)``), then a number."""
+    names = distinct_names([r.run_name for r in results], [r.run_source for r in results])
+    return [r if r.run_name == n else replace(r, run_name=n) for r, n in zip(results, names)]
+
+
+def score_contest(
+    contest: Contest,
+    *,
+    assessment: Assessment | None = None,
+    progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[Assessment, list[RunResult]]:
+    """Score every run of a contest (the command line's way: the first
+    unreadable run is an error): the assessment and the results, in the
+    contest's order, with distinct names.  ``progress(run name)`` gives the
+    engine's progress callback of that run (e.g. a progress bar)."""
+    options = contest.options
+    bars: dict[int, Callable | None] = {}
+
+    def started(i: int, name: str) -> None:
+        bars[i] = progress(name) if progress is not None else None
+
+    def step(i: int, done: int, total: int) -> None:
+        if bars.get(i) is not None:
+            bars[i](done, total)
+
+    if options.profile == "shapenet17":
+        outcomes = list(
+            score_shapenet(
+                contest.assessment.path,
+                contest.runs,
+                options,
+                started=started,
+                progress=step,
+                should_stop=should_stop,
+            )
+        )
+        assessment = outcomes[0].assessment if outcomes else None
+    else:
+        assessment = assessment if assessment is not None else load_assessment(contest)
+        outcomes = list(
+            score_runs(
+                assessment,
+                contest.runs,
+                options,
+                started=started,
+                progress=step,
+                should_stop=should_stop,
+            )
+        )
+    return assessment, final_names([o.result for o in outcomes])
