@@ -314,7 +314,6 @@ def test_a_hidden_tab_catches_up_when_shown_during_a_job(win, qtbot, monkeypatch
     import time
 
     import numpy as np
-
     import shrec_eval.service as service  # the app scores through the service
 
     win.open_demo()
