@@ -76,8 +76,18 @@ _probability = _bounded(parse_real, 0.0, 0.999999)
 def _reading_parser() -> argparse.ArgumentParser:
     """The files of a contest and how to read them (evaluate, check, compare)."""
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("assessment", metavar="ASSESSMENT")
-    p.add_argument("runs", nargs="+", metavar="RUN")
+    p.add_argument(
+        "assessment",
+        metavar="ASSESSMENT",
+        help="the relevance side: a PSB .cla or TREC qrels; or, alone, a contest file "
+        "(CONTEST.json: a session saved by the app; options given here override its own)",
+    )
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="a run: dissimilarity matrix (binary or ASCII), TREC run, or folder of rank lists",
+    )
     g = p.add_argument_group("reading the files")
     g.add_argument(
         "--queries",
@@ -126,6 +136,11 @@ def _reading_parser() -> argparse.ArgumentParser:
         "--names",
         metavar="N1,N2,...",
         help="run names, comma separated, in the order of the run files",
+    )
+    g.add_argument(
+        "--save-contest",
+        metavar="FILE",
+        help="write the contest this command line describes (a .json the app opens)",
     )
     return p
 
@@ -335,6 +350,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if not args.command:
             raise UsageError(f"a command is needed: {', '.join(COMMANDS)} (see {PROG} --help)")
+        args.given = given_options(argv)
         return COMMANDS[args.command](args, out)
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
@@ -357,6 +373,22 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
         sys.stderr.write(f"{PROG}: error: {msg}\n")
         return 2
+
+
+def given_options(argv: Sequence[str]) -> set[str]:
+    """The options written on the command line (argparse dests), told from
+    those left at their defaults: a contest file's settings give way to
+    the former only."""
+    parser = build_parser()
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:  # argparse keeps no public list of them
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.dest not in ("help", "version"):
+                action.default = argparse.SUPPRESS
+    return set(vars(parser.parse_args(argv))) - {"command", "assessment", "runs"}
 
 
 class Terminated(BaseException):

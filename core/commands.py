@@ -18,7 +18,7 @@ import numpy as np
 from . import __version__
 from .atomic import check_outputs
 from .contest import AssessmentSource, Contest, RunSource
-from .errors import ContestFileError, UsageError
+from .errors import ContestFileError, ShrecEvalError, UsageError
 from .measures import expand
 from .options import EvalOptions
 from .profiles import get_profile
@@ -96,10 +96,43 @@ def _options(args) -> EvalOptions:
     )
 
 
+#: command-line option (argparse dest) -> the EvalOptions field it sets
+OPTION_FIELDS = {
+    "ranks": "ranks",
+    "curve_length": "curve_length",
+    "pr_levels": "pr_levels",
+    "pr_interpolation": "pr_interpolation",
+    "keep_self": "remove_self",
+    "psb_cutoff": "psb_class_cutoff",
+    "f_beta": "f_beta",
+    "profile": "profile",
+    "average": "average",
+    "max_rank": "max_rank",
+    "relevance_level": "relevance_level",
+    "complete_queries": "complete_queries",
+    "collection_size": "collection_size",
+}
+
+
+def is_contest_file(path) -> bool:
+    """A contest file (a session saved by the app, the demo's contest.json)
+    is told by its name, as the app tells it."""
+    return str(path).lower().endswith(".json")
+
+
 def contest_of(args, options: EvalOptions) -> Contest:
     """The contest a command line names (evaluate, check, compare): the
     sources with their reader options, and ``options`` with the collection
-    size, which sets Ds in the engine whatever the assessment's format."""
+    size, which sets Ds in the engine whatever the assessment's format.
+    ASSESSMENT alone as a contest file (.json): that contest, with the
+    options given on the command line over the file's."""
+    if not args.runs:
+        if not is_contest_file(args.assessment):
+            raise UsageError(
+                "at least one RUN is needed after ASSESSMENT "
+                "(or a contest file, CONTEST.json, alone)"
+            )
+        return _contest_file(args, options)
     names = [None] * len(args.runs)
     if args.names:
         names = [t.strip() for t in args.names.split(",")]
@@ -127,15 +160,66 @@ def contest_of(args, options: EvalOptions) -> Contest:
             for path, name in zip(args.runs, names)
         ),
         replace(options, collection_size=args.collection_size),
+        name=Path(args.save_contest).stem if getattr(args, "save_contest", None) else "",
     )
+
+
+def _contest_file(args, options: EvalOptions) -> Contest:
+    """A contest file, with what the command line gives explicitly (the
+    options ``args.given`` names) over the file's settings."""
+    contest = Contest.read(args.assessment)
+    given = getattr(args, "given", set())
+    fields = {OPTION_FIELDS[d] for d in given if d in OPTION_FIELDS}
+    try:
+        merged = replace(contest.options, **{f: getattr(options, f) for f in fields})
+        if "profile" in fields and merged.profile != "trec_eval":
+            merged = replace(merged, complete_queries=False)  # -c is trec_eval's own
+    except ShrecEvalError as exc:
+        raise UsageError(f"{args.assessment}: {exc}") from None
+    a = contest.assessment
+    reading = {
+        "assessment_format": ("format", args.assessment_format),
+        "queries": ("queries", args.queries),
+        "sister_classes": ("graded", args.sister_classes),
+        "collection": ("collection", args.collection),
+        "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+    }
+    a = replace(a, **{f: v for d, (f, v) in reading.items() if d in given})
+    runs = list(contest.runs)
+    run_reading = {
+        "run_format": ("format", args.run_format),
+        "variant": ("variant", args.variant),
+        "trec_order": ("trec_order", args.trec_order),
+        "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+    }
+    override = {f: v for d, (f, v) in run_reading.items() if d in given}
+    runs = [replace(r, **override) for r in runs]
+    if args.names:
+        names = [t.strip() for t in args.names.split(",")]
+        if len(names) != len(runs):
+            raise UsageError(
+                f"--names gives {len(names)} names for the {len(runs)} runs of {args.assessment}"
+            )
+        runs = [replace(r, name=n) for r, n in zip(runs, names)]
+    if not runs:
+        raise UsageError(f"{args.assessment}: the contest has no runs to score")
+    return replace(contest, assessment=a, runs=tuple(runs), options=merged, view={})
+
+
+def _save_contest(args, contest: Contest) -> None:
+    """--save-contest FILE: the contest this command line describes, for the
+    app to open (File > Open session) or for ``evaluate CONTEST.json``."""
+    if getattr(args, "save_contest", None):
+        contest.write(args.save_contest)
 
 
 def _guard_outputs(contest: Contest, **outputs) -> None:
     """Before any work: no output (``json=`` a file, the others folders, as
     the command has them) may replace an input or go inside one."""
     a = contest.assessment
+    kinds = {"json": "file", "save_contest": "file"}
     check_outputs(
-        [(f"--{k}", v, "file" if k == "json" else "folder") for k, v in outputs.items()],
+        [(f"--{k.replace('_', '-')}", v, kinds.get(k, "folder")) for k, v in outputs.items()],
         [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
     )
     profile = get_profile(contest.options.profile)
@@ -225,7 +309,15 @@ def _native(args, assessment, results) -> None:
 
 def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
-    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    _guard_outputs(
+        contest,
+        json=args.json,
+        csv=args.csv,
+        report=args.report,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
+    _save_contest(args, contest)
     assessment = None
     if contest.options.profile != "shapenet17":  # its taxonomy: one assessment per dataset
         assessment = load_assessment(contest)
@@ -313,15 +405,16 @@ def cmd_check(args, out) -> int:
     contest = contest_of(
         args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
     )
-    _guard_outputs(contest, json=args.json, native=args.native)
+    _guard_outputs(contest, json=args.json, native=args.native, save_contest=args.save_contest)
     _no_shapenet(contest.options, "check")
+    _save_contest(args, contest)
     assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
     report = {
         "tool": {"name": PROG, "version": __version__},
-        "profile": args.profile,
+        "profile": contest.options.profile,
         "assessment": {
-            "path": args.assessment,
+            "path": str(contest.assessment.path),
             "kind": assessment.kind,
             "queries": assessment.n_queries,
             "collection_size": size,
@@ -329,11 +422,13 @@ def cmd_check(args, out) -> int:
         "runs": [],
     }
     out.write(
-        f"assessment {args.assessment}: {assessment.kind}, {assessment.n_queries} queries, "
-        f"collection of {size}; profile {args.profile}\n"
+        f"assessment {contest.assessment.path}: {assessment.kind}, "
+        f"{assessment.n_queries} queries, collection of {size}; "
+        f"profile {contest.options.profile}\n"
     )
     results = []
-    for path, source in zip(args.runs, contest.runs):
+    paths = args.runs or [str(r.path) for r in contest.runs]
+    for path, source in zip(paths, contest.runs):
         e = check_run(assessment, source, contest.options, args.strict)
         if "result" in e:
             results.append(e.pop("result"))
@@ -364,8 +459,15 @@ def cmd_check(args, out) -> int:
 
 def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
-    _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
+    _guard_outputs(
+        contest,
+        json=args.json,
+        report=args.report,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
     _no_shapenet(contest.options, "compare")
+    _save_contest(args, contest)
     _check_keys([args.measure], contest.options)
     assessment = load_assessment(contest)
     _, results = _score(contest, assessment)
@@ -389,8 +491,8 @@ def cmd_compare(args, out) -> int:
             args.json,
             {
                 "tool": {"name": PROG, "version": __version__},
-                "profile": args.profile,
-                "assessment": args.assessment,
+                "profile": contest.options.profile,
+                "assessment": str(contest.assessment.path),
                 "comparison": c.to_dict(),
             },
         )

@@ -2,6 +2,9 @@
 
     shrec-gui [FILES...]          an assessment and runs, or a session (.json)
     shrec-gui --demo              the bundled demo contest
+    shrec-gui CONTEST.json --export-report DIR [--native DIR]
+                                  headless: score through the app, write what
+                                  File > Export report (native files) writes
     shrec-gui --smoke-test OUT.png
                                   open the window, score the demo, export its
                                   precision-recall plot, exit (0 = it all worked)
@@ -35,8 +38,24 @@ def parse_args(argv):
         metavar="OUT.png",
         help="score the demo, export its precision-recall plot to OUT.png, exit",
     )
+    p.add_argument(
+        "--export-report",
+        metavar="DIR",
+        help="no window: score the contest (FILES or --demo) as the app does, write what "
+        "File > Export report writes to DIR, exit (0, or 1 with the message on stderr)",
+    )
+    p.add_argument(
+        "--native",
+        metavar="DIR",
+        help="with --export-report: also the evaluator's own files (File > Export native files)",
+    )
     p.add_argument("--version", action="version", version=f"shrec-gui {__version__}")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.native and not args.export_report:
+        p.error("--native goes with --export-report")
+    if args.export_report and not (args.files or args.demo):
+        p.error("--export-report needs a contest: CONTEST.json, ASSESSMENT RUN..., or --demo")
+    return args
 
 
 def make_app(argv=None) -> QApplication:
@@ -152,6 +171,21 @@ def main(argv=None) -> int:
             say(f"smoke test: unexpected {type(exc).__name__}: {exc}")
             return 1
     keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
+    if args.export_report:
+        if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no screen needed
+        make_app()
+        from .headless import export
+
+        try:
+            return export(
+                args.files, report=args.export_report, native=args.native, demo=args.demo, say=say
+            )
+        except Exception as exc:  # noqa: BLE001 - one line for whoever scripted us
+            say(f"shrec-gui: error: unexpected {type(exc).__name__}: {exc}")
+            return 1
     app = make_app()
     from .mainwindow import MainWindow, app_icon
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from shrec_eval.errors import ShrecEvalError
+from shrec_eval.profiles import get_profile
+from shrec_eval.profiles.native import write_native
 
 from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
@@ -21,6 +23,10 @@ from .worker import FileTasks, user_message
 class ExportActions(QObject):
     """The export half of the File menu, for one main window ``w``."""
 
+    #: a folder written on the file thread: what ("report", "native"), the
+    #: folder, and "" or the message of why it was not written
+    folderDone = Signal(str, str, str)
+
     def __init__(self, window) -> None:
         super().__init__(window)
         self.w = window
@@ -28,6 +34,61 @@ class ExportActions(QObject):
         self.report_tasks.done.connect(self._report_written)
         self.report_tasks.failed.connect(self._report_failed)
         self._report_folder = ""
+        self.native_tasks = FileTasks(self)
+        self.native_tasks.done.connect(self._native_written)
+        self.native_tasks.failed.connect(self._native_failed)
+        self._native_folder = ""
+
+    def _results(self) -> list | None:
+        """The results an export shows: every readable run, scored with the
+        options now chosen; None (and the status says why) otherwise."""
+        c = self.w.controller
+        entries = [e for e in c.readable_entries() if e.result is not None]
+        if c.assessment is None or not entries:
+            self.w.status_label.setText("Score runs first: the report shows their results.")
+            return None
+        if c.stale_entries() or c.busy:
+            self.w.status_label.setText(
+                "The results are not all scored with the current options: "
+                "press F5 and export once scoring has finished."
+            )
+            return None
+        return entries
+
+    def export_native_dialog(self) -> None:
+        path = self.w.ask_save_path("Export native files (a folder)", "native", "Folder (*)")
+        if path:
+            self.export_native(path)
+
+    def export_native(self, folder: str) -> None:
+        """The evaluator's own files (as ``shrec-eval evaluate --native``),
+        written on a file thread."""
+        entries = self._results()
+        if entries is None:
+            return
+        profile = get_profile(entries[0].result.profile)
+        if profile.native is None:
+            self.w.status_label.setText(
+                f"The {profile.name} profile has no native files "
+                "(boli, psbtable and shapenet17 have)."
+            )
+            self.folderDone.emit("native", folder, "the profile has no native files")
+            return
+        self._native_folder = folder
+        self.w.status_label.setText(f"Writing the native files to {folder}…")
+        self.native_tasks.start(
+            write_native, folder, self.w.controller.assessment, [e.result for e in entries]
+        )
+
+    def _native_written(self, _request: int, _paths) -> None:
+        self.w.prefs.remember_folder(self._native_folder)
+        self.w.status_label.setText(f"Wrote the native files to {self._native_folder}")
+        self.folderDone.emit("native", self._native_folder, "")
+
+    def _native_failed(self, _request: int, message: str) -> None:
+        self.w.status_label.setText("The native files were not written.")
+        self.w.controller.problem.emit("Cannot write the native files", message)
+        self.folderDone.emit("native", self._native_folder, message)
 
     def export_report_dialog(self) -> None:
         path = self.w.ask_save_path("Export report (a folder)", "report", "Folder (*)")
@@ -38,10 +99,10 @@ class ExportActions(QObject):
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
         c = self.w.controller
-        entries = [(e.name, e.colour, e.result) for e in c.readable_entries() if e.result]
-        if c.assessment is None or not entries:
-            self.w.status_label.setText("Score runs first: the report shows their results.")
+        scored = self._results()
+        if scored is None:
             return
+        entries = [(e.name, e.colour, e.result) for e in scored]
         figures = report_figures(entries, self.w.prefs.figure())
         results = [r for _, _, r in entries]
         self._report_folder = folder
@@ -53,10 +114,12 @@ class ExportActions(QObject):
     def _report_written(self, _request: int, _paths) -> None:
         self.w.prefs.remember_folder(self._report_folder)
         self.w.status_label.setText(f"Wrote the report to {self._report_folder}")
+        self.folderDone.emit("report", self._report_folder, "")
 
     def _report_failed(self, _request: int, message: str) -> None:
         self.w.status_label.setText("The report was not written.")
         self.w.controller.problem.emit("Cannot write the report", message)
+        self.folderDone.emit("report", self._report_folder, message)
 
     def export_tab_dialog(self) -> None:
         """Ctrl+E: the current tab exports what it shows."""

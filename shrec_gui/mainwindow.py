@@ -248,6 +248,13 @@ class MainWindow(FileDialogs, QMainWindow):
             "Ctrl+Shift+E",
             "the report folder of shrec-eval --report, with the figures",
         )
+        self._action(
+            f,
+            "Export &native files…",
+            self.exports.export_native_dialog,
+            None,
+            "the evaluator's own output files (shrec-eval --native): boli, psbtable, shapenet17",
+        )
         f.addSeparator()
         self._action(f, "&Quit", self.quit_action, QKeySequence.StandardKey.Quit)
         e = mb.addMenu("&Edit")
