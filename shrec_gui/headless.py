@@ -43,10 +43,12 @@ def export(
     demo: bool = False,
     say=print,
     timeout_s: float = 3600.0,
+    windows: list | None = None,
 ) -> int:
     """Open ``files`` (a contest file, or an assessment and runs; ``demo``:
     the bundled demo), score, write ``report`` and ``native`` folders.
-    ``say(line)`` tells the user (stderr in the command)."""
+    ``say(line)`` tells the user (stderr in the command); ``windows`` (tests)
+    keeps the closed window alive to the end of the process."""
     from shrec_eval.resources import demo_manifest
 
     from .mainwindow import MainWindow
@@ -54,6 +56,8 @@ def export(
     app = QApplication.instance()
     win = MainWindow(_settings())
     win.quiet = True  # no dialog: every problem is recorded in win.errors
+    if windows is not None:
+        windows.append(win)
     c = win.controller
     deadline = time.monotonic() + timeout_s
     status = 1
@@ -99,7 +103,6 @@ def export(
             say(f"shrec-gui: wrote {folder}")
         status = 0
     finally:
-        win.close()  # not a user's close: nothing is asked
-        win.deleteLater()
+        win.close()  # not a user's close: nothing is asked; its threads stop
         app.processEvents()
     return status

@@ -1,0 +1,170 @@
+"""Every profile scores in the app as on the command line (issue 20): the
+status counts the runs scored under a profile that fixes options, reader
+rules (trec_eval's tie order, the SHREC toolkits' own files) apply, stale
+results say so until F5, the Options dialog shows what a profile fixes, and
+a new assessment asks whether to keep the runs."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from contest_profiles import boli_contest  # noqa: E402
+from guitools import wait_idle  # noqa: E402
+from shrec_eval.cli import main as cli_main  # noqa: E402
+from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
+from shrec_eval.options import EvalOptions  # noqa: E402
+from shrec_eval.profiles import REGISTRY  # noqa: E402
+from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.service import score_runs  # noqa: E402
+
+DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
+
+# a TREC run whose two retrieved documents tie: trec_eval ranks d2 (docno
+# descending) before d1, file order keeps d1 first
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n"
+TIED = "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.5 r\nq1 Q0 d3 3 0.1 r\n"
+
+
+@pytest.fixture
+def fresh(win, qtbot):
+    win.quiet = True
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+@pytest.mark.parametrize("profile", ["shrec", "boli", "psbtable", "trec_eval"])
+def test_each_profile_scores_in_the_app(fresh, qtbot, profile):
+    c = fresh.controller
+    c.set_options(replace(c.options, profile=profile))
+    c.score()
+    wait_idle(qtbot, fresh, 7)
+    assert all(c.is_current(e.result) for e in c.entries.values())
+    assert fresh.status_label.text() == "7 of 7 runs scored with the current options."
+    assert all(e.result.profile == profile for e in c.entries.values())
+    assert not c.stale_entries()
+
+
+def test_trec_eval_reader_rules_apply_in_the_app(win, qtbot, tmp_path):
+    (tmp_path / "t.qrels").write_text(QRELS)
+    (tmp_path / "tied.trec").write_text(TIED)
+    win.quiet = True
+    c = win.controller
+    c.open_assessment(
+        AssessmentSource(tmp_path / "t.qrels", collection_size=3),
+        runs=[RunSource(tmp_path / "tied.trec")],
+        options=EvalOptions(profile="trec_eval"),
+    )
+    wait_idle(qtbot, win, 1)
+    app_value = next(iter(c.entries.values())).result.means["ap_trec_r"]
+    # trec_eval's order d2, d1, d3: AP = (1/2 + 2/3) / 2; file order: (1 + 2/3) / 2
+    assert app_value == pytest.approx((1 / 2 + 2 / 3) / 2)
+    a = load_assessment(tmp_path / "t.qrels", collection_size=3)
+    plain = load_run(tmp_path / "tied.trec", a)  # without the profile's reader settings
+    (o,) = score_runs(a, [RunSource(tmp_path / "tied.trec")], EvalOptions())
+    assert o.result.means["ap_trec_r"] == pytest.approx((1 + 2 / 3) / 2) and plain is not None
+    out = io.StringIO()
+    cli_main(
+        [
+            "evaluate",
+            str(tmp_path / "t.qrels"),
+            str(tmp_path / "tied.trec"),
+            "-N",
+            "3",
+            "--profile",
+            "trec_eval",
+            "--columns",
+            "ap_trec_r",
+        ],
+        out=out,
+    )
+    assert f"{app_value:.4f}" in out.getvalue()
+
+
+def test_boli_reader_rules_apply_in_the_app(win, qtbot, tmp_path):
+    """The toolkit's own files in the rank-list folder are skipped and a NaN
+    distance read, under boli only: shrec refuses the same folder."""
+    queries, target, lists = boli_contest(tmp_path)
+    win.quiet = True
+    c = win.controller
+    c.open_assessment(
+        AssessmentSource(target, queries=queries),
+        runs=[RunSource(lists)],
+        options=EvalOptions(profile="boli"),
+    )
+    wait_idle(qtbot, win, 1)
+    e = next(iter(c.entries.values()))
+    assert e.error is None and e.result.profile == "boli"
+    c.set_options(EvalOptions())
+    c.score()
+    qtbot.waitUntil(lambda: c.idle() and e.error is not None, timeout=20000)
+    assert "Stats_test.txt" in e.error
+
+
+def test_stale_results_say_so_until_f5(fresh, qtbot):
+    c = fresh.controller
+    c.set_options(replace(c.options, average="macro"))
+    fresh.summary.refresh()
+    caption = fresh.summary.rank_label.text()
+    assert "Stale" in caption and "F5 scores with the new options" in caption
+    assert "micro mean" in caption  # the numbers shown are still the micro ones
+    model = fresh.summary.model
+    from PySide6.QtCore import Qt
+
+    grey = model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole)
+    assert grey is not None and grey.color().red() == 128
+    c.score()
+    wait_idle(qtbot, fresh, 7)
+    caption = fresh.summary.rank_label.text()
+    assert "Stale" not in caption and "macro mean" in caption
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole) is None
+
+
+def test_options_dialog_shows_what_a_profile_fixes(qtbot):
+    from shrec_gui.dialogs import OptionsDialog
+
+    d = OptionsDialog(EvalOptions(remove_self=False))
+    qtbot.addWidget(d)
+    assert d.remove_self.isEnabled() and not d.remove_self.isChecked()
+    d.profile.setCurrentIndex(d.profile.findData("psbtable"))
+    assert not d.remove_self.isEnabled() and d.remove_self.isChecked()
+    assert not d.cutoff.isEnabled() and d.cutoff.isChecked()
+    assert REGISTRY["psbtable"].why in d.forced.text()
+    assert "psbtable" in d.remove_self.toolTip()
+    # the user's own choice stays underneath what the profile fixes
+    assert d.options().remove_self is False and d.options().profile == "psbtable"
+    d.profile.setCurrentIndex(d.profile.findData("shrec"))
+    assert d.remove_self.isEnabled() and not d.remove_self.isChecked()
+    d.profile.setCurrentIndex(d.profile.findData("boli"))
+    assert not d.interp.isEnabled() and d.interp.currentData() == "psb"
+    # every profile of the registry is offered, with its label
+    assert [d.profile.itemData(i) for i in range(d.profile.count())] == list(REGISTRY)
+
+
+@pytest.mark.parametrize("answer, kept", [(False, 0), (True, 7), (None, None)])
+def test_a_new_assessment_asks_whether_to_keep_the_runs(fresh, qtbot, answer, kept):
+    c = fresh.controller
+    before = c.assessment
+    asked = []
+
+    def keep():
+        asked.append(1)
+        return answer
+
+    c.open_files([str(DEMO / "target.cla")], keep_runs=keep)
+    if kept is None:  # Cancel: nothing changes
+        qtbot.waitUntil(lambda: bool(asked) and c.idle(), timeout=10000)
+        assert c.assessment is before and len(c.entries) == 7
+        return
+    qtbot.waitUntil(lambda: c.assessment is not before, timeout=10000)
+    wait_idle(qtbot, fresh)
+    assert asked and len(c.entries) == kept
+    assert fresh.windowTitle() == "SHREC evaluation — target.cla"
+    assert c.session_path is None
