@@ -347,7 +347,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     debug = "--debug" in argv
     keep_freed_blocks()  # chunked reading without refaulting its arrays (core/memory.py)
     try:
-        args = build_parser().parse_args(argv)
+        args = parse(argv)
         if not args.command:
             raise UsageError(f"a command is needed: {', '.join(COMMANDS)} (see {PROG} --help)")
         args.given = given_options(argv)
@@ -375,6 +375,20 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         return 2
 
 
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The parsed command line.  RUN... may be empty (ASSESSMENT alone is a
+    contest file), so argparse gives RUN nothing from the first group of
+    file names when options follow ASSESSMENT (``evaluate A.cla --queries
+    Q.cla R1 R2``): the file names it left over are the runs, in order."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and hasattr(args, "runs") and not any(e.startswith("-") for e in extra):
+        args.runs = list(args.runs) + extra
+    elif extra:
+        parser.parse_args(argv)  # the error argparse gives for what it does not know
+    return args
+
+
 def given_options(argv: Sequence[str]) -> set[str]:
     """The options written on the command line (argparse dests), told from
     those left at their defaults: a contest file's settings give way to
@@ -388,7 +402,7 @@ def given_options(argv: Sequence[str]) -> set[str]:
                 stack.extend(action.choices.values())
             elif action.dest not in ("help", "version"):
                 action.default = argparse.SUPPRESS
-    return set(vars(parser.parse_args(argv))) - {"command", "assessment", "runs"}
+    return set(vars(parser.parse_known_args(argv)[0])) - {"command", "assessment", "runs"}
 
 
 class Terminated(BaseException):

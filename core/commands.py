@@ -206,6 +206,11 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     return replace(contest, assessment=a, runs=tuple(runs), options=merged, view={})
 
 
+def _contest_file_of(args):
+    """The contest file the command line names (ASSESSMENT alone), or None."""
+    return None if args.runs else args.assessment
+
+
 def _save_contest(args, contest: Contest) -> None:
     """--save-contest FILE: the contest this command line describes, for the
     app to open (File > Open session) or for ``evaluate CONTEST.json``."""
@@ -213,14 +218,15 @@ def _save_contest(args, contest: Contest) -> None:
         contest.write(args.save_contest)
 
 
-def _guard_outputs(contest: Contest, **outputs) -> None:
+def _guard_outputs(contest: Contest, contest_file=None, **outputs) -> None:
     """Before any work: no output (``json=`` a file, the others folders, as
-    the command has them) may replace an input or go inside one."""
+    the command has them) may replace an input or go inside one (the
+    ``contest_file`` read is an input too)."""
     a = contest.assessment
     kinds = {"json": "file", "save_contest": "file"}
     check_outputs(
         [(f"--{k.replace('_', '-')}", v, kinds.get(k, "folder")) for k, v in outputs.items()],
-        [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
+        [a.path, a.queries, a.collection, contest_file, *(r.path for r in contest.runs)],
     )
     profile = get_profile(contest.options.profile)
     if outputs.get("native") and profile.native is None:
@@ -311,6 +317,7 @@ def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(
         contest,
+        _contest_file_of(args),
         json=args.json,
         csv=args.csv,
         report=args.report,
@@ -405,7 +412,13 @@ def cmd_check(args, out) -> int:
     contest = contest_of(
         args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
     )
-    _guard_outputs(contest, json=args.json, native=args.native, save_contest=args.save_contest)
+    _guard_outputs(
+        contest,
+        _contest_file_of(args),
+        json=args.json,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
     _no_shapenet(contest.options, "check")
     _save_contest(args, contest)
     assessment = load_assessment(contest)
@@ -461,6 +474,7 @@ def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(
         contest,
+        _contest_file_of(args),
         json=args.json,
         report=args.report,
         native=args.native,

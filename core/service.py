@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from .contest import Contest, RunSource
 from .engine import Cancelled, evaluate
-from .errors import AmbiguousFormatError, ShrecEvalError
+from .errors import AmbiguousFormatError, OptionsError, ShrecEvalError
 from .model import Assessment, Run
 from .options import EvalOptions
 from .profiles import get_profile
@@ -157,6 +157,12 @@ def score_runs(
     answers True (between sources and between blocks of queries)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
+    if options.profile == "shapenet17":  # its runs are method folders (score_shapenet)
+        raise OptionsError(
+            "the shapenet17 profile scores ShapeNet method folders against the taxonomy "
+            "CSV, a contest of its own: score it with 'shrec-eval evaluate TAXONOMY.csv "
+            "METHOD/... --profile shapenet17'"
+        )
     reader = _reader(options)
     for i, source in enumerate(sources):
         if should_stop is not None and should_stop():

@@ -22,6 +22,14 @@ from shrec_eval.service import effective_options
 from .plots import colour_for
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
+#: profiles whose contests the app does not open, and what to do instead
+APP_LEAVES_OUT = {
+    "shapenet17": "The shapenet17 profile scores ShapeNet method folders (one result per "
+    "dataset, each against its own split of the taxonomy); the app holds one assessment. "
+    "Score it with: shrec-eval evaluate TAXONOMY.csv METHOD/... --profile shapenet17 "
+    "(--report DIR, --native DIR).",
+}
+
 
 @dataclass
 class RunEntry:
@@ -180,6 +188,10 @@ class ContestController(QObject):
         current one (with ``options``, and the ``session`` (path, name) and
         ``view`` state it came from) and the runs (by default the current ones) are read and
         scored again; on failure nothing changes and the reader is quoted."""
+        profile = (options or self.options).profile
+        if profile in APP_LEAVES_OUT:
+            self.problem.emit("Cannot open the contest", APP_LEAVES_OUT[profile])
+            return
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
         pairs = [(self._new_key(), r) for r in runs]

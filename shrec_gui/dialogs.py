@@ -32,6 +32,8 @@ from shrec_eval.profiles import REGISTRY
 from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
+from .controller import APP_LEAVES_OUT
+
 AVERAGE_TEXT = {
     "micro": "over queries",
     "macro": "over classes (mean of class means)",
@@ -74,9 +76,12 @@ class OptionsDialog(QDialog):
         self.profile = QComboBox()
         for name, profile in REGISTRY.items():  # names and words: the profile registry's
             self.profile.addItem(f"{name}: {profile.label}", name)
+            i = self.profile.count() - 1
             self.profile.setItemData(
-                self.profile.count() - 1, profile.help, Qt.ItemDataRole.ToolTipRole
+                i, APP_LEAVES_OUT.get(name, profile.help), Qt.ItemDataRole.ToolTipRole
             )
+            if name in APP_LEAVES_OUT:  # listed, greyed, with what to use instead
+                self.profile.model().item(i).setEnabled(False)
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
         self.forced = QLabel()  # what the chosen profile fixes, and why
         self.forced.setWordWrap(True)

@@ -243,7 +243,7 @@ def test_measures_lists_the_registry():
     [
         ([], "a command is needed"),
         (["evaluate"], "required"),
-        (["evaluate", "x.cla"], "required"),
+        (["evaluate", "x.cla"], "at least one RUN is needed"),
         (["frobnicate"], "invalid choice"),
         (["evaluate", *ARGS, str(DEMO / "spectralnet.txt"), "--ranks", "a,b"], "whole numbers"),
         (
@@ -486,3 +486,45 @@ def test_markdown_escapes_backslashes_and_pipes():
     md = summary_md(Summary.build([r], ["nn"], "nn"))
     row = [ln for ln in md.splitlines() if "evil" in ln][0]
     assert row.count(" | ") == 2  # | rank | run | nn |: no extra column
+
+
+def test_a_contest_file_is_scored_with_the_options_given_over_its_own(tmp_path, capsys):
+    """evaluate|check|compare CONTEST.json: the file's runs and options, with
+    what the command line gives explicitly on top; --save-contest writes the
+    contest a command line describes, which scores the same."""
+    contest = str(DEMO / "contest.json")
+    code, out = run_main(["evaluate", contest, "--columns", "nn,ft_psb"])
+    assert code == 0 and "SpectralNet" in out and "RandomBaseline" in out
+    code, psb = run_main(["evaluate", contest, "--profile", "psbtable", "--columns", "nn"])
+    assert code == 0 and "profile psbtable" in psb
+    saved = tmp_path / "saved.json"
+    files = [str(DEMO / "target.cla"), str(DEMO / "spectralnet.txt"), str(DEMO / "lightfield-200")]
+    flags = ["--queries", str(DEMO / "queries.cla"), "--sister-classes", "--average", "macro"]
+    code, direct = run_main(["evaluate", *files, *flags, "--save-contest", str(saved)])
+    assert code == 0 and saved.exists()
+    code, again = run_main(["evaluate", str(saved)])
+    assert code == 0 and again == direct  # the saved contest keeps the macro average
+    code, micro = run_main(["evaluate", str(saved), "--average", "micro"])
+    assert code == 0 and "(micro)" in micro and micro != direct
+    code, checked = run_main(["check", str(saved)])
+    assert code == 0 and checked.count("verdict: OK") == 2
+    code, compared = run_main(["compare", str(saved), "--measure", "nn", "--resamples", "50"])
+    assert code == 0 and "spectralnet" in compared and "lightfield-200" in compared
+    # the contest file is an input: --save-contest never replaces it
+    code, _ = run_main(["evaluate", str(saved), "--save-contest", str(saved)])
+    assert code == 2 and "--save-contest" in capsys.readouterr().err
+
+
+def test_runs_may_follow_options_given_after_the_assessment():
+    code, out = run_main(
+        [
+            "evaluate",
+            str(DEMO / "target.cla"),
+            "--queries",
+            str(DEMO / "queries.cla"),
+            str(DEMO / "spectralnet.txt"),
+            "--sister-classes",
+            str(DEMO / "viewharmonics.trec"),
+        ]
+    )
+    assert code == 0 and "spectralnet" in out and "ViewHarmonics" in out

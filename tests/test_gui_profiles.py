@@ -168,3 +168,29 @@ def test_a_new_assessment_asks_whether_to_keep_the_runs(fresh, qtbot, answer, ke
     assert asked and len(c.entries) == kept
     assert fresh.windowTitle() == "SHREC evaluation — target.cla"
     assert c.session_path is None
+
+
+def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
+    """The app holds one assessment; shapenet17 scores each dataset against
+    its own: the app says so and how to score it, and never scores other
+    data under that profile (the command line refuses that too)."""
+    from shrec_eval.contest import Contest
+    from shrec_eval.errors import OptionsError
+
+    from shrec_gui.dialogs import OptionsDialog
+
+    path = tmp_path / "sn.json"
+    contest = Contest.read(DEMO / "contest.json")
+    replace(contest, options=EvalOptions(profile="shapenet17", remove_self=False)).write(path)
+    win.quiet = True
+    win.controller.open_session(str(path))
+    qtbot.waitUntil(lambda: bool(win.errors), timeout=10000)
+    assert "shrec-eval evaluate TAXONOMY.csv METHOD/... --profile shapenet17" in win.errors[-1]
+    assert win.controller.assessment is None
+    d = OptionsDialog(EvalOptions())
+    qtbot.addWidget(d)
+    item = d.profile.model().item(d.profile.findData("shapenet17"))
+    assert not item.isEnabled()
+    a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla")
+    with pytest.raises(OptionsError, match="method folders"):
+        list(score_runs(a, contest.runs[:1], EvalOptions(profile="shapenet17")))
