@@ -150,6 +150,12 @@ class ContestController(QObject):
         then their results are stale)."""
         self.options = options
         self.optionsChanged.emit(options)
+        stale = len(self.stale_entries())
+        if stale:
+            runs = f"{stale} run{'s' if stale != 1 else ''}"
+            self.status.emit(
+                f"Options changed: the results of {runs} are stale; F5 scores with the new options."
+            )
 
     def current_options(self) -> EvalOptions:
         """The options results scored now carry: the user's, with what the

@@ -147,11 +147,12 @@ class OptionsDialog(QDialog):
             show(value)
             widget.setEnabled(False)
             widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
+        about = profile.help[:1].upper() + profile.help[1:]
         if fixed:
             what = ", ".join(f"{k.replace('_', ' ')} = {_shown(v)}" for k, v in fixed.items())
-            self.forced.setText(f"{profile.help}. It fixes {what}: {profile.why}.")
+            self.forced.setText(f"{about}. It fixes {what}: {profile.why}.")
         else:
-            self.forced.setText(f"{profile.help}.")
+            self.forced.setText(f"{about}.")
 
     def _own(self, name: str):
         """The user's value of an option (not the one a profile shows fixed)."""

@@ -60,6 +60,7 @@ class MainWindow(FileDialogs, QMainWindow):
         self.dark = False
         self.errors: list[str] = []  # what the user was told (tests read it)
         self.quiet = False  # True: record problems without a dialog (smoke test)
+        self._closed = False  # set on close: no more catching up of tabs
         self.controller = c = ContestController(self)
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
@@ -125,13 +126,14 @@ class MainWindow(FileDialogs, QMainWindow):
         self.controller.changed.connect(self._catch_up_later)
 
     def _catch_up_later(self) -> None:
-        if not self.controller.busy:
+        if not self.controller.busy and not self._closed:
             QTimer.singleShot(0, self.catch_up)
 
     def catch_up(self) -> None:
         """Refresh one hidden tab that missed changes, then let the event
-        loop run before the next (no job running)."""
-        if self.controller.busy:
+        loop run before the next (no job running; never once the window has
+        closed: its widgets may be going away)."""
+        if self.controller.busy or self._closed:
             return
         for tab in self.all_tabs():
             if tab.missed_changes:
@@ -421,6 +423,7 @@ class MainWindow(FileDialogs, QMainWindow):
             event.ignore()
             return
         self.prefs.save_window(self)
+        self._closed = True
         self.controller.shutdown()
         super().closeEvent(event)
 

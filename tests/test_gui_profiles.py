@@ -106,6 +106,7 @@ def test_boli_reader_rules_apply_in_the_app(win, qtbot, tmp_path):
     c.score()
     qtbot.waitUntil(lambda: c.idle() and e.error is not None, timeout=20000)
     assert "Stats_test.txt" in e.error
+    wait_idle(qtbot, win)
 
 
 def test_stale_results_say_so_until_f5(fresh, qtbot):
@@ -114,6 +115,9 @@ def test_stale_results_say_so_until_f5(fresh, qtbot):
     fresh.summary.refresh()
     caption = fresh.summary.rank_label.text()
     assert "Stale" in caption and "F5 scores with the new options" in caption
+    assert fresh.status_label.text() == (
+        "Options changed: the results of 7 runs are stale; F5 scores with the new options."
+    )
     assert "micro mean" in caption  # the numbers shown are still the micro ones
     model = fresh.summary.model
     from PySide6.QtCore import Qt
