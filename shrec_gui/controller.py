@@ -8,7 +8,7 @@ opened off the GUI thread only: in the scoring worker or a FileTasks thread."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -17,6 +17,7 @@ from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
 from shrec_eval.report import default_rank_key
 
+from .models import plural
 from .plots import colour_for
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
@@ -133,6 +134,50 @@ class ContestController(QObject):
         """An assessment is open and differs from the session last opened or saved."""
         return self.assessment_source is not None and self._state() != self._saved_state
 
+    def unsaved_changes(self) -> list[str]:
+        """What differs from the session last opened or saved, in words for
+        the unsaved-changes question (nothing unsaved: empty; no session:
+        what is open)."""
+        if not self.unsaved():
+            return []
+        name = Path(self.assessment_source.path).name
+        if self._saved_state is None:
+            return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
+        source, runs, options = self._saved_state
+        out = []
+        if source != self.assessment_source:
+            out.append(f"the assessment ({name} now)")
+        before = [r.path for r in runs]
+        now = [r.path for r in self.run_sources()]
+        added = sum(p not in before for p in now)
+        removed = sum(p not in now for p in before)
+        if added:
+            out.append(f"{plural(added, 'run')} added")
+        if removed:
+            out.append(f"{plural(removed, 'run')} removed")
+        if not added and not removed and tuple(runs) != tuple(self.run_sources()):
+            out.append("how runs are read or shown")
+        if options != self.options:
+            changed = [
+                f.name
+                for f in fields(options)
+                if getattr(options, f.name) != getattr(self.options, f.name)
+            ]
+            out.append(f"the scoring options ({', '.join(changed)})")
+        return out
+
+    def scored_status(self) -> str:
+        """The status of the runs: how many are scored with the current
+        options, of how many, and how many could not be read."""
+        current = sum(
+            e.result is not None and e.result.options == self.options for e in self.entries.values()
+        )
+        failed = sum(e.error is not None for e in self.entries.values())
+        return (
+            f"{current} of {plural(len(self.entries), 'run')} scored with the current options"
+            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+        )
+
     def set_options(self, options: EvalOptions) -> None:
         """New engine options (the runs are scored with them on F5)."""
         self.options = options
@@ -190,6 +235,8 @@ class ContestController(QObject):
             self.scoring.requestForget.emit(k)
         if removed:
             self.changed.emit()
+            if not self.busy:  # the counts of the status bar are of the runs left
+                self.status.emit(self.scored_status())
 
     def open_files(self, paths, confirm=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
@@ -285,9 +332,10 @@ class ContestController(QObject):
             view=view or {},
         )
 
-    def save_session(self, path: str, view: dict | None = None) -> bool:
-        """Write what is open (and the window's ``view`` state) as a session."""
-        contest = self.contest(view=view)
+    def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
+        """Write what is open (and the window's ``view`` state) as a session
+        named ``name`` (the contest's; none yet: the file's name)."""
+        contest = self.contest(name or Path(path).stem, view=view)
         if contest is None:
             self.problem.emit("Nothing to save", "Open an assessment first.")
             return False

@@ -27,13 +27,12 @@ class ChecksTab(QWidget, Tab):
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
         self.remove_button.clicked.connect(self.remove_selected)
         bar = QHBoxLayout()
-        bar.addWidget(
-            QLabel(
-                "Data checks of every run: problems first (what makes shrec-eval check fail), "
-                "then notes; unreadable runs are listed here."
-            ),
-            1,
+        intro = QLabel(
+            "Data checks of every run: problems first (what makes shrec-eval check fail), "
+            "then notes; unreadable runs are listed here."
         )
+        intro.setWordWrap(True)  # the window may be narrow
+        bar.addWidget(intro, 1)
         bar.addWidget(self.remove_button)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
@@ -49,10 +48,15 @@ class ChecksTab(QWidget, Tab):
         self.view.fit_columns()
         self._wrap_long_text()
 
+    #: the share of the room left that the examples may take: what a check
+    #: means is read first, the examples only show where (often empty)
+    EXAMPLES_SHARE = 0.35
+
     def _wrap_long_text(self) -> None:
         """Run, check, kind and count keep their full width; the two long
         text columns (what, examples) share what is left and wrap, so that a
-        1,200 px window shows every column without scrolling sideways."""
+        1,200 px window shows every column without scrolling sideways: the
+        examples at most EXAMPLES_SHARE of it, what the check means the rest."""
         view, n = self.view, self.proxy.columnCount()
         if n < 2:
             return
@@ -60,8 +64,8 @@ class ChecksTab(QWidget, Tab):
         left = max(view.viewport().width() - fixed - 4, 240)
         for i in (n - 2, n - 1):  # their natural widths again (wrapping shrank them)
             view.resizeColumnToContents(i)
-        examples = min(view.columnWidth(n - 1), left // 2)
-        view.setColumnWidth(n - 2, min(view.columnWidth(n - 2), left - examples))
+        examples = min(view.columnWidth(n - 1), int(left * self.EXAMPLES_SHARE))
+        view.setColumnWidth(n - 2, left - examples)
         view.setColumnWidth(n - 1, examples)
         view.setWordWrap(True)
         view.resizeRowsToContents()
