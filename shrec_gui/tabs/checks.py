@@ -3,7 +3,7 @@ read (which can be removed from here)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models import SortProxy, WarningsModel
@@ -23,6 +23,7 @@ class ChecksTab(QWidget, Tab):
         self.view = CopyTable()
         self.view.setModel(self.proxy)
         self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # "problem" before "note"
+        self.view.installEventFilter(self)
         self.remove_button = QPushButton("Remove the selected runs")
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
         self.remove_button.clicked.connect(self.remove_selected)
@@ -61,7 +62,11 @@ class ChecksTab(QWidget, Tab):
         if n < 2:
             return
         fixed = sum(view.columnWidth(i) for i in range(n - 2))
-        left = max(view.viewport().width() - fixed - 4, 240)
+        # from the table's own width: its viewport's lags behind the first time it is shown
+        bar = view.verticalScrollBar()
+        room = view.width() - 2 * view.frameWidth() - view.verticalHeader().width()
+        room -= bar.sizeHint().width() if bar.isVisible() else 0
+        left = max(room - fixed - 4, 240)
         for i in (n - 2, n - 1):  # their natural widths again (wrapping shrank them)
             view.resizeColumnToContents(i)
         examples = min(view.columnWidth(n - 1), int(left * self.EXAMPLES_SHARE))
@@ -70,11 +75,13 @@ class ChecksTab(QWidget, Tab):
         view.setWordWrap(True)
         view.resizeRowsToContents()
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        if self.proxy.rowCount():
+    def eventFilter(self, watched, event) -> bool:
+        """The table resized (the tab's own resize comes before its layout
+        sizes the table, when the tab is first shown): wrap for its width."""
+        if watched is self.view and event.type() == QEvent.Type.Resize and self.proxy.rowCount():
             self.view.resizeColumnsToContents()
             self._wrap_long_text()
+        return False
 
     def remove_selected(self) -> None:
         self.controller.remove(self.selected_run_keys())
