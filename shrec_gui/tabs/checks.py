@@ -3,7 +3,7 @@ read (which can be removed from here)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models import SortProxy, WarningsModel
@@ -48,6 +48,7 @@ class ChecksTab(QWidget, Tab):
         )
         self.view.fit_columns()
         self._wrap_long_text()
+        QTimer.singleShot(0, self._rewrap)  # again for the viewport's width once laid out
 
     #: the share of the room left that the examples may take: what a check
     #: means is read first, the examples only show where (often empty)
@@ -62,11 +63,7 @@ class ChecksTab(QWidget, Tab):
         if n < 2:
             return
         fixed = sum(view.columnWidth(i) for i in range(n - 2))
-        # from the table's own width: its viewport's lags behind the first time it is shown
-        bar = view.verticalScrollBar()
-        room = view.width() - 2 * view.frameWidth() - view.verticalHeader().width()
-        room -= bar.sizeHint().width() if bar.isVisible() else 0
-        left = max(room - fixed - 4, 240)
+        left = max(view.viewport().width() - fixed - 4, 240)
         for i in (n - 2, n - 1):  # their natural widths again (wrapping shrank them)
             view.resizeColumnToContents(i)
         examples = min(view.columnWidth(n - 1), int(left * self.EXAMPLES_SHARE))
@@ -77,11 +74,16 @@ class ChecksTab(QWidget, Tab):
 
     def eventFilter(self, watched, event) -> bool:
         """The table resized (the tab's own resize comes before its layout
-        sizes the table, when the tab is first shown): wrap for its width."""
-        if watched is self.view and event.type() == QEvent.Type.Resize and self.proxy.rowCount():
+        sizes the table, when the tab is first shown): wrap for its width,
+        once the table has laid out its viewport (it does so a moment later)."""
+        if watched is self.view and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self._rewrap)
+        return False
+
+    def _rewrap(self) -> None:
+        if self.proxy.rowCount():
             self.view.resizeColumnsToContents()
             self._wrap_long_text()
-        return False
 
     def remove_selected(self) -> None:
         self.controller.remove(self.selected_run_keys())
