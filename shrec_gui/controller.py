@@ -476,14 +476,8 @@ class ContestController(QObject):
         self._changed_timer.stop()  # the last results now, in every tab
         self.changed.emit()
         self.progress.emit(-1)
-        current = sum(
-            e.result is not None and e.result.options == self.options for e in self.entries.values()
-        )
-        failed = sum(e.error is not None for e in self.entries.values())
         self.status.emit(
-            ("Cancelled; earlier results kept. " if cancelled else "")
-            + f"{current} of {len(self.entries)} runs scored with the current options"
-            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+            ("Cancelled; earlier results kept. " if cancelled else "") + self.scored_status()
         )
 
     # -- details and comparisons ------------------------------------------------------

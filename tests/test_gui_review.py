@@ -274,6 +274,9 @@ def test_status_and_caption_after_removing_runs(win, qtbot, tmp_path, dialogs):
     wait_idle(qtbot, w)
     assert w.status_label.text() == "1 of 1 run scored with the current options."
     assert w.summary.assessment_label.text().endswith("; 1 run")
+    w.controller.score()  # F5: the end of a job says the same
+    wait_idle(qtbot, w, 1)
+    assert w.status_label.text() == "1 of 1 run scored with the current options."
 
 
 # -- the unsaved-changes question ---------------------------------------------------
