@@ -148,3 +148,41 @@ def test_packaging_readme_installs_in_a_virtual_environment():
     assert pips
     for line in pips:
         assert re.search(r"(\.venv|venv)[/\\](bin|Scripts)[/\\]", line), line
+
+
+def test_the_bundle_declares_only_hidden_imports_that_exist():
+    """PyInstaller stops on nothing but prints "ERROR: Hidden import ... not
+    found" for a name that does not exist: every name the spec declares does."""
+    import importlib.util
+
+    spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
+    (names,) = re.findall(r"hiddenimports=\[([^\]]*)\]", spec)
+    modules = re.findall(r'"([\w.]+)"', names)
+    assert modules
+    for name in modules:
+        assert importlib.util.find_spec(name) is not None, name
+
+
+def test_the_build_sums_up_expected_warnings_and_prints_the_rest(capsys):
+    """build.py's filter of PyInstaller's output: an expected warning is
+    counted with its reason, a library missing on the build machine named in
+    one line, anything else (an error above all) printed as it came."""
+    import runpy
+
+    build = runpy.run_path(str(ROOT / "packaging" / "build.py"))
+    lines = [
+        "2127 WARNING: Failed to collect submodules for 'pyqtgraph.opengl' because importing",
+        "128520 WARNING: Ignoring icon; supported only on Windows and macOS!",
+        "126460 WARNING: Library not found: could not resolve 'libxcb-icccm.so.4', dependency",
+        "126461 WARNING: Library not found: could not resolve 'libxcb-keysyms.so.1', dependency",
+        "115035 ERROR: Hidden import 'pyqtgraph.something_new' not found",
+    ]
+    code = "import sys; print(sys.argv[1])"
+    build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == lines[-1]  # the error, as it came
+    assert "expected: 1 warning not shown: pyqtgraph's 3-D module" in out[1]
+    assert out[2].startswith("expected: 1 warning not shown: a Linux executable has no icon")
+    assert out[3].endswith(": libxcb-icccm.so.4, libxcb-keysyms.so.1") and len(out) == 4
+    build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], True)
+    assert capsys.readouterr().out.splitlines()[:5] == lines  # --verbose: every line
