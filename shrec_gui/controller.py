@@ -8,7 +8,7 @@ opened off the GUI thread only: in the scoring worker or a FileTasks thread."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -19,6 +19,7 @@ from shrec_eval.readers import distinct_names
 from shrec_eval.report import default_rank_key
 from shrec_eval.service import effective_options
 
+from .models import plural
 from .plots import colour_for
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
@@ -145,6 +146,48 @@ class ContestController(QObject):
         """An assessment is open and differs from the session last opened or saved."""
         return self.assessment_source is not None and self._state() != self._saved_state
 
+    def unsaved_changes(self) -> list[str]:
+        """What differs from the session last opened or saved, in words for
+        the unsaved-changes question (nothing unsaved: empty; no session:
+        what is open)."""
+        if not self.unsaved():
+            return []
+        name = Path(self.assessment_source.path).name
+        if self._saved_state is None:
+            return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
+        source, runs, options = self._saved_state
+        out = []
+        if source != self.assessment_source:
+            out.append(f"the assessment ({name} now)")
+        before = [r.path for r in runs]
+        now = [r.path for r in self.run_sources()]
+        added = sum(p not in before for p in now)
+        removed = sum(p not in now for p in before)
+        if added:
+            out.append(f"{plural(added, 'run')} added")
+        if removed:
+            out.append(f"{plural(removed, 'run')} removed")
+        if not added and not removed and tuple(runs) != tuple(self.run_sources()):
+            out.append("how runs are read or shown")
+        if options != self.options:
+            changed = [
+                f.name
+                for f in fields(options)
+                if getattr(options, f.name) != getattr(self.options, f.name)
+            ]
+            out.append(f"the scoring options ({', '.join(changed)})")
+        return out
+
+    def scored_status(self) -> str:
+        """The status of the runs: how many are scored with the current
+        options, of how many, and how many could not be read."""
+        current = sum(self.is_current(e.result) for e in self.entries.values())
+        failed = sum(e.error is not None for e in self.entries.values())
+        return (
+            f"{current} of {plural(len(self.entries), 'run')} scored with the current options"
+            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+        )
+
     def set_options(self, options: EvalOptions) -> None:
         """New engine options (the runs are scored with them on F5; until
         then their results are stale)."""
@@ -233,6 +276,8 @@ class ContestController(QObject):
         if removed:
             self._distinct_names()
             self.changed.emit()
+            if not self.busy:  # the counts of the status bar are of the runs left
+                self.status.emit(self.scored_status())
 
     def open_files(self, paths, confirm=None, keep_runs=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
@@ -334,9 +379,10 @@ class ContestController(QObject):
             view=view or {},
         )
 
-    def save_session(self, path: str, view: dict | None = None) -> bool:
-        """Write what is open (and the window's ``view`` state) as a session."""
-        contest = self.contest(view=view)
+    def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
+        """Write what is open (and the window's ``view`` state) as a session
+        named ``name`` (the contest's; none yet: the file's name)."""
+        contest = self.contest(name or Path(path).stem, view=view)
         if contest is None:
             self.problem.emit("Nothing to save", "Open an assessment first.")
             return False
@@ -487,12 +533,8 @@ class ContestController(QObject):
         self._changed_timer.stop()  # the last results now, in every tab
         self.changed.emit()
         self.progress.emit(-1)
-        current = sum(self.is_current(e.result) for e in self.entries.values())
-        failed = sum(e.error is not None for e in self.entries.values())
         self.status.emit(
-            ("Cancelled; earlier results kept. " if cancelled else "")
-            + f"{current} of {len(self.entries)} runs scored with the current options"
-            + (f"; {failed} could not be read (see Data checks)." if failed else ".")
+            ("Cancelled; earlier results kept. " if cancelled else "") + self.scored_status()
         )
 
     # -- details and comparisons ------------------------------------------------------

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QRadioButton,
     QSpinBox,
+    QVBoxLayout,
 )
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
@@ -187,8 +189,8 @@ class OptionsDialog(QDialog):
 
 class ReaderDialog(QDialog):
     """Reader options a file needs: for a .cla the query .cla and graded
-    relevance; for qrels the collection size; for rank lists the variant;
-    for TREC runs the ordering."""
+    relevance; for qrels the collection size; for rank lists the variant
+    (TREC runs: TrecOrderDialog, one question for all)."""
 
     def __init__(self, kind: str, path: str, parent=None, start_dir: str = "") -> None:
         super().__init__(parent)
@@ -199,6 +201,11 @@ class ReaderDialog(QDialog):
         if kind == "cla":
             self.queries = QLineEdit()
             self.queries.setPlaceholderText("none: every model is a query (leave-one-out)")
+            # the placeholder in full (QLineEdit's own width hint is 17 characters)
+            room = self.queries.textMargins().left() + self.queries.textMargins().right() + 24
+            self.queries.setMinimumWidth(
+                self.queries.fontMetrics().horizontalAdvance(self.queries.placeholderText()) + room
+            )
             browse = QPushButton("Browse…")
             browse.clicked.connect(self._browse)
             row = QHBoxLayout()
@@ -218,11 +225,6 @@ class ReaderDialog(QDialog):
             for v, text in RANKLIST_VARIANTS.items():
                 self.variant.addItem(f"{v}: {text}", v)
             f.addRow("Rank-list variant:", self.variant)
-        elif kind == "trec":
-            self.trec_order = QCheckBox(
-                "Sort as trec_eval does (score desc, docno desc) instead of file order"
-            )
-            f.addRow(self.trec_order)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -250,9 +252,43 @@ class ReaderDialog(QDialog):
             return {"collection_size": self.size.value() or None}
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
-        if self.kind == "trec":
-            return {"trec_order": self.trec_order.isChecked()}
         return {}
+
+
+class TrecOrderDialog(QDialog):
+    """One question for every TREC run added at once: each query's documents
+    in file order, or sorted as trec_eval sorts them.  Named in the text, not
+    only the title bar."""
+
+    def __init__(self, paths: list[str], parent=None) -> None:
+        super().__init__(parent)
+        n = len(paths)
+        self.setWindowTitle("TREC runs" if n > 1 else f"TREC run {Path(paths[0]).name}")
+        shown = ", ".join(Path(p).name for p in paths[:6]) + (f" and {n - 6} more" if n > 6 else "")
+        text = QLabel(
+            f"{'These TREC runs' if n > 1 else 'This TREC run'} ({shown}): how are each "
+            "query's documents ranked?"
+        )
+        text.setWordWrap(True)
+        self.file_order = QRadioButton("In the order of the &file (what the participant ranked)")
+        self.trec_order = QRadioButton(
+            "As &trec_eval sorts them: score descending, then docno descending"
+        )
+        self.file_order.setChecked(True)
+        note = QLabel("The trec_eval profile (Options) always sorts as trec_eval does.")
+        note.setWordWrap(True)
+        bb = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        for w in (text, self.file_order, self.trec_order, note, bb):
+            lay.addWidget(w)
+
+    def values(self) -> dict:
+        """The reader setting of every TREC run added (RunSource's)."""
+        return {"trec_order": self.trec_order.isChecked()}
 
 
 def ask_run_format(parent, path: str, candidates) -> str | None:

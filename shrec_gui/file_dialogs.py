@@ -17,9 +17,37 @@ from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
 from . import view_state
-from .dialogs import ReaderDialog
+from .dialogs import ReaderDialog, TrecOrderDialog
+from .settings import output_folder
 from .welcome import missing_files
 from .worker import classify
+
+#: what the Add runs dialog lists first: any file (rank lists often have no
+#: extension; what a file is, is told from its content)
+RUN_FILTERS = "Runs: any file (*);;Runs with a usual extension (*.txt *.matrix *.trec *.run *.res)"
+
+
+def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
+    """The unsaved-changes question: what changed (``changes``, from
+    ContestController.unsaved_changes) and whether there is a session
+    (``session``: its file name) to have changed; buttons with mnemonics
+    (Alt+S, Alt+D). Returns (box, save button, discard button)."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Unsaved changes")
+    if session is None:
+        box.setText(f"No session holds {' and '.join(changes)} yet. Save them as a session first?")
+    else:
+        box.setText(
+            f"Changed since the session {session} was opened or saved: "
+            f"{'; '.join(changes)}. Save the session first?"
+        )
+    save = box.addButton("&Save session", QMessageBox.ButtonRole.AcceptRole)
+    discard = box.addButton("&Discard changes", QMessageBox.ButtonRole.DestructiveRole)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(save)
+    box.setEscapeButton(cancel)
+    return box, save, discard
 
 
 class FileDialogs:
@@ -29,18 +57,14 @@ class FileDialogs:
         (True) or Cancel (False: nothing changes)."""
         if not self.controller.unsaved():
             return True
-        buttons = QMessageBox.StandardButton
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            "The assessment, runs or options changed since the session was last saved. "
-            "Save the session first?",
-            buttons.Save | buttons.Discard | buttons.Cancel,
-            buttons.Save,
+        path = self.controller.session_path
+        box, save, discard = unsaved_question(
+            self, self.controller.unsaved_changes(), Path(path).name if path else None
         )
-        if answer == buttons.Discard:
+        box.exec()
+        if box.clickedButton() is discard:
             return True
-        if answer == buttons.Save:
+        if box.clickedButton() is save:
             return self.save_session_action()
         return False
 
@@ -69,6 +93,12 @@ class FileDialogs:
         if box.clickedButton() is keep:
             return True
         return None
+
+    def contest_folder(self) -> str | None:
+        """The folder of the session open, else of the assessment."""
+        c = self.controller
+        path = c.session_path or (c.assessment_source and c.assessment_source.path)
+        return str(Path(path).parent) if path else None
 
     def _open_file(self, title: str, filters: str) -> str:
         path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
@@ -101,22 +131,23 @@ class FileDialogs:
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self,
-            "Add runs",
-            self.prefs.last_folder(),
-            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)",
+            self, "Add runs", self.prefs.last_folder(), RUN_FILTERS
         )
         if paths:
             self.controller.run_task(classify, paths, done=self._runs_chosen)
 
     def _runs_chosen(self, kinds) -> None:
-        extra = {}
-        if any(k == "trec" for _, k in kinds):
-            d = ReaderDialog("trec", kinds[0][0], self)
+        """The runs chosen, with what they are: the TREC runs among them are
+        asked about once, all together (how to order each query's documents),
+        unless the profile decides (trec_eval sorts as trec_eval does)."""
+        trec = [p for p, k in kinds if k == "trec"]
+        order = {}
+        if trec and self.controller.options.profile != "trec_eval":
+            d = TrecOrderDialog(trec, self)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
-            extra = d.values()
-        self.controller.add_runs([RunSource(p, **extra) for p, _ in kinds])
+            order = d.values()
+        self.controller.add_runs([RunSource(p, **(order if k == "trec" else {})) for p, k in kinds])
 
     def add_run_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(
@@ -128,7 +159,10 @@ class FileDialogs:
                 self.controller.add_runs([RunSource(path, format="ranklists", **d.values())])
 
     def ask_save_path(self, title: str, name: str, filters: str) -> str:
-        start = os.path.join(self.prefs.last_folder(), name)
+        """Every output (session, report, figure, CSV) is offered in the
+        contest's folder, or the documents folder when that is not writable
+        or inside the installation (the demo's)."""
+        start = os.path.join(output_folder(self.contest_folder()), name)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
 
@@ -169,9 +203,19 @@ class FileDialogs:
         path = self.controller.session_path
         demo = str(demo_manifest().parent.resolve())
         if path and not str(Path(path).resolve()).startswith(demo):
-            return self.controller.save_session(path, view_state.capture(self))
+            return self._save_session(path)
         return self.save_session_dialog()
 
     def save_session_dialog(self) -> bool:
         path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
-        return bool(path) and self.controller.save_session(path, view_state.capture(self))
+        return bool(path) and self._save_session(path)
+
+    def _save_session(self, path: str) -> bool:
+        """Write the session under the contest's name (the one it was opened
+        with; a new contest takes the file's name), shown in the title."""
+        name = self.contest_name or Path(path).stem
+        if not self.controller.save_session(path, view_state.capture(self), name):
+            return False
+        self.contest_name = name
+        self.setWindowTitle(f"SHREC evaluation — {name}")
+        return True

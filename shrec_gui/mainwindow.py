@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QTabWidget,
 )
@@ -61,6 +62,7 @@ class MainWindow(FileDialogs, QMainWindow):
         self.errors: list[str] = []  # what the user was told (tests read it)
         self.quiet = False  # True: record problems without a dialog (smoke test)
         self._closed = False  # set on close: no more catching up of tabs
+        self.contest_name: str | None = None  # of the session opened or saved
         self.controller = c = ContestController(self)
         c.problem.connect(self._on_problem)
         c.fileUsed.connect(self._on_file_used)
@@ -92,6 +94,7 @@ class MainWindow(FileDialogs, QMainWindow):
         self.pages = QStackedWidget()  # the welcome page until a contest is open, then the tabs
         self.pages.addWidget(self.welcome)
         self.pages.addWidget(self.tabs)
+        self._show(self.welcome)
         self.setCentralWidget(self.pages)
         c.changed.connect(self._show_page)
         self.summary = SummaryTab(c, self.prefs.summary_columns())
@@ -153,12 +156,20 @@ class MainWindow(FileDialogs, QMainWindow):
         what changed while hidden), else the welcome page with the recent files."""
         if self.controller.assessment_source is not None:
             if self.showing_welcome():
-                self.pages.setCurrentWidget(self.tabs)
+                self._show(self.tabs)
                 self.current_tab().refresh_if_stale()
         elif not self.showing_welcome():
-            self.pages.setCurrentWidget(self.welcome)
+            self._show(self.welcome)
             self._show_recent()
             self.welcome.demo_button.setFocus()
+
+    def _show(self, page) -> None:
+        """Show a page; only its own minimum size bounds the window's (a
+        hidden page's is ignored: the welcome page fits a narrow window)."""
+        for w in (self.welcome, self.tabs):
+            policy = QSizePolicy.Policy.Preferred if w is page else QSizePolicy.Policy.Ignored
+            w.setSizePolicy(policy, policy)
+        self.pages.setCurrentWidget(page)
 
     def all_tabs(self) -> list:
         return [
@@ -177,6 +188,8 @@ class MainWindow(FileDialogs, QMainWindow):
     def _build_status(self) -> None:
         sb = self.statusBar()
         self.status_label = QLabel("Ready")
+        # a long status is cut at the window's edge, not a reason for a wider window
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setRange(0, 1000)
@@ -328,6 +341,7 @@ class MainWindow(FileDialogs, QMainWindow):
         """A session opened: its view state now (the tab, columns, curve
         kind), and again once its runs are scored (the sorts by runs' columns,
         a run chosen)."""
+        self.contest_name = name
         self.setWindowTitle(f"SHREC evaluation — {name}")
         view = self.controller.session_view
         restore_view(self, view)
@@ -340,6 +354,7 @@ class MainWindow(FileDialogs, QMainWindow):
 
     def _on_closed(self) -> None:
         self._view_to_restore = None
+        self.contest_name = None
         self.setWindowTitle("SHREC evaluation")
 
     # -- opening ------------------------------------------------------------------------

@@ -4,6 +4,7 @@ values in a sort role, a proxy that compares them)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
@@ -34,6 +35,11 @@ def problems(result) -> list:
 def problem_text(result) -> str:
     """One line per problem: code, count and what it means."""
     return "\n".join(f"{w.code} ({w.count}): {w.message}" for w in problems(result))
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """ "1 run", "4 runs" (``words``: the plural when not word + "s")."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
 
 
 def natural_key(text: str) -> tuple:
@@ -93,8 +99,30 @@ class FixedColumns(_Base):
         return None
 
 
+def initial_order(higher_is_better: bool) -> int:
+    """The order of a column's first click, best first: what the model gives
+    for Qt.InitialSortOrderRole (as an int: QHeaderView reads it so)."""
+    order = Qt.SortOrder.DescendingOrder if higher_is_better else Qt.SortOrder.AscendingOrder
+    return int(order.value)
+
+
+def competition_ranks(values: list, higher_is_better: bool) -> list:
+    """1, 2, 2, 4...: each value's rank, best first (ties share the better
+    rank); None (undefined, not scored) has no rank."""
+    sign = -1.0 if higher_is_better else 1.0
+    ordered = sorted(sign * v for v in values if v is not None)
+    out = []
+    for v in values:
+        out.append(None if v is None else 1 + ordered.index(sign * v))
+    return out
+
+
 class SummaryModel(_Base):
-    """Runs x measures (run means)."""
+    """Runs x measures (run means), each run's rank by the ranking measure
+    (``rank_key``: what ``shrec-eval evaluate`` ranks by) after its name."""
+
+    #: the columns before the measures: the run and its rank
+    RUN, RANK, FIRST = 0, 1, 2
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -102,6 +130,19 @@ class SummaryModel(_Base):
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
         self.current = None  # the options now chosen (effective): other results are stale
+        self.rank_key: str | None = None
+        self._rank_of: list = []
+
+    def column(self, key: str) -> int:
+        """The column of a measure shown."""
+        return self.FIRST + self.keys.index(key)
+
+    def set_rank_key(self, key: str | None) -> None:
+        if key != self.rank_key:
+            self.beginResetModel()
+            self.rank_key = key
+            self._cache()
+            self.endResetModel()
 
     def set_columns(self, keys, ranks) -> None:
         self.beginResetModel()
@@ -133,25 +174,45 @@ class SummaryModel(_Base):
         for j, m in enumerate(self._measures):
             vals = [row[j] for row in self._means if row[j] is not None]
             self._bests.append((max(vals) if m.higher_is_better else min(vals)) if vals else None)
+        self._rank_of = [None] * len(self.entries)
+        if self.rank_key is not None:
+            m = measure_by_key(self.rank_key, self.ranks)
+            values = [
+                r.means.get(self.rank_key) if r is not None else None for _, _, r in self.entries
+            ]
+            self._rank_of = competition_ranks(values, m.higher_is_better)
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.entries)
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else 1 + len(self.keys)
+        return 0 if parent.isValid() else self.FIRST + len(self.keys)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
+        if section == self.RANK:
+            if role == COLUMN_ROLE:
+                return "rank"
+            if role == Qt.ItemDataRole.DisplayRole:
+                return "Rank"
+            if role == Qt.ItemDataRole.ToolTipRole and self.rank_key is not None:
+                m = measure_by_key(self.rank_key, self.ranks)
+                return f"Rank by {m.label} [{m.key}], best first (ties share a rank)"
+            if role == Qt.ItemDataRole.InitialSortOrderRole:
+                return initial_order(False)  # rank 1 first
+            return None
+        if section == self.RUN:
+            return {COLUMN_ROLE: "run", Qt.ItemDataRole.DisplayRole: "Run"}.get(role)
+        m = measure_by_key(self.keys[section - self.FIRST], self.ranks)
         if role == COLUMN_ROLE:
-            return "run" if section == 0 else self.keys[section - 1]
+            return m.key
         if role == Qt.ItemDataRole.DisplayRole:
-            return (
-                "Run" if section == 0 else measure_by_key(self.keys[section - 1], self.ranks).label
-            )
-        if role == Qt.ItemDataRole.ToolTipRole and section:
-            m = measure_by_key(self.keys[section - 1], self.ranks)
+            return m.label
+        if role == Qt.ItemDataRole.ToolTipRole:
             return f"{m.key}: {m.definition}"
+        if role == Qt.ItemDataRole.InitialSortOrderRole:
+            return initial_order(m.higher_is_better)
         return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -163,7 +224,16 @@ class SummaryModel(_Base):
             return key
         if role == Qt.ItemDataRole.ForegroundRole and self.stale(res):
             return QBrush(QColor(128, 128, 128))
-        if col == 0:
+        if col == self.RANK:
+            rank = self._rank_of[row]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return "" if rank is None else str(rank)
+            if role == SORT_ROLE:
+                return rank
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        if col == self.RUN:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
                 return name if role == Qt.ItemDataRole.DisplayRole else name.lower()
             flagged = problem_text(res)
@@ -180,7 +250,7 @@ class SummaryModel(_Base):
             if role == Qt.ItemDataRole.BackgroundRole and flagged:
                 return self.problem_brush()
             return None
-        j = col - 1
+        j = col - self.FIRST
         v = self._means[row][j]
         if role == Qt.ItemDataRole.DisplayRole:
             return fmt(v, self._measures[j]) if res is not None else "…"
@@ -273,45 +343,68 @@ class PerQueryModel(_Base):
 
     @property
     def query_classes(self):
-        """The class of each query (None without classes): the last column."""
+        """The class of each query (None without classes): the second column."""
         return self.entries[0][2].query_classes if self.entries else None
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.query_ids)
 
+    @property
+    def first(self) -> int:
+        """The first column of values: after the query and its class."""
+        return 1 + (self.query_classes is not None)
+
     def columnCount(self, parent=QModelIndex()) -> int:
         if parent.isValid() or not self.entries:
             return 0
-        n = 1 + len(self.keys) if self.mode == "run" else 2 + len(self.entries)
-        return n + (self.query_classes is not None)  # (query, runs..., ranking), class
+        n = len(self.keys) if self.mode == "run" else 1 + len(self.entries)
+        return self.first + n  # query, class, (measures | runs..., ranking)
 
     def _class_column(self, section: int) -> bool:
-        return self.query_classes is not None and section == self.columnCount() - 1
+        return self.query_classes is not None and section == 1
 
     def _column_id(self, section: int) -> str:
         if section == 0:
             return "query"
         if self._class_column(section):
             return "class"
+        j = section - self.first
         if self.mode == "run":
-            return self.keys[section - 1]
-        return f"run:{self.entries[section - 1][1]}" if section <= len(self.entries) else "ranking"
+            return self.keys[j]
+        return f"run:{self.entries[j][1]}" if j < len(self.entries) else "ranking"
+
+    def _text_column(self, section: int) -> bool:
+        """Query, class and the ranking of runs: text, left-aligned."""
+        return section < self.first or (
+            self.mode == "measure" and section - self.first == len(self.entries)
+        )
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < self.columnCount():
             return None
         if role == COLUMN_ROLE:
             return self._column_id(section)
+        if role == Qt.ItemDataRole.TextAlignmentRole:  # as the column's cells
+            side = (
+                Qt.AlignmentFlag.AlignLeft
+                if self._text_column(section)
+                else Qt.AlignmentFlag.AlignRight
+            )
+            return int(side | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.InitialSortOrderRole and not self._text_column(section):
+            m = self._measures[section - self.first if self.mode == "run" else 0]
+            return initial_order(m.higher_is_better)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if section == 0:
             return "Query"
         if self._class_column(section):
             return "Class"
+        j = section - self.first
         if self.mode == "run":
-            return measure_by_key(self.keys[section - 1], self.ranks).label
-        if section <= len(self.entries):
-            return self.entries[section - 1][1]
+            return measure_by_key(self.keys[j], self.ranks).label
+        if j < len(self.entries):
+            return self.entries[j][1]
         return "Ranking of runs (best first)"
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -334,14 +427,14 @@ class PerQueryModel(_Base):
                 if role == SORT_ROLE
                 else None
             )
+        j = col - self.first
         if self.mode == "run":
-            j = col - 1
             m = self._measures[j]
             v = nullable(self._arrays[j][row])
             best = None
-        elif col <= len(self.entries):
+        elif j < len(self.entries):
             m = self._measures[0]
-            v = nullable(self._arrays[col - 1][row])
+            v = nullable(self._arrays[j][row])
             best = nullable(self._best[row])
         else:
             ranking = self._rankings[row]
@@ -384,9 +477,12 @@ class WarningsModel(FixedColumns):
         for key, name, res in entries:
             if res is None:
                 continue
+            source = str(res.run_source)
             for w in res.warnings:
                 kind = "problem" if w.code in PROBLEMS else "note"
-                self.rows.append((name, w.code, kind, w.count, w.message, ", ".join(w.examples)))
+                # the run's file by its name (its full path is the Run column's tooltip)
+                what = w.message.replace(source, Path(source).name) if source else w.message
+                self.rows.append((name, w.code, kind, w.count, what, ", ".join(w.examples)))
                 self.keys.append(key)
         for key, name, message in errors or []:
             self.rows.append((name, "unreadable", "problem", 1, message, ""))

@@ -4,11 +4,14 @@ themes."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
+from shrec_eval.resources import resources_dir
 
 from .figure_layout import FigureSettings
 
@@ -28,6 +31,38 @@ DARK_PALETTE = {
     QPalette.ColorRole.ToolTipBase: "#353535",
     QPalette.ColorRole.ToolTipText: "#e8e8e8",
 }
+
+
+def installation_folders() -> list[Path]:
+    """Where the app is installed: its packages, their resources (the demo),
+    the Python environment and the frozen bundle: no output is written there."""
+    import shrec_eval
+
+    from . import __file__ as gui_init
+
+    folders = [Path(shrec_eval.__file__).parent, Path(gui_init).parent, resources_dir()]
+    folders += [Path(sys.prefix), Path(sys.base_prefix)]
+    if getattr(sys, "_MEIPASS", None):
+        folders.append(Path(sys._MEIPASS).parent)  # the bundle's folder
+    return [f.resolve() for f in folders]
+
+
+def documents_folder() -> str:
+    """The user's documents folder (the home folder where there is none)."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs if docs and os.path.isdir(docs) else str(Path.home())
+
+
+def output_folder(contest_folder: str | Path | None) -> str:
+    """Where an output (a report, a figure, a session) is offered by default:
+    the contest's own folder when it is writable and not inside the
+    installation (the demo's), else the user's documents folder."""
+    if contest_folder:
+        folder = Path(contest_folder).resolve()
+        inside = any(folder == f or f in folder.parents for f in installation_folders())
+        if folder.is_dir() and os.access(folder, os.W_OK) and not inside:
+            return str(folder)
+    return documents_folder()
 
 
 def app_settings() -> QSettings:
@@ -52,7 +87,9 @@ class Preferences:
         return str(self.qsettings.value("files/lastFolder", str(Path.home())))
 
     def remember_folder(self, path: str) -> None:
-        p = Path(path)
+        """The folder of ``path`` (itself when a folder), stored absolute: a
+        relative one would follow the working folder of the next launch."""
+        p = Path(path).absolute()
         self.qsettings.setValue("files/lastFolder", str(p if p.is_dir() else p.parent))
 
     def recent(self) -> list[str]:

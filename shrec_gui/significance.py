@@ -231,6 +231,8 @@ class SignificanceWidget(QWidget):
             self.comparison = None
             self.show_current()
             self.status.setText("The results changed: compute again.")
+        elif self.comparison is None and self._hint_shown():
+            self.status.setText(self.hint())
         names = list(results)
         for combo, pick in ((self.run_a, 0), (self.run_b, 1)):
             cur = combo.currentText()
@@ -249,6 +251,25 @@ class SignificanceWidget(QWidget):
             self.run_b.setCurrentIndex(names.index(other))
             self.run_b.blockSignals(False)
         self.draw_h2h()
+
+    HINTS = (
+        "Score runs, then compute.",
+        "At least two scored runs are needed (F5 scores the runs added).",
+    )
+
+    def hint(self) -> str:
+        """What to do next, by how many runs are scored."""
+        n = len(self.results)
+        if n == 0:
+            return self.HINTS[0]
+        if n == 1:
+            return self.HINTS[1]
+        return f"{n} runs scored: choose the measure and the test, then Compute."
+
+    def _hint_shown(self) -> bool:
+        """The status is a hint (not a message about a comparison)."""
+        text = self.status.text()
+        return text in self.HINTS or text.endswith("then Compute.")
 
     def params(self) -> dict:
         return {

@@ -95,6 +95,49 @@ class CopyTable(QTableView):
                 if self.columnWidth(c) > cap:
                     self.setColumnWidth(c, cap)
 
+    def fit_to_width(self, max_lines: int = 3) -> int:
+        """When the columns sized to their contents need more room than the
+        view has, wrap the headers (at most ``max_lines`` lines) so that each
+        column is only as wide as its values or its header's longest word:
+        the header grows in height instead of the table in width.  Returns the
+        header lines used (1: the columns fit as they were)."""
+        header = self.horizontalHeader()
+        n = self.model().columnCount()
+        room = self.viewport().width()
+        cells = [self.sizeHintForColumn(c) for c in range(n)]
+        natural = [max(cell, header.sectionSizeHint(c)) for c, cell in enumerate(cells)]
+        if sum(natural) <= room:
+            for c, w in enumerate(natural):
+                self.setColumnWidth(c, w)
+            self._header_lines(1)
+            return 1
+        fm = header.fontMetrics()
+        pad = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 14
+        texts = [str(self.model().headerData(c, Qt.Orientation.Horizontal) or "") for c in range(n)]
+        for lines in range(2, max_lines + 1):
+            widths = [
+                max(cell, _wrapped_width(fm, text, lines) + pad) for cell, text in zip(cells, texts)
+            ]
+            if sum(widths) <= room or lines == max_lines:
+                break
+        for c, w in enumerate(widths):
+            self.setColumnWidth(c, w)
+        self._header_lines(lines)
+        return lines
+
+    def _header_lines(self, lines: int) -> None:
+        """Headers of ``lines`` lines, word-wrapped (1: Qt's own height)."""
+        header = self.horizontalHeader()
+        align = header.defaultAlignment() & ~Qt.TextFlag.TextWordWrap
+        if lines == 1:
+            header.setDefaultAlignment(align)
+            header.setMinimumHeight(0)
+            header.setMaximumHeight(16777215)
+            return
+        header.setDefaultAlignment(align | Qt.TextFlag.TextWordWrap)
+        height = lines * header.fontMetrics().lineSpacing() + 8
+        header.setFixedHeight(height)
+
     def sort_state(self) -> tuple | None:
         """(column id, order) of the sort shown, the column named by the
         model's COLUMN_ROLE header (a measure key...), or None: unsorted."""
@@ -104,6 +147,11 @@ class CopyTable(QTableView):
             return None
         ident = m.headerData(col, Qt.Orientation.Horizontal, COLUMN_ROLE)
         return None if ident is None else (ident, order)
+
+    def clear_sort(self) -> None:
+        """The model's own order, and no sort arrow (none would be true)."""
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.model().sort(-1)
 
     def restore_sort(self, state: tuple | None) -> bool:
         """Sort again by the column of ``state`` (from sort_state), wherever
@@ -117,3 +165,22 @@ class CopyTable(QTableView):
                 self.sortByColumn(c, order)
                 return True
         return False
+
+
+def _wrapped_width(fm, text: str, lines: int) -> int:
+    """The narrowest width at which ``text``, word-wrapped, takes at most
+    ``lines`` lines (never narrower than its longest word)."""
+    words = text.split()
+    if not words:
+        return 0
+    lo = max(fm.horizontalAdvance(w) for w in words)
+    hi = max(lo, fm.horizontalAdvance(text))
+    flags = int(Qt.TextFlag.TextWordWrap)
+    limit = lines * fm.lineSpacing()
+    while lo < hi:  # the fewest pixels that still wrap within ``lines``
+        mid = (lo + hi) // 2
+        if fm.boundingRect(0, 0, mid, 10 * limit, flags, text).height() <= limit:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

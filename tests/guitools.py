@@ -58,3 +58,25 @@ def retire(w) -> None:
     """Close a shared window and keep it (see ``_RETIRED``)."""
     w.close()
     _RETIRED.append(w)
+
+
+def answer_questions(monkeypatch, answer: list, asked: list) -> None:
+    """Every QMessageBox shown with exec() (the unsaved-changes question) is
+    recorded in ``asked`` (its title) and answered at once with the button of
+    ``answer[0]`` (QMessageBox.StandardButton Save, Discard or Cancel: the
+    button of that role is clicked)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    roles = {
+        QMessageBox.StandardButton.Save: QMessageBox.ButtonRole.AcceptRole,
+        QMessageBox.StandardButton.Discard: QMessageBox.ButtonRole.DestructiveRole,
+        QMessageBox.StandardButton.Cancel: QMessageBox.ButtonRole.RejectRole,
+    }
+
+    def exec_(box):
+        asked.append(box.windowTitle())
+        (button,) = [b for b in box.buttons() if box.buttonRole(b) == roles[answer[0]]]
+        button.click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)

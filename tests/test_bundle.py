@@ -85,6 +85,8 @@ def test_bundle_contents_and_archive(bundle):
     assert (internal / "resources" / "demo" / "contest.json").exists()
     assert (internal / "resources" / "icons" / "shrec-eval-256.png").exists()
     assert not (internal / "resources" / "demo" / "make_demo.py").exists()
+    assert (internal / "LICENSE").read_text().startswith("MIT License")
+    assert not list((internal / "resources" / "icons").glob("*.ic*"))  # the executable's
     names = {p.name for p in internal.iterdir()}
     assert not names & {"tkinter", "PyQt5", "PyQt6", "PySide2", "pandas"}
     if sys.platform != "win32":

@@ -52,7 +52,7 @@ def test_demo_cells_equal_the_engine(demo, engine_results):
     for row in range(m.rowCount()):
         name = m.index(row, 0).data()
         ref = engine_results[name]
-        for col, key in enumerate(m.keys, start=1):
+        for col, key in enumerate(m.keys, start=m.FIRST):
             idx = m.index(row, col)
             assert idx.data(SORT_ROLE) == pytest.approx(ref.mean(key), abs=1e-12), (name, key)
             assert idx.data() == f"{ref.mean(key):.4f}"
@@ -62,7 +62,7 @@ def test_demo_cells_equal_the_engine(demo, engine_results):
 
 def test_best_value_per_column_is_highlighted(demo):
     m = demo.summary.model
-    col = 1 + m.keys.index("ap_trec_r")
+    col = m.column("ap_trec_r")
     best = [
         m.index(r, 0).data()
         for r in range(m.rowCount())
@@ -73,7 +73,7 @@ def test_best_value_per_column_is_highlighted(demo):
 
 def test_sorting_is_numeric(demo, qtbot):
     view, proxy = demo.summary.view, demo.summary.proxy
-    col = 1 + demo.summary.model.keys.index("e_measure")
+    col = demo.summary.model.column("e_measure")
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         view.sortByColumn(col, order)
         vals = [proxy.index(r, col).data(SORT_ROLE) for r in range(proxy.rowCount())]
@@ -82,8 +82,9 @@ def test_sorting_is_numeric(demo, qtbot):
     pq = demo.per_query.proxy
     demo.per_query.mode.setCurrentIndex(1)
     demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findData("ap_hr"))
-    demo.per_query.view.sortByColumn(1, Qt.SortOrder.AscendingOrder)
-    vals = [pq.index(r, 1).data(SORT_ROLE) for r in range(pq.rowCount())]
+    first = demo.per_query.model.first  # the first run's column, after query and class
+    demo.per_query.view.sortByColumn(first, Qt.SortOrder.AscendingOrder)
+    vals = [pq.index(r, first).data(SORT_ROLE) for r in range(pq.rowCount())]
     defined = [v for v in vals if v is not None]
     assert vals[: len(defined)] == sorted(defined)
 
@@ -94,14 +95,14 @@ def test_per_query_views(demo, engine_results):
     m = demo.per_query.model
     assert m.rowCount() == 30
     ref = engine_results["VoxelMoments"]
-    col = 1 + m.keys.index("adr")
+    col = m.first + m.keys.index("adr")
     for r in range(30):
         assert m.index(r, col).data(SORT_ROLE) == pytest.approx(ref.column("adr")[r])
     demo.per_query.mode.setCurrentIndex(1)
     demo.per_query.choice.setCurrentIndex(demo.per_query.choice.findData("adr"))
-    assert m.mode == "measure" and m.columnCount() == 2 + 7 + 1  # query, runs, ranking, class
+    assert m.mode == "measure" and m.columnCount() == 2 + 7 + 1  # query, class, runs, ranking
     for r in range(30):
-        ranking = m.index(r, 8).data().split(" > ")
+        ranking = m.index(r, m.first + 7).data().split(" > ")
         vals = {n: res.column("adr")[r] for n, res in engine_results.items()}
         assert ranking == sorted(vals, key=lambda n: -vals[n])
 
@@ -176,8 +177,8 @@ def test_copy_selection_as_tsv(demo):
     demo.copy_selection()
     text = QGuiApplication.clipboard().text()
     lines = text.splitlines()
-    assert len(lines) == 8 and lines[0].split("\t")[0] == "Run"
-    assert all(len(ln.split("\t")) == 1 + len(demo.summary.model.keys) for ln in lines)
+    assert len(lines) == 8 and lines[0].split("\t")[:2] == ["Run", "Rank"]
+    assert all(len(ln.split("\t")) == 2 + len(demo.summary.model.keys) for ln in lines)
 
 
 def test_session_round_trip(fresh, qtbot, tmp_path, dialogs):
@@ -394,7 +395,8 @@ def test_adding_runs_while_scoring_abandons_nothing(win, qtbot):
 
 def test_a_failed_session_changes_nothing(fresh, qtbot, tmp_path, dialogs):
     good = tmp_path / "good.json"
-    assert fresh.controller.save_session(str(good), view_state.capture(fresh))  # as Ctrl+S
+    view, name = view_state.capture(fresh), fresh.contest_name
+    assert fresh.controller.save_session(str(good), view, name)  # as Ctrl+S
     text = good.read_text()
     broken = tmp_path / "broken.json"
     doc = json.loads(text)

@@ -438,7 +438,8 @@ def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path)
     # ranked by what `shrec-eval evaluate` ranks by, and says so
     _, key = default_table(w.controller.assessment, w.controller.options)
     assert f"[{key}]" in s.rank_label.text()
-    assert s.view.horizontalHeader().sortIndicatorSection() == 1 + s.keys.index(key)
+    assert s.view.horizontalHeader().sortIndicatorSection() == s.model.RANK
+    assert s.model.rank_key == key
     means = {e.name: e.result.mean(key) for e in w.controller.readable_entries()}
     shown = [s.proxy.index(r, 0).data() for r in range(s.proxy.rowCount())]
     assert shown == sorted(means, key=lambda n: -means[n])

@@ -59,7 +59,7 @@ def test_one_measure_columns_show_their_whole_text(demo, qtbot):
     assert demo.width() == 1600
     v, m = pq.view, pq.proxy
     heads = _headers(v)
-    assert heads[-2] == "Ranking of runs (best first)" and heads[-1] == "Class"
+    assert heads[-1] == "Ranking of runs (best first)" and heads[:2] == ["Query", "Class"]
     hfm = v.horizontalHeader().fontMetrics()
     for c, text in enumerate(heads):
         assert v.columnWidth(c) >= hfm.horizontalAdvance(text), text
@@ -68,7 +68,7 @@ def test_one_measure_columns_show_their_whole_text(demo, qtbot):
         for r in range(m.rowCount()):
             text = m.index(r, c).data()
             assert fm.elidedText(text, Qt.TextElideMode.ElideRight, _cell_room(v, c)) == text
-    ranking = len(heads) - 2
+    ranking = len(heads) - 1
     text = m.index(0, ranking).data()
     assert text.count(" > ") == 6 and m.index(0, ranking).data(Qt.ItemDataRole.ToolTipRole) == text
     # wider than a 1,600 px window: the table scrolls sideways to every column
@@ -99,20 +99,21 @@ def test_one_run_mode_follows_the_columns_chooser(demo):
     pq, summary = demo.per_query, demo.summary
     pq.mode.setCurrentIndex(pq.mode.findData("run"))
     assert pq.columns_button.isVisibleTo(pq) and pq.columns_button.menu() is summary.columns_menu
-    assert _headers(pq.view)[1:-1] == _labels(summary.keys)
+    assert _headers(pq.view)[2:] == _labels(summary.keys)
     summary.column_action("p@10").setChecked(True)
     summary.column_action("adr").setChecked(False)
     try:
         assert "p@10" in summary.keys and "adr" not in summary.keys
-        assert _headers(pq.view)[1:-1] == _labels(summary.keys)
-        col = 1 + summary.keys.index("p@10")
+        assert _headers(pq.view)[:2] == ["Query", "Class"]
+        assert _headers(pq.view)[2:] == _labels(summary.keys)
+        col = pq.model.first + summary.keys.index("p@10")
         want = demo.controller.scored_entries()[0].result.column("p@10")
         got = [pq.model.index(r, col).data(SORT_ROLE) for r in range(pq.model.rowCount())]
         assert got == pytest.approx(list(want))
     finally:
         summary.column_action("p@10").setChecked(False)
         summary.column_action("adr").setChecked(True)
-    assert _headers(pq.view)[1:-1] == _labels(summary.keys)
+    assert _headers(pq.view)[2:] == _labels(summary.keys)
     pq.mode.setCurrentIndex(pq.mode.findData("measure"))
     assert not pq.columns_button.isVisibleTo(pq)
 
@@ -147,7 +148,7 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
     summary = demo.summary
     demo.tabs.setCurrentWidget(summary)
     v = summary.view
-    v.sortByColumn(1 + summary.keys.index("st_psb"), Qt.SortOrder.AscendingOrder)
+    v.sortByColumn(summary.model.column("st_psb"), Qt.SortOrder.AscendingOrder)
     added = ["p@10", "p@25"]  # before st_psb in the registry's order: st_psb moves right
     assert not set(added) & set(summary.keys)
     sub, first = _open_submenu(qtbot, summary.columns_menu, added[0])
@@ -164,14 +165,16 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
         qtbot.keyClick(sub, Qt.Key.Key_Return)
         assert second.isChecked() and sub.isVisible()
         assert v.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
-        assert v.horizontalHeader().sortIndicatorSection() == 1 + summary.keys.index("st_psb")
+        assert v.horizontalHeader().sortIndicatorSection() == summary.model.column("st_psb")
         assert summary.keys.index("st_psb") > 2
         vals = _column_values(v, "st_psb")
         assert vals == sorted(vals)
         # Per query, one run: its sort stays on its measure too
         pq = demo.per_query
         pq.mode.setCurrentIndex(pq.mode.findData("run"))
-        pq.view.sortByColumn(1 + summary.keys.index("e_measure"), Qt.SortOrder.DescendingOrder)
+        pq.view.sortByColumn(
+            pq.model.first + summary.keys.index("e_measure"), Qt.SortOrder.DescendingOrder
+        )
         summary.column_action(added[0]).setChecked(False)
         assert pq.view.sort_state() == ("e_measure", Qt.SortOrder.DescendingOrder)
         vals = _column_values(pq.view, "e_measure")

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import wait_idle  # noqa: E402
+from guitools import answer_questions, wait_idle  # noqa: E402
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
@@ -137,7 +137,7 @@ def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
     assert not win.controller.unsaved()  # as the demo manifest has it
     asked = []
     answer = [QMessageBox.StandardButton.Cancel]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[1]) or answer[0])
+    answer_questions(monkeypatch, answer, asked)
     opened = []
     monkeypatch.setattr(win.controller, "open_session", opened.append)
     win.open_demo()

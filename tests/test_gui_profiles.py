@@ -122,13 +122,13 @@ def test_stale_results_say_so_until_f5(fresh, qtbot):
     model = fresh.summary.model
     from PySide6.QtCore import Qt
 
-    grey = model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole)
+    grey = model.data(model.index(0, model.column("adr")), Qt.ItemDataRole.ForegroundRole)
     assert grey is not None and grey.color().red() == 128
     c.score()
     wait_idle(qtbot, fresh, 7)
     caption = fresh.summary.rank_label.text()
     assert "Stale" not in caption and "macro mean" in caption
-    assert model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole) is None
+    assert model.data(model.index(0, model.column("adr")), Qt.ItemDataRole.ForegroundRole) is None
 
 
 def test_options_dialog_shows_what_a_profile_fixes(qtbot):

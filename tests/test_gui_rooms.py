@@ -22,7 +22,7 @@ from shrec_eval.errors import OptionsError  # noqa: E402
 from shrec_eval.measures import measure_by_key  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog, ReaderDialog  # noqa: E402
+from shrec_gui.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import KEY_ROLE, SORT_ROLE  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
@@ -78,7 +78,7 @@ def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_fi
     w = with_failed_first
     assert [e.name for e in w.controller.entries.values() if e.error] == ["Broken"]
     view, proxy = w.summary.view, w.summary.proxy
-    view.sortByColumn(1 + w.summary.model.keys.index("ap_trec_r"), Qt.SortOrder.AscendingOrder)
+    view.sortByColumn(w.summary.model.column("ap_trec_r"), Qt.SortOrder.AscendingOrder)
     row = next(r for r in range(proxy.rowCount()) if proxy.index(r, 0).data() == "SpectralNet")
     key = proxy.index(row, 0).data(KEY_ROLE)
     assert w.controller.entries[key].name == "SpectralNet"  # the model's key role
@@ -166,8 +166,8 @@ def test_columns_menu_toggles_and_remembers_summary_columns(demo, qtbot):
     before = list(s.keys)
     assert "p@10" not in before
     s.column_action("p@10").setChecked(True)
-    assert "p@10" in s.keys and s.model.columnCount() == len(before) + 2
-    j = 1 + s.keys.index("p@10")
+    assert "p@10" in s.keys and s.model.columnCount() == 2 + len(before) + 1  # run, rank
+    j = s.model.column("p@10")
     ref = {e.name: e.result.mean("p@10") for e in demo.controller.scored_entries()}
     for r in range(s.model.rowCount()):
         assert s.model.index(r, j).data(SORT_ROLE) == pytest.approx(ref[s.model.index(r, 0).data()])
@@ -179,7 +179,7 @@ def test_columns_menu_toggles_and_remembers_summary_columns(demo, qtbot):
     other.close()
     s.column_action("p@10").setChecked(False)
     s.column_action("adr").setChecked(False)
-    assert "adr" not in s.keys and s.model.columnCount() == len(before)
+    assert "adr" not in s.keys and s.model.columnCount() == 2 + len(before) - 1
     s.column_action("adr").setChecked(True)
     assert s.keys == before and Preferences().summary_columns() == before
 
@@ -244,8 +244,9 @@ def test_reader_dialog_values_for_each_kind(qtbot):
     assert ranklists.values() == {"variant": None}
     ranklists.variant.setCurrentIndex(1)
     assert ranklists.values()["variant"] == ranklists.variant.itemData(1) is not None
-    trec = ReaderDialog("trec", "run.trec")
+    trec = TrecOrderDialog(["run.trec"])
     qtbot.addWidget(trec)
+    assert trec.values() == {"trec_order": False}  # file order unless asked
     trec.trec_order.setChecked(True)
     assert trec.values() == {"trec_order": True}
 

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import wait_idle  # noqa: E402
+from guitools import answer_questions, wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
@@ -144,7 +144,7 @@ def test_the_theme_recolours_the_missing_files(qtbot, tmp_path):
 
 @pytest.fixture
 def changed_demo(qtbot, monkeypatch):
-    """The demo open with a run removed (unsaved), QMessageBox.question
+    """The demo open with a run removed (unsaved), the unsaved-changes question
     recorded and answered with ``answer[0]`` (Cancel at first)."""
     w = new_window(qtbot)
     w.open_demo()
@@ -153,9 +153,7 @@ def changed_demo(qtbot, monkeypatch):
     assert w.controller.unsaved()
     w.asked = []
     w.answer = [QMessageBox.StandardButton.Cancel]
-    monkeypatch.setattr(
-        QMessageBox, "question", lambda *a, **k: w.asked.append(a[1]) or w.answer[0]
-    )
+    answer_questions(monkeypatch, w.answer, w.asked)
     return w
 
 
@@ -237,10 +235,10 @@ def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
     w.open_demo()
     wait_idle(qtbot, w, 7)
     w.summary.set_columns(["nn", "ft_psb", "st_psb", "dcg_psb"])
-    w.summary.view.sortByColumn(3, Qt.SortOrder.AscendingOrder)  # st_psb, worst first
+    w.summary.view.sortByColumn(w.summary.model.column("st_psb"), Qt.SortOrder.AscendingOrder)
     _pick(w.per_query.mode, "measure")
     _pick(w.per_query.choice, "ndcg@10")
-    w.per_query.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # the second run
+    w.per_query.view.sortByColumn(w.per_query.model.first + 1, Qt.SortOrder.DescendingOrder)
     per_query_sort = w.per_query.view.sort_state()
     _pick(w.per_class.measure, "e_measure")
     w.per_class.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # by query count
@@ -282,7 +280,7 @@ def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
     other.tabs.setCurrentWidget(other.curves)
     assert other.summary.keys == ["nn", "ft_psb", "st_psb", "dcg_psb"]
     assert other.summary.view.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
-    col = other.summary.model.keys.index("st_psb") + 1
+    col = other.summary.model.column("st_psb")
     shown = [other.summary.proxy.index(r, col).data(SORT_ROLE) for r in range(7)]
     assert shown == sorted(shown)  # the rows are in that order
     assert other.per_query.choice.currentData() == "ndcg@10"

@@ -4,9 +4,12 @@ as its package data), the version is written once, and nothing of ours is
 importable as ``core``.  .ci/run also builds the wheel, installs it into a fresh
 virtual environment and runs the demo and the app's smoke test from it."""
 
+import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -15,6 +18,21 @@ from shrec_eval.resources import demo_manifest, resource_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+#: the executable's icons (Windows, macOS): packaging/shrec-gui.spec reads them
+#: from resources/icons; the app itself never loads them
+BUNDLE_ONLY = {".ico", ".icns"}
+#: what a checkout holds besides the sources (a wheel built from those could
+#: carry files of an earlier build: setuptools keeps build/lib)
+NOT_SOURCES = (
+    "build",
+    "dist",
+    ".venv",
+    ".git",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+)
 
 
 def _declared() -> dict[str, Path]:
@@ -56,6 +74,8 @@ def test_resources_are_package_data():
     for f in (ROOT / "resources").rglob("*"):
         if not f.is_file() or "__pycache__" in f.parts or f.name == "__init__.py":
             continue
+        if f.suffix in BUNDLE_ONLY:  # the wheel leaves them out (test below)
+            continue
         assert f.suffix != ".py", f"a script among the package data: {f}"
         holder = next(p for p in [f.parent, *f.parent.parents] if p in folders)
         if f.parent != holder:  # a folder Python cannot import (lightfield-200)
@@ -83,3 +103,86 @@ def test_no_top_level_core_package(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "None"
+
+
+def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
+    """Build the wheel (as .ci/run does, from a copy of the sources) and list
+    it: the MIT license text in its .dist-info, the metadata saying MIT, the
+    icons the app shows, and none of the bundle build's .ico / .icns."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCES))
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    (wheel,) = tmp_path.glob("shrec_eval-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        info = f"shrec_eval-{shrec_eval.__version__}.dist-info"
+        license_text = z.read(f"{info}/licenses/LICENSE").decode()
+        metadata = z.read(f"{info}/METADATA").decode()
+    assert license_text == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License") and PYPROJECT["project"]["license"] == "MIT"
+    assert "License-Expression: MIT" in metadata
+    icons = sorted(n.rsplit("/", 1)[1] for n in names if "/_resources/icons/" in n)
+    assert "shrec-eval-256.png" in icons and "shrec-eval.svg" in icons
+    assert not [n for n in names if Path(n).suffix in BUNDLE_ONLY], icons
+    assert "shrec_eval/_resources/demo/contest.json" in names
+
+
+def test_readme_json_example_is_of_this_version():
+    """The README's example of --json output names the version installed."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r'"tool": \{"name": "shrec-eval", "version": "([^"]+)"\}', readme)
+    assert found == [shrec_eval.__version__]
+
+
+def test_packaging_readme_installs_in_a_virtual_environment():
+    """PEP 668 Pythons (Debian, Ubuntu, Homebrew) refuse a bare pip install:
+    every pip of packaging/README.md is a virtual environment's."""
+    text = (ROOT / "packaging" / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```\w*\n(.*?)```", text, flags=re.S)
+    pips = [ln.strip() for b in blocks for ln in b.splitlines() if re.search(r"\bpip\b", ln)]
+    assert pips
+    for line in pips:
+        assert re.search(r"(\.venv|venv)[/\\](bin|Scripts)[/\\]", line), line
+
+
+def test_the_bundle_declares_only_hidden_imports_that_exist():
+    """PyInstaller stops on nothing but prints "ERROR: Hidden import ... not
+    found" for a name that does not exist: every name the spec declares does."""
+    import importlib.util
+
+    spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
+    (names,) = re.findall(r"hiddenimports=\[([^\]]*)\]", spec)
+    modules = re.findall(r'"([\w.]+)"', names)
+    assert modules
+    for name in modules:
+        assert importlib.util.find_spec(name) is not None, name
+
+
+def test_the_build_sums_up_expected_warnings_and_prints_the_rest(capsys):
+    """build.py's filter of PyInstaller's output: an expected warning is
+    counted with its reason, a library missing on the build machine named in
+    one line, anything else (an error above all) printed as it came."""
+    import runpy
+
+    build = runpy.run_path(str(ROOT / "packaging" / "build.py"))
+    lines = [
+        "2127 WARNING: Failed to collect submodules for 'pyqtgraph.opengl' because importing",
+        "128520 WARNING: Ignoring icon; supported only on Windows and macOS!",
+        "126460 WARNING: Library not found: could not resolve 'libxcb-icccm.so.4', dependency",
+        "126461 WARNING: Library not found: could not resolve 'libxcb-keysyms.so.1', dependency",
+        "115035 ERROR: Hidden import 'pyqtgraph.something_new' not found",
+    ]
+    code = "import sys; print(sys.argv[1])"
+    build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == lines[-1]  # the error, as it came
+    assert "expected: 1 warning not shown: pyqtgraph's 3-D module" in out[1]
+    assert out[2].startswith("expected: 1 warning not shown: a Linux executable has no icon")
+    assert out[3].endswith(": libxcb-icccm.so.4, libxcb-keysyms.so.1") and len(out) == 4
+    build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], True)
+    assert capsys.readouterr().out.splitlines()[:5] == lines  # --verbose: every line

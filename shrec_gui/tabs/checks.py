@@ -3,7 +3,7 @@ read (which can be removed from here)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models import SortProxy, WarningsModel
@@ -23,17 +23,17 @@ class ChecksTab(QWidget, Tab):
         self.view = CopyTable()
         self.view.setModel(self.proxy)
         self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # "problem" before "note"
+        self.view.installEventFilter(self)
         self.remove_button = QPushButton("Remove the selected runs")
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
         self.remove_button.clicked.connect(self.remove_selected)
         bar = QHBoxLayout()
-        bar.addWidget(
-            QLabel(
-                "Data checks of every run: problems first (what makes shrec-eval check fail), "
-                "then notes; unreadable runs are listed here."
-            ),
-            1,
+        intro = QLabel(
+            "Data checks of every run: problems first (what makes shrec-eval check fail), "
+            "then notes; unreadable runs are listed here."
         )
+        intro.setWordWrap(True)  # the window may be narrow
+        bar.addWidget(intro, 1)
         bar.addWidget(self.remove_button)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
@@ -48,11 +48,17 @@ class ChecksTab(QWidget, Tab):
         )
         self.view.fit_columns()
         self._wrap_long_text()
+        QTimer.singleShot(0, self._rewrap)  # again for the viewport's width once laid out
+
+    #: the share of the room left that the examples may take: what a check
+    #: means is read first, the examples only show where (often empty)
+    EXAMPLES_SHARE = 0.35
 
     def _wrap_long_text(self) -> None:
         """Run, check, kind and count keep their full width; the two long
         text columns (what, examples) share what is left and wrap, so that a
-        1,200 px window shows every column without scrolling sideways."""
+        1,200 px window shows every column without scrolling sideways: the
+        examples at most EXAMPLES_SHARE of it, what the check means the rest."""
         view, n = self.view, self.proxy.columnCount()
         if n < 2:
             return
@@ -60,14 +66,21 @@ class ChecksTab(QWidget, Tab):
         left = max(view.viewport().width() - fixed - 4, 240)
         for i in (n - 2, n - 1):  # their natural widths again (wrapping shrank them)
             view.resizeColumnToContents(i)
-        examples = min(view.columnWidth(n - 1), left // 2)
-        view.setColumnWidth(n - 2, min(view.columnWidth(n - 2), left - examples))
+        examples = min(view.columnWidth(n - 1), int(left * self.EXAMPLES_SHARE))
+        view.setColumnWidth(n - 2, left - examples)
         view.setColumnWidth(n - 1, examples)
         view.setWordWrap(True)
         view.resizeRowsToContents()
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
+    def eventFilter(self, watched, event) -> bool:
+        """The table resized (the tab's own resize comes before its layout
+        sizes the table, when the tab is first shown): wrap for its width,
+        once the table has laid out its viewport (it does so a moment later)."""
+        if watched is self.view and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self._rewrap)
+        return False
+
+    def _rewrap(self) -> None:
         if self.proxy.rowCount():
             self.view.resizeColumnsToContents()
             self._wrap_long_text()

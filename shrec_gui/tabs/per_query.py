@@ -64,7 +64,7 @@ class PerQueryTab(QWidget, Tab):
         self.mode.addItem("One measure: queries x runs, with each query's ranking", "measure")
         self.choice = QComboBox()
         self.choice.setMinimumContentsLength(16)
-        self.mode.currentIndexChanged.connect(self.refresh)
+        self.mode.currentIndexChanged.connect(self._mode_changed)
         self.choice.currentIndexChanged.connect(self._choice_changed)
         self.columns_button = QToolButton()  # the Summary's chooser, here too
         self.columns_button.setText("Columns")
@@ -110,6 +110,11 @@ class PerQueryTab(QWidget, Tab):
         self.choice.blockSignals(False)
         self._choice_changed()
 
+    def _mode_changed(self) -> None:
+        """Other columns: shown from the first (the query) again."""
+        self.refresh()
+        self.view.horizontalScrollBar().setValue(0)
+
     def _columns_changed(self) -> None:
         if self.mode.currentData() == "run":
             self._choice_changed()
@@ -135,8 +140,23 @@ class PerQueryTab(QWidget, Tab):
         else:
             measure = choice or self.controller.default_rank_key()
             self.model.configure(entries, mode="measure", measure=measure, ranks=ranks)
-        self.view.restore_sort(sort)
+        if not self.view.restore_sort(sort):
+            self.view.clear_sort()  # the queries in file order, and no arrow saying otherwise
         self.view.fit_columns()
+        self._fit_ranking()
+
+    def _fit_ranking(self) -> None:
+        """The ranking of runs at most as wide as the table (the whole
+        ranking is its tooltip), so that its header is seen with its start."""
+        n = self.proxy.columnCount()
+        if self.mode.currentData() == "measure" and n and self.view.viewport().width() > 100:
+            v = self.view
+            natural = max(v.sizeHintForColumn(n - 1), v.horizontalHeader().sectionSizeHint(n - 1))
+            v.setColumnWidth(n - 1, min(natural, v.viewport().width()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_ranking()
 
     def set_class_filter(self, name: str | None) -> None:
         """Show only the queries of class ``name`` (None: every query)."""

@@ -13,7 +13,7 @@ from shrec_eval.measures import FAMILIES, expand, measure_by_key
 from shrec_eval.report import HEADLINE
 
 from ..menus import StayOpenMenu
-from ..models import SortProxy, SummaryModel, problems
+from ..models import SortProxy, SummaryModel, plural, problems
 from ..tables import CopyTable
 from . import Tab
 
@@ -34,7 +34,9 @@ class SummaryTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
-        self.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        # the Rank column ranks; row numbers would read as ranks in any order
+        self.view.verticalHeader().setVisible(False)
+        self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
         self.columns_button = QToolButton()
         self.columns_button.setText("Columns")
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -64,13 +66,27 @@ class SummaryTab(QWidget, Tab):
         if a is not None:
             self.assessment_label.setText(
                 f"<b>{Path(a.source.split(' + ')[-1]).name}</b>: {a.kind}, {a.n_queries} "
-                f"queries, collection of {a.collection_size}; {len(c.entries)} runs"
+                f"queries, collection of {a.collection_size}; {plural(len(c.entries), 'run')}"
             )
+        self.model.set_rank_key(self.rank_key())
         self.model.set_entries(
             [(e.key, e.name, e.result) for e in c.readable_entries()], c.current_options()
         )
-        self.view.fit_columns()
+        self._fit()
         self._show_ranking()
+
+    def _fit(self, *, again: bool = False) -> None:
+        """Columns sized to their contents when the table's shape changed
+        (or ``again``: the tab was resized), their headers wrapped when the
+        measures would not fit the width otherwise."""
+        shape = self.view._shape
+        self.view.fit_columns()
+        if again or shape != self.view._shape:
+            self.view.fit_to_width()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit(again=True)
 
     def rank_key(self) -> str | None:
         """The measure ``shrec-eval evaluate`` ranks these runs by (its default)."""
@@ -87,19 +103,14 @@ class SummaryTab(QWidget, Tab):
             return
         shown = c.shown_options()  # what the numbers were scored with (stale until F5)
         m = measure_by_key(key, shown.ranks)
-        if key in self.keys and self._ranked_for is not c.assessment:
-            order = (
-                Qt.SortOrder.DescendingOrder if m.higher_is_better else Qt.SortOrder.AscendingOrder
-            )
-            self.view.sortByColumn(1 + self.keys.index(key), order)
+        if self._ranked_for is not c.assessment:
+            self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
             self._ranked_for = c.assessment
         text = (
-            f"Ranked by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
+            f"Rank by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
             f"is better ({shown.average} mean, profile <b>{shown.profile}</b>), as "
             f"<tt>shrec-eval evaluate --profile {shown.profile} --average "
-            f"{shown.average}</tt> ranks them"
-            + ("" if key in self.keys else " (add its column to sort by it)")
-            + "."
+            f"{shown.average}</tt> ranks them; a click on a column sorts by it, best first."
         )
         stale = c.stale_entries()
         if stale:
@@ -164,9 +175,9 @@ class SummaryTab(QWidget, Tab):
         self.keys = [k for k in order if k in keys]
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, self.controller.options.ranks)
-        if not self.view.restore_sort(sort):
-            self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # its column went: by run
-        self.view.fit_columns()
+        if not self.view.restore_sort(sort):  # its column went: by rank
+            self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
+        self._fit()
         self.columnsChanged.emit(self.keys)
 
     def table(self) -> CopyTable:
