@@ -318,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
         "measures", help="list the measures (key, label, definition)", parents=[common]
     )
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
+    me.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="only the measures this profile computes, the names that hold there, "
+        "and its table columns and ranking measure",
+    )
     sub.add_parser(
         "demo",
         help="score the bundled demo contest and print its table",

@@ -8,6 +8,7 @@ user are ShrecEvalErrors, which :func:`shrec_eval.cli.main` reports.
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,7 +21,7 @@ from .atomic import check_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, UsageError
-from .measures import expand
+from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
 from .profiles.native import write_native
@@ -83,10 +84,29 @@ def _profile_options(args) -> dict:
     }
 
 
+def _asked_keys(args) -> list[str]:
+    """The registry keys of the measures the command line names (--columns,
+    --rank-by, compare's --measure), each name resolved once (aliases such
+    as ``map`` or ``P_10`` included)."""
+    names = []
+    if getattr(args, "columns", None):
+        names += [k for k in args.columns.split(",") if k.strip()]
+    for opt in ("rank_by", "measure"):
+        if getattr(args, opt, None):
+            names.append(getattr(args, opt))
+    try:
+        return [resolve(n, args.profile, args.ranks) for n in names]
+    except UnknownMeasureError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _options(args) -> EvalOptions:
-    """The engine options of the command line (evaluate, compare, demo)."""
+    """The engine options of the command line (evaluate, compare, demo): the
+    ranks of --ranks plus those of the measures asked for by name (``P_20``
+    or ``p@20`` adds 20)."""
+    extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
     return EvalOptions(
-        ranks=args.ranks,
+        ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
         curve_length=args.curve_length,
         pr_levels=args.pr_levels,
         pr_interpolation=args.pr_interpolation,
@@ -147,33 +167,62 @@ def _guard_outputs(contest: Contest, **outputs) -> None:
         )
 
 
-def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
-    known = [m.key for m in expand(options.ranks, options.profile)]
-    for k in keys:
-        if k not in known:
-            raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
+def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
+    """The registry keys of measure names (keys or aliases), each one a
+    measure the profile computes with these ranks."""
+    known = {m.key for m in expand(options.ranks, options.profile)}
+    out = []
+    for name in keys:
+        try:
+            key = resolve(name, options.profile, options.ranks)
+        except UnknownMeasureError as exc:
+            raise UsageError(str(exc)) from None
+        if key not in known:  # a rank the options do not have
+            raise UsageError(
+                f"measure {name!r} ({key}) needs rank {rank_of(key)} in --ranks "
+                f"({','.join(map(str, options.ranks))})"
+            )
+        out.append(key)
+    return out
 
 
 def default_table(assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The columns and the ranking measure of a summary when none are asked
-    for (the profile's, else the headline measures and the default rank key);
-    the desktop app's Summary and report use the same."""
+    for: the profile's (trec_eval's own measures, psbTable's five...), else
+    the headline measures; the ranking measure is the profile's, else
+    :func:`~shrec_eval.report.default_rank_key`.  Columns of ranks the
+    options do not have are left out.  The desktop app's Summary and report
+    use the same."""
     profile = get_profile(options.profile)
     rank_key = profile.rank_key or default_rank_key(assessment)
-    keys = list(profile.headline) or headline_keys(
-        [m.key for m in expand(options.ranks, options.profile)]
-    )
+    known = [m.key for m in expand(options.ranks, options.profile)]
+    keys = [k for k in profile.headline if k in known] or headline_keys(known)
     return keys, rank_key
 
 
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
-    """The printed columns and the ranking measure, checked before scoring."""
+    """The printed columns and the ranking measure (registry keys), checked
+    before scoring."""
     keys, rank_key = default_table(assessment, options)
-    rank_key = args.rank_by or rank_key
+    if args.rank_by:
+        rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
-        keys = [k.strip() for k in args.columns.split(",")]
+        keys = _check_keys([k for k in args.columns.split(",") if k.strip()], options)
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
+
+
+def legend(keys: Sequence[str], ranks: Sequence[int]) -> list[str]:
+    """Lines under a table saying what each column key is."""
+    items = [f"{k} = {measure_by_key(k, ranks).label}" for k in dict.fromkeys(keys)]
+    lines, line = [], "columns: "
+    for i, item in enumerate(items):
+        piece = item + (";" if i < len(items) - 1 else "")
+        if len(line) + len(piece) > 100 and line.strip() != "columns:":
+            lines.append(line.rstrip())
+            line = " " * 9
+        line += piece + " "
+    return lines + [line.rstrip()]
 
 
 def _score(contest: Contest, assessment) -> list:
@@ -196,6 +245,7 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
     out.write(Summary.build(results, keys, rank_key).text() + "\n")
+    out.write("".join(line + "\n" for line in legend(keys, contest.options.ranks)))
     for r in results:
         for w in r.warnings:
             out.write(f"note: {r.run_name}: {w}\n")
@@ -271,17 +321,45 @@ def cmd_demo(args, out) -> int:
     return 0
 
 
+def _alias_names(cm, profile: str | None) -> list[str]:
+    """The other tools' names of a concrete measure (those that hold under
+    ``profile`` when one is given)."""
+    out = []
+    for a in ALIASES:
+        if a.key != cm.measure.key and a.key != cm.key:
+            continue
+        if a.strict and profile is not None and profile != a.profile:
+            continue
+        out.append(a.name.replace("{k}", str(cm.k)) if cm.k is not None else a.name)
+    return out
+
+
 def cmd_measures(args, out) -> int:
-    rows = [
-        (
-            m.key,
-            m.label,
-            m.definition
-            + (f" [profile {', '.join(m.measure.profiles)} only]" if m.measure.profiles else ""),
-        )
-        for m in expand(args.ranks, None)
-    ]
-    out.write("".join(line + "\n" for line in text_grid(rows, left=3)))
+    profile = args.profile
+    own = get_profile(profile).overrides if profile is not None else {}
+    rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
+    for m in expand(args.ranks, profile):
+        only = m.measure.profiles
+        definition = m.definition + (f" [profile {', '.join(only)} only]" if only else "")
+        if m.key in own or m.measure.key in own:
+            definition += f" [computed as {profile} does: see docs/profiles.md]"
+        rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
+    out.write("".join(line + "\n" for line in text_grid(rows, left=4)))
+    note = (
+        "Also known as: trec_eval's and ir_measures' names give trec_eval's numbers under "
+        "--profile trec_eval; NN, FT, ST, E, DCG are the SHREC toolkits' and psbTable's "
+        "columns. Any name is accepted by --columns, --rank-by and compare --measure; an @K "
+        "name of another rank (P_20, p@20) adds that rank. Definitions and sources: "
+        "docs/measures.md."
+    )
+    out.write("\n" + textwrap.fill(note, 100) + "\n")
+    if profile is not None:
+        p = get_profile(profile)
+        opts = EvalOptions(ranks=args.ranks, profile=profile)
+        keys, rank_key = default_table(None, opts)
+        rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
+        text = f"Profile {profile}: table columns {', '.join(keys)}; ranked by {rank}."
+        out.write(textwrap.fill(text, 100) + "\n")
     return 0
 
 
@@ -378,7 +456,7 @@ def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
     _no_shapenet(contest.options, "compare")
-    _check_keys([args.measure], contest.options)
+    args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = contest.assessment.load()
     results = _score(contest, assessment)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))

@@ -47,7 +47,8 @@ class DataWarning:
 
     def __str__(self) -> str:
         more = f" (e.g. {', '.join(self.examples)})" if self.examples else ""
-        return f"{self.message}: {self.count}{more}"
+        # a message that says it all (count 0) does not end in ": 0"
+        return f"{self.message}: {self.count}{more}" if self.count or more else self.message
 
 
 def make_warning(code: str, message: str, cases: Sequence[str]) -> DataWarning:

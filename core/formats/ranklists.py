@@ -242,5 +242,5 @@ def read_ranklist_folder(
         source=str(folder),
         format=f"rank-list folder, variant {variant} ({how})",
         where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
-        warnings=found + list(norm.note(f"run {folder}")),
+        warnings=found + list(norm.note(f"run {Path(folder).name}")),
     )

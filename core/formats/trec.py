@@ -225,7 +225,7 @@ def read_qrels(
             f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
         )
     top = int(grades.max()) if grades.size and grades.max() > 0 else 1
-    notes = norm.note(f"qrels {path}")
+    notes = norm.note(f"qrels {Path(path).name}")
     if negatives:
         notes.append(
             DataWarning("negative_grades", "negative grades read as not relevant", negatives)
@@ -400,7 +400,7 @@ def read_trec_run(
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    notes = norm.note(f"run {path}")
+    notes = norm.note(f"run {Path(path).name}")
     if n_extra:
         notes.append(
             DataWarning(

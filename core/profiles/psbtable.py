@@ -194,4 +194,6 @@ PROFILE = Profile(
     native=native,
     native_files=("micro.txt", "macro.txt", "class.txt", "model.txt"),
     headline=COLUMNS,
+    # psbTable ranks nothing; the PSB paper's tables order methods by DCG
+    rank_key="dcg_psb",
 )

@@ -49,5 +49,8 @@ PROFILE = Profile(
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
+    # trec_eval's own measures: map, Rprec, recip_rank, P_5, P_10, recall_100,
+    # ndcg_cut_10, num_rel_ret (docs/profiles.md)
+    headline=("ap_trec_r", "ft_psb", "rr", "p@5", "p@10", "r@100", "ndcg@10", "tp_r"),
     rank_key="ap_trec_r",
 )
