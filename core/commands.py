@@ -212,9 +212,23 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     return keys, rank_key
 
 
-def legend(keys: Sequence[str], ranks: Sequence[int]) -> list[str]:
-    """Lines under a table saying what each column key is."""
-    items = [f"{k} = {measure_by_key(k, ranks).label}" for k in dict.fromkeys(keys)]
+#: the other names a profile's legend gives its columns (the evaluator's own)
+LEGEND_TOOLS = {"trec_eval": "trec_eval", "psbtable": "SHREC", "boli": "SHREC"}
+
+
+def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None) -> list[str]:
+    """Lines under a table saying what each column key is (with the
+    evaluator's own name of it under its profile: ``ap_trec_r`` is ``map``)."""
+    tool = LEGEND_TOOLS.get(profile or "")
+    items = []
+    for k in dict.fromkeys(keys):
+        m = measure_by_key(k, ranks)
+        names = [
+            a.name.replace("{k}", str(m.k))
+            for a in ALIASES
+            if tool and a.tool.startswith(tool) and a.key in (k, m.measure.key)
+        ]
+        items.append(f"{k} = {m.label}" + (f" [{names[0]}]" if names else ""))
     lines, line = [], "columns: "
     for i, item in enumerate(items):
         piece = item + (";" if i < len(items) - 1 else "")
@@ -245,7 +259,11 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
     out.write(Summary.build(results, keys, rank_key).text() + "\n")
-    out.write("".join(line + "\n" for line in legend(keys, contest.options.ranks)))
+    out.write(
+        "".join(
+            line + "\n" for line in legend(keys, contest.options.ranks, contest.options.profile)
+        )
+    )
     for r in results:
         for w in r.warnings:
             out.write(f"note: {r.run_name}: {w}\n")

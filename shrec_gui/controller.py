@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shrec_eval.commands import default_table
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
-from shrec_eval.report import default_rank_key
 
 from .plots import colour_for
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
@@ -123,7 +123,9 @@ class ContestController(QObject):
         ]
 
     def default_rank_key(self) -> str:
-        return default_rank_key(self.assessment)
+        """The measure ``shrec-eval evaluate`` ranks by (the profile's, else
+        the assessment's default)."""
+        return default_table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs and the options."""
