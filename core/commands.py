@@ -376,8 +376,7 @@ def cmd_measures(args, out) -> int:
         opts = EvalOptions(ranks=args.ranks, profile=profile)
         keys, rank_key = default_table(None, opts)
         rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
-        text = f"Profile {profile}: table columns {', '.join(keys)}; ranked by {rank}."
-        out.write(textwrap.fill(text, 100) + "\n")
+        out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
     return 0
 
 

@@ -274,7 +274,7 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
 def test_every_user_error_is_caught_in_one_place(capsys, monkeypatch):
     """Any ShrecEvalError, even one no command raises today, is one line and exit 2;
     anything else is reported as unexpected."""
-    import shrec_eval.cli as cli
+    import shrec_eval.commands as cli  # the commands main() runs
     from shrec_eval.errors import ShrecEvalError
 
     class NewKindOfUserError(ShrecEvalError):
