@@ -253,7 +253,11 @@ def _output_parser() -> argparse.ArgumentParser:
         metavar="K1,K2,...",
         help="measures of the printed table (keys or other tools' names: map,P_10,NN)",
     )
-    g.add_argument("--json", metavar="FILE", help="write every number as JSON (see README)")
+    g.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write every number as JSON (means, per-query values, curves, data checks)",
+    )
     g.add_argument("--csv", metavar="DIR", help="write summary.csv and per_query.csv")
     g.add_argument(
         "--report",

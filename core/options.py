@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from .errors import OptionsError
 
 PR_INTERPOLATIONS = ("max", "psb")
-#: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
+#: the evaluators reproduced (core/profiles/, docs/profiles.md)
 PROFILES = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
 #: the largest rank K, curve length and maximum rank: the engine's working
 #: arrays grow with them (1,000,000 columns is 64 MB a query)

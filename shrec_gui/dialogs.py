@@ -29,7 +29,7 @@ from shrec_eval.options import AVERAGES, MAX_BETA, PROFILES, EvalOptions
 from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
-#: one line each for the Options dialog (README, Profiles; ../shared/spec/profiles.md)
+#: one line each for the Options dialog (docs/profiles.md)
 PROFILE_TEXT = {
     "shrec": "measures.md as written (the default)",
     "boli": "SHREC sketch / image toolkits (MATLAB)",

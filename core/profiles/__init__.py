@@ -1,5 +1,5 @@
 """The evaluators the project reproduces, one small module each
-(../../shared/spec/profiles.md): ``shrec`` (measures.md, the default),
+(docs/profiles.md): ``shrec`` (measures.md, the default),
 ``boli``, ``psbtable``, ``shapenet17`` and ``trec_eval``."""
 
 from __future__ import annotations

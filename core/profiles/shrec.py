@@ -1,4 +1,4 @@
-"""``shrec``: the default profile, ../../shared/spec/measures.md unchanged."""
+"""``shrec``: the default profile, the definitions of docs/measures.md unchanged."""
 
 from __future__ import annotations
 
@@ -7,5 +7,5 @@ from .base import Profile
 PROFILE = Profile(
     name="shrec",
     label="shrec (measures.md)",
-    source="../shared/spec/measures.md",
+    source="docs/measures.md",
 )

@@ -1,5 +1,5 @@
 """``trec_eval``: TREC runs scored as trec_eval reads and averages them
-(../../shared/spec/profiles.md).
+(docs/profiles.md).
 
 * Run lines of 6 or more fields (the readers already ignore fields past the
   sixth, with a data check, as trec_eval's own test file ``results.trunc``
