@@ -249,6 +249,19 @@ def _output_parser() -> argparse.ArgumentParser:
         "grades of a .cla, else ap_trec_r)",
     )
     g.add_argument(
+        "--format",
+        choices=("table", "trec_eval"),
+        default="table",
+        help="what goes to standard output: the summary table (default), or with --profile "
+        "trec_eval exactly what the trec_eval binary prints for its default measures",
+    )
+    g.add_argument(
+        "--per-query",
+        "-q",
+        action="store_true",
+        help="--format trec_eval: every query's values before the summary (trec_eval -q)",
+    )
+    g.add_argument(
         "--columns",
         metavar="K1,K2,...",
         help="measures of the printed table (keys or other tools' names: map,P_10,NN)",
@@ -330,8 +343,8 @@ def _evaluate_args(sub, common, reading, engine, profile, output) -> None:
                 "a TREC run scored as trec_eval scores it, with trec_eval's names",
             ),
             (
-                "shrec-eval evaluate psb.cla a.matrix --profile psbtable --native out/",
-                "psbTable's numbers and its own output files",
+                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --format trec_eval -q",
+                "prints what 'trec_eval -q qrels.txt run.trec' prints, byte for byte",
             ),
         ),
     )

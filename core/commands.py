@@ -37,6 +37,7 @@ from .report import (
 )
 from .resources import demo_manifest
 from .stats import CORRECTIONS, TESTS, compare
+from .trec_eval_format import P_CUTOFFS, trec_eval_text
 from .values import text_grid
 
 PROG = "shrec-eval"
@@ -105,6 +106,8 @@ def _options(args) -> EvalOptions:
     ranks of --ranks plus those of the measures asked for by name (``P_20``
     or ``p@20`` adds 20)."""
     extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
+    if getattr(args, "format", "table") == "trec_eval":
+        extra |= set(P_CUTOFFS)
     return EvalOptions(
         ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
         curve_length=args.curve_length,
@@ -239,11 +242,14 @@ def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None
     return lines + [line.rstrip()]
 
 
-def _score(contest: Contest, assessment) -> list:
-    """Read and score every run of the contest, in order."""
+def _score(contest: Contest, assessment, runs: list | None = None) -> list:
+    """Read and score every run of the contest, in order (the runs read are
+    appended to ``runs`` when given)."""
     results = []
     for source in contest.runs:
         run = source.load(assessment, **get_profile(contest.options.profile).reader)
+        if runs is not None:
+            runs.append(run)
         results.append(
             evaluate(assessment, run, contest.options, progress=Progress(label=run.name))
         )
@@ -251,22 +257,27 @@ def _score(contest: Contest, assessment) -> list:
     return [r if r.run_name == n else replace(r, run_name=n) for r, n in zip(results, names)]
 
 
-def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
+def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=()) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
     result's own source is its path in the JSON."""
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
-    out.write(Summary.build(results, keys, rank_key).text() + "\n")
-    out.write(
-        "".join(
-            line + "\n" for line in legend(keys, contest.options.ranks, contest.options.profile)
-        )
-    )
-    for r in results:
-        for w in r.warnings:
-            out.write(f"note: {r.run_name}: {w}\n")
+    if getattr(args, "format", "table") == "trec_eval":
+        # standard output is trec_eval's alone; the notes go to stderr
+        for run, r in zip(runs, results):
+            out.write(trec_eval_text(assessment, run, r, per_query=args.per_query))
+        for r in results:
+            for w in r.warnings:
+                sys.stderr.write(f"note: {r.run_name}: {w}\n")
+    else:
+        out.write(Summary.build(results, keys, rank_key).text() + "\n")
+        o = contest.options
+        out.write("".join(line + "\n" for line in legend(keys, o.ranks, o.profile)))
+        for r in results:
+            for w in r.warnings:
+                out.write(f"note: {r.run_name}: {w}\n")
     if args.json:
         source = contest.assessment.to_dict(base)
         doc = to_json(
@@ -298,8 +309,13 @@ def _native(args, assessment, results) -> None:
 
 
 def cmd_evaluate(args, out) -> int:
+    if args.format == "trec_eval" and args.profile != "trec_eval":
+        raise UsageError("--format trec_eval needs --profile trec_eval (trec_eval's rules)")
+    if args.per_query and args.format != "trec_eval":
+        raise UsageError("--per-query (-q) goes with --format trec_eval")
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    runs: list = []
     if contest.options.profile == "shapenet17":
         assessment, results = shapenet17.score_methods(
             contest.assessment.path,
@@ -310,8 +326,8 @@ def cmd_evaluate(args, out) -> int:
     else:
         assessment = contest.assessment.load()
         _table_keys(args, assessment, contest.options)
-        results = _score(contest, assessment)
-    _outputs(args, contest, assessment, results, out)
+        results = _score(contest, assessment, runs)
+    _outputs(args, contest, assessment, results, out, runs=runs)
     return 0
 
 
@@ -324,6 +340,8 @@ def _no_shapenet(options: EvalOptions, command: str) -> None:
 
 
 def cmd_demo(args, out) -> int:
+    if args.format != "table" or args.per_query:
+        raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
     manifest = demo_manifest()
     contest = replace(Contest.read(manifest), options=_options(args))
     _no_shapenet(contest.options, "demo")

@@ -91,6 +91,9 @@ class Assessment:
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
     classification: object = field(default=None, repr=False, compare=False)
+    #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
+    #: ``(indptr, collection indices)``; trec_eval's bpref reads them
+    judged_zero: tuple | None = field(default=None, repr=False, compare=False)
     _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 

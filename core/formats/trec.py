@@ -248,11 +248,19 @@ def read_qrels(
         kind="graded qrels" if top > 1 else "binary qrels",
         source=str(path),
     )
+    zero = np.flatnonzero(grades == 0)
+    zq, zi = eq[zero], item_of_doc[ed[zero]]
+    zorder = np.lexsort((zi, zq))
+    judged_zero = (
+        np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
+        zi[zorder],
+    )
     return _replace(
         a,
         closed=collection is not None,
         size_inferred=collection is None and collection_size is None,
         notes=tuple(notes),
+        judged_zero=judged_zero,
     )
 
 
