@@ -3,6 +3,8 @@ each resolves to the right registry key, and that key's values are the
 tool's values (trec_eval's through pytrec_eval, where both compute the same
 thing), under the profile the alias documents."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
@@ -167,3 +169,34 @@ def test_shrec_names_are_the_toolkit_columns(seed):
         assert res.column(resolve("NN"))[qi] == peer[q]["P_1"]
         assert res.column(resolve("FT"))[qi] == pytest.approx(peer[q]["Rprec"], abs=1e-12)
         assert res.column(resolve("E"))[qi] == pytest.approx(cut[q]["set_F"], abs=1e-12)
+
+
+def test_trec_eval_names_give_the_trec_eval_binarys_values():
+    """Against trec_eval 10's own -q output of its test files (shipped in
+    tests/data/trec_eval): every trec_eval name in it that is an alias gives,
+    per query, the value the binary printed (iprec_at_recall included, whose
+    rounding differs from pytrec_eval's)."""
+    from shrec_eval.readers import load_assessment, load_run
+
+    data = Path(__file__).parent / "data" / "trec_eval"
+    a = load_assessment(data / "qrels.test")
+    run = load_run(data / "results.test", a, trec_order=True)
+    res = evaluate(
+        a, run, EvalOptions(profile="trec_eval", ranks=(5, 10, 15, 20, 30, 100, 200, 500, 1000))
+    )
+    expected = (data / "expected" / "results_test.qrels_test_q.txt").read_text()
+    checked = set()
+    for line in expected.splitlines():
+        name, qid, value = (f.strip() for f in line.split("\t"))
+        if qid == "all":
+            continue
+        try:
+            key = resolve(name, "trec_eval")
+        except UnknownMeasureError:
+            continue  # num_ret, num_rel, bpref: no registry measure of their own
+        ours = res.value(qid, key)
+        text = str(int(ours)) if "." not in value else f"{ours:6.4f}"
+        assert text == value, (name, qid)
+        checked.add(name)
+    assert {"map", "Rprec", "recip_rank", "num_rel_ret", "P_10", "iprec_at_recall_0.50"} <= checked
+    assert len(checked) >= 20
