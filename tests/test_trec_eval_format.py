@@ -55,3 +55,17 @@ def test_misused_options_are_refused(capsys, argv, message):
     base = ["evaluate", str(DATA / "gen2.qrels"), str(DATA / "gen2.run")]
     assert main(base + argv, out=io.StringIO()) == 2
     assert message in capsys.readouterr().err
+
+
+def test_qrels_keep_their_grade_0_judgments_for_bpref(tmp_path):
+    from shrec_eval.readers import load_assessment
+
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 0\nq2 0 a 0\nq1 0 c 2\n")
+    a = load_assessment(tmp_path / "q.qrels")
+    indptr, items = a.judged_zero
+    zero = {
+        q: sorted(a.item_ids[i] for i in items[indptr[k] : indptr[k + 1]])
+        for k, q in enumerate(a.query_ids)
+    }
+    assert zero == {"q1": ["b"], "q2": ["a", "c"]}
+    assert a.judged_grades.tolist() == [1, 2]  # the relevant ones stay the judgments
