@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -41,7 +42,18 @@ COMMAND_NAMES = ("evaluate", "check", "compare", "measures", "demo")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one clear line instead of usage + error
-        raise UsageError(f"{message} (see {self.prog} --help)")
+        raise UsageError(f"{message}{_nearest_choice(message)} (see {self.prog} --help)")
+
+
+def _nearest_choice(message: str) -> str:
+    """'; did you mean ...?' for argparse's "invalid choice: 'X' (choose
+    from 'A', 'B')" when one choice is close to X (trec-eval, evalute)."""
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not m:
+        return ""
+    choices = re.findall(r"'([^']*)'", m.group(2))
+    near = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}?" if near else ""
 
 
 def _argument_type(name: str):

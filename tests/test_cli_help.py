@@ -74,6 +74,11 @@ def test_help_lists_what_assessment_and_run_may_be(capsys, command):
         ),
         (["measures", "--profle", "trec_eval"], "did you mean --profile?"),
         (["check", "a.cla", "r.txt", "--zzz"], "unknown option '--zzz' (see shrec-eval check"),
+        (["evalute", "a.cla"], "did you mean evaluate? (see shrec-eval --help)"),
+        (
+            ["evaluate", "a.cla", "r.txt", "--profile", "trec-eval"],
+            "did you mean trec_eval? (see shrec-eval evaluate --help)",
+        ),
     ],
 )
 def test_an_unknown_option_names_the_nearest_and_the_commands_help(capsys, argv, message):
