@@ -102,8 +102,17 @@ _probability = _bounded("parse_real", 0.0, 0.999999)
 def _reading_parser() -> argparse.ArgumentParser:
     """The files of a contest and how to read them (evaluate, check, compare)."""
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("assessment", metavar="ASSESSMENT")
-    p.add_argument("runs", nargs="+", metavar="RUN")
+    p.add_argument(
+        "assessment",
+        metavar="ASSESSMENT",
+        help="who is relevant to which query: a PSB .cla or TREC qrels (formats below)",
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="the runs to score: matrices, rank-list folders, TREC runs (formats below)",
+    )
     g = p.add_argument_group("reading the files")
     g.add_argument(
         "--queries",
