@@ -8,44 +8,60 @@ pyproject.toml).  Typical use::
     run = RankedRun.from_lists("my method", {"q1": ["m2", "m1", "m3"]}, a)
     result = evaluate(a, run)
     print(result.means["ndcg@10"], result.means["ap_trec_r"])
+
+The names below are imported on first use (PEP 562), so that importing the
+package for ``shrec-eval --help`` or ``--version`` does not load numpy.
 """
 
 from ._version import __version__
-from .engine import (
-    Cancelled,
-    CurveData,
-    QueryDetail,
-    RunResult,
-    evaluate,
-    evaluate_runs,
-    query_detail,
-)
-from .measures import CURVES, MEASURES, Curve, Measure, expand, measure_by_key
-from .model import PAD, UNKNOWN, Assessment, AssessmentError, DataWarning, RankedRun, Run
-from .options import EvalOptions, OptionsError
 
-__all__ = [
-    "Assessment",
-    "AssessmentError",
-    "Cancelled",
-    "CURVES",
-    "Curve",
-    "CurveData",
-    "DataWarning",
-    "EvalOptions",
-    "MEASURES",
-    "Measure",
-    "OptionsError",
-    "PAD",
-    "QueryDetail",
-    "RankedRun",
-    "Run",
-    "RunResult",
-    "UNKNOWN",
-    "evaluate",
-    "evaluate_runs",
-    "expand",
-    "measure_by_key",
-    "query_detail",
-    "__version__",
-]
+#: public name -> the module that defines it
+_EXPORTS = {
+    "Cancelled": "engine",
+    "CurveData": "engine",
+    "QueryDetail": "engine",
+    "RunResult": "engine",
+    "evaluate": "engine",
+    "evaluate_runs": "engine",
+    "query_detail": "engine",
+    "CURVES": "measures",
+    "MEASURES": "measures",
+    "Curve": "measures",
+    "Measure": "measures",
+    "expand": "measures",
+    "measure_by_key": "measures",
+    "resolve": "measures",
+    "PAD": "model",
+    "UNKNOWN": "model",
+    "Assessment": "model",
+    "AssessmentError": "model",
+    "DataWarning": "model",
+    "RankedRun": "model",
+    "Run": "model",
+    "EvalOptions": "options",
+    "OptionsError": "options",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shrec_eval' has no attribute {name!r}")
+    # literal imports, so that freezing tools (PyInstaller) see the modules
+    if module == "engine":
+        from . import engine as mod
+    elif module == "measures":
+        from . import measures as mod
+    elif module == "model":
+        from . import model as mod
+    else:
+        from . import options as mod
+    value = getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -13,13 +13,17 @@ traceback), 130 interrupted, 143 terminated, 141 output pipe closed.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .commands import COMMANDS, PROG
+# Only light modules here: --help and --version answer without numpy (the
+# commands, the engine and the readers are imported once a command runs).
+from ._version import __version__
+from .choices import ASSESSMENT_FORMATS, CORRECTIONS, RANKLIST_VARIANTS, RUN_FORMATS, TESTS, UNITS
 from .errors import OptionsError, ShrecEvalError, UsageError
 from .memory import keep_freed_blocks
 from .options import (
@@ -31,46 +35,68 @@ from .options import (
     EvalOptions,
 )
 from .profiles import NAMES as PROFILES
-from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
-from .stats import CORRECTIONS, TESTS, UNITS
-from .values import parse_ranks, parse_real, parse_whole
+
+PROG = "shrec-eval"
+COMMAND_NAMES = ("evaluate", "check", "compare", "measures", "demo")
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one clear line instead of usage + error
-        raise UsageError(f"{message} (see {self.prog} --help)")
+        raise UsageError(f"{message}{_nearest_choice(message)} (see {self.prog} --help)")
 
 
-def _argument_type(parse):
-    """An argparse ``type`` from a parser of :mod:`shrec_eval.values`."""
+def _nearest_choice(message: str) -> str:
+    """'; did you mean ...?' for argparse's "invalid choice: 'X' (choose
+    from 'A', 'B')" when one choice is close to X (trec-eval, evalute)."""
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not m:
+        return ""
+    choices = re.findall(r"'([^']*)'", m.group(2))
+    near = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}?" if near else ""
+
+
+def _argument_type(name: str):
+    """An argparse ``type`` from a parser of :mod:`shrec_eval.values`
+    (imported when an option is read: values needs numpy)."""
 
     def convert(text: str):
+        from . import values
+
         try:
-            return parse(text)
+            return getattr(values, name)(text)
         except OptionsError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    convert.__name__ = parse.__name__
+    convert.__name__ = name
     return convert
 
 
-def _bounded(parse, *bounds, **kw):
+def _bounded(name: str, *bounds, **kw):
     """An argparse ``type`` for a number in a range (the error names the option)."""
-    f = _argument_type(lambda text: parse(text, *bounds, **kw))
-    f.__name__ = "number"
-    return f
+
+    def convert(text: str):
+        from . import values
+
+        try:
+            return getattr(values, name)(text, *bounds, **kw)
+        except OptionsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = "number"
+    return convert
 
 
-_ranks = _argument_type(parse_ranks)
-_rank = _bounded(parse_whole, 1, MAX_RANK)
-_collection = _bounded(parse_whole, 1, MAX_COLLECTION)
+_ranks = _argument_type("parse_ranks")
+_rank = _bounded("parse_whole", 1, MAX_RANK)
+_collection = _bounded("parse_whole", 1, MAX_COLLECTION)
 #: randomization and bootstrap resamples: 1,000,000 is about 8 bytes x
 #: queries x resamples of working memory at once
-_resamples = _bounded(parse_whole, 1, 1_000_000)
-_seed = _bounded(parse_whole, 0, 2**63 - 1)
-_grade = _bounded(parse_whole, 1, 2**31 - 1)
-_beta = _bounded(parse_real, 0.0, MAX_BETA)
-_probability = _bounded(parse_real, 0.0, 0.999999)
+_resamples = _bounded("parse_whole", 1, 1_000_000)
+_seed = _bounded("parse_whole", 0, 2**63 - 1)
+_grade = _bounded("parse_whole", 1, 2**31 - 1)
+_beta = _bounded("parse_real", 0.0, MAX_BETA)
+_probability = _bounded("parse_real", 0.0, 0.999999)
 
 
 def _reading_parser() -> argparse.ArgumentParser:
@@ -79,14 +105,15 @@ def _reading_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "assessment",
         metavar="ASSESSMENT",
-        help="the relevance side: a PSB .cla or TREC qrels; or, alone, a contest file "
-        "(CONTEST.json: a session saved by the app; options given here override its own)",
+        help="who is relevant to which query: a PSB .cla or TREC qrels (formats below); "
+        "or, alone, a contest file (CONTEST.json: a session saved by the app; options "
+        "given here override its own)",
     )
     p.add_argument(
         "runs",
         nargs="*",
         metavar="RUN",
-        help="a run: dissimilarity matrix (binary or ASCII), TREC run, or folder of rank lists",
+        help="the runs to score: matrices, rank-list folders, TREC runs (formats below)",
     )
     g = p.add_argument_group("reading the files")
     g.add_argument(
@@ -198,8 +225,9 @@ def _profile_parser() -> argparse.ArgumentParser:
         "--profile",
         choices=PROFILES,
         default="shrec",
-        help="follow the rules of an official evaluator (default shrec = measures.md; "
-        "see README, Profiles)",
+        help="follow the rules of an official evaluator: its list handling, definitions, "
+        "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
+        "--profile NAME' shows what it computes)",
     )
     g.add_argument(
         "--average",
@@ -245,10 +273,32 @@ def _output_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--rank-by",
         metavar="KEY",
-        help="measure that ranks the runs (default adr if graded, else ap_trec_r)",
+        help="measure that ranks the runs (default: the profile's; shrec: adr for sister-class "
+        "grades of a .cla, else ap_trec_r)",
     )
-    g.add_argument("--columns", metavar="K1,K2,...", help="measures of the printed table")
-    g.add_argument("--json", metavar="FILE", help="write every number as JSON (see README)")
+    g.add_argument(
+        "--format",
+        choices=("table", "trec_eval"),
+        default="table",
+        help="what goes to standard output: the summary table (default), or with --profile "
+        "trec_eval exactly what the trec_eval binary prints for its default measures",
+    )
+    g.add_argument(
+        "--per-query",
+        "-q",
+        action="store_true",
+        help="--format trec_eval: every query's values before the summary (trec_eval -q)",
+    )
+    g.add_argument(
+        "--columns",
+        metavar="K1,K2,...",
+        help="measures of the printed table (keys or other tools' names: map,P_10,NN)",
+    )
+    g.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write every number as JSON (means, per-query values, curves, data checks)",
+    )
     g.add_argument("--csv", metavar="DIR", help="write summary.csv and per_query.csv")
     g.add_argument(
         "--report",
@@ -258,25 +308,94 @@ def _output_parser() -> argparse.ArgumentParser:
     return p
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", help="show tracebacks")
-    reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
-    profile = _profile_parser()
-    p = _Parser(
-        prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).", parents=[common]
+def _formats(title: str, formats: dict) -> str:
+    return title + "\n" + "".join(f"  {k:14s} {v}\n" for k, v in formats.items())
+
+
+#: what ASSESSMENT and RUN may be (the help of every command that reads a contest)
+INPUTS = (
+    _formats(
+        "ASSESSMENT (format detected from the content, or --assessment-format):", ASSESSMENT_FORMATS
     )
-    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.add_parser(
+    + "  a .cla alone: every model is a query (leave-one-out); --queries Q.cla: external\n"
+    "  queries; qrels: give --collection-size N (or --collection FILE) for TN and E.\n\n"
+    + _formats("RUN (any number; detected from the content, or --run-format):", RUN_FORMATS)
+    + _formats("  rank-list folder variants (--variant):", RANKLIST_VARIANTS)
+)
+MEASURE_NAMES = (
+    "Measure names (--columns, --rank-by, compare --measure): the keys of 'shrec-eval\n"
+    "measures', or trec_eval's, ir_measures' and the SHREC toolkits' names (map, P_10,\n"
+    "nDCG@10, recip_rank, NN, FT); 'shrec-eval measures --profile NAME' lists them."
+)
+
+
+def _examples(*lines: tuple[str, str]) -> str:
+    return "examples:\n" + "".join(f"  {cmd}\n      {what}\n" for cmd, what in lines)
+
+
+def _command(sub, name: str, help: str, parents, *, epilog: str, description: str = ""):
+    return sub.add_parser(
+        name,
+        help=help,
+        description=description or help[0].upper() + help[1:] + ".",
+        parents=parents,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _evaluate_args(sub, common, reading, engine, profile, output) -> None:
+    _command(
+        sub,
         "evaluate",
-        help="score runs and print the summary table",
-        parents=[common, reading, engine, profile, output],
+        "score runs and print the summary table",
+        [common, reading, engine, profile, output],
+        epilog=INPUTS
+        + "\n"
+        + MEASURE_NAMES
+        + "\n\n"
+        + _examples(
+            (
+                "shrec-eval evaluate psb_test.cla alice.matrix bob.txt carol/",
+                "a PSB contest: a binary matrix, an ASCII matrix and a rank-list folder",
+            ),
+            (
+                "shrec-eval evaluate target.cla --queries queries.cla --sister-classes "
+                "run.trec --report out/",
+                "SHREC 2006 style graded relevance, with a report folder (CSV, Markdown, "
+                "LaTeX, HTML)",
+            ),
+            (
+                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval "
+                "--columns map,P_10,ndcg_cut_10",
+                "a TREC run scored as trec_eval scores it, with trec_eval's names",
+            ),
+            (
+                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --format trec_eval -q",
+                "prints what 'trec_eval -q qrels.txt run.trec' prints, byte for byte",
+            ),
+        ),
     )
-    ch = sub.add_parser(
+
+
+def _check_args(sub, common, reading, profile) -> None:
+    ch = _command(
+        sub,
         "check",
-        help="check submissions before scoring (exit 1 on problems)",
-        parents=[common, reading, profile],
+        "check submissions before scoring (exit 1 on problems)",
+        [common, reading, profile],
+        epilog=INPUTS
+        + "\n"
+        + _examples(
+            (
+                "shrec-eval check psb_test.cla team1.matrix team2/",
+                "unknown or repeated ids, missing queries, unreadable files: exit 1",
+            ),
+            (
+                "shrec-eval check qrels.txt run.trec --strict --json checks.json",
+                "notices (ties, truncated lists) count as problems too; every finding as JSON",
+            ),
+        ),
     )
     ch.add_argument("--keep-self", action="store_true", help=argparse.SUPPRESS)
     ch.add_argument(
@@ -285,10 +404,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="count notices (truncated lists, ties, ...) as problems too",
     )
     ch.add_argument("--json", metavar="FILE", help="write the checks as JSON")
-    co = sub.add_parser(
+
+
+def _compare_args(sub, common, reading, engine, profile) -> None:
+    co = _command(
+        sub,
         "compare",
-        help="which differences are real: paired tests, confidence intervals, corrected p-values",
-        parents=[common, reading, engine, profile],
+        "which differences are real: paired tests, confidence intervals, corrected p-values",
+        [common, reading, engine, profile],
+        epilog=INPUTS
+        + "\n"
+        + MEASURE_NAMES
+        + "\n\n"
+        + _examples(
+            (
+                "shrec-eval compare target.cla a.txt b.txt c.txt --measure ap_trec_r",
+                "t-test, Wilcoxon and randomization test per pair, Holm-corrected",
+            ),
+            (
+                "shrec-eval compare qrels.txt a.trec b.trec --profile trec_eval --measure map "
+                "--test t",
+                "trec_eval's MAP, the paired t-test only",
+            ),
+            (
+                "shrec-eval compare psb.cla a.matrix b.matrix --measure NN --unit class",
+                "pairs the runs' class means of the nearest-neighbour score",
+            ),
+        ),
     )
     g = co.add_argument_group("comparison")
     g.add_argument(
@@ -297,7 +439,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="query",
         help="pair the runs' values per query (default) or per class (class means)",
     )
-    g.add_argument("--measure", required=True, metavar="KEY", help="the measure to compare on")
+    g.add_argument(
+        "--measure",
+        required=True,
+        metavar="KEY",
+        help="the measure to compare on (a key or another tool's name: map, P_10)",
+    )
     g.add_argument(
         "--test",
         action="append",
@@ -329,16 +476,111 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--report", metavar="DIR", help="the report files with significance markers on the measure"
     )
-    me = sub.add_parser(
-        "measures", help="list the measures (key, label, definition)", parents=[common]
+
+
+def _measures_args(sub, common) -> None:
+    me = _command(
+        sub,
+        "measures",
+        "list the measures (key, label, other tools' names, definition)",
+        [common],
+        epilog=_examples(
+            ("shrec-eval measures", "every measure of the registry at ranks 5,10,25,50,100"),
+            (
+                "shrec-eval measures --profile trec_eval",
+                "what the trec_eval profile computes, trec_eval's names for it, and its table",
+            ),
+            ("shrec-eval measures --ranks 1,20", "the @K measures at ranks 1 and 20"),
+        ),
     )
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
-    sub.add_parser(
-        "demo",
-        help="score the bundled demo contest and print its table",
-        parents=[common, engine, profile, output],
+    me.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="only the measures this profile computes, the names that hold there, "
+        "and its table columns and ranking measure",
     )
+
+
+def _demo_args(sub, common, engine, profile, output) -> None:
+    _command(
+        sub,
+        "demo",
+        "score the bundled demo contest and print its table",
+        [common, engine, profile, output],
+        epilog=_examples(
+            ("shrec-eval demo", "7 runs of a synthetic graded contest, ranked by ADR"),
+            (
+                "shrec-eval demo --profile psbtable --columns NN,FT,ST,E,DCG",
+                "the same runs with psbTable's numbers",
+            ),
+            ("shrec-eval demo --report demo_report/", "the report files of the demo"),
+        ),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks")
+    reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
+    profile = _profile_parser()
+    p = _Parser(
+        prog=PROG,
+        description="Score 3D shape retrieval contests (SHREC, PSB, ShapeNet) and TREC runs.",
+        parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            ("shrec-eval demo", "score the bundled demo contest and print its table"),
+            (
+                "shrec-eval evaluate psb_test.cla alice.matrix bob/ --report out/",
+                "score two runs of a PSB contest and write a report folder",
+            ),
+            (
+                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --columns map,P_10",
+                "score a TREC run as trec_eval does, with trec_eval's names",
+            ),
+            ("shrec-eval evaluate --help", "a command's options, inputs and examples"),
+        ),
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _evaluate_args(sub, common, reading, engine, profile, output)
+    _check_args(sub, common, reading, profile)
+    _compare_args(sub, common, reading, engine, profile)
+    _measures_args(sub, common)
+    _demo_args(sub, common, engine, profile, output)
+    assert tuple(sub.choices) == COMMAND_NAMES
     return p
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line parsed; an unknown option names the command's help
+    and the nearest option of that command."""
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and hasattr(args, "runs") and not any(r.startswith("-") for r in rest):
+        # RUN... may be empty (ASSESSMENT alone is a contest file), so argparse
+        # gives RUN nothing from the first group of file names when options
+        # follow ASSESSMENT (evaluate A.cla --queries Q.cla R1 R2): the file
+        # names it left over are the runs, in order
+        args.runs = list(args.runs) + rest
+        rest = []
+    if rest:
+        command = getattr(args, "command", None)
+        sub = parser._subparsers._group_actions[0].choices.get(command) if command else None
+        where = f"{PROG} {command}" if sub is not None else PROG
+        unknown = next((r for r in rest if r.startswith("-")), rest[0])
+        near = difflib.get_close_matches(
+            unknown.split("=", 1)[0], _option_strings(sub or parser), n=1, cutoff=0.6
+        )
+        hint = f"; did you mean {near[0]}?" if near else ""
+        what = "option" if unknown.startswith("-") else "argument"
+        raise UsageError(f"unknown {what} {unknown!r}{hint} (see {where} --help)")
+    return args
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -347,10 +589,12 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     debug = "--debug" in argv
     keep_freed_blocks()  # chunked reading without refaulting its arrays (core/memory.py)
     try:
-        args = parse(argv)
+        args = parse_args(argv)
         if not args.command:
-            raise UsageError(f"a command is needed: {', '.join(COMMANDS)} (see {PROG} --help)")
+            raise UsageError(f"a command is needed: {', '.join(COMMAND_NAMES)} (see {PROG} --help)")
         args.given = given_options(argv)
+        from .commands import COMMANDS  # the engine and readers, with numpy
+
         return COMMANDS[args.command](args, out)
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
@@ -373,20 +617,6 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
         sys.stderr.write(f"{PROG}: error: {msg}\n")
         return 2
-
-
-def parse(argv: Sequence[str]) -> argparse.Namespace:
-    """The parsed command line.  RUN... may be empty (ASSESSMENT alone is a
-    contest file), so argparse gives RUN nothing from the first group of
-    file names when options follow ASSESSMENT (``evaluate A.cla --queries
-    Q.cla R1 R2``): the file names it left over are the runs, in order."""
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and hasattr(args, "runs") and not any(e.startswith("-") for e in extra):
-        args.runs = list(args.runs) + extra
-    elif extra:
-        parser.parse_args(argv)  # the error argparse gives for what it does not know
-    return args
 
 
 def given_options(argv: Sequence[str]) -> set[str]:

@@ -8,6 +8,7 @@ user are ShrecEvalErrors, which :func:`shrec_eval.cli.main` reports.
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -19,7 +20,7 @@ from . import __version__
 from .atomic import check_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, ShrecEvalError, UsageError
-from .measures import expand
+from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
 from .options import EvalOptions
 from .profiles import get_profile
 from .profiles.native import write_native
@@ -35,6 +36,7 @@ from .report import (
 from .resources import demo_manifest
 from .service import load_assessment, score_contest, score_runs
 from .stats import CORRECTIONS, TESTS, compare
+from .trec_eval_format import P_CUTOFFS, trec_eval_text
 from .values import text_grid
 
 PROG = "shrec-eval"
@@ -82,10 +84,31 @@ def _profile_options(args) -> dict:
     }
 
 
+def _asked_keys(args) -> list[str]:
+    """The registry keys of the measures the command line names (--columns,
+    --rank-by, compare's --measure), each name resolved once (aliases such
+    as ``map`` or ``P_10`` included)."""
+    names = []
+    if getattr(args, "columns", None):
+        names += [k for k in args.columns.split(",") if k.strip()]
+    for opt in ("rank_by", "measure"):
+        if getattr(args, opt, None):
+            names.append(getattr(args, opt))
+    try:
+        return [resolve(n, args.profile, args.ranks) for n in names]
+    except UnknownMeasureError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _options(args) -> EvalOptions:
-    """The engine options of the command line (evaluate, compare, demo)."""
+    """The engine options of the command line (evaluate, compare, demo): the
+    ranks of --ranks plus those of the measures asked for by name (``P_20``
+    or ``p@20`` adds 20)."""
+    extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
+    if getattr(args, "format", "table") == "trec_eval":
+        extra |= set(P_CUTOFFS)
     return EvalOptions(
-        ranks=args.ranks,
+        ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
         curve_length=args.curve_length,
         pr_levels=args.pr_levels,
         pr_interpolation=args.pr_interpolation,
@@ -236,53 +259,111 @@ def _guard_outputs(contest: Contest, contest_file=None, **outputs) -> None:
         )
 
 
-def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
-    known = [m.key for m in expand(options.ranks, options.profile)]
-    for k in keys:
-        if k not in known:
-            raise UsageError(f"unknown measure {k!r}; run '{PROG} measures' for the keys")
+def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
+    """The registry keys of measure names (keys or aliases), each one a
+    measure the profile computes with these ranks."""
+    known = {m.key for m in expand(options.ranks, options.profile)}
+    out = []
+    for name in keys:
+        try:
+            key = resolve(name, options.profile, options.ranks)
+        except UnknownMeasureError as exc:
+            raise UsageError(str(exc)) from None
+        if key not in known:  # a rank the options do not have
+            raise UsageError(
+                f"measure {name!r} ({key}) needs rank {rank_of(key)} in --ranks "
+                f"({','.join(map(str, options.ranks))})"
+            )
+        out.append(key)
+    return out
 
 
 def default_table(assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The columns and the ranking measure of a summary when none are asked
-    for (the profile's, else the headline measures and the default rank key);
-    the desktop app's Summary and report use the same."""
+    for: the profile's (trec_eval's own measures, psbTable's five...), else
+    the headline measures; the ranking measure is the profile's, else
+    :func:`~shrec_eval.report.default_rank_key`.  Columns of ranks the
+    options do not have are left out.  The desktop app's Summary and report
+    use the same."""
     profile = get_profile(options.profile)
     rank_key = profile.rank_key or default_rank_key(assessment)
-    keys = list(profile.headline) or headline_keys(
-        [m.key for m in expand(options.ranks, options.profile)]
-    )
+    known = [m.key for m in expand(options.ranks, options.profile)]
+    keys = [k for k in profile.headline if k in known] or headline_keys(known)
     return keys, rank_key
 
 
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
-    """The printed columns and the ranking measure, checked before scoring."""
+    """The printed columns and the ranking measure (registry keys), checked
+    before scoring."""
     keys, rank_key = default_table(assessment, options)
-    rank_key = args.rank_by or rank_key
+    if args.rank_by:
+        rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
-        keys = [k.strip() for k in args.columns.split(",")]
+        keys = _check_keys([k for k in args.columns.split(",") if k.strip()], options)
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
 
 
-def _score(contest: Contest, assessment=None) -> tuple:
+#: the other names a profile's legend gives its columns (the evaluator's own)
+LEGEND_TOOLS = {"trec_eval": "trec_eval", "psbtable": "SHREC", "boli": "SHREC"}
+
+
+def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None) -> list[str]:
+    """Lines under a table saying what each column key is (with the
+    evaluator's own name of it under its profile: ``ap_trec_r`` is ``map``)."""
+    tool = LEGEND_TOOLS.get(profile or "")
+    items = []
+    for k in dict.fromkeys(keys):
+        m = measure_by_key(k, ranks)
+        names = [
+            a.name.replace("{k}", str(m.k))
+            for a in ALIASES
+            if tool and a.tool.startswith(tool) and a.key in (k, m.measure.key)
+        ]
+        items.append(f"{k} = {m.label}" + (f" [{names[0]}]" if names else ""))
+    lines, line = [], "columns: "
+    for i, item in enumerate(items):
+        piece = item + (";" if i < len(items) - 1 else "")
+        if len(line) + len(piece) > 100 and line.strip() != "columns:":
+            lines.append(line.rstrip())
+            line = " " * 9
+        line += piece + " "
+    return lines + [line.rstrip()]
+
+
+def _score(contest: Contest, assessment=None, runs: list | None = None) -> tuple:
     """Read and score every run of the contest, in order, through the
     scoring service (the app scores through it too): the assessment and
-    the results."""
-    return score_contest(contest, assessment=assessment, progress=lambda name: Progress(label=name))
+    the results (the runs read are appended to ``runs`` when given)."""
+    return score_contest(
+        contest,
+        assessment=assessment,
+        progress=lambda name: Progress(label=name),
+        runs=runs,
+    )
 
 
-def _outputs(args, contest: Contest, assessment, results, out, base=None) -> None:
+def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=()) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
     result's own source is its path in the JSON."""
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
-    out.write(Summary.build(results, keys, rank_key).text() + "\n")
-    for r in results:
-        for w in r.warnings:
-            out.write(f"note: {r.run_name}: {w}\n")
+    if getattr(args, "format", "table") == "trec_eval":
+        # standard output is trec_eval's alone; the notes go to stderr
+        for run, r in zip(runs, results):
+            out.write(trec_eval_text(assessment, run, r, per_query=args.per_query))
+        for r in results:
+            for w in r.warnings:
+                sys.stderr.write(f"note: {r.run_name}: {w}\n")
+    else:
+        out.write(Summary.build(results, keys, rank_key).text() + "\n")
+        o = contest.options
+        out.write("".join(line + "\n" for line in legend(keys, o.ranks, o.profile)))
+        for r in results:
+            for w in r.warnings:
+                out.write(f"note: {r.run_name}: {w}\n")
     if args.json:
         source = contest.assessment.to_dict(base)
         doc = to_json(
@@ -314,6 +395,10 @@ def _native(args, assessment, results) -> None:
 
 
 def cmd_evaluate(args, out) -> int:
+    if args.format == "trec_eval" and args.profile != "trec_eval":
+        raise UsageError("--format trec_eval needs --profile trec_eval (trec_eval's rules)")
+    if args.per_query and args.format != "trec_eval":
+        raise UsageError("--per-query (-q) goes with --format trec_eval")
     contest = contest_of(args, _options(args))
     _guard_outputs(
         contest,
@@ -326,11 +411,12 @@ def cmd_evaluate(args, out) -> int:
     )
     _save_contest(args, contest)
     assessment = None
+    runs: list = []
     if contest.options.profile != "shapenet17":  # its taxonomy: one assessment per dataset
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
-    assessment, results = _score(contest, assessment)
-    _outputs(args, contest, assessment, results, out)
+    assessment, results = _score(contest, assessment, runs)
+    _outputs(args, contest, assessment, results, out, runs=runs)
     return 0
 
 
@@ -343,6 +429,8 @@ def _no_shapenet(options: EvalOptions, command: str) -> None:
 
 
 def cmd_demo(args, out) -> int:
+    if args.format != "table" or args.per_query:
+        raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
     manifest = demo_manifest()
     contest = replace(Contest.read(manifest), options=_options(args))
     _no_shapenet(contest.options, "demo")
@@ -358,17 +446,44 @@ def cmd_demo(args, out) -> int:
     return 0
 
 
+def _alias_names(cm, profile: str | None) -> list[str]:
+    """The other tools' names of a concrete measure (those that hold under
+    ``profile`` when one is given)."""
+    out = []
+    for a in ALIASES:
+        if a.key != cm.measure.key and a.key != cm.key:
+            continue
+        if a.strict and profile is not None and profile != a.profile:
+            continue
+        out.append(a.name.replace("{k}", str(cm.k)) if cm.k is not None else a.name)
+    return out
+
+
 def cmd_measures(args, out) -> int:
-    rows = [
-        (
-            m.key,
-            m.label,
-            m.definition
-            + (f" [profile {', '.join(m.measure.profiles)} only]" if m.measure.profiles else ""),
-        )
-        for m in expand(args.ranks, None)
-    ]
-    out.write("".join(line + "\n" for line in text_grid(rows, left=3)))
+    profile = args.profile
+    own = get_profile(profile).overrides if profile is not None else {}
+    rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
+    for m in expand(args.ranks, profile):
+        only = m.measure.profiles
+        definition = m.definition + (f" [profile {', '.join(only)} only]" if only else "")
+        if m.key in own or m.measure.key in own:
+            definition += f" [computed as {profile} does: see docs/profiles.md]"
+        rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
+    out.write("".join(line + "\n" for line in text_grid(rows, left=4)))
+    note = (
+        "Also known as: trec_eval's and ir_measures' names give trec_eval's numbers under "
+        "--profile trec_eval; NN, FT, ST, E, DCG are the SHREC toolkits' and psbTable's "
+        "columns. Any name is accepted by --columns, --rank-by and compare --measure; an @K "
+        "name of another rank (P_20, p@20) adds that rank. Definitions and sources: "
+        "docs/measures.md."
+    )
+    out.write("\n" + textwrap.fill(note, 100) + "\n")
+    if profile is not None:
+        p = get_profile(profile)
+        opts = EvalOptions(ranks=args.ranks, profile=profile)
+        keys, rank_key = default_table(None, opts)
+        rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
+        out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
     return 0
 
 
@@ -482,7 +597,7 @@ def cmd_compare(args, out) -> int:
     )
     _no_shapenet(contest.options, "compare")
     _save_contest(args, contest)
-    _check_keys([args.measure], contest.options)
+    args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
     _, results = _score(contest, assessment)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))

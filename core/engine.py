@@ -77,15 +77,16 @@ def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int,
     least = a.n_items + run.unknown_count
     given = options.collection_size
     if given is None and a.size_inferred:
-        return least, [
-            DataWarning(
-                "collection_inferred",
-                f"no collection size was given (qrels): the collection is taken as the "
-                f"{a.n_items} judged documents and the other documents the run retrieves "
-                "(give --collection-size or --collection)",
-                run.unknown_count,
-            )
-        ]
+        others = run.unknown_count
+        plus = " plus the unjudged ones the run retrieves" if others else ""
+        text = (
+            "no collection size was given for the qrels: the collection is taken as its "
+            f"{a.n_items} judged documents{plus} (give --collection-size N or --collection "
+            "FILE when true negatives, accuracy or the E-measure matter)"
+        )
+        if others:
+            text += "; unjudged documents retrieved"
+        return least, [DataWarning("collection_inferred", text, others)]
     size = given if given is not None else a.collection_size
     if size >= least:
         return size, []
@@ -453,7 +454,9 @@ def _engine_warnings(
             )
         )
     trunc = (va < prep.ds) & (qrow >= 0) & scored
-    if trunc.any():
+    # TREC runs against qrels are cut (at 1000) by convention and every
+    # measure counts the rest as not retrieved: nothing to tell there
+    if trunc.any() and "qrels" not in a.kind:
         first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
         out.append(
             DataWarning(

@@ -1,7 +1,7 @@
 """The measure registry: every measure and every curve declared once.
 
-Each :class:`Measure` has its stable key (../shared/spec/measures.md section
-7), the label people read, its family, a one-line definition, whether higher
+Each :class:`Measure` has its stable key (docs/measures.md lists them all),
+the label people read, its family, a one-line definition, whether higher
 is better, and the small function that computes it for a chunk of queries
 from a :class:`ChunkContext` (the gain matrix and its cumulative sums).  The
 command line, tables, CSV headers and docs all read this table.  The curves
@@ -10,10 +10,17 @@ each :class:`Curve` declares its x values and its compute function.
 
 Values are float64 per query; NaN means *undefined* (nothing to find: the
 assessment has no relevant item of that kind for the query).
+
+The names other tools give the same numbers (trec_eval's ``map``, ``P_10``,
+ir_measures' ``AP``, ``nDCG@10``...) are :data:`ALIASES`; :func:`resolve`
+turns any name a user types into a registry key, and is the one function
+the command line, the reports and the desktop app call for it.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +29,7 @@ import numpy as np
 
 from .chunk import ChunkContext, discounts, ratio, row_sums
 from .curves import CURVES, Curve
+from .errors import OptionsError
 
 __all__ = [
     "Measure",
@@ -31,6 +39,12 @@ __all__ = [
     "expand",
     "measure_by_key",
     "FAMILIES",
+    "Alias",
+    "ALIASES",
+    "UnknownMeasureError",
+    "resolve",
+    "rank_of",
+    "aliases_of",
 ]
 
 # ---------------------------------------------------------------------------
@@ -168,6 +182,51 @@ def m_dcg_psb(ctx, v=None, k=None):
     return ratio(dcg, ideal[ctx.cr], ctx.no_rel)
 
 
+def m_rr(ctx, v=None, k=None):
+    """1 / rank of the first relevant item; 0 when none is retrieved."""
+    r, c, _, m = ctx.hit_list
+    first = m == 1
+    out = np.zeros(ctx.B)
+    out[r[first]] = 1.0 / (c[first] + 1.0)
+    out[ctx.no_rel] = np.nan
+    return out
+
+
+#: trec_eval's recall levels of iprec_at_recall (the C literals 0.0, 0.1, ...)
+IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _iprec_all(ctx) -> np.ndarray:
+    """(B, 11): trec_eval 10's interpolated precision at the 11 recall levels.
+    Level r needs n = lround(r * R) hits (at least 1); its value is the best
+    precision at the n-th hit or any later one, 0 when fewer hits are
+    retrieved.  (trec_eval 9 and pytrec_eval needed int(r * R + 0.9) hits.)
+    Cached on the context: the 11 measures share one computation."""
+    got = getattr(ctx, "_iprec", None)
+    if got is not None:
+        return got
+    x = np.asarray(IPREC_LEVELS)[None, :] * ctx.cr[:, None].astype(np.float64)
+    low = np.floor(x)
+    need = np.maximum(low + (x - low >= 0.5), 1).astype(np.int64)  # C's lround, x >= 0
+    m = ctx.hit_list[3]
+    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
+    prec = ctx.hit_matrix(m / ctx.hit_ranks, M)
+    sufmax = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    val = np.take_along_axis(sufmax, np.clip(need - 1, 0, M - 1), axis=1)
+    val = np.where(need <= ctx.vr[:, None], val, 0.0)
+    val[ctx.no_rel] = np.nan
+    ctx._iprec = val
+    return val
+
+
+def _iprec_at(j: int) -> Callable:
+    def m_iprec(ctx, v=None, k=None):
+        return _iprec_all(ctx)[:, j].copy()
+
+    m_iprec.__name__ = f"m_iprec_{j}"
+    return m_iprec
+
+
 # ---------------------------------------------------------------------------
 # The registry
 
@@ -220,6 +279,7 @@ FAMILIES = {
     "shrec2006": "SHREC 2006",
     "cutoff": "At rank K",
     "psb": "PSB / SHREC 2012",
+    "trec_eval": "trec_eval",
 }
 
 
@@ -397,6 +457,26 @@ MEASURES: tuple[Measure, ...] = tuple(
             "DCG of the whole list (binary gains) / ideal DCG",
             m_dcg_psb,
         ),
+        Measure(
+            "rr",
+            "Reciprocal Rank",
+            "trec_eval",
+            "1 / the rank of the first relevant item, 0 when none is retrieved",
+            m_rr,
+            profiles=("trec_eval",),
+        ),
+    ]
+    + [
+        Measure(
+            f"iprec_{lvl:.2f}",
+            f"Interpolated Precision at recall {lvl:.2f}",
+            "trec_eval",
+            f"best precision at or after the n-th relevant item, n = lround({lvl:.1f} R) "
+            "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
+            _iprec_at(j),
+            profiles=("trec_eval",),
+        )
+        for j, lvl in enumerate(IPREC_LEVELS)
     ]
     + [
         Measure(key, label, "shapenet", definition, fn, profiles=("shapenet17",))
@@ -465,3 +545,150 @@ def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> Con
 @lru_cache(maxsize=32)
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
     return {cm.key: cm for cm in expand(ranks, None)}
+
+
+# ---------------------------------------------------------------------------
+# Names other tools give the registry's measures
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Another tool's name for a registry measure.  ``name`` and ``key`` may
+    hold ``{k}`` (a rank: ``P_{k}`` -> ``p@{k}``).  ``profile``: the profile
+    under which the key gives exactly the tool's number (None: every
+    profile); ``strict``: refused under the other profiles, because the
+    registry's measure of that key is defined differently there.  ``note``
+    says what differs where it does not hold."""
+
+    name: str
+    key: str
+    tool: str
+    profile: str | None = None
+    strict: bool = False
+    note: str = ""
+
+
+_TE = "trec_eval"
+_IRM = "ir_measures"
+_SHREC = "SHREC toolkits / psbTable"
+_TE_AVG = (
+    "per query as trec_eval; the mean is trec_eval's under --profile trec_eval (its tie "
+    "order, a query without relevant documents scoring 0, -c)"
+)
+_NDCG = (
+    "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
+    "the other profiles' ndcg@K leave rank 1 undiscounted (use ndcg@K there)"
+)
+
+ALIASES: tuple[Alias, ...] = (
+    Alias("map", "ap_trec_r", _TE, _TE, note=_TE_AVG),
+    Alias("P_{k}", "p@{k}", _TE, _TE, note=_TE_AVG),
+    Alias("recall_{k}", "r@{k}", _TE, _TE, note=_TE_AVG),
+    Alias("ndcg_cut_{k}", "ndcg@{k}", _TE, _TE, strict=True, note=_NDCG),
+    Alias("Rprec", "ft_psb", _TE, _TE, note=_TE_AVG + "; psbtable computes it in float32"),
+    Alias("recip_rank", "rr", _TE, _TE),
+    Alias(
+        "num_rel_ret",
+        "tp_r",
+        _TE,
+        _TE,
+        note="per query; trec_eval's 'all' line is the sum over queries, the table a mean",
+    ),
+    *(Alias(f"iprec_at_recall_{x:.2f}", f"iprec_{x:.2f}", _TE, _TE) for x in IPREC_LEVELS),
+    Alias("AP", "ap_trec_r", _IRM, _TE, note=_TE_AVG),
+    Alias("P@{k}", "p@{k}", _IRM, _TE, note=_TE_AVG),
+    Alias("R@{k}", "r@{k}", _IRM, _TE, note=_TE_AVG),
+    Alias("nDCG@{k}", "ndcg@{k}", _IRM, _TE, strict=True, note=_NDCG),
+    Alias("RR", "rr", _IRM, _TE),
+    Alias("NumRelRet", "tp_r", _IRM, _TE, note="per query; the table's figure is a mean"),
+    *(Alias(f"IPrec@{x:g}", f"iprec_{x:.2f}", _IRM, _TE) for x in IPREC_LEVELS),
+    Alias("NN", "nn", _SHREC),
+    Alias("FT", "ft_psb", _SHREC),
+    Alias("ST", "st_psb", _SHREC),
+    Alias("E", "e_measure", _SHREC),
+    Alias("DCG", "dcg_psb", _SHREC),
+)
+# ir_measures spells Rprec as trec_eval does: one alias serves both
+
+
+class UnknownMeasureError(OptionsError):
+    """A measure name that is neither a registry key nor an alias, or that the
+    chosen profile does not compute; the text suggests the nearest names."""
+
+
+def _pattern(template: str) -> re.Pattern:
+    return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[list, list]:
+    keys = [(_pattern(m.key), m) for m in MEASURES]
+    aliases = [(_pattern(a.name), a) for a in ALIASES]
+    return keys, aliases
+
+
+def _fill(template: str, match: re.Match) -> str:
+    return template.replace("{k}", match.group(1)) if match.groups() else template
+
+
+def _names(ranks: Sequence[int]) -> list[str]:
+    out = [m.key for m in expand(ranks, None)]
+    for a in ALIASES:
+        out += [a.name.replace("{k}", str(k)) for k in ranks] if "{k}" in a.name else [a.name]
+    return out
+
+
+def _unknown(name: str, ranks: Sequence[int]) -> UnknownMeasureError:
+    near = difflib.get_close_matches(name, _names(ranks), n=3, cutoff=0.6)
+    near += [n for n in _names(ranks) if n.lower() == name.lower() and n not in near]
+    hint = f"; did you mean {' or '.join(repr(n) for n in near[:3])}?" if near else ""
+    return UnknownMeasureError(
+        f"unknown measure {name!r}{hint} ('shrec-eval measures' lists the keys and the "
+        "trec_eval / ir_measures names)"
+    )
+
+
+def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10)) -> str:
+    """The registry key a user's name stands for: a key itself (``ap_trec_r``,
+    ``p@10``, ``p@30``: any rank) or an alias (``map``, ``P_10``, ``nDCG@10``,
+    ``NN``).  With ``profile``, a name that profile does not compute, or an
+    alias defined differently there, is refused saying which profile
+    computes it.  ``ranks`` only shape the suggestions of the error.  The
+    key's rank (:func:`rank_of`) may be one the options do not have yet."""
+    text = name.strip()
+    keys, aliases = _patterns()
+    key = None
+    for pat, a in aliases:
+        hit = pat.match(text)
+        if hit:
+            key = _fill(a.key, hit)
+            if a.strict and profile is not None and profile != a.profile:
+                raise UnknownMeasureError(
+                    f"{text!r} is {a.tool}'s name for {key} under --profile {a.profile}; "
+                    f"the {profile} profile's {key} is defined differently ({a.note})"
+                )
+            break
+    for pat, m in keys:
+        hit = pat.match(key or text)
+        if hit:
+            if m.profiles and profile is not None and profile not in m.profiles:
+                raise UnknownMeasureError(
+                    f"measure {text!r} is computed under --profile {' or '.join(m.profiles)} "
+                    f"only (this is the {profile} profile)"
+                )
+            return _fill(m.key, hit)
+    raise _unknown(text, ranks)
+
+
+def rank_of(key: str) -> int | None:
+    """The rank K of a concrete @K key (``p@30`` -> 30), else None."""
+    for pat, m in _patterns()[0]:
+        hit = pat.match(key)
+        if hit and m.at_rank:
+            return int(hit.group(1))
+    return None
+
+
+def aliases_of(key: str) -> list[Alias]:
+    """The aliases that name a registry key or template (``p@{k}``, ``ap_trec_r``)."""
+    return [a for a in ALIASES if a.key == key]

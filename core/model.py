@@ -47,7 +47,8 @@ class DataWarning:
 
     def __str__(self) -> str:
         more = f" (e.g. {', '.join(self.examples)})" if self.examples else ""
-        return f"{self.message}: {self.count}{more}"
+        # a message that says it all (count 0) does not end in ": 0"
+        return f"{self.message}: {self.count}{more}" if self.count or more else self.message
 
 
 def make_warning(code: str, message: str, cases: Sequence[str]) -> DataWarning:
@@ -90,6 +91,9 @@ class Assessment:
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
     classification: object = field(default=None, repr=False, compare=False)
+    #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
+    #: ``(indptr, collection indices)``; trec_eval's bpref reads them
+    judged_zero: tuple | None = field(default=None, repr=False, compare=False)
     _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 

@@ -14,27 +14,18 @@ from pathlib import Path
 
 import numpy as np
 
+from .choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
-from .formats.ranklists import VARIANTS, read_ranklist_folder
+from .formats.ranklists import read_ranklist_folder
 from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
 from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
 from .values import is_integer, is_number
 
-ASSESSMENT_FORMATS = {
-    "cla": "PSB classification file (.cla)",
-    "qrels": "TREC qrels (qid iter docno rel)",
-}
-RUN_FORMATS = {
-    "ascii-matrix": "ASCII dissimilarity matrix (one row per query)",
-    "binary-matrix": "PSB binary float32 dissimilarity matrix (.matrix)",
-    "ranklists": "folder of rank-list files, one per query",
-    "trec": "TREC run (qid iter docno rank sim run_id)",
-}
-RANKLIST_VARIANTS = VARIANTS
+# the formats and variants are named in .choices (read by --help without numpy)
 #: detection reads this much first, and more (up to HEAD_MAX) until it
 #: holds SAMPLE whole lines: a matrix row may be far longer than HEAD
 HEAD = 1 << 16

@@ -37,10 +37,17 @@ HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr"
 
 
 def default_rank_key(assessment: Assessment | None) -> str:
-    """The measure that ranks runs when nobody says: the SHREC 2006 report
-    ranks by mean ADR on graded assessments; with binary relevance (or no
-    assessment yet) MAP is the usual headline."""
-    return "adr" if assessment is not None and assessment.top_grade > 1 else "ap_trec_r"
+    """The measure that ranks runs when neither the profile nor the user
+    says: ADR, as the SHREC 2006 report ranks, when the grades come from
+    sister classes of a ``.cla`` (every query is graded the same way); else
+    MAP (``ap_trec_r``).  The grades of single judgments never decide it: a
+    qrels file with one grade-2 line is still ranked by MAP."""
+    graded_classes = (
+        assessment is not None
+        and assessment.top_grade > 1
+        and assessment.classification is not None
+    )
+    return "adr" if graded_classes else "ap_trec_r"
 
 
 def headline_keys(keys: Sequence[str]) -> list[str]:

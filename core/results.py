@@ -155,6 +155,29 @@ class RunResult:
         macro = self.averages["macro"]
         return None if macro is None else macro[key]
 
+    def to_frame(self, keys=None):
+        """The per-query values as a pandas DataFrame: one row per query
+        (index ``query``), one column per measure (``keys``: registry keys or
+        other tools' names such as ``map``; default every measure), NaN where
+        undefined, plus ``class`` when the assessment has query classes.
+        pandas is optional: it is imported here, and its absence is a
+        clear error."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(
+                "RunResult.to_frame() needs pandas, which shrec-eval does not install: "
+                "pip install pandas"
+            ) from None
+        from .measures import resolve
+
+        cols = self.keys if keys is None else [resolve(k, self.profile) for k in keys]
+        data = {k: self.column(k) for k in cols}
+        frame = pd.DataFrame(data, index=pd.Index(list(self.query_ids), name="query"))
+        if self.query_classes is not None:
+            frame.insert(0, "class", list(self.query_classes))
+        return frame
+
 
 @dataclass
 class QueryDetail:

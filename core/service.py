@@ -232,11 +232,14 @@ def score_contest(
     assessment: Assessment | None = None,
     progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    runs: list | None = None,
 ) -> tuple[Assessment, list[RunResult]]:
     """Score every run of a contest (the command line's way: the first
     unreadable run is an error): the assessment and the results, in the
     contest's order, with distinct names.  ``progress(run name)`` gives the
-    engine's progress callback of that run (e.g. a progress bar)."""
+    engine's progress callback of that run (e.g. a progress bar); the runs
+    read are appended to ``runs`` when given (trec_eval's output counts
+    what each retrieved)."""
     options = contest.options
     bars: dict[int, Callable | None] = {}
 
@@ -271,4 +274,6 @@ def score_contest(
                 should_stop=should_stop,
             )
         )
+    if runs is not None:
+        runs.extend(o.run for o in outcomes)
     return assessment, final_names([o.result for o in outcomes])

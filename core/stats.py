@@ -22,26 +22,11 @@ from itertools import combinations
 
 import numpy as np
 
+from .choices import CORRECTIONS, TESTS, UNITS
 from .engine import RunResult
 from .errors import Cancelled, StatsError
 from .measures import measure_by_key
 from .values import nullable
-
-TESTS = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "randomization": "paired randomization (permutation) test",
-}
-CORRECTIONS = {
-    "holm": "Holm step-down",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg (false discovery rate)",
-    "none": "no correction",
-}
-
-
-#: what the paired tests pair: the runs' values per query, or their class means
-UNITS = ("query", "class")
 
 
 def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shrec_eval.commands import default_table
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
 from shrec_eval.readers import distinct_names
-from shrec_eval.report import default_rank_key
 from shrec_eval.service import effective_options
 
 from .models import plural
@@ -136,7 +136,9 @@ class ContestController(QObject):
         ]
 
     def default_rank_key(self) -> str:
-        return default_rank_key(self.assessment)
+        """The measure ``shrec-eval evaluate`` ranks by (the profile's, else
+        the assessment's default)."""
+        return default_table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs and the options."""

@@ -62,7 +62,8 @@ def restore(window, view) -> None:
         return
     summary = view.get("summary")
     if isinstance(summary, dict) and isinstance(summary.get("columns"), list):
-        known = {m.key for m in expand(window.controller.options.ranks)}
+        o = window.controller.options
+        known = {m.key for m in expand(o.ranks, o.profile)}
         keys = [k for k in summary["columns"] if isinstance(k, str) and k in known]
         if keys:  # none of them measured with these ranks: the columns shown stay
             window.summary.set_columns(keys)

@@ -1,12 +1,13 @@
 """Reference implementation (test oracle) of the 3D-shape-retrieval measures.
 
 This module is a deliberately slow, plain-Python re-statement of the binding
-specification ``/work/shared/spec/measures.md`` (sources: ``/work/shared/seeds/``,
-mainly 000 = SHREC 2006 "Performance measures used" web page and 003 = SHREC
-2006 contest report).  It exists only so that the fast, vectorised engine can
-be tested against an independent implementation: every measure is one small
-function written with plain loops, so that each line can be checked against
-the text of the spec.  Nothing here is meant to be fast or clever.
+definitions of ``docs/measures.md`` (sources: the SHREC 2006 web page
+"Performance measures used" and the SHREC 2006 contest report, for SHREC 2012
+/ PSB the SHREC 2012 generic track's evaluation methods).  It exists only so
+that the fast, vectorised engine can be tested against an independent
+implementation: every measure is one small function written with plain
+loops, so that each line can be checked against the text of the
+definitions.  Nothing here is meant to be fast or clever.
 
 Only the standard library is used (``math`` for log2, ``fractions`` so that
 all rational measures are computed exactly and rounded to float once, at the

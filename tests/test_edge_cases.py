@@ -1,4 +1,4 @@
-"""Hand-computed cases for the edge cases of ../shared/spec/measures.md
+"""Hand-computed cases for the edge cases of docs/measures.md
 (truncated and empty lists, missing queries, undefined values, leave-one-out
 self-match removal, unknown and repeated ids, the PSB cutoff, both
 precision-recall interpolations, (D)CG vs recall) and for the engine's

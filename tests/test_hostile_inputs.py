@@ -1,4 +1,4 @@
-"""The reproduction scripts of ../shared/repro (issue 11) that gave wrong
+"""The reproduction scripts of issue 11 (defects d01-d20) that gave wrong
 numbers or unclear messages, written as tests: each shows the clear error or the
 right number.  The scripts themselves are never called; every case is rebuilt
 here with small inputs.  Outputs: test_hostile_outputs.py; pipes, devices, wide

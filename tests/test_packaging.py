@@ -132,10 +132,10 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     assert "shrec_eval/_resources/demo/contest.json" in names
 
 
-def test_readme_json_example_is_of_this_version():
-    """The README's example of --json output names the version installed."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.findall(r'"tool": \{"name": "shrec-eval", "version": "([^"]+)"\}', readme)
+def test_docs_json_example_is_of_this_version():
+    """The docs' example of --json output names the version installed."""
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    found = re.findall(r'"tool": \{"name": "shrec-eval", "version": "([^"]+)"\}', text)
     assert found == [shrec_eval.__version__]
 
 

@@ -1,5 +1,5 @@
-"""The measure registry: the stable keys of ../shared/spec/measures.md
-section 7, each declared once, and core's independence from Qt."""
+"""The measure registry: the stable keys of docs/measures.md ("Every
+measure"), each declared once, and core's independence from Qt."""
 
 import subprocess
 import sys

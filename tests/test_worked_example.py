@@ -1,5 +1,5 @@
-"""The worked example of the SHREC 2006 evaluation page (seed 000, seed 003
-section 4, ../shared/spec/measures.md section 2): every number to 1e-6."""
+"""The worked example of the SHREC 2006 evaluation page and contest report
+(docs/measures.md, "SHREC 2006: per-query measures"): every number to 1e-6."""
 
 import numpy as np
 import pytest

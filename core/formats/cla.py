@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -195,7 +196,7 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
             path, f"line 2 announces {n_models} models but the classes list {len(models)}", line=2
         )
     return Classification(
-        str(path), version, classes, models, model_class, norm.note(f".cla file {path}")
+        str(path), version, classes, models, model_class, norm.note(f".cla file {Path(path).name}")
     )
 
 

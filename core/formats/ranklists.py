@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
+from ..choices import RANKLIST_VARIANTS
 from ..errors import FileAccessError, FormatError
 from ..model import Assessment, RankedRun, make_warning
 from ..values import is_number
@@ -13,11 +14,7 @@ from .ids import IdNormalizer
 from .source import open_source
 from .tokens import read_lines
 
-VARIANTS = {
-    "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",
-    "id-distance": "'targetId distance' lines, distance optional (SHREC 2013, ShapeNet)",
-    "distance-id": "'distance targetId' lines (SHREC 2016 3D sketch, SceneIBR)",
-}
+VARIANTS = RANKLIST_VARIANTS
 SAMPLE_FILES = 5
 SAMPLE_LINES = 50
 
@@ -242,5 +239,5 @@ def read_ranklist_folder(
         source=str(folder),
         format=f"rank-list folder, variant {variant} ({how})",
         where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
-        warnings=found + list(norm.note(f"run {folder}")),
+        warnings=found + list(norm.note(f"run {Path(folder).name}")),
     )

@@ -225,7 +225,7 @@ def read_qrels(
             f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
         )
     top = int(grades.max()) if grades.size and grades.max() > 0 else 1
-    notes = norm.note(f"qrels {path}")
+    notes = norm.note(f"qrels {Path(path).name}")
     if negatives:
         notes.append(
             DataWarning("negative_grades", "negative grades read as not relevant", negatives)
@@ -248,11 +248,19 @@ def read_qrels(
         kind="graded qrels" if top > 1 else "binary qrels",
         source=str(path),
     )
+    zero = np.flatnonzero(grades == 0)
+    zq, zi = eq[zero], item_of_doc[ed[zero]]
+    zorder = np.lexsort((zi, zq))
+    judged_zero = (
+        np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
+        zi[zorder],
+    )
     return _replace(
         a,
         closed=collection is not None,
         size_inferred=collection is None and collection_size is None,
         notes=tuple(notes),
+        judged_zero=judged_zero,
     )
 
 
@@ -400,7 +408,7 @@ def read_trec_run(
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    notes = norm.note(f"run {path}")
+    notes = norm.note(f"run {Path(path).name}")
     if n_extra:
         notes.append(
             DataWarning(

@@ -2,37 +2,53 @@
 docs/profiles.md): ``shrec`` (the default), ``boli``, ``psbtable``,
 ``shapenet17`` and ``trec_eval``.
 
-:data:`REGISTRY` is the one list of profiles: the command line's choices,
-the app's Options dialog, contest files and the engine all read it (a new
-profile is its module and one entry here).
+This is the one list of profiles: the command line's choices, the app's
+Options dialog, contest files and the engine all read it.  A new profile is
+its module (defining ``PROFILE``) and one line in :data:`NAMES` and in
+:func:`_load`.  The names are known without importing numpy (``shrec-eval
+--help``); the profiles themselves are loaded on first use.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..errors import OptionsError
-from . import boli, psbtable, shapenet17, shrec, trec_eval
-from .base import Profile
 
 __all__ = ["Profile", "get_profile", "REGISTRY", "NAMES"]
 
 #: every profile, in the order the command line and the app list them
-REGISTRY: dict[str, Profile] = {
-    p.name: p
-    for p in (
-        shrec.PROFILE,
-        boli.PROFILE,
-        psbtable.PROFILE,
-        shapenet17.PROFILE,
-        trec_eval.PROFILE,
-    )
-}
-NAMES: tuple[str, ...] = tuple(REGISTRY)
+NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
 
 
-def get_profile(name: str) -> Profile:
+@cache
+def _load() -> dict:
+    # literal imports, so that freezing tools (PyInstaller) see the modules
+    from . import boli, psbtable, shapenet17, shrec, trec_eval
+
+    modules = (shrec, boli, psbtable, shapenet17, trec_eval)
+    registry = {m.PROFILE.name: m.PROFILE for m in modules}
+    if tuple(registry) != NAMES:
+        raise RuntimeError(f"the profile modules {tuple(registry)} differ from NAMES {NAMES}")
+    return registry
+
+
+def __getattr__(name: str):
+    """``REGISTRY`` (name -> Profile) and ``Profile``, loaded on first use."""
+    if name == "REGISTRY":
+        return _load()
+    if name == "Profile":
+        from .base import Profile
+
+        return Profile
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def get_profile(name: str):
+    """The profile of that name (an OptionsError naming the others if none)."""
     try:
-        return REGISTRY[name]
+        return _load()[name]
     except KeyError:
         raise OptionsError(
-            f"unknown profile {name!r}; expected one of {', '.join(REGISTRY)}"
+            f"unknown profile {name!r}; expected one of {', '.join(NAMES)}"
         ) from None

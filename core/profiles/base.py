@@ -1,5 +1,5 @@
 """What a profile is: the rules of one evaluator, as data and small hooks
-the engine calls at fixed points (../../shared/spec/profiles.md).
+the engine calls at fixed points (docs/profiles.md).
 
 A profile changes only list handling, definitions and averaging; readers,
 checks and messages stay the project's own.  The default hooks are the

@@ -1,5 +1,5 @@
 """``boli``: the SHREC sketch / image-based retrieval toolkits (SHREC 2012 -
-2019, MATLAB; ../../shared/spec/profiles.md).
+2019, MATLAB; docs/profiles.md).
 
 Outside three rules the default measures already agree with the toolkit
 (NN, FT, ST, E = F1@32, DCG over the whole list):

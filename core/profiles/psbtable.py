@@ -1,5 +1,5 @@
 """``psbtable``: the Princeton Shape Benchmark's ``psbTable`` (C), as read
-from its source (../../shared/spec/profiles.md).
+from its source (docs/profiles.md).
 
 * Ranking: the query's own entry is set to FLT_MAX, so it sorts last but
   holds a position; ties go to the lower index.  Removing the query from its
@@ -197,4 +197,6 @@ PROFILE = Profile(
     native=native,
     native_files=("micro.txt", "macro.txt", "class.txt", "model.txt"),
     headline=COLUMNS,
+    # psbTable ranks nothing: DCG, which sums up the whole list, ranks the runs
+    rank_key="dcg_psb",
 )

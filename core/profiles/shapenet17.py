@@ -1,5 +1,5 @@
 """``shapenet17``: the SHREC 2016/2017 ShapeNet Core55 evaluator (Node.js,
-2017-02-23 revision; ../../shared/spec/profiles.md).
+2017-02-23 revision; docs/profiles.md).
 
 The assessment is the taxonomy CSV ``id,synsetId,subSynsetId,modelId,split``;
 a run is a method folder of dataset folders ``{test,val,train}_{normal,

@@ -1,5 +1,5 @@
 """``trec_eval``: TREC runs scored as trec_eval reads and averages them
-(../../shared/spec/profiles.md).
+(docs/profiles.md).
 
 * Run lines of 6 or more fields (the readers already ignore fields past the
   sixth, with a data check, as trec_eval's own test file ``results.trunc``
@@ -50,5 +50,8 @@ PROFILE = Profile(
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
+    # trec_eval's own measures: map, Rprec, recip_rank, P_5, P_10, recall_100,
+    # ndcg_cut_10, num_rel_ret (docs/profiles.md)
+    headline=("ap_trec_r", "ft_psb", "rr", "p@5", "p@10", "r@100", "ndcg@10", "tp_r"),
     rank_key="ap_trec_r",
 )

@@ -122,7 +122,8 @@ class PerClassTab(QWidget, Tab):
         cur = self.measure.currentData() or self.controller.default_rank_key()
         self.measure.blockSignals(True)
         self.measure.clear()
-        for m in expand(self.controller.options.ranks):
+        o = self.controller.options
+        for m in expand(o.ranks, o.profile):  # the measures the profile computes
             self.measure.addItem(f"{m.label} [{m.key}]", m.key)
         self.measure.setCurrentIndex(max(self.measure.findData(cur), 0))
         self.measure.blockSignals(False)

@@ -101,7 +101,8 @@ class PerQueryTab(QWidget, Tab):
             for _, name, _ in self._scored():
                 self.choice.addItem(name, name)
         else:
-            for m in expand(self.controller.options.ranks):
+            o = self.controller.options
+            for m in expand(o.ranks, o.profile):
                 self.choice.addItem(f"{m.label} [{m.key}]", m.key)
         i = self.choice.findData(cur)
         if i < 0 and mode == "measure":

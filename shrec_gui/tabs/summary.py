@@ -7,10 +7,20 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCompleter,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 from shrec_eval.commands import default_table
-from shrec_eval.measures import FAMILIES, expand, measure_by_key
-from shrec_eval.report import HEADLINE
+from shrec_eval.measures import ALIASES, FAMILIES, UnknownMeasureError, expand, measure_by_key
+from shrec_eval.measures import resolve as resolve_measure
 
 from ..menus import StayOpenMenu
 from ..models import SortProxy, SummaryModel, plural, problems
@@ -26,8 +36,8 @@ class SummaryTab(QWidget, Tab):
         super().__init__(parent)
         self.controller = controller
         ranks = controller.options.ranks
-        known = [m.key for m in expand(ranks)]
-        self.keys = [k for k in known if k in columns] or [k for k in known if k in HEADLINE]
+        known = _known(controller.options)
+        self.keys = [k for k in known if k in columns] or _headline(controller.options)
         self.model = SummaryModel(self)
         self.model.set_columns(self.keys, ranks)
         self.proxy = SortProxy(self)
@@ -42,6 +52,19 @@ class SummaryTab(QWidget, Tab):
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.columns_menu = QMenu(self)  # families, each a menu that stays open
         self.columns_button.setMenu(self.columns_menu)
+        # find a measure by its key, label or another tool's name (map, P@10, NN)
+        self.find_column = QLineEdit()
+        self.find_column.setPlaceholderText("Add column: key, label, map, P@10, NN...")
+        self.find_column.setClearButtonEnabled(True)
+        fm = self.find_column.fontMetrics()
+        self.find_column.setMinimumWidth(
+            fm.horizontalAdvance(self.find_column.placeholderText()) + 40
+        )
+        self.find_column.setToolTip(
+            "A measure's key, its label, or its trec_eval / ir_measures / SHREC toolkit "
+            "name; Enter adds its column"
+        )
+        self.find_column.returnPressed.connect(self._find_column)
         self.assessment_label = QLabel(
             "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
         )
@@ -51,6 +74,7 @@ class SummaryTab(QWidget, Tab):
         self._ranked_for = None  # the assessment the default ranking was applied for
         top = QHBoxLayout()
         top.addWidget(self.assessment_label, 1)
+        top.addWidget(self.find_column)
         top.addWidget(self.columns_button)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
@@ -128,9 +152,36 @@ class SummaryTab(QWidget, Tab):
             )
         self.rank_label.setText(text)
 
+    def _find_column(self) -> None:
+        """Enter in the search box: the measure it names gets its column."""
+        text = self.find_column.text().strip()
+        if not text:
+            return
+        options = self.controller.options
+        by_label = {m.label: m.key for m in expand(options.ranks, options.profile)}
+        try:
+            key = by_label.get(text) or resolve_measure(text, options.profile, options.ranks)
+        except UnknownMeasureError as exc:
+            self._not_found(str(exc))
+            return
+        if key not in _known(options):
+            self._not_found(f"{text} is {key}: add rank {key.split('@')[-1]} in Scoring > Options")
+            return
+        self.find_column.setStyleSheet("")
+        self.find_column.clear()
+        self.toggle_column(key, True)
+        self._rebuild_columns_menu()
+
+    def _not_found(self, message: str) -> None:
+        """Say under the search box why a name gives no column (kept as its tooltip)."""
+        box = self.find_column
+        box.setToolTip(message)
+        box.setStyleSheet("color: #c00000;")
+        QToolTip.showText(box.mapToGlobal(box.rect().bottomLeft()), message, box)
+
     def set_options(self, options) -> None:
-        known = [m.key for m in expand(options.ranks)]
-        self.keys = [k for k in self.keys if k in known] or [k for k in known if k in HEADLINE]
+        known = _known(options)
+        self.keys = [k for k in self.keys if k in known] or _headline(options)
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, options.ranks)
         self.view.restore_sort(sort)
@@ -139,7 +190,9 @@ class SummaryTab(QWidget, Tab):
     def _rebuild_columns_menu(self) -> None:
         self.columns_menu.clear()
         by_family: dict[str, list] = {}
-        for m in expand(self.controller.options.ranks):
+        options = self.controller.options
+        self._update_completer(options)
+        for m in expand(options.ranks, options.profile):
             by_family.setdefault(m.family, []).append(m)
         for fam, ms in by_family.items():
             sub = StayOpenMenu(FAMILIES.get(fam, fam), self.columns_menu)
@@ -149,6 +202,18 @@ class SummaryTab(QWidget, Tab):
                 a.setChecked(m.key in self.keys)
                 a.toggled.connect(lambda on, k=m.key: self.toggle_column(k, on))
                 sub.addAction(a)
+
+    def _update_completer(self, options) -> None:
+        names = []
+        for m in expand(options.ranks, options.profile):
+            names += [m.key, m.label]
+            for a in ALIASES:
+                if a.key in (m.key, m.measure.key):
+                    names.append(a.name.replace("{k}", str(m.k)))
+        completer = QCompleter(sorted(set(names), key=str.lower), self.find_column)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.find_column.setCompleter(completer)
 
     def column_action(self, key: str) -> QAction | None:
         """The Columns menu's entry of a measure."""
@@ -166,12 +231,12 @@ class SummaryTab(QWidget, Tab):
     def set_columns(self, keys) -> None:
         """Show the columns of ``keys`` (as a session has them; keys that the
         current ranks do not give are left out; none left: the headline ones)."""
-        known = {m.key for m in expand(self.controller.options.ranks)}
-        self._show_columns(set(keys) & known or set(HEADLINE))
+        known = set(_known(self.controller.options))
+        self._show_columns(set(keys) & known or set(_headline(self.controller.options)))
         self._rebuild_columns_menu()
 
     def _show_columns(self, keys: set) -> None:
-        order = [m.key for m in expand(self.controller.options.ranks)]
+        order = _known(self.controller.options)
         self.keys = [k for k in order if k in keys]
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, self.controller.options.ranks)
@@ -189,3 +254,15 @@ class SummaryTab(QWidget, Tab):
     def set_dark(self, dark: bool) -> None:
         self.model.dark = dark
         self.view.viewport().update()
+
+
+def _known(options) -> list[str]:
+    """The keys of the measures the options' profile computes, in registry order."""
+    return [m.key for m in expand(options.ranks, options.profile)]
+
+
+def _headline(options) -> list[str]:
+    """The profile's default columns (those ``shrec-eval evaluate`` prints), in
+    registry order as every column set of the tab is."""
+    keys = default_table(None, options)[0]
+    return [k for k in _known(options) if k in keys]

@@ -1,0 +1,36 @@
+"""The names the command line offers as choices (formats, rank-list variants,
+paired tests, corrections), declared here without importing numpy so that
+``shrec-eval --help`` answers at once; :mod:`shrec_eval.readers`,
+:mod:`shrec_eval.formats.ranklists` and :mod:`shrec_eval.stats` re-export
+them and are where they take effect."""
+
+from __future__ import annotations
+
+ASSESSMENT_FORMATS = {
+    "cla": "PSB classification file (.cla)",
+    "qrels": "TREC qrels (qid iter docno rel)",
+}
+RUN_FORMATS = {
+    "ascii-matrix": "ASCII dissimilarity matrix (one row per query)",
+    "binary-matrix": "PSB binary float32 dissimilarity matrix (.matrix)",
+    "ranklists": "folder of rank-list files, one per query",
+    "trec": "TREC run (qid iter docno rank sim run_id)",
+}
+RANKLIST_VARIANTS = {
+    "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",
+    "id-distance": "'targetId distance' lines, distance optional (SHREC 2013, ShapeNet)",
+    "distance-id": "'distance targetId' lines (SHREC 2016 3D sketch, SceneIBR)",
+}
+TESTS = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomization (permutation) test",
+}
+CORRECTIONS = {
+    "holm": "Holm step-down",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg (false discovery rate)",
+    "none": "no correction",
+}
+#: what the paired tests pair: the runs' values per query, or their class means
+UNITS = ("query", "class")

@@ -1,0 +1,71 @@
+"""``--format trec_eval``: shrec-eval prints what the trec_eval binary
+(version 10.0) prints, byte for byte, for its default measures, per query
+with -q, and with -M, -l, -c; on trec_eval's own test files and generated
+contests (tests/data/trec_eval/README.md says how the expected outputs were
+made; the binary is not needed here)."""
+
+import io
+from pathlib import Path
+
+import pytest
+from shrec_eval.cli import main
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+CASES = [line.rstrip("\n").split("\t") for line in (DATA / "cases.txt").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("qrels,run,options,expected", CASES, ids=lambda v: v or "default")
+def test_output_is_trec_evals_byte_for_byte(capsys, qrels, run, options, expected):
+    out = io.StringIO()
+    argv = ["evaluate", str(DATA / qrels), str(DATA / run), "--profile", "trec_eval"]
+    code = main(argv + ["--format", "trec_eval", *options.split()], out=out)
+    assert code == 0
+    assert out.getvalue().encode() == (DATA / expected).read_bytes()
+    assert "note:" in capsys.readouterr().err  # the notes go to stderr, not into the output
+
+
+def test_the_cases_cover_every_option():
+    options = {o for _, _, opts, _ in CASES for o in opts.split() if o.startswith("-")}
+    assert {"-q", "-M", "-l", "-c"} <= options
+    assert "" in {opts for _, _, opts, _ in CASES}  # the default measure set alone
+    assert {q for q, _, _, _ in CASES} >= {"qrels.test", "gen1.qrels", "gen2.qrels"}
+
+
+def test_per_query_lines_and_the_summary(capsys):
+    out = io.StringIO()
+    argv = ["evaluate", str(DATA / "gen1.qrels"), str(DATA / "gen1.run")]
+    main(argv + ["--profile", "trec_eval", "--format", "trec_eval", "-q", "-c"], out=out)
+    lines = [ln.split("\t") for ln in out.getvalue().splitlines()]
+    qids = list(dict.fromkeys(q for _, q, _ in lines if q != "all"))
+    assert qids == sorted(qids) and "11" in qids and "99" not in qids  # -c: 11 scores 0
+    rows = {(m.strip(), q): v for m, q, v in lines}
+    assert rows[("num_ret", "11")] == "0" and rows[("map", "11")] == "0.0000"
+    assert rows[("num_q", "all")] == str(len(qids))
+    assert rows[("runid", "all")] == "gen1run"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--format", "trec_eval"], "needs --profile trec_eval"),
+        (["--profile", "trec_eval", "-q"], "goes with --format trec_eval"),
+    ],
+)
+def test_misused_options_are_refused(capsys, argv, message):
+    base = ["evaluate", str(DATA / "gen2.qrels"), str(DATA / "gen2.run")]
+    assert main(base + argv, out=io.StringIO()) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_qrels_keep_their_grade_0_judgments_for_bpref(tmp_path):
+    from shrec_eval.readers import load_assessment
+
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 0\nq2 0 a 0\nq1 0 c 2\n")
+    a = load_assessment(tmp_path / "q.qrels")
+    indptr, items = a.judged_zero
+    zero = {
+        q: sorted(a.item_ids[i] for i in items[indptr[k] : indptr[k + 1]])
+        for k, q in enumerate(a.query_ids)
+    }
+    assert zero == {"q1": ["b"], "q2": ["a", "c"]}
+    assert a.judged_grades.tolist() == [1, 2]  # the relevant ones stay the judgments
