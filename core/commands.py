@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import check_outputs
+from .atomic import Output, gate_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, UsageError
 from .measures import expand
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
-from .profiles.native import write_native
+from .profiles.native import native_plan, write_native
 from .readers import distinct_names
 from .report import (
     Summary,
@@ -131,20 +131,39 @@ def contest_of(args, options: EvalOptions) -> Contest:
     )
 
 
-def _guard_outputs(contest: Contest, **outputs) -> None:
-    """Before any work: no output (``json=`` a file, the others folders, as
-    the command has them) may replace an input or go inside one."""
+def _inputs(contest: Contest) -> list:
     a = contest.assessment
-    check_outputs(
-        [(f"--{k}", v, "file" if k == "json" else "folder") for k, v in outputs.items()],
-        [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
-    )
+    return [a.path, a.queries, a.collection, *(r.path for r in contest.runs)]
+
+
+def _guard_outputs(contest: Contest, **outputs) -> None:
+    """Before any work, every output through the one gate
+    (:func:`shrec_eval.atomic.gate_outputs`): ``json=`` a file, ``native=``
+    a folder of files (their names planned from the runs), the others
+    folders written whole."""
     profile = get_profile(contest.options.profile)
     if outputs.get("native") and profile.native is None:
         raise UsageError(
             f"the {profile.name} profile has no native output files; "
             "--native needs --profile boli, psbtable or shapenet17"
         )
+    gate = [
+        Output(f"--{k}", v, "file" if k == "json" else "folder")
+        for k, v in outputs.items()
+        if k != "native"
+    ]
+    if outputs.get("native"):
+        planned = native_plan(profile.name, _groups(contest))
+        gate.append(Output("--native", outputs["native"], "tree", planned))
+    gate_outputs(gate, _inputs(contest))
+
+
+def _groups(contest: Contest) -> list:
+    """The native groups known before reading: shapenet17's methods, the
+    runs' given names (None: a name only known once read)."""
+    if contest.options.profile == "shapenet17":
+        return shapenet17.method_names(contest.runs)
+    return [r.name for r in contest.runs]
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
@@ -216,14 +235,15 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
         write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
-    _native(args, assessment, results)
+    _native(args, assessment, results, contest)
 
 
-def _native(args, assessment, results) -> None:
+def _native(args, assessment, results, contest: Contest | None = None) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
-    there are several)."""
+    there are several), each checked against the inputs as it is written."""
     if args.native:  # every command with results has the profile options
-        write_native(args.native, assessment, results)
+        inputs = _inputs(contest) if contest is not None else ()
+        write_native(args.native, assessment, results, inputs=inputs)
 
 
 # -- commands ------------------------------------------------------------------------
@@ -370,7 +390,7 @@ def cmd_check(args, out) -> int:
     if args.json:
         write_json(args.json, report)
     if results:
-        _native(args, assessment, results)
+        _native(args, assessment, results, contest)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
@@ -395,7 +415,7 @@ def cmd_compare(args, out) -> int:
         progress=Progress(label="comparing"),
     )
     out.write(comparison_text(c))
-    _native(args, assessment, results)
+    _native(args, assessment, results, contest)
     if args.json:
         write_json(
             args.json,

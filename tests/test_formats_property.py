@@ -345,10 +345,9 @@ def test_long_and_non_ascii_ids_in_a_run_and_qrels(tmp_path):
     )
     a = read_qrels(qrels, collection_size=50)
     assert a.judgments("q0é") == {d: i % 3 for i, d in enumerate(docs) if i % 2 == 0 and i % 3}
-    assert a.judgments("q1é") == {
-        **{d: i % 3 for i, d in enumerate(docs) if i % 2 == 1 and i % 3},
-        "latin\xe9": 1,
-    }
+    assert a.judgments("q1é") == {d: i % 3 for i, d in enumerate(docs) if i % 2 == 1 and i % 3}
+    # Latin-1 bytes are another id than the UTF-8 spelling (as trec_eval compares bytes)
+    assert a.judgments("q1\udce9") == {"latin\udce9": 1}
     run = tmp_path / "r.trec"
     run.write_bytes(
         "".join(f"q0é Q0 {d} {r} {10 - r} t\n" for r, d in enumerate(reversed(docs), 1)).encode()

@@ -144,11 +144,12 @@ class Lines:
 
 
 def decode_token(raw: bytes) -> str:
-    """UTF-8, or Latin-1 for what is not (old files)."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+    """UTF-8; a byte that is not UTF-8 (a Latin-1 ``\\xe9`` of an old file)
+    is kept as a surrogate (``surrogateescape``), so that two ids are the
+    same id exactly when their bytes are (``caf\\xe9`` and ``caf\\xc3\\xa9``
+    stay two ids, as trec_eval sees them); :func:`shrec_eval.errors.shown`
+    writes U+FFFD for such bytes."""
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def strip_bom(data: bytes) -> bytes:

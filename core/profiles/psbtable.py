@@ -157,6 +157,13 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
     scored = ~np.isnan(cols).any(axis=1)
     included = result.included
     classes = np.asarray(assessment.query_classes, dtype=object)
+    # no query left (every class of at most 2 models): psbTable's 0/0 is
+    # NaN, printed "nan" as its printf does; numpy is not to warn about it
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _native_tables(assessment, cols, scored, included, classes)
+
+
+def _native_tables(assessment, cols, scored, included, classes) -> dict[str, str]:
     models = []
     for q in np.flatnonzero(scored):
         name = _full_name(assessment, classes[q])
