@@ -162,17 +162,35 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     # lines share a run tag (matrix rows do not)
     tags = {r[5] for r in s.rows if len(r) >= 6}
     shared_tag = len(tags) == 1 and (len(s.rows) > 1 or not matrix)
+    near = not numeric and _near_matrix(s, width if assessment is not None else None)
     if (
         not s.cut_last
+        and not near
         and s.fits(lambda r, i: len(r) >= 6 and is_number(r[4]))
         and (not numeric or shared_tag)
     ):
         out.append("trec")
-    if matrix:
+    if matrix or near:  # a near-matrix: the matrix reader names its bad value
         out.append("ascii-matrix")
     if not out and sized:
         out.append("binary-matrix")
     return out, s
+
+
+def _near_matrix(s: _Sample, width: int | None) -> bool:
+    """Rows of numbers but for a few bad values (``NA``, ``1.#INF00``, a
+    typo): every sampled row as long as the first (or the assessment's
+    ``width``), and no column that is not a number on every row, as a TREC
+    run's ``Q0`` and run tag columns are (one row: one bad value, in a row
+    longer than a TREC line or as wide as the assessment)."""
+    rows = s.rows[:-1] if s.cut_last and len(s.rows) > 1 else s.rows
+    n = width if width is not None else len(rows[0])
+    if n < 2 or any(len(r) != n for r in rows):
+        return False
+    bad = [{j for j, t in enumerate(r) if not is_number(t)} for r in rows]
+    if len(rows) == 1:
+        return len(bad[0]) == 1 and (n > 6 or width is not None)
+    return not set.intersection(*bad)
 
 
 def sniff(path) -> str | None:

@@ -334,7 +334,9 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
             )
         for j, tok in enumerate(toks):
             try:
-                if "_" in tok:  # Python reads 1_000.5, numpy's parser does not
+                # Python reads 1_000.5 and Unicode digits ('\u0663'); the bytes of
+                # the file are read as C reads numbers, so neither is one
+                if "_" in tok or not tok.isascii():
                     raise ValueError(tok)
                 v = float(tok)
             except ValueError:
