@@ -29,20 +29,37 @@ from pathlib import Path
 from ._version import __version__
 from .atomic import write_text
 from .errors import FileAccessError, FormatError, OptionsError
+from .formats.source import open_source
 from .model import Assessment, Run
-from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
+from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, PROFILES, EvalOptions
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
 #: the version of the contest file this module writes (and the newest it reads)
 CONTEST_VERSION = 2
+#: the most a contest file may hold (a session with its view is a few kB)
+CONTEST_LIMIT = 1 << 26
 
 # -- checking a dict read from JSON ----------------------------------------------------------
 
 _INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
 _BOOL = ("true or false", lambda v: isinstance(v, bool))
 _STR = ("a string", lambda v: isinstance(v, str))
+
+
+def _path_text(v) -> bool:
+    """A path as text a file system takes: no NUL, no lone surrogate."""
+    if not isinstance(v, str) or not v or "\x00" in v:
+        return False
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_PATH = ("a string (a file path: no NUL, no invalid character)", _path_text)
 _NUMBER = (
     "a number",
     lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -154,12 +171,12 @@ class AssessmentSource:
     normalize_ids: bool = True
 
     KINDS = {
-        "path": _STR,
+        "path": _PATH,
         "format": _STR,
-        "queries": _STR,
+        "queries": _PATH,
         "graded": _BOOL,
         "collection_size": _INT,
-        "collection": _STR,
+        "collection": _PATH,
         "normalize_ids": _BOOL,
     }
 
@@ -198,8 +215,13 @@ class AssessmentSource:
         if "path" not in d:
             raise FormatError(source, 'the "assessment" object needs a "path"')
         _one_of(d.get("format"), ASSESSMENT_FORMATS, "assessment format", source)
-        if d.get("collection_size") is not None and d["collection_size"] < 1:
-            raise FormatError(source, "the collection size must be a positive whole number")
+        size = d.get("collection_size")
+        if size is not None and not 1 <= size <= MAX_COLLECTION:
+            raise FormatError(
+                source,
+                f"the collection size must be a positive whole number up to {MAX_COLLECTION}, "
+                f"not {size}",
+            )
         return cls(
             _path(d["path"], base),
             format=d.get("format"),
@@ -226,7 +248,7 @@ class RunSource:
     colour: str | None = None
 
     KINDS = {
-        "path": _STR,
+        "path": _PATH,
         "format": _STR,
         "variant": _STR,
         "trec_order": _BOOL,
@@ -423,26 +445,38 @@ class Contest:
 
     @classmethod
     def read(cls, path) -> Contest:
-        """Read a contest file (JSON); relative paths are relative to its folder."""
-        path = Path(path)
+        """Read a contest file (JSON) through the readers' input gate (a pipe
+        read once, a device refused, at most :data:`CONTEST_LIMIT` bytes);
+        relative paths are relative to the folder it really is in (its
+        links followed, as :meth:`write` writes them)."""
+        src = open_source(path, "JSON contest file", limit=CONTEST_LIMIT)
+        path = Path(src.path)
+        if src.kind == "folder":
+            raise FileAccessError(path, "this is a folder; a JSON contest file was expected")
+        if src.size > CONTEST_LIMIT:
+            raise FormatError(
+                path, f"{src.size} bytes is more than a contest file holds ({CONTEST_LIMIT})"
+            )
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise FileAccessError.wrap(path, exc) from exc
+            text = src.read().decode("utf-8")
         except UnicodeDecodeError:
             raise FormatError(
                 path, "not a UTF-8 text file; a JSON contest file was expected"
             ) from None
         try:
             doc = json.loads(text)
+            base = path.parent if src.kind == "pipe" else Path(os.path.realpath(path)).parent
+            return cls.from_dict(doc, base, source=path)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 path, f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
             ) from None
-        return cls.from_dict(doc, path.parent, source=path)
+        except RecursionError:
+            raise FormatError(path, "the JSON is nested too deeply for a contest file") from None
 
     def write(self, path) -> None:
-        """Write the contest file atomically, paths relative to its folder."""
+        """Write the contest file atomically, paths relative to the folder
+        it really is in (its links followed)."""
         path = Path(path)
         base = path.resolve().parent
         write_text(path, json.dumps(self.to_dict(base), indent=2, ensure_ascii=False) + "\n")

@@ -18,6 +18,11 @@ MAX_RANK = 1_000_000
 MAX_COLLECTION = 10**12
 #: the largest weight beta of the F-measure curve
 MAX_BETA = 1e6
+#: the recall levels of the interpolated precision-recall curve (as the
+#: command line offers them)
+PR_LEVELS = (11, 21)
+#: the largest relevance level (trec_eval's -l; a grade is a C int)
+MAX_GRADE = 2**31 - 1
 #: how query values become one run figure (profiles.md, last section)
 AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
@@ -96,10 +101,19 @@ class EvalOptions:
             if not isinstance(getattr(self, name), bool):
                 value = getattr(self, name)
                 raise OptionsError(f"{name.replace('_', ' ')} must be true or false, not {value!r}")
-        if not (isinstance(self.f_beta, numbers.Real) and self.f_beta <= MAX_BETA):
+        beta = self.f_beta
+        if not (
+            isinstance(beta, numbers.Real) and not isinstance(beta, bool) and math.isfinite(beta)
+        ):
+            raise OptionsError(f"the F-measure weight beta must be a positive number, not {beta!r}")
+        if beta > MAX_BETA:
             raise OptionsError(f"the F-measure weight beta must be at most {MAX_BETA:g}")
-        if int(self.pr_levels) < 2:
-            raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
+        if isinstance(self.pr_levels, bool) or self.pr_levels not in PR_LEVELS:
+            raise OptionsError(
+                f"the precision-recall curve has {' or '.join(map(str, PR_LEVELS))} "
+                f"recall levels, not {self.pr_levels!r}"
+            )
+        _whole("relevance_level", self.relevance_level, 1, MAX_GRADE)
         if self.pr_interpolation not in PR_INTERPOLATIONS:
             raise OptionsError(
                 f"unknown precision-recall interpolation {self.pr_interpolation!r}; "
