@@ -23,7 +23,7 @@ import copy
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._version import __version__
@@ -169,6 +169,9 @@ class AssessmentSource:
     collection_size: int | None = None
     collection: Path | None = None
     normalize_ids: bool = True
+    #: grades read as C's atol reads them (set by the trec_eval profile,
+    #: never written to a contest file)
+    c_numbers: bool = False
 
     KINDS = {
         "path": _PATH,
@@ -193,6 +196,7 @@ class AssessmentSource:
             collection_size=self.collection_size,
             collection=self.collection,
             normalize_ids=self.normalize_ids,
+            c_numbers=self.c_numbers,
         )
 
     def to_dict(self, base=None) -> dict:
@@ -411,6 +415,17 @@ class Contest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
+        if self.options.profile == "trec_eval":  # ids and numbers as trec_eval reads them
+            a = self.assessment
+            if a.normalize_ids or not a.c_numbers:
+                object.__setattr__(
+                    self, "assessment", replace(a, normalize_ids=False, c_numbers=True)
+                )
+            runs = tuple(
+                r if r.normalize_ids is False else replace(r, normalize_ids=False)
+                for r in self.runs
+            )
+            object.__setattr__(self, "runs", runs)
         if not _VIEW[1](self.view):
             raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
         object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own

@@ -266,6 +266,7 @@ def load_assessment(
     collection_size: int | None = None,
     collection=None,
     normalize_ids: bool = True,
+    c_numbers: bool = False,
 ) -> Assessment:
     """Read the relevance side of a contest.
 
@@ -273,7 +274,8 @@ def load_assessment(
       (a query ``.cla``) external queries; ``graded`` adds sister classes as
       marginally relevant;
     * TREC qrels: graded as given; ``collection_size`` or ``collection`` (a
-      file with one item id per line) says what the qrels cannot.
+      file with one item id per line) says what the qrels cannot;
+      ``c_numbers``: grades read as C's ``atol`` reads them (trec_eval).
     """
     if format is not None and format not in ASSESSMENT_FORMATS:
         raise FormatError(
@@ -303,7 +305,11 @@ def load_assessment(
             else None
         )
         a = read_qrels(
-            path, collection_size=collection_size, collection=items, normalize_ids=normalize_ids
+            path,
+            collection_size=collection_size,
+            collection=items,
+            normalize_ids=normalize_ids,
+            c_numbers=c_numbers,
         )
     return replace(a, normalize_ids=normalize_ids)
 
@@ -325,6 +331,7 @@ def load_run(
     chunk_size: int | None = None,
     skip_names: Collection[str] = (),
     nonfinite_distances: bool = False,
+    c_numbers: bool = False,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
@@ -333,7 +340,8 @@ def load_run(
     result does not depend on it; tests pass small sizes).
     ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
     (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
-    profile's ``reader`` settings)."""
+    profile's ``reader`` settings).  ``c_numbers``: a TREC run's scores
+    read as C's ``atof`` reads them (the trec_eval profile)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -369,7 +377,13 @@ def load_run(
     if fmt == "binary-matrix":
         return read_binary_matrix(src, assessment, name=name)
     return read_trec_run(
-        src, assessment, trec_order=trec_order, name=name, normalize_ids=norm, **chunks
+        src,
+        assessment,
+        trec_order=trec_order,
+        name=name,
+        normalize_ids=norm,
+        c_numbers=c_numbers,
+        **chunks,
     )
 
 
