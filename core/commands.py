@@ -84,7 +84,14 @@ def _profile_options(args) -> dict:
 
 
 def _options(args) -> EvalOptions:
-    """The engine options of the command line (evaluate, compare, demo)."""
+    """The engine options of the command line (evaluate, compare, demo); a
+    note when the profile fixes an option the command line asked for."""
+    profile = get_profile(args.profile)
+    if args.keep_self and profile.options.get("remove_self") is True:
+        sys.stderr.write(
+            f"note: the {profile.name} profile always leaves a query out of its own list "
+            f"(as {profile.label} does): --keep-self is ignored\n"
+        )
     return EvalOptions(
         ranks=args.ranks,
         curve_length=args.curve_length,

@@ -18,7 +18,7 @@ from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, For
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
-from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
+from .formats.source import PIPE_LIMIT, Source, a, classify_path, open_source
 from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
@@ -215,7 +215,7 @@ def detect_assessment_format(path) -> str:
         "cannot tell what this file is: a PSB .cla file (first line "
         "'PSB 1') or TREC qrels (lines 'qid iter docno rel') was expected"
         + (f"; {s.first_line()}" if s is not None else "")
-        + (f"; it looks like a {RUN_FORMATS[looks]}" if looks else ""),
+        + (f"; it looks like {a(RUN_FORMATS[looks])}" if looks else ""),
         line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
@@ -252,7 +252,7 @@ def detect_run_format(path, assessment: Assessment | None = None) -> str:
         "matrix of numbers, a binary float32 matrix, or a folder of rank lists "
         "was expected"
         + (f"; {s.first_line()}" if s is not None else "")
-        + (f"; it looks like a {ASSESSMENT_FORMATS[looks]}" if looks else ""),
+        + (f"; it looks like {a(ASSESSMENT_FORMATS[looks])}" if looks else ""),
         line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
@@ -370,7 +370,7 @@ def load_run(
             skip_names=skip_names,
             nonfinite_distances=nonfinite_distances,
         )
-    _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+    _no_folder(src, a(f"{RUN_FORMATS[fmt]} file"))
     chunks = {} if chunk_size is None else {"chunk_size": chunk_size}
     if fmt == "ascii-matrix":
         return read_ascii_matrix(src, assessment, name=name, **chunks)
@@ -387,10 +387,16 @@ def load_run(
     )
 
 
+def _one_line(name: str) -> str:
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in name)
+
+
 def distinct_names(names: list[str], sources: list[str]) -> list[str]:
     """Run names made distinct for tables and JSON: where names clash (two
     TREC files with the same run tag), the file name is added
     (``tag (alice.trec)``), then a number if that still clashes."""
+    # a name holding a line break or a tab would break every table
+    names = [_one_line(n) for n in names]
     count = {n: names.count(n) for n in names}
     out = [n if count[n] == 1 else f"{n} ({Path(src).name})" for n, src in zip(names, sources)]
     seen: dict[str, int] = {}

@@ -145,9 +145,10 @@ class Summary:
         ]
         out = text_grid([head] + rows, rule=True)
         ranks = self.results[0].options.ranks
+        shown_key = "" if self.rank_key in self.keys else ", not a column of this table"
         out.append(
-            f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}); "
-            f"{self.how()}; empty = undefined for every query"
+            f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}"
+            f"{shown_key}); {self.how()}; empty = undefined for every query"
         )
         return "\n".join(out)
 

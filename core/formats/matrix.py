@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
@@ -12,7 +10,7 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import in_order
 from .numparse import parse_floats
 from .rowsort import rank_pairs, rank_rows
-from .source import open_source
+from .source import default_name, open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -222,7 +220,7 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
         raise FileAccessError.wrap(path, exc) from exc
     _check_finite(path, m)
     return MatrixRun(
-        name or Path(path).stem,
+        name or default_name(path),
         m,
         assessment,
         source=str(path),
@@ -255,7 +253,7 @@ def read_ascii_matrix(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
     return MatrixRun(
-        name or Path(path).stem,
+        name or default_name(path),
         m,
         assessment,
         source=str(path),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_p
 from ..parallel import in_order
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot, TokenCodes
-from .source import open_source
+from .source import default_name, open_source
 from .tokens import (
     CHUNK,
     check_counts,
@@ -403,7 +402,7 @@ def read_trec_run(
         entry_query, entry_doc = entry_query[order], entry_doc[order]
         line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
     rid = rc.ids
-    run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
+    run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
     notes = norm.note(f"run {path}")
     if n_extra:
