@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._version import __version__
-from .atomic import write_text
+from .atomic import Output, gate_outputs, write_text
 from .errors import FileAccessError, FormatError, OptionsError
 from .formats.source import open_source
 from .model import Assessment, Run
@@ -493,5 +493,11 @@ class Contest:
         """Write the contest file atomically, paths relative to the folder
         it really is in (its links followed)."""
         path = Path(path)
+        a = self.assessment
+        # through the output gate: never over one of the contest's own files
+        gate_outputs(
+            [Output("the contest file", path)],
+            [a.path, a.queries, a.collection, *(r.path for r in self.runs)],
+        )
         base = path.resolve().parent
         write_text(path, json.dumps(self.to_dict(base), indent=2, ensure_ascii=False) + "\n")

@@ -600,3 +600,17 @@ def test_gate_outputs_is_one_call_for_every_output(tmp_path):
         gate_outputs([Output("--json", tmp_path / "fifo")], [])
     with pytest.raises(OutputError, match="more than 255 bytes"):
         gate_outputs([Output("--json", tmp_path / ("x" * 300))], [])
+
+
+def test_a_contest_file_is_never_written_over_one_of_its_inputs(tmp_path):
+    cla, m, _ = _six(tmp_path)
+    before = cla.read_bytes()
+    c = Contest(AssessmentSource(cla), (RunSource(m),))
+    with pytest.raises(OutputError, match="replace an input"):
+        c.write(cla)
+    assert cla.read_bytes() == before
+    (tmp_path / "link.json").symlink_to(m)
+    with pytest.raises(OutputError, match="replace an input"):
+        c.write(tmp_path / "link.json")
+    c.write(tmp_path / "s.json")
+    assert Contest.read(tmp_path / "s.json").runs[0].path == m
