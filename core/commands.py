@@ -16,14 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import Output, gate_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, UsageError
 from .measures import expand
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
-from .profiles.native import native_plan, write_native
+from .profiles.native import write_native
 from .readers import distinct_names
 from .report import (
     Summary,
@@ -139,38 +138,19 @@ def contest_of(args, options: EvalOptions) -> Contest:
 
 
 def _inputs(contest: Contest) -> list:
-    a = contest.assessment
-    return [a.path, a.queries, a.collection, *(r.path for r in contest.runs)]
+    return contest.inputs()
 
 
 def _guard_outputs(contest: Contest, **outputs) -> None:
     """Before any work, every output through the one gate
-    (:func:`shrec_eval.atomic.gate_outputs`): ``json=`` a file, ``native=``
-    a folder of files (their names planned from the runs), the others
-    folders written whole."""
+    (:meth:`shrec_eval.contest.Contest.gate_outputs`)."""
     profile = get_profile(contest.options.profile)
     if outputs.get("native") and profile.native is None:
         raise UsageError(
             f"the {profile.name} profile has no native output files; "
             "--native needs --profile boli, psbtable or shapenet17"
         )
-    gate = [
-        Output(f"--{k}", v, "file" if k == "json" else "folder")
-        for k, v in outputs.items()
-        if k != "native"
-    ]
-    if outputs.get("native"):
-        planned = native_plan(profile.name, _groups(contest))
-        gate.append(Output("--native", outputs["native"], "tree", planned))
-    gate_outputs(gate, _inputs(contest))
-
-
-def _groups(contest: Contest) -> list:
-    """The native groups known before reading: shapenet17's methods, the
-    runs' given names (None: a name only known once read)."""
-    if contest.options.profile == "shapenet17":
-        return shapenet17.method_names(contest.runs)
-    return [r.name for r in contest.runs]
+    contest.gate_outputs(**outputs)
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:

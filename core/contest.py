@@ -489,15 +489,49 @@ class Contest:
         except RecursionError:
             raise FormatError(path, "the JSON is nested too deeply for a contest file") from None
 
+    def inputs(self) -> list[Path]:
+        """Every path the contest reads: the assessment, its query and
+        collection files, the runs."""
+        a = self.assessment
+        return [p for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs)) if p]
+
+    def gate_outputs(
+        self, *, json=None, csv=None, report=None, native=None, more=()
+    ) -> list[Output]:
+        """Every output of a scoring of this contest through the one output
+        gate (:func:`shrec_eval.atomic.gate_outputs`), before any scoring:
+        ``json`` a file (``-``: standard output), ``csv`` and ``report``
+        folders written whole, ``native`` the profile's native files (their
+        names planned from the runs), ``more`` any other
+        :class:`~shrec_eval.atomic.Output` (a session, figures...).  Returns
+        the outputs; an OutputError naming the first one refused."""
+        from .profiles import get_profile, shapenet17
+        from .profiles.native import native_plan
+
+        gate = [
+            Output(option, path, kind)
+            for option, path, kind in (
+                ("--json", json, "file"),
+                ("--csv", csv, "folder"),
+                ("--report", report, "folder"),
+            )
+        ]
+        if native is not None:
+            profile = self.options.profile
+            groups = (
+                shapenet17.method_names(self.runs)
+                if profile == "shapenet17"
+                else [r.name for r in self.runs]
+            )
+            names = native_plan(get_profile(profile).name, groups)
+            gate.append(Output("--native", native, "tree", names))
+        return gate_outputs([*gate, *more], self.inputs())
+
     def write(self, path) -> None:
         """Write the contest file atomically, paths relative to the folder
         it really is in (its links followed)."""
         path = Path(path)
-        a = self.assessment
         # through the output gate: never over one of the contest's own files
-        gate_outputs(
-            [Output("the contest file", path)],
-            [a.path, a.queries, a.collection, *(r.path for r in self.runs)],
-        )
+        gate_outputs([Output("the contest file", path)], self.inputs())
         base = path.resolve().parent
         write_text(path, json.dumps(self.to_dict(base), indent=2, ensure_ascii=False) + "\n")

@@ -614,3 +614,25 @@ def test_a_contest_file_is_never_written_over_one_of_its_inputs(tmp_path):
         c.write(tmp_path / "link.json")
     c.write(tmp_path / "s.json")
     assert Contest.read(tmp_path / "s.json").runs[0].path == m
+
+
+def test_contest_gate_outputs_is_the_services_one_call(tmp_path):
+    """Contest.gate_outputs: what a scoring service calls before scoring."""
+    from shrec_eval.options import EvalOptions
+
+    cla, m, _ = _six(tmp_path)
+    c = Contest(AssessmentSource(cla), (RunSource(m),), EvalOptions(profile="psbtable"))
+    assert c.inputs() == [cla, m]
+    outs = c.gate_outputs(json=tmp_path / "r.json", native=tmp_path / "nat")
+    assert [(o.option, o.kind) for o in outs] == [("--json", "file"), ("--native", "tree")]
+    assert outs[1].names == ("micro.txt", "macro.txt", "class.txt", "model.txt")
+    (tmp_path / "nat").mkdir()
+    (tmp_path / "nat" / "macro.txt").symlink_to(cla)
+    with pytest.raises(OutputError, match="link to the input"):
+        c.gate_outputs(native=tmp_path / "nat")
+    (tmp_path / "rep").mkdir()
+    with pytest.raises(OutputError, match="lies in the --report folder"):
+        c.gate_outputs(json=tmp_path / "rep" / "r.json", report=tmp_path / "rep")
+    session = Output("the session", tmp_path / "rep" / "s.json")
+    with pytest.raises(OutputError, match="lies in the --report folder"):
+        c.gate_outputs(report=tmp_path / "rep", more=[session])
