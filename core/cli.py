@@ -160,7 +160,8 @@ def _engine_parser() -> argparse.ArgumentParser:
         "--pr-interpolation",
         choices=PR_INTERPOLATIONS,
         default="max",
-        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB",
+        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB; "
+        "psbplot: psbPlot's own curve (the query counted as relevant, float32)",
     )
     g.add_argument(
         "--keep-self",

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from .errors import OptionsError
 
-PR_INTERPOLATIONS = ("max", "psb")
+PR_INTERPOLATIONS = ("max", "psb", "psbplot")
 #: the evaluators reproduced (core/profiles/, ../shared/spec/profiles.md)
 PROFILES = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
 #: the largest rank K, curve length and maximum rank: the engine's working
@@ -47,7 +47,9 @@ class EvalOptions:
     * ``pr_levels``: number of recall levels of the interpolated
       precision-recall curve with ``pr_interpolation="max"`` (21: 0, 0.05,
       ..., 1; 11: 0, 0.1, ..., 1).  ``"psb"`` is the psbPlot / SHREC MATLAB
-      interpolation and always uses the 20 levels 0.05, ..., 1.
+      interpolation and always uses the 20 levels 0.05, ..., 1;
+      ``"psbplot"`` is psbPlot's own curve (the query counted as relevant,
+      first in its own list; float32; see :func:`shrec_eval.curves._pr_psbplot`).
     * ``remove_self``: a query that is a collection item is removed from its
       own ranked list and judgments (SHREC 2012 / PSB |C|-1).
     * ``psb_class_cutoff``: leave out of the means the queries with at most
