@@ -169,9 +169,9 @@ class AssessmentSource:
     collection_size: int | None = None
     collection: Path | None = None
     normalize_ids: bool = True
-    #: grades read as C's atol reads them (set by the trec_eval profile,
-    #: never written to a contest file)
-    c_numbers: bool = False
+    #: read as trec_eval reads (ids as written, grades as C's atol reads
+    #: them): set by the Contest from its profile, never written to a file
+    as_trec_eval: bool = False
 
     KINDS = {
         "path": _PATH,
@@ -195,8 +195,8 @@ class AssessmentSource:
             graded=self.graded,
             collection_size=self.collection_size,
             collection=self.collection,
-            normalize_ids=self.normalize_ids,
-            c_numbers=self.c_numbers,
+            normalize_ids=self.normalize_ids and not self.as_trec_eval,
+            c_numbers=self.as_trec_eval,
         )
 
     def to_dict(self, base=None) -> dict:
@@ -250,6 +250,9 @@ class RunSource:
     normalize_ids: bool | None = None
     name: str | None = None
     colour: str | None = None
+    #: read as trec_eval reads (ids as written, scores as C's atof reads
+    #: them): set by the Contest from its profile, never written to a file
+    as_trec_eval: bool = False
 
     KINDS = {
         "path": _PATH,
@@ -273,8 +276,10 @@ class RunSource:
             "variant": self.variant,
             "trec_order": self.trec_order,
             "name": self.name,
-            "normalize_ids": self.normalize_ids,
+            "normalize_ids": False if self.as_trec_eval else self.normalize_ids,
         }
+        if self.as_trec_eval:
+            settings["c_numbers"] = True
         return load_run(self.path, assessment, **{**settings, **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -415,17 +420,13 @@ class Contest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
-        if self.options.profile == "trec_eval":  # ids and numbers as trec_eval reads them
-            a = self.assessment
-            if a.normalize_ids or not a.c_numbers:
-                object.__setattr__(
-                    self, "assessment", replace(a, normalize_ids=False, c_numbers=True)
-                )
-            runs = tuple(
-                r if r.normalize_ids is False else replace(r, normalize_ids=False)
-                for r in self.runs
-            )
-            object.__setattr__(self, "runs", runs)
+        # ids and numbers as trec_eval reads them under its profile; the
+        # sources' own settings stay (another profile reads them again)
+        te = self.options.profile == "trec_eval"
+        if self.assessment.as_trec_eval != te:
+            object.__setattr__(self, "assessment", replace(self.assessment, as_trec_eval=te))
+        runs = tuple(r if r.as_trec_eval == te else replace(r, as_trec_eval=te) for r in self.runs)
+        object.__setattr__(self, "runs", runs)
         if not _VIEW[1](self.view):
             raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
         object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own

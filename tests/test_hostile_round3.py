@@ -636,3 +636,24 @@ def test_contest_gate_outputs_is_the_services_one_call(tmp_path):
     session = Output("the session", tmp_path / "rep" / "s.json")
     with pytest.raises(OutputError, match="lies in the --report folder"):
         c.gate_outputs(report=tmp_path / "rep", more=[session])
+
+
+def test_e15_the_trec_eval_reading_follows_the_profile_both_ways(tmp_path):
+    """A contest switched to trec_eval and back reads ids normalised again."""
+    from dataclasses import replace
+
+    from shrec_eval.options import EvalOptions
+
+    (tmp_path / "q.qrels").write_text("01 0 a 1\n1 0 c 1_0\n")
+    c = Contest(AssessmentSource(tmp_path / "q.qrels", collection_size=5))
+    te = replace(c, options=EvalOptions(profile="trec_eval"))
+    a = te.assessment.load()
+    assert a.query_ids == ("01", "1") and a.top_grade == 1  # as written; atol("1_0")
+    back = replace(te, options=EvalOptions())
+    with pytest.raises(FormatError, match="whole number"):  # 1_0 refused again
+        back.assessment.load()
+    (tmp_path / "q.qrels").write_text("01 0 a 1\n1 0 c 1\n")
+    assert back.assessment.load().query_ids == ("1",)  # normalised again: one query
+    assert te.to_dict() == replace(te, options=EvalOptions()).to_dict() | {
+        "options": te.options.to_dict()
+    }
