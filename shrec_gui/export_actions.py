@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QObject
+from shrec_eval.atomic import Output, gate_outputs
 from shrec_eval.errors import ShrecEvalError
 
 from .exports import PLOT_FORMATS, write_plot
@@ -34,6 +35,12 @@ class ExportActions(QObject):
         if path:
             self.export_report(path)
 
+    def _gate(self, what: str, path: str, kind: str = "file") -> None:
+        """The output gate (as the command line's): never over an input of
+        what is open, nor through a link to one, nor a device."""
+        contest = self.w.controller.contest()
+        gate_outputs([Output(what, path, kind)], contest.inputs() if contest else [])
+
     def export_report(self, folder: str) -> None:
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
@@ -41,6 +48,11 @@ class ExportActions(QObject):
         entries = [(e.name, e.colour, e.result) for e in c.readable_entries() if e.result]
         if c.assessment is None or not entries:
             self.w.status_label.setText("Score runs first: the report shows their results.")
+            return
+        try:
+            self._gate("the report", folder, "folder")
+        except ShrecEvalError as exc:
+            self._report_failed(0, user_message(exc, folder))
             return
         figures = report_figures(entries, self.w.prefs.figure())
         results = [r for _, _, r in entries]
@@ -74,6 +86,7 @@ class ExportActions(QObject):
 
     def _written(self, path: str, write) -> bool:
         try:
+            self._gate("the export", path)
             write()
         except (OSError, ShrecEvalError) as exc:
             self.w.controller.problem.emit("Cannot write the file", user_message(exc, path))
