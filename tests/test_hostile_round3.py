@@ -625,7 +625,7 @@ def test_contest_gate_outputs_is_the_services_one_call(tmp_path):
     assert c.inputs() == [cla, m]
     outs = c.gate_outputs(json=tmp_path / "r.json", native=tmp_path / "nat")
     assert [(o.option, o.kind) for o in outs] == [("--json", "file"), ("--native", "tree")]
-    assert outs[1].names == ("micro.txt", "macro.txt", "class.txt", "model.txt")
+    assert outs[1].names[:4] == ("micro.txt", "macro.txt", "class.txt", "model.txt")
     (tmp_path / "nat").mkdir()
     (tmp_path / "nat" / "macro.txt").symlink_to(cla)
     with pytest.raises(OutputError, match="link to the input"):

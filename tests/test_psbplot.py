@@ -90,3 +90,69 @@ def test_matches_the_programs_loops(tmp_path, seed):
         got_micro = res.curves["pr"].averages["micro"]
         assert got_micro == pytest.approx(micro, abs=1e-6, nan_ok=True)
         assert np.isnan(got_micro[0]) and not np.isnan(got_micro[-1])
+
+
+def _psbplot_perf(d, labels):
+    """Each model's perf list, as psbPlot's calcModelPerf makes it."""
+    n = len(labels)
+    out = []
+    for q in range(n):
+        order = sorted(range(n), key=lambda j: (d[q, j], j))
+        count, perf = 0, []
+        for i, j in enumerate(order):
+            if labels[j] == labels[q]:
+                perf.append(F(count + 1) / F(i + 1))
+                count += 1
+        out.append(perf)
+    return out
+
+
+def _interpolate(perf, j):
+    c = len(perf)
+    xx = F(F(j + 1) / F(20)) * F(c) - F(1)
+    x1 = int(xx)
+    dx = F(xx - F(x1))
+    x1, x2 = min(max(x1, 0), c - 1), min(max(x1 + 1, 0), c - 1)
+    return F(perf[x1] * (F(1) - dx) + perf[x2] * dx)
+
+
+def _avg(perfs, j):
+    """calcAvgPerf at level j: float32 sum over the lists of a valid size."""
+    acc, valid = F(0), 0
+    for perf in perfs:
+        if len(perf) < 2 or F(len(perf)) < F(20) / F(j + 1):
+            continue
+        acc = F(acc + _interpolate(perf, j))
+        valid += 1
+    return F(acc / F(valid)) if valid else F(0)
+
+
+def test_native_psbplot_files_as_psbplot_prints_them(tmp_path):
+    from shrec_eval.cli import main
+
+    sizes = [2, 5, 7, 3, 11, 1]
+    cla, m, d, labels = _contest(tmp_path, sizes, 7)
+    code = main(
+        ["evaluate", str(cla), str(m), "--profile", "psbtable", "--pr-interpolation", "psbplot"]
+        + ["--native", str(tmp_path / "nat")],
+        out=__import__("io").StringIO(),
+    )
+    assert code == 0
+    perfs = _psbplot_perf(d, labels)
+    micro = "".join("%f\t%f\n" % (F(j + 1) / F(20), _avg(perfs, j)) for j in range(20))
+    assert (tmp_path / "nat" / "psbplot.plot").read_text() == micro
+    # -macro: the class perf lists (classes of more than 2 models), then their mean
+    class_perfs, k = [], 0
+    for s in sizes:
+        if s > 2:
+            total = [F(0)] * s
+            for q in range(k, k + s):
+                total = [F(a + b) for a, b in zip(total, perfs[q])]
+            class_perfs.append([F(t / F(s)) for t in total])
+        k += s
+    got = (tmp_path / "nat" / "psbplot.macro.plot").read_text().splitlines()
+    for j, line in enumerate(got):
+        x, y = map(float, line.split("\t"))
+        assert x == pytest.approx((j + 1) / 20) and y == pytest.approx(
+            _avg(class_perfs, j), abs=2e-6
+        )
