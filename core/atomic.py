@@ -427,6 +427,10 @@ class Output:
     kind: str = "file"
     names: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if isinstance(self.path, bytes):  # a name that is not UTF-8, as bytes
+            object.__setattr__(self, "path", os.fsdecode(self.path))
+
     @property
     def stream(self) -> int | None:
         """The file descriptor of a stream output, else None."""

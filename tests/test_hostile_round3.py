@@ -657,3 +657,12 @@ def test_e15_the_trec_eval_reading_follows_the_profile_both_ways(tmp_path):
     assert te.to_dict() == replace(te, options=EvalOptions()).to_dict() | {
         "options": te.options.to_dict()
     }
+
+
+def test_gate_takes_paths_as_bytes_that_are_not_utf8(tmp_path):
+    cla, m, _ = _six(tmp_path)
+    target = os.path.join(os.fsencode(tmp_path), b"r\xe9sultats.json")
+    (out,) = gate_outputs([Output("--json", target)], [cla, m])
+    assert os.fsencode(out.path) == target
+    with pytest.raises(OutputError, match="replace an input"):
+        gate_outputs([Output("--json", os.fsencode(cla))], [cla, m])
