@@ -488,7 +488,7 @@ def test_e13_outputs_sharing_a_file_or_folder_are_refused_before_scoring(tmp_pat
 
 
 def test_e14_c_atof_and_atol_read_as_the_c_library_does():
-    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
     libc.atof.restype = ctypes.c_double
     libc.atof.argtypes = [ctypes.c_char_p]
     libc.atol.restype = ctypes.c_long
