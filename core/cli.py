@@ -23,8 +23,9 @@ from collections.abc import Sequence
 # Only light modules here: --help and --version answer without numpy (the
 # commands, the engine and the readers are imported once a command runs).
 from ._version import __version__
+from .atomic import stream_fd
 from .choices import ASSESSMENT_FORMATS, CORRECTIONS, RANKLIST_VARIANTS, RUN_FORMATS, TESTS, UNITS
-from .errors import OptionsError, ShrecEvalError, UsageError
+from .errors import OptionsError, ShrecEvalError, UsageError, shown
 from .memory import keep_freed_blocks
 from .options import (
     AVERAGES,
@@ -201,7 +202,8 @@ def _engine_parser() -> argparse.ArgumentParser:
         "--pr-interpolation",
         choices=PR_INTERPOLATIONS,
         default="max",
-        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB",
+        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB; "
+        "psbplot: psbPlot's own curve (the query counted as relevant, float32)",
     )
     g.add_argument(
         "--keep-self",
@@ -595,7 +597,11 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         args.given = given_options(argv)
         from .commands import COMMANDS  # the engine and readers, with numpy
 
-        return COMMANDS[args.command](args, out)
+        if out is sys.stdout and stream_fd(getattr(args, "json", None)) == 1:
+            out = sys.stderr  # --json - : the JSON alone on standard output, the table beside
+        guarded = _ClosablePipe(out)
+        code = COMMANDS[args.command](args, guarded)
+        return _output_closed(out) if guarded.gone else code
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
     except KeyboardInterrupt:
@@ -615,7 +621,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
         else:
             msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
-        sys.stderr.write(f"{PROG}: error: {msg}\n")
+        sys.stderr.write(f"{PROG}: error: {shown(msg)}\n")
         return 2
 
 
@@ -633,6 +639,40 @@ def given_options(argv: Sequence[str]) -> set[str]:
             elif action.dest not in ("help", "version"):
                 action.default = argparse.SUPPRESS
     return set(vars(parser.parse_known_args(argv)[0])) - {"command", "assessment", "runs"}
+
+
+class _ClosablePipe:
+    """The stream the table goes to, as the commands see it: when whoever
+    reads it has gone (``| head``, ``| true``), what is printed after is
+    dropped and the command goes on, so that the files it was asked for
+    are still written; it then ends with 141."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:  # names and ids that are not UTF-8 shown with U+FFFD
+                return self.stream.write(shown(text))
+            except BrokenPipeError:
+                self._close()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._close()
+
+    def _close(self) -> None:
+        self.gone = True
+        if self.stream is sys.stdout:
+            _output_closed(self.stream)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 class Terminated(BaseException):

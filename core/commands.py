@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import check_outputs
+from .atomic import Output, gate_outputs
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, ShrecEvalError, UsageError
 from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
@@ -103,10 +103,17 @@ def _asked_keys(args) -> list[str]:
 def _options(args) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
-    or ``p@20`` adds 20)."""
+    or ``p@20`` adds 20); a note when the profile fixes an option the command
+    line asked for."""
     extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
     if getattr(args, "format", "table") == "trec_eval":
         extra |= set(P_CUTOFFS)
+    profile = get_profile(args.profile)
+    if args.keep_self and profile.options.get("remove_self") is True:
+        sys.stderr.write(
+            f"note: the {profile.name} profile always leaves a query out of its own list "
+            f"(as {profile.label} does): --keep-self is ignored\n"
+        )
     return EvalOptions(
         ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
         curve_length=args.curve_length,
@@ -241,22 +248,24 @@ def _save_contest(args, contest: Contest) -> None:
         contest.write(args.save_contest)
 
 
-def _guard_outputs(contest: Contest, contest_file=None, **outputs) -> None:
-    """Before any work: no output (``json=`` a file, the others folders, as
-    the command has them) may replace an input or go inside one (the
-    ``contest_file`` read is an input too)."""
-    a = contest.assessment
-    kinds = {"json": "file", "save_contest": "file"}
-    check_outputs(
-        [(f"--{k.replace('_', '-')}", v, kinds.get(k, "folder")) for k, v in outputs.items()],
-        [a.path, a.queries, a.collection, contest_file, *(r.path for r in contest.runs)],
-    )
+def _inputs(contest: Contest) -> list:
+    return contest.inputs()
+
+
+def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **outputs) -> None:
+    """Before any work, every output through the one gate
+    (:meth:`shrec_eval.contest.Contest.gate_outputs`); the ``contest_file``
+    read (ASSESSMENT alone) is an input too, and ``--save-contest`` an output."""
     profile = get_profile(contest.options.profile)
     if outputs.get("native") and profile.native is None:
         raise UsageError(
             f"the {profile.name} profile has no native output files; "
             "--native needs --profile boli, psbtable or shapenet17"
         )
+    more = [Output("--save-contest", save_contest)] if save_contest else []
+    gated = contest.gate_outputs(**outputs, more=more)
+    if contest_file is not None:
+        gate_outputs(gated, [*contest.inputs(), contest_file])
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
@@ -381,14 +390,15 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
         write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
-    _native(args, assessment, results)
+    _native(args, assessment, results, contest)
 
 
-def _native(args, assessment, results) -> None:
+def _native(args, assessment, results, contest: Contest | None = None) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
-    there are several)."""
+    there are several), each checked against the inputs as it is written."""
     if args.native:  # every command with results has the profile options
-        write_native(args.native, assessment, results)
+        inputs = _inputs(contest) if contest is not None else ()
+        write_native(args.native, assessment, results, inputs=inputs)
 
 
 # -- commands ------------------------------------------------------------------------
@@ -581,7 +591,7 @@ def cmd_check(args, out) -> int:
     if args.json:
         write_json(args.json, report)
     if results:
-        _native(args, assessment, results)
+        _native(args, assessment, results, contest)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
@@ -614,7 +624,7 @@ def cmd_compare(args, out) -> int:
         progress=Progress(label="comparing"),
     )
     out.write(comparison_text(c))
-    _native(args, assessment, results)
+    _native(args, assessment, results, contest)
     if args.json:
         write_json(
             args.json,

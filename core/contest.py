@@ -23,14 +23,15 @@ import copy
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._version import __version__
-from .atomic import write_text
+from .atomic import Output, gate_outputs, write_text
 from .errors import FileAccessError, FormatError, OptionsError
+from .formats.source import open_source
 from .model import Assessment, Run
-from .options import AVERAGES, PR_INTERPOLATIONS, EvalOptions
+from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
 from .profiles import NAMES as PROFILES
 from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
 
@@ -38,12 +39,28 @@ __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
 #: the version of the contest file this module writes (and the newest it reads)
 CONTEST_VERSION = 2
+#: the most a contest file may hold (a session with its view is a few kB)
+CONTEST_LIMIT = 1 << 26
 
 # -- checking a dict read from JSON ----------------------------------------------------------
 
 _INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
 _BOOL = ("true or false", lambda v: isinstance(v, bool))
 _STR = ("a string", lambda v: isinstance(v, str))
+
+
+def _path_text(v) -> bool:
+    """A path as text a file system takes: no NUL, no lone surrogate."""
+    if not isinstance(v, str) or not v or "\x00" in v:
+        return False
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_PATH = ("a string (a file path: no NUL, no invalid character)", _path_text)
 _NUMBER = (
     "a number",
     lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -153,14 +170,17 @@ class AssessmentSource:
     collection_size: int | None = None
     collection: Path | None = None
     normalize_ids: bool = True
+    #: read as trec_eval reads (ids as written, grades as C's atol reads
+    #: them): set by the Contest from its profile, never written to a file
+    as_trec_eval: bool = False
 
     KINDS = {
-        "path": _STR,
+        "path": _PATH,
         "format": _STR,
-        "queries": _STR,
+        "queries": _PATH,
         "graded": _BOOL,
         "collection_size": _INT,
-        "collection": _STR,
+        "collection": _PATH,
         "normalize_ids": _BOOL,
     }
 
@@ -176,7 +196,8 @@ class AssessmentSource:
             graded=self.graded,
             collection_size=self.collection_size,
             collection=self.collection,
-            normalize_ids=self.normalize_ids,
+            normalize_ids=self.normalize_ids and not self.as_trec_eval,
+            c_numbers=self.as_trec_eval,
         )
 
     def to_dict(self, base=None) -> dict:
@@ -199,8 +220,13 @@ class AssessmentSource:
         if "path" not in d:
             raise FormatError(source, 'the "assessment" object needs a "path"')
         _one_of(d.get("format"), ASSESSMENT_FORMATS, "assessment format", source)
-        if d.get("collection_size") is not None and d["collection_size"] < 1:
-            raise FormatError(source, "the collection size must be a positive whole number")
+        size = d.get("collection_size")
+        if size is not None and not 1 <= size <= MAX_COLLECTION:
+            raise FormatError(
+                source,
+                f"the collection size must be a positive whole number up to {MAX_COLLECTION}, "
+                f"not {size}",
+            )
         return cls(
             _path(d["path"], base),
             format=d.get("format"),
@@ -225,9 +251,12 @@ class RunSource:
     normalize_ids: bool | None = None
     name: str | None = None
     colour: str | None = None
+    #: read as trec_eval reads (ids as written, scores as C's atof reads
+    #: them): set by the Contest from its profile, never written to a file
+    as_trec_eval: bool = False
 
     KINDS = {
-        "path": _STR,
+        "path": _PATH,
         "format": _STR,
         "variant": _STR,
         "trec_order": _BOOL,
@@ -248,8 +277,10 @@ class RunSource:
             "variant": self.variant,
             "trec_order": self.trec_order,
             "name": self.name,
-            "normalize_ids": self.normalize_ids,
+            "normalize_ids": False if self.as_trec_eval else self.normalize_ids,
         }
+        if self.as_trec_eval:
+            settings["c_numbers"] = True
         return load_run(self.path, assessment, **{**settings, **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -390,6 +421,13 @@ class Contest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
+        # ids and numbers as trec_eval reads them under its profile; the
+        # sources' own settings stay (another profile reads them again)
+        te = self.options.profile == "trec_eval"
+        if self.assessment.as_trec_eval != te:
+            object.__setattr__(self, "assessment", replace(self.assessment, as_trec_eval=te))
+        runs = tuple(r if r.as_trec_eval == te else replace(r, as_trec_eval=te) for r in self.runs)
+        object.__setattr__(self, "runs", runs)
         if not _VIEW[1](self.view):
             raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
         object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own
@@ -424,26 +462,78 @@ class Contest:
 
     @classmethod
     def read(cls, path) -> Contest:
-        """Read a contest file (JSON); relative paths are relative to its folder."""
-        path = Path(path)
+        """Read a contest file (JSON) through the readers' input gate (a pipe
+        read once, a device refused, at most :data:`CONTEST_LIMIT` bytes);
+        relative paths are relative to the folder it really is in (its
+        links followed, as :meth:`write` writes them)."""
+        src = open_source(path, "JSON contest file", limit=CONTEST_LIMIT)
+        path = Path(src.path)
+        if src.kind == "folder":
+            raise FileAccessError(path, "this is a folder; a JSON contest file was expected")
+        if src.size > CONTEST_LIMIT:
+            raise FormatError(
+                path, f"{src.size} bytes is more than a contest file holds ({CONTEST_LIMIT})"
+            )
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise FileAccessError.wrap(path, exc) from exc
+            text = src.read().decode("utf-8")
         except UnicodeDecodeError:
             raise FormatError(
                 path, "not a UTF-8 text file; a JSON contest file was expected"
             ) from None
         try:
             doc = json.loads(text)
+            base = path.parent if src.kind == "pipe" else Path(os.path.realpath(path)).parent
+            return cls.from_dict(doc, base, source=path)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 path, f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
             ) from None
-        return cls.from_dict(doc, path.parent, source=path)
+        except RecursionError:
+            raise FormatError(path, "the JSON is nested too deeply for a contest file") from None
+
+    def inputs(self) -> list[Path]:
+        """Every path the contest reads: the assessment, its query and
+        collection files, the runs."""
+        a = self.assessment
+        return [p for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs)) if p]
+
+    def gate_outputs(
+        self, *, json=None, csv=None, report=None, native=None, more=()
+    ) -> list[Output]:
+        """Every output of a scoring of this contest through the one output
+        gate (:func:`shrec_eval.atomic.gate_outputs`), before any scoring:
+        ``json`` a file (``-``: standard output), ``csv`` and ``report``
+        folders written whole, ``native`` the profile's native files (their
+        names planned from the runs), ``more`` any other
+        :class:`~shrec_eval.atomic.Output` (a session, figures...).  Returns
+        the outputs; an OutputError naming the first one refused."""
+        from .profiles import get_profile, shapenet17
+        from .profiles.native import native_plan
+
+        gate = [
+            Output(option, path, kind)
+            for option, path, kind in (
+                ("--json", json, "file"),
+                ("--csv", csv, "folder"),
+                ("--report", report, "folder"),
+            )
+        ]
+        if native is not None:
+            profile = self.options.profile
+            groups = (
+                shapenet17.method_names(self.runs)
+                if profile == "shapenet17"
+                else [r.name for r in self.runs]
+            )
+            names = native_plan(get_profile(profile).name, groups)
+            gate.append(Output("--native", native, "tree", names))
+        return gate_outputs([*gate, *more], self.inputs())
 
     def write(self, path) -> None:
-        """Write the contest file atomically, paths relative to its folder."""
+        """Write the contest file atomically, paths relative to the folder
+        it really is in (its links followed)."""
         path = Path(path)
+        # through the output gate: never over one of the contest's own files
+        gate_outputs([Output("the contest file", path)], self.inputs())
         base = path.resolve().parent
         write_text(path, json.dumps(self.to_dict(base), indent=2, ensure_ascii=False) + "\n")

@@ -32,7 +32,7 @@ def x_ranks(o) -> np.ndarray:
 
 def x_recall_levels(o) -> np.ndarray:
     """The interpolated precision-recall curve's recall levels."""
-    if o.pr_interpolation == "psb":
+    if o.pr_interpolation in ("psb", "psbplot"):
         return np.arange(1, PSB_PR_LEVELS + 1) / PSB_PR_LEVELS
     return np.arange(o.pr_levels) / (o.pr_levels - 1)
 
@@ -80,7 +80,48 @@ def _hit_precisions(ctx: ChunkContext, M: int) -> np.ndarray:
 
 
 def c_pr(ctx, o):
+    if o.pr_interpolation == "psbplot":
+        return _pr_psbplot(ctx)
     return _pr_psb(ctx) if o.pr_interpolation == "psb" else _pr_max(ctx, o.pr_levels)
+
+
+def _pr_psbplot(ctx: ChunkContext) -> np.ndarray:
+    """psbPlot's precision-recall curve (Princeton Shape Benchmark, C), at
+    r = j/20, j = 1..20, computed in float32 as the program does:
+
+    * the query counts as relevant: C = its class with itself; a query left
+      out of its own list (``remove_self``) is put back first (its distance
+      to itself is its row's least, as in the PSB matrices), so hit m of the
+      list is hit m + 1 at rank + 1;
+    * P_m = m / rank of the m-th hit (0 for a hit the list never reaches);
+    * xx = r * C - 1, P(r) = P[x1] (1 - dx) + P[x2] dx with x1 = (int) xx,
+      x2 = x1 + 1 (both clamped to 0..C-1), dx = xx - x1;
+    * a level below 1/C (C < 20 / j) and a query of C < 2 left out (NaN).
+    """
+    f32 = np.float32
+    selfs = ctx.extra.get("self_removed")
+    s = np.zeros(ctx.B, dtype=np.int64) if selfs is None else selfs.astype(np.int64)
+    C = ctx.cr + s
+    M = int(C.max()) if ctx.B else 0
+    P = np.zeros((ctx.B, max(M, 1)), dtype=f32)
+    P[s == 1, 0] = f32(1)  # the query, first in its list
+    m, ranks = ctx.hit_list[3], ctx.hit_ranks
+    row = ctx.hit_list[0]
+    col = m - 1 + s[row]
+    P[row, col] = (m + s[row]).astype(f32) / (ranks + s[row]).astype(f32)
+    j = np.arange(1, PSB_PR_LEVELS + 1, dtype=f32)
+    index = j / f32(PSB_PR_LEVELS)
+    xx = index[None, :] * C[:, None].astype(f32) - f32(1)
+    x1 = xx.astype(np.int64)  # C's (int): toward zero
+    dx = (xx - x1.astype(f32)).astype(f32)
+    hi = np.maximum(C - 1, 0)[:, None]
+    x2 = np.clip(x1 + 1, 0, hi)
+    x1 = np.clip(x1, 0, hi)
+    val = np.take_along_axis(P, x1, axis=1) * (f32(1) - dx) + np.take_along_axis(P, x2, axis=1) * dx
+    out = val.astype(np.float64)
+    skip = (C[:, None].astype(f32) < f32(PSB_PR_LEVELS) / j[None, :]) | (C < 2)[:, None]
+    out[skip] = np.nan
+    return out
 
 
 def _pr_max(ctx: ChunkContext, levels: int) -> np.ndarray:

@@ -335,7 +335,7 @@ def evaluate(
             a.top_grade,
             o,
             max_relevant,
-            {k: v[qs] for k, v in query_data.items()},
+            {**{k: v[qs] for k, v in query_data.items()}, "self_removed": prep.selfs[qs] >= 0},
         )
         for j, m in enumerate(measures):
             own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)

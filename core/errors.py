@@ -18,6 +18,22 @@ from __future__ import annotations
 import os
 
 
+def shown(text: str) -> str:
+    """``text`` as it can be shown and written as UTF-8: the bytes of an id
+    or file name that are not UTF-8 (kept as surrogates, as Python reads
+    such names) become U+FFFD.  Text that is UTF-8 already is returned as
+    it is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:  # the bytes the text was made of, each bad one then U+FFFD
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a lone surrogate that was never a byte
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 class ShrecEvalError(Exception):
     """Base class of every error meant for a user."""
 
@@ -58,7 +74,8 @@ class ContestFileError(ShrecEvalError):
         column: int | None = None,
         token: str | None = None,
     ) -> None:
-        self.path = os.fspath(path) if path is not None else None
+        path = os.fspath(path) if path is not None else None
+        self.path = os.fsdecode(path) if isinstance(path, bytes) else path
         self.line = line
         self.column = column
         self.token = token
@@ -71,12 +88,13 @@ class ContestFileError(ShrecEvalError):
             where.append(f"line {self.line}")
         if self.column is not None:
             where.append(f"column {self.column}")
-        head = self.path or "<input>"
+        head = shown(self.path) if self.path else "<input>"
         if where:
             head += f", {', '.join(where)}"
         found = ""
         if self.token is not None:
-            tok = self.token if len(self.token) <= 40 else self.token[:37] + "..."
+            tok = shown(self.token)
+            tok = tok if len(tok) <= 40 else tok[:37] + "..."
             found = f" (found {tok!r})"
         return f"{head}: {self.message}{found}"
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from .errors import OptionsError
 
-PR_INTERPOLATIONS = ("max", "psb")
+PR_INTERPOLATIONS = ("max", "psb", "psbplot")
 #: the largest rank K, curve length and maximum rank: the engine's working
 #: arrays grow with them (1,000,000 columns is 64 MB a query)
 MAX_RANK = 1_000_000
@@ -16,6 +16,11 @@ MAX_RANK = 1_000_000
 MAX_COLLECTION = 10**12
 #: the largest weight beta of the F-measure curve
 MAX_BETA = 1e6
+#: the recall levels of the interpolated precision-recall curve (as the
+#: command line offers them)
+PR_LEVELS = (11, 21)
+#: the largest relevance level (trec_eval's -l; a grade is a C int)
+MAX_GRADE = 2**31 - 1
 #: how query values become one run figure (profiles.md, last section)
 AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
@@ -40,7 +45,9 @@ class EvalOptions:
     * ``pr_levels``: number of recall levels of the interpolated
       precision-recall curve with ``pr_interpolation="max"`` (21: 0, 0.05,
       ..., 1; 11: 0, 0.1, ..., 1).  ``"psb"`` is the psbPlot / SHREC MATLAB
-      interpolation and always uses the 20 levels 0.05, ..., 1.
+      interpolation and always uses the 20 levels 0.05, ..., 1;
+      ``"psbplot"`` is psbPlot's own curve (the query counted as relevant,
+      first in its own list; float32; see :func:`shrec_eval.curves._pr_psbplot`).
     * ``remove_self``: a query that is a collection item is removed from its
       own ranked list and judgments (SHREC 2012 / PSB |C|-1).
     * ``psb_class_cutoff``: leave out of the means the queries with at most
@@ -94,10 +101,19 @@ class EvalOptions:
             if not isinstance(getattr(self, name), bool):
                 value = getattr(self, name)
                 raise OptionsError(f"{name.replace('_', ' ')} must be true or false, not {value!r}")
-        if not (isinstance(self.f_beta, numbers.Real) and self.f_beta <= MAX_BETA):
+        beta = self.f_beta
+        if not (
+            isinstance(beta, numbers.Real) and not isinstance(beta, bool) and math.isfinite(beta)
+        ):
+            raise OptionsError(f"the F-measure weight beta must be a positive number, not {beta!r}")
+        if beta > MAX_BETA:
             raise OptionsError(f"the F-measure weight beta must be at most {MAX_BETA:g}")
-        if int(self.pr_levels) < 2:
-            raise OptionsError("at least 2 precision-recall levels are needed (11 or 21 usual)")
+        if isinstance(self.pr_levels, bool) or self.pr_levels not in PR_LEVELS:
+            raise OptionsError(
+                f"the precision-recall curve has {' or '.join(map(str, PR_LEVELS))} "
+                f"recall levels, not {self.pr_levels!r}"
+            )
+        _whole("relevance_level", self.relevance_level, 1, MAX_GRADE)
         if self.pr_interpolation not in PR_INTERPOLATIONS:
             raise OptionsError(
                 f"unknown precision-recall interpolation {self.pr_interpolation!r}; "

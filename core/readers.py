@@ -19,7 +19,7 @@ from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, For
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import read_ranklist_folder
-from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
+from .formats.source import PIPE_LIMIT, Source, a, classify_path, open_source
 from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 from .model import Assessment, Run
@@ -153,17 +153,35 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     # lines share a run tag (matrix rows do not)
     tags = {r[5] for r in s.rows if len(r) >= 6}
     shared_tag = len(tags) == 1 and (len(s.rows) > 1 or not matrix)
+    near = not numeric and _near_matrix(s, width if assessment is not None else None)
     if (
         not s.cut_last
+        and not near
         and s.fits(lambda r, i: len(r) >= 6 and is_number(r[4]))
         and (not numeric or shared_tag)
     ):
         out.append("trec")
-    if matrix:
+    if matrix or near:  # a near-matrix: the matrix reader names its bad value
         out.append("ascii-matrix")
     if not out and sized:
         out.append("binary-matrix")
     return out, s
+
+
+def _near_matrix(s: _Sample, width: int | None) -> bool:
+    """Rows of numbers but for a few bad values (``NA``, ``1.#INF00``, a
+    typo): every sampled row as long as the first (or the assessment's
+    ``width``), and no column that is not a number on every row, as a TREC
+    run's ``Q0`` and run tag columns are (one row: one bad value, in a row
+    longer than a TREC line or as wide as the assessment)."""
+    rows = s.rows[:-1] if s.cut_last and len(s.rows) > 1 else s.rows
+    n = width if width is not None else len(rows[0])
+    if n < 2 or any(len(r) != n for r in rows):
+        return False
+    bad = [{j for j, t in enumerate(r) if not is_number(t)} for r in rows]
+    if len(rows) == 1:
+        return len(bad[0]) == 1 and (n > 6 or width is not None)
+    return not set.intersection(*bad)
 
 
 def sniff(path) -> str | None:
@@ -188,7 +206,7 @@ def detect_assessment_format(path) -> str:
         "cannot tell what this file is: a PSB .cla file (first line "
         "'PSB 1') or TREC qrels (lines 'qid iter docno rel') was expected"
         + (f"; {s.first_line()}" if s is not None else "")
-        + (f"; it looks like a {RUN_FORMATS[looks]}" if looks else ""),
+        + (f"; it looks like {a(RUN_FORMATS[looks])}" if looks else ""),
         line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
@@ -225,7 +243,7 @@ def detect_run_format(path, assessment: Assessment | None = None) -> str:
         "matrix of numbers, a binary float32 matrix, or a folder of rank lists "
         "was expected"
         + (f"; {s.first_line()}" if s is not None else "")
-        + (f"; it looks like a {ASSESSMENT_FORMATS[looks]}" if looks else ""),
+        + (f"; it looks like {a(ASSESSMENT_FORMATS[looks])}" if looks else ""),
         line=s.numbers[0] if s is not None and s.numbers else None,
     )
 
@@ -239,6 +257,7 @@ def load_assessment(
     collection_size: int | None = None,
     collection=None,
     normalize_ids: bool = True,
+    c_numbers: bool = False,
 ) -> Assessment:
     """Read the relevance side of a contest.
 
@@ -246,7 +265,8 @@ def load_assessment(
       (a query ``.cla``) external queries; ``graded`` adds sister classes as
       marginally relevant;
     * TREC qrels: graded as given; ``collection_size`` or ``collection`` (a
-      file with one item id per line) says what the qrels cannot.
+      file with one item id per line) says what the qrels cannot;
+      ``c_numbers``: grades read as C's ``atol`` reads them (trec_eval).
     """
     if format is not None and format not in ASSESSMENT_FORMATS:
         raise FormatError(
@@ -276,7 +296,11 @@ def load_assessment(
             else None
         )
         a = read_qrels(
-            path, collection_size=collection_size, collection=items, normalize_ids=normalize_ids
+            path,
+            collection_size=collection_size,
+            collection=items,
+            normalize_ids=normalize_ids,
+            c_numbers=c_numbers,
         )
     return replace(a, normalize_ids=normalize_ids)
 
@@ -298,6 +322,7 @@ def load_run(
     chunk_size: int | None = None,
     skip_names: Collection[str] = (),
     nonfinite_distances: bool = False,
+    c_numbers: bool = False,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
@@ -306,7 +331,8 @@ def load_run(
     result does not depend on it; tests pass small sizes).
     ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
     (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
-    profile's ``reader`` settings)."""
+    profile's ``reader`` settings).  ``c_numbers``: a TREC run's scores
+    read as C's ``atof`` reads them (the trec_eval profile)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -335,21 +361,33 @@ def load_run(
             skip_names=skip_names,
             nonfinite_distances=nonfinite_distances,
         )
-    _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+    _no_folder(src, a(f"{RUN_FORMATS[fmt]} file"))
     chunks = {} if chunk_size is None else {"chunk_size": chunk_size}
     if fmt == "ascii-matrix":
         return read_ascii_matrix(src, assessment, name=name, **chunks)
     if fmt == "binary-matrix":
         return read_binary_matrix(src, assessment, name=name)
     return read_trec_run(
-        src, assessment, trec_order=trec_order, name=name, normalize_ids=norm, **chunks
+        src,
+        assessment,
+        trec_order=trec_order,
+        name=name,
+        normalize_ids=norm,
+        c_numbers=c_numbers,
+        **chunks,
     )
+
+
+def _one_line(name: str) -> str:
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in name)
 
 
 def distinct_names(names: list[str], sources: list[str]) -> list[str]:
     """Run names made distinct for tables and JSON: where names clash (two
     TREC files with the same run tag), the file name is added
     (``tag (alice.trec)``), then a number if that still clashes."""
+    # a name holding a line break or a tab would break every table
+    names = [_one_line(n) for n in names]
     count = {n: names.count(n) for n in names}
     out = [n if count[n] == 1 else f"{n} ({Path(src).name})" for n, src in zip(names, sources)]
     seen: dict[str, int] = {}

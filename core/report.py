@@ -22,6 +22,7 @@ import orjson
 from . import __version__
 from .atomic import write_folder, write_pieces
 from .engine import RunResult
+from .errors import shown
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
 from .values import nullable, text_grid
@@ -151,9 +152,10 @@ class Summary:
         ]
         out = text_grid([head] + rows, rule=True)
         ranks = self.results[0].options.ranks
+        shown_key = "" if self.rank_key in self.keys else ", not a column of this table"
         out.append(
-            f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}); "
-            f"{self.how()}; empty = undefined for every query"
+            f"ranked by {self.rank_key} ({measure_by_key(self.rank_key, ranks).label}"
+            f"{shown_key}); {self.how()}; empty = undefined for every query"
         )
         return "\n".join(out)
 
@@ -248,12 +250,12 @@ def _json_pieces(value) -> Iterator[bytes]:
             comma = b"" if first else b","
             first = False
             if len(group) > 1 or not _heavy(group[0][1]):  # light members, as one object
-                yield comma + orjson.dumps(dict(group), option=_JSON)[1:-1]
+                yield comma + _dumps(dict(group))[1:-1]
                 continue
             k, v = group[0]
             if not isinstance(k, str):  # as orjson refuses it in a whole document
                 raise TypeError(f"Dict key must be str, not {type(k).__name__}")
-            yield comma + orjson.dumps(k) + b":"
+            yield comma + _dumps(k) + b":"
             yield from _json_pieces(v)
         yield b"}"
     elif isinstance(value, list) and value and _heavy(value):
@@ -264,7 +266,27 @@ def _json_pieces(value) -> Iterator[bytes]:
             yield from _json_pieces(v)
         yield b"]"
     else:
-        yield orjson.dumps(value, option=_JSON)
+        yield _dumps(value)
+
+
+def _dumps(value) -> bytes:
+    """``orjson.dumps``; text holding bytes that are not UTF-8 (a run or
+    file name from an old archive, kept as surrogates) written with U+FFFD
+    (orjson refuses surrogates)."""
+    try:
+        return orjson.dumps(value, option=_JSON)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_shown_text(value), option=_JSON)
+
+
+def _shown_text(value):
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {shown(k) if isinstance(k, str) else k: _shown_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown_text(v) for v in value]
+    return value
 
 
 def _member_groups(items: list) -> Iterator[list]:

@@ -30,6 +30,7 @@ from .errors import AmbiguousFormatError, OptionsError, ShrecEvalError
 from .model import Assessment, Run
 from .options import EvalOptions
 from .profiles import get_profile
+from .profiles.shapenet17 import method_names
 from .profiles.shapenet_data import read_method, read_taxonomy
 from .readers import distinct_names
 from .results import RunResult
@@ -203,14 +204,14 @@ def score_shapenet(
 ) -> Iterator[Outcome]:
     """shapenet17: every dataset folder of every method folder, each against
     the assessment of its split and queries; one outcome per dataset (named
-    ``method/dataset``; a source's name replaces the folder name)."""
+    ``method/dataset``: a source's name, else its folder's, made distinct)."""
     tax = read_taxonomy(taxonomy)
+    methods = method_names(sources)  # teamA/meth and teamB/meth never merge
     for i, source in enumerate(sources):
         for assessment, run in read_method(tax, source.path):
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            if source.name:
-                run.name = f"{source.name}/{run.name.rpartition('/')[2]}"
+            run.name = f"{methods[i]}/{run.name.rpartition('/')[2]}"
             if started is not None:
                 started(i, run.name)
             cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))

@@ -234,20 +234,31 @@ class ContestController(QObject):
         options: EvalOptions | None = None,
         session: tuple[str, str] | None = None,
         view: dict | None = None,
+        keep_session: bool = False,
     ) -> None:
         """Load an assessment in the worker; on success it replaces the
         current one (with ``options``, and the ``session`` (path, name) and
-        ``view`` state it came from) and the runs (by default the current ones) are read and
-        scored again; on failure nothing changes and the reader is quoted."""
+        ``view`` state it came from, or the session open when ``keep_session``)
+        and the runs (by default the current ones) are read and scored again;
+        on failure nothing changes and the reader is quoted."""
         profile = (options or self.options).profile
         if profile in APP_LEAVES_OUT:
             self.problem.emit("Cannot open the contest", APP_LEAVES_OUT[profile])
             return
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
-        pairs = [(self._new_key(), r) for r in runs]
         options = options or self.options
-        self._pending = {"runs": pairs, "options": options, "session": session, "view": view}
+        # the sources as the profile reads them (trec_eval: ids as written, C's numbers)
+        as_read = Contest(source, tuple(runs), options)
+        source, runs = as_read.assessment, list(as_read.runs)
+        pairs = [(self._new_key(), r) for r in runs]
+        self._pending = {
+            "runs": pairs,
+            "options": options,
+            "session": session,
+            "view": view,
+            "keep_session": keep_session,
+        }
         self._start(
             Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
         )
@@ -262,6 +273,7 @@ class ContestController(QObject):
             return
         pairs = []
         for s in sources:
+            s = replace(s, as_trec_eval=self.options.profile == "trec_eval")
             key = self._new_key()
             colour = s.colour or colour_for(len(self.entries))
             self.entries[key] = RunEntry(key, s, colour)
@@ -415,6 +427,16 @@ class ContestController(QObject):
         if not self.entries:
             self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
             return
+        if self.assessment_source.as_trec_eval != (self.options.profile == "trec_eval"):
+            # the trec_eval profile reads ids as written (no normalisation) and
+            # numbers as C does, the others as the project does: read again
+            self.open_assessment(
+                self.assessment_source,
+                runs=self.run_sources(),
+                options=self.options,
+                keep_session=True,
+            )
+            return
         self._start(Job([(k, e.source) for k, e in self.entries.items()], self.options), "Scoring…")
 
     def cancel(self) -> None:
@@ -445,7 +467,7 @@ class ContestController(QObject):
             self._saved_state = self._state()
             self.sessionOpened.emit(*pending["session"])
             self.fileUsed.emit(pending["session"][0], True)
-        else:  # an assessment on its own: no session any more
+        elif not pending["keep_session"]:  # an assessment on its own: no session any more
             self.session_path = None
             self.session_view = {}
             self.assessmentOpened.emit(str(source.path))

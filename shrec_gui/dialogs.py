@@ -66,6 +66,7 @@ class OptionsDialog(QDialog):
         self.interp = QComboBox()
         self.interp.addItem("max: P(r) = max precision at recall >= r", "max")
         self.interp.addItem("psb: psbPlot / SHREC MATLAB (20 levels, linear)", "psb")
+        self.interp.addItem("psbplot: psbPlot's own (query counted, float32)", "psbplot")
         self.interp.setCurrentIndex(self.interp.findData(options.pr_interpolation))
         self.remove_self = QCheckBox("Remove a query from its own list (leave-one-out)")
         self.remove_self.setChecked(options.remove_self)

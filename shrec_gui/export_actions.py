@@ -6,8 +6,10 @@ told in the window's words (worker.user_message)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import QObject, Signal
+from shrec_eval.atomic import Output, gate_outputs
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.profiles import get_profile
 from shrec_eval.profiles.native import write_native
@@ -74,10 +76,19 @@ class ExportActions(QObject):
             )
             self.folderDone.emit("native", folder, "the profile has no native files")
             return
+        contest = self.w.controller.contest()
+        try:  # as the command line's --native: the gate before, each file as written
+            contest.gate_outputs(native=folder)
+        except ShrecEvalError as exc:
+            self._native_failed(0, user_message(exc, folder))
+            return
         self._native_folder = folder
         self.w.status_label.setText(f"Writing the native files to {folder}…")
         self.native_tasks.start(
-            write_native, folder, self.w.controller.assessment, [e.result for e in entries]
+            partial(write_native, inputs=contest.inputs()),
+            folder,
+            self.w.controller.assessment,
+            [e.result for e in entries],
         )
 
     def _native_written(self, _request: int, _paths) -> None:
@@ -95,12 +106,23 @@ class ExportActions(QObject):
         if path:
             self.export_report(path)
 
+    def _gate(self, what: str, path: str, kind: str = "file") -> None:
+        """The output gate (as the command line's): never over an input of
+        what is open, nor through a link to one, nor a device."""
+        contest = self.w.controller.contest()
+        gate_outputs([Output(what, path, kind)], contest.inputs() if contest else [])
+
     def export_report(self, folder: str) -> None:
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
         c = self.w.controller
         scored = self._results()
         if scored is None:
+            return
+        try:
+            self._gate("the report", folder, "folder")
+        except ShrecEvalError as exc:
+            self._report_failed(0, user_message(exc, folder))
             return
         entries = [(e.name, e.colour, e.result) for e in scored]
         figures = report_figures(entries, self.w.prefs.figure())
@@ -137,6 +159,7 @@ class ExportActions(QObject):
 
     def _written(self, path: str, write) -> bool:
         try:
+            self._gate("the export", path)
             write()
         except (OSError, ShrecEvalError) as exc:
             self.w.controller.problem.emit("Cannot write the file", user_message(exc, path))

@@ -41,12 +41,24 @@ def test_four_averages_by_hand():
     assert av["proportional"] == pytest.approx((1 * 1 + 3 * 23 / 36 + 2 / 4) / 6)
     assert av["reciprocal"] == pytest.approx((1 + 23 / 108 + 1 / 8) / (1 + 1 / 3 + 1 / 2))
     assert res.mean("ap_trec_r") == av["micro"]
-    assert res.per_class == {
-        "A": pytest.approx({"queries": 2, **{k: res.per_class["A"][k] for k in res.keys}}),
-        "B": pytest.approx({"queries": 1, **{k: res.per_class["B"][k] for k in res.keys}}),
-    }
+    assert set(res.per_class) == {"A", "B"}
+    assert (res.per_class["A"]["queries"], res.per_class["B"]["queries"]) == (2, 1)
+    # by hand: NN is 1 for q1 (x first), 0 for q2 and q3 (w first); P@5 with
+    # the lists' lengths: q1 1/5, q2 3/5, q3 1/5
     assert res.per_class["A"]["ap_trec_r"] == pytest.approx((1 + 23 / 36) / 2)
-    assert res.per_class["B"]["queries"] == 1 and res.per_class["B"]["nn"] == 0.0
+    assert res.per_class["B"]["ap_trec_r"] == pytest.approx(1 / 4)
+    assert (res.per_class["A"]["nn"], res.per_class["B"]["nn"]) == (0.5, 0.0)
+    assert res.per_class["A"]["p@5"] == pytest.approx((1 / 5 + 3 / 5) / 2)
+    assert res.per_class["B"]["p@5"] == pytest.approx(1 / 5)
+    # every other measure: a class's value is the mean of its queries' values
+    # (those defined), the per-query values being checked elsewhere
+    rows = {"A": [0, 1], "B": [2]}
+    for c, idx in rows.items():
+        for k in res.keys:
+            col = res.column(k)[idx]
+            want = float(np.mean(col[~np.isnan(col)])) if (~np.isnan(col)).any() else None
+            got = res.per_class[c][k]
+            assert (got is None or np.isnan(got)) if want is None else got == pytest.approx(want)
 
 
 @pytest.mark.parametrize("kind", ["macro", "proportional", "reciprocal"])

@@ -2,6 +2,7 @@
 and the clear error (file, line, what was expected) for each kind of bad
 content."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -402,10 +403,18 @@ def test_binary_matrix_errors(tmp_path, loo):
     assert "4 x 4 matrix" in e.message
 
 
-def test_binary_matrix_is_memory_mapped(tmp_path, loo):
-    p = write_binary_matrix(tmp_path / "m.matrix", distances(N, N))
+def test_binary_matrix_is_read_by_rows_and_truncation_is_an_error(tmp_path, loo):
+    d = distances(N, N)
+    p = write_binary_matrix(tmp_path / "m.matrix", d)
     run = load_run(p, loo)
-    assert isinstance(run.matrix, np.memmap)
+    assert not isinstance(run.matrix, np.memmap)  # a mapping dies of SIGBUS when truncated
+    np.testing.assert_array_equal(run.matrix[2:5], d[2:5].astype("<f4"))
+    np.testing.assert_array_equal(run.matrix[np.array([7, 0])], d[[7, 0]].astype("<f4"))
+    # the file truncated after it was opened (as by cp over it while scoring)
+    os.truncate(p, 4 * N * 3 + 2)
+    with pytest.raises(FormatError, match="ended after .* while it was read") as e:
+        run.matrix[2:5]
+    assert e.value.path == str(p)
 
 
 def test_trec_run_errors(tmp_path, loo):

@@ -3,6 +3,7 @@ files either parse or raise the project's ContestFileError, never any other
 exception.  The mutation runs are marked ``slow`` (CI runs them; deselect with
 ``-m "not slow"`` for a quick run)."""
 
+import numpy as np
 import pytest
 from contest_files import (
     distances,
@@ -160,10 +161,33 @@ def test_token_mutations(kind, ops, valid, tmp_path_factory):
     check(kind, mutate_tokens(valid[1][kind], ops), valid, tmp_path_factory)
 
 
+def _expected_nn(a) -> list[float]:
+    """NN by hand from the distances: the nearest other model (ties by
+    collection order) is of the query's class."""
+    d = distances(N, N)
+    cls = [c for c, _, ms in CLASSES for _ in ms]
+    out = []
+    for q in range(N):
+        j = next(int(j) for j in np.argsort(d[q], kind="stable") if j != q)
+        out.append(1.0 if cls[j] == cls[q] else 0.0)
+    return out
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_unmutated_files_load(kind, valid, tmp_path_factory):
+    """The valid files the mutations start from read back as written (else
+    the fuzzing would mutate files that fail anyway)."""
     a, files = valid
     tmp = tmp_path_factory.mktemp("ok")
     p = tmp / "f"
     p.write_bytes(files[kind])
-    load(kind, p, a, tmp)
+    got = load(kind, p, a, tmp)
+    if kind == "cla":
+        assert got.query_ids == tuple(str(i) for i in range(N))
+        assert list(got.query_classes) == [c for c, _, ms in CLASSES for _ in ms]
+    elif kind == "qrels":
+        assert got.judgments("q1") == {"1": 2, "2": 1} and got.judgments("q2") == {"3": 1}
+    elif kind == "ranklist":  # one query's list
+        assert got.column("nn")[0] == _expected_nn(a)[0]
+    else:
+        assert got.column("nn").tolist() == _expected_nn(a)

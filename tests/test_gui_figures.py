@@ -11,11 +11,12 @@ import subprocess
 from types import SimpleNamespace
 
 import numpy as np
-import pyqtgraph as pg
 import pytest
 
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
+
+pg = pytest.importorskip("pyqtgraph")
 
 from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402

@@ -7,11 +7,12 @@ files read by hand), hover, one-run view and export."""
 import csv
 
 import numpy as np
-import pyqtgraph as pg
 import pytest
 
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
+
+pg = pytest.importorskip("pyqtgraph")
 
 from guitools import retire, scored_demo_window  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402

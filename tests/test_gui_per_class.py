@@ -160,24 +160,42 @@ def test_models_pass_qtmodeltester(demo, qtmodeltester):
     qtmodeltester.check(demo.per_query.model)
 
 
-def test_screenshots_light_and_dark(demo, qtbot):
-    """The tab as a user sees it (written for the issue note; not compared)."""
+def _mean_lightness(img) -> float:
+    """The mean lightness (0-255) of a grabbed widget, sampled every 9 px."""
+    img = img.toImage() if hasattr(img, "toImage") else img
+    values = [
+        img.pixelColor(x, y).lightness()
+        for x in range(0, img.width(), 9)
+        for y in range(0, img.height(), 9)
+    ]
+    return sum(values) / len(values)
+
+
+def test_light_and_dark_screenshots_differ_as_the_theme_says(demo, qtbot, tmp_path):
+    """The tab in both themes (the PNGs are kept in tmp_path to look at):
+    the dark theme is darker overall, and the heatmap page shows another
+    picture than the bar plot."""
     tab = demo.per_class
     demo.resize(1500, 900)
     _choose(tab, "ft_psb")
     tab.select_class(tab.model.classes[0])
     qtbot.waitUntil(lambda: tab.confusion.confusion is not None, timeout=10000)
+    light = {}
     for dark in (False, True):
         demo.set_dark(dark)
         tab.heatmap.setChecked(dark)
         qtbot.wait(50)  # the palette change reaches the widgets
-        img = demo.grab()
-        assert img.width() > 0
-        img.save(f"/tmp/perclass/per-class-{'dark' if dark else 'light'}.png")
+        name = "dark" if dark else "light"
+        plot = demo.grab()
+        assert plot.save(str(tmp_path / f"per-class-{name}.png"))
         tab.plots.setCurrentWidget(tab.heat)
         qtbot.wait(50)
-        demo.grab().save(f"/tmp/perclass/per-class-heatmap-{'dark' if dark else 'light'}.png")
+        heat = demo.grab()
+        assert heat.save(str(tmp_path / f"per-class-heatmap-{name}.png"))
+        assert heat.toImage() != plot.toImage()  # the heatmap page is shown
         tab.plots.setCurrentWidget(tab.plot)
+        light[name] = _mean_lightness(plot)
+    assert light["dark"] < light["light"] - 40, light
     demo.set_dark(False)
     tab.heatmap.setChecked(False)
 
@@ -197,7 +215,6 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
     demo.export_plot(str(path), "png", width=900, which="class_heatmap")
     qtbot.waitUntil(path.exists, timeout=10000)
     img = QImage(str(path))
-    img.save("/tmp/perclass/heatmap-export.png")  # for the issue note
     assert img.width() == 900
     # the viridis cells came through in colour (not grey, not a blank figure)
     colours = {

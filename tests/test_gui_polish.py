@@ -70,7 +70,7 @@ def test_profile_is_scored_named_and_saved(win, qtbot, monkeypatch, tmp_path):
     assert after != before  # macro averaging over the demo's unequal classes moves FT
     text = win.summary.rank_label.text()
     assert "profile <b>psbtable</b>" in text and "--average macro" in text
-    win.summary.grab().save("/tmp/polish/summary_profile.png")
+    assert win.summary.grab().save(str(tmp_path / "summary_profile.png"))
     path = tmp_path / "s.json"
     assert win.controller.save_session(str(path))
     o = Contest.read(path).options
@@ -159,7 +159,7 @@ def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
     assert len(opened) == 3 and len(asked) == 4
 
 
-def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot):
+def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot, tmp_path):
     win.resize(1200, 800)
     win.open_demo()
     wait_idle(qtbot, win, 7)
@@ -173,4 +173,4 @@ def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot):
             assert v.columnWidth(col) >= fm.horizontalAdvance(m.index(row, col).data())
     total = sum(v.columnWidth(c) for c in range(m.columnCount()))
     assert total <= v.viewport().width()  # every column on screen (the long ones wrap)
-    win.grab().save("/tmp/polish/checks_1200_wrapped.png")
+    assert win.grab().save(str(tmp_path / "checks_1200_wrapped.png"))

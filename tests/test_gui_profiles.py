@@ -50,6 +50,19 @@ def test_each_profile_scores_in_the_app(fresh, qtbot, profile):
     assert fresh.status_label.text() == "7 of 7 runs scored with the current options."
     assert all(e.result.profile == profile for e in c.entries.values())
     assert not c.stale_entries()
+    # the numbers of the command line's path (the service on the contest file
+    # with that profile), run by run: the switch of profile read the files as
+    # the profile reads them (trec_eval: ids as written, C's numbers)
+    from shrec_eval.contest import Contest
+    from shrec_eval.service import score_contest
+
+    contest = Contest.read(DEMO / "contest.json")
+    contest = replace(contest, options=replace(contest.options, profile=profile))
+    _, results = score_contest(contest)
+    app = {e.name: e.result for e in c.entries.values()}
+    for r in results:
+        for key in ("ap_trec_r", "nn", "ft_psb"):
+            assert app[r.run_name].means[key] == r.means[key], (r.run_name, key)
 
 
 def test_trec_eval_reader_rules_apply_in_the_app(win, qtbot, tmp_path):
@@ -198,3 +211,26 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla")
     with pytest.raises(OptionsError, match="method folders"):
         list(score_runs(a, contest.runs[:1], EvalOptions(profile="shapenet17")))
+
+
+def test_switching_to_trec_eval_and_back_reads_the_files_again(fresh, qtbot):
+    """trec_eval reads ids as written and numbers as C does; switching to it
+    and back in the app reads the contest again each way, and the session
+    stays open."""
+    c = fresh.controller
+    before = {e.name: e.result.means for e in c.entries.values()}
+    session = c.session_path
+    for profile in ("trec_eval", "shrec"):
+        c.set_options(replace(c.options, profile=profile))
+        c.score()
+        qtbot.waitUntil(
+            lambda p=profile: all(
+                e.result is not None and e.result.profile == p for e in c.entries.values()
+            ),
+            timeout=30000,
+        )
+        wait_idle(qtbot, fresh, 7)
+        assert c.assessment_source.as_trec_eval == (profile == "trec_eval")
+        assert all(r.as_trec_eval == (profile == "trec_eval") for r in c.run_sources())
+    assert {e.name: e.result.means for e in c.entries.values()} == before
+    assert c.session_path == session

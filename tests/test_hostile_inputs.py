@@ -292,7 +292,8 @@ def test_d15_only_newlines_end_lines(tmp_path):
     # a cp1252 ellipsis (0x85) inside a class name is part of the name
     (tmp_path / "nel.cla").write_bytes(b"PSB 1\n2 6\na\x85b 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n")
     a = load_assessment(tmp_path / "nel.cla")
-    assert a.query_classes[0] == "a\x85b" and a.n_items == 6
+    # (its byte kept as written: not UTF-8, so a surrogate, shown as U+FFFD)
+    assert a.query_classes[0] == "a\udc85b" and a.n_items == 6
 
 
 def test_d15_error_lines_in_cla_count_newlines_only(tmp_path):

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,14 +171,53 @@ def test_cli_evaluate_native_and_json(tmp_path):
     assert main(["check", str(csv), str(method), "--profile", "shapenet17"], out=err) == 2
 
 
-def test_real_taxonomy_reads(tmp_path):
-    """The real ShapeNet Core55 all.csv (51,162 models; not in the repository),
-    when the environment variable SHREC_EVAL_SHAPENET_CSV names it."""
-    real = Path(os.environ.get("SHREC_EVAL_SHAPENET_CSV", ""))
-    if not real.is_file():
-        pytest.skip("set SHREC_EVAL_SHAPENET_CSV to ShapeNet's all.csv to run this test")
-    tax = sn.read_taxonomy(real)
-    assert len(tax.rows) == 51162 and len(tax.split_ids["test"]) == 10265
+#: a taxonomy shaped as ShapeNet Core55's all.csv: synset -> (sub-synsets,
+#: models in test, train, val); the table synset has more than 1000 test models
+REAL_LIKE = {
+    "04379243": (("04379243", "03179701", "04603729"), 1679, 3000, 420),
+    "02691156": (("02691156", "02690373"), 404, 1400, 202),
+    "03001627": (("03001627", "04331277", "02738535"), 676, 2400, 338),
+}
+
+
+def _real_like_taxonomy(path, seed=0):
+    """all.csv's layout: header, 6-digit ids in no order, 8-digit synsets
+    with a leading 0, 32-hex model ids, LF line ends; returns the counts
+    it wrote, per split and per (synset, split)."""
+    rng = np.random.default_rng(seed)
+    rows, counts = [], {}
+    for syn, (subs, *per_split) in REAL_LIKE.items():
+        for split, n in zip(("test", "train", "val"), per_split):
+            counts[syn, split] = n
+            rows += [(syn, subs[int(k)], split) for k in rng.integers(0, len(subs), n)]
+    ids = rng.choice(np.arange(1, 60000), size=len(rows), replace=False)
+    order = rng.permutation(len(rows))
+    lines = ["id,synsetId,subSynsetId,modelId,split"]
+    for i in order:
+        syn, sub, split = rows[i]
+        lines.append(f"{ids[i]:06d},{syn},{sub},{rng.bytes(16).hex()},{split}")
+    path.write_text("\n".join(lines) + "\n")
+    return counts
+
+
+def test_a_taxonomy_shaped_as_the_real_one_reads(tmp_path):
+    """A generated all.csv of 10,000 models (the real one's layout; the real
+    file is not shipped): every row read, the splits and synsets counted as
+    written, and a synset of more than 1000 test models cut to R = 1000."""
+    counts = _real_like_taxonomy(tmp_path / "all.csv")
+    tax = sn.read_taxonomy(tmp_path / "all.csv")
+    assert len(tax.rows) == sum(counts.values()) == 10519
+    for split in ("test", "train", "val"):
+        assert len(tax.split_ids[split]) == sum(n for (_, s), n in counts.items() if s == split)
     table = [m for m in tax.split_ids["test"] if tax.rows[m][0] == "04379243"]
-    assert len(table) == 1679  # a synset of more than 1000 models in the test split
-    assert np.all([len(m) == 6 for m in tax.rows])
+    assert len(table) == counts["04379243", "test"] == 1679
+    assert all(len(m) == 6 and m.isdigit() for m in tax.rows)
+    # one query of the table synset: R is min(|synset in split|, 1000)
+    method = tmp_path / "meth" / "test_normal"
+    method.mkdir(parents=True)
+    (method / table[0]).write_text("".join(f"{m} 0.5\n" for m in table[:50]))
+    a, run = sn.read_dataset(tax, method, "meth")
+    assert a.query_ids == (table[0],) and a.n_items == len(tax.split_ids["test"])
+    assert sn.query_data(a, EvalOptions(profile="shapenet17"))["R"].tolist() == [1000]
+    res = evaluate(a, run, EvalOptions(profile="shapenet17"))
+    assert res.column("p_at_n")[0] == 1.0  # 50 of 50 retrieved are of the synset

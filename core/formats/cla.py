@@ -85,6 +85,8 @@ class _Tokens:
     def integer(self, expected: str, minimum: int = 0) -> tuple[int, int]:
         tok, line, col = self.next(expected)
         try:
+            if "_" in tok or not tok.isascii():  # 1_0 and Unicode digits: not C's numbers
+                raise ValueError(tok)
             v = int(tok)
         except ValueError:
             raise FormatError(

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
@@ -12,7 +10,7 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import in_order
 from .numparse import parse_floats
 from .rowsort import rank_pairs, rank_rows
-from .source import open_source
+from .source import default_name, open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -100,6 +98,67 @@ class MatrixRun(Run):
         return np.asarray(self.matrix[rows])
 
 
+class BinaryRows:
+    """A binary float32 matrix file read a block of rows at a time, never
+    memory-mapped: a file truncated or rewritten while it is scored is a
+    FormatError naming it, where a mapping kills the process (SIGBUS).  The
+    engine asks for rows a block at a time, so the matrix is never whole in
+    memory; ``np.asarray`` of it reads it whole."""
+
+    ndim = 2
+    dtype = np.dtype("<f4")
+
+    def __init__(self, path, shape: tuple[int, int]) -> None:
+        self.path = path
+        self.shape = shape
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        q, t = self.shape
+        out = np.empty((max(stop - start, 0), t), dtype=self.dtype)
+        view = memoryview(out).cast("B")
+        got = 0
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(4 * start * t)
+                while got < len(view):
+                    k = fh.readinto(view[got:])
+                    if not k:
+                        break
+                    got += k
+        except OSError as exc:
+            raise FileAccessError.wrap(self.path, exc) from exc
+        if got < len(view):
+            raise FormatError(
+                self.path,
+                f"the file ended after {4 * start * t + got} bytes while it was read; a binary "
+                f"float32 matrix of {q} x {t} has {4 * q * t} bytes (was it truncated or "
+                "rewritten while it was scored?)",
+            )
+        return out
+
+    def __getitem__(self, key) -> np.ndarray:
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self.shape[0])
+            block = self._read(start, max(stop, start))
+            return block if step == 1 else block[::step]
+        rows = np.asarray(key, dtype=np.int64)
+        if rows.ndim == 0:
+            return self._read(int(rows), int(rows) + 1)[0]
+        if not rows.size:
+            return np.empty((0, self.shape[1]), dtype=self.dtype)
+        lo, hi = int(rows.min()), int(rows.max()) + 1
+        if hi - lo <= 4 * rows.size:  # one read of the span
+            return self._read(lo, hi)[rows - lo]
+        return np.stack([self._read(int(r), int(r) + 1)[0] for r in rows])
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        whole = self._read(0, self.shape[0])
+        return whole if dtype is None else whole.astype(dtype)
+
+
 def _expected_shape(assessment: Assessment) -> tuple[int, int]:
     return assessment.n_queries, assessment.n_items
 
@@ -130,7 +189,8 @@ def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
 
 def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
     """PSB binary matrix: native little-endian float32, no header, Q x T
-    entries in the order of the classification; memory-mapped."""
+    entries in the order of the classification; read a block of rows at a
+    time (:class:`BinaryRows`)."""
     q, t = _expected_shape(assessment)
     src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=4 * q * t)
     path = src.path
@@ -155,12 +215,12 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
         if src.in_memory:  # a pipe, read once
             m = np.frombuffer(src.read(), dtype="<f4").reshape(q, t)
         else:
-            m = np.memmap(path, dtype="<f4", mode="r", shape=(q, t))
+            m = BinaryRows(path, (q, t))
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
     _check_finite(path, m)
     return MatrixRun(
-        name or Path(path).stem,
+        name or default_name(path),
         m,
         assessment,
         source=str(path),
@@ -193,7 +253,7 @@ def read_ascii_matrix(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
     return MatrixRun(
-        name or Path(path).stem,
+        name or default_name(path),
         m,
         assessment,
         source=str(path),
@@ -272,7 +332,9 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
             )
         for j, tok in enumerate(toks):
             try:
-                if "_" in tok:  # Python reads 1_000.5, numpy's parser does not
+                # Python reads 1_000.5 and Unicode digits ('\u0663'); the bytes of
+                # the file are read as C reads numbers, so neither is one
+                if "_" in tok or not tok.isascii():
                     raise ValueError(tok)
                 v = float(tok)
             except ValueError:

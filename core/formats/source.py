@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import select
 import stat
 import time
@@ -46,6 +47,26 @@ KINDS = {
     "missing": "missing",
     "other": "a special file",
 }
+
+
+def a(what: str) -> str:
+    """``what`` with its indefinite article: "an assessment", "a run"."""
+    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
+
+
+_FD = re.compile(r"/dev/fd/(\d+)|/proc/self/fd/(\d+)|/dev/stdin")
+
+
+def default_name(path) -> str:
+    """The name a run gets from its path: the file name without extension;
+    a pipe of the shell (``<(cmd)`` is ``/dev/fd/63``) is "pipe 63", and
+    standard input "stdin"."""
+    text = os.fsdecode(os.fspath(path))
+    m = _FD.fullmatch(text)
+    if m:
+        fd = m.group(1) or m.group(2)
+        return "stdin" if fd in (None, "0") else f"pipe {fd}"
+    return os.path.splitext(os.path.basename(text))[0] or text
 
 
 def classify_path(path) -> str:
@@ -154,7 +175,7 @@ def open_source(
         return Source(path, "pipe", read_pipe(path, what, limit=limit, wait=wait))
     raise FileAccessError(
         path,
-        f"this is {KINDS[kind]}, not a file; a {what} was expected "
+        f"this is {KINDS[kind]}, not a file; {a(what)} was expected "
         "(devices and sockets are never read: give a regular file, or a pipe)",
     )
 
@@ -184,7 +205,7 @@ def read_pipe(
                     raise FileAccessError(
                         path,
                         f"the pipe {who} for {idle if writer_seen else wait:g} s; "
-                        f"a {what} was expected",
+                        f"{a(what)} was expected",
                     )
                 continue
             try:
@@ -204,7 +225,7 @@ def read_pipe(
             if total > limit:
                 raise FormatError(
                     path,
-                    f"the pipe sends more than {limit} bytes, more than a {what} can need",
+                    f"the pipe sends more than {limit} bytes, more than {a(what)} can need",
                 )
     finally:
         os.close(fd)

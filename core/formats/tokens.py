@@ -25,6 +25,7 @@ and ``bytes.split()`` would.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -144,11 +145,12 @@ class Lines:
 
 
 def decode_token(raw: bytes) -> str:
-    """UTF-8, or Latin-1 for what is not (old files)."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+    """UTF-8; a byte that is not UTF-8 (a Latin-1 ``\\xe9`` of an old file)
+    is kept as a surrogate (``surrogateescape``), so that two ids are the
+    same id exactly when their bytes are (``caf\\xe9`` and ``caf\\xc3\\xa9``
+    stay two ids, as trec_eval sees them); :func:`shrec_eval.errors.shown`
+    writes U+FFFD for such bytes."""
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def strip_bom(data: bytes) -> bytes:
@@ -184,7 +186,7 @@ def check_text(path, data: bytes, what: str, first_line: int = 1) -> None:
     line = data.count(b"\n", 0, pos) + first_line
     if first_line == 1 and looks_utf16(data):
         raise FormatError(
-            path, f"this is UTF-16 text; a {what} in UTF-8 (or ASCII) was expected", line=1
+            path, f"this is UTF-16 text; {a(what)} in UTF-8 (or ASCII) was expected", line=1
         )
     byte = data[pos]
     name = "a NUL byte (0x00)" if byte == 0 else f"a control character {byte:#04x}"
@@ -339,16 +341,70 @@ def check_counts(path, lines: Lines, low: int, high: int | None, expected: str) 
         )
 
 
-def floats(path, lines: Lines, k: int, what: str) -> np.ndarray:
+def plain_float(raw: bytes) -> float:
+    """``float()`` of a token, but never ``1_000`` (a typo, not a number,
+    as the matrix reader and C read it)."""
+    if b"_" in raw:
+        raise ValueError(raw)
+    return float(raw)
+
+
+def plain_int(raw: bytes) -> int:
+    """:func:`_int64` of a token, but never ``1_0``."""
+    if b"_" in raw:
+        raise ValueError(raw)
+    return _int64(raw)
+
+
+_C_FLOAT = re.compile(
+    rb"[ \t\n\v\f\r]*([+-]?)(?:0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?"
+    rb"|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|(inf(?:inity)?|nan(?:\([0-9a-zA-Z_]*\))?))",
+    re.IGNORECASE,
+)
+_C_INT = re.compile(rb"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def c_atof(raw: bytes) -> float:
+    """A token as C's ``atof`` reads it (trec_eval's scores): the longest
+    prefix that is a number (decimal, hexadecimal, inf, nan), 0 when there
+    is none: ``1_000`` is 1, ``2abc`` 2, ``x`` 0."""
+    m = _C_FLOAT.match(raw)
+    if m is None:
+        return 0.0
+    sign, hexa, hexp, dec, dexp, special = m.groups()
+    if hexa is not None:
+        v = float.fromhex(hexa.decode() + (hexp.decode() if hexp else "p0"))
+    elif dec is not None:
+        v = float(dec + (dexp or b""))
+    else:
+        v = float(special.split(b"(")[0].decode())
+    return -v if sign == b"-" else v
+
+
+def c_atol(raw: bytes) -> int:
+    """A token as C's ``atol`` reads it (trec_eval's relevance grades): the
+    leading whole number, 0 when there is none, clamped to int64."""
+    m = _C_INT.match(raw)
+    if m is None:
+        return 0
+    return max(-(2**63), min(int(m.group(1)), 2**63 - 1))
+
+
+def floats(path, lines: Lines, k: int, what: str, *, c: bool = False) -> np.ndarray:
     """Field ``k`` of every line as float64, bit for bit what ``float()``
-    gives (plain spellings parsed with numpy, the others by ``float()``); an
-    error naming the first token that is not a number."""
+    gives (plain spellings parsed with numpy, the others by
+    :func:`plain_float`); an error naming the first token that is not a
+    number.  ``c``: as C's ``atof`` reads them (:func:`c_atof`, never an
+    error; the plain spellings read the same)."""
     a, b = lines.bounds(k)
     values, done = parse_floats(lines.padded, a, b)
-    return _fallback(path, lines, k, values, done, float, f"{what} must be a number")
+    parse = c_atof if c else plain_float
+    return _fallback(path, lines, k, values, done, parse, f"{what} must be a number")
 
 
-def checked_floats(path, lines: Lines, k: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+def checked_floats(
+    path, lines: Lines, k: int, what: str, *, c: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Field ``k`` of every line checked as :func:`floats` reads it (the
     same error for the first token that is not a number), for a reader that
     needs only the check (a TREC run's scores in file order): the plain
@@ -361,16 +417,18 @@ def checked_floats(path, lines: Lines, k: int, what: str) -> tuple[np.ndarray, n
     values = np.zeros(done.size, dtype=np.float64)
     if rest.size:
         values[rest], done[rest] = parse_floats(lines.padded, a[rest], b[rest])
-        values = _fallback(path, lines, k, values, done, float, f"{what} must be a number")
+        parse = c_atof if c else plain_float
+        values = _fallback(path, lines, k, values, done, parse, f"{what} must be a number")
     return rest, values[rest]
 
 
-def integers(path, lines: Lines, k: int, what: str) -> np.ndarray:
+def integers(path, lines: Lines, k: int, what: str, *, c: bool = False) -> np.ndarray:
     """Field ``k`` of every line as int64 (whole numbers only, as ``int()``
-    reads them)."""
+    reads them, never ``1_0``); ``c``: as C's ``atol`` reads them."""
     a, b = lines.bounds(k)
     values, done = parse_ints(lines.buffer, a, b)
-    return _fallback(path, lines, k, values, done, _int64, f"{what} must be a whole number")
+    parse = c_atol if c else plain_int
+    return _fallback(path, lines, k, values, done, parse, f"{what} must be a whole number")
 
 
 def _int64(raw: bytes) -> int:

@@ -5,9 +5,9 @@ checked)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_p
 from ..parallel import in_order
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot, TokenCodes
-from .source import open_source
+from .source import default_name, open_source
 from .tokens import (
     CHUNK,
     check_counts,
@@ -136,12 +136,12 @@ def _probed(packed: Packed, snap: Snapshot) -> Packed:
     return packed
 
 
-def _qrels_chunk(path, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
+def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC qrels file", first)
     lines = tokenize(chunk, first, comments=True)
     check_counts(path, lines, 4, 4, QRELS_FIELDS)
-    grades = integers(path, lines, 3, "the relevance (4th field)")
+    grades = integers(path, lines, 3, "the relevance (4th field)", c=c_numbers)
     big = np.flatnonzero(grades > MAX_GRADE)
     if big.size:
         i = int(big[0])
@@ -165,6 +165,7 @@ def read_qrels(
     collection: list[str] | None = None,
     normalize_ids: bool = True,
     chunk_size: int = CHUNK,
+    c_numbers: bool = False,
 ) -> Assessment:
     """TREC qrels as a graded assessment.  qrels do not know the collection:
     give its size or its list of ids.  Without either, the collection is the
@@ -181,7 +182,7 @@ def read_qrels(
     pieces = (
         (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
     )
-    for c in in_order(partial(_qrels_chunk, path), pieces):
+    for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
         quoted += c.quoted
         q_parts.append(qc.codes(c.qids))
         d_parts.append(dc.codes(c.docs))
@@ -194,7 +195,7 @@ def read_qrels(
     eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
     negatives = int((grades < 0).sum())
     grades = np.maximum(grades, 0)
-    keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where)
+    keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
     eq, ed, grades = eq[keep], ed[keep], grades[keep]
     items = collection
     if items is not None:
@@ -225,7 +226,7 @@ def read_qrels(
             f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
         )
     top = int(grades.max()) if grades.size and grades.max() > 0 else 1
-    notes = norm.note(f"qrels {Path(path).name}")
+    notes = norm.note(f"qrels {os.path.basename(os.fsdecode(os.fspath(path)))}")
     if negatives:
         notes.append(
             DataWarning("negative_grades", "negative grades read as not relevant", negatives)
@@ -273,7 +274,7 @@ def _quote_note(count: int) -> DataWarning:
     )
 
 
-def _judged_once(path, q_ids, d_ids, eq, ed, grades, where) -> np.ndarray:
+def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray:
     """Mask of the first judgment of each (query, document); an error for a
     pair judged twice with different grades."""
     key = eq.astype(np.int64) * max(len(d_ids), 1) + ed
@@ -293,7 +294,8 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where) -> np.ndarray:
         raise FormatError(
             path,
             f"query {q_ids[eq[e]]}, document {d_ids[ed[e]]} is judged twice with different "
-            f"grades ({grades[e0]} on line {where[e0]}, {grades[e]} here)",
+            f"grades ({grades[e0]} on line {where[e0]}, {grades[e]} here)"
+            + (norm.same_hint(d_ids[ed[e]]) or norm.same_hint(q_ids[eq[e]]) if norm else ""),
             line=int(where[e]),
         )
     return keep
@@ -319,7 +321,9 @@ class _RunChunk:
     quoted: int
 
 
-def _run_chunk(path, trec_order: bool, piece: tuple[int, bytes, Snapshot]) -> _RunChunk:
+def _run_chunk(
+    path, trec_order: bool, c_numbers: bool, piece: tuple[int, bytes, Snapshot]
+) -> _RunChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
     lines = tokenize(chunk, first, comments=True)
@@ -327,11 +331,11 @@ def _run_chunk(path, trec_order: bool, piece: tuple[int, bytes, Snapshot]) -> _R
     score = "the score (5th field)"
     # the scores order nothing in file order: there they are only checked
     if trec_order:
-        sims = floats(path, lines, 4, score)
+        sims = floats(path, lines, 4, score, c=c_numbers)
         nan = np.flatnonzero(np.isnan(sims))
     else:
         sims = None
-        rest, values = checked_floats(path, lines, 4, score)
+        rest, values = checked_floats(path, lines, 4, score, c=c_numbers)
         nan = rest[np.isnan(values)]
     if nan.size:
         raise FormatError(
@@ -361,6 +365,7 @@ def read_trec_run(
     name: str | None = None,
     normalize_ids: bool = True,
     chunk_size: int = CHUNK,
+    c_numbers: bool = False,
 ) -> RankedRun:
     """A TREC run.  File order by default; ``trec_order`` sorts each query
     as trec_eval does (score descending, then docno descending, the docnos
@@ -380,7 +385,7 @@ def read_trec_run(
     pieces = (
         (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
     )
-    for c in in_order(partial(_run_chunk, path, trec_order), pieces):
+    for c in in_order(partial(_run_chunk, path, trec_order, c_numbers), pieces):
         n_extra += c.n_extra
         extra_lines.extend(c.extra_lines)
         quoted += c.quoted
@@ -406,9 +411,9 @@ def read_trec_run(
         entry_query, entry_doc = entry_query[order], entry_doc[order]
         line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
     rid = rc.ids
-    run_name = name or (rid[0] if len(rid) == 1 else Path(path).stem)
+    run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
-    notes = norm.note(f"run {Path(path).name}")
+    notes = norm.note(f"run {os.path.basename(os.fsdecode(os.fspath(path)))}")
     if n_extra:
         notes.append(
             DataWarning(

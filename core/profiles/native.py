@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..atomic import write_text
+from ..atomic import checked_write, safe_name
 from ..errors import ShrecEvalError
 from ..model import Assessment
 from . import get_profile
 
-__all__ = ["NativeError", "native_files", "write_native"]
+__all__ = ["NativeError", "native_files", "native_plan", "write_native"]
 
 
 class NativeError(ShrecEvalError, ValueError):
@@ -32,15 +32,35 @@ def native_files(results, assessment: Assessment) -> dict[str, str]:
     return profile.native(group, assessment)
 
 
-def _folder_name(name: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_.+ " else "_" for c in name).strip(" .")
-    return safe or "run"
+def native_plan(profile_name: str, groups: Sequence[str | None]) -> tuple[str, ...]:
+    """The files ``--native DIR`` will hold (relative to DIR) for the
+    profile's groups (runs; a shapenet17 method), when known before
+    scoring: a group whose name is only known once read (a TREC run's tag)
+    is None, and its files are checked as they are written."""
+    profile = get_profile(profile_name)
+    if profile.native is None:
+        return ()
+    several = len(groups) > 1
+    out: list[str] = []
+    for g in groups:
+        if g is None and (several or not profile.native_files):
+            continue
+        own = profile.native_files or tuple(
+            f"{safe_name(g)}{ext}" for ext in (".summary.csv", ".pr.csv")
+        )
+        out += [f"{safe_name(g)}/{f}" if several else f for f in own]
+    return tuple(out)
 
 
-def write_native(folder, assessment: Assessment, results: Sequence) -> list[Path]:
+def write_native(
+    folder, assessment: Assessment, results: Sequence, *, inputs: Sequence = ()
+) -> list[Path]:
     """Write every run's native files: into ``folder`` for one run, into
     ``folder/<run name>/`` for several (runs = the profile's groups: a
-    shapenet17 method's datasets are one run).  Returns the paths written."""
+    shapenet17 method's datasets are one run; the name made a file name by
+    :func:`~shrec_eval.atomic.safe_name`, distinct for distinct runs).
+    Each file is checked against ``inputs`` as it is written (never written
+    through a link to one).  Returns the paths written."""
     folder = Path(folder)
     if not results:
         return []
@@ -49,15 +69,16 @@ def write_native(folder, assessment: Assessment, results: Sequence) -> list[Path
     for r in results:
         groups.setdefault(profile.group(r), []).append(r)
     several = len(groups) > 1
-    names = [_folder_name(g) for g in groups]
-    if several and len(set(names)) != len(names):
+    names = [safe_name(g) for g in groups]
+    if several and len(set(names)) != len(names):  # a hash clash: never seen
         raise NativeError("two runs have the same name; give them distinct names (--names)")
-    written = []
+    planned = []
     for name, group in zip(names, groups.values()):
-        files = native_files(group, assessment)
         where = folder / name if several else folder
+        planned += [(where, where / f, t) for f, t in native_files(group, assessment).items()]
+    written = []
+    for where, path, text in planned:
         where.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            write_text(where / fname, text)
-            written.append(where / fname)
+        checked_write(path, text, inputs, "--native")
+        written.append(path)
     return written

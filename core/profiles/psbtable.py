@@ -11,7 +11,8 @@ from its source (docs/profiles.md).
 * NN, FT, ST, E and DCG as psbTable computes them, in float32, with 0 where
   the class has one model; E's K = min(32, N-1); DCG over ranks 1..N-1.
 * Native files: what psbTable prints with no flag, ``-macro``, ``-class``
-  and ``-model``.
+  and ``-model``; with ``pr_interpolation="psbplot"`` also what psbPlot
+  prints with no flag and ``-macro`` (:func:`psbplot_files`).
 
 Known psbTable bug, documented and not reproduced: when the ``-1`` class is
 not the last class of the file, the class rows after it average the wrong
@@ -157,6 +158,58 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
     scored = ~np.isnan(cols).any(axis=1)
     included = result.included
     classes = np.asarray(assessment.query_classes, dtype=object)
+    # no query left (every class of at most 2 models): psbTable's 0/0 is
+    # NaN, printed "nan" as its printf does; numpy is not to warn about it
+    with np.errstate(invalid="ignore", divide="ignore"):
+        files = _native_tables(assessment, cols, scored, included, classes)
+    if result.options.pr_interpolation == "psbplot":
+        files.update(psbplot_files(result, assessment))
+    return files
+
+
+def _mean32(rows: np.ndarray) -> np.ndarray:
+    """psbPlot's means per level: a float32 sum in row order over the rows
+    that have the level, over their count; NaN where none has it."""
+    out = np.full(rows.shape[1], np.nan)
+    for j in range(rows.shape[1]):
+        acc, valid = F32(0), 0
+        for v in rows[:, j]:
+            if v == v:
+                acc = F32(acc + F32(v))
+                valid += 1
+        if valid:
+            out[j] = F32(acc / F32(valid))
+    return out
+
+
+def psbplot_files(result, assessment: Assessment) -> dict[str, str]:
+    """psbPlot's own files from a result scored with
+    ``pr_interpolation="psbplot"``: ``psbplot.plot`` (no flag: the mean over
+    models of their curves) and ``psbplot.macro.plot`` (``-macro``: the mean
+    over the classes of more than 2 models, but ``-1``, of their models'
+    mean), 20 lines ``%f\t%f`` (recall, precision), float32 sums in
+    ``.cla`` order, 0 where no model or class has the level."""
+    pr = result.curves["pr"].per_query
+    classes = np.asarray(assessment.query_classes, dtype=object)
+    names, counts = np.unique(classes, return_counts=True)
+    size = dict(zip(names.tolist(), counts.tolist()))
+    class_rows = [
+        _mean32(pr[classes == name])
+        for name in dict.fromkeys(classes.tolist())
+        if name != MISC_CLASS and size[name] > CUTOFF
+    ]
+    macro = _mean32(np.array(class_rows)) if class_rows else np.full(pr.shape[1], np.nan)
+    levels = [F32(j + 1) / F32(pr.shape[1]) for j in range(pr.shape[1])]
+
+    def text(values) -> str:
+        return "".join(
+            "%f\t%f\n" % (float(x), 0.0 if v != v else float(v)) for x, v in zip(levels, values)
+        )
+
+    return {"psbplot.plot": text(_mean32(pr)), "psbplot.macro.plot": text(macro)}
+
+
+def _native_tables(assessment, cols, scored, included, classes) -> dict[str, str]:
     models = []
     for q in np.flatnonzero(scored):
         name = _full_name(assessment, classes[q])
@@ -195,7 +248,14 @@ PROFILE = Profile(
         "dcg_psb": f32_dcg,
     },
     native=native,
-    native_files=("micro.txt", "macro.txt", "class.txt", "model.txt"),
+    native_files=(
+        "micro.txt",
+        "macro.txt",
+        "class.txt",
+        "model.txt",
+        "psbplot.plot",  # with --pr-interpolation psbplot
+        "psbplot.macro.plot",
+    ),
     headline=COLUMNS,
     # psbTable ranks nothing: DCG, which sums up the whole list, ranks the runs
     rank_key="dcg_psb",

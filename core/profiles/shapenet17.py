@@ -29,8 +29,12 @@ JavaScript writes them.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
+from ..atomic import safe_name
 from ..curves import Curve
 from ..model import Assessment
 from .base import Profile
@@ -57,9 +61,22 @@ __all__ = [
     "read_dataset",
     "read_method",
     "read_taxonomy",
+    "method_names",
 ]
 
 SUMMARY_KEYS = ("p_at_n", "r_at_n", "f1_at_n", "map_sn", "ndcg_sn")
+
+
+def method_names(sources) -> list[str]:
+    """Each source's method name (its name, else its folder's name), made
+    distinct as run names are: two folders ``teamA/meth`` and ``teamB/meth``
+    are ``meth (teamA)`` and ``meth (teamB)`` (their results and native
+    files never merge)."""
+    from ..readers import distinct_names
+
+    names = [s.name or Path(os.path.abspath(s.path)).name for s in sources]
+    parents = [str(Path(os.path.abspath(s.path)).parent) for s in sources]
+    return distinct_names(names, parents)
 
 
 # -- the engine's side: R, the oracle's ideal DCG, the padded vectors ----------------------
@@ -218,15 +235,17 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
         # synsets, so the loop also adds macroALL's own averages, once, last
         macro.add(*macro.averages())
         groups["macroALL"] = macro
-        order = ["microALL"] + js_key_order(k for k in groups if k not in ("microALL", "macroALL"))
-        for g in order + ["macroALL"]:
+        # ``for (var id in avgs)``: synset ids that are array indices come
+        # first, before microALL; the other keys in insertion order
+        for g in js_key_order(groups):
             s, p, r = groups[g].averages()
             summary.append(",".join([g, *map(js_number, s), dataset, method]) + "\n")
             if g in ("microALL", "macroALL"):
                 pr.extend(
                     f"{g},{js_number(a)},{js_number(b)},{dataset},{method}\n" for a, b in zip(p, r)
                 )
-    return {f"{method}.summary.csv": "".join(summary), f"{method}.pr.csv": "".join(pr)}
+    name = safe_name(method)
+    return {f"{name}.summary.csv": "".join(summary), f"{name}.pr.csv": "".join(pr)}
 
 
 PROFILE = Profile(

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
+from ..formats.source import open_source
+from ..formats.tokens import strip_bom
 from ..model import Assessment, RankedRun, make_warning
 
 DATASETS = (
@@ -23,6 +25,9 @@ DATASETS = (
 )
 SPLITS = ("train", "val", "test")
 CUTOFF = 1000
+#: the most a taxonomy CSV sent through a pipe may hold (ShapeNet Core55's
+#: all.csv is 3 MB)
+TAXONOMY_LIMIT = 1 << 28
 
 
 @dataclass
@@ -36,11 +41,13 @@ class Taxonomy:
 
 
 def read_taxonomy(path) -> Taxonomy:
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise FileAccessError.wrap(path, exc) from exc
+    """The taxonomy CSV, read through the readers' source (a pipe read once
+    with its timeouts, a device or socket refused; a UTF-8 BOM skipped)."""
+    src = open_source(path, "ShapeNet taxonomy CSV", limit=TAXONOMY_LIMIT)
+    if src.kind == "folder":
+        raise FileAccessError(src.path, "this is a folder; a ShapeNet taxonomy CSV was expected")
+    path = src.path
+    text = strip_bom(src.read()).decode("utf-8", errors="replace")
     tax = Taxonomy(str(path), split_ids={s: [] for s in SPLITS})
     for n, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
@@ -154,6 +161,15 @@ def read_dataset(tax: Taxonomy, folder, method: str) -> tuple[Assessment, Ranked
                 "replaced_files",
                 "files whose 6-character id repeats an earlier file's (the later one counts)",
                 replaced,
+            )
+        )
+    if not kept:
+        run.warnings.append(
+            make_warning(
+                "no_queries",
+                f"dataset folders without a query file of the {split} split (nothing "
+                "scored; a query file is named by a 6-digit model id of the taxonomy)",
+                [str(folder)],
             )
         )
     empty = [q for q, ids in kept.items() if not ids]

@@ -9,6 +9,10 @@
   ``collection_size``, ``-c`` = ``complete_queries``: without it only the
   queries the run answers are averaged; with it every query of the qrels,
   a missing one scoring 0.
+* Ids kept as written (no normalisation: ``01`` and ``1`` are two
+  queries), scores read as C's ``atof`` and grades as ``atol`` read them
+  (``1_000`` is 1); :class:`~shrec_eval.contest.Contest` reads the qrels
+  so under this profile.
 * A query of the qrels without relevant documents scores 0 (trec_eval
   divides by nothing and keeps 0) instead of being undefined.
 * ``ndcg@K`` is trec_eval's ``ndcg_cut_K``: every rank discounted by
@@ -46,7 +50,7 @@ PROFILE = Profile(
     label="trec_eval",
     source="usnistgov/trec_eval (trec_eval 9)",
     help="NIST trec_eval: its tie order, ndcg_cut, and averages over the run's queries",
-    reader={"trec_order": True},
+    reader={"trec_order": True, "normalize_ids": False, "c_numbers": True},
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
