@@ -187,6 +187,25 @@ def _remove(path) -> None:
         pass
 
 
+def _unknown_entries(folder: Path, known: set[str]) -> list[str]:
+    """What ``folder`` holds besides the ``known`` names ("a.csv",
+    "figures/b.pdf"; a subfolder is known when it is the start of one)."""
+    tops = {n.split("/")[0] for n in known}
+    out = []
+    for p in folder.iterdir():
+        if p.name not in tops:
+            out.append(p.name)
+        elif p.name not in known and p.is_dir() and not p.is_symlink():
+            out += [
+                f"{p.name}/{q.relative_to(p).as_posix()}"
+                for q in p.rglob("*")
+                if f"{p.name}/{q.relative_to(p).as_posix()}" not in known
+            ]
+        elif p.name not in known:
+            out.append(p.name)
+    return out
+
+
 def write_folder(
     folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
 ) -> list[Path]:
@@ -199,7 +218,7 @@ def write_folder(
     if real.exists():
         if not real.is_dir():
             raise OutputError(folder, "this is a file; a folder was expected for this output")
-        others = sorted(p.name for p in real.iterdir() if p.name not in known)
+        others = sorted(_unknown_entries(real, known))
         if others:
             raise OutputError(
                 folder,
@@ -217,6 +236,8 @@ def write_folder(
     try:
         for name, content in files.items():
             data = content.encode("utf-8") if isinstance(content, str) else content
+            if "/" in name:  # a file of a subfolder (a report's figures/)
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             with open(tmp / name, "wb") as fh:
                 os.fchmod(fh.fileno(), _new_file_mode())
                 fh.write(data)

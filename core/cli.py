@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from . import __version__
 from .commands import COMMANDS, PROG
 from .errors import OptionsError, ShrecEvalError, UsageError
+from .figures import PRESETS as FIGURE_PRESETS
 from .memory import keep_freed_blocks
 from .options import (
     AVERAGES,
@@ -238,9 +239,21 @@ def _output_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--report",
         metavar="DIR",
-        help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html",
+        help="write summary.csv, per_query.csv, summary.md, summary.tex (one column), "
+        "summary-wide.tex, index.html and figures/ (PDF, SVG, PNG)",
     )
+    _figure_preset_option(g)
     return p
+
+
+def _figure_preset_option(g) -> None:
+    g.add_argument(
+        "--figure-preset",
+        choices=[k for k in FIGURE_PRESETS if k != "custom"],
+        default="column",
+        help="size and text of the report's figures: column (8.5 cm, 8 pt; the default), "
+        "two-columns (17.5 cm, 8 pt), slide (16:9, 14 pt)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--report", metavar="DIR", help="the report files with significance markers on the measure"
     )
+    _figure_preset_option(g)
     me = sub.add_parser(
         "measures", help="list the measures (key, label, definition)", parents=[common]
     )
