@@ -500,6 +500,7 @@ def heatmap_figure(
         extra = 2.2 * line + min(longest_run, p.size_in[0] * 0.5) + (line if title else 0)
         height = max(p.size_in[1], len(classes) * line + extra)
         fig = _new_figure(p, height_cm=height / CM)
+        fig._shrec_matrix = mat  # classes x runs, as drawn
         ax = fig.add_subplot()
         ax.imshow(rgba, aspect="auto", interpolation="nearest")
         ax.set_yticks(np.arange(len(classes)), classes)
@@ -518,9 +519,13 @@ def heatmap_figure(
             aspect=30,
             pad=0.01,
         )
+        # the label is centred under the bar, as wide as the cells
+        longest_class = max(_text_width(c, p.font_pt) for c in classes)
+        room = p.size_in[0] * 72 - longest_class - 3 * p.font_pt
         bar.set_label(
-            f"{measure.short or measure.key} ({measure.label}), class mean\n"
-            + fmt_range(lo, hi, measure.higher_is_better),
+            _wrap(f"{measure.short or measure.key} ({measure.label}), class mean", room, p)
+            + "\n"
+            + _wrap(fmt_range(lo, hi, measure.higher_is_better), room, p),
             fontsize=p.font_pt,
         )
         bar.ax.tick_params(labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.3)
@@ -547,6 +552,18 @@ def heatmap_figure(
                         )
         _freeze(fig)
     return fig
+
+
+def _wrap(text: str, width_pt: float, p: FigurePreset) -> str:
+    """``text`` in lines no wider than ``width_pt`` at the preset's size
+    (broken between words)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and _text_width(f"{lines[-1]} {word}", p.font_pt) <= width_pt:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def fmt_range(lo: float, hi: float, higher_is_better: bool = True) -> str:

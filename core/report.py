@@ -599,6 +599,7 @@ def _try_layout(t, width, height, size, sep, turned, split=False):
             return None
         fixed = (baseline * 1.6 + head_h + 8) * len(blocks) + caption_lines * baseline + 12
         per_part = max(1, int((height - fixed) // (baseline * len(blocks))))
+        per_part = math.ceil(len(t.rows) / math.ceil(len(t.rows) / per_part))  # even parts
         parts = [
             list(range(a, min(a + per_part, len(t.rows)))) for a in range(0, len(t.rows), per_part)
         ]
@@ -715,24 +716,33 @@ def per_class_tex(s: Summary, *, wide: bool = False) -> str | None:
     names = list(dict.fromkeys(c for r in s.results for c in r.per_class))
     sign = 1 if m.higher_is_better else -1
     rows = []
+    counts = set()
     for c in names:
         vals = [r.per_class.get(c, {}).get(s.rank_key) for r in s.results]
         ok = [sign * v for v in vals if v is not None]
         best = max(ok) if ok else None
         n = max(r.per_class.get(c, {}).get("queries", 0) for r in s.results)
+        counts.add(n)
         cells = [TexCell(str(n))] + [
             TexCell(fmt(v, m, TEX_DIGITS), v is not None and abs(sign * v - best) <= 1e-12)
             for v in vals
         ]
         rows.append((c, cells))
+    heads = ["Q"] + [r.run_name for r in s.results]
+    queries = "Q: queries of the class"
+    if len(counts) == 1:  # every class as many queries: said once, no column
+        rows = [(c, cells[1:]) for c, cells in rows]
+        heads = heads[1:]
+        n = counts.pop()
+        queries = f"{n} quer{'y' if n == 1 else 'ies'} per class"
     caption = (
         f"{m.short or m.key} ({m.label}) per class: the mean over the queries of each class, "
-        f"runs in ranking order, the best run of each class in bold; Q: queries of the class; "
+        f"runs in ranking order, the best run of each class in bold; {queries}; "
         f"profile {s.results[0].profile}."
     )
     t = TexTable(
         "Class",
-        ["Q"] + [r.run_name for r in s.results],
+        heads,
         rows,
         caption,
         "tab:per-class-wide" if wide else "tab:per-class",
