@@ -19,6 +19,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
+from shrec_eval.figures import PRESETS, FigurePreset
 
 FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
@@ -39,6 +40,10 @@ class FigureSettings:
     font_px: int = 20
     fmt: str = "png"
     legend: str = "right"
+    #: a print preset of shrec_eval.figures (column, two-columns, slide: the
+    #: figure is drawn from the results by the core, as in the report), or
+    #: "custom": the width, height and font above
+    preset: str = "custom"
 
     LIMITS = {"width": (200, 20000), "height": (150, 20000), "font_px": (6, 200)}
 
@@ -49,7 +54,18 @@ class FigureSettings:
         }
         fmt = self.fmt if self.fmt in FORMATS else "png"
         legend = self.legend if self.legend in LEGEND_PLACES else "inside"
-        return replace(self, fmt=fmt, legend=legend, **fix)
+        preset = self.preset if self.preset in PRESETS else "custom"
+        return replace(self, fmt=fmt, legend=legend, preset=preset, **fix)
+
+    def print_preset(self) -> FigurePreset:
+        """The core's print preset: a named one, or for "custom" the pixel
+        size at 96 dpi (0.75 pt a pixel) with the font in points."""
+        s = self.checked()
+        if s.preset != "custom":
+            return PRESETS[s.preset]
+        return FigurePreset(
+            "custom", s.width / 96 * 2.54, s.height / 96 * 2.54, s.font_px * 0.75
+        ).checked()
 
     @classmethod
     def load(cls, qsettings) -> FigureSettings:
@@ -62,10 +78,11 @@ class FigureSettings:
                 got[key] = getattr(d, key)
         got["fmt"] = str(qsettings.value("figure/fmt", d.fmt))
         got["legend"] = str(qsettings.value("figure/legend", d.legend))
+        got["preset"] = str(qsettings.value("figure/preset", d.preset))
         return cls(**got).checked()
 
     def save(self, qsettings) -> None:
-        for key in ("width", "height", "font_px", "fmt", "legend"):
+        for key in ("width", "height", "font_px", "fmt", "legend", "preset"):
             qsettings.setValue(f"figure/{key}", getattr(self, key))
 
 

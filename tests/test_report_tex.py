@@ -14,7 +14,6 @@ from shrec_eval.measures import expand, measure_by_key
 from shrec_eval.report import Summary, per_class_tex, report_files, summary_tex
 
 DOC = r"""\documentclass[twocolumn]{article}
-\usepackage[T1]{fontenc}
 \usepackage{booktabs}
 \usepackage{graphicx}
 \begin{document}
