@@ -76,6 +76,7 @@ class PerClassTab(QWidget, Tab):
         self.confusion_view.setModel(cproxy)
         self.confusion_view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # most items first
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.confusion_view.fit_columns()  # the header whole before any class is clicked
         self.confusion_note = QLabel("")
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
@@ -259,5 +260,6 @@ class PerClassTab(QWidget, Tab):
         self.model.dark = self.confusion.dark = dark
         set_widget_theme(self.plot, dark)
         set_widget_theme(self.heat, dark)
+        self.heat.set_dark(dark)
         self.view.viewport().update()
         self.confusion_view.viewport().update()
