@@ -21,6 +21,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 from shrec_eval.figures import PRESETS, FigurePreset
 
+from .name_ticks import fit_names, set_name_height
+
 FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
 INK = "#000000"  # text and axes of a printed figure
@@ -238,13 +240,24 @@ def _tick_font(font_px: float) -> QFont:
 
 
 def _fit_text_ticks(plot) -> bool:
-    """Run names on the bottom axis shrink until neighbours do not overlap;
-    True when the font changed (the plot needs laying out again)."""
+    """Run names under bars (name_ticks.NameTicks) fitted to the figure's
+    width at the figure's font size (staggered or shortened, never smaller);
+    other text ticks shrink until neighbours do not overlap.  True when the
+    axis changed (the plot needs laying out again)."""
     axis = plot.getAxis("bottom")
     if axis._tickLevels is None or not axis._tickLevels[0]:
         return False
     ticks = sorted(axis._tickLevels[0])
     (x0, x1), w = plot.vb.viewRange()[0], plot.vb.sceneBoundingRect().width()
+    names = getattr(axis, "_run_names", None)
+    if names is not None:
+        font = axis.style["tickFont"]
+        fitted = fit_names(names, w / ((x1 - x0) or 1), QFontMetricsF(font))
+        if [t for _, t in ticks] == fitted:
+            return False
+        axis.setTicks([list(enumerate(fitted))])
+        set_name_height(axis, fitted, QFontMetricsF(font))
+        return True
     gaps = np.diff([v for v, _ in ticks])
     room = (gaps.min() if len(gaps) else x1 - x0) / ((x1 - x0) or 1) * w * 0.92
     font = axis.style["tickFont"]
@@ -274,6 +287,8 @@ def _style_axis(axis, src, font_px: int) -> None:
     axis.setTickPen(pg.mkPen(INK, width=max(1.0, font_px / SCREEN_FONT_PX)))
     if src._tickLevels is not None:  # text ticks (run names): kept as they are
         axis.setTicks(src._tickLevels)
+    if getattr(src, "_run_names", None) is not None:  # refitted to the figure
+        axis._run_names = src._run_names
     if src.grid is not False:
         axis.setGrid(src.grid)
     if src.labelText or src.labelUnits:
