@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
+from .legend_place import LegendPlacer
 from .name_ticks import NameTicks
 
 #: the measures of the SHREC track reports' bar charts
@@ -35,6 +36,7 @@ class MeasureBarsWidget(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the bars, else outside
         for name in ("left", "bottom"):
             self.plot.getAxis(name).enableAutoSIPrefix(False)
         self.measures_button = QToolButton()

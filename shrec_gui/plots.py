@@ -21,6 +21,7 @@ from shrec_eval.measures import CURVES
 from shrec_eval.palette import PALETTE
 
 from .charts import MeasureBarsWidget
+from .legend_place import LegendPlacer
 
 MEAN = "Mean over queries"
 
@@ -86,6 +87,7 @@ class CurvesWidget(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the data, else outside
         numeric_axes(self.plot)
         self.bars = MeasureBarsWidget()
         self.stack = QStackedWidget()

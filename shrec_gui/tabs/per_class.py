@@ -21,6 +21,7 @@ from shrec_eval.measures import CURVES, expand
 
 from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
+from ..legend_place import LegendPlacer
 from ..models import SortProxy
 from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
 from ..tables import CopyTable
@@ -63,6 +64,7 @@ class PerClassTab(QWidget, Tab):
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())
         numeric_axes(self.plot)
         spec = next(c for c in CURVES if c.key == "pr")
         self.plot.setLabel("bottom", spec.x_label)
