@@ -206,14 +206,12 @@ def _unknown_entries(folder: Path, known: set[str]) -> list[str]:
     return out
 
 
-def write_folder(
-    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
-) -> list[Path]:
-    """Write a folder of files as a whole: built beside ``folder``, then
-    swapped in.  An existing ``folder`` may hold only files of the same names
-    or named in ``replaces`` (an earlier report); anything else there is
-    refused, never removed."""
-    known = set(files) | set(replaces)
+def check_folder(folder, known: Iterable[str]) -> Path:
+    """Refuse (OutputError) a ``folder`` that write_folder would refuse: a
+    file, a folder holding other files than the ``known`` names, or one
+    whose parent does not exist; its real path otherwise.  Called before
+    slow work too (a report's figures), so that a refusal comes at once."""
+    known = set(known)
     real = Path(os.path.realpath(folder))
     if real.exists():
         if not real.is_dir():
@@ -228,6 +226,17 @@ def write_folder(
             )
     if not real.parent.is_dir():
         raise OutputError(folder, f"cannot write the folder: {real.parent} does not exist")
+    return real
+
+
+def write_folder(
+    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
+) -> list[Path]:
+    """Write a folder of files as a whole: built beside ``folder``, then
+    swapped in.  An existing ``folder`` may hold only files of the same names
+    or named in ``replaces`` (an earlier report); anything else there is
+    refused, never removed."""
+    real = check_folder(folder, set(files) | set(replaces))
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
     except OSError as exc:

@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from . import __version__
-from .atomic import write_folder, write_pieces
+from .atomic import check_folder, write_folder, write_pieces
 from .engine import RunResult
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
@@ -904,6 +904,7 @@ def write_report(
         assessment, results, keys=keys, rank_key=rank_key, comparison=comparison, test=test
     )
     if figures:
+        check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
         rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
         files.update(
             report_figure_files(results, rank_key=rank_key, preset=figure_preset, colours=colours)

@@ -106,6 +106,5 @@ class LegendPlacer(QObject):
         if abs(margin - self._margin) < 0.5:
             return
         self._margin = margin
-        lay = self.plot.layout
-        m = lay.contentsMargins()
-        lay.setContentsMargins(m.left(), m.top(), margin, m.bottom())
+        left, top, _, bottom = self.plot.layout.getContentsMargins()
+        self.plot.layout.setContentsMargins(left, top, margin, bottom)
