@@ -71,6 +71,7 @@ class ExportActions(QObject):
             results[0].options,
             report_preset(self.w.prefs.figure()),
             colours,
+            list(self.w.summary.keys),
         )
 
     def _report_written(self, _request: int, _paths) -> None:

@@ -18,10 +18,16 @@ def report_preset(settings) -> str:
     return preset if preset != "custom" else "column"
 
 
-def write_app_report(folder, assessment, results, options, preset: str, colours: dict) -> list:
+def write_app_report(
+    folder, assessment, results, options, preset: str, colours: dict, shown=()
+) -> list:
     """The report folder with the figures, written whole (atomically, an
-    earlier report replaced, any other folder refused).  File thread."""
+    earlier report replaced, any other folder refused).  File thread.  The
+    tables' columns are the Summary's (``shown``; in the command line's order
+    when they are its columns)."""
     keys, rank_key = default_table(assessment, options)
+    if shown and set(shown) != set(keys):
+        keys = list(shown)
     return write_report(
         folder,
         assessment,

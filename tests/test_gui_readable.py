@@ -151,3 +151,20 @@ def test_legends_cover_no_data(window, qapp):
         assert not inside.any(), kind
         if placer.outside:
             assert box.left() >= r.right()
+
+
+def test_app_report_tables_have_the_summary_columns(window, monkeypatch):
+    import shrec_gui.report_export as rx
+
+    seen = {}
+    monkeypatch.setattr(rx, "write_report", lambda folder, a, res, **kw: seen.update(kw))
+    c = window.controller
+    results = [e.result for e in c.readable_entries()]
+    default, rank_key = rx.default_table(c.assessment, c.options)
+    rx.write_app_report("x", c.assessment, results, c.options, "column", {}, sorted(default))
+    assert seen["keys"] == default and seen["rank_key"] == rank_key  # the CLI's order
+    rx.write_app_report("x", c.assessment, results, c.options, "slide", {}, ["nn", "p@10"])
+    assert seen["keys"] == ["nn", "p@10"] and seen["figure_preset"] == "slide"
+    window.summary.toggle_column("p@10", True)
+    assert "p@10" in window.summary.keys
+    window.summary.toggle_column("p@10", False)
