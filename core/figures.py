@@ -532,7 +532,12 @@ def heatmap_figure(
         bar.outline.set_linewidth(p.thin_pt)
         if title:
             ax.set_title(title, fontsize=p.font_pt)
-        _turn_overlapping(fig, ax, (0, 90))  # turned names take height, not the cells' width
+        # turned names take height, not the cells' width; level ones where the
+        # widest fits a cell (estimated: the axes span the width left by the
+        # class names), checked once laid out
+        cell_room = (p.size_in[0] * 72 - longest_class - 3 * p.font_pt) / max(len(results), 1)
+        widest = max((_text_width(n, p.font_pt) for n in names), default=0.0)
+        _turn_overlapping(fig, ax, (0, 90) if widest + p.font_pt <= cell_room else (90,))
         # the values in the cells where "0.00" fits the cell at the preset's size
         box = ax.get_window_extent(_renderer(fig))
         cell_w = box.width / max(len(results), 1) / fig.dpi * 72  # points
