@@ -38,8 +38,6 @@ class ClassHeatmap(pg.PlotWidget):
         )
         self.bar.axis.enableAutoSIPrefix(False)  # "x0.001" never; the ticks are the values
         self.getPlotItem().layout.addItem(self.bar, 2, 5)
-        # the first and last run names may reach into the margins
-        self.getPlotItem().getAxis("bottom").setStyle(hideOverlappingLabels=False)
         self.runs: list[str] = []
         self.classes: list[str] = []
 
@@ -105,6 +103,9 @@ class ClassHeatmap(pg.PlotWidget):
         room_r = max(box.width(), 1.0) / max(n_r, 1)
         step_r = max(1, math.ceil((widest + fm.averageCharWidth() * 2) / room_r))
         bottom.setTicks([[(j, r) for j, r in enumerate(self.runs) if j % step_r == 0]])
+        # the end names may reach past the cells (pyqtgraph drops a name that
+        # reaches further than this past the axis)
+        bottom.setStyle(hideOverlappingLabels=int(widest / 2) + 2)
         # y up, so the first class on top: the same on screen and in a figure
         left.setTicks([[(n_c - 1 - i, c) for i, c in enumerate(self.classes) if i % step_c == 0]])
         self.steps = (step_r, step_c)
