@@ -642,6 +642,9 @@ def report_figures(
             names=names,
         ),
     }
+    for name, key in (("precision_recall", "pr"), ("ndcg", "ndcg")):
+        if not any(key in r.curves for r in results):  # a profile without the curve
+            del figs[name]
     if results[0].per_class:
         figs["class_heatmap"] = lambda: heatmap_figure(results, rank_key, preset, names=names)
     for name, make in figs.items():
