@@ -275,3 +275,16 @@ def test_cli_figure_preset(tmp_path, capsys):
     assert main(["demo", "--report", str(tmp_path / "x"), "--figure-preset", "poster"]) == 2
     assert "invalid choice: 'poster'" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_report_leaves_out_curves_no_run_has(demo):
+    from dataclasses import replace
+
+    _, results, _, rank_key = demo
+    bare = [replace(r, curves={k: c for k, c in r.curves.items() if k != "pr"}) for r in results]
+    files = F.report_figures(bare[:3], PRESETS["column"], rank_key=rank_key, formats=("svg",))
+    assert sorted(files) == [
+        "figures/class_heatmap.svg",
+        "figures/measure_bars.svg",
+        "figures/ndcg.svg",
+    ]
