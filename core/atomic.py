@@ -279,19 +279,36 @@ def _remove(path) -> None:
         pass
 
 
-def write_folder(
-    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
-) -> list[Path]:
-    """Write a folder of files as a whole: built beside ``folder``, then
-    swapped in.  An existing ``folder`` may hold only files of the same names
-    or named in ``replaces`` (an earlier report); anything else there is
-    refused, never removed."""
-    known = set(files) | set(replaces)
+def _unknown_entries(folder: Path, known: set[str]) -> list[str]:
+    """What ``folder`` holds besides the ``known`` names ("a.csv",
+    "figures/b.pdf"; a subfolder is known when it is the start of one)."""
+    tops = {n.split("/")[0] for n in known}
+    out = []
+    for p in folder.iterdir():
+        if p.name not in tops:
+            out.append(p.name)
+        elif p.name not in known and p.is_dir() and not p.is_symlink():
+            out += [
+                f"{p.name}/{q.relative_to(p).as_posix()}"
+                for q in p.rglob("*")
+                if f"{p.name}/{q.relative_to(p).as_posix()}" not in known
+            ]
+        elif p.name not in known:
+            out.append(p.name)
+    return out
+
+
+def check_folder(folder, known: Iterable[str]) -> Path:
+    """Refuse (OutputError) a ``folder`` that write_folder would refuse: a
+    file, a folder holding other files than the ``known`` names, or one
+    whose parent does not exist; its real path otherwise.  Called before
+    slow work too (a report's figures), so that a refusal comes at once."""
+    known = set(known)
     real = Path(os.path.realpath(folder))
     if real.exists():
         if not real.is_dir():
             raise OutputError(folder, "this is a file; a folder was expected for this output")
-        others = sorted(p.name for p in real.iterdir() if p.name not in known)
+        others = sorted(_unknown_entries(real, known))
         if others:
             raise OutputError(
                 folder,
@@ -301,6 +318,17 @@ def write_folder(
             )
     if not real.parent.is_dir():
         raise OutputError(folder, f"cannot write the folder: {real.parent} does not exist")
+    return real
+
+
+def write_folder(
+    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
+) -> list[Path]:
+    """Write a folder of files as a whole: built beside ``folder``, then
+    swapped in.  An existing ``folder`` may hold only files of the same names
+    or named in ``replaces`` (an earlier report); anything else there is
+    refused, never removed."""
+    real = check_folder(folder, set(files) | set(replaces))
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
     except OSError as exc:
@@ -309,6 +337,8 @@ def write_folder(
     try:
         for name, content in files.items():
             data = utf8(content) if isinstance(content, str) else content
+            if "/" in name:  # a file of a subfolder (a report's figures/)
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             with open(tmp / name, "wb") as fh:
                 os.fchmod(fh.fileno(), _new_file_mode())
                 fh.write(data)

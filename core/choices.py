@@ -34,3 +34,6 @@ CORRECTIONS = {
 }
 #: what the paired tests pair: the runs' values per query, or their class means
 UNITS = ("query", "class")
+#: the print presets of the report's figures (shrec_eval.figures.PRESETS less
+#: "custom", which the app alone offers; a test holds the two equal)
+FIGURE_PRESETS = ("column", "two-columns", "slide")

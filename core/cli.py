@@ -24,7 +24,15 @@ from collections.abc import Sequence
 # commands, the engine and the readers are imported once a command runs).
 from ._version import __version__
 from .atomic import stream_fd
-from .choices import ASSESSMENT_FORMATS, CORRECTIONS, RANKLIST_VARIANTS, RUN_FORMATS, TESTS, UNITS
+from .choices import (
+    ASSESSMENT_FORMATS,
+    CORRECTIONS,
+    FIGURE_PRESETS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+    TESTS,
+    UNITS,
+)
 from .errors import OptionsError, ShrecEvalError, UsageError, shown
 from .memory import keep_freed_blocks
 from .options import (
@@ -305,9 +313,21 @@ def _output_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--report",
         metavar="DIR",
-        help="write summary.csv, per_query.csv, summary.md, summary.tex, index.html",
+        help="write summary.csv, per_query.csv, summary.md, summary.tex (one column), "
+        "summary-wide.tex, index.html and figures/ (PDF, SVG, PNG)",
     )
+    _figure_preset_option(g)
     return p
+
+
+def _figure_preset_option(g) -> None:
+    g.add_argument(
+        "--figure-preset",
+        choices=FIGURE_PRESETS,
+        default="column",
+        help="size and text of the report's figures: column (8.5 cm, 8 pt; the default), "
+        "two-columns (17.5 cm, 8 pt), slide (16:9, 14 pt)",
+    )
 
 
 def _formats(title: str, formats: dict) -> str:
@@ -478,6 +498,7 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
     g.add_argument(
         "--report", metavar="DIR", help="the report files with significance markers on the measure"
     )
+    _figure_preset_option(g)
 
 
 def _measures_args(sub, common) -> None:

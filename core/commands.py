@@ -389,7 +389,14 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+        write_report(
+            args.report,
+            assessment,
+            results,
+            keys=keys,
+            rank_key=rank_key,
+            figure_preset=args.figure_preset,
+        )
     _native(args, assessment, results, contest)
 
 
@@ -637,7 +644,13 @@ def cmd_compare(args, out) -> int:
         )
     if args.report:
         write_report(
-            args.report, assessment, results, rank_key=args.measure, comparison=c, test=tests[0]
+            args.report,
+            assessment,
+            results,
+            rank_key=args.measure,
+            comparison=c,
+            test=tests[0],
+            figure_preset=args.figure_preset,
         )
     return 0
 

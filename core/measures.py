@@ -298,6 +298,8 @@ class Measure:
     is_count: bool = False
     #: the profiles that report it (empty: every profile)
     profiles: tuple[str, ...] = ()
+    #: the short column head of printed tables and figures (NN, FT, mAP, NDCG@{k})
+    short: str = ""
 
     @property
     def at_rank(self) -> bool:
@@ -316,6 +318,7 @@ class ConcreteMeasure:
     is_count: bool
     measure: Measure
     k: int | None
+    short: str = ""
 
     def compute(self, ctx: ChunkContext) -> np.ndarray:
         return self.measure.compute(ctx, self.measure.variant, self.k)
@@ -329,8 +332,11 @@ def _twins(
     *,
     higher_is_better: bool = True,
     is_count: bool = False,
+    short: str,
+    short_r: str | None = None,
 ) -> list[Measure]:
-    """The highly relevant and relevant variants of a SHREC 2006 measure."""
+    """The highly relevant and relevant variants of a SHREC 2006 measure
+    (short heads ``short-hr`` and ``short-r``, or ``short_r``)."""
     out = []
     for v, name, what, c in (
         ("hr", "highly relevant", "grade = top grade", "Ch"),
@@ -346,13 +352,21 @@ def _twins(
                 variant=v,
                 higher_is_better=higher_is_better,
                 is_count=is_count,
+                short=short_r if v == "r" and short_r else f"{short}-{v}",
             )
         )
     return out
 
 
 MEASURES: tuple[Measure, ...] = tuple(
-    _twins("tp", "True Positives", "V: items with {what} in the ranked list", m_tp, is_count=True)
+    _twins(
+        "tp",
+        "True Positives",
+        "V: items with {what} in the ranked list",
+        m_tp,
+        is_count=True,
+        short="TP",
+    )
     + _twins(
         "fp",
         "False Positives",
@@ -360,6 +374,7 @@ MEASURES: tuple[Measure, ...] = tuple(
         m_fp,
         higher_is_better=False,
         is_count=True,
+        short="FP",
     )
     + _twins(
         "tn",
@@ -367,6 +382,7 @@ MEASURES: tuple[Measure, ...] = tuple(
         "Ds + V - Va - {C}: items neither retrieved nor with {what}",
         m_tn,
         is_count=True,
+        short="TN",
     )
     + _twins(
         "fn",
@@ -375,23 +391,39 @@ MEASURES: tuple[Measure, ...] = tuple(
         m_fn,
         higher_is_better=False,
         is_count=True,
+        short="FN",
     )
-    + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", m_acc)
-    + _twins("prec", "Precision", "V / Va (0 for an empty list)", m_prec)
-    + _twins("rec", "Recall", "V / {C}", m_rec)
-    + _twins("ft", "First Tier", "hits in the first min(Va, {C}) items / min(Va, {C})", m_ft)
-    + _twins("st", "Second Tier", "hits in the first min(Va, 2{C}) items / min(Va, 2{C})", m_st)
+    + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", m_acc, short="Acc")
+    + _twins("prec", "Precision", "V / Va (0 for an empty list)", m_prec, short="Prec")
+    + _twins("rec", "Recall", "V / {C}", m_rec, short="Rec")
+    + _twins(
+        "ft",
+        "First Tier",
+        "hits in the first min(Va, {C}) items / min(Va, {C})",
+        m_ft,
+        short="Tier1",
+    )
+    + _twins(
+        "st",
+        "Second Tier",
+        "hits in the first min(Va, 2{C}) items / min(Va, 2{C})",
+        m_st,
+        short="Tier2",
+    )
     + _twins(
         "ap",
         "Average Precision",
         "mean precision at the ranks of the retrieved hits (divides by V, SHREC 2006)",
         m_ap,
+        short="AP",
     )
     + _twins(
         "ap_trec",
         "Average Precision (trec)",
         "sum of precision at the ranks of the retrieved hits / {C} (trec_eval's AP)",
         m_ap_trec,
+        short="mAP",
+        short_r="mAP",
     )
     + [
         Measure(
@@ -403,6 +435,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "the corrected figure)",
             m_ap_boli,
             profiles=("boli",),
+            short="AP-max",
         ),
         Measure(
             "adr",
@@ -411,6 +444,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "(1/q) sum_{i<=q} f_i / i, q = min(Va, Cr); f_i = highly relevant in the "
             "first i if i <= Ch, else relevant in the first i",
             m_adr,
+            short="ADR",
         ),
         Measure(
             "p@{k}",
@@ -418,9 +452,15 @@ MEASURES: tuple[Measure, ...] = tuple(
             "cutoff",
             "relevant (grade >= 1) in the first {k} / {k}",
             m_p_at,
+            short="P@{k}",
         ),
         Measure(
-            "r@{k}", "Recall@{k}", "cutoff", "relevant (grade >= 1) in the first {k} / Cr", m_r_at
+            "r@{k}",
+            "Recall@{k}",
+            "cutoff",
+            "relevant (grade >= 1) in the first {k} / Cr",
+            m_r_at,
+            short="R@{k}",
         ),
         Measure(
             "cg@{k}",
@@ -428,6 +468,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "cutoff",
             "cumulated gain: sum of the grades of the first {k}",
             m_cg_at,
+            short="CG@{k}",
         ),
         Measure(
             "dcg@{k}",
@@ -435,20 +476,43 @@ MEASURES: tuple[Measure, ...] = tuple(
             "cutoff",
             "discounted cumulated gain: G[1] + sum_{i=2..{k}} G[i] / log2 i",
             m_dcg_at,
+            short="DCG@{k}",
         ),
-        Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at),
-        Measure("ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at),
-        Measure("nn", "Nearest Neighbour", "psb", "1 if the first item is relevant, else 0", m_nn),
+        Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at, short="NCG@{k}"),
         Measure(
-            "ft_psb", "First Tier (PSB)", "psb", "relevant in the first R / R, R = Cr", m_ft_psb
+            "ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at, short="NDCG@{k}"
         ),
-        Measure("st_psb", "Second Tier (PSB)", "psb", "relevant in the first 2R / R", m_st_psb),
+        Measure(
+            "nn",
+            "Nearest Neighbour",
+            "psb",
+            "1 if the first item is relevant, else 0",
+            m_nn,
+            short="NN",
+        ),
+        Measure(
+            "ft_psb",
+            "First Tier (PSB)",
+            "psb",
+            "relevant in the first R / R, R = Cr",
+            m_ft_psb,
+            short="FT",
+        ),
+        Measure(
+            "st_psb",
+            "Second Tier (PSB)",
+            "psb",
+            "relevant in the first 2R / R",
+            m_st_psb,
+            short="ST",
+        ),
         Measure(
             "e_measure",
             "E-Measure",
             "psb",
             "F1 of precision and recall over the first min(32, Ds) items",
             m_e_measure,
+            short="E",
         ),
         Measure(
             "dcg_psb",
@@ -456,6 +520,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "psb",
             "DCG of the whole list (binary gains) / ideal DCG",
             m_dcg_psb,
+            short="DCG",
         ),
         Measure(
             "rr",
@@ -479,25 +544,34 @@ MEASURES: tuple[Measure, ...] = tuple(
         for j, lvl in enumerate(IPREC_LEVELS)
     ]
     + [
-        Measure(key, label, "shapenet", definition, fn, profiles=("shapenet17",))
-        for key, label, definition, fn in (
-            ("p_at_n", "P@N", "relevant (grade > 0) in the filtered list / its length", m_sn_p),
+        Measure(key, label, "shapenet", definition, fn, profiles=("shapenet17",), short=short)
+        for key, label, short, definition, fn in (
+            (
+                "p_at_n",
+                "P@N",
+                "P@N",
+                "relevant (grade > 0) in the filtered list / its length",
+                m_sn_p,
+            ),
             (
                 "r_at_n",
+                "R@N",
                 "R@N",
                 "relevant in the filtered list / min(|synset in split|, 1000)",
                 m_sn_r,
             ),
-            ("f1_at_n", "F1@N", "2 P@N R@N / (P@N + R@N), 0 when both are 0", m_sn_f1),
+            ("f1_at_n", "F1@N", "F1@N", "2 P@N R@N / (P@N + R@N), 0 when both are 0", m_sn_f1),
             (
                 "map_sn",
                 "mAP (ShapeNet)",
+                "mAP-SN",
                 "sum of precision at the hits / min(|synset in split|, 1000)",
                 m_sn_ap,
             ),
             (
                 "ndcg_sn",
                 "NDCG (ShapeNet)",
+                "NDCG-SN",
                 "DCG of the grades 3/2/1/0 over the first R / DCG of the first R oracle "
                 "grades in CSV order, sorted (can exceed 1 for a synset of more than 1000)",
                 m_sn_ndcg,
@@ -526,6 +600,7 @@ def expand(ranks: Sequence[int], profile: str | None = "shrec") -> list[Concrete
                     m.is_count,
                     m,
                     k,
+                    _at_rank(m.short, k),
                 )
             )
     return out

@@ -8,6 +8,9 @@ import pyqtgraph as pg
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
+from .legend_place import LegendPlacer
+from .name_ticks import NameTicks
+
 #: the measures of the SHREC track reports' bar charts
 SHREC_BARS = ("nn", "ft_psb", "st_psb", "e_measure", "dcg_psb")
 #: measure colours (Okabe-Ito), distinct from nothing else on this chart
@@ -33,6 +36,7 @@ class MeasureBarsWidget(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the bars, else outside
         for name in ("left", "bottom"):
             self.plot.getAxis(name).enableAutoSIPrefix(False)
         self.measures_button = QToolButton()
@@ -49,6 +53,7 @@ class MeasureBarsWidget(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
         lay.addWidget(self.plot, 1)
+        self.names = NameTicks(self.plot.getPlotItem())
         self.chosen: list[str] = list(SHREC_BARS)
         self.entries: list = []  # (name, colour, RunResult)
         self._labels: dict[str, str] = {}
@@ -129,12 +134,12 @@ class MeasureBarsWidget(QWidget):
                     name=self._labels[k],
                 )
             )
-        pi.getAxis("bottom").setTicks([[(i, e[0]) for i, e in enumerate(self.entries)]])
         pi.setTitle("Mean over queries")
         pi.setLabel("left", "score")
         pi.setLabel("bottom", "")
         n = max(len(self.entries), 1)
         pi.setXRange(-0.6, n - 0.4, padding=0)
+        self.names.set_names([e[0] for e in self.entries])
         top = np.nanmax(vals) if np.isfinite(vals).any() else 1.0
         pi.setYRange(0, max(1.0, float(top)) * 1.05, padding=0)
         counts = [k for k in keys if k in self._labels and self._is_count(k)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
+from shrec_eval.figures import text_colour
 from shrec_eval.measures import measure_by_key
 from shrec_eval.options import AVERAGES
 from shrec_eval.report import fmt
@@ -164,8 +165,8 @@ class PerClassModel(_Base):
             if not self.heatmap and self._best(row, col):
                 return self.best_brush()
         if role == Qt.ItemDataRole.ForegroundRole and self.heatmap and v is not None and not avg:
-            t = self.heat_brush(v).color().lightnessF()
-            return QBrush(QColor("black" if t > 0.5 else "white"))
+            c = self.heat_brush(v).color()  # black or white: the larger WCAG contrast
+            return QBrush(QColor.fromRgbF(*text_colour((c.redF(), c.greenF(), c.blueF()))))
         if role == Qt.ItemDataRole.ToolTipRole and self._best(row, col):
             return "best run of this row"
         return None

@@ -9,8 +9,10 @@ from dataclasses import replace
 from functools import partial
 
 from PySide6.QtCore import QObject, Signal
-from shrec_eval.atomic import Output, gate_outputs
+from shrec_eval import figures as print_figures
+from shrec_eval.atomic import Output, gate_outputs, write_bytes
 from shrec_eval.errors import ShrecEvalError
+from shrec_eval.figures import figure_bytes
 from shrec_eval.profiles import get_profile
 from shrec_eval.profiles.native import write_native
 
@@ -18,8 +20,22 @@ from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings
-from .report_export import report_figures, write_app_report
+from .report_export import report_preset, write_app_report
 from .worker import FileTasks, user_message
+
+
+def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSettings:
+    """The copy of a plot that the core does not draw (ranked strip,
+    significance charts) at a print preset's size and text: PDF and SVG on a
+    96-dpi canvas (0.75 pt a pixel), PNG at the preset's dpi."""
+    dpi = preset.dpi if fmt == "png" else 96
+    return replace(
+        figure,
+        width=round(preset.width_cm / 2.54 * dpi),
+        height=round(preset.height_cm / 2.54 * dpi),
+        font_px=round(preset.font_pt / 72 * dpi),
+        legend="below",
+    )
 
 
 class ExportActions(QObject):
@@ -125,12 +141,19 @@ class ExportActions(QObject):
             self._report_failed(0, user_message(exc, folder))
             return
         entries = [(e.name, e.colour, e.result) for e in scored]
-        figures = report_figures(entries, self.w.prefs.figure())
         results = [r for _, _, r in entries]
+        colours = {r.run_name: colour for _, colour, r in entries}
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
         self.report_tasks.start(
-            write_app_report, folder, c.assessment, results, results[0].options, figures
+            write_app_report,
+            folder,
+            c.assessment,
+            results,
+            results[0].options,
+            report_preset(self.w.prefs.figure()),
+            colours,
+            list(self.w.summary.keys),
         )
 
     def _report_written(self, _request: int, _paths) -> None:
@@ -211,5 +234,41 @@ class ExportActions(QObject):
         if fmt in FIGURE_FORMATS:
             figure = figure or self.w.prefs.figure()
             figure = replace(figure, width=width or figure.width)
+            if figure.checked().preset != "custom":
+                preset = figure.print_preset()
+                draw = self._print_figure(which, preset)
+                if draw is not None:
+                    self._written(path, lambda: write_bytes(path, figure_bytes(draw(), fmt)))
+                    return
+                figure = screen_copy_settings(figure, preset, fmt)
         item = self._plot_item(which)
         self._written(path, lambda: write_plot(item, path, fmt, figure))
+
+    def _print_figure(self, which: str, preset):
+        """What the core draws for a plot at a print preset (the Curves
+        tab's mean curves and measure bars, the per-class heatmap), as a
+        function that makes the figure; None for the other plots (they are
+        copied from the screen at the preset's size)."""
+        if which == "curves":
+            cw = self.w.curves
+            entries = [e for e in cw.entries if e[2] is not None]
+            if not entries or cw.current_query() is not None:
+                return None
+            names = [n for n, _, _ in entries]
+            results = [r for _, _, r in entries]
+            if cw.showing_bars():
+                keys = cw.bars.shown_measures()
+                return lambda: print_figures.bars_figure(results, preset, keys, names=names)
+            colours = [c for _, c, _ in entries]
+            key = cw.kind.currentData()
+            return lambda: print_figures.curve_figure(
+                results, key, preset, names=names, colours=colours
+            )
+        if which == "class_heatmap":
+            model = self.w.per_class.model
+            if not model.entries:
+                return None
+            names = [n for _, n, _ in model.entries]
+            results = [r for _, _, r in model.entries]
+            return lambda: print_figures.heatmap_figure(results, model.measure, preset, names=names)
+        return None

@@ -1,5 +1,7 @@
-"""The figure export dialog: format, width and height, font size, where the
-legend goes (the main window remembers the answers: settings.Preferences)."""
+"""The figure export dialog: a print preset (column, two columns, slide:
+drawn by the core from the results, as the report's figures) or a custom
+size (format, width and height, font size, where the legend goes); the main
+window remembers the answers (settings.Preferences)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
+from shrec_eval.figures import PRESET_TEXT, PRESETS
 
 from .figures import FORMATS, LEGEND_PLACES, FigureSettings
 
@@ -25,6 +28,11 @@ class FigureDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export figure")
         s = settings.checked()
+        self.preset = QComboBox()
+        for key in PRESETS:
+            text = PRESET_TEXT[key] if key != "custom" else "custom size (below, in pixels)"
+            self.preset.addItem(text[0].upper() + text[1:], key)
+        self.preset.setCurrentIndex(self.preset.findData(s.preset))
         self.fmt = QComboBox()
         for key in FORMATS:
             self.fmt.addItem(FORMAT_NAMES[key], key)
@@ -39,7 +47,9 @@ class FigureDialog(QDialog):
         self.print_size = QLabel()
         for box in (self.width_box, self.height_box):
             box.valueChanged.connect(self._show_print_size)
+        self.preset.currentIndexChanged.connect(self._show_print_size)
         form = QFormLayout()
+        form.addRow("Preset:", self.preset)
         form.addRow("Format:", self.fmt)
         form.addRow("Width:", self.width_box)
         form.addRow("Height:", self.height_box)
@@ -66,6 +76,17 @@ class FigureDialog(QDialog):
         return box
 
     def _show_print_size(self) -> None:
+        key = self.preset.currentData()
+        custom = key == "custom"
+        for box in (self.width_box, self.height_box, self.font_box, self.legend):
+            box.setEnabled(custom)
+        if not custom:
+            p = PRESETS[key]
+            self.print_size.setText(
+                f"{p.width_cm:.1f} x {p.height_cm:.1f} cm, text {p.font_pt:g} pt; PNG at "
+                f"{p.dpi} dpi; the legend outside the axes where it would cover data"
+            )
+            return
         w, h = self.width_box.value(), self.height_box.value()
         self.print_size.setText(
             f"{w / 300 * 2.54:.1f} x {h / 300 * 2.54:.1f} cm at 300 dpi; "
@@ -79,6 +100,7 @@ class FigureDialog(QDialog):
             font_px=self.font_box.value(),
             fmt=self.fmt.currentData(),
             legend=self.legend.currentData(),
+            preset=self.preset.currentData(),
         ).checked()
 
 

@@ -19,6 +19,9 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
+from shrec_eval.figures import PRESETS, FigurePreset
+
+from .name_ticks import fit_names, set_name_height
 
 FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
@@ -39,6 +42,10 @@ class FigureSettings:
     font_px: int = 20
     fmt: str = "png"
     legend: str = "right"
+    #: a print preset of shrec_eval.figures (column, two-columns, slide: the
+    #: figure is drawn from the results by the core, as in the report), or
+    #: "custom": the width, height and font above
+    preset: str = "custom"
 
     LIMITS = {"width": (200, 20000), "height": (150, 20000), "font_px": (6, 200)}
 
@@ -49,7 +56,18 @@ class FigureSettings:
         }
         fmt = self.fmt if self.fmt in FORMATS else "png"
         legend = self.legend if self.legend in LEGEND_PLACES else "inside"
-        return replace(self, fmt=fmt, legend=legend, **fix)
+        preset = self.preset if self.preset in PRESETS else "custom"
+        return replace(self, fmt=fmt, legend=legend, preset=preset, **fix)
+
+    def print_preset(self) -> FigurePreset:
+        """The core's print preset: a named one, or for "custom" the pixel
+        size at 96 dpi (0.75 pt a pixel) with the font in points."""
+        s = self.checked()
+        if s.preset != "custom":
+            return PRESETS[s.preset]
+        return FigurePreset(
+            "custom", s.width / 96 * 2.54, s.height / 96 * 2.54, s.font_px * 0.75
+        ).checked()
 
     @classmethod
     def load(cls, qsettings) -> FigureSettings:
@@ -62,10 +80,11 @@ class FigureSettings:
                 got[key] = getattr(d, key)
         got["fmt"] = str(qsettings.value("figure/fmt", d.fmt))
         got["legend"] = str(qsettings.value("figure/legend", d.legend))
+        got["preset"] = str(qsettings.value("figure/preset", d.preset))
         return cls(**got).checked()
 
     def save(self, qsettings) -> None:
-        for key in ("width", "height", "font_px", "fmt", "legend"):
+        for key in ("width", "height", "font_px", "fmt", "legend", "preset"):
             qsettings.setValue(f"figure/{key}", getattr(self, key))
 
 
@@ -221,13 +240,24 @@ def _tick_font(font_px: float) -> QFont:
 
 
 def _fit_text_ticks(plot) -> bool:
-    """Run names on the bottom axis shrink until neighbours do not overlap;
-    True when the font changed (the plot needs laying out again)."""
+    """Run names under bars (name_ticks.NameTicks) fitted to the figure's
+    width at the figure's font size (staggered or shortened, never smaller);
+    other text ticks shrink until neighbours do not overlap.  True when the
+    axis changed (the plot needs laying out again)."""
     axis = plot.getAxis("bottom")
     if axis._tickLevels is None or not axis._tickLevels[0]:
         return False
     ticks = sorted(axis._tickLevels[0])
     (x0, x1), w = plot.vb.viewRange()[0], plot.vb.sceneBoundingRect().width()
+    names = getattr(axis, "_run_names", None)
+    if names is not None:
+        font = axis.style["tickFont"]
+        fitted = fit_names(names, w / ((x1 - x0) or 1), QFontMetricsF(font))
+        if [t for _, t in ticks] == fitted:
+            return False
+        axis.setTicks([list(enumerate(fitted))])
+        set_name_height(axis, fitted, QFontMetricsF(font))
+        return True
     gaps = np.diff([v for v, _ in ticks])
     room = (gaps.min() if len(gaps) else x1 - x0) / ((x1 - x0) or 1) * w * 0.92
     font = axis.style["tickFont"]
@@ -257,6 +287,8 @@ def _style_axis(axis, src, font_px: int) -> None:
     axis.setTickPen(pg.mkPen(INK, width=max(1.0, font_px / SCREEN_FONT_PX)))
     if src._tickLevels is not None:  # text ticks (run names): kept as they are
         axis.setTicks(src._tickLevels)
+    if getattr(src, "_run_names", None) is not None:  # refitted to the figure
+        axis._run_names = src._run_names
     if src.grid is not False:
         axis.setGrid(src.grid)
     if src.labelText or src.labelUnits:

@@ -18,31 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from shrec_eval.measures import CURVES
+from shrec_eval.palette import PALETTE
 
 from .charts import MeasureBarsWidget
+from .legend_place import LegendPlacer
 
-#: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
-#: muted), readable on white and on dark; a run keeps its colour (saved with the session)
-PALETTE = [
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#882255",
-    "#117733",
-    "#332288",
-    "#999933",
-    "#44AA99",
-    "#AA4499",
-    "#88CCEE",
-    "#DDCC77",
-    "#CC6677",
-    "#661100",
-    "#6699CC",
-    "#888888",
-]
 MEAN = "Mean over queries"
 
 
@@ -107,6 +87,7 @@ class CurvesWidget(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the data, else outside
         numeric_axes(self.plot)
         self.bars = MeasureBarsWidget()
         self.stack = QStackedWidget()

@@ -1,48 +1,39 @@
 """Export report from the app: the folder ``shrec-eval evaluate --report``
-writes (summary.csv, per_query.csv, summary.md, summary.tex, index.html, and
-per_class.csv where there are classes), plus the figures: precision-recall
-(mean over queries) and the SHREC measure bars, each as PNG, SVG and PDF.
-
-The figures are painted on the GUI thread (pyqtgraph items live there; painting
-a few hundred items takes well under a second); building the report's text and
-writing the folder run on a file thread (``write_app_report``)."""
+writes for the same runs (summary.csv, per_query.csv, summary.md, the LaTeX
+tables, index.html, per_class.csv where there are classes) with its figures
+under figures/, written by the same core code (shrec_eval.report.write_report;
+the figures drawn from the results by shrec_eval.figures, in the runs'
+colours of the app), on a file thread."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from shrec_eval.atomic import write_folder
 from shrec_eval.commands import default_table
-from shrec_eval.report import REPORT_FILES, report_files
-
-from .figures import FORMATS, FigureSettings, figure_bytes
-from .plots import BARS, CurvesWidget
-
-#: figure name -> kind on the Curves tab
-REPORT_FIGURES = {"precision_recall": "pr", "measure_bars": BARS}
-FIGURE_FILES = tuple(f"{name}.{fmt}" for name in REPORT_FIGURES for fmt in FORMATS)
+from shrec_eval.report import write_report
 
 
-def report_figures(entries, settings: FigureSettings) -> dict[str, bytes]:
-    """File name -> bytes of the report's figures; ``entries`` are (name,
-    colour, RunResult) as the Curves tab shows them.  GUI thread."""
-    view = CurvesWidget()  # never shown: the same plots as the tab's, in a known state
-    try:
-        view.set_entries(entries)
-        out = {}
-        for name, kind in REPORT_FIGURES.items():
-            view.kind.setCurrentIndex(view.kind.findData(kind))
-            view.select_query(None)
-            for fmt in FORMATS:
-                out[f"{name}.{fmt}"] = figure_bytes(view.plot_item, replace(settings, fmt=fmt))
-        return out
-    finally:
-        view.deleteLater()
+def report_preset(settings) -> str:
+    """The report's figure preset: the export dialog's print preset, else
+    the column (as ``shrec-eval evaluate --report``)."""
+    preset = settings.checked().preset
+    return preset if preset != "custom" else "column"
 
 
-def write_app_report(folder, assessment, results, options, figures: dict[str, bytes]) -> list:
+def write_app_report(
+    folder, assessment, results, options, preset: str, colours: dict, shown=()
+) -> list:
     """The report folder with the figures, written whole (atomically, an
-    earlier report replaced, any other folder refused).  File thread."""
+    earlier report replaced, any other folder refused).  File thread.  The
+    tables' columns are the Summary's (``shown``; in the command line's order
+    when they are its columns)."""
     keys, rank_key = default_table(assessment, options)
-    files = {**report_files(assessment, results, keys=keys, rank_key=rank_key), **figures}
-    return write_folder(folder, files, replaces=REPORT_FILES + FIGURE_FILES)
+    if shown and set(shown) != set(keys):
+        keys = list(shown)
+    return write_report(
+        folder,
+        assessment,
+        results,
+        keys=keys,
+        rank_key=rank_key,
+        figure_preset=preset,
+        colours=colours,
+    )

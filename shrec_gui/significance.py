@@ -28,6 +28,7 @@ from shrec_eval.stats import CORRECTIONS, TESTS
 from shrec_eval.values import nullable
 
 from .models import SORT_ROLE
+from .name_ticks import NameTicks
 from .plots import export_buttons, numeric_axes
 
 
@@ -372,10 +373,12 @@ class SignificanceWidget(QWidget):
                 pen=pg.mkPen("#D55E00", width=2),
             )
         )
-        pi.getAxis("bottom").setTicks([[(i, r.name) for i, r in enumerate(ranked)]])
         pi.setTitle(self._means_title())
         pi.setLabel("left", "mean")
         pi.setXRange(-0.6, len(ranked) - 0.4, padding=0)
+        if getattr(self, "_names", None) is None:
+            self._names = NameTicks(pi)
+        self._names.set_names([r.name for r in ranked])
         top = np.nanmax(np.concatenate([hi, y])) if len(ranked) else 1.0
         pi.setYRange(0, max(float(top), 1e-9) * 1.05, padding=0)
 

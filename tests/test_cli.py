@@ -159,13 +159,18 @@ def test_csv_and_report_outputs(tmp_path):
     assert pq[0][:2] == ["run", "query"] and len(pq) == 1 + 7 * 30
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
     assert names == [
+        "figures",
         "index.html",
+        "per_class-wide.tex",
         "per_class.csv",
+        "per_class.tex",
         "per_query.csv",
+        "summary-wide.tex",
         "summary.csv",
         "summary.md",
         "summary.tex",
     ]
+    assert len(list((tmp_path / "rep" / "figures").iterdir())) == 4 * 3
     # one row per run and query class (the demo's 30 queries are 30 classes)
     pc = list(csv.reader((tmp_path / "rep" / "per_class.csv").open()))
     assert pc[0][:3] == ["run", "class", "queries"] and len(pc) == 1 + 7 * 30

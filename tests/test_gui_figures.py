@@ -390,29 +390,67 @@ def test_win_tie_loss_respects_lower_is_better(significance, results):
 
 def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, results):
     from shrec_eval.commands import default_table
+    from shrec_eval.figures import PRESETS
     from shrec_eval.report import write_report
-
-    from shrec_gui.report_export import FIGURE_FILES
 
     w = _scored_window(qtbot)
     out = tmp_path / "report"
     w.export_report(str(out))
-    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=30000)
+    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=120000)
     # what `shrec-eval evaluate --report` writes for the same results
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     keys, rank_key = default_table(a, EvalOptions())
     cli = tmp_path / "cli"
-    written = write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
-    names = sorted(p.name for p in written)
-    assert sorted(p.name for p in out.iterdir()) == sorted(names + list(FIGURE_FILES))
-    for name in ("summary.csv", "per_query.csv", "summary.md", "summary.tex"):
+    write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
+    files = sorted(str(p.relative_to(cli)) for p in cli.rglob("*"))
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == files
+    assert "figures/class_heatmap.pdf" in files and "summary-wide.tex" in files
+    for name in ("summary.csv", "per_query.csv", "summary.md", "summary.tex", "per_class.tex"):
         assert (out / name).read_text() == (cli / name).read_text(), name
-    png = QImage(str(out / "precision_recall.png"))
-    assert png.width() == FigureSettings().width
-    assert (out / "measure_bars.pdf").read_bytes().startswith(b"%PDF")
+    # the figures of the same core code, at the column preset, in the runs' colours
+    png = QImage(str(out / "figures" / "precision_recall.png"))
+    assert abs(png.width() - PRESETS["column"].width_cm / 2.54 * 300) < 1
+    pdf = (out / "figures" / "measure_bars.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF")
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert float(box[1]) == pytest.approx(PRESETS["column"].size_pt[0], abs=0.01)
+    svg = (out / "figures" / "precision_recall.svg").read_text()
+    colours = {e.colour.lower() for e in w.controller.readable_entries()}
+    assert colours <= set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
     w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
     qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
     assert (tmp_path / "cli" / "summary.csv").exists() and w.errors
+    w.close()
+
+
+def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
+    """Export figure with the column preset: the curves, bars and heatmap are
+    drawn by shrec_eval.figures (page of the preset, text at 8 pt); the
+    ranked strip is copied from the screen at the preset's size."""
+    from shrec_eval.figures import PRESETS
+
+    w = _scored_window(qtbot)
+    col = FigureSettings(preset="column", fmt="pdf")
+    p = PRESETS["column"]
+    for which, kind in (("curves", "pr"), ("curves", BARS), ("class_heatmap", None)):
+        if kind is not None:
+            w.curves.kind.setCurrentIndex(w.curves.kind.findData(kind))
+        path = tmp_path / f"{which}-{kind}.pdf"
+        w.export_plot(str(path), "pdf", which=which, figure=col)
+        data = path.read_bytes()
+        box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
+        assert float(box[1]) == pytest.approx(p.size_pt[0], abs=0.01), which
+        assert b"/FontFile2" in data  # TrueType embedded (matplotlib, Type 42)
+    path = tmp_path / "ranked.pdf"
+    w.export_plot(str(path), "pdf", which="ranked", figure=col)
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", path.read_bytes())
+    assert float(box[1]) == pytest.approx(p.size_pt[0], abs=1)
+    # the dialog offers the presets; a print preset fixes size, font and legend
+    dialog = FigureDialog(col)
+    assert dialog.preset.currentData() == "column" and not dialog.width_box.isEnabled()
+    assert "8.5 x 6.4 cm" in dialog.print_size.text()
+    dialog.preset.setCurrentIndex(dialog.preset.findData("custom"))
+    assert dialog.width_box.isEnabled() and dialog.settings().preset == "custom"
     w.close()
 
 

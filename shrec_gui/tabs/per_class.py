@@ -21,6 +21,7 @@ from shrec_eval.measures import CURVES, expand
 
 from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
+from ..legend_place import LegendPlacer
 from ..models import SortProxy
 from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
 from ..tables import CopyTable
@@ -63,6 +64,7 @@ class PerClassTab(QWidget, Tab):
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.legend_place = LegendPlacer(self.plot.getPlotItem())
         numeric_axes(self.plot)
         spec = next(c for c in CURVES if c.key == "pr")
         self.plot.setLabel("bottom", spec.x_label)
@@ -76,6 +78,7 @@ class PerClassTab(QWidget, Tab):
         self.confusion_view.setModel(cproxy)
         self.confusion_view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # most items first
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.confusion_view.fit_columns()  # the header whole before any class is clicked
         self.confusion_note = QLabel("")
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
@@ -260,5 +263,6 @@ class PerClassTab(QWidget, Tab):
         self.model.dark = self.confusion.dark = dark
         set_widget_theme(self.plot, dark)
         set_widget_theme(self.heat, dark)
+        self.heat.set_dark(dark)
         self.view.viewport().update()
         self.confusion_view.viewport().update()
