@@ -49,4 +49,4 @@ def test_exports_never_replace_an_input(opened, qtbot, tmp_path):
     assert {p: p.read_bytes() for p in before} == before
     # a fresh path is written
     w.exports.export_tab(w.summary, str(tmp_path / "summary.csv"))
-    assert (tmp_path / "summary.csv").read_text().splitlines()[1].startswith("m,0.7778")
+    assert (tmp_path / "summary.csv").read_text().splitlines()[1].startswith("m,1,0.7778")
