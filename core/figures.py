@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .errors import OptionsError
+from .errors import OptionsError, shown
 from .measures import CURVES, measure_by_key
 from .palette import FIGURE_FORMATS as FORMATS
 from .palette import PALETTE, REPORT_FIGURES
@@ -273,7 +273,8 @@ def _run_style(i: int, colour: str | None):
 
 
 def _names_colours(results, names, colours):
-    names = list(names) if names is not None else [r.run_name for r in results]
+    # names that are not UTF-8 (bytes of a file name) drawn with U+FFFD, as printed
+    names = [shown(n) for n in (names if names is not None else [r.run_name for r in results])]
     colours = list(colours) if colours is not None else [None] * len(results)
     return names, colours
 
@@ -483,6 +484,7 @@ def heatmap_figure(
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     measure = measure_by_key(key, ranks)
     classes, mat = class_matrix(results, key)
+    classes = [shown(c) for c in classes]  # labels: bytes that are not UTF-8 as U+FFFD
     if not classes:
         raise OptionsError("the assessment has no query classes: there is no per-class heatmap")
     ok = np.isfinite(mat)

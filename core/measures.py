@@ -529,6 +529,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "1 / the rank of the first relevant item, 0 when none is retrieved",
             m_rr,
             profiles=("trec_eval",),
+            short="RR",
         ),
     ]
     + [
@@ -540,6 +541,7 @@ MEASURES: tuple[Measure, ...] = tuple(
             "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
             _iprec_at(j),
             profiles=("trec_eval",),
+            short=f"iP@{lvl:.1f}",
         )
         for j, lvl in enumerate(IPREC_LEVELS)
     ]

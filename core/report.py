@@ -25,7 +25,7 @@ from .engine import RunResult
 from .errors import shown
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
-from .palette import FIGURE_FORMATS, REPORT_FIGURES
+from .palette import FIGURE_FORMATS, PALETTE, REPORT_FIGURES
 from .values import nullable, text_grid
 
 TOOL = "shrec-eval"
@@ -949,13 +949,17 @@ def report_figure_files(
     colours: dict[str, str] | None = None,
 ) -> dict[str, bytes]:
     """``figures/NAME.FMT`` -> bytes: the report's figures, runs in the
-    report's ranking (shrec_eval.figures; matplotlib is imported here only)."""
+    report's ranking (shrec_eval.figures; matplotlib is imported here only),
+    each in its ``colours`` (by run name; by default the palette's colour of
+    its place among ``results``, as the app colours a contest's runs)."""
     from . import figures
 
     if preset is None:
         preset = figures.PRESETS["column"]
     elif isinstance(preset, str):
         preset = figures.preset_by_name(preset)
+    if colours is None:  # each run the colour the app gives it: its place in the contest
+        colours = {r.run_name: PALETTE[i % len(PALETTE)] for i, r in enumerate(results)}
     ranked = Summary.build(results, None, rank_key).results
     return figures.report_figures(
         ranked,

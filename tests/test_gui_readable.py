@@ -6,13 +6,17 @@ off the data."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetricsF
-from shrec_eval.figures import contrast_ratio
 
-from shrec_gui.name_ticks import fit_names
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+import numpy as np  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QFontMetricsF  # noqa: E402
+from shrec_eval.figures import contrast_ratio  # noqa: E402
+
+from shrec_gui.name_ticks import fit_names  # noqa: E402
 
 
 def spin(qapp, n=30):

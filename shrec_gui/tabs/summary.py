@@ -38,6 +38,7 @@ class SummaryTab(QWidget, Tab):
         ranks = controller.options.ranks
         known = _known(controller.options)
         self.keys = [k for k in known if k in columns] or _headline(controller.options)
+        self._options = controller.options  # whose default columns these may be
         self.model = SummaryModel(self)
         self.model.set_columns(self.keys, ranks)
         self.proxy = SortProxy(self)
@@ -180,8 +181,15 @@ class SummaryTab(QWidget, Tab):
         QToolTip.showText(box.mapToGlobal(box.rect().bottomLeft()), message, box)
 
     def set_options(self, options) -> None:
+        """New options: the columns kept where the options still compute
+        them; the previous profile's default columns (not chosen by the user)
+        become the new profile's, as ``shrec-eval evaluate`` prints them."""
         known = _known(options)
-        self.keys = [k for k in self.keys if k in known] or _headline(options)
+        if self.keys == _headline(self._options):
+            self.keys = _headline(options)
+        else:
+            self.keys = [k for k in self.keys if k in known] or _headline(options)
+        self._options = options
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, options.ranks)
         self.view.restore_sort(sort)
