@@ -16,6 +16,7 @@ import numpy as np
 
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
+from .formats.embeddings import METRICS, is_embeddings, read_embeddings
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
 from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
@@ -33,6 +34,7 @@ RUN_FORMATS = {
     "binary-matrix": "PSB binary float32 dissimilarity matrix (.matrix)",
     "ranklists": "folder of rank-list files, one per query",
     "trec": "TREC run (qid iter docno rank sim run_id)",
+    "embeddings": "feature vectors (.npy, or .npz with ids), ranked by distance",
 }
 RANKLIST_VARIANTS = VARIANTS
 #: detection reads this much first, and more (up to HEAD_MAX) until it
@@ -43,6 +45,7 @@ SAMPLE = 20
 
 __all__ = [
     "ASSESSMENT_FORMATS",
+    "METRICS",
     "RUN_FORMATS",
     "RANKLIST_VARIANTS",
     "AmbiguousFormatError",
@@ -142,6 +145,8 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     """The formats a file's content fits (several when it is ambiguous)."""
     if src.kind == "folder":
         return ["ranklists"], None
+    if is_embeddings(src.head(8)):  # numpy's .npy, or a zip (.npz)
+        return ["embeddings"], None
     s = _Sample(src)
     sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
     if s.binary:
@@ -307,6 +312,9 @@ def load_run(
     chunk_size: int | None = None,
     skip_names: Collection[str] = (),
     nonfinite_distances: bool = False,
+    metric: str | None = None,
+    ids=None,
+    top_k: int | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
@@ -315,7 +323,10 @@ def load_run(
     result does not depend on it; tests pass small sizes).
     ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
     (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
-    profile's ``reader`` settings)."""
+    profile's ``reader`` settings).  ``metric`` (default cosine), ``ids``
+    (a file naming a ``.npy``'s rows) and ``top_k`` (keep each query's first
+    K results) apply to embedding runs
+    (:func:`~shrec_eval.formats.embeddings.read_embeddings`)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -332,6 +343,19 @@ def load_run(
         limit=4 * q * t if binary else PIPE_LIMIT,
     )
     fmt = format or detect_run_format(src, assessment)
+    if fmt == "embeddings":
+        _no_folder(src, "an embeddings file (.npy, .npz)")
+        return read_embeddings(
+            src, assessment, metric=metric, ids=ids, top_k=top_k, name=name, normalize_ids=norm
+        )
+    for option, value in (("--ids", ids), ("--top-k", top_k)):
+        if value is not None:
+            raise FormatError(
+                src.path,
+                f"{option} applies to embedding runs (.npy, .npz); this run is a "
+                f"{RUN_FORMATS[fmt]}"
+                + (" (--max-rank cuts ranked lists)" if option == "--top-k" else ""),
+            )
     if fmt == "ranklists":
         if src.kind != "folder":
             raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")
