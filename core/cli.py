@@ -31,7 +31,7 @@ from .options import (
     PROFILES,
     EvalOptions,
 )
-from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
+from .readers import ASSESSMENT_FORMATS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from .stats import CORRECTIONS, TESTS, UNITS
 from .values import parse_ranks, parse_real, parse_whole
 
@@ -127,7 +127,29 @@ def _reading_parser() -> argparse.ArgumentParser:
         metavar="N1,N2,...",
         help="run names, comma separated, in the order of the run files",
     )
+    _embeddings_group(p)
     return p
+
+
+def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
+    """How feature vectors are read and ranked (embedding runs, distances)."""
+    g = p.add_argument_group("embedding runs (.npy, .npz)")
+    g.add_argument(
+        "--metric",
+        choices=tuple(METRICS),
+        help="distance between feature vectors (default cosine)",
+    )
+    g.add_argument(
+        "--ids", metavar="FILE", help="ids of a .npy's rows, one per line (default: item order)"
+    )
+    if top_k:
+        g.add_argument(
+            "--top-k",
+            type=_rank,
+            metavar="K",
+            help="keep each query's first K results (partial selection; measures past "
+            "rank K become bounds, see the note)",
+        )
 
 
 def _engine_parser() -> argparse.ArgumentParser:
@@ -318,6 +340,26 @@ def build_parser() -> argparse.ArgumentParser:
         "measures", help="list the measures (key, label, definition)", parents=[common]
     )
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
+    di = sub.add_parser(
+        "distances",
+        help="write the distance matrix of feature vectors (PSB binary float32)",
+        parents=[common],
+    )
+    di.add_argument("features", metavar="FEATURES", help=".npy or .npz feature vectors")
+    di.add_argument("-o", "--output", required=True, metavar="OUT.matrix", help="the matrix file")
+    _embeddings_group(di, top_k=False)
+    g = di.add_argument_group("the order of rows and columns")
+    g.add_argument(
+        "--assessment",
+        metavar="ASSESSMENT",
+        help="its queries x its items, as scoring the features ranks them "
+        "(default: the file's rows, or query rows x gallery rows, in file order)",
+    )
+    g.add_argument("--queries", metavar="QUERY.cla", help="query classification of --assessment")
+    g.add_argument("--collection", metavar="FILE", help="collection ids of qrels, one per line")
+    g.add_argument(
+        "--no-normalize-ids", action="store_true", help="keep ids as written (see evaluate)"
+    )
     sub.add_parser(
         "demo",
         help="score the bundled demo contest and print its table",

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import check_outputs
+from .atomic import check_outputs, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
 from .errors import ContestFileError, UsageError
-from .measures import expand
+from .formats.embeddings import distances_matrix, matrix_pieces
+from .measures import canonical_key, expand
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
 from .profiles.native import write_native
@@ -124,11 +125,22 @@ def contest_of(args, options: EvalOptions) -> Contest:
                 trec_order=args.trec_order,
                 normalize_ids=normalize,
                 name=name,
+                **_embedding_options(args),
             )
             for path, name in zip(args.runs, names)
         ),
         replace(options, collection_size=args.collection_size),
     )
+
+
+def _embedding_options(args) -> dict:
+    """How embedding runs are read (--metric, --ids, --top-k), for every
+    run of the command line (other runs refuse --ids and --top-k)."""
+    return {
+        "metric": getattr(args, "metric", None),
+        "ids": getattr(args, "ids", None),
+        "top_k": getattr(args, "top_k", None),
+    }
 
 
 def _guard_outputs(contest: Contest, **outputs) -> None:
@@ -137,7 +149,13 @@ def _guard_outputs(contest: Contest, **outputs) -> None:
     a = contest.assessment
     check_outputs(
         [(f"--{k}", v, "file" if k == "json" else "folder") for k, v in outputs.items()],
-        [a.path, a.queries, a.collection, *(r.path for r in contest.runs)],
+        [
+            a.path,
+            a.queries,
+            a.collection,
+            *(r.path for r in contest.runs),
+            *(r.ids for r in contest.runs if r.ids is not None),
+        ],
     )
     profile = get_profile(contest.options.profile)
     if outputs.get("native") and profile.native is None:
@@ -169,9 +187,9 @@ def default_table(assessment, options: EvalOptions) -> tuple[list[str], str]:
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure, checked before scoring."""
     keys, rank_key = default_table(assessment, options)
-    rank_key = args.rank_by or rank_key
+    rank_key = canonical_key(args.rank_by or rank_key)
     if args.columns:
-        keys = [k.strip() for k in args.columns.split(",")]
+        keys = [canonical_key(k.strip()) for k in args.columns.split(",")]
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
 
@@ -315,7 +333,8 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
     for w in result.warnings:
         if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
             continue  # about the assessment, not the submission
-        kind = "problems" if w.code in PROBLEMS or strict else "notices"
+        strict_problem = strict and w.code not in ("self_match", "top_k")  # what was asked
+        kind = "problems" if w.code in PROBLEMS or strict_problem else "notices"
         entry[kind].append(w.to_dict())
     entry["verdict"] = "problems" if entry["problems"] else "ok"
     return entry
@@ -378,6 +397,7 @@ def cmd_compare(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, report=args.report, native=args.native)
     _no_shapenet(contest.options, "compare")
+    args.measure = canonical_key(args.measure)
     _check_keys([args.measure], contest.options)
     assessment = contest.assessment.load()
     results = _score(contest, assessment)
@@ -466,8 +486,38 @@ def comparison_text(c) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cmd_distances(args, out) -> int:
+    """The distances of feature vectors as a PSB binary matrix (float32,
+    written atomically a tile of rows at a time): exactly what scoring the
+    features ranks, so scoring the matrix gives the same bits."""
+    inputs = [args.features, args.ids, args.assessment, args.queries, args.collection]
+    check_outputs([("--output", args.output, "file")], [p for p in inputs if p is not None])
+    assessment = None
+    if args.assessment is not None:
+        assessment = AssessmentSource(
+            args.assessment,
+            queries=args.queries,
+            collection=args.collection,
+            normalize_ids=not args.no_normalize_ids,
+        ).load()
+    elif args.queries is not None or args.collection is not None:
+        raise UsageError("--queries and --collection go with --assessment")
+    dist = distances_matrix(
+        args.features,
+        metric=args.metric or "cosine",
+        ids=args.ids,
+        assessment=assessment,
+        normalize_ids=not args.no_normalize_ids,
+    )
+    write_pieces(args.output, matrix_pieces(dist))
+    q, n = dist.shape
+    out.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    return 0
+
+
 COMMANDS = {
     "evaluate": cmd_evaluate,
+    "distances": cmd_distances,
     "check": cmd_check,
     "compare": cmd_compare,
     "measures": cmd_measures,

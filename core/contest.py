@@ -31,7 +31,14 @@ from .atomic import write_text
 from .errors import FileAccessError, FormatError, OptionsError
 from .model import Assessment, Run
 from .options import AVERAGES, PR_INTERPOLATIONS, PROFILES, EvalOptions
-from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
+from .readers import (
+    ASSESSMENT_FORMATS,
+    METRICS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+    load_assessment,
+    load_run,
+)
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
@@ -224,6 +231,11 @@ class RunSource:
     normalize_ids: bool | None = None
     name: str | None = None
     colour: str | None = None
+    #: embedding runs: the distance (None: cosine), the file naming a
+    #: .npy's rows, and how many results of each query are kept
+    metric: str | None = None
+    ids: Path | None = None
+    top_k: int | None = None
 
     KINDS = {
         "path": _STR,
@@ -233,10 +245,15 @@ class RunSource:
         "normalize_ids": _BOOL,
         "name": _STR,
         "colour": _STR,
+        "metric": _STR,
+        "ids": _STR,
+        "top_k": _INT,
     }
 
     def __post_init__(self) -> None:
         _as_path(self, "path")
+        if self.ids is not None:
+            _as_path(self, "ids")
 
     def load(self, assessment: Assessment, **reader_parameters) -> Run:
         """Read the run; ``reader_parameters`` are how to read, not what
@@ -249,6 +266,11 @@ class RunSource:
             "name": self.name,
             "normalize_ids": self.normalize_ids,
         }
+        settings.update(
+            (k, v)
+            for k, v in (("metric", self.metric), ("ids", self.ids), ("top_k", self.top_k))
+            if v is not None
+        )
         return load_run(self.path, assessment, **{**settings, **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -261,6 +283,16 @@ class RunSource:
             "normalize_ids": self.normalize_ids,
             "name": self.name,
             "colour": self.colour,
+            # an embedding run's settings, written only when set
+            **{
+                k: v
+                for k, v in (
+                    ("metric", self.metric),
+                    ("ids", _relative(self.ids, base) if self.ids is not None else None),
+                    ("top_k", self.top_k),
+                )
+                if v is not None
+            },
         }
 
     def reader_dict(self) -> dict:
@@ -277,6 +309,9 @@ class RunSource:
             raise FormatError(source, 'every run needs a "path"')
         _one_of(d.get("format"), RUN_FORMATS, "run format", source)
         _one_of(d.get("variant"), RANKLIST_VARIANTS, "rank-list variant", source)
+        _one_of(d.get("metric"), METRICS, "metric", source)
+        if d.get("top_k") is not None and d["top_k"] < 1:
+            raise FormatError(source, f'a run\'s "top_k" must be at least 1, not {d["top_k"]}')
         return cls(
             _path(d["path"], base),
             format=d.get("format"),
@@ -285,6 +320,9 @@ class RunSource:
             normalize_ids=d.get("normalize_ids"),
             name=d.get("name"),
             colour=d.get("colour"),
+            metric=d.get("metric"),
+            ids=_path(d["ids"], base) if d.get("ids") is not None else None,
+            top_k=d.get("top_k"),
         )
 
 

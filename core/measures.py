@@ -30,6 +30,7 @@ __all__ = [
     "Curve",
     "expand",
     "measure_by_key",
+    "canonical_key",
     "FAMILIES",
 ]
 
@@ -154,6 +155,15 @@ def m_st_psb(ctx, v=None, k=None):
     return ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
 
 
+def m_map_at_r(ctx, v=None, k=None):
+    # Musgrave et al. 2020: (1/R) sum_{i<=R} P(i) rel(i), R = Cr; the hits'
+    # precisions added in rank order (bincount), as precision_sum does
+    r, c, _, m = ctx.hit_list
+    keep = c < ctx.cr[r]
+    s = np.bincount(r[keep], weights=(m / (c + 1.0))[keep], minlength=ctx.B)
+    return ratio(s, ctx.cr, ctx.no_rel)
+
+
 def m_e_measure(ctx, v=None, k=None):
     # F1 of P = h/k and R = h/C is 2h / (k + C): exact, and 0 when h = 0.
     kk = np.minimum(32, ctx.ds)
@@ -238,6 +248,9 @@ class Measure:
     is_count: bool = False
     #: the profiles that report it (empty: every profile)
     profiles: tuple[str, ...] = ()
+    #: other names the command line and the library accept for it (other
+    #: tools' names: pytorch-metric-learning's ``r_precision`` ...)
+    aliases: tuple[str, ...] = ()
 
     @property
     def at_rank(self) -> bool:
@@ -378,9 +391,21 @@ MEASURES: tuple[Measure, ...] = tuple(
         ),
         Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at),
         Measure("ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at),
-        Measure("nn", "Nearest Neighbour", "psb", "1 if the first item is relevant, else 0", m_nn),
         Measure(
-            "ft_psb", "First Tier (PSB)", "psb", "relevant in the first R / R, R = Cr", m_ft_psb
+            "nn",
+            "Nearest Neighbour",
+            "psb",
+            "1 if the first item is relevant, else 0",
+            m_nn,
+            aliases=("precision_at_1",),
+        ),
+        Measure(
+            "ft_psb",
+            "First Tier (PSB)",
+            "psb",
+            "relevant in the first R / R, R = Cr",
+            m_ft_psb,
+            aliases=("r_precision",),
         ),
         Measure("st_psb", "Second Tier (PSB)", "psb", "relevant in the first 2R / R", m_st_psb),
         Measure(
@@ -396,6 +421,15 @@ MEASURES: tuple[Measure, ...] = tuple(
             "psb",
             "DCG of the whole list (binary gains) / ideal DCG",
             m_dcg_psb,
+        ),
+        Measure(
+            "map@r",
+            "MAP@R",
+            "psb",
+            "(1/R) sum_{i<=R} P(i) rel(i), R = Cr: precision at each hit of the first R, "
+            "divided by R (Musgrave et al., A Metric Learning Reality Check, 2020)",
+            m_map_at_r,
+            aliases=("mean_average_precision_at_r",),
         ),
     ]
     + [
@@ -455,9 +489,20 @@ def _at_rank(text: str, k: int | None) -> str:
     return text if k is None else text.replace("{k}", str(k))
 
 
+def canonical_key(key: str) -> str:
+    """The registry key of a measure named by one of its aliases (any
+    other key unchanged)."""
+    return _aliases().get(key, key)
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    return {alias: m.key for m in MEASURES for alias in m.aliases}
+
+
 def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
     try:
-        return _by_key(tuple(ranks))[key]
+        return _by_key(tuple(ranks))[canonical_key(key)]
     except KeyError:
         raise KeyError(key) from None
 

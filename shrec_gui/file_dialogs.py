@@ -75,7 +75,7 @@ class FileDialogs:
             self,
             "Add runs",
             self.prefs.last_folder(),
-            "Runs (*.txt *.matrix *.trec *.run *.res);;All files (*)",
+            "Runs (*.txt *.matrix *.trec *.run *.res *.npy *.npz);;All files (*)",
         )
         if paths:
             self.controller.run_task(classify, paths, done=self._runs_chosen)

@@ -716,15 +716,18 @@ def _self_note(a: Assessment) -> list[DataWarning]:
 
 
 def _top_k_note(a: Assessment, k: int) -> DataWarning:
+    """Which measures a cut at rank K leaves exact and which become bounds;
+    the count is the queries whose R (relevant items) exceeds K."""
     n_rel = np.diff(a.indptr)
     over = int((n_rel > k).sum())
+    exact = f"nn, and p, r, cg, dcg, ncg, ndcg @K for K <= {k}" + (", e_measure" if k >= 32 else "")
     return DataWarning(
         "top_k",
-        f"only each query's first {k} results are kept (--top-k {k}): nn, p@K, r@K, "
-        f"(n)(d)cg@K for K <= {k}, and e_measure when {k} >= 32 are exact; ft, ft_psb and "
-        f"map@r are exact where R <= {k}, st and st_psb where 2R <= {k} (the count is the "
-        "queries with R > K); the others (ap, adr, dcg_psb, recall, tn, fn, acc, the "
-        "curves past rank K) are bounded: items past K count as not retrieved",
+        f"only each query's first {k} results are kept (--top-k {k}): exact are {exact}; "
+        f"ft, ft_psb and map@r where R <= {k}, st and st_psb where 2R <= {k}; the others "
+        "(ap, adr, dcg_psb, recall, tp/fp/fn/tn, acc, e_measure below 32, the curves past "
+        f"rank {k}) see only the first {k}: items past it count as not retrieved "
+        "(ap, adr, dcg_psb and recall become lower bounds); queries with R > K",
         over,
     )
 
@@ -786,7 +789,9 @@ def read_embeddings(
     )
 
 
-def distances_matrix(path, *, metric: str = "cosine", ids=None, assessment=None) -> Distances:
+def distances_matrix(
+    path, *, metric: str = "cosine", ids=None, assessment=None, normalize_ids: bool = True
+) -> Distances:
     """The distances ``shrec-eval distances`` writes: against an
     assessment, its queries x its items (what scoring the embeddings
     ranks); without one, the file's rows (or query rows) x its rows (or
@@ -794,7 +799,7 @@ def distances_matrix(path, *, metric: str = "cosine", ids=None, assessment=None)
     if assessment is not None:
         run = read_embeddings(path, assessment, metric=metric, ids=ids)
         return run.matrix
-    f = load_features(path, ids=ids)
+    f = load_features(path, ids=ids, normalize_ids=normalize_ids)
     return Distances(
         f.query,
         None,
