@@ -465,7 +465,7 @@ class Distances:
                 row = int(r[np.argmax(bad)])
                 raise FormatError(
                     self.path,
-                    f"{name} row {row + 1}{_id_text(ids, row)} holds NaN or infinite "
+                    f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
                     "values; every feature must be a finite number",
                 )
             out[r] = np.einsum("ij,ij->i", block, block)
@@ -475,7 +475,7 @@ class Distances:
                 row = int(rows[np.argmax(zero)])
                 raise FormatError(
                     self.path,
-                    f"{name} row {row + 1}{_id_text(ids, row)} is all zeros: its cosine "
+                    f"row {row + 1}{_id_text(ids, row)} of {name} is all zeros: its cosine "
                     "distance is undefined (choose --metric euclidean or dot)",
                 )
             with np.errstate(divide="ignore"):
@@ -496,9 +496,15 @@ class Distances:
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
         q = self._take(self.query, self.qidx, qa, qb)
         g = self._take(self.gallery, self.gidx, ga, gb)
-        with one_blas_thread():
+        with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             s = np.matmul(q, g.T)
         del q, g
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._finish(s, qa, qb, ga, gb)
+
+    def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
+        """The metric's distances from the inner products ``s`` (in place),
+        rounded to float32 and checked finite."""
         m = self.metric
         if m == "dot":
             np.negative(s, out=s)
