@@ -147,12 +147,16 @@ def test_ids_in_any_order_score_as_rows_in_item_order(tmp_path, small_tiles):
     perm = np.random.default_rng(3).permutation(N)
     ids = np.array([f"m{i:04d}" for i in range(N)])  # normalised to the .cla's ids
     np.savez(tmp_path / "shuffled.npz", features=f[perm], ids=ids[perm])
+    np.savez_compressed(tmp_path / "packed.npz", features=f[perm], ids=ids[perm])
     np.save(tmp_path / "shuffled.npy", f[perm])
     (tmp_path / "ids.txt").write_text("".join(f"{i}\n" for i in perm))
     a = load_assessment(cla)
     in_order = evaluate(a, load_run(tmp_path / "f.npy", a))
+    # an uncompressed .npz is memory-mapped (never read whole), a compressed one read
+    assert isinstance(emb.load_features(tmp_path / "shuffled.npz").gallery, np.memmap)
     for run in (
         load_run(tmp_path / "shuffled.npz", a),
+        load_run(tmp_path / "packed.npz", a),
         load_run(tmp_path / "shuffled.npy", a, ids=tmp_path / "ids.txt"),
     ):
         _same_results(evaluate(a, run), in_order)

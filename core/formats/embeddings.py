@@ -26,6 +26,7 @@ alike.  The values are float32 (the PSB matrix's type), computed in float32
 from __future__ import annotations
 
 import io
+import struct
 import threading
 import zipfile
 from collections import OrderedDict
@@ -219,6 +220,37 @@ def _check_features(path, arr: np.ndarray, name: str) -> None:
         raise FormatError(path, f"{name} is empty (shape {arr.shape})")
 
 
+def _mapped_member(path, npz, key: str) -> np.ndarray:
+    """An array of an ``.npz``, memory-mapped where it is stored
+    uncompressed (``numpy.savez``: a ``.npy`` inside the zip, at an offset
+    its local header gives), else read (``savez_compressed``)."""
+    info = npz.zip.getinfo(key + ".npy")
+    if info.compress_type == zipfile.ZIP_STORED:
+        with open(path, "rb") as fh:
+            fh.seek(info.header_offset)
+            local = fh.read(30)
+            if len(local) == 30 and local[:4] == b"PK\x03\x04":
+                name_len, extra_len = struct.unpack("<HH", local[26:30])
+                fh.seek(info.header_offset + 30 + name_len + extra_len)
+                version = np.lib.format.read_magic(fh)
+                read_header = {
+                    (1, 0): np.lib.format.read_array_header_1_0,
+                    (2, 0): np.lib.format.read_array_header_2_0,
+                }.get(version)
+                if read_header is not None:
+                    shape, fortran, dtype = read_header(fh)
+                    if not dtype.hasobject:
+                        return np.memmap(
+                            path,
+                            dtype=dtype,
+                            mode="r",
+                            offset=fh.tell(),
+                            shape=shape,
+                            order="F" if fortran else "C",
+                        )
+    return npz[key]
+
+
 def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
     """The arrays of a ``.npy`` or ``.npz`` file, checked for shape, type
     and ids (not yet against an assessment); ``ids``: a file of one id per
@@ -267,6 +299,8 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
         raise FormatError(where, "an .npz file names its rows itself; --ids is for a .npy file")
 
     def get(key):
+        if key.endswith("features") and not src.in_memory:
+            return _array(where, lambda: _mapped_member(where, npz, key), key)
         return _array(where, lambda: npz[key], key)
 
     if {"query_features", "gallery_features"} <= keys:
