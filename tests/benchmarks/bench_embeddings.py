@@ -3,7 +3,8 @@ evaluator of feature vectors must do (not a test; the figures go into the
 issue note).
 
     python tests/benchmarks/bench_embeddings.py [--repeat N] [--workdir DIR]
-        [--gallery N] [--skip-objaverse] [--pml PYTHON]
+        [--gallery N] [--skip-objaverse] [--skip-shapenet] [--objaverse-repeat N]
+        [--pml PYTHON]
 
 It writes the workloads into a temporary folder (or DIR, reused when the
 files are there) and prints, each side measured in a fresh process after its
@@ -194,13 +195,15 @@ def run_child(code: str, *args) -> dict:
         return doc
 
 
-def alternate(code: str, sides: dict[str, tuple], repeat: int) -> dict[str, list[dict]]:
+def alternate(
+    code: str, sides: dict[str, tuple], repeat: int, warm_up: bool = True
+) -> dict[str, list[dict]]:
     """Every side once per round, in turn, after a warm-up round."""
     out = {k: [] for k in sides}
-    for r in range(repeat + 1):
+    for r in range(repeat + int(warm_up)):
         for k, args in sides.items():
             d = run_child(code, *args)
-            if r:
+            if r or not warm_up:
                 out[k].append(d)
     return out
 
@@ -319,7 +322,8 @@ def objaverse(workdir: str, repeat: int, n_items: int, n_q: int = 1000, k: int =
         "ours (dot)": ("ours", path, k, "dot", n_items, n_q),
         "ours (cosine)": ("ours", path, k, "cosine", n_items, n_q),
     }
-    res = alternate(OBJAVERSE_CHILD, sides, repeat)
+    # no warm-up round (each side reads the whole file: the first warms the cache)
+    res = alternate(OBJAVERSE_CHILD, sides, repeat, warm_up=False)
     floor = statistics.median(f["time"] for f in res["floor"])
     for side in ("ours (dot)", "ours (cosine)"):
         ratio = statistics.median(o["time"] / f["time"] for o, f in zip(res[side], res["floor"]))
@@ -341,6 +345,8 @@ def main(argv=None) -> None:
     p.add_argument("--workdir")
     p.add_argument("--gallery", type=int, default=800_000, help="Objaverse gallery size")
     p.add_argument("--skip-objaverse", action="store_true")
+    p.add_argument("--skip-shapenet", action="store_true")
+    p.add_argument("--objaverse-repeat", type=int, default=1)
     p.add_argument(
         "--pml", metavar="PYTHON", help="a Python with torch and pytorch-metric-learning"
     )
@@ -348,9 +354,10 @@ def main(argv=None) -> None:
     workdir = args.workdir or tempfile.mkdtemp(prefix="bench_embeddings_")
     os.makedirs(workdir, exist_ok=True)
     t = time.perf_counter()
-    shapenet(workdir, args.repeat, args.pml)
+    if not args.skip_shapenet:
+        shapenet(workdir, args.repeat, args.pml)
     if not args.skip_objaverse:
-        objaverse(workdir, max(1, min(args.repeat, 2)), args.gallery)
+        objaverse(workdir, args.objaverse_repeat, args.gallery)
     print(f"(workloads in {workdir}; {time.perf_counter() - t:.0f} s in all)")
 
 
