@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 from shrec_eval.options import AVERAGES, MAX_BETA, PROFILES, EvalOptions
-from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.readers import METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
 #: one line each for the Options dialog (README, Profiles; ../shared/spec/profiles.md)
@@ -125,7 +125,7 @@ class OptionsDialog(QDialog):
 class ReaderDialog(QDialog):
     """Reader options a file needs: for a .cla the query .cla and graded
     relevance; for qrels the collection size; for rank lists the variant;
-    for TREC runs the ordering."""
+    for TREC runs the ordering; for feature vectors the distance and top-K."""
 
     def __init__(self, kind: str, path: str, parent=None, start_dir: str = "") -> None:
         super().__init__(parent)
@@ -160,6 +160,19 @@ class ReaderDialog(QDialog):
                 "Sort as trec_eval does (score desc, docno desc) instead of file order"
             )
             f.addRow(self.trec_order)
+        elif kind == "embeddings":
+            self.metric = QComboBox()
+            for m, text in METRICS.items():
+                self.metric.addItem(f"{m}: {text}", m)
+            f.addRow("Distance:", self.metric)
+            self.top_k = QSpinBox()
+            self.top_k.setRange(0, 1_000_000)
+            self.top_k.setSpecialValueText("every result")
+            self.top_k.setToolTip(
+                "keep each query's first K results (huge galleries): measures past rank K "
+                "become bounds, the Data checks tab says which"
+            )
+            f.addRow("Keep the first:", self.top_k)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -189,6 +202,8 @@ class ReaderDialog(QDialog):
             return {"variant": self.variant.currentData()}
         if self.kind == "trec":
             return {"trec_order": self.trec_order.isChecked()}
+        if self.kind == "embeddings":
+            return {"metric": self.metric.currentData(), "top_k": self.top_k.value() or None}
         return {}
 
 

@@ -87,7 +87,16 @@ class FileDialogs:
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             extra = d.values()
-        self.controller.add_runs([RunSource(p, **extra) for p, _ in kinds])
+        features = {}
+        first = next((p for p, k in kinds if k == "embeddings"), None)
+        if first is not None:  # feature vectors: which distance, how many results
+            d = ReaderDialog("embeddings", first, self)
+            if d.exec() != QDialog.DialogCode.Accepted:
+                return
+            features = d.values()
+        self.controller.add_runs(
+            [RunSource(p, **extra, **(features if k == "embeddings" else {})) for p, k in kinds]
+        )
 
     def add_run_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(

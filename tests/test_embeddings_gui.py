@@ -57,3 +57,40 @@ def test_dropped_features_are_scored(win, qtbot, tmp_path):
     names = sorted(e.name for e in win.controller.entries.values())
     assert names == ["net_a", "net_b"]
     win.grab().save(str(tmp_path / "embeddings_gui.png"))
+
+
+def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QDialog, QFileDialog
+    from shrec_eval.contest import AssessmentSource
+
+    from shrec_gui.dialogs import ReaderDialog
+
+    labels = np.repeat(np.arange(4), 10)
+    cla = write_cla(
+        tmp_path / "s.cla",
+        [(f"c{c}", "0", [str(m) for m in np.flatnonzero(labels == c)]) for c in range(4)],
+    )
+    f = np.random.default_rng(0).standard_normal((40, 8)).astype("f4")
+    np.save(tmp_path / "net.npy", f)
+    win.controller.open_assessment(AssessmentSource(cla))
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(tmp_path / "net.npy")], "")
+    )
+
+    def fill(self):
+        assert self.kind == "embeddings"
+        assert self.values() == {"metric": "cosine", "top_k": None}
+        self.metric.setCurrentIndex(self.metric.findData("dot"))
+        self.top_k.setValue(5)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ReaderDialog, "exec", fill)
+    win.add_runs_dialog()
+    wait_idle(qtbot, win, 1)
+    (entry,) = win.controller.entries.values()
+    assert (entry.source.metric, entry.source.top_k) == ("dot", 5)
+    assert entry.result.run_format.endswith("dot distance), first 5")
+    a = load_assessment(cla)
+    want = evaluate(a, load_run(tmp_path / "net.npy", a, metric="dot", top_k=5))
+    assert np.array_equal(entry.result.values, want.values, equal_nan=True)
