@@ -130,6 +130,21 @@ class _Cache:
         self._done: OrderedDict = OrderedDict()
         self._busy: dict = {}
 
+    def get_many(self, keys) -> dict:
+        """The values of ``keys``: first those nobody is computing (made
+        here), then those another thread is making (awaited), so that two
+        threads asking for overlapping keys share the work."""
+        out = {}
+        for key in keys:
+            with self._lock:
+                busy = key in self._busy and key not in self._done
+            if not busy:
+                out[key] = self.get(key)
+        for key in keys:
+            if key not in out:
+                out[key] = self.get(key)
+        return out
+
     def get(self, key):
         while True:
             with self._lock:
@@ -593,9 +608,13 @@ class Distances:
                 return self.tile(int(t0))[rows[0] - base : rows[-1] + 1 - base]
         out = np.empty((rows.size, self.shape[1]), dtype=np.float32)
         tiles = rows // TILE_ROWS
-        for t in np.unique(tiles).tolist():
+        wanted = np.unique(tiles).tolist()
+        # the tiles this thread can make at once before those being made
+        # by another (the engine's blocks of queries overlap tiles)
+        got = self._tiles.get_many(wanted[::-1])
+        for t in wanted:
             sel = np.flatnonzero(tiles == t)
-            out[sel] = self.tile(t)[rows[sel] - t * TILE_ROWS]
+            out[sel] = got[t][rows[sel] - t * TILE_ROWS]
         return out
 
     def __array__(self, dtype=None, copy=None):
