@@ -278,7 +278,9 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
         raise FileAccessError(where, "this is a folder; an embeddings file was expected")
     head = src.head(8)
     if not is_embeddings(head):
-        raise FormatError(where, "not a .npy or .npz file (numpy's formats) as embeddings")
+        raise FormatError(
+            where, "this is not a .npy or .npz file (numpy's formats of feature vectors)"
+        )
     data = io.BytesIO(src.read()) if src.in_memory else str(where)
     norm = IdNormalizer(normalize_ids)
     if head.startswith(_NPY):
@@ -517,7 +519,8 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
                     "values; every feature must be a finite number",
                 )
-            out[r] = np.einsum("ij,ij->i", block, block)
+            if self.metric != "dot":  # (the dot product needs no norm)
+                out[r] = np.einsum("ij,ij->i", block, block)
         if self.metric == "cosine":
             zero = out[rows] == 0
             if zero.any():
