@@ -570,3 +570,30 @@ def test_the_app_tells_features_apart(tmp_path):
         str(cla): "cla",
     }
     assert Path(cla).exists()
+
+
+def test_the_number_of_blas_threads_changes_no_distance(tmp_path):
+    """numpy's product of the same tile differs in its last bits with one or
+    two BLAS threads (the negative control below); the distances are made
+    on one BLAS thread whatever the process's setting, so the matrix written
+    under two threads scores as the features under one."""
+    from threadpoolctl import threadpool_limits
+
+    n, dim = 1024, 256
+    labels = np.sort(np.random.default_rng(7).integers(0, 10, n))
+    cla = write_cla(
+        tmp_path / "t.cla",
+        [(f"c{c}", "0", [str(m) for m in np.flatnonzero(labels == c)]) for c in range(10)],
+    )
+    f = np.random.default_rng(8).standard_normal((n, dim)).astype(np.float32)
+    np.save(tmp_path / "f.npy", f)
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = f[:64] @ f.T
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = f[:64] @ f.T
+        assert main(["distances", str(tmp_path / "f.npy"), "-o", str(tmp_path / "d.matrix")]) == 0
+    if np.array_equal(one, two):
+        pytest.skip("this BLAS gives the same bits on one and two threads")
+    a = load_assessment(cla)
+    with threadpool_limits(limits=1, user_api="blas"):
+        _score_both(a, load_run(tmp_path / "f.npy", a), load_run(tmp_path / "d.matrix", a))
