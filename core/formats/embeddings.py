@@ -335,7 +335,7 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
             False,
             "the array",
             "the array",
-            ids and str(ids),
+            str(ids) if ids is not None else None,
         )
     npz = _array(where, lambda: np.load(data, allow_pickle=False), "the .npz file")
     keys = set(npz.files)
@@ -390,7 +390,7 @@ def _index(ids: list[str], where, what: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, s in enumerate(ids):
         if s in out:
-            raise FormatError(where, f"{what} id {s} names rows {out[s] + 1} and {i + 1}")
+            raise FormatError(where, f"id {s} names rows {out[s] + 1} and {i + 1} of {what}")
         out[s] = i
     return out
 
@@ -422,7 +422,7 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
                 "and 'query_ids')",
             )
         return a.query_items.astype(np.int64), np.arange(n, dtype=np.int64)
-    g_index = _index(f.gallery_ids, where, f.gallery_name.replace("features", "ids"))
+    g_index = _index(f.gallery_ids, where, f.gallery_name)
     missing = [s for s in a.item_ids if s not in g_index]
     if missing:
         raise FormatError(
@@ -432,7 +432,7 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
         )
     gidx = np.fromiter((g_index[s] for s in a.item_ids), np.int64, a.n_items)
     if f.cross:
-        q_index = _index(f.query_ids, where, "query")
+        q_index = _index(f.query_ids, where, f.query_name)
         known = set(a.query_ids)
         unknown = [s for s in f.query_ids if s not in known]
         if unknown:
