@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
-from .formats.embeddings import METRICS, is_embeddings, read_embeddings
+from .formats.embeddings import METRICS, is_embeddings, read_embeddings, top_k_of_matrix
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import VARIANTS, read_ranklist_folder
 from .formats.source import PIPE_LIMIT, Source, classify_path, open_source
@@ -348,11 +348,16 @@ def load_run(
         return read_embeddings(
             src, assessment, metric=metric, ids=ids, top_k=top_k, name=name, normalize_ids=norm
         )
+    if fmt == "binary-matrix" and top_k is not None and ids is None:
+        _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+        return top_k_of_matrix(read_binary_matrix(src, assessment, name=name), assessment, top_k)
     for option, value in (("--ids", ids), ("--top-k", top_k)):
         if value is not None:
             raise FormatError(
                 src.path,
-                f"{option} applies to embedding runs (.npy, .npz); this run is a "
+                f"{option} applies to embedding runs (.npy, .npz)"
+                + (" and binary float32 matrices" if option == "--top-k" else "")
+                + "; this run is a "
                 f"{RUN_FORMATS[fmt]}"
                 + (" (--max-rank cuts ranked lists)" if option == "--top-k" else ""),
             )

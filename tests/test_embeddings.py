@@ -545,14 +545,31 @@ def test_external_queries_need_their_own_features(tmp_path):
         load_run(tmp_path / "z.npz", a)
 
 
-def test_top_k_and_ids_belong_to_embedding_runs(tmp_path):
+def test_top_k_of_a_binary_matrix_and_what_refuses_it(tmp_path, small_tiles):
     labels = _labels()
     cla = _write_target(tmp_path / "t.cla", labels)
-    d = np.random.default_rng(0).random((N, N)).astype("<f4")
+    a = load_assessment(cla)
+    d = np.random.default_rng(0).integers(0, 40, (N, N)).astype("<f4")  # many ties
     d.tofile(tmp_path / "d.matrix")
-    with pytest.raises(FormatError, match="d.matrix: --top-k applies to embedding runs"):
-        load_run(tmp_path / "d.matrix", load_assessment(cla), top_k=5)
-    assert main(["evaluate", str(cla), str(tmp_path / "d.matrix"), "--top-k", "5"]) == 2
+    full = load_run(tmp_path / "d.matrix", a)
+    top = load_run(tmp_path / "d.matrix", a, top_k=9)
+    assert top.format == "PSB binary matrix (float32), first 9"
+    order, _ = full.ranked_block(np.arange(N))
+    lists, lengths = top.ranked_block(np.arange(N))
+    for q in range(N):
+        assert np.array_equal(lists[q, : lengths[q]], order[q, : lengths[q]])
+        assert lengths[q] == (10 if q in order[q, :10] else 9)
+    o = EvalOptions(ranks=(5, 9))
+    rf, rt = evaluate(a, full, o), evaluate(a, top, o)
+    for key in ("nn", "p@9", "ndcg@5"):
+        assert np.array_equal(rf.column(key), rt.column(key)), key
+    write_ascii = tmp_path / "d.txt"
+    write_ascii.write_text("\n".join(" ".join(map(str, row)) for row in d[:, :].tolist()) + "\n")
+    with pytest.raises(FormatError, match="d.txt: --top-k applies to embedding runs"):
+        load_run(write_ascii, a, top_k=5)
+    with pytest.raises(FormatError, match="d.matrix: --ids applies to embedding runs"):
+        load_run(tmp_path / "d.matrix", a, ids=tmp_path / "d.txt")
+    assert main(["evaluate", str(cla), str(write_ascii), "--top-k", "5"]) == 2
 
 
 def test_the_app_tells_features_apart(tmp_path):

@@ -52,11 +52,13 @@ __all__ = [
     "Distances",
     "EmbeddingRun",
     "Features",
+    "MatrixPieces",
     "TopKRun",
     "distances_matrix",
     "is_embeddings",
     "load_features",
     "read_embeddings",
+    "top_k_of_matrix",
 ]
 
 METRICS = {
@@ -681,6 +683,45 @@ class Distances:
         return out
 
 
+class MatrixPieces:
+    """A float32 dissimilarity matrix (a binary matrix run's, memory-mapped)
+    cut into the tiles of :class:`Distances`, for the same top-K selection."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.shape = matrix.shape
+        self.n_tiles = -(-self.shape[0] // TILE_ROWS)
+        self.n_pieces = -(-self.shape[1] // TILE_COLS)
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        block = self.matrix[
+            t * TILE_ROWS : (t + 1) * TILE_ROWS, c * TILE_COLS : (c + 1) * TILE_COLS
+        ]
+        return np.ascontiguousarray(block, dtype=np.float32)
+
+    top_keys = Distances.top_keys
+
+
+def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
+    """The first ``k`` results of each row of a binary (float32) matrix run."""
+    if run.matrix.dtype != np.float32:
+        raise FormatError(
+            run.source,
+            "--top-k applies to embedding runs and binary float32 matrices; the ranking of "
+            "this matrix's float64 values is not made from keys of 32 bits "
+            "(--max-rank cuts its lists after a full ranking)",
+        )
+    return TopKRun(
+        run.name,
+        MatrixPieces(run.matrix),
+        assessment,
+        k,
+        source=run.source,
+        format=f"{run.format}, first {k}",
+        warnings=[*run.warnings, _top_k_note(assessment, k)],
+    )
+
+
 # -- runs ------------------------------------------------------------------------
 
 
@@ -709,7 +750,7 @@ class TopKRun(Run):
     def __init__(
         self,
         name: str,
-        dist: Distances,
+        dist: Distances | MatrixPieces,
         assessment: Assessment,
         k: int,
         *,
