@@ -848,7 +848,10 @@ def _self_note(a: Assessment) -> list[DataWarning]:
 def _top_k_note(a: Assessment, k: int) -> DataWarning:
     """Which measures a cut at rank K leaves exact and which become bounds;
     the count is the queries whose R (relevant items) exceeds K."""
-    n_rel = np.diff(a.indptr)
+    counts = np.diff(a.indptr)
+    qidx = np.repeat(np.arange(a.n_queries), counts)
+    own = a.judged_items == a.query_items[qidx]  # a query's own item is not counted in R
+    n_rel = counts - np.bincount(qidx[own], minlength=a.n_queries)
     over = int((n_rel > k).sum())
     exact = f"nn, and p, r, cg, dcg, ncg, ndcg @K for K <= {k}" + (", e_measure" if k >= 32 else "")
     return DataWarning(
