@@ -515,6 +515,13 @@ def test_unknown_missing_and_repeated_ids_are_named(tmp_path):
         r"1 ids the assessment does not have \(777\)",
         savez={"features": more, "ids": np.append(ids, 777)},
     )
+    as_objects = np.array([str(i) for i in ids], dtype=object)  # as pandas gives them
+    _bad(
+        tmp_path,
+        "o.npz",
+        r"ids cannot be read .* \(save ids as strings",
+        savez={"features": f, "ids": as_objects},
+    )
     twice = ids.copy()
     twice[3] = 2
     _bad(tmp_path, "t.npz", "id 2 names rows 3 and 4", savez={"features": f, "ids": twice})

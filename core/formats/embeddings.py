@@ -232,7 +232,13 @@ def _array(path, load, name: str) -> np.ndarray:
         if isinstance(exc, OSError) and not isinstance(exc, zipfile.BadZipFile):
             if exc.errno is not None:
                 raise FileAccessError.wrap(path, exc) from exc
-        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}") from None
+        hint = (
+            " (save ids as strings, numpy.array(ids, dtype=str): object arrays need "
+            "pickle, which is never loaded)"
+            if "Object arrays" in str(exc)
+            else ""
+        )
+        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}{hint}") from None
 
 
 def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[str]:
