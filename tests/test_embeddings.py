@@ -232,13 +232,14 @@ def test_the_note_says_the_self_match_is_removed(tmp_path):
 # -- top-K -----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("metric", ["euclidean", "dot"])  # dot: values of both signs
 @pytest.mark.parametrize("k", [1, 10, 37, N + 5])
-def test_top_k_keeps_the_first_k_of_the_ranking(tmp_path, small_tiles, k):
+def test_top_k_keeps_the_first_k_of_the_ranking(tmp_path, small_tiles, k, metric):
     labels = _labels()
     np.save(tmp_path / "f.npy", _features(labels))
     a = load_assessment(_write_target(tmp_path / "t.cla", labels))
-    full = load_run(tmp_path / "f.npy", a, metric="euclidean")
-    top = load_run(tmp_path / "f.npy", a, metric="euclidean", top_k=k)
+    full = load_run(tmp_path / "f.npy", a, metric=metric)
+    top = load_run(tmp_path / "f.npy", a, metric=metric, top_k=k)
     rows = np.arange(N)
     order, _ = full.ranked_block(rows)
     lists, lengths = top.ranked_block(rows)
@@ -621,3 +622,71 @@ def test_the_number_of_blas_threads_changes_no_distance(tmp_path):
     a = load_assessment(cla)
     with threadpool_limits(limits=1, user_api="blas"):
         _score_both(a, load_run(tmp_path / "f.npy", a), load_run(tmp_path / "d.matrix", a))
+
+
+@pytest.mark.slow
+def test_any_features_tiles_and_blocks_score_as_their_matrix(tmp_path):
+    """Hypothesis: small integer features (many exact ties), any metric and
+    type, tiles and engine blocks of any size: the features score as the
+    matrix of their distances, bit for bit, and top-K keeps its first K."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        n=st.integers(2, 70),
+        dim=st.integers(1, 6),
+        n_classes=st.integers(1, 5),
+        metric=st.sampled_from(METRICS),
+        dtype=st.sampled_from([np.float16, np.float32, np.float64]),
+        tile_rows=st.integers(1, 20),
+        tile_cols=st.integers(1, 30),
+        budget=st.integers(1, 2**20),
+        k=st.integers(1, 80),
+        seed=st.integers(0, 2**32 - 1),
+    )
+    def check(n, dim, n_classes, metric, dtype, tile_rows, tile_cols, budget, k, seed):
+        rng = np.random.default_rng(seed)
+        f = rng.integers(-2, 3, (n, dim)).astype(dtype)
+        f[~f.any(axis=1)] = 1  # no zero vector (cosine)
+        labels = rng.integers(0, n_classes, n)
+        items = [str(i) for i in range(n)]
+        a = Assessment.from_judgments(
+            {q: {j: 1 for j in items if labels[int(j)] == labels[int(q)]} for q in items},
+            items,
+            leave_one_out=True,
+        )
+        path = tmp_path / f"f{seed}.npy"
+        np.save(path, f)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(emb, "TILE_ROWS", tile_rows)
+            mp.setattr(emb, "TILE_COLS", tile_cols)
+            run = load_run(path, a, metric=metric)
+            d = np.frombuffer(b"".join(emb.matrix_pieces(run.matrix)), "<f4").reshape(n, n)
+            matrix = emb.MatrixRun("m", d.copy(), a, finite=True)
+            o = EvalOptions(ranks=(1, 5), curve_length=10, memory_budget=budget)
+            _same_results(evaluate(a, run, o), evaluate(a, matrix, o))
+            order, _ = matrix.ranked_block(np.arange(n))
+            lists, lengths = load_run(path, a, metric=metric, top_k=k).ranked_block(np.arange(n))
+            for q in range(n):
+                assert np.array_equal(lists[q, : lengths[q]], order[q, : lengths[q]])
+        path.unlink()
+
+    check()
+
+
+def test_top_k_keys_keep_their_order_across_pieces(tmp_path, monkeypatch):
+    """A piece whose distances are all positive beside one with negative
+    ones (dot products): the keys of every piece map values alike."""
+    monkeypatch.setattr(emb, "TILE_ROWS", 1)
+    monkeypatch.setattr(emb, "TILE_COLS", 1)
+    f = np.array([[1, 0], [-1, 0], [2, 0], [0.5, 0]], dtype=np.float32)
+    np.save(tmp_path / "f.npy", f)
+    items = ["0", "1", "2", "3"]
+    a = Assessment.from_judgments({q: {"0": 1} for q in items}, items, leave_one_out=True)
+    lists, lengths = load_run(tmp_path / "f.npy", a, metric="dot", top_k=3).ranked_block(
+        np.arange(4)
+    )
+    # query 0: distances -1, 1, -2, -0.5: items 2, 0, 3 first
+    assert lists[0, : lengths[0]].tolist() == [2, 0, 3, 1][: lengths[0]]
+    assert lengths[0] == 4  # its own item among the first 4: K + 1 kept

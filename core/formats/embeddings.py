@@ -44,7 +44,7 @@ from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import WORKERS
 from .ids import IdNormalizer
 from .matrix import MatrixRun
-from .rowsort import _monotone_bits, tied_pairs
+from .rowsort import tied_pairs
 from .source import Source, open_source
 
 __all__ = [
@@ -669,7 +669,7 @@ class Distances:
 
         def select(t: int, c: int) -> None:
             d = self.piece(t, c)
-            key = _monotone_bits(d, finite=True).view(np.uint32).astype(np.uint64)
+            key = _order_bits(d).astype(np.uint64)
             key <<= np.uint64(32)
             key |= np.arange(c * TILE_COLS, c * TILE_COLS + d.shape[1], dtype=np.uint64)
             if best[t] is not None:
@@ -687,6 +687,17 @@ class Distances:
             keys.sort(axis=1)
             out.append(keys)
         return out
+
+
+def _order_bits(d: np.ndarray) -> np.ndarray:
+    """uint32 of the same order as the float32 values (-0.0 as 0.0): the
+    sign bit set for a positive value, every bit flipped for a negative one.
+    The same mapping for every piece of a row, whatever its values (the
+    ranking's own keys skip the flip where a whole row is nonnegative: a
+    piece is not a row)."""
+    u = np.add(d, np.float32(0)).view(np.int32)
+    u ^= (u >> 31) | np.int32(-(2**31))
+    return u.view(np.uint32)
 
 
 class MatrixPieces:
