@@ -122,7 +122,8 @@ if what == "floor":
     best_d = np.empty((nq, 0), np.float32)
     best_i = np.empty((nq, 0), np.int64)
     for start in range(0, g.shape[0], 16384):
-        blk = g[start : start + 16384]
+        # aligned (an .npz member may start anywhere: numpy would not use BLAS)
+        blk = np.require(g[start : start + 16384], requirements=["C", "A"])
         d = np.concatenate((best_d, -(q @ blk.T)), axis=1)
         cols = np.arange(start, start + blk.shape[0])
         i = np.concatenate((best_i, np.broadcast_to(cols, (nq, cols.size))), axis=1)
