@@ -15,6 +15,14 @@ RUN_FORMATS = {
     "binary-matrix": "PSB binary float32 dissimilarity matrix (.matrix)",
     "ranklists": "folder of rank-list files, one per query",
     "trec": "TREC run (qid iter docno rank sim run_id)",
+    "embeddings": "feature vectors (.npy, or .npz with ids), ranked by distance",
+}
+#: the distances between feature vectors (embedding runs)
+METRICS = {
+    "cosine": "1 - cos(q, g)",
+    "euclidean": "|q - g|",
+    "sqeuclidean": "|q - g|^2",
+    "dot": "-(q . g) (the larger the inner product, the nearer)",
 }
 RANKLIST_VARIANTS = {
     "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",

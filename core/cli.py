@@ -28,6 +28,7 @@ from .choices import (
     ASSESSMENT_FORMATS,
     CORRECTIONS,
     FIGURE_PRESETS,
+    METRICS,
     RANKLIST_VARIANTS,
     RUN_FORMATS,
     TESTS,
@@ -46,7 +47,7 @@ from .options import (
 from .profiles import NAMES as PROFILES
 
 PROG = "shrec-eval"
-COMMAND_NAMES = ("evaluate", "check", "compare", "measures", "demo")
+COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -178,7 +179,29 @@ def _reading_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the contest this command line describes (a .json the app opens)",
     )
+    _embeddings_group(p)
     return p
+
+
+def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
+    """How feature vectors are read and ranked (embedding runs, distances)."""
+    g = p.add_argument_group("embedding runs (.npy, .npz)")
+    g.add_argument(
+        "--metric",
+        choices=tuple(METRICS),
+        help="distance between feature vectors (default cosine)",
+    )
+    g.add_argument(
+        "--ids", metavar="FILE", help="ids of a .npy's rows, one per line (default: item order)"
+    )
+    if top_k:
+        g.add_argument(
+            "--top-k",
+            type=_rank,
+            metavar="K",
+            help="keep each query's first K results (partial selection; measures past "
+            "rank K become bounds, see the note)",
+        )
 
 
 def _engine_parser() -> argparse.ArgumentParser:
@@ -542,6 +565,40 @@ def _demo_args(sub, common, engine, profile, output) -> None:
     )
 
 
+def _distances_args(sub, common) -> None:
+    di = _command(
+        sub,
+        "distances",
+        "write the distance matrix of feature vectors (PSB binary float32)",
+        [common],
+        epilog=_examples(
+            (
+                "shrec-eval distances feats.npy --metric cosine -o feats.matrix",
+                "the N x N cosine distances of a .npy's rows (item order)",
+            ),
+            (
+                "shrec-eval distances feats.npz --assessment test.cla -o test.matrix",
+                "the distances in the order scoring the features against test.cla ranks them",
+            ),
+        ),
+    )
+    di.add_argument("features", metavar="FEATURES", help=".npy or .npz feature vectors")
+    di.add_argument("-o", "--output", required=True, metavar="OUT.matrix", help="the matrix file")
+    _embeddings_group(di, top_k=False)
+    g = di.add_argument_group("the order of rows and columns")
+    g.add_argument(
+        "--assessment",
+        metavar="ASSESSMENT",
+        help="its queries x its items, as scoring the features ranks them "
+        "(default: the file's rows, or query rows x gallery rows, in file order)",
+    )
+    g.add_argument("--queries", metavar="QUERY.cla", help="query classification of --assessment")
+    g.add_argument("--collection", metavar="FILE", help="collection ids of qrels, one per line")
+    g.add_argument(
+        "--no-normalize-ids", action="store_true", help="keep ids as written (see evaluate)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -568,6 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _evaluate_args(sub, common, reading, engine, profile, output)
+    _distances_args(sub, common)
     _check_args(sub, common, reading, profile)
     _compare_args(sub, common, reading, engine, profile)
     _measures_args(sub, common)

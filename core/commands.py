@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import Output, gate_outputs
+from .atomic import Output, gate_outputs, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, ShrecEvalError, UsageError
+from .formats.embeddings import distances_matrix, matrix_pieces
 from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
 from .options import EvalOptions
 from .profiles import get_profile
@@ -186,12 +187,23 @@ def contest_of(args, options: EvalOptions) -> Contest:
                 trec_order=args.trec_order,
                 normalize_ids=normalize,
                 name=name,
+                **_embedding_options(args),
             )
             for path, name in zip(args.runs, names)
         ),
         replace(options, collection_size=args.collection_size),
         name=Path(args.save_contest).stem if getattr(args, "save_contest", None) else "",
     )
+
+
+def _embedding_options(args) -> dict:
+    """How embedding runs are read (--metric, --ids, --top-k), for every
+    run of the command line (other runs refuse --ids and --top-k)."""
+    return {
+        "metric": getattr(args, "metric", None),
+        "ids": getattr(args, "ids", None),
+        "top_k": getattr(args, "top_k", None),
+    }
 
 
 def _contest_file(args, options: EvalOptions) -> Contest:
@@ -221,6 +233,7 @@ def _contest_file(args, options: EvalOptions) -> Contest:
         "variant": ("variant", args.variant),
         "trec_order": ("trec_order", args.trec_order),
         "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+        **{d: (d, v) for d, v in _embedding_options(args).items()},
     }
     override = {f: v for d, (f, v) in run_reading.items() if d in given}
     runs = [replace(r, **override) for r in runs]
@@ -534,7 +547,8 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
     for w in result.warnings:
         if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
             continue  # about the assessment, not the submission
-        kind = "problems" if w.code in PROBLEMS or strict else "notices"
+        strict_problem = strict and w.code not in ("self_match", "top_k")  # what was asked
+        kind = "problems" if w.code in PROBLEMS or strict_problem else "notices"
         entry[kind].append(w.to_dict())
     entry["verdict"] = "problems" if entry["problems"] else "ok"
     return entry
@@ -708,8 +722,38 @@ def comparison_text(c) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cmd_distances(args, out) -> int:
+    """The distances of feature vectors as a PSB binary matrix (float32,
+    written atomically a tile of rows at a time): exactly what scoring the
+    features ranks, so scoring the matrix gives the same bits."""
+    inputs = [args.features, args.ids, args.assessment, args.queries, args.collection]
+    gate_outputs([Output("--output", args.output)], [p for p in inputs if p is not None])
+    assessment = None
+    if args.assessment is not None:
+        assessment = AssessmentSource(
+            args.assessment,
+            queries=args.queries,
+            collection=args.collection,
+            normalize_ids=not args.no_normalize_ids,
+        ).load()
+    elif args.queries is not None or args.collection is not None:
+        raise UsageError("--queries and --collection go with --assessment")
+    dist = distances_matrix(
+        args.features,
+        metric=args.metric or "cosine",
+        ids=args.ids,
+        assessment=assessment,
+        normalize_ids=not args.no_normalize_ids,
+    )
+    write_pieces(args.output, matrix_pieces(dist))
+    q, n = dist.shape
+    out.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    return 0
+
+
 COMMANDS = {
     "evaluate": cmd_evaluate,
+    "distances": cmd_distances,
     "check": cmd_check,
     "compare": cmd_compare,
     "measures": cmd_measures,

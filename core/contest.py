@@ -33,7 +33,14 @@ from .formats.source import open_source
 from .model import Assessment, Run
 from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
 from .profiles import NAMES as PROFILES
-from .readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS, load_assessment, load_run
+from .readers import (
+    ASSESSMENT_FORMATS,
+    METRICS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+    load_assessment,
+    load_run,
+)
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
 
@@ -254,6 +261,11 @@ class RunSource:
     #: read as trec_eval reads (ids as written, scores as C's atof reads
     #: them): set by the Contest from its profile, never written to a file
     as_trec_eval: bool = False
+    #: embedding runs: the distance (None: cosine), the file naming a
+    #: .npy's rows, and how many results of each query are kept
+    metric: str | None = None
+    ids: Path | None = None
+    top_k: int | None = None
 
     KINDS = {
         "path": _PATH,
@@ -263,10 +275,15 @@ class RunSource:
         "normalize_ids": _BOOL,
         "name": _STR,
         "colour": _STR,
+        "metric": _STR,
+        "ids": _STR,
+        "top_k": _INT,
     }
 
     def __post_init__(self) -> None:
         _as_path(self, "path")
+        if self.ids is not None:
+            _as_path(self, "ids")
 
     def load(self, assessment: Assessment, **reader_parameters) -> Run:
         """Read the run; ``reader_parameters`` are how to read, not what
@@ -281,6 +298,11 @@ class RunSource:
         }
         if self.as_trec_eval:
             settings["c_numbers"] = True
+        settings.update(
+            (k, v)
+            for k, v in (("metric", self.metric), ("ids", self.ids), ("top_k", self.top_k))
+            if v is not None
+        )
         return load_run(self.path, assessment, **{**settings, **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -293,6 +315,16 @@ class RunSource:
             "normalize_ids": self.normalize_ids,
             "name": self.name,
             "colour": self.colour,
+            # an embedding run's settings, written only when set
+            **{
+                k: v
+                for k, v in (
+                    ("metric", self.metric),
+                    ("ids", _relative(self.ids, base) if self.ids is not None else None),
+                    ("top_k", self.top_k),
+                )
+                if v is not None
+            },
         }
 
     def reader_dict(self) -> dict:
@@ -309,6 +341,9 @@ class RunSource:
             raise FormatError(source, 'every run needs a "path"')
         _one_of(d.get("format"), RUN_FORMATS, "run format", source)
         _one_of(d.get("variant"), RANKLIST_VARIANTS, "rank-list variant", source)
+        _one_of(d.get("metric"), METRICS, "metric", source)
+        if d.get("top_k") is not None and d["top_k"] < 1:
+            raise FormatError(source, f'a run\'s "top_k" must be at least 1, not {d["top_k"]}')
         return cls(
             _path(d["path"], base),
             format=d.get("format"),
@@ -317,6 +352,9 @@ class RunSource:
             normalize_ids=d.get("normalize_ids"),
             name=d.get("name"),
             colour=d.get("colour"),
+            metric=d.get("metric"),
+            ids=_path(d["ids"], base) if d.get("ids") is not None else None,
+            top_k=d.get("top_k"),
         )
 
 
@@ -493,9 +531,12 @@ class Contest:
 
     def inputs(self) -> list[Path]:
         """Every path the contest reads: the assessment, its query and
-        collection files, the runs."""
+        collection files, the runs (and the files naming embeddings' rows)."""
         a = self.assessment
-        return [p for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs)) if p]
+        ids = [r.ids for r in self.runs]
+        return [
+            p for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids) if p
+        ]
 
     def gate_outputs(
         self, *, json=None, csv=None, report=None, native=None, more=()

@@ -168,6 +168,15 @@ def m_st_psb(ctx, v=None, k=None):
     return ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
 
 
+def m_map_at_r(ctx, v=None, k=None):
+    # Musgrave et al. 2020: (1/R) sum_{i<=R} P(i) rel(i), R = Cr; the hits'
+    # precisions added in rank order (bincount), as precision_sum does
+    r, c, _, m = ctx.hit_list
+    keep = c < ctx.cr[r]
+    s = np.bincount(r[keep], weights=(m / (c + 1.0))[keep], minlength=ctx.B)
+    return ratio(s, ctx.cr, ctx.no_rel)
+
+
 def m_e_measure(ctx, v=None, k=None):
     # F1 of P = h/k and R = h/C is 2h / (k + C): exact, and 0 when h = 0.
     kk = np.minimum(32, ctx.ds)
@@ -531,6 +540,15 @@ MEASURES: tuple[Measure, ...] = tuple(
             profiles=("trec_eval",),
             short="RR",
         ),
+        Measure(
+            "map@r",
+            "MAP@R",
+            "psb",
+            "(1/R) sum_{i<=R} P(i) rel(i), R = Cr: precision at each hit of the first R, "
+            "divided by R (Musgrave et al., A Metric Learning Reality Check, 2020)",
+            m_map_at_r,
+            short="MAP@R",
+        ),
     ]
     + [
         Measure(
@@ -613,9 +631,14 @@ def _at_rank(text: str, k: int | None) -> str:
 
 
 def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
+    """The measure of a registry key (or of another tool's name for it,
+    :data:`ALIASES`) at these ranks; KeyError when there is none."""
+    table = _by_key(tuple(ranks))
+    if key in table:
+        return table[key]
     try:
-        return _by_key(tuple(ranks))[key]
-    except KeyError:
+        return table[resolve(key)]
+    except (KeyError, OptionsError):
         raise KeyError(key) from None
 
 
@@ -648,6 +671,7 @@ class Alias:
 _TE = "trec_eval"
 _IRM = "ir_measures"
 _SHREC = "SHREC toolkits / psbTable"
+_PML = "pytorch-metric-learning"
 _TE_AVG = (
     "per query as trec_eval; the mean is trec_eval's under --profile trec_eval (its tie "
     "order, a query without relevant documents scoring 0, -c)"
@@ -684,6 +708,10 @@ ALIASES: tuple[Alias, ...] = (
     Alias("ST", "st_psb", _SHREC),
     Alias("E", "e_measure", _SHREC),
     Alias("DCG", "dcg_psb", _SHREC),
+    # pytorch-metric-learning's AccuracyCalculator
+    Alias("mean_average_precision_at_r", "map@r", _PML),
+    Alias("r_precision", "ft_psb", _PML),
+    Alias("precision_at_1", "nn", _PML),
 )
 # ir_measures spells Rprec as trec_eval does: one alias serves both
 

@@ -17,6 +17,7 @@ import numpy as np
 from .choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
+from .formats.embeddings import METRICS, is_embeddings, read_embeddings, top_k_of_matrix
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.ranklists import read_ranklist_folder
 from .formats.source import PIPE_LIMIT, Source, a, classify_path, open_source
@@ -34,6 +35,7 @@ SAMPLE = 20
 
 __all__ = [
     "ASSESSMENT_FORMATS",
+    "METRICS",
     "RUN_FORMATS",
     "RANKLIST_VARIANTS",
     "AmbiguousFormatError",
@@ -133,6 +135,8 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     """The formats a file's content fits (several when it is ambiguous)."""
     if src.kind == "folder":
         return ["ranklists"], None
+    if is_embeddings(src.head(8)):  # numpy's .npy, or a zip (.npz)
+        return ["embeddings"], None
     s = _Sample(src)
     sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
     if s.binary:
@@ -323,6 +327,9 @@ def load_run(
     skip_names: Collection[str] = (),
     nonfinite_distances: bool = False,
     c_numbers: bool = False,
+    metric: str | None = None,
+    ids=None,
+    top_k: int | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  Ids are normalised as the assessment's were
@@ -332,7 +339,10 @@ def load_run(
     ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
     (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
     profile's ``reader`` settings).  ``c_numbers``: a TREC run's scores
-    read as C's ``atof`` reads them (the trec_eval profile)."""
+    read as C's ``atof`` reads them (the trec_eval profile).  ``metric``
+    (default cosine), ``ids`` (a file naming a ``.npy``'s rows) and ``top_k``
+    (keep each query's first K results) apply to embedding runs
+    (:func:`~shrec_eval.formats.embeddings.read_embeddings`)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -349,6 +359,24 @@ def load_run(
         limit=4 * q * t if binary else PIPE_LIMIT,
     )
     fmt = format or detect_run_format(src, assessment)
+    if fmt == "embeddings":
+        _no_folder(src, "an embeddings file (.npy, .npz)")
+        return read_embeddings(
+            src, assessment, metric=metric, ids=ids, top_k=top_k, name=name, normalize_ids=norm
+        )
+    if fmt == "binary-matrix" and top_k is not None and ids is None:
+        _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+        return top_k_of_matrix(read_binary_matrix(src, assessment, name=name), assessment, top_k)
+    for option, value in (("--ids", ids), ("--top-k", top_k)):
+        if value is not None:
+            raise FormatError(
+                src.path,
+                f"{option} applies to embedding runs (.npy, .npz)"
+                + (" and binary float32 matrices" if option == "--top-k" else "")
+                + "; this run is a "
+                f"{RUN_FORMATS[fmt]}"
+                + (" (--max-rank cuts ranked lists)" if option == "--top-k" else ""),
+            )
     if fmt == "ranklists":
         if src.kind != "folder":
             raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")

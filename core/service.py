@@ -94,10 +94,12 @@ class RunCache:
 
     @staticmethod
     def key(source: RunSource, reader: dict) -> tuple:
+        ids = _fingerprint(source.ids) if source.ids is not None else None
         return (
             replace(source, colour=None),
             tuple(sorted(reader.items())),
             _fingerprint(source.path),
+            ids,  # the file naming an embedding run's rows
         )
 
     def get(self, source: RunSource, reader: dict) -> Run | None:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
-from shrec_eval.readers import RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.readers import METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
 from .controller import APP_LEAVES_OUT
@@ -190,8 +190,9 @@ class OptionsDialog(QDialog):
 
 class ReaderDialog(QDialog):
     """Reader options a file needs: for a .cla the query .cla and graded
-    relevance; for qrels the collection size; for rank lists the variant
-    (TREC runs: TrecOrderDialog, one question for all)."""
+    relevance; for qrels the collection size; for rank lists the variant;
+    for feature vectors the distance and top-K (TREC runs: TrecOrderDialog,
+    one question for all)."""
 
     def __init__(self, kind: str, path: str, parent=None, start_dir: str = "") -> None:
         super().__init__(parent)
@@ -226,6 +227,19 @@ class ReaderDialog(QDialog):
             for v, text in RANKLIST_VARIANTS.items():
                 self.variant.addItem(f"{v}: {text}", v)
             f.addRow("Rank-list variant:", self.variant)
+        elif kind == "embeddings":
+            self.metric = QComboBox()
+            for m, text in METRICS.items():
+                self.metric.addItem(f"{m}: {text}", m)
+            f.addRow("Distance:", self.metric)
+            self.top_k = QSpinBox()
+            self.top_k.setRange(0, 1_000_000)
+            self.top_k.setSpecialValueText("every result")
+            self.top_k.setToolTip(
+                "keep each query's first K results (huge galleries): measures past rank K "
+                "become bounds, the Data checks tab says which"
+            )
+            f.addRow("Keep the first:", self.top_k)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -253,6 +267,8 @@ class ReaderDialog(QDialog):
             return {"collection_size": self.size.value() or None}
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
+        if self.kind == "embeddings":
+            return {"metric": self.metric.currentData(), "top_k": self.top_k.value() or None}
         return {}
 
 

@@ -24,7 +24,10 @@ from .worker import classify
 
 #: what the Add runs dialog lists first: any file (rank lists often have no
 #: extension; what a file is, is told from its content)
-RUN_FILTERS = "Runs: any file (*);;Runs with a usual extension (*.txt *.matrix *.trec *.run *.res)"
+RUN_FILTERS = (
+    "Runs: any file (*);;Runs with a usual extension "
+    "(*.txt *.matrix *.trec *.run *.res *.npy *.npz)"
+)
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
@@ -147,7 +150,19 @@ class FileDialogs:
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             order = d.values()
-        self.controller.add_runs([RunSource(p, **(order if k == "trec" else {})) for p, k in kinds])
+        features = {}
+        first = next((p for p, k in kinds if k == "embeddings"), None)
+        if first is not None:  # feature vectors: which distance, how many results
+            d = ReaderDialog("embeddings", first, self)
+            if d.exec() != QDialog.DialogCode.Accepted:
+                return
+            features = d.values()
+        self.controller.add_runs(
+            [
+                RunSource(p, **(order if k == "trec" else features if k == "embeddings" else {}))
+                for p, k in kinds
+            ]
+        )
 
     def add_run_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(

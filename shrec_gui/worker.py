@@ -62,7 +62,7 @@ def classify(paths) -> list[tuple[str, str]]:
             raise ContestFileError(
                 p,
                 "this is neither an assessment (.cla, qrels) "
-                "nor a run (matrix, TREC run, folder of rank lists)",
+                "nor a run (matrix, TREC run, folder of rank lists, .npy or .npz features)",
             )
         out.append((p, kind))
     return out

@@ -334,6 +334,20 @@ def dcg_psb(gains, cr):
     return dcg_of_list / ideal
 
 
+def map_at_r(gains, cr):
+    """MAP@R (Musgrave, Belongie and Lim, "A Metric Learning Reality Check",
+    2020) = (1/R) sum_{i=1..R} P(i) rel(i), with R = Cr, rel(i) = 1 if the
+    item at rank i is relevant, P(i) = relevant within the first i / i.
+    Ranks past the end of the list are not relevant.  Undefined when Cr = 0."""
+    if cr == 0:
+        return None
+    total = Fraction(0)
+    for i in range(1, cr + 1):
+        if is_relevant(gain_at(gains, i)):
+            total += Fraction(count_within(gains, i, is_relevant), i)
+    return total / cr
+
+
 # ---------------------------------------------------------------------------
 # Main entry point: per-query scalar measures
 # ---------------------------------------------------------------------------
@@ -394,6 +408,7 @@ def reference_query(gains, judged, ds, top, ranks=(5, 10, 25, 50, 100)):
     out["st_psb"] = as_float(second_tier_psb(gains, cr))
     out["e_measure"] = as_float(e_measure(gains, cr, ds))
     out["dcg_psb"] = as_float(dcg_psb(gains, cr))
+    out["map@r"] = as_float(map_at_r(gains, cr))
     return out
 
 

@@ -17,6 +17,7 @@ SPEC_KEYS = (
     + ["adr"]
     + [f"{m}@{k}" for m in ("p", "r", "cg", "dcg", "ncg", "ndcg") for k in (5, 10, 25, 50, 100)]
     + ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb"]
+    + ["map@r"]  # metric learning's MAP@R (Musgrave et al. 2020), beside the spec's
 )
 
 

@@ -1,0 +1,971 @@
+"""Embedding runs: one feature vector per shape, ranked by distance.
+
+A run may be the features a network gives: a ``.npy`` array (N x D,
+float16/32/64, rows in the assessment's item order or named by an ids file),
+an ``.npz`` with ``features`` and ``ids``, or for cross-domain contests
+(sketch or image queries against 3D models) ``query_features`` /
+``query_ids`` and ``gallery_features`` / ``gallery_ids``.
+
+The distances are a dissimilarity matrix (queries x collection items, in the
+assessment's order) that is never held whole: :class:`Distances` computes it
+a tile of rows at a time and the matrix runs' ranking (:mod:`.rowsort`)
+ranks it, so an embedding run scores exactly as the same distances written
+as a PSB binary matrix (``shrec-eval distances``).
+
+Why tiles of a fixed shape: a BLAS matrix product's last bit depends on the
+shape of the call and on the number of BLAS threads (OpenBLAS sums in a
+different order for another number of rows, columns or threads).  Every
+value here comes from the same call, tile ``(t, c)`` = query rows
+``[64 t, 64 t + 64)`` x item columns ``[16384 c, 16384 c + 16384)``, made on
+one BLAS thread (two tiles at a time, one per core), whoever asks for it: the
+scorer's blocks of queries, the top-K selection and ``shrec-eval distances``
+alike.  The values are float32 (the PSB matrix's type), computed in float32
+(float64 for float64 features) and rounded once.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import threading
+import zipfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from ..choices import METRICS
+from ..errors import FileAccessError, FormatError
+from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
+from ..parallel import WORKERS
+from .ids import IdNormalizer
+from .matrix import MatrixRun
+from .rowsort import tied_pairs
+from .source import Source, open_source
+
+__all__ = [
+    "METRICS",
+    "Distances",
+    "EmbeddingRun",
+    "Features",
+    "MatrixPieces",
+    "TopKRun",
+    "distances_matrix",
+    "is_embeddings",
+    "load_features",
+    "read_embeddings",
+    "top_k_of_matrix",
+]
+
+#: a tile's query rows and item columns (fixed: see the module's text)
+TILE_ROWS = 64
+TILE_COLS = 16384
+#: query tiles whose top-K lists are selected in one pass over the gallery
+TOPK_TILES = 64
+#: rows checked for NaN and infinity at a time
+_SCAN = 1 << 14
+_NPY = b"\x93NUMPY"
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06")
+_FLOATS = (np.float16, np.float32, np.float64)
+
+
+def is_embeddings(head: bytes) -> bool:
+    """Whether the first bytes of a file are those of a ``.npy`` or a zip
+    (``.npz``) file."""
+    return head.startswith(_NPY) or head.startswith(_ZIP)
+
+
+# -- one BLAS thread while tiles are computed --------------------------------------
+
+
+@cache
+def _controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_saved: list = []
+
+
+def _blas_libs() -> tuple[list, list]:
+    """The BLAS libraries threadpoolctl finds: those whose threads are set
+    per calling thread (OpenMP) and those with one process-wide pool."""
+    libs = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    per_thread = [lib for lib in libs if getattr(lib, "threading_layer", None) == "openmp"]
+    return per_thread, [lib for lib in libs if lib not in per_thread]
+
+
+def _set_threads(lib, n: int) -> None:
+    # threadpoolctl >= 3.6 lets only its first "controlling" thread set a
+    # process-wide OpenBLAS pool and silently ignores the others; the count
+    # here is kept by us (below), so the setting is made directly
+    getattr(lib, "_real_set_num_threads", lib.set_num_threads)(n)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while any tile is being computed (the values of a
+    product depend on the number of BLAS threads; our own threads use the
+    cores).  A per-thread setting (OpenMP) is made and restored in the
+    calling thread; a process-wide one is counted: set by the first tile in
+    progress, restored when the last is done."""
+    global _blas_users, _blas_saved
+    per_thread, shared = _blas_libs()
+    mine = [(lib, lib.get_num_threads()) for lib in per_thread]
+    for lib, _ in mine:
+        _set_threads(lib, 1)
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_saved = [(lib, lib.get_num_threads()) for lib in shared]
+            for lib, _ in _blas_saved:
+                _set_threads(lib, 1)
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for lib, n in _blas_saved:
+                    if n is not None:
+                        _set_threads(lib, n)
+                _blas_saved = []
+        for lib, n in mine:
+            if n is not None:
+                _set_threads(lib, n)
+
+
+class _Cache:
+    """Values computed once by whichever thread asks first (the others
+    wait for it), the last ``keep`` of them kept."""
+
+    def __init__(self, compute: Callable, keep: int) -> None:
+        self._compute = compute
+        self._keep = max(1, keep)
+        self._lock = threading.Lock()
+        self._done: OrderedDict = OrderedDict()
+        self._busy: dict = {}
+
+    def get_many(self, keys) -> dict:
+        """The values of ``keys``: first those nobody is computing (made
+        here), then those another thread is making (awaited), so that two
+        threads asking for overlapping keys share the work."""
+        out = {}
+        for key in keys:
+            with self._lock:
+                busy = key in self._busy and key not in self._done
+            if not busy:
+                out[key] = self.get(key)
+        for key in keys:
+            if key not in out:
+                out[key] = self.get(key)
+        return out
+
+    def get(self, key):
+        while True:
+            with self._lock:
+                if key in self._done:
+                    self._done.move_to_end(key)
+                    value = self._done[key]
+                    break
+                event = self._busy.get(key)
+                mine = event is None
+                if mine:
+                    event = self._busy[key] = threading.Event()
+            if not mine:
+                event.wait()
+                continue
+            try:
+                value = self._compute(key)
+            except BaseException as exc:
+                value = exc
+            with self._lock:
+                self._done[key] = value
+                while len(self._done) > self._keep:
+                    self._done.popitem(last=False)
+                del self._busy[key]
+            event.set()
+            break
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+
+# -- reading -----------------------------------------------------------------------
+
+
+@dataclass
+class Features:
+    """The arrays of an embeddings file: query and gallery features (the
+    same array for a single-domain file) and their ids (None: rows in the
+    assessment's item order)."""
+
+    path: str
+    query: np.ndarray
+    gallery: np.ndarray
+    query_ids: list[str] | None
+    gallery_ids: list[str] | None
+    cross: bool
+    #: names of the arrays, for messages
+    query_name: str = "features"
+    gallery_name: str = "features"
+    ids_source: str | None = None
+
+
+def _array(path, load, name: str) -> np.ndarray:
+    try:
+        return load()
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, zipfile.BadZipFile):
+            if exc.errno is not None:
+                raise FileAccessError.wrap(path, exc) from exc
+        hint = (
+            " (save ids as strings, numpy.array(ids, dtype=str): object arrays need "
+            "pickle, which is never loaded)"
+            if "Object arrays" in str(exc)
+            else ""
+        )
+        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}{hint}") from None
+
+
+def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[str]:
+    if arr.ndim != 1:
+        raise FormatError(path, f"{name} must be a 1-D array of ids, not of shape {arr.shape}")
+    if arr.dtype.kind == "U":
+        raw = arr.tolist()
+    elif arr.dtype.kind == "S":
+        raw = [b.decode("utf-8", "replace") for b in arr.tolist()]
+    elif arr.dtype.kind in "iu":
+        raw = [str(int(v)) for v in arr.tolist()]
+    else:
+        raise FormatError(
+            path, f"{name} must hold strings or whole numbers, not {arr.dtype} values"
+        )
+    return [normalize(s.strip()) for s in raw]
+
+
+def _check_features(path, arr: np.ndarray, name: str) -> None:
+    if arr.ndim != 2:
+        raise FormatError(
+            path, f"{name} must be a 2-D array (one row per shape), not of shape {arr.shape}"
+        )
+    if arr.dtype not in _FLOATS:
+        raise FormatError(
+            path, f"{name} holds {arr.dtype} values; float16, float32 or float64 was expected"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise FormatError(path, f"{name} is empty (shape {arr.shape})")
+
+
+def _mapped_member(path, npz, key: str) -> np.ndarray:
+    """An array of an ``.npz``, memory-mapped where it is stored
+    uncompressed (``numpy.savez``: a ``.npy`` inside the zip, at an offset
+    its local header gives), else read (``savez_compressed``)."""
+    info = npz.zip.getinfo(key + ".npy")
+    if info.compress_type == zipfile.ZIP_STORED:
+        with open(path, "rb") as fh:
+            fh.seek(info.header_offset)
+            local = fh.read(30)
+            if len(local) == 30 and local[:4] == b"PK\x03\x04":
+                name_len, extra_len = struct.unpack("<HH", local[26:30])
+                fh.seek(info.header_offset + 30 + name_len + extra_len)
+                version = np.lib.format.read_magic(fh)
+                read_header = {
+                    (1, 0): np.lib.format.read_array_header_1_0,
+                    (2, 0): np.lib.format.read_array_header_2_0,
+                }.get(version)
+                if read_header is not None:
+                    shape, fortran, dtype = read_header(fh)
+                    if not dtype.hasobject:
+                        return np.memmap(
+                            path,
+                            dtype=dtype,
+                            mode="r",
+                            offset=fh.tell(),
+                            shape=shape,
+                            order="F" if fortran else "C",
+                        )
+    return npz[key]
+
+
+def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
+    """The arrays of a ``.npy`` or ``.npz`` file, checked for shape, type
+    and ids (not yet against an assessment); ``ids``: a file of one id per
+    line naming the rows of a ``.npy``."""
+    from .trec import read_collection_list
+
+    src = path if isinstance(path, Source) else open_source(path, "embeddings file")
+    where = src.path
+    if src.kind == "folder":
+        raise FileAccessError(where, "this is a folder; an embeddings file was expected")
+    head = src.head(8)
+    if not is_embeddings(head):
+        raise FormatError(
+            where, "this is not a .npy or .npz file (numpy's formats of feature vectors)"
+        )
+    data = io.BytesIO(src.read()) if src.in_memory else str(where)
+    norm = IdNormalizer(normalize_ids)
+    if head.startswith(_NPY):
+        arr = _array(
+            where,
+            lambda: np.load(data, mmap_mode=None if src.in_memory else "r", allow_pickle=False),
+            "the .npy file",
+        )
+        _check_features(where, arr, "the array")
+        row_ids = None
+        if ids is not None:
+            row_ids = read_collection_list(ids, normalize_ids=normalize_ids)
+            if len(row_ids) != arr.shape[0]:
+                raise FormatError(
+                    ids,
+                    f"{len(row_ids)} ids for the {arr.shape[0]} rows of {Path(where).name}; "
+                    "one id per row was expected",
+                )
+        return Features(
+            str(where),
+            arr,
+            arr,
+            row_ids,
+            row_ids,
+            False,
+            "the array",
+            "the array",
+            str(ids) if ids is not None else None,
+        )
+    npz = _array(where, lambda: np.load(data, allow_pickle=False), "the .npz file")
+    keys = set(npz.files)
+    if ids is not None:
+        raise FormatError(where, "an .npz file names its rows itself; --ids is for a .npy file")
+
+    def get(key):
+        if key.endswith("features") and not src.in_memory:
+            return _array(where, lambda: _mapped_member(where, npz, key), key)
+        return _array(where, lambda: npz[key], key)
+
+    if {"query_features", "gallery_features"} <= keys:
+        missing = {"query_ids", "gallery_ids"} - keys
+        if missing:
+            raise FormatError(
+                where, f"cross-domain features need {' and '.join(sorted(missing))} too"
+            )
+        q, g = get("query_features"), get("gallery_features")
+        _check_features(where, q, "query_features")
+        _check_features(where, g, "gallery_features")
+        if q.shape[1] != g.shape[1]:
+            raise FormatError(
+                where,
+                f"query_features have {q.shape[1]} dimensions and gallery_features "
+                f"{g.shape[1]}; they must be the same",
+            )
+        qi = _ids_of(where, get("query_ids"), "query_ids", norm)
+        gi = _ids_of(where, get("gallery_ids"), "gallery_ids", norm)
+        for arr, lst, name in ((q, qi, "query"), (g, gi, "gallery")):
+            if len(lst) != arr.shape[0]:
+                raise FormatError(
+                    where,
+                    f"{len(lst)} {name}_ids for the {arr.shape[0]} rows of {name}_features",
+                )
+        return Features(str(where), q, g, qi, gi, True, "query_features", "gallery_features")
+    if "features" not in keys:
+        raise FormatError(
+            where,
+            "an .npz of embeddings holds 'features' (and 'ids'), or 'query_features', "
+            "'query_ids', 'gallery_features' and 'gallery_ids'; this one holds "
+            + (", ".join(repr(k) for k in sorted(keys)) or "nothing"),
+        )
+    f = get("features")
+    _check_features(where, f, "features")
+    fi = _ids_of(where, get("ids"), "ids", norm) if "ids" in keys else None
+    if fi is not None and len(fi) != f.shape[0]:
+        raise FormatError(where, f"{len(fi)} ids for the {f.shape[0]} rows of features")
+    return Features(str(where), f, f, fi, fi, False)
+
+
+def _index(ids: list[str], where, what: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, s in enumerate(ids):
+        if s in out:
+            raise FormatError(where, f"id {s} names rows {out[s] + 1} and {i + 1} of {what}")
+        out[s] = i
+    return out
+
+
+def _examples(items) -> str:
+    items = list(items)
+    more = f" and {len(items) - MAX_EXAMPLES} more" if len(items) > MAX_EXAMPLES else ""
+    return ", ".join(items[:MAX_EXAMPLES]) + more
+
+
+def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
+    """Which feature row is each assessment query and each collection item."""
+    where = f.ids_source or f.path
+    if f.gallery_ids is None:  # rows in the assessment's item order
+        n = f.gallery.shape[0]
+        if n != a.n_items:
+            raise FormatError(
+                f.path,
+                f"{n} feature rows, but the assessment's collection has {a.n_items} items; "
+                "the rows must be the items in the assessment's order "
+                "(or name them: --ids FILE, or an .npz with 'ids')",
+            )
+        if (a.query_items < 0).any():
+            ext = [q for q, i in zip(a.query_ids, a.query_items) if i < 0]
+            raise FormatError(
+                f.path,
+                f"the assessment has queries that are not collection items ({_examples(ext)}); "
+                "their features need ids (an .npz with 'ids', or with 'query_features' "
+                "and 'query_ids')",
+            )
+        return a.query_items.astype(np.int64), np.arange(n, dtype=np.int64)
+    g_index = _index(f.gallery_ids, where, f.gallery_name)
+    missing = [s for s in a.item_ids if s not in g_index]
+    if missing:
+        raise FormatError(
+            where,
+            f"{len(missing)} collection items of the assessment have no feature row "
+            f"({_examples(missing)})",
+        )
+    gidx = np.fromiter((g_index[s] for s in a.item_ids), np.int64, a.n_items)
+    if f.cross:
+        q_index = _index(f.query_ids, where, f.query_name)
+        known = set(a.query_ids)
+        unknown = [s for s in f.query_ids if s not in known]
+        if unknown:
+            raise FormatError(
+                where,
+                f"{len(unknown)} query ids the assessment does not have ({_examples(unknown)})",
+            )
+        lost = [s for s in a.query_ids if s not in q_index]
+        if lost:
+            raise FormatError(
+                where,
+                f"{len(lost)} queries of the assessment have no feature row ({_examples(lost)})",
+            )
+        unknown = [s for s in f.gallery_ids if a.item_index(s) is None]
+        if unknown:
+            raise FormatError(
+                where,
+                f"{len(unknown)} gallery ids the assessment's collection does not have "
+                f"({_examples(unknown)})",
+            )
+        return np.fromiter((q_index[s] for s in a.query_ids), np.int64, a.n_queries), gidx
+    # one array: a query is its collection item's row, or a row of its own id
+    names = [a.item_ids[i] if i >= 0 else q for q, i in zip(a.query_ids, a.query_items)]
+    lost = [q for q, s in zip(a.query_ids, names) if s not in g_index]
+    if lost:
+        raise FormatError(
+            where, f"{len(lost)} queries of the assessment have no feature row ({_examples(lost)})"
+        )
+    known = set(a.item_ids) | set(names)
+    unknown = [s for s in f.gallery_ids if s not in known]
+    if unknown:
+        raise FormatError(
+            where,
+            f"{len(unknown)} ids the assessment does not have ({_examples(unknown)}); "
+            "every row must be a query or a collection item",
+        )
+    return np.fromiter((g_index[s] for s in names), np.int64, len(names)), gidx
+
+
+def _identity(idx: np.ndarray, n: int) -> np.ndarray | None:
+    """None when ``idx`` takes every row in order (a slice then, no copy)."""
+    if idx.size == n and (idx.size == 0 or (idx[0] == 0 and (np.diff(idx) == 1).all())):
+        return None
+    return idx
+
+
+# -- distances ---------------------------------------------------------------------
+
+
+def _id_text(ids, row: int) -> str:
+    return f" (id {ids[row]})" if ids is not None and row < len(ids) else ""
+
+
+class Distances:
+    """The distance matrix of query features x gallery features, a tile of
+    rows at a time (float32; see the module's text for why tiles are fixed).
+    Indexing (a slice of rows, or an array of rows) gives those rows whole,
+    as a matrix run reads them; ``tile(t)`` and ``piece(t, c)`` the tiles."""
+
+    def __init__(
+        self,
+        query: np.ndarray,
+        qidx: np.ndarray | None,
+        gallery: np.ndarray,
+        gidx: np.ndarray | None,
+        metric: str,
+        *,
+        path: str = "",
+        query_name: str = "features",
+        gallery_name: str = "features",
+        query_ids=None,
+        gallery_ids=None,
+    ) -> None:
+        if metric not in METRICS:
+            raise FormatError(
+                path, f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}"
+            )
+        self.metric = metric
+        self.path = path
+        self.query, self.gallery = query, gallery
+        self.qidx, self.gidx = qidx, gidx
+        nq = query.shape[0] if qidx is None else qidx.size
+        n = gallery.shape[0] if gidx is None else gidx.size
+        self.shape = (nq, n)
+        self.dtype = np.dtype(np.float32)
+        self.ndim = 2
+        self.ct = np.float64 if np.float64 in (query.dtype, gallery.dtype) else np.float32
+        same = query is gallery and qidx is None and gidx is None
+        self.qnorm = self._norms(query, qidx, query_name, query_ids)
+        self.gnorm = self.qnorm if same else self._norms(gallery, gidx, gallery_name, gallery_ids)
+        self.n_tiles = -(-nq // TILE_ROWS)
+        self.n_pieces = -(-n // TILE_COLS)
+        tile_bytes = 4 * TILE_ROWS * max(n, 1)
+        self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
+
+    # -- per-row checks and norms
+    def _norms(self, f: np.ndarray, idx, name: str, ids) -> np.ndarray:
+        """Every used row checked (finite; nonzero for the cosine), and
+        what the metric needs of it: 1/|x| (cosine) or |x|^2 (euclidean),
+        in the computing type, in the run's row order."""
+        rows = np.arange(f.shape[0]) if idx is None else np.unique(idx)
+        out = np.zeros(f.shape[0], dtype=np.float64)
+        for s in range(0, rows.size, _SCAN):
+            r = rows[s : s + _SCAN]
+            block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r], dtype=np.float64)
+            bad = ~np.isfinite(block).all(axis=1)
+            if bad.any():
+                row = int(r[np.argmax(bad)])
+                raise FormatError(
+                    self.path,
+                    f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
+                    "values; every feature must be a finite number",
+                )
+            if self.metric != "dot":  # (the dot product needs no norm)
+                out[r] = np.einsum("ij,ij->i", block, block)
+        if self.metric == "cosine":
+            zero = out[rows] == 0
+            if zero.any():
+                row = int(rows[np.argmax(zero)])
+                raise FormatError(
+                    self.path,
+                    f"row {row + 1}{_id_text(ids, row)} of {name} is all zeros: its cosine "
+                    "distance is undefined (choose --metric euclidean or dot)",
+                )
+            with np.errstate(divide="ignore"):
+                out = 1.0 / np.sqrt(out)
+        elif self.metric == "dot":
+            return np.zeros(0, dtype=self.ct)
+        out = out.astype(self.ct)
+        return out if idx is None else out[idx]
+
+    def _take(self, f: np.ndarray, idx, a: int, b: int) -> np.ndarray:
+        part = f[a:b] if idx is None else f[idx[a:b]]
+        # aligned too: numpy multiplies misaligned arrays (an .npz member
+        # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4
+        # times slower; a copy of the piece costs far less
+        return np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        """Tile ``(t, c)``: query rows [64 t, 64 t + 64) x item columns
+        [16384 c, 16384 c + 16384), float32."""
+        qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
+        ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
+        q = self._take(self.query, self.qidx, qa, qb)
+        g = self._take(self.gallery, self.gidx, ga, gb)
+        with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+            s = np.matmul(q, g.T)
+        del q, g
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._finish(s, qa, qb, ga, gb)
+
+    def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
+        """The metric's distances from the inner products ``s`` (in place),
+        rounded to float32 and checked finite."""
+        m = self.metric
+        if m == "dot":
+            np.negative(s, out=s)
+        elif m == "cosine":
+            s *= self.qnorm[qa:qb, None]
+            s *= self.gnorm[None, ga:gb]
+            np.subtract(self.ct(1), s, out=s)
+        else:
+            s *= self.ct(-2)
+            s += self.qnorm[qa:qb, None]
+            s += self.gnorm[None, ga:gb]
+            np.maximum(s, self.ct(0), out=s)
+            if m == "euclidean":
+                np.sqrt(s, out=s)
+        out = s.astype(np.float32, copy=False)
+        if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
+            r, col = np.argwhere(~np.isfinite(out))[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {out[r, col]} in float32; the features are too large",
+            )
+        return out
+
+    def _tile(self, t: int) -> np.ndarray:
+        if self.n_pieces <= 1:
+            return self.piece(t, 0)
+        rows = min((t + 1) * TILE_ROWS, self.shape[0]) - t * TILE_ROWS
+        out = np.empty((rows, self.shape[1]), dtype=np.float32)
+        for c in range(self.n_pieces):
+            out[:, c * TILE_COLS : (c + 1) * TILE_COLS] = self.piece(t, c)
+        return out
+
+    def tile(self, t: int) -> np.ndarray:
+        """Query rows [64 t, 64 t + 64) against every item (kept for the
+        next blocks of rows, which usually share it)."""
+        return self._tiles.get(t)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key) -> np.ndarray:
+        if isinstance(key, slice):
+            a, b, step = key.indices(self.shape[0])
+            rows = np.arange(a, b, step)
+        else:
+            rows = np.asarray(key, dtype=np.int64).reshape(-1)
+        if rows.size and (np.diff(rows) == 1).all():
+            t0, t1 = rows[0] // TILE_ROWS, rows[-1] // TILE_ROWS
+            if t0 == t1:
+                base = t0 * TILE_ROWS
+                return self.tile(int(t0))[rows[0] - base : rows[-1] + 1 - base]
+        out = np.empty((rows.size, self.shape[1]), dtype=np.float32)
+        tiles = rows // TILE_ROWS
+        wanted = np.unique(tiles).tolist()
+        # the tiles this thread can make at once before those being made
+        # by another (the engine's blocks of queries overlap tiles)
+        got = self._tiles.get_many(wanted[::-1])
+        for t in wanted:
+            sel = np.flatnonzero(tiles == t)
+            out[sel] = got[t][rows[sel] - t * TILE_ROWS]
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a distance matrix is read a block of rows at a time, never whole")
+
+    # -- the first K of each row
+    def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:
+        """For each query tile of ``tiles``: every row's ``k`` smallest
+        (value, column) keys, sorted (the first k of the stable ascending
+        order, exactly: the keys are the ranking's own, :mod:`.rowsort`);
+        one pass over the gallery for all the tiles, two tiles at a time."""
+        k = min(k, self.shape[1])
+        best: dict[int, np.ndarray | None] = dict.fromkeys(tiles)
+
+        def select(t: int, c: int) -> None:
+            d = self.piece(t, c)
+            key = _order_bits(d).astype(np.uint64)
+            key <<= np.uint64(32)
+            key |= np.arange(c * TILE_COLS, c * TILE_COLS + d.shape[1], dtype=np.uint64)
+            if best[t] is not None:
+                key = np.concatenate((best[t], key), axis=1)
+            if key.shape[1] > k:
+                key = np.partition(key, k - 1, axis=1)[:, :k]
+            best[t] = np.ascontiguousarray(key)
+
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-topk") as pool:
+            for c in range(self.n_pieces):
+                list(pool.map(lambda t, c=c: select(t, c), tiles))
+        out = []
+        for t in tiles:
+            keys = best[t]
+            keys.sort(axis=1)
+            out.append(keys)
+        return out
+
+
+def _order_bits(d: np.ndarray) -> np.ndarray:
+    """uint32 of the same order as the float32 values (-0.0 as 0.0): the
+    sign bit set for a positive value, every bit flipped for a negative one.
+    The same mapping for every piece of a row, whatever its values (the
+    ranking's own keys skip the flip where a whole row is nonnegative: a
+    piece is not a row)."""
+    u = np.add(d, np.float32(0)).view(np.int32)
+    u ^= (u >> 31) | np.int32(-(2**31))
+    return u.view(np.uint32)
+
+
+class MatrixPieces:
+    """A float32 dissimilarity matrix (a binary matrix run's, memory-mapped)
+    cut into the tiles of :class:`Distances`, for the same top-K selection."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.shape = matrix.shape
+        self.n_tiles = -(-self.shape[0] // TILE_ROWS)
+        self.n_pieces = -(-self.shape[1] // TILE_COLS)
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        block = self.matrix[
+            t * TILE_ROWS : (t + 1) * TILE_ROWS, c * TILE_COLS : (c + 1) * TILE_COLS
+        ]
+        return np.ascontiguousarray(block, dtype=np.float32)
+
+    top_keys = Distances.top_keys
+
+
+def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
+    """The first ``k`` results of each row of a binary (float32) matrix run."""
+    if run.matrix.dtype != np.float32:
+        raise FormatError(
+            run.source,
+            "--top-k applies to embedding runs and binary float32 matrices; the ranking of "
+            "this matrix's float64 values is not made from keys of 32 bits "
+            "(--max-rank cuts its lists after a full ranking)",
+        )
+    return TopKRun(
+        run.name,
+        MatrixPieces(run.matrix),
+        assessment,
+        k,
+        source=run.source,
+        format=f"{run.format}, first {k}",
+        warnings=[*run.warnings, _top_k_note(assessment, k)],
+    )
+
+
+# -- runs ------------------------------------------------------------------------
+
+
+def _describe(f: Features, metric: str) -> str:
+    kind = "cross-domain embeddings" if f.cross else "embeddings"
+    suffix = ".npy" if f.query_name == "the array" else ".npz"
+    return f"{kind} ({suffix}, {f.gallery.shape[1]}-d {f.gallery.dtype}, {metric} distance)"
+
+
+class EmbeddingRun(MatrixRun):
+    """A run of feature vectors: a matrix run whose matrix is the
+    :class:`Distances` of its features, ranked as any dissimilarity matrix."""
+
+    #: the distances (``matrix``), named for what they are
+    @property
+    def distances(self) -> Distances:
+        return self.matrix
+
+
+class TopKRun(Run):
+    """The first K results of each query of a distance matrix (partial
+    selection of the ranking's keys, then a sort of the K: the first K of
+    the same ranking); a query that is a collection item keeps K + 1 when
+    its own item is among them, so that K remain once it is taken out."""
+
+    def __init__(
+        self,
+        name: str,
+        dist: Distances | MatrixPieces,
+        assessment: Assessment,
+        k: int,
+        *,
+        source: str = "",
+        format: str = "",
+        warnings=(),
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.format = format
+        self.k = int(k)
+        self.distances = dist
+        self.query_ids = assessment.query_ids
+        self.item_ids = assessment.item_ids
+        self.n_items = assessment.n_items
+        self._selfs = assessment.query_items
+        self._base = list(warnings)
+        self._ties = np.zeros(len(self.query_ids), dtype=np.int64)
+        self._keep = min(self.k + int((self._selfs >= 0).any()), self.n_items)
+        self._groups = _Cache(self._group, keep=2)
+
+    @property
+    def max_length(self) -> int:
+        return self._keep
+
+    @property
+    def warnings(self) -> list[DataWarning]:
+        out = list(self._base)
+        if self._ties.any():
+            rows = np.flatnonzero(self._ties)
+            out.append(
+                DataWarning(
+                    "ties",
+                    "tied pairs of distances among the kept results (broken by collection order)",
+                    int(self._ties.sum()),
+                    tuple(
+                        f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES]
+                    ),
+                )
+            )
+        return out
+
+    @warnings.setter
+    def warnings(self, value) -> None:
+        self._base = list(value)
+
+    def _group(self, g: int) -> tuple[np.ndarray, np.ndarray]:
+        """The lists of query tiles [64 g, 64 g + 64): items and lengths."""
+        d = self.distances
+        tiles = range(g * TOPK_TILES, min((g + 1) * TOPK_TILES, d.n_tiles))
+        keys = np.concatenate(d.top_keys(tiles, self._keep))
+        q0 = tiles[0] * TILE_ROWS
+        rows = np.arange(q0, q0 + keys.shape[0])
+        items = (keys & np.uint64(0xFFFFFFFF)).astype(np.int32)
+        high = keys >> np.uint64(32)
+        selfs = self._selfs[rows]
+        own = ((items == selfs[:, None]) & (selfs >= 0)[:, None]).any(axis=1)
+        lengths = np.where(own, self._keep, min(self.k, self.n_items)).astype(np.int64)
+        eq = high[:, 1:] == high[:, :-1]
+        eq &= np.arange(1, keys.shape[1]) < lengths[:, None]
+        self._ties[rows] = tied_pairs(eq)
+        return items, lengths
+
+    def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.asarray(rows, dtype=np.int64)
+        per = TOPK_TILES * TILE_ROWS
+        out = np.full((rows.size, self._keep), -1, dtype=np.int32)
+        lengths = np.zeros(rows.size, dtype=np.int64)
+        groups = rows // per
+        for g in np.unique(groups).tolist():
+            sel = np.flatnonzero(groups == g)
+            items, lens = self._groups.get(g)
+            local = rows[sel] - g * per
+            lengths[sel] = lens[local]
+            block = items[local]
+            out[sel] = np.where(np.arange(self._keep) < lens[local, None], block, -1)
+        return out, lengths
+
+
+def _self_note(a: Assessment) -> list[DataWarning]:
+    if not (a.query_items >= 0).any():
+        return []
+    n = int((a.query_items >= 0).sum())
+    return [
+        DataWarning(
+            "self_match",
+            "the queries are collection items, so each one's own item is in its list "
+            "(at distance 0 or so); the profile's self-match rule applies: taken out by "
+            "default, kept with --keep-self",
+            n,
+        )
+    ]
+
+
+def _top_k_note(a: Assessment, k: int) -> DataWarning:
+    """Which measures a cut at rank K leaves exact and which become bounds;
+    the count is the queries whose R (relevant items) exceeds K."""
+    counts = np.diff(a.indptr)
+    qidx = np.repeat(np.arange(a.n_queries), counts)
+    own = a.judged_items == a.query_items[qidx]  # a query's own item is not counted in R
+    n_rel = counts - np.bincount(qidx[own], minlength=a.n_queries)
+    over = int((n_rel > k).sum())
+    exact = f"nn, and p, r, cg, dcg, ncg, ndcg @K for K <= {k}" + (", e_measure" if k >= 32 else "")
+    return DataWarning(
+        "top_k",
+        f"only each query's first {k} results are kept (--top-k {k}): exact are {exact}; "
+        f"ft, ft_psb and map@r where R <= {k}, st and st_psb where 2R <= {k}; the others "
+        "(ap, adr, dcg_psb, recall, tp/fp/fn/tn, acc, e_measure below 32, the curves past "
+        f"rank {k}) see only the first {k}: items past it count as not retrieved "
+        "(ap, adr, dcg_psb and recall become lower bounds); queries with R > K",
+        over,
+    )
+
+
+def read_embeddings(
+    path,
+    assessment: Assessment,
+    *,
+    metric: str | None = None,
+    ids=None,
+    top_k: int | None = None,
+    name: str | None = None,
+    normalize_ids: bool | None = None,
+) -> Run:
+    """An embedding run against an assessment: its rows checked against
+    the assessment's queries and items (missing or unknown ids are errors),
+    every used row finite, the distances ranked as a matrix run ranks its
+    rows (``top_k``: only the first K of each query, :class:`TopKRun`)."""
+    metric = metric or "cosine"
+    if metric not in METRICS:
+        raise FormatError(path, f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
+    f = load_features(path, ids=ids, normalize_ids=norm)
+    qidx, gidx = _rows_for(f, assessment)
+    dist = Distances(
+        f.query,
+        _identity(qidx, f.query.shape[0]),
+        f.gallery,
+        _identity(gidx, f.gallery.shape[0]),
+        metric,
+        path=f.path,
+        query_name=f.query_name,
+        gallery_name=f.gallery_name,
+        query_ids=f.query_ids,
+        gallery_ids=f.gallery_ids,
+    )
+    run_name = name or Path(f.path).stem
+    notes = _self_note(assessment)
+    if top_k is not None:
+        if top_k < 1:
+            raise FormatError(f.path, f"--top-k must be at least 1, not {top_k}")
+        return TopKRun(
+            run_name,
+            dist,
+            assessment,
+            top_k,
+            source=f.path,
+            format=_describe(f, metric) + f", first {top_k}",
+            warnings=notes + [_top_k_note(assessment, top_k)],
+        )
+    return EmbeddingRun(
+        run_name,
+        dist,
+        assessment,
+        source=f.path,
+        format=_describe(f, metric),
+        warnings=notes,
+        finite=True,
+    )
+
+
+def distances_matrix(
+    path, *, metric: str = "cosine", ids=None, assessment=None, normalize_ids: bool = True
+) -> Distances:
+    """The distances ``shrec-eval distances`` writes: against an
+    assessment, its queries x its items (what scoring the embeddings
+    ranks); without one, the file's rows (or query rows) x its rows (or
+    gallery rows) in file order."""
+    if assessment is not None:
+        run = read_embeddings(path, assessment, metric=metric, ids=ids)
+        return run.matrix
+    f = load_features(path, ids=ids, normalize_ids=normalize_ids)
+    return Distances(
+        f.query,
+        None,
+        f.gallery,
+        None,
+        metric,
+        path=f.path,
+        query_name=f.query_name,
+        gallery_name=f.gallery_name,
+        query_ids=f.query_ids,
+        gallery_ids=f.gallery_ids,
+    )
+
+
+def matrix_pieces(dist: Distances) -> Iterator[bytes]:
+    """The PSB binary matrix (little-endian float32, row after row) of the
+    distances, a tile of rows at a time, two tiles computed at once."""
+    from ..parallel import in_order
+
+    for block in in_order(dist._tile, range(dist.n_tiles), ahead=WORKERS):
+        yield np.ascontiguousarray(block, dtype="<f4").tobytes()
