@@ -24,7 +24,7 @@ from shrec_eval.cli import main
 from shrec_eval.contest import Contest, RunSource
 from shrec_eval.errors import ContestFileError, FormatError
 from shrec_eval.formats import embeddings as emb
-from shrec_eval.measures import canonical_key, measure_by_key
+from shrec_eval.measures import measure_by_key, resolve
 from shrec_eval.readers import detect_run_format, load_assessment, load_run, sniff
 
 N, DIM, N_CLASSES = 150, 12, 6
@@ -327,10 +327,10 @@ def test_map_at_r_against_the_reference_on_random_lists():
 
 
 def test_aliases_name_the_registry_measures(tmp_path):
-    assert canonical_key("mean_average_precision_at_r") == "map@r"
-    assert canonical_key("r_precision") == "ft_psb"
-    assert canonical_key("precision_at_1") == "nn"
-    assert canonical_key("ap_trec_r") == "ap_trec_r"
+    assert resolve("mean_average_precision_at_r") == "map@r"
+    assert resolve("r_precision") == "ft_psb"
+    assert resolve("precision_at_1") == "nn"
+    assert resolve("ap_trec_r") == "ap_trec_r"
     assert measure_by_key("r_precision").label == "First Tier (PSB)"
     assert measure_by_key("mean_average_precision_at_r").key == "map@r"
     labels = _labels()

@@ -699,20 +699,23 @@ def _order_bits(d: np.ndarray) -> np.ndarray:
 
 
 class MatrixPieces:
-    """A float32 dissimilarity matrix (a binary matrix run's, memory-mapped)
-    cut into the tiles of :class:`Distances`, for the same top-K selection."""
+    """A float32 dissimilarity matrix (a binary matrix run's, read a block of
+    rows at a time) cut into the tiles of :class:`Distances`, for the same
+    top-K selection."""
 
-    def __init__(self, matrix: np.ndarray) -> None:
+    def __init__(self, matrix) -> None:
         self.matrix = matrix
         self.shape = matrix.shape
         self.n_tiles = -(-self.shape[0] // TILE_ROWS)
         self.n_pieces = -(-self.shape[1] // TILE_COLS)
 
     def piece(self, t: int, c: int) -> np.ndarray:
-        block = self.matrix[
-            t * TILE_ROWS : (t + 1) * TILE_ROWS, c * TILE_COLS : (c + 1) * TILE_COLS
-        ]
-        return np.ascontiguousarray(block, dtype=np.float32)
+        # a binary matrix is read a block of whole rows at a time (never
+        # memory-mapped, so a file cut short is an error, not SIGBUS): the
+        # tile's rows, then the piece's columns (a gallery wider than one
+        # piece reads the rows once per piece)
+        rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+        return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
 
     top_keys = Distances.top_keys
 
