@@ -217,6 +217,8 @@ def write_folder(
     try:
         for name, content in files.items():
             data = content.encode("utf-8") if isinstance(content, str) else content
+            if "/" in name:  # a file in a subfolder (a report's thumbs/)
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             with open(tmp / name, "wb") as fh:
                 os.fchmod(fh.fileno(), _new_file_mode())
                 fh.write(data)

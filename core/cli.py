@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from . import __version__
 from .commands import COMMANDS, PROG
 from .errors import OptionsError, ShrecEvalError, UsageError
+from .gallery import GALLERY_MODES
 from .memory import keep_freed_blocks
 from .options import (
     AVERAGES,
@@ -243,10 +244,59 @@ def _output_parser() -> argparse.ArgumentParser:
     return p
 
 
+_size = _bounded(parse_whole, 16, 1024)
+_k = _bounded(parse_whole, 1, 100)
+_n = _bounded(parse_whole, 1, 1000)
+
+
+def _shapes_parser() -> argparse.ArgumentParser:
+    """The shapes of a contest and the report's gallery (evaluate, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("shapes and the report's gallery (docs/shapes.md)")
+    g.add_argument(
+        "--shapes",
+        metavar="DIR",
+        help="the collection's shapes (PSB db/, ShapeNet synsets, or <id>.off/.obj/... files); "
+        "with --report, gallery.html and thumbs/ are written",
+    )
+    g.add_argument(
+        "--shapes-layout",
+        metavar="LAYOUT",
+        help="psb, shapenet, flat or a pattern such as models/{id}/mesh.ply (default: detected)",
+    )
+    g.add_argument(
+        "--query-shapes",
+        metavar="DIR",
+        help="the queries' shapes or images (sketch and image queries); default: --shapes",
+    )
+    g.add_argument("--query-shapes-layout", metavar="LAYOUT", help="as --shapes-layout")
+    g.add_argument(
+        "--gallery",
+        choices=GALLERY_MODES,
+        default="all",
+        help="the gallery's queries: all, or the N worst / best of each run (default all)",
+    )
+    g.add_argument(
+        "--gallery-queries",
+        type=_n,
+        default=5,
+        metavar="N",
+        help="N of --gallery worst|best (default 5)",
+    )
+    g.add_argument(
+        "--gallery-k", type=_k, default=10, metavar="K", help="results shown per run (default 10)"
+    )
+    g.add_argument(
+        "--thumbnail-size", type=_size, default=128, metavar="PX", help="thumbnail side (128)"
+    )
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
+    shapes = _shapes_parser()
     profile = _profile_parser()
     p = _Parser(
         prog=PROG, description="Score 3D shape retrieval contests (SHREC, PSB).", parents=[common]
@@ -256,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "evaluate",
         help="score runs and print the summary table",
-        parents=[common, reading, engine, profile, output],
+        parents=[common, reading, engine, profile, output, shapes],
     )
     ch = sub.add_parser(
         "check",
@@ -321,8 +371,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "demo",
         help="score the bundled demo contest and print its table",
-        parents=[common, engine, profile, output],
+        parents=[common, engine, profile, output, shapes],
     )
+    th = sub.add_parser(
+        "thumbnails",
+        help="render a shapes folder's thumbnails (PNG) for a contest site",
+        parents=[common],
+    )
+    th.add_argument("--shapes", required=True, metavar="DIR", help="the shapes folder")
+    th.add_argument("out", metavar="OUT", help="the folder of the thumbnails (<id>.png)")
+    th.add_argument(
+        "--layout",
+        metavar="LAYOUT",
+        help="psb, shapenet, flat or a pattern such as {id}.obj (default: detected)",
+    )
+    th.add_argument("--size", type=_size, default=128, metavar="PX", help="side in pixels (128)")
+    th.add_argument(
+        "--no-normalize-ids", action="store_true", help="name the files by the ids as written"
+    )
+    th.add_argument("--no-cache", action="store_true", help="draw every shape (no per-user cache)")
     return p
 
 

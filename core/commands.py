@@ -16,26 +16,31 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import check_outputs
+from .atomic import check_outputs, write_bytes, write_folder
 from .contest import AssessmentSource, Contest, RunSource
 from .engine import evaluate
-from .errors import ContestFileError, UsageError
+from .errors import ContestFileError, OutputError, UsageError
+from .gallery import gallery_files, run_lists, thumb_name
 from .measures import expand
 from .options import EvalOptions
 from .profiles import get_profile, shapenet17
 from .profiles.native import write_native
 from .readers import distinct_names
 from .report import (
+    REPORT_FILES,
     Summary,
     default_rank_key,
     headline_keys,
+    report_files,
     to_json,
     write_csv_dir,
     write_json,
     write_report,
 )
 from .resources import demo_manifest
+from .shapes import ShapesSource
 from .stats import CORRECTIONS, TESTS, compare
+from .thumbnails import ThumbnailCache, encode_png, shape_warning, thumbnail
 from .values import text_grid
 
 PROG = "shrec-eval"
@@ -128,7 +133,21 @@ def contest_of(args, options: EvalOptions) -> Contest:
             for path, name in zip(args.runs, names)
         ),
         replace(options, collection_size=args.collection_size),
+        **_shapes_args(args),
     )
+
+
+def _shapes_args(args, contest: Contest | None = None) -> dict:
+    """``shapes`` and ``query_shapes`` of a command line (--shapes DIR,
+    --query-shapes DIR, with their layouts), else the contest's."""
+    out = {}
+    for key in ("shapes", "query_shapes"):
+        folder = getattr(args, key, None)
+        if folder is not None:
+            out[key] = ShapesSource(folder, getattr(args, f"{key}_layout", None))
+        elif contest is not None:
+            out[key] = getattr(contest, key)
+    return out
 
 
 def _guard_outputs(contest: Contest, **outputs) -> None:
@@ -145,6 +164,16 @@ def _guard_outputs(contest: Contest, **outputs) -> None:
             f"the {profile.name} profile has no native output files; "
             "--native needs --profile boli, psbtable or shapenet17"
         )
+
+
+def _guard_shapes(contest: Contest, **outputs) -> None:
+    """No output in or onto a shapes folder."""
+    folders = [s.path for s in (contest.shapes, contest.query_shapes) if s is not None]
+    for f in folders:
+        if not Path(f).is_dir():
+            raise UsageError(f"{f}: the shapes folder does not exist (or is not a folder)")
+    if folders:
+        check_outputs([(f"--{k}", v, "folder") for k, v in outputs.items()], folders)
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> None:
@@ -215,8 +244,47 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None) -> Non
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out)
+        if gallery is None:
+            write_report(args.report, assessment, results, keys=keys, rank_key=rank_key)
+        else:
+            files = {**report_files(assessment, results, keys=keys, rank_key=rank_key), **gallery}
+            write_folder(args.report, files, replaces=REPORT_FILES)
     _native(args, assessment, results)
+
+
+def _gallery(args, contest: Contest, assessment, results, keys, rank_key, out) -> dict | None:
+    """The gallery's files for --report when the contest has shapes (None
+    without): the runs are read again for their lists (the scores keep no
+    lists), the thumbnails come from the per-user cache."""
+    if contest.shapes is None and contest.query_shapes is None:
+        return None
+    if len(results) != len(contest.runs):
+        out.write("note: no gallery: the runs' datasets have different queries\n")
+        return None
+    shapes = contest.shapes.index() if contest.shapes is not None else None
+    query_shapes = contest.query_shapes.index() if contest.query_shapes is not None else None
+    reader = get_profile(contest.options.profile).reader
+    runs = [source.load(assessment, **reader) for source in contest.runs]
+    files, problems = gallery_files(
+        assessment,
+        results,
+        run_lists(assessment, runs, contest.options),
+        shapes,
+        query_shapes,
+        keys=keys,
+        rank_key=rank_key,
+        mode=getattr(args, "gallery", None) or "all",
+        n=getattr(args, "gallery_queries", None) or 5,
+        k=getattr(args, "gallery_k", None) or 10,
+        size=getattr(args, "thumbnail_size", None) or 128,
+        cache=ThumbnailCache(),
+        progress=Progress(label="gallery thumbnails"),
+    )
+    w = shape_warning(problems)
+    if w is not None:
+        out.write(f"note: shapes: {w}\n")
+    return files
 
 
 def _native(args, assessment, results) -> None:
@@ -232,6 +300,7 @@ def _native(args, assessment, results) -> None:
 def cmd_evaluate(args, out) -> int:
     contest = contest_of(args, _options(args))
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    _guard_shapes(contest, report=args.report)
     if contest.options.profile == "shapenet17":
         assessment, results = shapenet17.score_methods(
             contest.assessment.path,
@@ -257,9 +326,11 @@ def _no_shapenet(options: EvalOptions, command: str) -> None:
 
 def cmd_demo(args, out) -> int:
     manifest = demo_manifest()
-    contest = replace(Contest.read(manifest), options=_options(args))
+    contest = Contest.read(manifest)
+    contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
     _no_shapenet(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    _guard_shapes(contest, report=args.report)
     assessment = contest.assessment.load()
     _table_keys(args, assessment, contest.options)
     results = _score(contest, assessment)
@@ -466,10 +537,44 @@ def comparison_text(c) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cmd_thumbnails(args, out) -> int:
+    """Every shape of a folder as a PNG thumbnail in OUT (created when
+    missing; thumbnails of the same names replaced, nothing else touched)."""
+    source = ShapesSource(args.shapes, args.layout, normalize_ids=not args.no_normalize_ids)
+    check_outputs([("OUT", args.out, "folder")], [source.path])
+    index = source.index()
+    target = Path(args.out)
+    if target.exists() and not target.is_dir():
+        raise OutputError(target, "this is a file; a folder was expected for the thumbnails")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
+    cache = None if args.no_cache else ThumbnailCache()
+    ids = index.ids()
+    progress = Progress(label="thumbnails")
+    problems = {}
+    for done, item in enumerate(ids, start=1):
+        t = thumbnail(index.files(item), args.size, cache)
+        if not t.ok:
+            problems[item] = t.problem
+        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), encode_png(t.rgba))
+        progress(done, len(ids))
+    out.write(
+        f"{len(ids)} thumbnails of {index.describe()} written to {target} "
+        f"({args.size} x {args.size} px)\n"
+    )
+    w = shape_warning(problems)
+    if w is not None:
+        out.write(f"note: {w}\n")
+    return 0
+
+
 COMMANDS = {
     "evaluate": cmd_evaluate,
     "check": cmd_check,
     "compare": cmd_compare,
     "measures": cmd_measures,
     "demo": cmd_demo,
+    "thumbnails": cmd_thumbnails,
 }

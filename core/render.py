@@ -10,9 +10,8 @@ wild wind their faces either way).  Visibility is a z-buffer: every pixel
 centre inside a face is a fragment with the face's interpolated depth, and
 the nearest fragment of each pixel wins.
 
-Rasterising is vectorised over faces: faces are grouped by the size of their
-bounding box in pixels (powers of two), and each group tests the pixels of
-its boxes at once, a bounded number of candidates at a time.
+Rasterising is vectorised over faces with scanline spans: each face's rows,
+each row's span, each span's pixels, so the work follows the pixels covered.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ LIGHT = np.array([-0.45, 0.6, 0.66])
 LIGHT = LIGHT / np.linalg.norm(LIGHT)
 #: free space around the silhouette, as a fraction of the image side
 MARGIN = 0.06
-#: candidate pixels tested at once (memory: about 40 bytes each)
-_CHUNK = 1 << 20
 
 
 def view_matrix(elevation: float, azimuth: float) -> np.ndarray:
@@ -104,56 +101,62 @@ def render_mesh(
 
 def _rasterise(x, y, z, f, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(face, pixel) of every pixel covered: the nearest face (largest z)
-    whose triangle holds the pixel's centre."""
+    whose triangle holds the pixel's centre.
+
+    Scanline spans, vectorised over faces: each face's pixel rows, each
+    row's span between the face's edges at the row's centre line, each
+    span's pixels; so the work follows the pixels covered.  An edge is
+    always intersected from its upper end, so that two faces sharing it
+    find the same x (no crack between them)."""
     tx, ty, tz = x[f], y[f], z[f]  # (m, 3) each
-    # the pixel columns / rows whose centres (i + 0.5) fall in each face's box
-    x0 = np.maximum(np.ceil(tx.min(axis=1) - 0.5), 0).astype(np.int64)
-    x1 = np.minimum(np.floor(tx.max(axis=1) - 0.5), size - 1).astype(np.int64)
-    y0 = np.maximum(np.ceil(ty.min(axis=1) - 0.5), 0).astype(np.int64)
-    y1 = np.minimum(np.floor(ty.max(axis=1) - 0.5), size - 1).astype(np.int64)
-    w, h = x1 - x0 + 1, y1 - y0 + 1
-    live = (w > 0) & (h > 0)
     area = (tx[:, 1] - tx[:, 0]) * (ty[:, 2] - ty[:, 0]) - (ty[:, 1] - ty[:, 0]) * (
         tx[:, 2] - tx[:, 0]
     )
-    live &= np.abs(area) > 1e-12  # seen edge-on
-    side = np.maximum(w, h)
-    bucket = np.zeros(len(f), dtype=np.int64)
-    bucket[live] = np.ceil(np.log2(side[live])).astype(np.int64)
-    faces_out, pix_out, depth_out = [], [], []
-    for b in np.unique(bucket[live]):
-        s = 1 << int(b)
-        members = np.flatnonzero(live & (bucket == b))
-        oy, ox = np.divmod(np.arange(s * s), s)
-        step = max(1, _CHUNK // (s * s))
-        for start in range(0, len(members), step):
-            m = members[start : start + step]
-            px = x0[m, None] + ox[None, :]
-            py = y0[m, None] + oy[None, :]
-            ok = (px <= x1[m, None]) & (py <= y1[m, None])
-            fi, slot = np.nonzero(ok)
-            faces = m[fi]
-            cx = px[fi, slot] + 0.5
-            cy = py[fi, slot] + 0.5
-            X, Y, A = tx[faces], ty[faces], area[faces]
-            # barycentric weights from the edge functions
-            l0 = ((X[:, 1] - cx) * (Y[:, 2] - cy) - (Y[:, 1] - cy) * (X[:, 2] - cx)) / A
-            l1 = ((X[:, 2] - cx) * (Y[:, 0] - cy) - (Y[:, 2] - cy) * (X[:, 0] - cx)) / A
-            l2 = 1.0 - l0 - l1
-            inside = (l0 >= 0) & (l1 >= 0) & (l2 >= 0)
-            faces = faces[inside]
-            Z = tz[faces]
-            depth = l0[inside] * Z[:, 0] + l1[inside] * Z[:, 1] + l2[inside] * Z[:, 2]
-            faces_out.append(faces)
-            pix_out.append((py[fi, slot] * size + px[fi, slot])[inside])
-            depth_out.append(depth)
-    if not faces_out:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    face = np.concatenate(faces_out)
-    pix = np.concatenate(pix_out)
-    depth = np.concatenate(depth_out)
-    order = np.lexsort((-depth, pix))  # by pixel, the nearest first
-    pix = pix[order]
-    first = np.ones(len(pix), dtype=bool)
-    first[1:] = pix[1:] != pix[:-1]
-    return face[order][first], pix[first]
+    # the rows whose centres (j + 0.5) fall in each face's height
+    y0 = np.maximum(np.ceil(ty.min(axis=1) - 0.5), 0).astype(np.int64)
+    y1 = np.minimum(np.floor(ty.max(axis=1) - 0.5), size - 1).astype(np.int64)
+    h = np.where(np.abs(area) > 1e-12, np.maximum(y1 - y0 + 1, 0), 0)  # edge-on: nothing
+    face = np.repeat(np.arange(len(f)), h)
+    if len(face) == 0:
+        return face, face
+    start = np.cumsum(h) - h
+    row = y0[face] + (np.arange(len(face)) - np.repeat(start, h))
+    yc = row + 0.5
+    xl = np.full(len(face), np.inf)
+    xr = np.full(len(face), -np.inf)
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        ax, ay, bx, by = tx[face, a], ty[face, a], tx[face, b], ty[face, b]
+        swap = (by < ay) | ((by == ay) & (bx < ax))  # from the upper end
+        ax, bx = np.where(swap, bx, ax), np.where(swap, ax, bx)
+        ay, by = np.where(swap, by, ay), np.where(swap, ay, by)
+        spans = (ay <= yc) & (yc <= by) & (by > ay)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xe = ax + (yc - ay) * (bx - ax) / (by - ay)
+        xl = np.where(spans, np.minimum(xl, xe), xl)
+        xr = np.where(spans, np.maximum(xr, xe), xr)
+    c0 = np.maximum(np.ceil(xl - 0.5), 0)
+    c1 = np.minimum(np.floor(xr - 0.5), size - 1)
+    w = np.where(np.isfinite(c0) & np.isfinite(c1), np.maximum(c1 - c0 + 1, 0), 0).astype(np.int64)
+    c0 = np.where(w > 0, c0, 0).astype(np.int64)
+    # the depth plane of each face: z = A x + B y + C
+    X, Y, Z = tx, ty, tz
+    a0, b0, k0 = Y[:, 1] - Y[:, 2], X[:, 2] - X[:, 1], X[:, 1] * Y[:, 2] - Y[:, 1] * X[:, 2]
+    a1, b1, k1 = Y[:, 2] - Y[:, 0], X[:, 0] - X[:, 2], X[:, 2] * Y[:, 0] - Y[:, 2] * X[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d0, d1 = (Z[:, 0] - Z[:, 2]) / area, (Z[:, 1] - Z[:, 2]) / area
+    A, B, C = d0 * a0 + d1 * a1, d0 * b0 + d1 * b1, Z[:, 2] + d0 * k0 + d1 * k1
+    pface = np.repeat(face, w)
+    prow = np.repeat(row, w)
+    pstart = np.cumsum(w) - w
+    col = np.repeat(c0, w) + (np.arange(len(pface)) - np.repeat(pstart, w))
+    depth = A[pface] * (col + 0.5) + B[pface] * (prow + 0.5) + C[pface]
+    pix = prow * size + col
+    # the z-buffer: the nearest depth of each pixel, then a face at that depth
+    # (two faces at one depth meet on an edge: either is right)
+    zbuf = np.full(size * size, -np.inf)
+    np.maximum.at(zbuf, pix, depth)
+    near = depth >= zbuf[pix]
+    owner = np.full(size * size, -1, dtype=np.int64)
+    owner[pix[near]] = pface[near]
+    covered = np.flatnonzero(owner >= 0)
+    return owner[covered], covered

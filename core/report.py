@@ -617,6 +617,8 @@ REPORT_FILES = (
     "summary.md",
     "summary.tex",
     "index.html",
+    "gallery.html",  # with shapes (shrec_eval.gallery)
+    "thumbs",
 )
 
 
