@@ -18,6 +18,7 @@ from shrec_eval.options import EvalOptions
 from shrec_eval.report import default_rank_key
 
 from .plots import colour_for
+from .shapes_service import ShapesService
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
 
@@ -77,6 +78,7 @@ class ContestController(QObject):
         self.files.done.connect(self._task_done)
         self.files.failed.connect(self._task_failed)
         self.scoring = ScoringThread(self)
+        self.shapes = ShapesService(self)  # the shapes folders and their thumbnails
         w = self.scoring.worker
         # bound methods of this object (not lambdas): Qt then queues the call
         # to the GUI thread; a lambda would run in the worker's thread
@@ -127,7 +129,12 @@ class ContestController(QObject):
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs and the options."""
-        return (self.assessment_source, tuple(self.run_sources()), self.options)
+        return (
+            self.assessment_source,
+            tuple(self.run_sources()),
+            self.options,
+            (self.shapes.source, self.shapes.query_source),
+        )
 
     def unsaved(self) -> bool:
         """An assessment is open and differs from the session last opened or saved."""
@@ -248,6 +255,7 @@ class ContestController(QObject):
         self._saved_state = None
         self._changed_timer.stop()
         self.set_options(EvalOptions())
+        self.shapes.set_sources(None, None)
         self.changed.emit()
         self.closed.emit()
         self.status.emit("Closed. Open the demo, an assessment or a session.")
@@ -264,6 +272,7 @@ class ContestController(QObject):
         )
 
     def _open_contest(self, path: str, contest: Contest) -> None:
+        self.shapes.set_sources(contest.shapes, contest.query_shapes)
         self.open_assessment(
             contest.assessment,
             runs=list(contest.runs),
@@ -283,6 +292,8 @@ class ContestController(QObject):
             self.options,
             name,
             view=view or {},
+            shapes=self.shapes.source,
+            query_shapes=self.shapes.query_source,
         )
 
     def save_session(self, path: str, view: dict | None = None) -> bool:
@@ -327,6 +338,7 @@ class ContestController(QObject):
 
     def shutdown(self) -> None:
         self.scoring.shutdown()
+        self.shapes.shutdown()
 
     def _current(self, gen: int) -> bool:
         return gen == self.scoring.generation

@@ -235,6 +235,13 @@ class MainWindow(FileDialogs, QMainWindow):
         )
         self.recent_menu = f.addMenu("Recent")
         f.addSeparator()
+        self._action(
+            f,
+            "S&hapes…",
+            self.shapes_dialog,
+            None,
+            "the folders of the collection's and the queries' shapes (thumbnails, 3D view)",
+        )
         self.export_action = self._action(
             f, "&Export this tab as CSV…", self.exports.export_tab_dialog, "Ctrl+E"
         )
@@ -381,6 +388,15 @@ class MainWindow(FileDialogs, QMainWindow):
         self.exports.export_report(folder)
 
     # -- window ---------------------------------------------------------------------------
+    def shapes_dialog(self) -> None:
+        """File > Shapes…: the shapes folders of the contest (saved in sessions)."""
+        from .shape_views import ShapesDialog
+
+        shapes = self.controller.shapes
+        dialog = ShapesDialog(shapes.source, shapes.query_source, self)
+        if dialog.exec():
+            shapes.set_sources(*dialog.result_sources)
+
     def about(self) -> None:
         QMessageBox.about(self, "About SHREC evaluation", about_text())
 

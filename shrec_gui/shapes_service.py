@@ -1,0 +1,213 @@
+"""The contest's shapes in the app: the shapes folders (saved in sessions),
+and a worker thread that indexes them, draws thumbnails (through the same
+per-user disk cache as the command line: shrec_eval.thumbnails), reads
+meshes for the 3D view and draws its CPU turntable frames.  The GUI thread
+only asks and shows: every answer comes back as a queued signal.
+
+Requests are served newest first: asking for the thumbnails of another query
+drops those of the query before that were not drawn yet (cancel drops them
+all), so that the strips on screen fill in first."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
+from shrec_eval.errors import ShrecEvalError
+from shrec_eval.render import render_mesh
+from shrec_eval.shapes import ShapesSource
+from shrec_eval.thumbnails import (
+    ShapeFileError,
+    ThumbnailCache,
+    load_mesh,
+    shape_warning,
+    thumbnail,
+)
+
+#: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
+THUMB_PX = 72
+ITEM, QUERY = "item", "query"
+
+
+def qimage(rgba: np.ndarray) -> QImage:
+    """A QImage owning a copy of an RGBA array (safe to make in any thread)."""
+    a = np.ascontiguousarray(rgba, dtype=np.uint8)
+    h, w = a.shape[:2]
+    return QImage(a.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+
+
+class ShapesService(QObject):
+    """The shapes folders of the open contest and their pictures."""
+
+    sourcesChanged = Signal()
+    indexed = Signal(str)  # what was found, or why not
+    thumbnailReady = Signal(str, str, object)  # role (item / query), id, QImage
+    progress = Signal(int, int)  # done, total of the thumbnails asked for (0, 0: idle)
+    meshReady = Signal(str, str, object)  # role, id, (vertices, faces) or the reason (str)
+    viewReady = Signal(int, object)  # request, QImage of a turntable frame
+
+    def __init__(self, parent: QObject | None = None, *, size: int = THUMB_PX) -> None:
+        super().__init__(parent)
+        self.size = size
+        self.source: ShapesSource | None = None
+        self.query_source: ShapesSource | None = None
+        self.index_error: str | None = None
+        self._images: dict[tuple[str, str], QImage] = {}
+        self.problems: dict[str, str] = {}
+        self._lock = threading.Condition()
+        self._gen = 0
+        self._todo: deque = deque()
+        self._view = None  # the latest turntable frame asked for
+        self._mesh = None  # (role, id) asked for the 3D view
+        self._done = self._total = 0
+        self._stop = False
+        self._index = self._query_index = None
+        self._thread = threading.Thread(target=self._run, name="thumbnails", daemon=True)
+        self._thread.start()
+
+    # -- the GUI thread ---------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return self.source is not None or self.query_source is not None
+
+    def set_sources(self, shapes: ShapesSource | None, query_shapes=None) -> None:
+        """New shapes folders (None: none); the pictures of the old ones are dropped."""
+        if (shapes, query_shapes) == (self.source, self.query_source):
+            return
+        self.source, self.query_source = shapes, query_shapes
+        self._images.clear()
+        self.problems = {}
+        self.index_error = None
+        with self._lock:
+            self._gen += 1
+            self._todo.clear()
+            self._done = self._total = 0
+            self._todo.append(("index", self._gen, shapes, query_shapes))
+            self._lock.notify()
+        self.sourcesChanged.emit()
+
+    def image(self, role: str, item_id: str) -> QImage | None:
+        return self._images.get((role, item_id))
+
+    def request(self, wanted) -> None:
+        """Draw the (role, id) pairs not drawn yet, in this order, before
+        anything asked earlier (which is dropped)."""
+        missing = [w for w in dict.fromkeys(wanted) if w not in self._images]
+        with self._lock:
+            self._todo = deque(t for t in self._todo if t[0] != "thumb")
+            self._todo.extend(("thumb", self._gen, role, i) for role, i in missing)
+            self._done, self._total = 0, len(missing)
+            self._lock.notify()
+        self.progress.emit(0, len(missing))
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._todo = deque(t for t in self._todo if t[0] != "thumb")
+            self._done = self._total = 0
+        self.progress.emit(0, 0)
+
+    def request_mesh(self, role: str, item_id: str) -> None:
+        with self._lock:
+            self._mesh = (self._gen, role, item_id)
+            self._lock.notify()
+
+    def request_view(self, request: int, vertices, faces, rotation, zoom: float, size: int):
+        """A turntable frame; only the newest request waiting is drawn."""
+        with self._lock:
+            self._view = (request, vertices, faces, rotation, zoom, size)
+            self._lock.notify()
+
+    def warning(self):
+        return shape_warning(self.problems)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._stop = True
+            self._lock.notify()
+        self._thread.join(timeout=5)
+
+    # -- the worker thread ------------------------------------------------------------------
+    def _next(self):
+        with self._lock:
+            while not self._stop and not self._todo and self._view is None and self._mesh is None:
+                self._lock.wait()
+            if self._stop:
+                return None
+            if self._view is not None:  # the 3D view first: a person is dragging
+                task, self._view = ("view", *self._view), None
+                return task
+            if self._mesh is not None:
+                task, self._mesh = ("mesh", *self._mesh), None
+                return task
+            return self._todo.popleft()
+
+    def _run(self) -> None:
+        cache = ThumbnailCache()
+        while True:
+            task = self._next()
+            if task is None:
+                return
+            try:
+                self._serve(task, cache)
+            except Exception as exc:  # never let the thread die: say it
+                self.indexed.emit(f"unexpected {type(exc).__name__}: {exc}")
+
+    def _lookup(self, role: str, item_id: str):
+        index = self._query_index if role == QUERY and self._query_index else self._index
+        return index.files(item_id) if index is not None else None
+
+    def _serve(self, task, cache) -> None:
+        kind = task[0]
+        if kind == "index":
+            _, gen, shapes, query_shapes = task
+            try:
+                self._index = shapes.index() if shapes is not None else None
+                self._query_index = query_shapes.index() if query_shapes is not None else None
+                text = "; ".join(
+                    i.describe() for i in (self._index, self._query_index) if i is not None
+                )
+            except ShrecEvalError as exc:
+                self._index = self._query_index = None
+                text = f"error: {exc}"
+            self.indexed.emit(text)
+        elif kind == "thumb":
+            _, gen, role, item_id = task
+            t = thumbnail(self._lookup(role, item_id), self.size, cache)
+            image = qimage(t.rgba)
+            with self._lock:
+                if gen != self._gen:
+                    return
+                self._done += 1
+                done, total = self._done, self._total
+            self._deliver(gen, role, item_id, image, t.problem)
+            self.progress.emit(done, total)
+        elif kind == "mesh":
+            _, gen, role, item_id = task
+            files = self._lookup(role, item_id)
+            if files is None or files.mesh is None:
+                what = "no shape file" if files is None else "an image, not a mesh"
+                self.meshReady.emit(role, item_id, what)
+                return
+            try:
+                self.meshReady.emit(role, item_id, load_mesh(files.mesh))
+            except ShapeFileError as exc:
+                self.meshReady.emit(role, item_id, f"{files.mesh.name}: {exc}")
+        elif kind == "view":
+            _, request, v, f, rotation, zoom, size = task
+            try:
+                rgba = render_mesh(v, f, size, rotation=rotation, scale=zoom)
+            except ValueError:
+                return
+            self.viewReady.emit(request, qimage(rgba))
+
+    def _deliver(self, gen, role, item_id, image, problem) -> None:
+        # written from this thread: a dict assignment is atomic; the GUI thread
+        # reads the image once thumbnailReady arrives
+        if gen == self._gen:
+            self._images[(role, item_id)] = image
+            if problem is not None:
+                self.problems[item_id] = problem
+            self.thumbnailReady.emit(role, item_id, image)
