@@ -393,3 +393,52 @@ class ShapesDialog(QDialog):
             self.error.setText(str(exc))
             return
         self.accept()
+
+
+class QueryShapePanel(QWidget):
+    """The picked query's picture beside a table (Per query); hidden while
+    the contest has no shapes; double-click for the 3D view."""
+
+    def __init__(self, service, parent=None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.query: str | None = None
+        self.tile: ThumbTile | None = None
+        self.caption = QLabel("")
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.lay = QVBoxLayout(self)
+        self.lay.setContentsMargins(4, 0, 0, 0)
+        self.lay.addWidget(self.caption)
+        self.lay.addStretch(1)
+        service.thumbnailReady.connect(self._on_ready)
+        service.sourcesChanged.connect(self._on_sources)
+        service.indexed.connect(lambda _: self.show_query(self.query, force=True))
+        self._on_sources()
+
+    def _on_sources(self) -> None:
+        self.setVisible(self.service.active)
+        self.show_query(self.query, force=True)
+
+    def show_query(self, query_id: str | None, *, force: bool = False) -> None:
+        if query_id == self.query and not force:
+            return
+        self.query = query_id
+        if self.tile is not None:
+            self.tile.deleteLater()
+            self.tile = None
+        if query_id is None or not self.service.active:
+            self.caption.setText("")
+            return
+        self.caption.setText(f"Query {query_id}")
+        self.tile = ThumbTile(QUERY, query_id, None, QUERY_COLOUR, f"query {query_id}")
+        self.tile.opened.connect(lambda role, i: ShapeViewer(self.service, role, i, self).show())
+        image = self.service.image(QUERY, query_id)
+        if image is not None:
+            self.tile.set_image(image)
+        else:
+            self.service.request([(QUERY, query_id)])
+        self.lay.insertWidget(1, self.tile)
+
+    def _on_ready(self, role: str, item_id: str, image) -> None:
+        if self.tile is not None and (role, item_id) == (QUERY, self.query):
+            self.tile.set_image(image)

@@ -131,3 +131,16 @@ def test_shapes_are_saved_in_sessions(win, qtbot, tmp_path):
     win.controller.open_session(str(path))
     wait_idle(qtbot, win, 7, timeout=60000)
     assert shapes.query_source == ShapesSource(other, "{id}.off")
+
+
+def test_per_query_shows_the_picked_querys_shape(demo, qtbot):
+    pq = demo.per_query
+    demo.tabs.setCurrentWidget(pq)
+    qtbot.waitUntil(lambda: pq.proxy.rowCount() > 0, timeout=10000)
+    panel = pq.shape
+    for row in (0, 5):
+        pq.view.setCurrentIndex(pq.proxy.index(row, 0))
+        want = pq.model.query_ids[pq.proxy.mapToSource(pq.proxy.index(row, 0)).row()]
+        assert panel.isVisible() and panel.query == want and panel.tile.item_id == want
+        qtbot.waitUntil(lambda: panel.tile.pixmap is not None, timeout=30000)
+        assert panel.caption.text() == f"Query {want}"
