@@ -46,8 +46,18 @@ class ExportActions(QObject):
         results = [r for _, _, r in entries]
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
+        shapes = None
+        if c.shapes.active:  # the gallery: the runs are read again on the file thread
+            runs = [e.source for e in c.readable_entries() if e.result]
+            shapes = (c.shapes.source, c.shapes.query_source, runs)
         self.report_tasks.start(
-            write_app_report, folder, c.assessment, results, results[0].options, figures
+            write_app_report,
+            folder,
+            c.assessment,
+            results,
+            results[0].options,
+            figures,
+            shapes,
         )
 
     def _report_written(self, _request: int, _paths) -> None:

@@ -13,7 +13,10 @@ from dataclasses import replace
 
 from shrec_eval.atomic import write_folder
 from shrec_eval.commands import default_table
+from shrec_eval.gallery import gallery_files, run_lists
+from shrec_eval.profiles import get_profile
 from shrec_eval.report import REPORT_FILES, report_files
+from shrec_eval.thumbnails import ThumbnailCache
 
 from .figures import FORMATS, FigureSettings, figure_bytes
 from .plots import BARS, CurvesWidget
@@ -40,9 +43,32 @@ def report_figures(entries, settings: FigureSettings) -> dict[str, bytes]:
         view.deleteLater()
 
 
-def write_app_report(folder, assessment, results, options, figures: dict[str, bytes]) -> list:
+def write_app_report(
+    folder, assessment, results, options, figures: dict[str, bytes], shapes=None
+) -> list:
     """The report folder with the figures, written whole (atomically, an
-    earlier report replaced, any other folder refused).  File thread."""
+    earlier report replaced, any other folder refused); with ``shapes``
+    (shapes source, query shapes source, the results' RunSources) the gallery
+    of ``shrec-eval evaluate --report`` too.  File thread."""
     keys, rank_key = default_table(assessment, options)
     files = {**report_files(assessment, results, keys=keys, rank_key=rank_key), **figures}
+    if shapes is not None:
+        files.update(_gallery(assessment, results, options, keys, rank_key, *shapes))
     return write_folder(folder, files, replaces=REPORT_FILES + FIGURE_FILES)
+
+
+def _gallery(assessment, results, options, keys, rank_key, shapes, query_shapes, sources):
+    """gallery.html and thumbs/ (every query, top 10, 128 px), as the command line's."""
+    reader = get_profile(options.profile).reader
+    runs = [source.load(assessment, **reader) for source in sources]
+    files, _ = gallery_files(
+        assessment,
+        results,
+        run_lists(assessment, runs, options),
+        shapes.index() if shapes is not None else None,
+        query_shapes.index() if query_shapes is not None else None,
+        keys=keys,
+        rank_key=rank_key,
+        cache=ThumbnailCache(),
+    )
+    return files

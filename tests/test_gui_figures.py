@@ -396,14 +396,25 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     w = _scored_window(qtbot)
     out = tmp_path / "report"
     w.export_report(str(out))
-    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=30000)
+    # the demo has shapes: the gallery's thumbnails are drawn too
+    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=180000)
     # what `shrec-eval evaluate --report` writes for the same results
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     keys, rank_key = default_table(a, EvalOptions())
     cli = tmp_path / "cli"
     written = write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
     names = sorted(p.name for p in written)
-    assert sorted(p.name for p in out.iterdir()) == sorted(names + list(FIGURE_FILES))
+    gallery = ["gallery.html", "thumbs"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(names + list(FIGURE_FILES) + gallery)
+    # the gallery of `shrec-eval demo --report` (tests/test_gallery.py checks its images)
+    from shrec_eval.cli import main
+
+    assert main(["demo", "--report", str(tmp_path / "cli-demo")], out=io.StringIO()) == 0
+    for name in ("gallery.html", "index.html"):
+        assert (out / name).read_text() == (tmp_path / "cli-demo" / name).read_text(), name
+    assert sorted(p.name for p in (out / "thumbs").iterdir()) == sorted(
+        p.name for p in (tmp_path / "cli-demo" / "thumbs").iterdir()
+    )
     for name in ("summary.csv", "per_query.csv", "summary.md", "summary.tex"):
         assert (out / name).read_text() == (cli / name).read_text(), name
     png = QImage(str(out / "precision_recall.png"))
