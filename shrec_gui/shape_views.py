@@ -40,6 +40,7 @@ from .shapes_service import ITEM, QUERY, THUMB_PX
 DEFAULT_K = 10
 FRAME = 4  # px of grade colour around a thumbnail
 QUERY_COLOUR = (42, 93, 176)
+GRADE_GREY = (200, 200, 200)
 
 
 class ThumbTile(QWidget):
@@ -442,3 +443,55 @@ class QueryShapePanel(QWidget):
     def _on_ready(self, role: str, item_id: str, image) -> None:
         if self.tile is not None and (role, item_id) == (QUERY, self.query):
             self.tile.set_image(image)
+
+
+class ClassShapesRow(QWidget):
+    """A class's examples (Per class): its queries (blue frames), then the
+    first collection items of the class; hidden while there are no shapes."""
+
+    EXAMPLES = 8
+
+    def __init__(self, service, parent=None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.tiles: list[ThumbTile] = []
+        self._shown: tuple = ((), ())
+        service.thumbnailReady.connect(self._on_ready)
+        service.sourcesChanged.connect(self._on_sources)
+        service.indexed.connect(lambda _: self.show_examples(*self._shown))
+        self._on_sources()
+
+    def _on_sources(self) -> None:
+        self.setVisible(self.service.active)
+        self.show_examples(*self._shown)
+
+    def show_examples(self, queries, items) -> None:
+        """``queries`` and ``items``: ids of the class's queries and collection items."""
+        self._shown = (tuple(queries), tuple(items))
+        while self.row.count():
+            w = self.row.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.tiles = []
+        if not self.service.active:
+            return
+        picked = [(QUERY, q) for q in queries[:3]]
+        picked += [(ITEM, i) for i in items[: self.EXAMPLES - len(picked)]]
+        for role, i in picked:
+            colour = QUERY_COLOUR if role == QUERY else GRADE_GREY
+            t = ThumbTile(role, i, None, colour, f"{'query' if role == QUERY else 'item'} {i}")
+            t.opened.connect(lambda r, x: ShapeViewer(self.service, r, x, self).show())
+            image = self.service.image(role, i)
+            if image is not None:
+                t.set_image(image)
+            self.tiles.append(t)
+            self.row.addWidget(t)
+        self.row.addStretch(1)
+        self.service.request(picked)
+
+    def _on_ready(self, role: str, item_id: str, image) -> None:
+        for t in self.tiles:
+            if (t.role, t.item_id) == (role, item_id):
+                t.set_image(image)

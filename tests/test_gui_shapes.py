@@ -144,3 +144,20 @@ def test_per_query_shows_the_picked_querys_shape(demo, qtbot):
         assert panel.isVisible() and panel.query == want and panel.tile.item_id == want
         qtbot.waitUntil(lambda: panel.tile.pixmap is not None, timeout=30000)
         assert panel.caption.text() == f"Query {want}"
+
+
+def test_per_class_shows_the_classs_examples(demo, qtbot):
+    from shrec_eval.confusion import item_classes
+
+    pc = demo.per_class
+    demo.tabs.setCurrentWidget(pc)
+    pc.select_class("tent")
+    row = pc.class_shapes
+    assert row.isVisible()
+    a = demo.controller.assessment
+    members = [i for i, c in zip(a.item_ids, item_classes(a)) if c == "tent"]
+    # the class's query first (q07 is the demo's tent query), then its first members
+    assert [(t.role, t.item_id) for t in row.tiles] == [("query", "q07")] + [
+        ("item", i) for i in members[:7]
+    ]
+    qtbot.waitUntil(lambda: all(t.pixmap is not None for t in row.tiles), timeout=30000)
