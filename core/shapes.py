@@ -33,6 +33,7 @@ __all__ = [
     "ShapeFiles",
     "ShapesSource",
     "ShapeIndex",
+    "shapes_folders",
 ]
 
 LAYOUTS = ("psb", "shapenet", "flat")
@@ -247,3 +248,9 @@ def _detect(root: Path) -> str | None:
     except OSError:
         return None
     return None
+
+
+def shapes_folders(paths) -> list[str]:
+    """The paths among ``paths`` that are folders of shapes (a detected
+    layout: meshes or images, never a folder of rank lists)."""
+    return [p for p in paths if Path(p).is_dir() and _detect(Path(p)) is not None]

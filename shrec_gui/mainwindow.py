@@ -6,6 +6,8 @@ and exports have modules of their own."""
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import (
@@ -408,7 +410,28 @@ class MainWindow(FileDialogs, QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
+            self.open_dropped(paths)
+
+    def open_dropped(self, paths) -> None:
+        """Dropped files and folders: a folder of shapes (meshes or images,
+        told apart on a file thread) becomes the contest's shapes folder (a
+        second one the query shapes folder); the rest opens as files do."""
+        from shrec_eval.shapes import ShapesSource, shapes_folders
+
+        if not any(os.path.isdir(p) for p in paths):
             self.open_files(paths)
+            return
+
+        def found(folders) -> None:
+            if folders:
+                sources = [ShapesSource(f) for f in folders[:2]]
+                self.controller.shapes.set_sources(*sources)
+                self.status_label.setText(f"Shapes: {', '.join(folders[:2])}")
+            rest = [p for p in paths if p not in folders]
+            if rest:
+                self.open_files(rest)
+
+        self.controller.run_task(shapes_folders, list(paths), done=found)
 
     def quit_action(self) -> None:
         if self.confirm_discard():

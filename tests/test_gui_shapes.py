@@ -161,3 +161,27 @@ def test_per_class_shows_the_classs_examples(demo, qtbot):
         ("item", i) for i in members[:7]
     ]
     qtbot.waitUntil(lambda: all(t.pixmap is not None for t in row.tiles), timeout=30000)
+
+
+def test_a_shapes_folder_dropped_becomes_the_shapes_folder(win, qtbot):
+    """Dropped with an assessment and a rank-list folder: the shapes folder
+    is told apart (meshes), the others open as before."""
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls(
+        [QUrl.fromLocalFile(str(DEMO / p)) for p in ("shapes", "target.cla", "lightfield-200")]
+    )
+    ev = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    win.dropEvent(ev)
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
+    wait_idle(qtbot, win)
+    assert win.controller.shapes.source == ShapesSource(str(DEMO / "shapes"))
+    assert [e.name for e in win.controller.entries.values()] == ["lightfield-200"]
