@@ -347,3 +347,41 @@ def test_older_contest_files_still_read(tmp_path):
         path.write_text(json.dumps({"version": version, "assessment": {"path": "a.cla"}}))
         c = Contest.read(path)
         assert c.shapes is None and c.query_shapes is None
+
+
+def test_an_image_item_is_its_own_thumbnail(tmp_path):
+    """A sketch query (an image only): the image, fitted and centred."""
+    path = tmp_path / "sketch1.png"
+    im = Image.new("L", (50, 100), 255)
+    im.paste(0, (20, 10, 30, 90))  # a black bar
+    im.save(path)
+    t = thumbnail(ShapeFiles(image=path), SIZE)
+    assert t.ok and t.path == path
+    # 100 px high -> 96: the bar runs from 10/100 to 90/100 of the height, centred
+    col = t.rgba[:, SIZE // 2, :3].max(axis=1)
+    dark = np.flatnonzero(col < 60)
+    assert abs(dark.min() - 0.1 * SIZE) <= 2 and abs(dark.max() - 0.9 * SIZE) <= 2
+    assert t.rgba[SIZE // 2, 2, 3] == 0  # the sides, outside the image, are transparent
+
+
+def test_a_broken_provided_thumbnail_falls_back_to_the_mesh(tmp_path):
+    mesh = tmp_path / "m1.off"
+    trimesh.creation.box().export(mesh)
+    thumb = tmp_path / "m1_thumb.jpg"
+    thumb.write_bytes(b"not a jpeg")
+    t = thumbnail(ShapeFiles(mesh=mesh, image=thumb), SIZE)
+    assert t.ok and t.path == mesh
+    assert (t.rgba == thumbnail(ShapeFiles(mesh=mesh), SIZE).rgba).all()
+
+
+def test_a_glb_scene_of_several_meshes_is_drawn_whole(tmp_path):
+    a = trimesh.creation.box()
+    b = trimesh.creation.icosphere(2)
+    b.apply_translation([3, 0, 0])
+    path = tmp_path / "two.glb"
+    trimesh.Scene([a, b]).export(path)
+    t = thumbnail(ShapeFiles(mesh=path), SIZE)
+    both = trimesh.util.concatenate([a, b])
+    got, want = _mask(t.rgba), _expected_mask(both)
+    assert t.ok and not ((got != want) & ~_outline(want)).any()
+    _fills_frame(got)
