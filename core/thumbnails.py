@@ -166,20 +166,29 @@ def default_cache_dir() -> Path:
 class ThumbnailCache:
     """Thumbnails as PNG files under ``folder`` (default: the per-user cache
     folder), keyed by the source file's absolute path, size and modification
-    time, the thumbnail size and the drawing's version."""
+    time (with a provided thumbnail, its mesh's too), the thumbnail size and
+    the drawing's version."""
 
     def __init__(self, folder=None) -> None:
         self.folder = Path(folder) if folder is not None else default_cache_dir()
 
-    def key(self, path: Path, size: int) -> str | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        text = (
-            f"{RENDER_VERSION}|{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}|"
-            f"{size}|{DEFAULT_VIEW}"
-        )
+    def key(self, path: Path, size: int, *others: Path | None) -> str | None:
+        """The entry of ``path`` (and ``others``: an item's other files,
+        whose change changes the picture too) at ``size``; None when
+        ``path`` cannot be seen."""
+        parts = [f"{RENDER_VERSION}|{size}|{DEFAULT_VIEW}"]
+        for i, p in enumerate((path, *others)):
+            if p is None:
+                continue
+            try:
+                st = os.stat(p)
+            except OSError:
+                if i == 0:
+                    return None
+                parts.append(f"{os.path.abspath(p)}|missing")
+                continue
+            parts.append(f"{os.path.abspath(p)}|{st.st_size}|{st.st_mtime_ns}")
+        text = "|".join(parts)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _file(self, key: str) -> Path:
@@ -241,7 +250,8 @@ def thumbnail(files: ShapeFiles | None, size: int = 128, cache=None) -> Thumbnai
     if files is None:
         return Thumbnail(placeholder(size, "no shape file for this id"), None, "no shape file")
     path = files.image or files.mesh
-    key = cache.key(path, size) if cache is not None and path is not None else None
+    other = files.mesh if path is files.image else None  # a thumbnail's mesh, if it fails
+    key = cache.key(path, size, other) if cache is not None and path is not None else None
     if key is not None:
         rgba = cache.get(key)
         if rgba is not None and rgba.shape == (size, size, 4):

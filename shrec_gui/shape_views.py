@@ -195,6 +195,14 @@ class ThumbStrips(QWidget):
         for t in self.tiles.get((role, item_id), ()):
             t.set_image(image)
 
+    def showEvent(self, event) -> None:
+        """Shown again (another tab asked for other pictures meanwhile, or
+        Cancel): the pictures still missing are asked for again."""
+        super().showEvent(event)
+        missing = [key for key, tiles in self.tiles.items() if tiles[0].pixmap is None]
+        if missing:
+            self.service.request(missing, replace=False)
+
     def open_view(self, role: str, item_id: str) -> None:
         ShapeViewer(self.service, role, item_id, self).show()
 
@@ -437,7 +445,7 @@ class QueryShapePanel(QWidget):
         if image is not None:
             self.tile.set_image(image)
         else:
-            self.service.request([(QUERY, query_id)])
+            self.service.request([(QUERY, query_id)], replace=False)
         self.lay.insertWidget(1, self.tile)
 
     def _on_ready(self, role: str, item_id: str, image) -> None:
@@ -489,7 +497,7 @@ class ClassShapesRow(QWidget):
             self.tiles.append(t)
             self.row.addWidget(t)
         self.row.addStretch(1)
-        self.service.request(picked)
+        self.service.request(picked, replace=False)
 
     def _on_ready(self, role: str, item_id: str, image) -> None:
         for t in self.tiles:

@@ -30,6 +30,8 @@ from shrec_eval.thumbnails import (
 #: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
 THUMB_PX = 72
 ITEM, QUERY = "item", "query"
+#: pictures kept in memory (about 20 KB each at 72 px)
+MAX_IMAGES = 5000
 
 
 def qimage(rgba: np.ndarray) -> QImage:
@@ -92,16 +94,26 @@ class ShapesService(QObject):
     def image(self, role: str, item_id: str) -> QImage | None:
         return self._images.get((role, item_id))
 
-    def request(self, wanted) -> None:
+    def request(self, wanted, *, replace: bool = True) -> None:
         """Draw the (role, id) pairs not drawn yet, in this order, before
-        anything asked earlier (which is dropped)."""
+        anything asked earlier; ``replace``: what was asked earlier and not
+        drawn yet is dropped (another query shown), else it waits."""
         missing = [w for w in dict.fromkeys(wanted) if w not in self._images]
+        if not missing and not replace:
+            return
         with self._lock:
-            self._todo = deque(t for t in self._todo if t[0] != "thumb")
-            self._todo.extend(("thumb", self._gen, role, i) for role, i in missing)
-            self._done, self._total = 0, len(missing)
+            earlier = deque(t for t in self._todo if t[0] != "thumb")
+            later = deque() if replace else deque(t for t in self._todo if t[0] == "thumb")
+            earlier.extend(("thumb", self._gen, role, i) for role, i in missing)
+            earlier.extend(later)
+            self._todo = earlier
+            if replace:
+                self._done, self._total = 0, len(missing)
+            else:
+                self._total += len(missing)
+            done, total = self._done, self._total
             self._lock.notify()
-        self.progress.emit(0, len(missing))
+        self.progress.emit(done, total)
 
     def cancel(self) -> None:
         with self._lock:
@@ -207,6 +219,9 @@ class ShapesService(QObject):
         # written from this thread: a dict assignment is atomic; the GUI thread
         # reads the image once thumbnailReady arrives
         if gen == self._gen:
+            if len(self._images) >= MAX_IMAGES:  # the oldest half goes (the disk cache has it)
+                for k in list(self._images)[: MAX_IMAGES // 2]:
+                    self._images.pop(k, None)
             self._images[(role, item_id)] = image
             if problem is not None:
                 self.problems[item_id] = problem

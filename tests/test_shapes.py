@@ -385,3 +385,19 @@ def test_a_glb_scene_of_several_meshes_is_drawn_whole(tmp_path):
     got, want = _mask(t.rgba), _expected_mask(both)
     assert t.ok and not ((got != want) & ~_outline(want)).any()
     _fills_frame(got)
+
+
+def test_the_cache_follows_the_mesh_behind_a_broken_thumbnail(tmp_path):
+    cache = ThumbnailCache(tmp_path / "c")
+    mesh = tmp_path / "m1.off"
+    trimesh.creation.box().export(mesh)
+    thumb = tmp_path / "m1_thumb.jpg"
+    thumb.write_bytes(b"not a jpeg")
+    files = ShapeFiles(mesh=mesh, image=thumb)
+    box = thumbnail(files, SIZE, cache)
+    assert thumbnail(files, SIZE, cache).cached
+    trimesh.creation.icosphere(3).export(mesh)
+    st = mesh.stat()
+    os.utime(mesh, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    sphere = thumbnail(files, SIZE, cache)
+    assert not sphere.cached and (_mask(sphere.rgba) != _mask(box.rgba)).sum() > 100
