@@ -269,6 +269,14 @@ def thumbnail(files: ShapeFiles | None, size: int = 128, cache=None) -> Thumbnai
     return Thumbnail(rgba, used)
 
 
+def thumbnail_rgba(files: ShapeFiles | None, size: int) -> tuple[np.ndarray, str | None]:
+    """(rgba, problem) of :func:`thumbnail` with the per-user cache: what a
+    drawing process returns (the app draws in one, so that reading and
+    drawing never hold the GUI process's interpreter lock)."""
+    t = thumbnail(files, size, ThumbnailCache())
+    return t.rgba, t.problem
+
+
 def shape_warning(problems: dict[str, str]) -> DataWarning | None:
     """The data check of the items whose shapes could not be shown
     (id -> reason), or None when there are none."""

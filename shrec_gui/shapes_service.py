@@ -1,8 +1,13 @@
 """The contest's shapes in the app: the shapes folders (saved in sessions),
-and a worker thread that indexes them, draws thumbnails (through the same
+and a worker thread that indexes them, has thumbnails drawn (through the same
 per-user disk cache as the command line: shrec_eval.thumbnails), reads
 meshes for the 3D view and draws its CPU turntable frames.  The GUI thread
 only asks and shows: every answer comes back as a queued signal.
+
+Thumbnails are drawn in separate processes (spawned, Qt-free): trimesh's
+readers are Python loops, and in a thread of the GUI's process they held the
+interpreter lock against the window (a 380 ms stall in the benchmark while a
+thousand thumbnails were drawn).
 
 Requests are served newest first: asking for the thumbnails of another query
 drops those of the query before that were not drawn yet (cancel drops them
@@ -10,8 +15,12 @@ all), so that the strips on screen fill in first."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -21,10 +30,10 @@ from shrec_eval.render import render_mesh
 from shrec_eval.shapes import ShapesSource
 from shrec_eval.thumbnails import (
     ShapeFileError,
-    ThumbnailCache,
     load_mesh,
+    placeholder,
     shape_warning,
-    thumbnail,
+    thumbnail_rgba,
 )
 
 #: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
@@ -32,6 +41,8 @@ THUMB_PX = 72
 ITEM, QUERY = "item", "query"
 #: pictures kept in memory (about 20 KB each at 72 px)
 MAX_IMAGES = 5000
+#: drawing processes: every core but one (the GUI's), at least one, at most four
+WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
 def qimage(rgba: np.ndarray) -> QImage:
@@ -67,6 +78,7 @@ class ShapesService(QObject):
         self._done = self._total = 0
         self._stop = False
         self._index = self._query_index = None
+        self._pool: ProcessPoolExecutor | None = None  # made at the first thumbnail
         self._thread = threading.Thread(target=self._run, name="thumbnails", daemon=True)
         self._thread.start()
 
@@ -154,24 +166,45 @@ class ShapesService(QObject):
             if self._mesh is not None:
                 task, self._mesh = ("mesh", *self._mesh), None
                 return task
-            return self._todo.popleft()
+            task = self._todo.popleft()
+            if task[0] != "thumb":
+                return task
+            batch = [task]  # one thumbnail per drawing process at a time
+            while len(batch) < WORKERS and self._todo and self._todo[0][0] == "thumb":
+                batch.append(self._todo.popleft())
+            return ("thumbs", batch)
 
     def _run(self) -> None:
-        cache = ThumbnailCache()
         while True:
             task = self._next()
             if task is None:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
                 return
             try:
-                self._serve(task, cache)
+                self._serve(task)
             except Exception as exc:  # never let the thread die: say it
                 self.indexed.emit(f"unexpected {type(exc).__name__}: {exc}")
+
+    def _draw(self, batch) -> list:
+        """(rgba, problem) of each thumbnail task, from the drawing processes."""
+        if self._pool is None:
+            spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
+            self._pool = ProcessPoolExecutor(WORKERS, mp_context=spawn)
+        files = [self._lookup(role, i) for _, _, role, i in batch]
+        try:
+            futures = [self._pool.submit(thumbnail_rgba, f, self.size) for f in files]
+            return [f.result() for f in futures]
+        except BrokenProcessPool:  # a drawing process died (memory?): a new pool next time
+            self._pool = None
+            why = "the drawing process stopped (too large a file?)"
+            return [(placeholder(self.size, why), why) for _ in batch]
 
     def _lookup(self, role: str, item_id: str):
         index = self._query_index if role == QUERY and self._query_index else self._index
         return index.files(item_id) if index is not None else None
 
-    def _serve(self, task, cache) -> None:
+    def _serve(self, task) -> None:
         kind = task[0]
         if kind == "index":
             _, gen, shapes, query_shapes = task
@@ -185,17 +218,17 @@ class ShapesService(QObject):
                 self._index = self._query_index = None
                 text = f"error: {exc}"
             self.indexed.emit(text)
-        elif kind == "thumb":
-            _, gen, role, item_id = task
-            t = thumbnail(self._lookup(role, item_id), self.size, cache)
-            image = qimage(t.rgba)
-            with self._lock:
-                if gen != self._gen:
-                    return
-                self._done += 1
-                done, total = self._done, self._total
-            self._deliver(gen, role, item_id, image, t.problem)
-            self.progress.emit(done, total)
+        elif kind == "thumbs":
+            batch = task[1]
+            for (_, gen, role, item_id), (rgba, problem) in zip(batch, self._draw(batch)):
+                image = qimage(rgba)
+                with self._lock:
+                    if gen != self._gen:
+                        continue
+                    self._done += 1
+                    done, total = self._done, self._total
+                self._deliver(gen, role, item_id, image, problem)
+                self.progress.emit(done, total)
         elif kind == "mesh":
             _, gen, role, item_id = task
             files = self._lookup(role, item_id)

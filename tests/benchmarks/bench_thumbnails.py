@@ -197,7 +197,9 @@ def bench_gui(paths: list[Path], workdir: Path) -> None:
     t0 = time.perf_counter()
     timer.start()
     for q in range(20):
-        tab.select_query(str(q * (n // 20)))
+        qid = str(q * (n // 20))
+        tab.select_query(qid)
+        spin_until(lambda qid=qid: tab.lists is not None and tab.lists.query_id == qid, 60)
         spin_until(
             lambda: (
                 bool(tab.thumbs.rows)
@@ -222,13 +224,15 @@ def main(argv=None) -> None:
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "shrec-bench-thumbs"))
     p.add_argument("--models", type=int, default=1000)
     p.add_argument("--gui", action="store_true", help="also the app's GUI stall")
+    p.add_argument("--gui-only", action="store_true", help="only the app's GUI stall")
     args = p.parse_args(argv)
     workdir = Path(args.workdir)
     t = time.perf_counter()
     paths = make_models(workdir / "models", args.models)
     print(f"models ready in {time.perf_counter() - t:.1f} s ({workdir / 'models'})")
-    bench_core(paths, workdir)
-    if args.gui:
+    if not args.gui_only:
+        bench_core(paths, workdir)
+    if args.gui or args.gui_only:
         bench_gui(paths, workdir)
     sys.stdout.flush()
 
