@@ -56,6 +56,15 @@ class ThumbTile(QWidget):
         self.setToolTip(tip)
         self.setFixedSize(THUMB_PX + 2 * FRAME, THUMB_PX + 2 * FRAME)
 
+    def configure(self, role: str, item_id: str, rank, colour, tip: str) -> None:
+        """Show another item (the picture is cleared until it is set)."""
+        if (role, item_id) != (self.role, self.item_id):
+            self.pixmap = None
+        self.role, self.item_id, self.rank = role, item_id, rank
+        self.colour = QColor(*colour)
+        self.setToolTip(tip)
+        self.update()
+
     def set_image(self, image) -> None:
         self.pixmap = QPixmap.fromImage(image)
         self.update()
@@ -115,6 +124,9 @@ class ThumbStrips(QWidget):
         lay.addWidget(self.scroll)
         self.tiles: dict[tuple[str, str], list[ThumbTile]] = {}
         self.rows: list[tuple[str, list[ThumbTile]]] = []  # run name, its tiles (query first)
+        self._cells: dict[tuple[int, int], ThumbTile] = {}  # grid place -> its tile
+        self._names: dict[int, QLabel] = {}
+        self._errors: dict[int, QLabel] = {}
         self._shown = None
         self.k.valueChanged.connect(lambda _: self._rebuild())
         service.thumbnailReady.connect(self._on_ready)
@@ -145,51 +157,70 @@ class ThumbStrips(QWidget):
         self._shown = (list(runs), query_id, top_grade)
         self._rebuild()
 
-    def _clear(self) -> None:
-        while self.grid.count():
-            w = self.grid.takeAt(0).widget()
-            if w is not None:
-                w.deleteLater()
-        self.tiles = {}
-        self.rows = []
-
-    def _tile(self, role, item_id, rank, colour, tip) -> ThumbTile:
-        t = ThumbTile(role, item_id, rank, colour, tip)
-        t.opened.connect(self.open_view)
+    def _cell(self, row: int, col: int, role, item_id, rank, colour, tip) -> ThumbTile:
+        """The tile at (row, col), made once and reused (another query or K
+        only changes what the tiles show: no widgets made or deleted)."""
+        t = self._cells.get((row, col))
+        if t is None:
+            t = self._cells[(row, col)] = ThumbTile(role, item_id, rank, colour, tip)
+            t.opened.connect(self.open_view)
+            self.grid.addWidget(t, row, col)
+        else:
+            t.configure(role, item_id, rank, colour, tip)
         self.tiles.setdefault((role, item_id), []).append(t)
         image = self.service.image(role, item_id)
         if image is not None:
             t.set_image(image)
+        t.show()
         return t
 
+    def _label(self, store: dict, row: int, text: str, col: int, span: int = 1) -> None:
+        lab = store.get(row)
+        if lab is None:
+            lab = store[row] = QLabel()
+            self.grid.addWidget(lab, row, col, 1, span)
+        lab.setText(text)
+        lab.show()
+
     def _rebuild(self) -> None:
-        self._clear()
-        if not self.service.active or self._shown is None:
-            return
-        runs, q, top = self._shown
-        if q is None:
-            return
+        self.tiles = {}
+        self.rows = []
+        used: set = set()
+        names: set = set()
+        errors: set = set()
+        shown = self._shown if self.service.active else None
+        runs, q, top = shown if shown is not None else ((), None, 0)
         k = self.k.value()
-        wanted = [(QUERY, q)]
-        for row, run in enumerate(runs):
-            self.grid.addWidget(QLabel(run.name), row, 0)
-            tiles = [self._tile(QUERY, q, None, QUERY_COLOUR, f"query {q}")]
-            self.grid.addWidget(tiles[0], row, 1)
+        wanted = [(QUERY, q)] if q is not None else []
+        for row, run in enumerate(runs if q is not None else ()):
+            self._label(self._names, row, run.name, 0)
+            names.add(row)
+            tiles = [self._cell(row, 1, QUERY, q, None, QUERY_COLOUR, f"query {q}")]
+            used.add((row, 1))
             if run.error is not None:
-                self.grid.addWidget(QLabel(run.error), row, 2, 1, k)
+                self._label(self._errors, row, run.error, 2, 50)
+                errors.add(row)
             for r in range(min(k, len(run)) if run.error is None else 0):
                 item, grade = run.items[r], int(run.gains[r])
                 cls = f", class {run.classes[r]}" if run.classes is not None else ""
                 tip = f"{run.name}, rank {r + 1}: {item}{cls} ({grade_words(grade, top)})"
-                t = self._tile(ITEM, item, r + 1, grade_colour(grade, top), tip)
-                tiles.append(t)
-                self.grid.addWidget(t, row, r + 2)
+                colour = grade_colour(grade, top)
+                tiles.append(self._cell(row, r + 2, ITEM, item, r + 1, colour, tip))
+                used.add((row, r + 2))
                 wanted.append((ITEM, item))
             self.rows.append((run.name, tiles))
-        self.grid.setColumnStretch(k + 2, 1)
-        rows = max(len(runs), 1)
+        for key, t in self._cells.items():
+            if key not in used:
+                t.hide()
+        for store, keep in ((self._names, names), (self._errors, errors)):
+            for row, lab in store.items():
+                if row not in keep:
+                    lab.hide()
+        self.grid.setColumnStretch(60, 1)
+        rows = max(len(self.rows), 1)
         self.scroll.setMinimumHeight(min(rows, 3) * (THUMB_PX + 2 * FRAME + 4) + 8)
-        self.service.request(wanted)
+        if wanted:
+            self.service.request(wanted)
 
     def _on_ready(self, role: str, item_id: str, image) -> None:
         for t in self.tiles.get((role, item_id), ()):
