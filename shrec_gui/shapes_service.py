@@ -15,6 +15,7 @@ all), so that the strips on screen fill in first."""
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import threading
@@ -39,6 +40,22 @@ from shrec_eval.thumbnails import (
 #: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
 THUMB_PX = 72
 ITEM, QUERY = "item", "query"
+# what starting a spawned process pool imports, imported here at start-up: imported
+# by the service thread at the first thumbnail, they held the interpreter lock
+# against the window for about 200 ms
+for _name in (
+    "multiprocessing.connection",
+    "multiprocessing.queues",
+    "multiprocessing.synchronize",
+    "multiprocessing.spawn",
+    *(
+        ("multiprocessing.popen_spawn_posix", "multiprocessing.resource_tracker")
+        if os.name == "posix"
+        else ("multiprocessing.popen_spawn_win32",)
+    ),
+):
+    importlib.import_module(_name)
+
 #: pictures kept in memory (about 20 KB each at 72 px)
 MAX_IMAGES = 5000
 #: drawing processes: every core but one (the GUI's), at least one, at most four
@@ -186,11 +203,16 @@ class ShapesService(QObject):
             except Exception as exc:  # never let the thread die: say it
                 self.indexed.emit(f"unexpected {type(exc).__name__}: {exc}")
 
-    def _draw(self, batch) -> list:
-        """(rgba, problem) of each thumbnail task, from the drawing processes."""
+    def _start_pool(self) -> None:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
             self._pool = ProcessPoolExecutor(WORKERS, mp_context=spawn)
+            # the processes start with the first task: a cheap one, now
+            self._pool.submit(os.getpid)
+
+    def _draw(self, batch) -> list:
+        """(rgba, problem) of each thumbnail task, from the drawing processes."""
+        self._start_pool()
         files = [self._lookup(role, i) for _, _, role, i in batch]
         try:
             futures = [self._pool.submit(thumbnail_rgba, f, self.size) for f in files]
@@ -218,6 +240,8 @@ class ShapesService(QObject):
                 self._index = self._query_index = None
                 text = f"error: {exc}"
             self.indexed.emit(text)
+            if self._index is not None or self._query_index is not None:
+                self._start_pool()  # the drawing processes start now, not at the first query
         elif kind == "thumbs":
             batch = task[1]
             for (_, gen, role, item_id), (rgba, problem) in zip(batch, self._draw(batch)):

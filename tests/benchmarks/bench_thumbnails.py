@@ -104,6 +104,21 @@ def bench_core(paths: list[Path], workdir: Path) -> None:
         f"  {np.mean(times) * 1000:.1f} ms per model (median {np.median(times) * 1000:.1f}, "
         f"max {max(times) * 1000:.1f}); {sum(times):.1f} s in all"
     )
+    from shrec_eval.render import render_mesh
+    from shrec_eval.thumbnails import load_mesh
+
+    read, draw = [], []
+    for path in paths[:100]:
+        t = time.perf_counter()
+        v, f = load_mesh(path)
+        read.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        render_mesh(v, f, SIZE)
+        draw.append(time.perf_counter() - t)
+    print(
+        f"  of which (100 models): reading (trimesh) {np.mean(read) * 1000:.1f} ms, "
+        f"drawing (numpy) {np.mean(draw) * 1000:.1f} ms"
+    )
     tracemalloc.start()
     _one(str(paths[1]))
     _, peak = tracemalloc.get_traced_memory()
