@@ -177,6 +177,8 @@ class ShapesService(QObject):
                 self._lock.wait()
             if self._stop:
                 return None
+            if self._todo and self._todo[0][0] == "index":  # the folder first: all else needs it
+                return self._todo.popleft()
             if self._view is not None:  # the 3D view first: a person is dragging
                 task, self._view = ("view", *self._view), None
                 return task

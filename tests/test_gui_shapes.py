@@ -185,3 +185,19 @@ def test_a_shapes_folder_dropped_becomes_the_shapes_folder(win, qtbot):
     wait_idle(qtbot, win)
     assert win.controller.shapes.source == ShapesSource(str(DEMO / "shapes"))
     assert [e.name for e in win.controller.entries.values()] == ["lightfield-200"]
+
+
+def test_a_mesh_asked_for_before_the_folder_is_indexed_still_comes(qtbot):
+    from shrec_gui.shapes_service import ShapesService
+
+    service = ShapesService()
+    try:
+        with qtbot.waitSignal(service.meshReady, timeout=30000) as got:
+            service.set_sources(ShapesSource(DEMO / "shapes"))
+            service.request_mesh(ITEM, "300")  # before the worker has scanned the folder
+        role, item, mesh = got.args
+        assert (role, item) == (ITEM, "300") and not isinstance(mesh, str)
+        v, f = mesh
+        assert v.shape[1] == 3 and f.shape[1] == 3 and len(f) > 10
+    finally:
+        service.shutdown()
