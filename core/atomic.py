@@ -337,7 +337,7 @@ def write_folder(
     try:
         for name, content in files.items():
             data = utf8(content) if isinstance(content, str) else content
-            if "/" in name:  # a file of a subfolder (a report's figures/)
+            if "/" in name:  # a file of a subfolder (a report's figures/, thumbs/)
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             with open(tmp / name, "wb") as fh:
                 os.fchmod(fh.fileno(), _new_file_mode())

@@ -45,3 +45,6 @@ UNITS = ("query", "class")
 #: the print presets of the report's figures (shrec_eval.figures.PRESETS less
 #: "custom", which the app alone offers; a test holds the two equal)
 FIGURE_PRESETS = ("column", "two-columns", "slide")
+#: the queries of the report's gallery (shrec_eval.gallery): every one, or the
+#: N worst / best of each run
+GALLERY_MODES = ("all", "worst", "best")

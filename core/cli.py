@@ -28,6 +28,7 @@ from .choices import (
     ASSESSMENT_FORMATS,
     CORRECTIONS,
     FIGURE_PRESETS,
+    GALLERY_MODES,
     METRICS,
     RANKLIST_VARIANTS,
     RUN_FORMATS,
@@ -47,7 +48,7 @@ from .options import (
 from .profiles import NAMES as PROFILES
 
 PROG = "shrec-eval"
-COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo")
+COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo", "thumbnails")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -353,6 +354,54 @@ def _figure_preset_option(g) -> None:
     )
 
 
+_size = _bounded("parse_whole", 16, 1024)
+_k = _bounded("parse_whole", 1, 100)
+_n = _bounded("parse_whole", 1, 1000)
+
+
+def _shapes_parser() -> argparse.ArgumentParser:
+    """The shapes of a contest and the report's gallery (evaluate, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("shapes and the report's gallery (docs/shapes.md)")
+    g.add_argument(
+        "--shapes",
+        metavar="DIR",
+        help="the collection's shapes (PSB db/, ShapeNet synsets, or <id>.off/.obj/... files); "
+        "with --report, gallery.html and thumbs/ are written",
+    )
+    g.add_argument(
+        "--shapes-layout",
+        metavar="LAYOUT",
+        help="psb, shapenet, flat or a pattern such as models/{id}/mesh.ply (default: detected)",
+    )
+    g.add_argument(
+        "--query-shapes",
+        metavar="DIR",
+        help="the queries' shapes or images (sketch and image queries); default: --shapes",
+    )
+    g.add_argument("--query-shapes-layout", metavar="LAYOUT", help="as --shapes-layout")
+    g.add_argument(
+        "--gallery",
+        choices=GALLERY_MODES,
+        default="all",
+        help="the gallery's queries: all, or the N worst / best of each run (default all)",
+    )
+    g.add_argument(
+        "--gallery-queries",
+        type=_n,
+        default=5,
+        metavar="N",
+        help="N of --gallery worst|best (default 5)",
+    )
+    g.add_argument(
+        "--gallery-k", type=_k, default=10, metavar="K", help="results shown per run (default 10)"
+    )
+    g.add_argument(
+        "--thumbnail-size", type=_size, default=128, metavar="PX", help="thumbnail side (128)"
+    )
+    return p
+
+
 def _formats(title: str, formats: dict) -> str:
     return title + "\n" + "".join(f"  {k:14s} {v}\n" for k, v in formats.items())
 
@@ -389,12 +438,12 @@ def _command(sub, name: str, help: str, parents, *, epilog: str, description: st
     )
 
 
-def _evaluate_args(sub, common, reading, engine, profile, output) -> None:
+def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> None:
     _command(
         sub,
         "evaluate",
         "score runs and print the summary table",
-        [common, reading, engine, profile, output],
+        [common, reading, engine, profile, output, shapes],
         epilog=INPUTS
         + "\n"
         + MEASURE_NAMES
@@ -548,12 +597,12 @@ def _measures_args(sub, common) -> None:
     )
 
 
-def _demo_args(sub, common, engine, profile, output) -> None:
+def _demo_args(sub, common, engine, profile, output, shapes) -> None:
     _command(
         sub,
         "demo",
         "score the bundled demo contest and print its table",
-        [common, engine, profile, output],
+        [common, engine, profile, output, shapes],
         epilog=_examples(
             ("shrec-eval demo", "7 runs of a synthetic graded contest, ranked by ADR"),
             (
@@ -599,11 +648,42 @@ def _distances_args(sub, common) -> None:
     )
 
 
+def _thumbnails_args(sub, common) -> None:
+    th = _command(
+        sub,
+        "thumbnails",
+        "render a shapes folder's thumbnails (PNG) for a contest site",
+        [common],
+        epilog=_examples(
+            (
+                "shrec-eval thumbnails --shapes psb/db thumbs/",
+                "a PNG per model of the Princeton Shape Benchmark's db/ folder",
+            ),
+            (
+                "shrec-eval thumbnails --shapes models/ --layout '{id}.obj' --size 256 out/",
+                "256 px thumbnails of <id>.obj files",
+            ),
+        ),
+    )
+    th.add_argument("--shapes", required=True, metavar="DIR", help="the shapes folder")
+    th.add_argument("out", metavar="OUT", help="the folder of the thumbnails (<id>.png)")
+    th.add_argument(
+        "--layout",
+        metavar="LAYOUT",
+        help="psb, shapenet, flat or a pattern such as {id}.obj (default: detected)",
+    )
+    th.add_argument("--size", type=_size, default=128, metavar="PX", help="side in pixels (128)")
+    th.add_argument(
+        "--no-normalize-ids", action="store_true", help="name the files by the ids as written"
+    )
+    th.add_argument("--no-cache", action="store_true", help="draw every shape (no per-user cache)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
-    profile = _profile_parser()
+    profile, shapes = _profile_parser(), _shapes_parser()
     p = _Parser(
         prog=PROG,
         description="Score 3D shape retrieval contests (SHREC, PSB, ShapeNet) and TREC runs.",
@@ -624,12 +704,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _evaluate_args(sub, common, reading, engine, profile, output)
+    _evaluate_args(sub, common, reading, engine, profile, output, shapes)
     _distances_args(sub, common)
     _check_args(sub, common, reading, profile)
     _compare_args(sub, common, reading, engine, profile)
     _measures_args(sub, common)
-    _demo_args(sub, common, engine, profile, output)
+    _demo_args(sub, common, engine, profile, output, shapes)
+    _thumbnails_args(sub, common)
     assert tuple(sub.choices) == COMMAND_NAMES
     return p
 

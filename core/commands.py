@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import Output, gate_outputs, write_pieces
+from .atomic import Output, gate_outputs, write_bytes, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
-from .errors import ContestFileError, ShrecEvalError, UsageError
+from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from .formats.embeddings import distances_matrix, matrix_pieces
+from .gallery import gallery_files, run_lists, thumb_name
 from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
 from .options import EvalOptions
 from .profiles import get_profile
@@ -36,7 +37,9 @@ from .report import (
 )
 from .resources import demo_manifest
 from .service import load_assessment, score_contest, score_runs
+from .shapes import ShapesSource
 from .stats import CORRECTIONS, TESTS, compare
+from .thumbnails import ThumbnailCache, encode_png, shape_warning, thumbnail
 from .trec_eval_format import P_CUTOFFS, trec_eval_text
 from .values import text_grid
 
@@ -193,7 +196,21 @@ def contest_of(args, options: EvalOptions) -> Contest:
         ),
         replace(options, collection_size=args.collection_size),
         name=Path(args.save_contest).stem if getattr(args, "save_contest", None) else "",
+        **_shapes_args(args),
     )
+
+
+def _shapes_args(args, contest: Contest | None = None) -> dict:
+    """``shapes`` and ``query_shapes`` of a command line (--shapes DIR,
+    --query-shapes DIR, with their layouts), else the contest's."""
+    out = {}
+    for key in ("shapes", "query_shapes"):
+        folder = getattr(args, key, None)
+        if folder is not None:
+            out[key] = ShapesSource(folder, getattr(args, f"{key}_layout", None))
+        elif contest is not None:
+            out[key] = getattr(contest, key)
+    return out
 
 
 def _embedding_options(args) -> dict:
@@ -279,6 +296,18 @@ def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **
     gated = contest.gate_outputs(**outputs, more=more)
     if contest_file is not None:
         gate_outputs(gated, [*contest.inputs(), contest_file])
+
+
+def _guard_shapes(contest: Contest, **outputs) -> None:
+    """No output in or onto a shapes folder."""
+    folders = [s.path for s in (contest.shapes, contest.query_shapes) if s is not None]
+    for f in folders:
+        if not Path(f).is_dir():
+            raise UsageError(f"{f}: the shapes folder does not exist (or is not a folder)")
+    if folders:
+        gate_outputs(
+            [Output(f"--{k}", v, "folder") for k, v in outputs.items() if v is not None], folders
+        )
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
@@ -402,6 +431,7 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
+        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs)
         write_report(
             args.report,
             assessment,
@@ -409,8 +439,41 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
             keys=keys,
             rank_key=rank_key,
             figure_preset=args.figure_preset,
+            extra=gallery,
         )
     _native(args, assessment, results, contest)
+
+
+def _gallery(args, contest: Contest, assessment, results, keys, rank_key, out, runs=()):
+    """The gallery's files for --report when the contest has shapes (None
+    without), from the runs the scoring service read (their lists); the
+    thumbnails come from the per-user cache."""
+    if contest.shapes is None and contest.query_shapes is None:
+        return None
+    if len(results) != len(contest.runs) or len(runs) != len(results):
+        out.write("note: no gallery: the runs' datasets have different queries\n")
+        return None
+    shapes = contest.shapes.index() if contest.shapes is not None else None
+    query_shapes = contest.query_shapes.index() if contest.query_shapes is not None else None
+    files, problems = gallery_files(
+        assessment,
+        results,
+        run_lists(assessment, list(runs), contest.options),
+        shapes,
+        query_shapes,
+        keys=keys,
+        rank_key=rank_key,
+        mode=getattr(args, "gallery", None) or "all",
+        n=getattr(args, "gallery_queries", None) or 5,
+        k=getattr(args, "gallery_k", None) or 10,
+        size=getattr(args, "thumbnail_size", None) or 128,
+        cache=ThumbnailCache(),
+        progress=Progress(label="gallery thumbnails"),
+    )
+    w = shape_warning(problems)
+    if w is not None:
+        out.write(f"note: shapes: {w}\n")
+    return files
 
 
 def _native(args, assessment, results, contest: Contest | None = None) -> None:
@@ -439,6 +502,7 @@ def cmd_evaluate(args, out) -> int:
         native=args.native,
         save_contest=args.save_contest,
     )
+    _guard_shapes(contest, report=args.report)
     _save_contest(args, contest)
     assessment = None
     runs: list = []
@@ -462,9 +526,11 @@ def cmd_demo(args, out) -> int:
     if args.format != "table" or args.per_query:
         raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
     manifest = demo_manifest()
-    contest = replace(Contest.read(manifest), options=_options(args))
+    contest = Contest.read(manifest)
+    contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
     _no_shapenet(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
     _, results = _score(contest, assessment)
@@ -751,6 +817,39 @@ def cmd_distances(args, out) -> int:
     return 0
 
 
+def cmd_thumbnails(args, out) -> int:
+    """Every shape of a folder as a PNG thumbnail in OUT (created when
+    missing; thumbnails of the same names replaced, nothing else touched)."""
+    source = ShapesSource(args.shapes, args.layout, normalize_ids=not args.no_normalize_ids)
+    gate_outputs([Output("OUT", args.out, "tree")], [source.path])
+    index = source.index()
+    target = Path(args.out)
+    if target.exists() and not target.is_dir():
+        raise OutputError(target, "this is a file; a folder was expected for the thumbnails")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
+    cache = None if args.no_cache else ThumbnailCache()
+    ids = index.ids()
+    progress = Progress(label="thumbnails")
+    problems = {}
+    for done, item in enumerate(ids, start=1):
+        t = thumbnail(index.files(item), args.size, cache)
+        if not t.ok:
+            problems[item] = t.problem
+        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), encode_png(t.rgba))
+        progress(done, len(ids))
+    out.write(
+        f"{len(ids)} thumbnails of {index.describe()} written to {target} "
+        f"({args.size} x {args.size} px)\n"
+    )
+    w = shape_warning(problems)
+    if w is not None:
+        out.write(f"note: {w}\n")
+    return 0
+
+
 COMMANDS = {
     "evaluate": cmd_evaluate,
     "distances": cmd_distances,
@@ -758,4 +857,5 @@ COMMANDS = {
     "compare": cmd_compare,
     "measures": cmd_measures,
     "demo": cmd_demo,
+    "thumbnails": cmd_thumbnails,
 }

@@ -8,13 +8,16 @@ written as JSON, paths relative to the file::
      "runs": [{"path": "alice.trec", "name": "Alice", "format": "trec",
                "colour": "#1f77b4"}, ...],
      "options": {"ranks": [5, 10], ...},
+     "shapes": {"path": "shapes", "layout": null},
      "view": {...}}
 
 Every setting but ``path`` may be left out (its default applies).  ``view``
 is what the desktop app shows (columns, sorting, curve kind): JSON data this
 module keeps as it is, never reads.  A file of a newer ``version`` than
 :data:`CONTEST_VERSION` is refused; an older one is migrated on reading
-(version 1 spelt a run's colour ``"color"`` and had no ``view``).
+(version 1 spelt a run's colour ``"color"`` and had no ``view``; version 2
+had no ``shapes`` or ``query_shapes``: the folders of the collection's shapes
+and of the queries' shapes or images, :mod:`shrec_eval.shapes`).
 """
 
 from __future__ import annotations
@@ -41,11 +44,12 @@ from .readers import (
     load_assessment,
     load_run,
 )
+from .shapes import ShapesSource, check_layout
 
-__all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest"]
+__all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest", "ShapesSource"]
 
 #: the version of the contest file this module writes (and the newest it reads)
-CONTEST_VERSION = 2
+CONTEST_VERSION = 3
 #: the most a contest file may hold (a session with its view is a few kB)
 CONTEST_LIMIT = 1 << 26
 
@@ -358,6 +362,28 @@ class RunSource:
         )
 
 
+_SHAPES_KINDS = {"path": _STR, "layout": _STR, "normalize_ids": _BOOL}
+
+
+def _shapes_to_dict(s: ShapesSource | None, base) -> dict | None:
+    if s is None:
+        return None
+    return {"path": _relative(s.path, base), "layout": s.layout, "normalize_ids": s.normalize_ids}
+
+
+def _shapes_from_dict(d, what: str, base, source) -> ShapesSource | None:
+    """A shapes folder of a contest file (``what``: its key) or None."""
+    if d is None:
+        return None
+    d = _checked(d, what, _SHAPES_KINDS, source, optional={"layout"})
+    if "path" not in d:
+        raise FormatError(source, f'the "{what}" object needs a "path"')
+    check_layout(d.get("layout"), source)
+    return ShapesSource(
+        _path(d["path"], base), d.get("layout"), normalize_ids=d.get("normalize_ids") is not False
+    )
+
+
 # -- the contest -----------------------------------------------------------------------------
 
 _OPTION_KINDS = {
@@ -410,8 +436,18 @@ def _from_version_1(d: dict, source) -> dict:
     return {**d, "version": 2}
 
 
+def _from_version_2(d: dict, source) -> dict:
+    """A version-2 contest as version 3 (which added the shapes folders)."""
+    for key in ("shapes", "query_shapes"):
+        if key in d:
+            raise FormatError(
+                source, f'a version-2 contest file has no "{key}" (version 3 has); fix "version"'
+            )
+    return {**d, "version": 3}
+
+
 #: version -> the function reading a dict of that version as the next version
-_MIGRATIONS = {1: _from_version_1}
+_MIGRATIONS = {1: _from_version_1, 2: _from_version_2}
 
 
 def _migrated(d: dict, source) -> dict:
@@ -437,8 +473,10 @@ def _migrated(d: dict, source) -> dict:
 @dataclass(frozen=True)
 class Contest:
     """The assessment, the runs (with names and colours) and the engine
-    options of a contest, and (``view``) what an app showed of it: JSON data
-    kept as it is (core never reads it)."""
+    options of a contest, where its shapes are (``shapes``, and
+    ``query_shapes`` when the queries are not collection items: images,
+    sketches, or meshes of their own), and (``view``) what an app showed of
+    it: JSON data kept as it is (core never reads it)."""
 
     assessment: AssessmentSource
     runs: tuple[RunSource, ...] = ()
@@ -446,6 +484,8 @@ class Contest:
     name: str = ""
     description: str = ""
     view: dict = field(default_factory=dict, hash=False)
+    shapes: ShapesSource | None = None
+    query_shapes: ShapesSource | None = None
 
     KINDS = {
         "version": _INT,
@@ -455,6 +495,8 @@ class Contest:
         "runs": ("a list of objects", lambda v: isinstance(v, list)),
         "options": ("an object", lambda v: isinstance(v, dict)),
         "view": _VIEW,
+        "shapes": ("an object", lambda v: isinstance(v, dict)),
+        "query_shapes": ("an object", lambda v: isinstance(v, dict)),
     }
 
     def __post_init__(self) -> None:
@@ -477,6 +519,9 @@ class Contest:
         d["assessment"] = self.assessment.to_dict(base)
         d["runs"] = [r.to_dict(base) for r in self.runs]
         d["options"] = self.options.to_dict()
+        for key in ("shapes", "query_shapes"):
+            if getattr(self, key) is not None:
+                d[key] = _shapes_to_dict(getattr(self, key), base)
         if self.view:
             d["view"] = copy.deepcopy(self.view)
         return d
@@ -496,6 +541,8 @@ class Contest:
             name=d.get("name", Path(source).stem if source is not None else ""),
             description=d.get("description", ""),
             view=d.get("view", {}),
+            shapes=_shapes_from_dict(d.get("shapes"), "shapes", base, source),
+            query_shapes=_shapes_from_dict(d.get("query_shapes"), "query_shapes", base, source),
         )
 
     @classmethod

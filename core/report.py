@@ -922,16 +922,19 @@ def write_report(
     figure_preset=None,
     figures: bool = True,
     colours: dict[str, str] | None = None,
+    extra: dict | None = None,
 ) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex, summary-wide.tex,
     index.html (with classes per_class.csv, per_class.tex, per_class-wide.tex)
     and the figures under figures/ (shrec_eval.figures, at ``figure_preset``:
     a FigurePreset or a preset name, default the column); with a
     ``comparison``, its significance markers and their legend.  ``colours``:
-    run name -> colour of its curves (the app's)."""
+    run name -> colour of its curves (the app's); ``extra``: more files of
+    the folder (the gallery of the shapes: gallery.html, thumbs/)."""
     files = report_files(
         assessment, results, keys=keys, rank_key=rank_key, comparison=comparison, test=test
     )
+    files.update(extra or {})
     if figures:
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
         rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
@@ -1015,6 +1018,8 @@ REPORT_FILES = (
     "per_class.tex",
     "per_class-wide.tex",
     "index.html",
+    "gallery.html",  # with shapes (shrec_eval.gallery)
+    "thumbs",
 ) + tuple(f"figures/{name}.{fmt}" for name in REPORT_FIGURES for fmt in FIGURE_FORMATS)
 
 

@@ -11,6 +11,15 @@ float32 matrix, TREC runs, and rank-list folders in three variants, full and
 truncated.  The runs are made from a synthetic shape descriptor: each class
 has a centre near its parent's, each model is its centre plus noise, and a
 method's quality is how much noise its descriptor adds.
+
+Every model and query also gets a small mesh (``shapes/m<id>.off``,
+``shapes/q<nn>.off``, a flat shapes folder): each parent class has a body
+(box, cylinder, sphere or cone, with its proportions), each class adds its
+own parts to it, and each model is its class's shape with its parts' sizes
+and places jittered, so that a class's models look alike and sister classes
+share a body.  The meshes come from their own random stream, so that the
+runs are the same with or without them; vertices are written with 3
+decimals, and the whole folder stays small (the wheel under 5 MB).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ PARENTS = {
     "human": ["standing_person", "walking_person", "head", "hand", "skeleton"],
 }
 DIM = 24
+SHAPES = "shapes"
 METHODS = [  # name, descriptor noise, file format, extra
     ("SpectralNet", 0.6, "ascii-matrix", {}),
     ("ViewHarmonics", 1.0, "trec", {}),
@@ -92,15 +102,111 @@ def make(out: Path = HERE) -> dict:
         D = np.round(D.astype(np.float32), 4).astype(np.float32)
         runs.append(_write_run(out, name, fmt, D, queries, models, **extra))
     manifest = {
-        "version": 2,
+        "version": 3,
         "name": "SHREC demo contest (synthetic)",
         "description": "30 external queries against 1,100+ models in 44 classes; graded "
         "relevance: query class highly relevant, sister classes marginally",
         "assessment": {"path": "target.cla", "queries": "queries.cla", "graded": True},
         "runs": runs,
+        "shapes": {"path": SHAPES, "layout": "flat"},
     }
+    _write_shapes(out / SHAPES, classes, parent_of, members, queries, qclasses)
     (out / "contest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+# -- shapes ------------------------------------------------------------------------------
+
+
+def _box():
+    c = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) / 2
+    f = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1)]
+    f += [(2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    return c, np.array(f)
+
+
+def _ring(n: int, y: float, r: float) -> np.ndarray:
+    a = 2 * np.pi * np.arange(n) / n
+    return np.stack([r * np.cos(a), np.full(n, y), r * np.sin(a)], axis=1)
+
+
+def _lathe(profile, n: int = 8):
+    """A surface of revolution about y through (y, radius) points; a zero
+    radius is one vertex (a pole)."""
+    verts, rings = [], []
+    for y, r in profile:
+        start = sum(len(v) for v in verts)
+        if r == 0:
+            verts.append(np.array([[0.0, y, 0.0]]))
+            rings.append([start] * n)
+        else:
+            verts.append(_ring(n, y, r))
+            rings.append(list(range(start, start + n)))
+    faces = []
+    for a, b in zip(rings, rings[1:]):
+        for i in range(n):
+            j = (i + 1) % n
+            if a[i] != a[j]:
+                faces.append((a[i], a[j], b[j]))
+            if b[i] != b[j]:
+                faces.append((a[i], b[j], b[i]))
+    return np.concatenate(verts), np.array(faces)
+
+
+def _primitive(kind: str):
+    if kind == "box":
+        return _box()
+    if kind == "cylinder":
+        return _lathe([(-0.5, 0), (-0.5, 0.5), (0.5, 0.5), (0.5, 0)])
+    if kind == "cone":
+        return _lathe([(-0.5, 0), (-0.5, 0.5), (0.5, 0)])
+    angles = np.linspace(0, np.pi, 6)  # sphere
+    return _lathe([(-0.5 * np.cos(t), 0.5 * np.sin(t)) for t in angles])
+
+
+KINDS = ("box", "cylinder", "sphere", "cone")
+
+
+def _part(rng, kind=None):
+    return (
+        kind or KINDS[int(rng.integers(len(KINDS)))],
+        rng.uniform(-0.95, 0.95, 3),  # centre
+        rng.uniform(0.3, 0.9, 3),  # size
+    )
+
+
+def _mesh_of(parts, rng, jitter: float):
+    vs, fs, n = [], [], 0
+    for kind, centre, size in parts:
+        v, f = _primitive(kind)
+        s = size * (1 + rng.normal(0, jitter, 3))
+        c = centre + rng.normal(0, jitter * 0.5, 3)
+        vs.append(v * s + c)
+        fs.append(f + n)
+        n += len(v)
+    return np.concatenate(vs), np.concatenate(fs)
+
+
+def _off(v, f) -> str:
+    lines = ["OFF", f"{len(v)} {len(f)} 0"]
+    lines += ["%.3f %.3f %.3f" % tuple(p) for p in v]
+    lines += ["3 %d %d %d" % tuple(t) for t in f]
+    return "\n".join(lines).replace("-0.000", "0.000") + "\n"
+
+
+def _write_shapes(folder: Path, classes, parent_of, members, queries, qclasses) -> None:
+    rng = np.random.default_rng(SEED + 1)
+    body = {}
+    for parent in dict.fromkeys(parent_of.values()):
+        kind = KINDS[len(body) % len(KINDS)]
+        body[parent] = (kind, np.zeros(3), rng.uniform(0.5, 1.6, 3))
+    recipe = {c: [body[parent_of[c]]] + [_part(rng) for _ in range(2)] for c in classes}
+    folder.mkdir()
+    for c in classes:
+        for m in members[c]:
+            (folder / f"m{m}.off").write_text(_off(*_mesh_of(recipe[c], rng, 0.08)))
+    for q, c in zip(queries, qclasses):
+        (folder / f"{q}.off").write_text(_off(*_mesh_of(recipe[c], rng, 0.08)))
 
 
 def _write_cla(path: Path, parents, members: dict) -> None:

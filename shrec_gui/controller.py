@@ -21,6 +21,7 @@ from shrec_eval.service import effective_options
 
 from .models import plural
 from .plots import colour_for
+from .shapes_service import ShapesService
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
 #: profiles whose contests the app does not open, and what to do instead
@@ -40,6 +41,7 @@ class RunEntry:
     result: object = None
     error: str | None = None  # the reader's message when the file could not be used
     base_name: str | None = None  # the run's own name (the result's may get a suffix)
+    run: object = None  # the Run the scoring service read (its ranked lists: the gallery)
 
     @property
     def name(self) -> str:
@@ -90,6 +92,7 @@ class ContestController(QObject):
         self.files.done.connect(self._task_done)
         self.files.failed.connect(self._task_failed)
         self.scoring = ScoringThread(self)
+        self.shapes = ShapesService(self)  # the shapes folders and their thumbnails
         w = self.scoring.worker
         # bound methods of this object (not lambdas): Qt then queues the call
         # to the GUI thread; a lambda would run in the worker's thread
@@ -142,7 +145,12 @@ class ContestController(QObject):
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs and the options."""
-        return (self.assessment_source, tuple(self.run_sources()), self.options)
+        return (
+            self.assessment_source,
+            tuple(self.run_sources()),
+            self.options,
+            (self.shapes.source, self.shapes.query_source),
+        )
 
     def unsaved(self) -> bool:
         """An assessment is open and differs from the session last opened or saved."""
@@ -356,6 +364,7 @@ class ContestController(QObject):
         self._saved_state = None
         self._changed_timer.stop()
         self.set_options(EvalOptions())
+        self.shapes.set_sources(None, None)
         self.changed.emit()
         self.closed.emit()
         self.status.emit("Closed. Open the demo, an assessment or a session.")
@@ -372,6 +381,7 @@ class ContestController(QObject):
         )
 
     def _open_contest(self, path: str, contest: Contest) -> None:
+        self.shapes.set_sources(contest.shapes, contest.query_shapes)
         self.open_assessment(
             contest.assessment,
             runs=list(contest.runs),
@@ -391,6 +401,8 @@ class ContestController(QObject):
             self.options,
             name,
             view=view or {},
+            shapes=self.shapes.source,
+            query_shapes=self.shapes.query_source,
         )
 
     def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
@@ -446,6 +458,7 @@ class ContestController(QObject):
 
     def shutdown(self) -> None:
         self.scoring.shutdown()
+        self.shapes.shutdown()
 
     def _current(self, gen: int) -> bool:
         return gen == self.scoring.generation
@@ -494,7 +507,7 @@ class ContestController(QObject):
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
-        e.result, e.error, e.base_name = result, None, result.run_name
+        e.result, e.error, e.base_name, e.run = result, None, result.run_name, run
         self._distinct_names()
         self._changed_soon()
 

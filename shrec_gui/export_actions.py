@@ -145,6 +145,10 @@ class ExportActions(QObject):
         colours = {r.run_name: colour for _, colour, r in entries}
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
+        shapes = None
+        if c.shapes.active:  # the gallery: the ranked lists of the runs the service read
+            runs = [e.run for e in scored]
+            shapes = (c.shapes.source, c.shapes.query_source, runs)
         self.report_tasks.start(
             write_app_report,
             folder,
@@ -154,6 +158,7 @@ class ExportActions(QObject):
             report_preset(self.w.prefs.figure()),
             colours,
             list(self.w.summary.keys),
+            shapes,
         )
 
     def _report_written(self, _request: int, _paths) -> None:

@@ -6,6 +6,7 @@ and exports have modules of their own."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QTimer
@@ -253,6 +254,13 @@ class MainWindow(FileDialogs, QMainWindow):
         )
         self.recent_menu = f.addMenu("Recent")
         f.addSeparator()
+        self._action(
+            f,
+            "S&hapes…",
+            self.shapes_dialog,
+            None,
+            "the folders of the collection's and the queries' shapes (thumbnails, 3D view)",
+        )
         self.export_action = self._action(
             f, "&Export this tab as CSV…", self.exports.export_tab_dialog, "Ctrl+E"
         )
@@ -415,6 +423,15 @@ class MainWindow(FileDialogs, QMainWindow):
         self.exports.export_report(folder)
 
     # -- window ---------------------------------------------------------------------------
+    def shapes_dialog(self) -> None:
+        """File > Shapes…: the shapes folders of the contest (saved in sessions)."""
+        from .shape_views import ShapesDialog
+
+        shapes = self.controller.shapes
+        dialog = ShapesDialog(shapes.source, shapes.query_source, self)
+        if dialog.exec():
+            shapes.set_sources(*dialog.result_sources)
+
     def about(self) -> None:
         QMessageBox.about(self, "About SHREC evaluation", about_text())
 
@@ -426,7 +443,28 @@ class MainWindow(FileDialogs, QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
+            self.open_dropped(paths)
+
+    def open_dropped(self, paths) -> None:
+        """Dropped files and folders: a folder of shapes (meshes or images,
+        told apart on a file thread) becomes the contest's shapes folder (a
+        second one the query shapes folder); the rest opens as files do."""
+        from shrec_eval.shapes import ShapesSource, shapes_folders
+
+        if not any(os.path.isdir(p) for p in paths):
             self.open_files(paths)
+            return
+
+        def found(folders) -> None:
+            if folders:
+                sources = [ShapesSource(f) for f in folders[:2]]
+                self.controller.shapes.set_sources(*sources)
+                self.status_label.setText(f"Shapes: {', '.join(folders[:2])}")
+            rest = [p for p in paths if p not in folders]
+            if rest:
+                self.open_files(rest)
+
+        self.controller.run_task(shapes_folders, list(paths), done=found)
 
     def quit_action(self) -> None:
         if self.confirm_discard():

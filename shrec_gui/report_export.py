@@ -8,7 +8,9 @@ colours of the app), on a file thread."""
 from __future__ import annotations
 
 from shrec_eval.commands import default_table
+from shrec_eval.gallery import gallery_files, run_lists
 from shrec_eval.report import write_report
+from shrec_eval.thumbnails import ThumbnailCache
 
 
 def report_preset(settings) -> str:
@@ -19,15 +21,20 @@ def report_preset(settings) -> str:
 
 
 def write_app_report(
-    folder, assessment, results, options, preset: str, colours: dict, shown=()
+    folder, assessment, results, options, preset: str, colours: dict, shown=(), shapes=None
 ) -> list:
     """The report folder with the figures, written whole (atomically, an
     earlier report replaced, any other folder refused).  File thread.  The
     tables' columns are the Summary's (``shown``; in the command line's order
-    when they are its columns)."""
+    when they are its columns); with ``shapes`` (shapes source, query shapes
+    source, the runs scored) the gallery of ``shrec-eval evaluate --report``
+    too."""
     keys, rank_key = default_table(assessment, options)
     if shown and set(shown) != set(keys):
         keys = list(shown)
+    extra = None
+    if shapes is not None:
+        extra = _gallery(assessment, results, options, keys, rank_key, *shapes)
     return write_report(
         folder,
         assessment,
@@ -36,4 +43,21 @@ def write_app_report(
         rank_key=rank_key,
         figure_preset=preset,
         colours=colours,
+        extra=extra,
     )
+
+
+def _gallery(assessment, results, options, keys, rank_key, shapes, query_shapes, runs):
+    """gallery.html and thumbs/ (every query, top 10, 128 px), as the command
+    line's, from the ranked lists of the runs the scoring service read."""
+    files, _ = gallery_files(
+        assessment,
+        results,
+        run_lists(assessment, runs, options),
+        shapes.index() if shapes is not None else None,
+        query_shapes.index() if query_shapes is not None else None,
+        keys=keys,
+        rank_key=rank_key,
+        cache=ThumbnailCache(),
+    )
+    return files

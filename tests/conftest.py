@@ -1,5 +1,6 @@
-"""Shared test set-up: Qt offscreen, and QSettings pointed at a temporary
-folder so that no test reads or writes the user's real preferences."""
+"""Shared test set-up: Qt offscreen, and QSettings and the thumbnail cache
+pointed at temporary folders so that no test reads or writes the user's real
+preferences or cache."""
 
 import os
 
@@ -19,6 +20,18 @@ def _isolated_qsettings(tmp_path_factory):
     for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
         QSettings.setPath(QSettings.Format.IniFormat, scope, str(folder))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_thumbnail_cache(tmp_path_factory):
+    """Thumbnails cached in a temporary folder, never the user's cache."""
+    old = os.environ.get("SHREC_EVAL_CACHE_DIR")
+    os.environ["SHREC_EVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("thumbnail-cache"))
+    yield
+    if old is None:
+        os.environ.pop("SHREC_EVAL_CACHE_DIR", None)
+    else:
+        os.environ["SHREC_EVAL_CACHE_DIR"] = old
 
 
 @pytest.fixture

@@ -151,7 +151,17 @@ def test_trec_order_and_keep_self(tmp_path, flags, want):
 
 
 def test_csv_and_report_outputs(tmp_path):
-    code, _ = run_main(["demo", "--csv", str(tmp_path / "csv"), "--report", str(tmp_path / "rep")])
+    code, _ = run_main(
+        [
+            "demo",
+            "--csv",
+            str(tmp_path / "csv"),
+            "--report",
+            str(tmp_path / "rep"),
+            "--gallery-k",  # the demo has shapes: a gallery (tests/test_gallery.py)
+            "1",
+        ]
+    )
     assert code == 0
     rows = list(csv.reader((tmp_path / "csv" / "summary.csv").open()))
     assert rows[0][:2] == ["rank", "run"] and len(rows) == 8 and "ndcg@100" in rows[0]
@@ -160,6 +170,7 @@ def test_csv_and_report_outputs(tmp_path):
     names = sorted(p.name for p in (tmp_path / "rep").iterdir())
     assert names == [
         "figures",
+        "gallery.html",
         "index.html",
         "per_class-wide.tex",
         "per_class.csv",
@@ -169,6 +180,7 @@ def test_csv_and_report_outputs(tmp_path):
         "summary.csv",
         "summary.md",
         "summary.tex",
+        "thumbs",
     ]
     assert len(list((tmp_path / "rep" / "figures").iterdir())) == 4 * 3
     # one row per run and query class (the demo's 30 queries are 30 classes)

@@ -151,7 +151,7 @@ def test_a_version_1_file_still_opens(tmp_path):
     assert c.options.ranks == (3,) and c.view == {}
     c.write(p)
     d = json.loads(p.read_text())
-    assert d["version"] == CONTEST_VERSION == 2 and d["runs"][0]["colour"] == "#ff0000"
+    assert d["version"] == CONTEST_VERSION == 3 and d["runs"][0]["colour"] == "#ff0000"
     assert "color" not in d["runs"][0] and Contest.read(p) == c
     # a file without a version is a version-1 file
     del v1["version"]
@@ -297,3 +297,35 @@ def test_every_engine_option_can_be_written_and_read():
     )
     c = Contest(AssessmentSource("a.qrels"), options=o)
     assert Contest.from_dict(json.loads(json.dumps(c.to_dict()))).options == o
+
+
+def test_the_demo_has_shapes():
+    """Every model and query of the demo has a mesh in its shapes folder."""
+    c = Contest.read(demo_manifest())
+    assert c.shapes.path == DEMO / "shapes" and c.shapes.layout == "flat"
+    a = c.assessment.load()
+    index = c.shapes.index()
+    assert all(index.files(i) is not None for i in a.item_ids + a.query_ids)
+    assert len(index) == len(a.item_ids) + len(a.query_ids)
+
+
+def test_make_demo_regenerates_the_demo_byte_for_byte(tmp_path):
+    """packaging/make_demo.py writes exactly the checked-in demo folder."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[1] / "packaging" / "make_demo.py"
+    spec = importlib.util.spec_from_file_location("make_demo", script)
+    make_demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_demo)
+    make_demo.make(tmp_path)
+
+    def files(root):
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.name != "__init__.py"
+        }
+
+    made, shipped = files(tmp_path), files(DEMO)
+    assert sorted(made) == sorted(shipped)
+    assert [n for n in made if made[n] != shipped[n]] == []

@@ -396,15 +396,28 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     w = _scored_window(qtbot)
     out = tmp_path / "report"
     w.export_report(str(out))
-    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=120000)
+    # the demo has shapes: the gallery's thumbnails are drawn too
+    qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=180000)
     # what `shrec-eval evaluate --report` writes for the same results
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     keys, rank_key = default_table(a, EvalOptions())
     cli = tmp_path / "cli"
     write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
     files = sorted(str(p.relative_to(cli)) for p in cli.rglob("*"))
-    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == files
+    app_files = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    # the app's report adds the gallery of the demo's shapes
+    assert [f for f in app_files if f != "gallery.html" and not f.startswith("thumbs")] == files
     assert "figures/class_heatmap.pdf" in files and "summary-wide.tex" in files
+    # the gallery of `shrec-eval demo --report` (tests/test_gallery.py checks its images)
+    from shrec_eval.cli import main
+
+    assert main(["demo", "--report", str(tmp_path / "cli-demo")], out=io.StringIO()) == 0
+    assert (out / "gallery.html").read_text() == (
+        tmp_path / "cli-demo" / "gallery.html"
+    ).read_text()
+    assert sorted(p.name for p in (out / "thumbs").iterdir()) == sorted(
+        p.name for p in (tmp_path / "cli-demo" / "thumbs").iterdir()
+    )
     for name in ("summary.csv", "per_query.csv", "summary.md", "summary.tex", "per_class.tex"):
         assert (out / name).read_text() == (cli / name).read_text(), name
     # the figures of the same core code, at the column preset, in the runs' colours

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shrec_eval.confusion import item_classes
 from shrec_eval.measures import CURVES, expand
 
 from ..class_heatmap import ClassHeatmap
@@ -24,6 +25,7 @@ from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassPr
 from ..legend_place import LegendPlacer
 from ..models import SortProxy
 from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
+from ..shape_views import ClassShapesRow
 from ..tables import CopyTable
 from . import Tab
 
@@ -95,6 +97,9 @@ class PerClassTab(QWidget, Tab):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(plot_bar)
+        # the clicked class's shapes (contests with shapes)
+        self.class_shapes = ClassShapesRow(controller.shapes)
+        rl.addWidget(self.class_shapes)
         rl.addWidget(self.plots, 3)
         rl.addLayout(run_bar)
         rl.addWidget(self.confusion_note)
@@ -190,6 +195,18 @@ class PerClassTab(QWidget, Tab):
         )
         self._draw_curves()
         self._ask_confusion()
+        self._show_class_shapes(name)
+
+    def _show_class_shapes(self, name: str | None) -> None:
+        a = self.controller.assessment
+        scored = self._scored()
+        if name is None or a is None or not scored:
+            self.class_shapes.show_examples((), ())
+            return
+        r = scored[0][2]
+        queries = [q for q, c in zip(r.query_ids, r.query_classes or ()) if c == name]
+        items = [i for i, c in zip(a.item_ids, item_classes(a)) if c == name]
+        self.class_shapes.show_examples(queries, items)
 
     def class_curves(self) -> list[tuple]:
         """(run name, colour, recall, precision) of the class shown: the

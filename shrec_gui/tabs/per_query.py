@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from shrec_eval.measures import expand
 
 from ..models import PerQueryModel, SortProxy
+from ..shape_views import QueryShapePanel
 from ..tables import CopyTable
 from . import Tab
 
@@ -82,7 +83,13 @@ class PerQueryTab(QWidget, Tab):
         self.set_class_filter(None)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
-        lay.addWidget(self.view, 1)
+        # the current row's query shape beside the table (contests with shapes)
+        self.shape = QueryShapePanel(controller.shapes)
+        row = QHBoxLayout()
+        row.addWidget(self.view, 1)
+        row.addWidget(self.shape)
+        lay.addLayout(row, 1)
+        self.view.selectionModel().currentRowChanged.connect(self._row_picked)
         controller.changed.connect(self.on_changed)
         controller.optionsChanged.connect(self.refresh)
         columns.columnsChanged.connect(self._columns_changed)
@@ -158,6 +165,12 @@ class PerQueryTab(QWidget, Tab):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_ranking()
+
+    def _row_picked(self, current, _previous) -> None:
+        if current.isValid():
+            row = self.proxy.mapToSource(current).row()
+            qids = self.model.query_ids
+            self.shape.show_query(qids[row] if 0 <= row < len(qids) else None)
 
     def set_class_filter(self, name: str | None) -> None:
         """Show only the queries of class ``name`` (None: every query)."""

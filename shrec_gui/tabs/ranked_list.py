@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..exports import write_table_csv
 from ..plots import set_widget_theme
 from ..ranked_lists import RankedListsWidget
+from ..shape_views import ThumbStrips
 from . import Tab
 
 
@@ -16,9 +17,18 @@ class RankedListTab(RankedListsWidget, Tab):
     def __init__(self, controller, parent=None) -> None:
         super().__init__(parent)
         self.controller = controller
+        # the shapes of the lists shown (hidden while the contest has no shapes)
+        self.thumbs = ThumbStrips(controller.shapes)
+        self.layout().insertWidget(self.layout().indexOf(self.info), self.thumbs, 4)
         self.listsRequested.connect(controller.request_lists)
         controller.listsReady.connect(self.show_lists)
         controller.changed.connect(self.on_changed)
+
+    def draw(self) -> None:
+        super().draw()
+        if hasattr(self, "thumbs"):  # drawn once by the base class before the strips exist
+            q = self.lists.query_id if self.lists is not None else None
+            self.thumbs.show_runs(self.shown_runs(), q, self.top_grade)
 
     def refresh(self) -> None:
         c = self.controller
