@@ -533,12 +533,13 @@ def cmd_demo(args, out) -> int:
     _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
-    _, results = _score(contest, assessment)
+    runs: list = []
+    _, results = _score(contest, assessment, runs)
     out.write(
         f"{contest.name}: {assessment.n_queries} queries, collection of "
         f"{assessment.collection_size}, {assessment.kind}\n\n"
     )
-    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent)
+    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent, runs=runs)
     return 0
 
 
