@@ -144,7 +144,8 @@ class ContestController(QObject):
         return default_table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
-        """What a session keeps: the assessment, the runs and the options."""
+        """What a session keeps: the assessment, the runs, the options and the
+        shapes folders."""
         return (
             self.assessment_source,
             tuple(self.run_sources()),
@@ -165,7 +166,7 @@ class ContestController(QObject):
         name = Path(self.assessment_source.path).name
         if self._saved_state is None:
             return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
-        source, runs, options = self._saved_state
+        source, runs, options, shapes = self._saved_state
         out = []
         if source != self.assessment_source:
             out.append(f"the assessment ({name} now)")
@@ -186,6 +187,8 @@ class ContestController(QObject):
                 if getattr(options, f.name) != getattr(self.options, f.name)
             ]
             out.append(f"the scoring options ({', '.join(changed)})")
+        if shapes != (self.shapes.source, self.shapes.query_source):
+            out.append("the shapes folders")
         return out
 
     def scored_status(self) -> str:
