@@ -44,7 +44,7 @@ from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import WORKERS
 from .ids import IdNormalizer
-from .matrix import MatrixRun
+from .matrix import MatrixRun, ties_warning
 from .rowsort import tied_pairs
 from .source import Source, open_source
 
@@ -796,20 +796,11 @@ class TopKRun(Run):
 
     @property
     def warnings(self) -> list[DataWarning]:
-        out = list(self._base)
-        if self._ties.any():
-            rows = np.flatnonzero(self._ties)
-            out.append(
-                DataWarning(
-                    "ties",
-                    "tied pairs of distances among the kept results (broken by collection order)",
-                    int(self._ties.sum()),
-                    tuple(
-                        f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES]
-                    ),
-                )
-            )
-        return out
+        return list(self._base) + ties_warning(
+            self.query_ids,
+            self._ties,
+            "tied pairs of distances among the kept results (broken by collection order)",
+        )
 
     @warnings.setter
     def warnings(self, value) -> None:

@@ -16,6 +16,16 @@ from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_b
 SCAN_ROWS = 256
 
 
+def ties_warning(query_ids, ties: np.ndarray, message: str) -> list[DataWarning]:
+    """The ``ties`` data check of a ranked matrix (``ties``: tied pairs per
+    query row counted while ranking), or nothing when there were none."""
+    if not ties.any():
+        return []
+    rows = np.flatnonzero(ties)
+    examples = tuple(f"query {query_ids[r]}: {ties[r]}" for r in rows[:MAX_EXAMPLES])
+    return [DataWarning("ties", message, int(ties.sum()), examples)]
+
+
 class MatrixRun(Run):
     """A run given as a dissimilarity matrix: row q = query q (assessment
     order), column j = collection item j.  The ranked list of a row is the
@@ -54,20 +64,11 @@ class MatrixRun(Run):
 
     @property
     def warnings(self) -> list[DataWarning]:
-        out = list(self._base_warnings)
-        if self._ties.any():
-            rows = np.flatnonzero(self._ties)
-            out.append(
-                DataWarning(
-                    "ties",
-                    "tied pairs of dissimilarities in a row (broken by collection order)",
-                    int(self._ties.sum()),
-                    tuple(
-                        f"query {self.query_ids[r]}: {self._ties[r]}" for r in rows[:MAX_EXAMPLES]
-                    ),
-                )
-            )
-        return out
+        return list(self._base_warnings) + ties_warning(
+            self.query_ids,
+            self._ties,
+            "tied pairs of dissimilarities in a row (broken by collection order)",
+        )
 
     @warnings.setter
     def warnings(self, value) -> None:
