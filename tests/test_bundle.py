@@ -94,3 +94,25 @@ def test_bundle_contents_and_archive(bundle):
         assert len(archives) == 1
         with tarfile.open(archives[0]) as tar:
             assert "shrec-gui/shrec-gui" in tar.getnames()
+
+
+def test_frozen_app_writes_the_report_with_figures_and_gallery(bundle, tmp_path):
+    """The frozen app, headless, writes the demo's report as the command
+    line does: the print figures (matplotlib) and the gallery of the demo's
+    shapes (trimesh, Pillow) work in the bundle too."""
+    exe = bundle / "shrec-gui" / ("shrec-gui.exe" if sys.platform == "win32" else "shrec-gui")
+    out = tmp_path / "report"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", SHREC_EVAL_CACHE_DIR=str(tmp_path / "c"))
+    p = subprocess.run(
+        [str(exe), "--demo", "--export-report", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    for name in ("summary.csv", "summary.tex", "gallery.html", "figures/precision_recall.pdf"):
+        assert (out / name).stat().st_size > 0, name
+    assert png_size(out / "figures" / "precision_recall.png")[0] > 900  # 8.5 cm at 300 dpi
+    thumbs = list((out / "thumbs").glob("*.png"))
+    assert len(thumbs) > 100 and all(png_size(t) == (128, 128) for t in thumbs[:20])
