@@ -39,7 +39,7 @@ from .resources import demo_manifest
 from .service import load_assessment, score_contest, score_runs
 from .shapes import ShapesSource
 from .stats import CORRECTIONS, TESTS, compare
-from .thumbnails import ThumbnailCache, encode_png, shape_warning, thumbnail
+from .thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .trec_eval_format import P_CUTOFFS, trec_eval_text
 from .values import text_grid
 
@@ -298,16 +298,24 @@ def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **
         gate_outputs(gated, [*contest.inputs(), contest_file])
 
 
-def _guard_shapes(contest: Contest, **outputs) -> None:
-    """No output in or onto a shapes folder."""
-    folders = [s.path for s in (contest.shapes, contest.query_shapes) if s is not None]
-    for f in folders:
-        if not Path(f).is_dir():
-            raise UsageError(f"{f}: the shapes folder does not exist (or is not a folder)")
-    if folders:
-        gate_outputs(
-            [Output(f"--{k}", v, "folder") for k, v in outputs.items() if v is not None], folders
-        )
+def _guard_shapes(contest: Contest, report=None) -> dict:
+    """Before any scoring: the shapes folders exist, and with ``report``
+    (the gallery's only use of them) each one is indexed, so that a folder
+    holding no shapes or a layout finding none is refused now, not after
+    the scoring.  (The output gate keeps every output out of them: they are
+    inputs of the contest.)  Returns the indexes by key."""
+    indexes = {}
+    for key in ("shapes", "query_shapes"):
+        source = getattr(contest, key)
+        if source is None:
+            continue
+        if not Path(source.path).is_dir():
+            raise UsageError(
+                f"{source.path}: the shapes folder does not exist (or is not a folder)"
+            )
+        if report is not None:
+            indexes[key] = source.index()
+    return indexes
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
@@ -394,7 +402,9 @@ def _score(contest: Contest, assessment=None, runs: list | None = None) -> tuple
     )
 
 
-def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=()) -> None:
+def _outputs(
+    args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None
+) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
@@ -431,7 +441,7 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs)
+        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs, shapes)
         write_report(
             args.report,
             assessment,
@@ -444,17 +454,20 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     _native(args, assessment, results, contest)
 
 
-def _gallery(args, contest: Contest, assessment, results, keys, rank_key, out, runs=()):
+def _gallery(
+    args, contest: Contest, assessment, results, keys, rank_key, out, runs=(), shapes=None
+):
     """The gallery's files for --report when the contest has shapes (None
     without), from the runs the scoring service read (their lists); the
-    thumbnails come from the per-user cache."""
+    thumbnails come from the per-user cache.  ``shapes``: the folders'
+    indexes made before scoring (:func:`_guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None
-    shapes = contest.shapes.index() if contest.shapes is not None else None
-    query_shapes = contest.query_shapes.index() if contest.query_shapes is not None else None
+    indexes = shapes if shapes is not None else _guard_shapes(contest, report=True)
+    shapes, query_shapes = indexes.get("shapes"), indexes.get("query_shapes")
     files, problems = gallery_files(
         assessment,
         results,
@@ -502,7 +515,7 @@ def cmd_evaluate(args, out) -> int:
         native=args.native,
         save_contest=args.save_contest,
     )
-    _guard_shapes(contest, report=args.report)
+    shapes = _guard_shapes(contest, report=args.report)
     _save_contest(args, contest)
     assessment = None
     runs: list = []
@@ -510,7 +523,7 @@ def cmd_evaluate(args, out) -> int:
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
     assessment, results = _score(contest, assessment, runs)
-    _outputs(args, contest, assessment, results, out, runs=runs)
+    _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes)
     return 0
 
 
@@ -530,7 +543,7 @@ def cmd_demo(args, out) -> int:
     contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
     _no_shapenet(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    _guard_shapes(contest, report=args.report)
+    shapes = _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
     runs: list = []
@@ -539,7 +552,16 @@ def cmd_demo(args, out) -> int:
         f"{contest.name}: {assessment.n_queries} queries, collection of "
         f"{assessment.collection_size}, {assessment.kind}\n\n"
     )
-    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent, runs=runs)
+    _outputs(
+        args,
+        contest,
+        assessment,
+        results,
+        out,
+        base=Path(manifest).parent,
+        runs=runs,
+        shapes=shapes,
+    )
     return 0
 
 
@@ -836,10 +858,12 @@ def cmd_thumbnails(args, out) -> int:
     progress = Progress(label="thumbnails")
     problems = {}
     for done, item in enumerate(ids, start=1):
-        t = thumbnail(index.files(item), args.size, cache)
-        if not t.ok:
-            problems[item] = t.problem
-        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), encode_png(t.rgba))
+        png, problem = thumbnail_png(index.files(item), args.size, cache)
+        if problem is not None:
+            problems[item] = problem
+        # no flush to disk per file (thumbnails can be made again): a warm
+        # cache writes at the speed of copying files
+        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), png, sync=False)
         progress(done, len(ids))
     out.write(
         f"{len(ids)} thumbnails of {index.describe()} written to {target} "
