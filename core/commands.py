@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import Output, gate_outputs, write_bytes, write_pieces
+from .atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from .formats.embeddings import distances_matrix, matrix_pieces
@@ -836,7 +836,16 @@ def cmd_distances(args, out) -> int:
     )
     write_pieces(args.output, matrix_pieces(dist))
     q, n = dist.shape
-    out.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    # the matrix alone on standard output when it is written there
+    say = sys.stderr if stream_fd(args.output) == 1 else out
+    say.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    if dist.file_order:
+        say.write(
+            f"note: the rows and columns are those of {Path(args.features).name} in its own "
+            "order (its ids are not written in a matrix), which an assessment's items may "
+            "not follow; give --assessment to write its queries x its items, the order "
+            "'evaluate' reads a matrix in\n"
+        )
     return 0
 
 

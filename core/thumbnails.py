@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import struct
 import sys
 import tempfile
 import textwrap
@@ -232,17 +233,16 @@ class ThumbnailCache:
 
     def get_png(self, key: str, size: int) -> bytes | None:
         """The PNG file of an entry as it is stored (not decoded): None when
-        absent, torn (no end chunk) or not a size x size RGBA picture."""
+        absent, torn (no end chunk) or not a size x size 8-bit RGBA picture
+        (its header, read here: 16 bytes do not need Pillow's parser)."""
         try:
             data = self._file(key).read_bytes()
-            if not data.endswith(_PNG_END):
-                return None
-            with open_image(data) as im:
-                if im.size != (size, size) or im.mode != "RGBA":
-                    return None
-            return data
-        except Exception:  # absent, or torn by a crash: drawn again
+        except OSError:  # absent: drawn
             return None
+        if data[:16] != _PNG_HEAD or not data.endswith(_PNG_END) or len(data) < 33:
+            return None  # torn by a crash, or not ours: drawn again
+        w, h, depth, colour = struct.unpack(">IIBB", data[16:26])
+        return data if (w, h, depth, colour) == (size, size, 8, 6) else None
 
     def put(self, key: str, rgba: np.ndarray) -> None:
         """Store a thumbnail (see :meth:`put_png`)."""
@@ -267,7 +267,9 @@ class ThumbnailCache:
             pass
 
 
-#: the last chunk of every PNG file (IEND and its CRC)
+#: the signature and header chunk's start, and the last chunk (IEND and its
+#: CRC), of every PNG file
+_PNG_HEAD = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 _PNG_END = b"IEND\xaeB`\x82"
 
 

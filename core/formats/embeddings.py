@@ -69,6 +69,9 @@ TILE_COLS = 16384
 TOPK_TILES = 64
 #: rows checked for NaN and infinity at a time
 _SCAN = 1 << 14
+#: rows whose largest magnitude lies in [2**-SAFE, 2**SAFE) are multiplied as
+#: they are; others are scaled by a power of two first (:meth:`Distances._norms`)
+_SAFE_EXP = 20
 _NPY = b"\x93NUMPY"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _FLOATS = (np.float16, np.float32, np.float64)
@@ -495,6 +498,9 @@ class Distances:
     Indexing (a slice of rows, or an array of rows) gives those rows whole,
     as a matrix run reads them; ``tile(t)`` and ``piece(t, c)`` the tiles."""
 
+    #: the rows are a file's, named by ids, in its order (not an assessment's)
+    file_order = False
+
     def __init__(
         self,
         query: np.ndarray,
@@ -522,24 +528,29 @@ class Distances:
         self.shape = (nq, n)
         self.dtype = np.dtype(np.float32)
         self.ndim = 2
-        self.ct = np.float64 if np.float64 in (query.dtype, gallery.dtype) else np.float32
+        # (float64 features of either byte order: itemsize, not dtype equality)
+        self.ct = np.float64 if 8 in (query.dtype.itemsize, gallery.dtype.itemsize) else np.float32
         same = query is gallery and qidx is None and gidx is None
-        self.qnorm = self._norms(query, qidx, query_name, query_ids)
-        self.gnorm = self.qnorm if same else self._norms(gallery, gidx, gallery_name, gallery_ids)
+        qrows = self._scan(query, qidx, query_name, query_ids)
+        grows = qrows if same else self._scan(gallery, gidx, gallery_name, gallery_ids)
+        self.qnorm, self.gnorm, self.qshift, self.gshift, self.out_shift = self._norms(qrows, grows)
         self.n_tiles = -(-nq // TILE_ROWS)
         self.n_pieces = -(-n // TILE_COLS)
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
         self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
-    def _norms(self, f: np.ndarray, idx, name: str, ids) -> np.ndarray:
-        """Every used row checked (finite; nonzero for the cosine), and
-        what the metric needs of it: 1/|x| (cosine) or |x|^2 (euclidean),
-        in the computing type, in the run's row order."""
+    def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
+        """Every used row checked (finite; nonzero for the cosine) by its
+        real values, and measured without under- or overflow: (e, s), in
+        the run's row order, with e the binary exponent of the row's
+        largest magnitude (|x| < 2**e) and s the squared norm of the row
+        scaled by 2**-e (exact: a power of two), in float64."""
         rows = np.arange(f.shape[0]) if idx is None else np.unique(idx)
-        out = np.zeros(f.shape[0], dtype=np.float64)
-        for s in range(0, rows.size, _SCAN):
-            r = rows[s : s + _SCAN]
+        exps = np.zeros(f.shape[0], dtype=np.int64)
+        sums = np.zeros(f.shape[0], dtype=np.float64)
+        for at in range(0, rows.size, _SCAN):
+            r = rows[at : at + _SCAN]
             block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r], dtype=np.float64)
             bad = ~np.isfinite(block).all(axis=1)
             if bad.any():
@@ -549,10 +560,11 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
                     "values; every feature must be a finite number",
                 )
-            if self.metric != "dot":  # (the dot product needs no norm)
-                out[r] = np.einsum("ij,ij->i", block, block)
+            e = np.frexp(np.abs(block).max(axis=1))[1].astype(np.int64)
+            block = np.ldexp(block, -e[:, None])
+            exps[r], sums[r] = e, np.einsum("ij,ij->i", block, block)
         if self.metric == "cosine":
-            zero = out[rows] == 0
+            zero = sums[rows] == 0
             if zero.any():
                 row = int(rows[np.argmax(zero)])
                 raise FormatError(
@@ -560,27 +572,68 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} is all zeros: its cosine "
                     "distance is undefined (choose --metric euclidean or dot)",
                 )
-            with np.errstate(divide="ignore"):
-                out = 1.0 / np.sqrt(out)
-        elif self.metric == "dot":
-            return np.zeros(0, dtype=self.ct)
-        out = out.astype(self.ct)
-        return out if idx is None else out[idx]
+        return (exps, sums) if idx is None else (exps[idx], sums[idx])
 
-    def _take(self, f: np.ndarray, idx, a: int, b: int) -> np.ndarray:
+    def _norms(self, qrows, grows) -> tuple:
+        """What the metric needs of each row, in the computing type, and the
+        powers of two the rows are scaled by before their products (None:
+        none; the rows whose largest magnitude lies in [2**-SAFE, 2**SAFE)
+        are used as they are, so their values keep their bits).
+
+        * cosine: 1/|x|, each row out of that range scaled to a largest
+          magnitude in [1/2, 1) first (the cosine does not change);
+        * euclidean, sqeuclidean: |x|^2, and dot: nothing, with every row
+          scaled by one power of two when a row is out of that range, the
+          distances scaled back (``out_shift``) as they are rounded to
+          float32 (an error when they do not fit)."""
+        (qe, qs), (ge, gs) = qrows, grows
+        safe = _SAFE_EXP
+
+        def out_of_range(e):
+            return e.size > 0 and (e.min() < -safe or e.max() > safe)
+
+        if self.metric == "cosine":
+            qshift = np.where(np.abs(qe) > safe, qe, 0)
+            gshift = qshift if grows is qrows else np.where(np.abs(ge) > safe, ge, 0)
+            # |x|^2 of the row as it is used: scaled by 2**-shift
+            qn = 1.0 / np.sqrt(np.ldexp(qs, 2 * (qe - qshift)))
+            gn = qn if grows is qrows else 1.0 / np.sqrt(np.ldexp(gs, 2 * (ge - gshift)))
+            return (
+                qn.astype(self.ct),
+                gn.astype(self.ct),
+                qshift if qshift.any() else None,
+                gshift if gshift.any() else None,
+                0,
+            )
+        top = 0
+        if out_of_range(qe) or out_of_range(ge):
+            top = int(max(qe.max(initial=0), ge.max(initial=0)))
+        shift = np.full(1, top) if top else None
+        out_shift = {"euclidean": top, "sqeuclidean": 2 * top, "dot": 2 * top}[self.metric]
+        if self.metric == "dot":  # (the dot product needs no norm)
+            empty = np.zeros(0, dtype=self.ct)
+            return empty, empty, shift, shift, out_shift
+        qn = np.ldexp(qs, 2 * (qe - top)).astype(self.ct)
+        gn = qn if grows is qrows else np.ldexp(gs, 2 * (ge - top)).astype(self.ct)
+        return qn, gn, shift, shift, out_shift
+
+    def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
         part = f[a:b] if idx is None else f[idx[a:b]]
         # aligned too: numpy multiplies misaligned arrays (an .npz member
         # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4
         # times slower; a copy of the piece costs far less
-        return np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        part = np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        if shift is not None:  # rows out of the safe range, scaled (exactly)
+            part = np.ldexp(part, -(shift[a:b] if shift.size > 1 else shift)[:, None])
+        return part
 
     def piece(self, t: int, c: int) -> np.ndarray:
         """Tile ``(t, c)``: query rows [64 t, 64 t + 64) x item columns
         [16384 c, 16384 c + 16384), float32."""
         qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
-        q = self._take(self.query, self.qidx, qa, qb)
-        g = self._take(self.gallery, self.gidx, ga, gb)
+        q = self._take(self.query, self.qidx, qa, qb, self.qshift)
+        g = self._take(self.gallery, self.gidx, ga, gb, self.gshift)
         with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             s = np.matmul(q, g.T)
         del q, g
@@ -604,6 +657,8 @@ class Distances:
             np.maximum(s, self.ct(0), out=s)
             if m == "euclidean":
                 np.sqrt(s, out=s)
+        if self.out_shift:
+            return self._scaled_back(s, qa, ga)
         out = s.astype(np.float32, copy=False)
         if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
             r, col = np.argwhere(~np.isfinite(out))[0]
@@ -611,6 +666,37 @@ class Distances:
                 self.path,
                 f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
                 f"is {out[r, col]} in float32; the features are too large",
+            )
+        return out
+
+    def _scaled_back(self, s: np.ndarray, qa: int, ga: int) -> np.ndarray:
+        """Distances of rows scaled by 2**-top (:meth:`_norms`) in real
+        units, rounded to float32: an error when they leave its range (too
+        large, or so small that a row's values would round to zero)."""
+        m = self.metric
+        big = np.abs(s).max(axis=1, keepdims=True)
+        real = np.ldexp(s, self.out_shift)
+        out = real.astype(np.float32)
+        if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
+            r, col = np.argwhere(~np.isfinite(out))[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, beyond float32's range "
+                "(the type of a PSB matrix); the features are too large",
+            )
+        # a value the row holds significantly, lost below float32's normal numbers
+        tiny = np.finfo(np.float32).tiny
+        lost = (np.abs(out) < tiny) & (np.abs(s) >= np.ldexp(big, -24)) & (s != 0)
+        if lost.any():
+            r, col = np.argwhere(lost)[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, below float32's "
+                f"smallest normal number ({tiny:.3g}, the type of a PSB matrix): the "
+                "features are too small for these distances (scale them up, or choose "
+                "--metric cosine)",
             )
         return out
 
@@ -942,7 +1028,7 @@ def distances_matrix(
         run = read_embeddings(path, assessment, metric=metric, ids=ids)
         return run.matrix
     f = load_features(path, ids=ids, normalize_ids=normalize_ids)
-    return Distances(
+    dist = Distances(
         f.query,
         None,
         f.gallery,
@@ -954,6 +1040,9 @@ def distances_matrix(
         query_ids=f.query_ids,
         gallery_ids=f.gallery_ids,
     )
+    # rows named by ids, written in the file's order: not an assessment's
+    dist.file_order = f.query_ids is not None or f.gallery_ids is not None
+    return dist
 
 
 def matrix_pieces(dist: Distances) -> Iterator[bytes]:
