@@ -454,7 +454,7 @@ def test_bad_feature_values_are_named(tmp_path):
     huge = np.full((N, DIM), 1e20, dtype=np.float32)
     a = load_assessment(tmp_path / "t.cla")
     run = load_run(_save(tmp_path / "huge.npy", huge), a, metric="dot")
-    with pytest.raises(FormatError, match="huge.npy: the dot distance .* is -?inf in float32"):
+    with pytest.raises(FormatError, match="huge.npy: the dot distance .* beyond float32's range"):
         evaluate(a, run)
 
 

@@ -230,13 +230,124 @@ def _array(path, load, name: str) -> np.ndarray:
         if isinstance(exc, OSError) and not isinstance(exc, zipfile.BadZipFile):
             if exc.errno is not None:
                 raise FileAccessError.wrap(path, exc) from exc
-        hint = (
-            " (save ids as strings, numpy.array(ids, dtype=str): object arrays need "
-            "pickle, which is never loaded)"
-            if "Object arrays" in str(exc)
-            else ""
+        if "Object arrays" in str(exc) or "Python objects" in str(exc):
+            raise FormatError(path, _objects(name)) from None
+        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}") from None
+
+
+def _objects(name: str) -> str:
+    """The message of an array of Python objects (dtype object)."""
+    fix = (
+        "save ids as strings, numpy.array(ids, dtype=str)"
+        if name.endswith("ids")
+        else "save the features as numbers, numpy.asarray(features, dtype=numpy.float32)"
+    )
+    return (
+        f"{name} holds Python objects (dtype object), which only pickle reads, and pickle "
+        f"is never loaded; {fix}"
+    )
+
+
+def _shape_text(shape, dtype: np.dtype) -> str:
+    kind = dtype.newbyteorder("=").name if dtype.kind == "f" else str(dtype)
+    return " x ".join(str(n) for n in shape) + f" {kind}" if shape else f"one {kind}"
+
+
+def _npy_header(fh, where, name: str) -> tuple[tuple, bool, np.dtype]:
+    """(shape, fortran order, dtype) of the .npy header ``fh`` is at, read
+    without reading any value; FormatError naming ``where``."""
+    version = np.lib.format.read_magic(fh)
+    read = {
+        (1, 0): np.lib.format.read_array_header_1_0,
+        (2, 0): np.lib.format.read_array_header_2_0,
+    }.get(version)
+    if read is None:
+        raise FormatError(
+            where,
+            f"{name} is a .npy of format version {version[0]}.{version[1]}; 1.0 or 2.0 "
+            "(numpy.save's) was expected",
         )
-        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}{hint}") from None
+    return read(fh)
+
+
+def _declared(where, name: str, shape: tuple, dtype: np.dtype, have: int, max_rows) -> int:
+    """The bytes of values a .npy header declares, checked before any is
+    read: no Python objects, no more than ``have`` bytes (what the file
+    holds after its header), no more rows than ``max_rows`` when given."""
+    if dtype.hasobject:
+        raise FormatError(where, _objects(name))
+    need = int(np.prod(shape, dtype=object)) * dtype.itemsize if shape else dtype.itemsize
+    if need > have:
+        raise FormatError(
+            where,
+            f"{name} is cut short: its header declares {_shape_text(shape, dtype)} "
+            f"({need:,} bytes of values) but {max(have, 0):,} bytes follow it "
+            "(a file truncated, or still being written?)",
+        )
+    if max_rows is not None and len(shape) == 2 and shape[0] > max_rows:
+        raise FormatError(
+            where,
+            f"{name} has {shape[0]:,} rows, more than the assessment's queries and items "
+            f"together ({max_rows:,}); every row must be one of them",
+        )
+    return need
+
+
+def _npy_array(where, data, mapped: bool, max_rows) -> np.ndarray:
+    """The array of a .npy file (memory-mapped when ``mapped``: ``data`` is
+    its path; else ``data`` is a BytesIO of its bytes), its header checked
+    first (:func:`_declared`)."""
+    with open(data, "rb") if mapped else _kept(data) as fh:
+        shape, fortran, dtype = _npy_header(fh, where, "the .npy file")
+        offset = fh.tell()
+        size = fh.seek(0, io.SEEK_END)
+    _declared(where, "the .npy file", shape, dtype, size - offset, max_rows)
+    if not mapped:
+        data.seek(0)
+        return np.load(data, allow_pickle=False)
+    if 0 in shape:
+        return np.empty(shape, dtype)
+    order = "F" if fortran else "C"
+    return np.memmap(data, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+
+
+@contextmanager
+def _kept(fh):
+    """A file object used in a with block without being closed."""
+    yield fh
+
+
+#: what decompressing one member of a compressed .npz may give at most: this
+#: many times its compressed size (deflate gives 1 to 3 times on features of
+#: floats), and never less than INFLATE_FLOOR
+INFLATE_RATIO = 32
+INFLATE_FLOOR = 256 << 20
+
+
+def _member(where, npz, key: str, mapped: bool, max_rows) -> np.ndarray:
+    """An array of an ``.npz``: its .npy header read first from the zip,
+    its shape and size checked (:func:`_declared`) and, for a compressed
+    member, what it would inflate to against the budget, before any value
+    is read; then memory-mapped where it is stored uncompressed (features,
+    ``mapped``), else read."""
+    info = npz.zip.getinfo(key + ".npy")
+    with npz.zip.open(info) as fh:
+        shape, _, dtype = _npy_header(fh, where, key)
+        head = fh.tell()
+    need = _declared(where, key, shape, dtype, info.file_size - head, max_rows)
+    if info.compress_type != zipfile.ZIP_STORED:
+        budget = max(INFLATE_FLOOR, INFLATE_RATIO * info.compress_size)
+        if need > budget:
+            raise FormatError(
+                where,
+                f"{key} ({_shape_text(shape, dtype)}) would inflate from {info.compress_size:,} "
+                f"compressed bytes to {need:,}, more than {INFLATE_RATIO} times (at least "
+                f"{INFLATE_FLOOR >> 20} MiB) that a member may give; features are saved "
+                "with numpy.save or numpy.savez (uncompressed: read a block at a time)",
+            )
+    if mapped and key.endswith("features"):
+        return _mapped_member(where, npz, key)
+    return npz[key]
 
 
 def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[str]:
@@ -245,7 +356,8 @@ def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[s
     if arr.dtype.kind == "U":
         raw = arr.tolist()
     elif arr.dtype.kind == "S":
-        raw = [b.decode("utf-8", "replace") for b in arr.tolist()]
+        # as bytes, as the readers keep ids: not UTF-8 is kept (surrogate escapes)
+        raw = [b.decode("utf-8", "surrogateescape") for b in arr.tolist()]
     elif arr.dtype.kind in "iu":
         raw = [str(int(v)) for v in arr.tolist()]
     else:
@@ -260,7 +372,7 @@ def _check_features(path, arr: np.ndarray, name: str) -> None:
         raise FormatError(
             path, f"{name} must be a 2-D array (one row per shape), not of shape {arr.shape}"
         )
-    if arr.dtype not in _FLOATS:
+    if arr.dtype.newbyteorder("=") not in _FLOATS:  # either byte order
         raise FormatError(
             path, f"{name} holds {arr.dtype} values; float16, float32 or float64 was expected"
         )
@@ -299,10 +411,12 @@ def _mapped_member(path, npz, key: str) -> np.ndarray:
     return npz[key]
 
 
-def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
+def load_features(path, *, ids=None, normalize_ids: bool = True, max_rows=None) -> Features:
     """The arrays of a ``.npy`` or ``.npz`` file, checked for shape, type
     and ids (not yet against an assessment); ``ids``: a file of one id per
-    line naming the rows of a ``.npy``."""
+    line naming the rows of a ``.npy``; ``max_rows``: at most this many rows
+    in an array (an assessment's queries and items), checked from the
+    headers before any value is read or inflated."""
     from .trec import read_collection_list
 
     src = path if isinstance(path, Source) else open_source(path, "embeddings file")
@@ -318,9 +432,7 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
     norm = IdNormalizer(normalize_ids)
     if head.startswith(_NPY):
         arr = _array(
-            where,
-            lambda: np.load(data, mmap_mode=None if src.in_memory else "r", allow_pickle=False),
-            "the .npy file",
+            where, lambda: _npy_array(where, data, not src.in_memory, max_rows), "the .npy file"
         )
         _check_features(where, arr, "the array")
         row_ids = None
@@ -349,9 +461,7 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
         raise FormatError(where, "an .npz file names its rows itself; --ids is for a .npy file")
 
     def get(key):
-        if key.endswith("features") and not src.in_memory:
-            return _array(where, lambda: _mapped_member(where, npz, key), key)
-        return _array(where, lambda: npz[key], key)
+        return _array(where, lambda: _member(where, npz, key, not src.in_memory, max_rows), key)
 
     if {"query_features", "gallery_features"} <= keys:
         missing = {"query_ids", "gallery_ids"} - keys
@@ -832,7 +942,9 @@ def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
 def _describe(f: Features, metric: str) -> str:
     kind = "cross-domain embeddings" if f.cross else "embeddings"
     suffix = ".npy" if f.query_name == "the array" else ".npz"
-    return f"{kind} ({suffix}, {f.gallery.shape[1]}-d {f.gallery.dtype}, {metric} distance)"
+    dtype = f.gallery.dtype
+    name = dtype.newbyteorder("=").name + (", big-endian" if dtype.byteorder == ">" else "")
+    return f"{kind} ({suffix}, {f.gallery.shape[1]}-d {name}, {metric} distance)"
 
 
 class EmbeddingRun(MatrixRun):
@@ -978,7 +1090,9 @@ def read_embeddings(
     if metric not in METRICS:
         raise FormatError(path, f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
-    f = load_features(path, ids=ids, normalize_ids=norm)
+    f = load_features(
+        path, ids=ids, normalize_ids=norm, max_rows=assessment.n_items + assessment.n_queries
+    )
     qidx, gidx = _rows_for(f, assessment)
     dist = Distances(
         f.query,
