@@ -340,10 +340,11 @@ def _member(where, npz, key: str, mapped: bool, max_rows) -> np.ndarray:
         if need > budget:
             raise FormatError(
                 where,
-                f"{key} ({_shape_text(shape, dtype)}) would inflate from {info.compress_size:,} "
-                f"compressed bytes to {need:,}, more than {INFLATE_RATIO} times (at least "
-                f"{INFLATE_FLOOR >> 20} MiB) that a member may give; features are saved "
-                "with numpy.save or numpy.savez (uncompressed: read a block at a time)",
+                f"{key} ({_shape_text(shape, dtype)}) would inflate {info.compress_size:,} "
+                f"compressed bytes into {need:,} ({need // max(info.compress_size, 1):,} times "
+                f"as many); a compressed member may inflate to {INFLATE_RATIO} times its size "
+                f"at most ({INFLATE_FLOOR >> 20} MiB for a small one): save features with "
+                "numpy.save or numpy.savez (not compressed: read a block at a time)",
             )
     if mapped and key.endswith("features"):
         return _mapped_member(where, npz, key)
