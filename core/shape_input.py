@@ -79,7 +79,8 @@ class ShapeFileError(Exception):
 def _size_text(n: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
-            return f"{n / (1 << shift):.1f} {unit}".replace(".0 ", " ")
+            v = n / (1 << shift)
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
     return f"{n} bytes"
 
 
@@ -190,9 +191,10 @@ def reason_of(exc: BaseException, data: bytes = b"") -> str:
     text = text.split(": ", 1)[0]
     text = _QUOTED.sub("...", text).strip()
     text = "".join(c if c.isprintable() and c.isascii() else "?" for c in text)[:100]
-    if text and data:
-        if any(w.encode() in data for w in _WORD.findall(text)):
-            text = ""
+    if not any(c.isalpha() for c in text):
+        text = ""
+    elif data and any(w.encode() in data for w in _WORD.findall(text)):
+        text = ""
     return text or type(exc).__name__
 
 
@@ -219,19 +221,21 @@ def resolver(mesh_path, root=None):
 
         def get(self, name: str) -> bytes:
             for candidate in (name.strip(), name.strip().lstrip("/"), os.path.split(name)[-1]):
-                try:
-                    path = self.absolute(candidate)
-                except ValueError:
+                # by name, links not yet followed (read_shape_file refuses one
+                # that leads out of the shapes folder, naming why)
+                path = os.path.normpath(os.path.join(self.parent, candidate))
+                if not Path(path).is_relative_to(os.path.normpath(self.parent)):
                     continue
                 if not os.path.lexists(path):
                     continue
                 try:
-                    data = read_shape_file(path, root, self.budget[0])
+                    data = read_shape_file(path, root or self.parent, self.budget[0])
                 except ShapeFileError as exc:
                     raise ShapeFileError(f"{Path(candidate).name}, which it names: {exc}") from None
                 self.budget[0] -= len(data)
                 return data
-            raise FileNotFoundError(name)
+            # (the name is the file's content: not quoted)
+            raise FileNotFoundError("a file it names is not in its folder")
 
         def write(self, name: str, data) -> None:
             raise ShapeFileError("a shape file is never written")
