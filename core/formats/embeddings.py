@@ -718,7 +718,7 @@ class Distances:
             )
         top = 0
         if out_of_range(qe) or out_of_range(ge):
-            top = int(max(qe.max(initial=0), ge.max(initial=0)))
+            top = int(max(qe.max(), ge.max()))
         shift = np.full(1, top) if top else None
         out_shift = {"euclidean": top, "sqeuclidean": 2 * top, "dot": 2 * top}[self.metric]
         if self.metric == "dot":  # (the dot product needs no norm)
