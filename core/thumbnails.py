@@ -55,7 +55,9 @@ __all__ = [
 ]
 
 #: bump when the drawing changes, so that cached thumbnails are drawn again
-RENDER_VERSION = 1
+#: (2: shape files read through their input gate; links out of the shapes
+#: folder and images over the pixel budget no longer drawn)
+RENDER_VERSION = 2
 #: the environment variable that moves the cache (tests, shared machines)
 CACHE_ENV = "SHREC_EVAL_CACHE_DIR"
 
