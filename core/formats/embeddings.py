@@ -655,15 +655,17 @@ class Distances:
         """Every used row checked (finite; nonzero for the cosine) by its
         real values, and measured without under- or overflow: (e, s), in
         the run's row order, with e the binary exponent of the row's
-        largest magnitude (|x| < 2**e) and s the squared norm of the row
-        scaled by 2**-e (exact: a power of two), in float64."""
+        largest magnitude (|x| < 2**e) and s the squared norm of the row,
+        in float64, scaled by 2**-e when e is out of the safe range (exact:
+        a power of two), else as it is."""
         rows = np.arange(f.shape[0]) if idx is None else np.unique(idx)
         exps = np.zeros(f.shape[0], dtype=np.int64)
         sums = np.zeros(f.shape[0], dtype=np.float64)
         for at in range(0, rows.size, _SCAN):
             r = rows[at : at + _SCAN]
             block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r], dtype=np.float64)
-            bad = ~np.isfinite(block).all(axis=1)
+            top = np.abs(block).max(axis=1)  # NaN and infinity carry through
+            bad = ~np.isfinite(top)
             if bad.any():
                 row = int(r[np.argmax(bad)])
                 raise FormatError(
@@ -671,9 +673,13 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
                     "values; every feature must be a finite number",
                 )
-            e = np.frexp(np.abs(block).max(axis=1))[1].astype(np.int64)
-            block = np.ldexp(block, -e[:, None])
-            exps[r], sums[r] = e, np.einsum("ij,ij->i", block, block)
+            e = np.frexp(top)[1].astype(np.int64)
+            sq = np.einsum("ij,ij->i", block, block)
+            out = np.abs(e) > _SAFE_EXP
+            if out.any():  # squares that would under- or overflow: scaled first
+                scaled = np.ldexp(block[out], -e[out][:, None])
+                sq[out] = np.einsum("ij,ij->i", scaled, scaled)
+            exps[r], sums[r] = e, sq
         if self.metric == "cosine":
             zero = sums[rows] == 0
             if zero.any():
@@ -703,12 +709,13 @@ class Distances:
         def out_of_range(e):
             return e.size > 0 and (e.min() < -safe or e.max() > safe)
 
+        # the scale of each row's s (:meth:`_scan`): 2**-e out of the safe range
+        qshift = np.where(np.abs(qe) > safe, qe, 0)
+        gshift = qshift if grows is qrows else np.where(np.abs(ge) > safe, ge, 0)
         if self.metric == "cosine":
-            qshift = np.where(np.abs(qe) > safe, qe, 0)
-            gshift = qshift if grows is qrows else np.where(np.abs(ge) > safe, ge, 0)
-            # |x|^2 of the row as it is used: scaled by 2**-shift
-            qn = 1.0 / np.sqrt(np.ldexp(qs, 2 * (qe - qshift)))
-            gn = qn if grows is qrows else 1.0 / np.sqrt(np.ldexp(gs, 2 * (ge - gshift)))
+            # 1/|x| of the row as it is used: scaled by 2**-shift
+            qn = 1.0 / np.sqrt(qs)
+            gn = qn if grows is qrows else 1.0 / np.sqrt(gs)
             return (
                 qn.astype(self.ct),
                 gn.astype(self.ct),
@@ -724,8 +731,8 @@ class Distances:
         if self.metric == "dot":  # (the dot product needs no norm)
             empty = np.zeros(0, dtype=self.ct)
             return empty, empty, shift, shift, out_shift
-        qn = np.ldexp(qs, 2 * (qe - top)).astype(self.ct)
-        gn = qn if grows is qrows else np.ldexp(gs, 2 * (ge - top)).astype(self.ct)
+        qn = np.ldexp(qs, 2 * (qshift - top)).astype(self.ct)
+        gn = qn if grows is qrows else np.ldexp(gs, 2 * (gshift - top)).astype(self.ct)
         return qn, gn, shift, shift, out_shift
 
     def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
