@@ -87,10 +87,10 @@ def load_mesh(path, root=None) -> tuple[np.ndarray, np.ndarray]:
     files (:mod:`shrec_eval.shape_input`: in ``root`` when given, regular
     files, size limits), and a signal that arrives while trimesh reads is
     never lost."""
-    import trimesh  # a second or so to import: only when a mesh is drawn
-
     path = Path(path)
     data = read_shape_file(path, root, MAX_SHAPE_BYTES)
+    import trimesh  # a second or so to import: only when a mesh is drawn
+
     kind = path.suffix.lower().lstrip(".")
     extra = {"skip_materials": True} if kind == "obj" else {}  # drawn without them
     with signals_kept():
