@@ -16,6 +16,7 @@ from shrec_eval.commands import default_table
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
+from shrec_eval.profiles import get_profile
 from shrec_eval.readers import distinct_names
 from shrec_eval.service import effective_options
 
@@ -259,9 +260,6 @@ class ContestController(QObject):
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
         options = options or self.options
-        # the sources as the profile reads them (trec_eval: ids as written, C's numbers)
-        as_read = Contest(source, tuple(runs), options)
-        source, runs = as_read.assessment, list(as_read.runs)
         pairs = [(self._new_key(), r) for r in runs]
         self._pending = {
             "runs": pairs,
@@ -284,7 +282,6 @@ class ContestController(QObject):
             return
         pairs = []
         for s in sources:
-            s = replace(s, as_trec_eval=self.options.profile == "trec_eval")
             key = self._new_key()
             colour = s.colour or colour_for(len(self.entries))
             self.entries[key] = RunEntry(key, s, colour)
@@ -442,9 +439,10 @@ class ContestController(QObject):
         if not self.entries:
             self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
             return
-        if self.assessment_source.as_trec_eval != (self.options.profile == "trec_eval"):
-            # the trec_eval profile reads ids as written (no normalisation) and
-            # numbers as C does, the others as the project does: read again
+        profile = get_profile(self.options.profile)
+        if profile.rereads(self.assessment, self.assessment_source):
+            # the profile reads the assessment by other rules (trec_eval: ids
+            # as written, numbers as C reads them; sipiran21: by id): read again
             self.open_assessment(
                 self.assessment_source,
                 runs=self.run_sources(),

@@ -32,12 +32,12 @@ def native_files(results, assessment: Assessment) -> dict[str, str]:
     return profile.native(group, assessment)
 
 
-def native_plan(profile_name: str, groups: Sequence[str | None]) -> tuple[str, ...]:
+def native_plan(profile, groups: Sequence[str | None]) -> tuple[str, ...]:
     """The files ``--native DIR`` will hold (relative to DIR) for the
     profile's groups (runs; a shapenet17 method), when known before
     scoring: a group whose name is only known once read (a TREC run's tag)
     is None, and its files are checked as they are written."""
-    profile = get_profile(profile_name)
+    profile = get_profile(profile)
     if profile.native is None:
         return ()
     several = len(groups) > 1

@@ -79,6 +79,22 @@ def method_names(sources) -> list[str]:
     return distinct_names(names, parents)
 
 
+def read_contest(taxonomy, sources):
+    """The profile's own reading of a contest: every dataset folder of every
+    method folder, each with the assessment of its split and queries, as
+    (index of the source, assessment, run); a run is named
+    ``method/dataset`` (the method a source's name, else its folder's, made
+    distinct)."""
+    from .shapenet_data import read_method, read_taxonomy
+
+    tax = read_taxonomy(taxonomy)
+    methods = method_names(sources)  # teamA/meth and teamB/meth never merge
+    for i, source in enumerate(sources):
+        for assessment, run in read_method(tax, source.path):
+            run.name = f"{methods[i]}/{run.name.rpartition('/')[2]}"
+            yield i, assessment, run
+
+
 # -- the engine's side: R, the oracle's ideal DCG, the padded vectors ----------------------
 
 
@@ -259,6 +275,8 @@ PROFILE = Profile(
     curves=CURVES,
     native=native,
     group=lambda result: result.run_name.rpartition("/")[0] or result.run_name,
+    native_groups=method_names,
+    contest_reader=read_contest,
     headline=SUMMARY_KEYS,
     rank_key="map_sn",
 )
