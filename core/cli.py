@@ -45,6 +45,7 @@ from .options import (
     PR_INTERPOLATIONS,
     EvalOptions,
 )
+from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import NAMES as PROFILES
 
 PROG = "shrec-eval"
@@ -258,7 +259,7 @@ def _profile_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--profile",
         choices=PROFILES,
-        default="shrec",
+        default=DEFAULT_PROFILE,
         help="follow the rules of an official evaluator: its list handling, definitions, "
         "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
         "--profile NAME' shows what it computes)",
@@ -312,10 +313,11 @@ def _output_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--format",
-        choices=("table", "trec_eval"),
         default="table",
-        help="what goes to standard output: the summary table (default), or with --profile "
-        "trec_eval exactly what the trec_eval binary prints for its default measures",
+        metavar="{table,PROFILE}",
+        help="what goes to standard output: the summary table (default), or a profile's own "
+        "text output: with --profile trec_eval, --format trec_eval prints exactly what the "
+        "trec_eval binary prints for its default measures",
     )
     g.add_argument(
         "--per-query",

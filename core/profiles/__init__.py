@@ -1,16 +1,21 @@
 """The evaluators the project reproduces, one small module each (see
 docs/profiles.md): ``shrec`` (the default), ``boli``, ``psbtable``,
-``shapenet17`` and ``trec_eval``.
+``shapenet17``, ``trec_eval`` and ``sipiran21``.
 
 This is the one list of profiles: the command line's choices, the app's
-Options dialog, contest files and the engine all read it.  A new profile is
-its module (defining ``PROFILE``) and one line in :data:`NAMES` and in
-:func:`_load`.  The names are known without importing numpy (``shrec-eval
---help``); the profiles themselves are loaded on first use.
+Options dialog, contest files, the measure registry and the engine all read
+it, and no code outside this package compares a profile's name.  A profile
+is an object that owns its rules (:class:`~shrec_eval.profiles.base.Profile`:
+how files are read under it, the options it fixes, its measures, columns and
+ranking measure, its native files and text output).  A new profile is its
+module (defining ``PROFILE``) and its name in :data:`NAMES`.  The names are
+known without importing numpy (``shrec-eval --help``); the profiles
+themselves are loaded on first use.
 """
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 
 from ..errors import OptionsError
@@ -25,13 +30,14 @@ DEFAULT = "shrec"
 
 @cache
 def _load() -> dict:
-    # literal imports, so that freezing tools (PyInstaller) see the modules
-    from . import boli, psbtable, shapenet17, shrec, trec_eval
-
-    modules = (shrec, boli, psbtable, shapenet17, trec_eval)
-    registry = {m.PROFILE.name: m.PROFILE for m in modules}
-    if tuple(registry) != NAMES:
-        raise RuntimeError(f"the profile modules {tuple(registry)} differ from NAMES {NAMES}")
+    # every module of NAMES (a freezing tool collects this package's modules:
+    # packaging/shrec-gui.spec)
+    registry = {}
+    for name in NAMES:
+        profile = importlib.import_module(f"{__name__}.{name}").PROFILE
+        if profile.name != name:
+            raise RuntimeError(f"the module {name} defines the profile {profile.name!r}")
+        registry[name] = profile
     return registry
 
 

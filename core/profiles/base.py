@@ -22,6 +22,24 @@ _ASSESSMENT_RULES = frozenset(k for k, r in RULES.items() if r.formats & {"cla",
 _ASSESSMENT_ONLY = frozenset(k for k, r in RULES.items() if r.formats <= {"cla", "qrels"})
 
 
+#: the columns of a summary when the profile names none
+HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr", "ndcg@100"]
+
+
+def default_rank_key(assessment: Assessment | None) -> str:
+    """The measure that ranks runs when neither the profile nor the user
+    says: ADR, as the SHREC 2006 report ranks, when the grades come from
+    sister classes of a ``.cla`` (every query is graded the same way); else
+    MAP (``ap_trec_r``).  The grades of single judgments never decide it: a
+    qrels file with one grade-2 line is still ranked by MAP."""
+    graded_classes = (
+        assessment is not None
+        and assessment.top_grade > 1
+        and assessment.classification is not None
+    )
+    return "adr" if graded_classes else "ap_trec_r"
+
+
 class ReadingError(ShrecEvalError, ValueError):
     """Files read by other reading rules than the profile that scores them."""
 
@@ -92,6 +110,23 @@ class Profile:
     undefined_is_zero: bool = False
     native: NativeWriter | None = None
     curves: tuple = ()
+    #: options that belong to it alone (trec_eval's ``complete_queries``, -c):
+    #: refused under the other profiles
+    own_options: tuple[str, ...] = ()
+    #: the name of its own text output of ``evaluate --format NAME`` (trec_eval's),
+    #: written by ``text_writer(assessment, run, result, per_query=False)``, which
+    #: needs the ranks ``text_ranks``
+    text_format: str | None = None
+    text_writer: Callable | None = None
+    text_ranks: tuple[int, ...] = ()
+    #: the measures it alone computes (``Measure`` objects; the registry's
+    #: ``MEASURES`` lists them after the measures of every profile)
+    measures: tuple = ()
+    #: other tools' names that hold under it (``measures.Alias``: trec_eval's)
+    aliases: tuple = ()
+    #: the tool whose names the printed table's legend gives (an Alias's
+    #: ``tool`` starts with it: "trec_eval", "SHREC")
+    legend_tool: str | None = None
     query_data: Callable | None = None
     group: Callable = lambda result: result.run_name
     #: the columns of the printed table and the ranking measure, when the
@@ -103,9 +138,39 @@ class Profile:
     #: folders): (assessment path, run sources) -> (index of the source, its
     #: assessment, a run), one per result, which the service scores
     contest_reader: Callable | None = None
+    #: what ``shrec-eval evaluate`` takes for such a contest (its usage line)
+    contest_usage: str = ""
     #: the groups of a contest's run sources whose native files go together,
     #: named (None: known once read): each run alone by default
     native_groups: Callable = lambda runs: [r.name for r in runs]
+
+    def table(self, assessment: Assessment | None, options) -> tuple[list[str], str]:
+        """The columns and the ranking measure of a summary when none are
+        asked for: the profile's (trec_eval's own measures, psbTable's
+        five...), else the :data:`HEADLINE` measures; the ranking measure is
+        the profile's, else :func:`default_rank_key`.  Columns of ranks the
+        options do not have are left out.  Every face's default table (the
+        command line's, the app's Summary, the reports)."""
+        from ..measures import expand
+
+        rank_key = self.rank_key or default_rank_key(assessment)
+        known = [m.key for m in expand(options.ranks, self)]
+        keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
+        return keys, rank_key
+
+    def fit(self, options):
+        """``options`` with the options that belong to other profiles (a
+        profile's ``own_options``: trec_eval's -c) back at their defaults:
+        what switching to this profile keeps of the user's options."""
+        from dataclasses import fields
+
+        from . import REGISTRY
+
+        theirs = {o for p in REGISTRY.values() if p is not self for o in p.own_options}
+        theirs -= set(self.own_options)
+        defaults = {f.name: f.default for f in fields(options) if f.name in theirs}
+        changed = {k: v for k, v in defaults.items() if getattr(options, k) != v}
+        return replace(options, **changed) if changed else options
 
     def forced(self, options) -> dict[str, object]:
         """The options the evaluator sets to other values than ``options``
@@ -190,7 +255,7 @@ class Profile:
         return ReadingError(
             f"the {self.name} profile reads its contests itself ({self.help}); score one "
             f"with shrec_eval.service.score_contest(Contest(...)) or the command line "
-            f"(shrec-eval evaluate ... --profile {self.name})"
+            f"(shrec-eval evaluate {self.contest_usage} --profile {self.name})"
         )
 
     def check_reading(self, assessment: Assessment, run: Run | None = None) -> None:
