@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
+from shrec_eval import load_assessment, load_run
 from shrec_eval.choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.cli import COMMAND_NAMES, main
-from shrec_eval import load_assessment, load_run
 from shrec_eval.resources import resource_path
 
 DEMO = resource_path("demo")
