@@ -29,6 +29,7 @@ from .choices import (
     CORRECTIONS,
     FIGURE_PRESETS,
     GALLERY_MODES,
+    MATRIX_ORDERS,
     METRICS,
     RANKLIST_VARIANTS,
     RUN_FORMATS,
@@ -170,6 +171,15 @@ def _reading_parser() -> argparse.ArgumentParser:
         "--no-normalize-ids",
         action="store_true",
         help="keep ids as written (no m/model_ prefix or zero-padding removal)",
+    )
+    g.add_argument(
+        "--matrix-order",
+        choices=tuple(MATRIX_ORDERS),
+        default="listing",
+        help="how a dissimilarity matrix maps onto the assessment: listing (row i / column j = "
+        "the i-th query / j-th model as the .cla lists them, psbTable's reading; the default) "
+        "or id (row r / column c = the query / model of id r / c; ids 0..N-1, as SHREC 2021's "
+        "matrices); when the ids are 0..N-1 listed out of order a note gives the NN of both",
     )
     g.add_argument(
         "--names",

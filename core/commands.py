@@ -187,6 +187,7 @@ def contest_of(args, options: EvalOptions) -> Contest:
             graded=args.sister_classes,
             collection=args.collection,
             normalize_ids=normalize,
+            matrix_order=args.matrix_order,
         ),
         tuple(
             RunSource(
@@ -248,6 +249,7 @@ def _contest_file(args, options: EvalOptions) -> Contest:
         "sister_classes": ("graded", args.sister_classes),
         "collection": ("collection", args.collection),
         "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+        "matrix_order": ("matrix_order", args.matrix_order),
     }
     a = replace(a, **{f: v for d, (f, v) in reading.items() if d in given})
     runs = list(contest.runs)

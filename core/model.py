@@ -91,6 +91,9 @@ class Assessment:
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
     classification: object = field(default=None, repr=False, compare=False)
+    #: the queries' classes as their file lists them (the query ``.cla``; the
+    #: target ``.cla`` itself for leave-one-out), if any
+    query_classification: object = field(default=None, repr=False, compare=False)
     #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
     #: ``(indptr, collection indices)``; trec_eval's bpref reads them
     judged_zero: tuple | None = field(default=None, repr=False, compare=False)

@@ -313,4 +313,5 @@ def assessment_from_cla(
         + (tuple(queries.notes) if queries is not None else ())
         + tuple(notes),
         classification=cla,
+        query_classification=src,
     )

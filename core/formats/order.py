@@ -169,9 +169,9 @@ def order_note(matrix, a: Assessment) -> list[DataWarning]:
     return [
         DataWarning(
             "matrix_order",
-            f"the ids are 0..N-1 listed out of order, so a matrix may be laid out by listing "
-            f"or by id: read {what[a.matrix_order]}; NN {here:.4f} as read, {there:.4f} read "
+            f"the ids are 0..N-1 listed out of order, so a matrix may be laid out by listing or "
+            f"by id: read {what[a.matrix_order]}; NN {here:.4f} as read, {there:.4f} read "
             f"{what[other].split(' (')[0]} (--matrix-order {other})",
-            1,
+            0,
         )
     ]

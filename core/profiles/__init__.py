@@ -23,7 +23,7 @@ from ..errors import OptionsError
 __all__ = ["DEFAULT", "Profile", "get_profile", "load_assessment", "load_run", "REGISTRY", "NAMES"]
 
 #: every profile, in the order the command line and the app list them
-NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
+NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval", "sipiran21")
 #: the profile of a contest that names none
 DEFAULT = "shrec"
 
