@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
-from shrec_eval.readers import METRICS, RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
 from .controller import app_leaves_out
@@ -213,7 +213,17 @@ class ReaderDialog(QDialog):
             f.addRow("Query .cla:", row)
             self.graded = QCheckBox("Graded: same class 2, sister classes 1 (SHREC 2006)")
             f.addRow(self.graded)
-        elif kind == "qrels":
+        if kind in ("cla", "qrels"):
+            # how dissimilarity matrices map onto it (a profile may fix it: sipiran21 by id)
+            self.matrix_order = QComboBox()
+            for k, text in MATRIX_ORDERS.items():
+                self.matrix_order.addItem(f"{k}: {text}", k)
+            self.matrix_order.setToolTip(
+                "When the ids are 0..N-1 but listed out of order, the two readings give other "
+                "numbers: the Data checks tab then gives the NN of both."
+            )
+            f.addRow("Matrix rows and columns:", self.matrix_order)
+        if kind == "qrels":
             self.size = QSpinBox()
             self.size.setRange(0, 2_000_000_000)
             self.size.setSpecialValueText("the judged documents")
@@ -259,9 +269,13 @@ class ReaderDialog(QDialog):
             return {
                 "queries": self.queries.text().strip() or None,
                 "graded": self.graded.isChecked(),
+                "matrix_order": self.matrix_order.currentData(),
             }
         if self.kind == "qrels":
-            return {"collection_size": self.size.value() or None}
+            return {
+                "collection_size": self.size.value() or None,
+                "matrix_order": self.matrix_order.currentData(),
+            }
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":

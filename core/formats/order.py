@@ -96,8 +96,8 @@ def by_id(a: Assessment, path) -> Assessment:
         shown = ", ".join(sorted(ids, key=lambda s: (len(s), s))[:3])
         raise FormatError(
             path,
-            f"--matrix-order id reads matrices indexed by id, which needs the {bad} ids to be "
-            f"exactly 0..{n - 1}; they are not ({shown}, ...): use --matrix-order listing",
+            f"reading matrices by id (--matrix-order id, or a profile's rule) needs the {bad} "
+            f"ids to be exactly 0..{n - 1}; they are not ({shown}, ...)",
         )
     qpos, ipos = pos
     qorder, iorder = _inverse(qpos), _inverse(ipos)  # new index -> old index
