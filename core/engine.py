@@ -514,12 +514,16 @@ def query_detail(
     assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
 ) -> QueryDetail:
     """The gain vector of one query of a run (self-match removed as the
-    options say) and its raw, non-interpolated precision-recall points."""
+    options, under their profile, say) and its raw, non-interpolated
+    precision-recall points."""
     o = options or EvalOptions()
+    profile = get_profile(o.profile)
+    o = profile.apply(o)  # its list handling (the self-match rule) as the scores have it
     q = assessment.query_index(query_id)
     if q is None:
         raise KeyError(f"query {query_id!r} is not in the assessment")
     _check_fits(assessment, run)
+    profile.check_reading(assessment, run)
     assessment = _with_own_items(assessment, run)
     prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
     qrow, _ = _query_rows(assessment, run)
