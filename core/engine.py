@@ -372,7 +372,8 @@ def evaluate(
     cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
     included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
     warnings = (
-        list(run.warnings)
+        list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+        + list(run.warnings)
         + size_notes
         + warnings
         + notes
