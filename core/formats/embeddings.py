@@ -16,7 +16,7 @@ Why tiles of a fixed shape: a BLAS matrix product's last bit depends on the
 shape of the call and on the number of BLAS threads (OpenBLAS sums in a
 different order for another number of rows, columns or threads).  Every
 value here comes from the same call, tile ``(t, c)`` = query rows
-``[64 t, 64 t + 64)`` x item columns ``[16384 c, 16384 c + 16384)``, made on
+``[512 t, 512 t + 512)`` x item columns ``[1024 c, 1024 c + 1024)``, made on
 one BLAS thread (two tiles at a time, one per core), whoever asks for it: the
 scorer's blocks of queries, the top-K selection and ``shrec-eval distances``
 alike.  The values are float32 (the PSB matrix's type), computed in float32
@@ -47,6 +47,7 @@ from .ids import IdNormalizer
 from .matrix import MatrixRun, ties_warning
 from .rowsort import tied_pairs
 from .source import Source, open_source
+from .topk import select_tiles
 
 __all__ = [
     "METRICS",
@@ -62,11 +63,13 @@ __all__ = [
     "top_k_of_matrix",
 ]
 
-#: a tile's query rows and item columns (fixed: see the module's text)
-TILE_ROWS = 64
-TILE_COLS = 16384
+#: a tile's query rows and item columns (fixed: see the module's text);
+#: BLAS multiplies 512 x 1024 blocks at its full speed (64-row tiles ran at
+#: 40% of it: the gallery was packed again for every 64 queries)
+TILE_ROWS = 512
+TILE_COLS = 1024
 #: query tiles whose top-K lists are selected in one pass over the gallery
-TOPK_TILES = 64
+TOPK_TILES = 16
 #: rows checked for NaN and infinity at a time
 _SCAN = 1 << 14
 _NPY = b"\x93NUMPY"
@@ -574,13 +577,30 @@ class Distances:
         # times slower; a copy of the piece costs far less
         return np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
+    def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
+        """Block ``i`` of the query or gallery features as :meth:`_take`
+        gives it, the calling thread's last ones kept: the top-K selection
+        multiplies each gallery piece with every query tile of a group, and
+        a copy (a misaligned or float16 array) is then made once."""
+        mine = self.__dict__.get("_local") or self.__dict__.setdefault("_local", threading.local())
+        kept = getattr(mine, side, None)
+        if kept is None:
+            kept = OrderedDict()
+            setattr(mine, side, kept)
+        block = kept.get(i)
+        if block is None:
+            block = kept[i] = take()
+            if len(kept) > (TOPK_TILES if side == "query" else 1):
+                kept.popitem(last=False)
+        return block
+
     def piece(self, t: int, c: int) -> np.ndarray:
-        """Tile ``(t, c)``: query rows [64 t, 64 t + 64) x item columns
-        [16384 c, 16384 c + 16384), float32."""
+        """Tile ``(t, c)``: query rows [512 t, 512 t + 512) x item columns
+        [1024 c, 1024 c + 1024), float32."""
         qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
-        q = self._take(self.query, self.qidx, qa, qb)
-        g = self._take(self.gallery, self.gidx, ga, gb)
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb))
+        g = self._kept("gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb))
         with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             s = np.matmul(q, g.T)
         del q, g
@@ -619,12 +639,17 @@ class Distances:
             return self.piece(t, 0)
         rows = min((t + 1) * TILE_ROWS, self.shape[0]) - t * TILE_ROWS
         out = np.empty((rows, self.shape[1]), dtype=np.float32)
-        for c in range(self.n_pieces):
+
+        def fill(c: int) -> None:
             out[:, c * TILE_COLS : (c + 1) * TILE_COLS] = self.piece(t, c)
+
+        # the pieces on both cores (a thread that needs this tile waits for it)
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-tile") as pool:
+            list(pool.map(fill, range(self.n_pieces)))
         return out
 
     def tile(self, t: int) -> np.ndarray:
-        """Query rows [64 t, 64 t + 64) against every item (kept for the
+        """Query rows [512 t, 512 t + 512) against every item (kept for the
         next blocks of rows, which usually share it)."""
         return self._tiles.get(t)
 
@@ -660,42 +685,9 @@ class Distances:
     def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:
         """For each query tile of ``tiles``: every row's ``k`` smallest
         (value, column) keys, sorted (the first k of the stable ascending
-        order, exactly: the keys are the ranking's own, :mod:`.rowsort`);
-        one pass over the gallery for all the tiles, two tiles at a time."""
-        k = min(k, self.shape[1])
-        best: dict[int, np.ndarray | None] = dict.fromkeys(tiles)
-
-        def select(t: int, c: int) -> None:
-            d = self.piece(t, c)
-            key = _order_bits(d).astype(np.uint64)
-            key <<= np.uint64(32)
-            key |= np.arange(c * TILE_COLS, c * TILE_COLS + d.shape[1], dtype=np.uint64)
-            if best[t] is not None:
-                key = np.concatenate((best[t], key), axis=1)
-            if key.shape[1] > k:
-                key = np.partition(key, k - 1, axis=1)[:, :k]
-            best[t] = np.ascontiguousarray(key)
-
-        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-topk") as pool:
-            for c in range(self.n_pieces):
-                list(pool.map(lambda t, c=c: select(t, c), tiles))
-        out = []
-        for t in tiles:
-            keys = best[t]
-            keys.sort(axis=1)
-            out.append(keys)
-        return out
-
-
-def _order_bits(d: np.ndarray) -> np.ndarray:
-    """uint32 of the same order as the float32 values (-0.0 as 0.0): the
-    sign bit set for a positive value, every bit flipped for a negative one.
-    The same mapping for every piece of a row, whatever its values (the
-    ranking's own keys skip the flip where a whole row is nonnegative: a
-    piece is not a row)."""
-    u = np.add(d, np.float32(0)).view(np.int32)
-    u ^= (u >> 31) | np.int32(-(2**31))
-    return u.view(np.uint32)
+        order, exactly: :mod:`.topk`); one pass over the gallery for all the
+        tiles, its pieces split between the two cores."""
+        return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
 
 
 class MatrixPieces:
@@ -703,18 +695,27 @@ class MatrixPieces:
     rows at a time) cut into the tiles of :class:`Distances`, for the same
     top-K selection."""
 
+    #: a tile's rows are read once for all its pieces: the selection splits
+    #: the tiles between the cores, not the columns
+    rows_first = True
+
     def __init__(self, matrix) -> None:
         self.matrix = matrix
         self.shape = matrix.shape
         self.n_tiles = -(-self.shape[0] // TILE_ROWS)
         self.n_pieces = -(-self.shape[1] // TILE_COLS)
+        self._strip = threading.local()
 
     def piece(self, t: int, c: int) -> np.ndarray:
         # a binary matrix is read a block of whole rows at a time (never
         # memory-mapped, so a file cut short is an error, not SIGBUS): the
-        # tile's rows, then the piece's columns (a gallery wider than one
-        # piece reads the rows once per piece)
-        rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+        # tile's rows once (kept by the thread for the tile's next pieces),
+        # then the piece's columns
+        if getattr(self._strip, "t", None) != t:
+            self._strip.rows = None
+            self._strip.rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+            self._strip.t = t
+        rows = self._strip.rows
         return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
 
     top_keys = Distances.top_keys
