@@ -150,6 +150,7 @@ def score_runs(
     started: StartedFn | None = None,
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    client=None,
 ) -> Iterator[Outcome]:
     """Read and score each source in turn, under ``options.profile``: one
     :class:`Outcome` per source, in order.  ``errors="raise"`` lets a reader's
@@ -157,7 +158,9 @@ def score_runs(
     the outcome's ``error`` and goes on (the app's way: one run that cannot
     be read or scored never stops the others).
     :class:`~shrec_eval.errors.Cancelled` ends the loop when ``should_stop``
-    answers True (between sources and between blocks of queries)."""
+    answers True (between sources and between blocks of queries).
+    ``client``: a ``dask.distributed.Client`` scores on its cluster
+    (:mod:`shrec_eval.distributed`: the same results)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
     if options.profile == "shapenet17":  # its runs are method folders (score_shapenet)
@@ -179,7 +182,7 @@ def score_runs(
                 if cache is not None:
                     cache.put(source, reader, run)
             cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
-            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+            result = _evaluate(client, assessment, run, options, cb, should_stop)
         except Cancelled:
             raise
         except AmbiguousFormatError as exc:
@@ -195,6 +198,17 @@ def score_runs(
         yield Outcome(i, source, result=result, run=run, assessment=assessment)
 
 
+def _evaluate(client, assessment, run, options, progress, should_stop) -> RunResult:
+    """One run scored here, or on the cluster of ``client`` (the same bits)."""
+    if client is None:
+        return evaluate(assessment, run, options, progress=progress, should_stop=should_stop)
+    from .distributed import evaluate as cluster_evaluate
+
+    return cluster_evaluate(
+        client, assessment, run, options, progress=progress, should_stop=should_stop
+    )
+
+
 def score_shapenet(
     taxonomy,
     sources: Sequence[RunSource],
@@ -203,6 +217,7 @@ def score_shapenet(
     started: StartedFn | None = None,
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    client=None,
 ) -> Iterator[Outcome]:
     """shapenet17: every dataset folder of every method folder, each against
     the assessment of its split and queries; one outcome per dataset (named
@@ -217,7 +232,7 @@ def score_shapenet(
             if started is not None:
                 started(i, run.name)
             cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
-            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+            result = _evaluate(client, assessment, run, options, cb, should_stop)
             yield Outcome(i, source, result=result, run=run, assessment=assessment)
 
 
@@ -236,6 +251,7 @@ def score_contest(
     progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     runs: list | None = None,
+    client=None,
 ) -> tuple[Assessment, list[RunResult]]:
     """Score every run of a contest (the command line's way: the first
     unreadable run is an error): the assessment and the results, in the
@@ -262,6 +278,7 @@ def score_contest(
                 started=started,
                 progress=step,
                 should_stop=should_stop,
+                client=client,
             )
         )
         assessment = outcomes[0].assessment if outcomes else None
@@ -275,6 +292,7 @@ def score_contest(
                 started=started,
                 progress=step,
                 should_stop=should_stop,
+                client=client,
             )
         )
     if runs is not None:

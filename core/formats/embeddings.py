@@ -26,6 +26,7 @@ alike.  The values are float32 (the PSB matrix's type), computed in float32
 from __future__ import annotations
 
 import io
+import mmap
 import struct
 import threading
 import zipfile
@@ -690,6 +691,25 @@ class Distances:
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a distance matrix is read a block of rows at a time, never whole")
 
+    # -- sent to another process (a cluster's worker)
+    def __getstate__(self) -> dict:
+        """The features as where they are mapped from (never their data:
+        a worker maps the same file; the cluster's machines share it),
+        arrays in memory as they are; the caches left behind."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local")}
+        state["query"] = _portable(self.query)
+        state["gallery"] = self.query if self.gallery is self.query else _portable(self.gallery)
+        state["_tiles_keep"] = self._tiles._keep
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        keep = state.pop("_tiles_keep")
+        same = state["gallery"] is state["query"]
+        state["query"] = _mapped(state["query"])
+        state["gallery"] = state["query"] if same else _mapped(state["gallery"])
+        self.__dict__.update(state)
+        self._tiles = _Cache(self._tile, keep=keep)
+
     # -- the first K of each row
     def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:
         """For each query tile of ``tiles``: every row's ``k`` smallest
@@ -697,6 +717,25 @@ class Distances:
         order, exactly: :mod:`.topk`); one pass over the gallery for all the
         tiles, its pieces split between the two cores."""
         return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
+
+
+def _portable(arr: np.ndarray):
+    """A memory-mapped array as its file, offset, type and shape (mapped
+    again where it is unpickled); any other array as it is."""
+    if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.filename:
+        order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+        return ("memmap", arr.filename, arr.offset, arr.dtype.str, arr.shape, order)
+    return arr
+
+
+def _mapped(desc) -> np.ndarray:
+    if isinstance(desc, tuple) and desc and desc[0] == "memmap":
+        _, path, offset, dtype, shape, order = desc
+        try:
+            return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+        except OSError as exc:
+            raise FileAccessError.wrap(path, exc) from exc
+    return desc
 
 
 class MatrixPieces:
@@ -728,6 +767,13 @@ class MatrixPieces:
         return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
 
     top_keys = Distances.top_keys
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_strip"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._strip = threading.local()
 
 
 def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
