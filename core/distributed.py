@@ -78,7 +78,7 @@ def connect(scheduler: str) -> Iterator:
                 n_workers=n,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port (8787 may be taken)
                 silence_logs=50,  # logging.CRITICAL: a lost worker is Dask's to handle
             ) as cluster,
             distributed.Client(cluster) as client,
@@ -121,7 +121,7 @@ def _check_versions(client) -> None:
         )
 
 
-def query_shards(n_queries: int, n_workers: int, align: int = 512) -> list[tuple[int, int]]:
+def query_shards(n_queries: int, n_workers: int, align: int = 1) -> list[tuple[int, int]]:
     """Ranges of queries for ``n_workers``: about four a worker (for an even
     load and a progress that moves), at least :data:`MIN_SHARD` queries
     each, boundaries on multiples of ``align`` (an embedding run's tiles of
@@ -186,18 +186,20 @@ def evaluate(
 ) -> RunResult:
     """:func:`shrec_eval.engine.evaluate` on the cluster of ``client`` (a
     ``dask.distributed.Client``): the same result, bit for bit."""
-    from .formats.embeddings import TopKRun
+    from .formats import embeddings as emb
 
     job = Scoring(assessment, run, options)
     nq = assessment.n_queries
-    if isinstance(run, TopKRun):
+    if isinstance(run, emb.TopKRun):
         _top_k(client, run, nq, progress, should_stop)
         # the lists are selected: the measures here, as on one machine
         part = job.score(0, nq, should_stop=should_stop)
         if progress is not None:
             progress(nq, nq)
         return job.result([part])
-    shards = query_shards(nq, _n_workers(client))
+    # an embedding run's tiles of query rows: each made by one worker
+    align = emb.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
+    shards = query_shards(nq, _n_workers(client), align)
     a_ref = client.scatter(assessment, broadcast=True, hash=False)
     r_ref = client.scatter(run, broadcast=True, hash=False)
     futures = [
