@@ -111,3 +111,24 @@ def test_any_matrix_tiles_and_shards():
         _check(m, k, rows, cols, shards)
 
     check()
+
+
+def test_feature_ids_are_normalised_with_their_fast_path(tmp_path):
+    """Ids that start with neither a zero nor m / model_ skip the
+    normaliser; the others are normalised (m0042 = model_42 = 042 = 42)."""
+    from shrec_eval import Assessment
+    from shrec_eval.formats.embeddings import read_embeddings
+
+    items = ["1", "2", "42", "x7", "m"]
+    a = Assessment.from_judgments({"q": {"42": 1}}, items)
+    rng = np.random.default_rng(0)
+    np.savez(
+        tmp_path / "f.npz",
+        query_features=rng.standard_normal((1, 4)).astype(np.float32),
+        query_ids=np.array(["q"]),
+        gallery_features=rng.standard_normal((5, 4)).astype(np.float32),
+        gallery_ids=np.array(["x7", "model_2", "m0042", "01", "m"]),
+    )
+    run = read_embeddings(tmp_path / "f.npz", a, top_k=5, normalize_ids=True)
+    d = run.distances
+    assert d.gidx.tolist() == [3, 1, 2, 0, 4]
