@@ -110,7 +110,7 @@ lab = np.load(labels)
 calc = AccuracyCalculator(
     include=("precision_at_1", "r_precision", "mean_average_precision_at_r"),
     k=k,
-    knn_func=CustomKNN(DotProductSimilarity()),
+    knn_func=CustomKNN(DotProductSimilarity(normalize_embeddings=False), batch_size=256),
 )
 acc = calc.get_accuracy(
     torch.from_numpy(q), torch.from_numpy(lab["query"]),
@@ -252,7 +252,18 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
             line += f"   ours / {s} = {ratio:.2f} (pair by pair)"
         print(line)
     if pml:
-        print(f"    pml values: {res['pml'][0]['out'].strip()}")
+        with open(os.path.join(os.path.dirname(w["qrels"]), "out.json"), "rb") as fh:
+            mean = json.load(fh)["runs"][0]["mean"]
+        theirs = json.loads(res["pml"][0]["out"].strip().splitlines()[-1])
+        for ours_key, their_key in (
+            ("map@r", "mean_average_precision_at_r"),
+            ("ft_psb", "r_precision"),
+            ("nn", "precision_at_1"),
+        ):
+            print(
+                f"    {ours_key:7s} {mean[ours_key]:.8f}  pml {their_key} {theirs[their_key]:.8f}"
+                f"  (difference {abs(mean[ours_key] - theirs[their_key]):.1e})"
+            )
 
 
 DASK_CHILD = r"""
