@@ -269,3 +269,34 @@ def test_the_app_command_without_qt_says_how_to_install_it(monkeypatch, capsys):
     )
     assert launch.main(["--demo"]) == 1
     assert "pip install 'shrec-eval[app]'" in capsys.readouterr().err
+
+
+def _shard_tasks(dask_scheduler) -> int:
+    return sum(1 for t in dask_scheduler.tasks.values() if "_score_shard" in str(t.key))
+
+
+def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
+    """KeyboardInterrupt while the shards come back (as Ctrl-C arrives in
+    the waiting thread): every shard's future is cancelled, and none is
+    left on the scheduler."""
+    import time
+
+    from shrec_eval.readers import load_assessment, load_run
+
+    cla, runs = _cla_contest(tmp_path)
+    a = load_assessment(cla)
+    run = load_run(runs[0], a)
+    cancelled = []
+    real = client.cancel
+    monkeypatch.setattr(client, "cancel", lambda fs, **kw: (cancelled.extend(fs), real(fs, **kw)))
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        dist.evaluate(client, a, run, progress=interrupt)
+    assert len(cancelled) == len(dist.query_shards(a.n_queries, 2)) > 1
+    deadline = time.monotonic() + 30
+    while client.run_on_scheduler(_shard_tasks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.run_on_scheduler(_shard_tasks) == 0
