@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -150,6 +151,19 @@ def _select_shard(dist, tiles: list[int], c0: int, c1: int, k: int, cols: int) -
     return select_columns(dist, tiles, c0, c1, k, cols)
 
 
+def _same(obj):
+    return obj
+
+
+def _put(client, obj):
+    """``obj`` on the cluster as the result of a task, which Dask computes
+    again if the worker holding it is lost (scattered data would be gone,
+    and the tasks that need it with it)."""
+    with warnings.catch_warnings():  # a TREC run held in memory may be large
+        warnings.filterwarnings("ignore", message=".*[Ll]arge object", category=UserWarning)
+        return client.submit(_same, obj, pure=False, retries=2)
+
+
 def _wait(client, futures: list, done: Callable[[object, object], None], should_stop) -> None:
     """Each future's result handed to ``done`` as it comes; Ctrl-C or
     ``should_stop`` cancels those left on the cluster."""
@@ -169,6 +183,8 @@ def _wait(client, futures: list, done: Callable[[object, object], None], should_
                 time.sleep(0.05)
                 continue
             for future, result in batch:
+                if isinstance(result, BaseException):  # a cancelled future (another client?)
+                    raise result
                 done(future, result)
     except BaseException:
         client.cancel(futures, force=True)
@@ -200,8 +216,7 @@ def evaluate(
     # an embedding run's tiles of query rows: each made by one worker
     align = emb.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
     shards = query_shards(nq, _n_workers(client), align)
-    a_ref = client.scatter(assessment, broadcast=True, hash=False)
-    r_ref = client.scatter(run, broadcast=True, hash=False)
+    a_ref, r_ref = _put(client, assessment), _put(client, run)
     futures = [
         client.submit(_score_shard, a_ref, r_ref, job.o, a, b, pure=False, retries=2)
         for a, b in shards
@@ -228,7 +243,7 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
 
     dist = run.distances
     n_workers = _n_workers(client)
-    ref = client.scatter(dist, broadcast=True, hash=False)
+    ref = _put(client, dist)
     jobs = []  # (group, tiles, c0, c1)
     for g in range(run.n_groups):
         tiles = list(run.group_tiles(g))
