@@ -456,7 +456,8 @@ class Scoring:
         cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
         included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
         warnings = (
-            list(run.warnings)
+            list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+            + list(run.warnings)
             + self.size_notes
             + self.warnings
             + notes

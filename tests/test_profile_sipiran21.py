@@ -30,6 +30,7 @@ CONTESTS = sorted(
 def _contest(src: Path, tmp: Path) -> tuple[Path, Path, list[Path]]:
     """The contest's files in ``tmp``, the runs decompressed, named as the
     script reads them (METHOD.RUN.EXT)."""
+    tmp.mkdir(exist_ok=True)
     for name in ("target.cla", "query.cla"):
         shutil.copy(src / name, tmp / name)
     runs = tmp / "runs"
@@ -131,15 +132,22 @@ def test_listing_and_id_readings_differ_and_the_note_gives_both(tmp_path):
 
 
 def test_the_default_reading_of_the_real_contest_warns_with_both_nn(tmp_path):
-    target, query, runs = _contest(DATA / "real" / "culture", tmp_path)
+    """The shape challenge lists its ids by class: read in listing order, PCI
+    run 1 scores other numbers than the track published (its NN 0.6751, mAP
+    0.7496), and the note says which reading gives which NN."""
+    target, query, runs = _contest(DATA / "real" / "shape", tmp_path)
+    pci = next(r for r in runs if r.name == "PCI.run1.txt")
+    args = (target, "--queries", query, pci, "--columns", "nn,ap_trec_r")
+    code, listing = _cli(*args)
+    assert code == 0 and _row(listing) != ["0.6751", "0.7496"]
+    assert f"NN {_row(listing)[0]} as read, 0.6751 read by id (--matrix-order id)" in listing
+    code, by_id = _cli(*args, "--matrix-order", "id")
+    assert _row(by_id) == ["0.6751", "0.7496"]
+    # the culture challenge lists its ids in order: one reading, no note
+    target, query, runs = _contest(DATA / "real" / "culture", tmp_path / "c")
     dne = next(r for r in runs if r.name == "DNE.run1.txt")
     code, text = _cli(target, "--queries", query, dne, "--columns", "nn,ap_trec_r")
-    assert code == 0
-    assert "read in listing order" in text and "read by id (--matrix-order id)" in text
-    code, by_id = _cli(target, "--queries", query, dne, "--columns", "nn,ap_trec_r",
-                       "--matrix-order", "id")  # fmt: skip
-    # the track's published mAP of DNE run 1 (culture): 0.7457
-    assert _row(by_id) == ["0.7831", "0.7457"]
+    assert _row(text) == ["0.7831", "0.7457"] and "matrix-order" not in text
 
 
 def test_extra_rows_are_refused_with_counts_and_ignored_by_the_profile(tmp_path):
