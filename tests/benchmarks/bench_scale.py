@@ -46,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -125,18 +126,47 @@ def mib(n: float) -> str:
     return f"{n / 2**20:,.0f} MiB"
 
 
+def _anon(pid: int) -> int:
+    """The process's anonymous resident memory (its own, not mapped files)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def run(cmd: list[str]) -> dict:
-    """One whole process: wall seconds and peak RSS (ru_maxrss)."""
+    """One whole process: wall seconds, peak RSS (ru_maxrss: with the pages
+    of mapped files it touched) and peak anonymous RSS (sampled)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        peak = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.wait(0.01):
+                peak[0] = max(peak[0], _anon(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
+        stop.set()
+        sampler.join()
         if os.waitstatus_to_exitcode(status) != 0:
             err.seek(0)
             raise SystemExit(f"{cmd[:3]} failed:\n{err.read().decode()[-3000:]}")
         out.seek(0)
-        return {"wall": wall, "hwm": usage.ru_maxrss * 1024, "out": out.read().decode()}
+        return {
+            "wall": wall,
+            "hwm": usage.ru_maxrss * 1024,
+            "anon": peak[0],
+            "out": out.read().decode(),
+        }
 
 
 def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
@@ -246,7 +276,8 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
     for s in sides:
         wall = statistics.median(x["wall"] for x in res[s])
         hwm = max(x["hwm"] for x in res[s])
-        line = f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s}"
+        anon = max(x["anon"] for x in res[s])
+        line = f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s} (anonymous {mib(anon):>10s})"
         if s != "ours":
             ratio = statistics.median(o["wall"] / x["wall"] for o, x in zip(res["ours"], res[s]))
             line += f"   ours / {s} = {ratio:.2f} (pair by pair)"
