@@ -4,7 +4,8 @@ search, the numpy floor and pytorch-metric-learning, at 100,000 and
 figures go into docs/scale.md).
 
     python tests/benchmarks/bench_scale.py [--repeat N] [--workdir DIR]
-        [--skip-1m] [--skip-dask] [--pml PYTHON] [--queries N] [--k K]
+        [--skip-100k] [--skip-1m] [--skip-dask] [--pml PYTHON [--pml-1m]]
+        [--queries N] [--k K]
 
 Every side is a whole process, measured in turn (A B C A B C ...), its peak
 memory the kernel's account of it (``ru_maxrss``):
@@ -262,11 +263,12 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
     if pml:
         sides["pml"] = [pml, "-c", PML_CHILD, *args, w["labels"]]
     res = {s: [] for s in sides}
-    for r in range(repeat + 1):  # a first round warms the file cache, not counted
+    with open(w["features"], "rb") as fh:  # the file in the page cache for every side
+        while fh.read(1 << 24):
+            pass
+    for _ in range(repeat):
         for s, cmd in sides.items():
-            got = run(cmd)
-            if r:
-                res[s].append(got)
+            res[s].append(run(cmd))
     size = os.path.getsize(w["features"])
     print(
         f"[{w['n']:,} gallery] {w['nq']:,} queries x {w['n']:,} x {DIM} float32 "
@@ -361,6 +363,10 @@ def main(argv=None) -> None:
     p.add_argument("--k", type=int, default=100)
     p.add_argument("--skip-1m", action="store_true")
     p.add_argument("--skip-dask", action="store_true")
+    p.add_argument("--skip-100k", action="store_true")
+    p.add_argument(
+        "--pml-1m", action="store_true", help="pytorch-metric-learning at 1,000,000 too (slow)"
+    )
     p.add_argument(
         "--pml", metavar="PYTHON", help="a Python with torch and pytorch-metric-learning"
     )
@@ -370,12 +376,13 @@ def main(argv=None) -> None:
     t = time.perf_counter()
     print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     w = make_workload(workdir, 100_000, args.queries, "npz")
-    compare(w, args.k, args.repeat, args.pml)
+    if not args.skip_100k:
+        compare(w, args.k, args.repeat, args.pml)
     if not args.skip_dask:
         dask_figures(w, args.k, args.repeat)
     if not args.skip_1m:
         w = make_workload(workdir, 1_000_000, args.queries, "npy")
-        compare(w, args.k, max(1, args.repeat - 1), args.pml)
+        compare(w, args.k, max(1, args.repeat - 1), args.pml if args.pml_1m else None)
     print(
         f"(workloads in {workdir}; {time.perf_counter() - t:.0f} s in all; load average at "
         f"the end: {os.getloadavg()[0]:.1f})"
