@@ -305,3 +305,18 @@ def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
         dist.evaluate(client, a, run, progress=interrupt)
     assert len(cancelled) == len(dist.query_shards(a.n_queries, 2)) > 1
     _nothing_left(client)
+
+
+def test_check_and_compare_take_the_cluster_too(tmp_path, client, capsys):
+    cla, runs = _cla_contest(tmp_path)
+    args = [str(cla), *map(str, runs)]
+    outs = []
+    for extra in ([], ["--dask", client.scheduler.address]):
+        assert main(["check", *args, "--json", str(tmp_path / f"c{len(outs)}.json"), *extra]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    assert (tmp_path / "c0.json").read_bytes() == (tmp_path / "c1.json").read_bytes()
+    for i, extra in enumerate(([], ["--dask", client.scheduler.address])):
+        cmp = ["compare", *args, "--measure", "map", "--resamples", "200", "--seed", "1"]
+        assert main([*cmp, "--json", str(tmp_path / f"k{i}.json"), *extra]) == 0
+    assert (tmp_path / "k0.json").read_bytes() == (tmp_path / "k1.json").read_bytes()
