@@ -515,8 +515,8 @@ def cmd_evaluate(args, out) -> int:
     if args.format != "table":
         _text_profile(args)
     elif args.per_query:
-        formats = ", ".join(p.text_format for p in REGISTRY.values() if p.text_format)
-        raise UsageError(f"--per-query (-q) goes with a profile's --format ({formats})")
+        formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
+        raise UsageError(f"--per-query (-q) goes with --format {formats}")
     contest = contest_of(args, _options(args))
     _guard_outputs(
         contest,

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
+from shrec_eval.formats.rules import describe
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
 from shrec_eval.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
@@ -150,11 +151,14 @@ class OptionsDialog(QDialog):
             widget.setEnabled(False)
             widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
         about = profile.help[:1].upper() + profile.help[1:]
+        text = f"{about}."
         if fixed:
             what = ", ".join(f"{k.replace('_', ' ')} = {_shown(v)}" for k, v in fixed.items())
-            self.forced.setText(f"{about}. It fixes {what}: {profile.why}.")
-        else:
-            self.forced.setText(f"{about}.")
+            text += f" It fixes {what}: {profile.why}."
+        if profile.reading:  # how it reads the files (Scoring > Score reads them again)
+            text += " It reads " + "; ".join(describe(k, v) for k, v in profile.reading.items())
+            text += "."
+        self.forced.setText(text)
 
     def _own(self, name: str):
         """The user's value of an option (not the one a profile shows fixed)."""

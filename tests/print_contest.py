@@ -84,7 +84,7 @@ RUN_NAMES = [
 def demo_scored():
     """(assessment, results, keys, rank_key) of the bundled demo."""
     contest = Contest.read(demo_manifest())
-    a = contest.assessment.load()
+    a = contest.load_assessment()
     runs = [src.load(a) for src in contest.runs]
     results = evaluate_runs(a, runs, contest.options) if runs else []
     keys, rank_key = get_profile(contest.options.profile).table(a, contest.options)

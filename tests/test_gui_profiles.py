@@ -192,7 +192,7 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     its own: the app says so and how to score it, and never scores other
     data under that profile (the command line refuses that too)."""
     from shrec_eval.contest import Contest
-    from shrec_eval.errors import OptionsError
+    from shrec_eval.errors import ShrecEvalError
 
     from shrec_gui.dialogs import OptionsDialog
 
@@ -209,7 +209,7 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     item = d.profile.model().item(d.profile.findData("shapenet17"))
     assert not item.isEnabled()
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla")
-    with pytest.raises(OptionsError, match="method folders"):
+    with pytest.raises(ShrecEvalError, match="method folders"):
         list(score_runs(a, contest.runs[:1], EvalOptions(profile="shapenet17")))
 
 
