@@ -192,6 +192,13 @@ def _reading_parser() -> argparse.ArgumentParser:
         help="write the contest this command line describes (a .json the app opens)",
     )
     _embeddings_group(p)
+    g = p.add_argument_group("scale")
+    g.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="score on a Dask cluster (same results): local:N starts N worker processes "
+        "here, tcp://HOST:PORT joins a running scheduler (pip install 'shrec-eval[dask]')",
+    )
     return p
 
 
