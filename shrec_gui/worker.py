@@ -317,10 +317,16 @@ class FileTasks(QObject):
         super().__init__(parent)
         collect_garbage_on_the_gui_thread()
         self._requests = 0
+        #: False: a task runs in the thread that starts it, answered before start()
+        #: returns (the headless export: SIGINT and SIGTERM then reach the writing)
+        self.threaded = True
 
     def start(self, fn, *args) -> int:
         self._requests += 1
         request = self._requests
+        if not self.threaded:
+            self._run(request, fn, args)
+            return request
         threading.Thread(
             target=self._run, args=(request, fn, args), name="shrec-files", daemon=True
         ).start()
