@@ -322,7 +322,8 @@ class ContestController(QObject):
             # said even when scoring goes on: all the runs may have gone at once
             self.status.emit(
                 f"Removed {plural(len(removed), 'run')} ({shown}); Edit > Undo (Ctrl+Z) "
-                "brings them back." + ("" if self.busy else " " + self.scored_status())
+                "brings them back."
+                + ("" if self.busy or not self.entries else " " + self.scored_status())
             )
 
     @undoable(lambda self, key, name: "Rename a run")
