@@ -187,7 +187,8 @@ def main(argv=None) -> int:
             return 1
     app = make_app()
     win, closer, autosave = open_window(args)
-    status = app.exec()
+    # closed already (a signal during the recovery question): no loop to run
+    status = app.exec() if win.isVisible() else 0
     closer.uninstall()
     # closed with the user's answer: the autosave goes; without (a second
     # Ctrl-C): it is kept for the next start

@@ -143,13 +143,17 @@ class Autosave(QObject):
         self.w = window
         self.root = autosave_root() if root is None else root
         self.folder = self.root / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.error = ""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # no data folder (read-only home...): no autosave, said
+            self.error = f"cannot make {self.folder}: {exc.strerror or exc}"
+            window.status_label.setText(f"No autosave: {self.error}")
         self.lock = _lock(self.folder)
-        self.lock.tryLock(0)
+        self.enabled = not self.error and self.lock.tryLock(0)
         self._last: str | None = None  # the text last written (None: no file)
         self._thread: threading.Thread | None = None
         self._again = False
-        self.error = ""
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
@@ -197,6 +201,8 @@ class Autosave(QObject):
         """Write the copy now (off this thread) if it changed; remove it when
         nothing is unsaved."""
         self._timer.stop()
+        if not self.enabled:
+            return
         if self._thread is not None and self._thread.is_alive():
             self._again = True  # once this write is done
             return
@@ -256,6 +262,8 @@ class Autosave(QObject):
         and kept, to be offered at the next start."""
         self._timer.stop()
         self._view_timer.stop()
+        if not self.enabled:
+            return
         if keep:
             self.flush()
             self.lock.unlock()
@@ -273,6 +281,8 @@ class Autosave(QObject):
         "recover", "discard" or "later" (default: a question box).  Whether
         one was recovered."""
         ask = ask or self._ask
+        if not self.enabled:
+            return False
         for r in recoverable(self.root, mine=self.folder):
             answer = ask(r)
             if answer == "recover":
@@ -289,9 +299,16 @@ class Autosave(QObject):
 
     def _recover(self, r: Recoverable) -> None:
         """The copy becomes this app's own (kept if this app crashes too) and opens."""
-        for name in (ABOUT, SESSION):
-            if (r.folder / name).exists():
-                os.replace(r.folder / name, self.folder / name)
+        try:
+            for name in (ABOUT, SESSION):
+                if (r.folder / name).exists():
+                    os.replace(r.folder / name, self.folder / name)
+        except OSError as exc:  # left where it is, offered again next time
+            r.later()
+            self.w.controller.problem.emit(
+                "Cannot recover the autosave", f"{r.folder / SESSION}: {exc.strerror or exc}"
+            )
+            return
         r.discard()
         self.w.controller.recover(str(self.folder / SESSION), r.session, r.name)
         self.w.contest_name = r.name

@@ -203,3 +203,17 @@ def test_discard_and_later(win, qtbot, tmp_path):
     assert not crashed.folder.exists()
     assert not now.offer_recovery(ask=lambda r: pytest.fail("nothing left to offer"))
     now.finish()
+
+
+def test_no_data_folder_no_autosave_and_no_crash(win, qtbot, tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    a = Autosave(win, root=blocked / "autosave")
+    assert not a.enabled and "No autosave" in win.status_label.text()
+    win.quiet = True
+    win.open_demo()
+    wait_idle(qtbot, win, 7, timeout=60000)
+    win.controller.remove([next(iter(win.controller.entries))])
+    a.save()
+    assert not a.offer_recovery(ask=lambda r: pytest.fail("nothing to offer"))
+    a.finish(keep=True)
