@@ -322,7 +322,7 @@ class ContestController(QObject):
             # said even when scoring goes on: all the runs may have gone at once
             self.status.emit(
                 f"Removed {plural(len(removed), 'run')} ({shown}); Edit > Undo (Ctrl+Z) "
-                "brings them back."
+                f"brings {'it' if len(removed) == 1 else 'them'} back."
                 + ("" if self.busy or not self.entries else " " + self.scored_status())
             )
 
