@@ -189,6 +189,8 @@ def main(argv=None) -> int:
     win, closer, autosave = open_window(args)
     # closed already (a signal during the recovery question): no loop to run
     status = app.exec() if win.isVisible() else 0
+    if win.isVisible():  # the loop left otherwise: its threads are stopped before the end
+        win.close()
     closer.uninstall()
     # closed with the user's answer: the autosave goes; without (a second
     # Ctrl-C): it is kept for the next start

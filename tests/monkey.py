@@ -7,7 +7,8 @@ The demo contest is opened and scored in a real (offscreen) window, as
 ``shrec-gui --demo`` opens it (signals, autosave), then ACTIONS random
 actions, drawn from SEED:
 
-* every action of every menu (Quit last of all), by its menu entry;
+* every action of every menu once in the menus' order, then at random
+  (Quit last of all);
 * a shortcut typed on the focused widget (Ctrl+Z, F5, Ctrl+A then Del...);
 * a tab shown;
 * text typed into a line edit of the window, its suggestions popup opened
@@ -384,6 +385,7 @@ def run(seed: int, n_actions: int, report: Path) -> int:
         f"in thread {a.thread.name if a.thread else '?'}: "
         + "".join(traceback.format_exception(a.exc_type, a.exc_value, a.exc_traceback))
     )
+    import shiboken6
     from PySide6.QtGui import QDesktopServices
 
     from shrec_gui.app import make_app, open_window, parse_args
@@ -404,8 +406,31 @@ def run(seed: int, n_actions: int, report: Path) -> int:
     scored = len(c.entries) == 7
     helpers_seen: set[int] = set(descendants(os.getpid()))
     t0 = time.monotonic()
+    # every menu action once, in the menus' order (then at random among the rest)
+    for path, action in monkey.menu_actions():
+        if not shiboken6.isValid(action):  # a menu rebuilt meanwhile (Recent)
+            continue
+        monkey.kinds["menu sweep"] += 1
+        monkey.log.append(f"sweep: {path}" + ("" if action.isEnabled() else " (disabled)"))
+        if monkey.trail is not None:
+            monkey.trail.write(monkey.log[-1] + "\n")
+            monkey.trail.flush()
+        if action.isEnabled():
+            action.trigger()
+        monkey.spin(20)
+    if win.showing_welcome():  # the sweep closed the contest: the demo again
+        win.open_demo()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        c.entries and c.idle() and all(e.result or e.error for e in c.entries.values())
+    ):
+        monkey.spin(10)
     for i in range(n_actions):
-        monkey.step(i)
+        try:
+            monkey.step(i)
+        except Exception:  # the monkey's own defect: said, and the app closed cleanly
+            errors.append("in the monkey: " + traceback.format_exc())
+            break
         if i % 20 == 0:
             helpers_seen |= set(descendants(os.getpid()))
     actions_s = time.monotonic() - t0
