@@ -41,9 +41,8 @@ class ContestState:
 
 def identity(source):
     """What makes a run the same run: where it is and how it is read (not
-    the name and colour it is shown with, nor the reading the profile
-    imposes)."""
-    return replace(source, name=None, colour=None, as_trec_eval=False)
+    the name and colour it is shown with)."""
+    return replace(source, name=None, colour=None)
 
 
 class _Edit(QUndoCommand):

@@ -245,7 +245,7 @@ class SummaryTab(QWidget, Tab):
             for a in ALIASES:
                 if a.key in (m.key, m.measure.key):
                     names.append(a.name.replace("{k}", str(m.k)))
-        names = sorted(set(names), key=str.lower)
+        names = sorted(set(names), key=lambda n: (n.lower(), n))  # the same order every run
         if names != self._names.stringList():
             self._names.setStringList(names)
 
