@@ -441,7 +441,7 @@ class MainWindow(FileDialogs, QMainWindow):
         name, ok = QInputDialog.getText(
             self,
             "Rename run",
-            f"The name {e.name} is shown under (empty: the name its file gives):",
+            f"New name for {e.name} (empty: the name its file gives):",
             text=e.name,
         )
         if ok:
