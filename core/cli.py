@@ -192,6 +192,13 @@ def _reading_parser() -> argparse.ArgumentParser:
         help="write the contest this command line describes (a .json the app opens)",
     )
     _embeddings_group(p)
+    g = p.add_argument_group("scale")
+    g.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="score on a Dask cluster (same results): local:N starts N worker processes "
+        "here, tcp://HOST:PORT joins a running scheduler (pip install 'shrec-eval[dask]')",
+    )
     return p
 
 
@@ -472,22 +479,13 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
                 "LaTeX, HTML)",
             ),
             (
-                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval "
-                "--columns map,P_10,ndcg_cut_10",
-                "a TREC run scored as trec_eval scores it, with trec_eval's names",
-            ),
-            (
                 "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --format trec_eval -q",
                 "prints what 'trec_eval -q qrels.txt run.trec' prints, byte for byte",
             ),
             (
-                "shrec-eval evaluate target.cla --queries query.cla runs/* --matrix-order id",
-                "matrices indexed by model id (row r = query id r), not in the .cla's order",
-            ),
-            (
                 "shrec-eval evaluate datasetShape.cla --queries queryShape.cla testShape/* "
                 "--profile sipiran21 --native tables/",
-                "SHREC 2021's cultural heritage script: its table.txt and table.tex",
+                "SHREC 2021's script (matrices indexed by model id): its table.txt and table.tex",
             ),
         ),
     )

@@ -7,6 +7,7 @@ user are ShrecEvalErrors, which :func:`shrec_eval.cli.main` reports.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import textwrap
 import time
@@ -379,16 +380,31 @@ def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None
     return lines + [line.rstrip()]
 
 
-def _score(contest: Contest, assessment=None, runs: list | None = None) -> tuple:
+def _score(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
     """Read and score every run of the contest, in order, through the
     scoring service (the app scores through it too): the assessment and
-    the results (the runs read are appended to ``runs`` when given)."""
+    the results (the runs read are appended to ``runs`` when given;
+    ``client``: on that Dask cluster)."""
     return score_contest(
         contest,
         assessment=assessment,
         progress=lambda name: Progress(label=name),
         runs=runs,
+        client=client,
     )
+
+
+@contextlib.contextmanager
+def _cluster(args):
+    """The Dask client of ``--dask SCHEDULER`` (None without it)."""
+    scheduler = getattr(args, "dask", None)
+    if not scheduler:
+        yield None
+        return
+    from .distributed import connect
+
+    with connect(scheduler) as client:
+        yield client
 
 
 def _outputs(
@@ -531,7 +547,8 @@ def cmd_evaluate(args, out) -> int:
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
-    assessment, results = _score(contest, assessment, runs)
+    with _cluster(args) as client:
+        assessment, results = _score(contest, assessment, runs, client)
     _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes)
     return 0
 
@@ -616,7 +633,9 @@ def cmd_measures(args, out) -> int:
     return 0
 
 
-def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool = False) -> dict:
+def check_run(
+    assessment, source: RunSource, options: EvalOptions, strict: bool = False, client=None
+) -> dict:
     """Read and check one submission; every finding as a dict (a notice is
     a problem too when ``strict``)."""
     entry = {
@@ -628,7 +647,7 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
     }
     # the engine runs every data check (coverage, truncation, ties) as it scores
     try:
-        (outcome,) = score_runs(assessment, [source], options)
+        (outcome,) = score_runs(assessment, [source], options, client=client)
     except ContestFileError as exc:
         entry["problems"].append(
             {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
@@ -686,8 +705,12 @@ def cmd_check(args, out) -> int:
     )
     results = []
     paths = args.runs or [str(r.path) for r in contest.runs]
-    for path, source in zip(paths, contest.runs):
-        e = check_run(assessment, source, contest.options, args.strict)
+    with _cluster(args) as client:
+        entries = [
+            check_run(assessment, source, contest.options, args.strict, client)
+            for source in contest.runs
+        ]
+    for path, e in zip(paths, entries):
         if "result" in e:
             results.append(e.pop("result"))
         report["runs"].append(e)
@@ -729,7 +752,8 @@ def cmd_compare(args, out) -> int:
     _save_contest(args, contest)
     args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
-    _, results = _score(contest, assessment)
+    with _cluster(args) as client:
+        _, results = _score(contest, assessment, client=client)
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,

@@ -75,6 +75,13 @@ class MatrixRun(Run):
     def warnings(self, value) -> None:
         self._base_warnings = list(value)
 
+    def row_state(self, rows: np.ndarray) -> np.ndarray:
+        return self._ties[rows]
+
+    def set_row_state(self, rows: np.ndarray, state) -> None:
+        if state is not None:
+            self._ties[rows] = state
+
     def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.asarray(rows, dtype=np.int64)
         order, ties = rank_rows(self._rows, rows, self.matrix.shape[1])
