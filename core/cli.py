@@ -37,6 +37,7 @@ from .choices import (
 )
 from .errors import OptionsError, ShrecEvalError, UsageError, shown
 from .memory import keep_freed_blocks
+from .names import name_bytes
 from .options import (
     AVERAGES,
     MAX_BETA,
@@ -817,6 +818,23 @@ class _ClosablePipe:
                 return self.stream.write(shown(text))
             except BrokenPipeError:
                 self._close()
+        return len(text)
+
+    def write_exact(self, text: str) -> int:
+        """``text`` as the bytes it was read from (names and ids that are not
+        UTF-8 as their own bytes, not U+FFFD): what ``--format trec_eval``
+        prints, as trec_eval prints the bytes of its files."""
+        if self.gone:
+            return len(text)
+        buffer = getattr(self.stream, "buffer", None)
+        try:
+            if buffer is None:  # a text stream only (io.StringIO): the text as it is
+                return self.stream.write(text)
+            self.stream.flush()
+            buffer.write(name_bytes(text))
+            buffer.flush()
+        except BrokenPipeError:
+            self._close()
         return len(text)
 
     def flush(self) -> None:

@@ -403,8 +403,10 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     keys, rank_key = _table_keys(args, assessment, contest.options)
     if getattr(args, "format", "table") == "trec_eval":
         # standard output is trec_eval's alone; the notes go to stderr
+        # ids as the bytes of the files (trec_eval prints them so)
+        write = getattr(out, "write_exact", out.write)
         for run, r in zip(runs, results):
-            out.write(trec_eval_text(assessment, run, r, per_query=args.per_query))
+            write(trec_eval_text(assessment, run, r, per_query=args.per_query))
         for r in results:
             for w in r.warnings:
                 sys.stderr.write(f"note: {r.run_name}: {w}\n")
