@@ -95,7 +95,9 @@ def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int,
         raise AssessmentError(
             f"the collection size {size} (--collection-size) is smaller than the "
             f"{least} documents judged or retrieved by run {run.name!r} "
-            f"({a.n_items} in the assessment, {run.unknown_count} others)"
+            f"({a.n_items} in the assessment, {run.unknown_count} others): the collection "
+            "holds at least those (trec_eval reads -N only for measures it does not print "
+            "by default: leave -N out there)"
         )
     return least, [
         DataWarning(

@@ -347,7 +347,14 @@ def _run_chunk(
     if nan.size:
         raise FormatError(
             path,
-            "the score (5th field) is NaN; a number was expected",
+            "the score (5th field) is NaN; a number was expected"
+            + (
+                " (trec_eval reads it, but a NaN score has no place in its ranking: NaN is "
+                "neither above nor below any score, so where it lands depends on its C "
+                "library's sort)"
+                if c_numbers
+                else ""
+            ),
             line=int(lines.number[nan[0]]),
         )
     extra = np.flatnonzero(lines.count > 6)
