@@ -21,7 +21,7 @@ from .atomic import Output, gate_outputs, write_bytes, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from .formats.embeddings import distances_matrix, matrix_pieces
-from .gallery import gallery_files, run_lists, thumb_name
+from .gallery import gallery_files, run_lists, thumb_names
 from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
 from .options import EvalOptions
 from .profiles import get_profile
@@ -837,11 +837,12 @@ def cmd_thumbnails(args, out) -> int:
     ids = index.ids()
     progress = Progress(label="thumbnails")
     problems = {}
+    names = thumb_names(ids)
     for done, item in enumerate(ids, start=1):
         t = thumbnail(index.files(item), args.size, cache)
         if not t.ok:
             problems[item] = t.problem
-        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), encode_png(t.rgba))
+        write_bytes(target / names[item], encode_png(t.rgba))
         progress(done, len(ids))
     out.write(
         f"{len(ids)} thumbnails of {index.describe()} written to {target} "
