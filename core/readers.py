@@ -373,7 +373,7 @@ def load_run(
             src, assessment, metric=metric, ids=ids, top_k=top_k, name=name, normalize_ids=norm
         )
     if fmt == "binary-matrix" and top_k is not None and ids is None:
-        _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+        _no_folder(src, a(f"{RUN_FORMATS[fmt]} file"))
         return top_k_of_matrix(read_binary_matrix(src, assessment, name=name), assessment, top_k)
     for option, value in (("--ids", ids), ("--top-k", top_k)):
         if value is not None:
@@ -381,8 +381,7 @@ def load_run(
                 src.path,
                 f"{option} applies to embedding runs (.npy, .npz)"
                 + (" and binary float32 matrices" if option == "--top-k" else "")
-                + "; this run is a "
-                f"{RUN_FORMATS[fmt]}"
+                + f"; this run is {a(RUN_FORMATS[fmt])}"
                 + (" (--max-rank cuts ranked lists)" if option == "--top-k" else ""),
             )
     if fmt == "ranklists":

@@ -422,7 +422,8 @@ def summary_md(s: Summary, cut: Sequence[tuple[str, str]] = ()) -> str:
     ranks = s.results[0].options.ranks
     notes = [
         "",
-        f"Ranked by {esc(measure_by_key(s.rank_key, ranks).label)}; {esc(s.how())}; "
+        # the tool's own words (measure labels, the profile) as they are
+        f"Ranked by {measure_by_key(s.rank_key, ranks).label}; {s.how()}; "
         "best value per measure in bold.",
     ] + ([esc(s.legend)] if s.legend else [])
     return "\n".join([head, sep] + rows + notes) + "\n" + per_class_md(s) + cut_names_md(cut)
@@ -877,7 +878,7 @@ def per_class_md(s: Summary) -> str:
     m = measure_by_key(s.rank_key, s.results[0].options.ranks)
     lines = [
         "",
-        f"Per class: {md_escape(m.label)} (class means; profile {s.results[0].profile})",
+        f"Per class: {m.label} (class means; profile {s.results[0].profile})",
         "",
         "| " + " | ".join(md_escape(h) for h in head) + " |",
         "|---|---:|" + "---:|" * (len(head) - 2),
