@@ -80,9 +80,7 @@ def kinds(tmp_path):
     (tmp_path / "lists").mkdir()
     for q in range(6):
         order = np.argsort(m[q], kind="stable")
-        (tmp_path / "lists" / f"{q}.txt").write_text(
-            "".join(f"{t} {m[q, t]:.4f}\n" for t in order)
-        )
+        (tmp_path / "lists" / f"{q}.txt").write_text("".join(f"{t} {m[q, t]:.4f}\n" for t in order))
     f = (rng.normal(size=(6, 4)) + lab[:, None] * 2).astype(np.float32)
     np.save(tmp_path / "f.npy", f)
     return tmp_path
@@ -134,9 +132,8 @@ def test_bpref_of_a_matrix_counts_grade_0_judgments_as_its_lists_rank_them(tmp_p
     # the matrix: one row per query of the qrels, a column per document of --collection
     base = ["--collection", tmp_path / "coll.txt", *TREC_EVAL_OPTS, "-q"]
     _, a, e1 = _bytes_out(["evaluate", tmp_path / "q.qrels", tmp_path / "r.trec", *base])
-    _, b, e2 = _bytes_out(
-        ["evaluate", tmp_path / "q.qrels", tmp_path / "m.txt", *base, "--run-format", "ascii-matrix"]
-    )
+    matrix = [tmp_path / "m.txt", "--run-format", "ascii-matrix"]
+    _, b, e2 = _bytes_out(["evaluate", tmp_path / "q.qrels", *matrix, *base])
     ra, rb = _lines(a), _lines(b)
     # trec_eval 10.0 on the TREC run: q0 1.0000 (d3, -1, above d1 is not judged),
     # q1 0.5000 (d1 first: 1; d4 under d2 and d0: 1 - 2/2), all 0.7500

@@ -52,7 +52,8 @@ def _write(tmp_path, qrels, run):
             f.writelines(f"{q} 0 {d} {g}\n" for d, g in judged.items())
     with open(tmp_path / "r.trec", "w") as f:
         for q, scores in run.items():
-            f.writelines(f"{q} Q0 {d} {i + 1} {s!r} tag\n" for i, (d, s) in enumerate(scores.items()))
+            lines = enumerate(scores.items(), start=1)
+            f.writelines(f"{q} Q0 {d} {i} {s!r} tag\n" for i, (d, s) in lines)
 
 
 def _cli(argv) -> str:
