@@ -20,6 +20,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 
@@ -285,6 +286,8 @@ def _text_width(text: str, size: float) -> float:
     """Width of ``text`` at ``size`` points, in points (before layout)."""
     from matplotlib.textpath import TextPath
 
+    if not text.strip():  # no outline to measure (matplotlib fails on an empty path)
+        return 0.318 * size * len(text)  # DejaVu Sans's space
     return TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}).get_extents().width
 
 
@@ -309,10 +312,28 @@ def name_limit(preset: FigurePreset) -> int:
 
 def figure_names(names: Sequence[str], preset: FigurePreset) -> list[str]:
     """Names as a figure of ``preset`` draws them: bytes that are not UTF-8
-    as U+FFFD, as printed; longer than :func:`name_limit` cut in the middle
-    with an ellipsis (distinct names stay distinct; the report lists the
-    whole names beside the cut ones)."""
-    return shortened([shown(n) for n in names], name_limit(preset))
+    as U+FFFD, as printed; characters the font lacks as ``[U+XXXX]``;
+    longer than :func:`name_limit` cut in the middle with an ellipsis
+    (distinct names stay distinct; the report lists the whole names beside
+    the cut ones)."""
+    return shortened([_drawable(shown(n)) for n in names], name_limit(preset))
+
+
+@cache
+def _font():
+    from matplotlib.font_manager import findfont, get_font
+
+    return get_font(findfont("DejaVu Sans"))
+
+
+def _drawable(text: str) -> str:
+    """``text`` with the characters the figures' font has no glyph for (CJK,
+    most symbols) written ``[U+XXXX]``, as the LaTeX tables write them:
+    never an empty box, never matplotlib's "Glyph missing" warning."""
+    if text.isascii():
+        return text
+    font = _font()
+    return "".join(c if font.get_char_index(ord(c)) else f"[U+{ord(c):04X}]" for c in text)
 
 
 def _names_colours(results, names, colours, preset: FigurePreset):
