@@ -1,4 +1,7 @@
-"""``--format trec_eval``: a run's scores printed exactly as the trec_eval
+"""The trec_eval profile's own text output (``--format trec_eval``, its
+``text_writer``), with trec_eval's own averaging (sums over the queries in
+byte order of their ids, ``-c``), bpref and gm_map: a run's scores printed
+exactly as the trec_eval
 binary (version 10) prints its default measure set, so that
 ``shrec-eval evaluate --profile trec_eval --format trec_eval [-q] qrels run``
 can replace ``trec_eval [-q] qrels run`` in a script (docs/formats.md).
@@ -20,10 +23,10 @@ import math
 
 import numpy as np
 
-from .engine import ranks_of_items
-from .errors import UsageError
-from .names import name_bytes
-from .profiles import get_profile
+from ..engine import ranks_of_items
+from ..errors import UsageError
+from ..names import name_bytes
+from . import get_profile
 
 #: trec_eval's default cut-offs of P (and what --format trec_eval adds to --ranks)
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
