@@ -35,6 +35,7 @@ __all__ = [
     "evaluate",
     "evaluate_runs",
     "query_detail",
+    "ranks_of_items",
     "RECALL_PERCENT_LEVELS",
 ]
 
@@ -96,7 +97,9 @@ def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int,
         raise AssessmentError(
             f"the collection size {size} (--collection-size) is smaller than the "
             f"{least} documents judged or retrieved by run {run.name!r} "
-            f"({a.n_items} in the assessment, {run.unknown_count} others)"
+            f"({a.n_items} in the assessment, {run.unknown_count} others): the collection "
+            "holds at least those (trec_eval reads -N only for measures it does not print "
+            "by default: leave -N out there)"
         )
     return least, [
         DataWarning(
@@ -595,6 +598,48 @@ def evaluate_runs(
         cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
         results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
     return results
+
+
+def ranks_of_items(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    labels: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where some items of each query of ``assessment`` land in ``run``'s
+    lists as the engine scores them, whatever the run's kind (TREC run,
+    rank lists, matrix, embeddings, top-K): the self-match taken out (the
+    items after it move up a rank) and ranks past ``max_rank`` dropped.
+    ``items[indptr[q]:indptr[q + 1]]`` are query ``q``'s items (distinct,
+    collection indices), each with a label.  Returns (query index, 0-based
+    rank, label) of every item found, in query and rank order, and the
+    length of every query's list (0 for a query the run does not answer)."""
+    o = get_profile((options or EvalOptions()).profile).apply(options or EvalOptions())
+    a = assessment
+    _check_fits(a, run)
+    prep = _prepare(a, o, collection_size(a, run, o)[0])
+    counts = np.diff(np.asarray(indptr, dtype=np.int64))
+    asked = replace(
+        prep,
+        judged_rows=np.repeat(np.arange(a.n_queries), counts),
+        judged_items=np.asarray(items, dtype=np.int64),
+        judged_grades=np.asarray(labels),
+        indptr=np.asarray(indptr, dtype=np.int64),
+    )
+    qrow, _ = _query_rows(a, run)
+    step = _chunk_size(a, run, 1, o.memory_budget)
+    parts, lengths = [], np.zeros(a.n_queries, dtype=np.int64)
+    for start in range(0, a.n_queries, step):
+        qs = np.arange(start, min(start + step, a.n_queries))
+        got, _, (r, k, lab) = _hits_block(a, run, asked, qs, qrow)
+        lengths[qs] = got
+        parts.append((r + start, k, lab))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
+    q, k, lab = (np.concatenate(p) for p in zip(*parts))
+    return q, k, lab, lengths
 
 
 def query_detail(

@@ -91,10 +91,14 @@ def load_mesh(path, root=None) -> tuple[np.ndarray, np.ndarray]:
     data = read_shape_file(path, root, MAX_SHAPE_BYTES)
     import trimesh  # a second or so to import: only when a mesh is drawn
 
+    if not data:
+        raise ShapeFileError("the file is empty")
     kind = path.suffix.lower().lstrip(".")
     extra = {"skip_materials": True} if kind == "obj" else {}  # drawn without them
     with signals_kept():
         try:
+            # from its bytes, not by name: trimesh would name a scene's nodes
+            # after the file's name in UTF-8, which a name that is not UTF-8 is not
             mesh = trimesh.load(
                 io.BytesIO(data),
                 file_type=kind,

@@ -200,9 +200,12 @@ def read_qrels(
         )
     eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
     negatives = int((grades < 0).sum())
+    # a negative grade is not relevant, and not judged either: trec_eval's
+    # bpref counts only grades 0 .. L-1 as judged non-relevant
+    zero_line = grades == 0
     grades = np.maximum(grades, 0)
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
-    eq, ed, grades = eq[keep], ed[keep], grades[keep]
+    eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items = collection
     if items is not None:
         index = {d: i for i, d in enumerate(items)}
@@ -235,7 +238,11 @@ def read_qrels(
     notes = norm.note(f"qrels {os.path.basename(os.fsdecode(os.fspath(path)))}")
     if negatives:
         notes.append(
-            DataWarning("negative_grades", "negative grades read as not relevant", negatives)
+            DataWarning(
+                "negative_grades",
+                "negative grades read as not relevant and not judged (bpref leaves them out)",
+                negatives,
+            )
         )
     if quoted:
         notes.append(_quote_note(quoted))
@@ -255,7 +262,7 @@ def read_qrels(
         kind="graded qrels" if top > 1 else "binary qrels",
         source=str(path),
     )
-    zero = np.flatnonzero(grades == 0)
+    zero = np.flatnonzero(zero_line)
     zq, zi = eq[zero], item_of_doc[ed[zero]]
     zorder = np.lexsort((zi, zq))
     judged_zero = (
@@ -346,7 +353,14 @@ def _run_chunk(
     if nan.size:
         raise FormatError(
             path,
-            "the score (5th field) is NaN; a number was expected",
+            "the score (5th field) is NaN; a number was expected"
+            + (
+                " (trec_eval reads it, but a NaN score has no place in its ranking: NaN is "
+                "neither above nor below any score, so where it lands depends on its C "
+                "library's sort)"
+                if c_numbers
+                else ""
+            ),
             line=int(lines.number[nan[0]]),
         )
     extra = np.flatnonzero(lines.count > 6)
