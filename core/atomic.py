@@ -133,8 +133,8 @@ def resolve_file_target(path) -> Path:
     return real
 
 
-def write_bytes(path, data: bytes) -> None:
-    write_pieces(path, (data,))
+def write_bytes(path, data: bytes, *, sync: bool = True) -> None:
+    write_pieces(path, (data,), sync=sync)
 
 
 def write_stream(fd: int, pieces: Iterable[bytes], path=None) -> None:
@@ -158,13 +158,15 @@ def write_stream(fd: int, pieces: Iterable[bytes], path=None) -> None:
         raise OutputError(path if path is not None else f"/dev/fd/{fd}", _reason(exc)) from exc
 
 
-def write_pieces(path, pieces: Iterable[bytes]) -> None:
+def write_pieces(path, pieces: Iterable[bytes], *, sync: bool = True) -> None:
     """Write the concatenated ``pieces`` as :func:`write_bytes` writes one
     block: a temporary file beside the target, flushed to disk, renamed
     over it.  Pieces are written as they come (a large document is never
     whole in memory), and the flush to disk runs in a second thread while
     the next pieces are made, so that the final one waits only for the
-    last of them.  A stream (:func:`stream_fd`) is written to as it is."""
+    last of them.  A stream (:func:`stream_fd`) is written to as it is.
+    ``sync=False``: no flush to disk (files that can be made again, such
+    as thumbnails: still replaced whole, but a crash may lose them)."""
     fd = stream_fd(path)
     if fd is not None:
         write_stream(fd, pieces, path)
@@ -192,7 +194,7 @@ def write_pieces(path, pieces: Iterable[bytes]) -> None:
                 for piece in pieces:
                     fh.write(piece)
                     unflushed += len(piece)
-                    if unflushed >= _FLUSH_EVERY:
+                    if sync and unflushed >= _FLUSH_EVERY:
                         fh.flush()
                         flusher.ask()
                         unflushed = 0
@@ -201,7 +203,8 @@ def write_pieces(path, pieces: Iterable[bytes]) -> None:
                 flusher.close()
             if flusher.error is not None:
                 raise flusher.error
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
         _remove(tmp)

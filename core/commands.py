@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .atomic import Output, gate_outputs, write_bytes, write_pieces
+from .atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from .formats.embeddings import distances_matrix, is_embeddings, matrix_pieces
@@ -48,7 +48,7 @@ from .resources import demo_manifest
 from .service import load_assessment, score_contest, score_runs
 from .shapes import ShapesSource
 from .stats import CORRECTIONS, TESTS, compare
-from .thumbnails import ThumbnailCache, encode_png, shape_warning, thumbnail
+from .thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .values import text_grid
 
 PROG = "shrec-eval"
@@ -391,16 +391,24 @@ def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **
         gate_outputs(gated, [*contest.inputs(), contest_file])
 
 
-def _guard_shapes(contest: Contest, **outputs) -> None:
-    """No output in or onto a shapes folder."""
-    folders = [s.path for s in (contest.shapes, contest.query_shapes) if s is not None]
-    for f in folders:
-        if not Path(f).is_dir():
-            raise UsageError(f"{f}: the shapes folder does not exist (or is not a folder)")
-    if folders:
-        gate_outputs(
-            [Output(f"--{k}", v, "folder") for k, v in outputs.items() if v is not None], folders
-        )
+def _guard_shapes(contest: Contest, report=None) -> dict:
+    """Before any scoring: the shapes folders exist, and with ``report``
+    (the gallery's only use of them) each one is indexed, so that a folder
+    holding no shapes or a layout finding none is refused now, not after
+    the scoring.  (The output gate keeps every output out of them: they are
+    inputs of the contest.)  Returns the indexes by key."""
+    indexes = {}
+    for key in ("shapes", "query_shapes"):
+        source = getattr(contest, key)
+        if source is None:
+            continue
+        if not Path(source.path).is_dir():
+            raise UsageError(
+                f"{source.path}: the shapes folder does not exist (or is not a folder)"
+            )
+        if report is not None:
+            indexes[key] = source.index()
+    return indexes
 
 
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
@@ -484,7 +492,9 @@ def _cluster(args):
         yield client
 
 
-def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=()) -> None:
+def _outputs(
+    args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None
+) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
@@ -524,7 +534,7 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs)
+        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs, shapes)
         write_report(
             args.report,
             assessment,
@@ -537,17 +547,20 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     _native(args, assessment, results, contest)
 
 
-def _gallery(args, contest: Contest, assessment, results, keys, rank_key, out, runs=()):
+def _gallery(
+    args, contest: Contest, assessment, results, keys, rank_key, out, runs=(), shapes=None
+):
     """The gallery's files for --report when the contest has shapes (None
     without), from the runs the scoring service read (their lists); the
-    thumbnails come from the per-user cache."""
+    thumbnails come from the per-user cache.  ``shapes``: the folders'
+    indexes made before scoring (:func:`_guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None
-    shapes = contest.shapes.index() if contest.shapes is not None else None
-    query_shapes = contest.query_shapes.index() if contest.query_shapes is not None else None
+    indexes = shapes if shapes is not None else _guard_shapes(contest, report=True)
+    shapes, query_shapes = indexes.get("shapes"), indexes.get("query_shapes")
     files, problems = gallery_files(
         assessment,
         results,
@@ -615,7 +628,7 @@ def cmd_evaluate(args, out) -> int:
         native=args.native,
         save_contest=args.save_contest,
     )
-    _guard_shapes(contest, report=args.report)
+    shapes = _guard_shapes(contest, report=args.report)
     assessment = None
     runs: list = []
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
@@ -625,7 +638,7 @@ def cmd_evaluate(args, out) -> int:
         assessment, results = _score(contest, assessment, runs, client)
     # the contest file once its runs were read: never one that cannot be scored
     _save_contest(args, contest)
-    _outputs(args, contest, assessment, results, out, runs=runs)
+    _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes)
     return 0
 
 
@@ -647,7 +660,7 @@ def cmd_demo(args, out) -> int:
     _no_own_reader(contest.options, "demo")
     _check_gallery_options(args, contest)
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    _guard_shapes(contest, report=args.report)
+    shapes = _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
     runs: list = []
@@ -656,7 +669,16 @@ def cmd_demo(args, out) -> int:
         f"{contest.name}: {assessment.n_queries} queries, collection of "
         f"{assessment.collection_size}, {assessment.kind}\n\n"
     )
-    _outputs(args, contest, assessment, results, out, base=Path(manifest).parent, runs=runs)
+    _outputs(
+        args,
+        contest,
+        assessment,
+        results,
+        out,
+        base=Path(manifest).parent,
+        runs=runs,
+        shapes=shapes,
+    )
     return 0
 
 
@@ -939,7 +961,16 @@ def cmd_distances(args, out) -> int:
     )
     write_pieces(args.output, matrix_pieces(dist))
     q, n = dist.shape
-    out.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    # the matrix alone on standard output when it is written there
+    say = sys.stderr if stream_fd(args.output) == 1 else out
+    say.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    if dist.file_order:
+        say.write(
+            f"note: the rows and columns are those of {Path(args.features).name} in its own "
+            "order (its ids are not written in a matrix), which an assessment's items may "
+            "not follow; give --assessment to write its queries x its items, the order "
+            "'evaluate' reads a matrix in\n"
+        )
     return 0
 
 
@@ -962,10 +993,12 @@ def cmd_thumbnails(args, out) -> int:
     problems = {}
     names = thumb_names(ids)
     for done, item in enumerate(ids, start=1):
-        t = thumbnail(index.files(item), args.size, cache)
-        if not t.ok:
-            problems[item] = t.problem
-        write_bytes(target / names[item], encode_png(t.rgba))
+        png, problem = thumbnail_png(index.files(item), args.size, cache)
+        if problem is not None:
+            problems[item] = problem
+        # no flush to disk per file (thumbnails can be made again): a warm
+        # cache writes at the speed of copying files
+        write_bytes(target / names[item], png, sync=False)
         progress(done, len(ids))
     out.write(
         f"{len(ids)} thumbnails of {index.describe()} written to {target} "

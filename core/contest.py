@@ -291,7 +291,7 @@ class RunSource:
         "name": _STR,
         "colour": _STR,
         "metric": _STR,
-        "ids": _STR,
+        "ids": _PATH,
         "top_k": _INT,
     }
 
@@ -380,7 +380,7 @@ class RunSource:
         )
 
 
-_SHAPES_KINDS = {"path": _STR, "layout": _STR, "normalize_ids": _BOOL}
+_SHAPES_KINDS = {"path": _PATH, "layout": _STR, "normalize_ids": _BOOL}
 
 
 def _shapes_to_dict(s: ShapesSource | None, base) -> dict | None:
@@ -598,11 +598,15 @@ class Contest:
 
     def inputs(self) -> list[Path]:
         """Every path the contest reads: the assessment, its query and
-        collection files, the runs (and the files naming embeddings' rows)."""
+        collection files, the runs (and the files naming embeddings' rows),
+        and the shapes folders (no output is written into them)."""
         a = self.assessment
         ids = [r.ids for r in self.runs]
+        shapes = [s.path for s in (self.shapes, self.query_shapes) if s is not None]
         return [
-            p for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids) if p
+            p
+            for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids, *shapes)
+            if p
         ]
 
     def gate_outputs(

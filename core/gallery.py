@@ -30,7 +30,7 @@ from .model import UNKNOWN, Assessment
 from .names import name_bytes
 from .report import fmt
 from .results import RunResult
-from .thumbnails import encode_png, shape_warning, thumbnail
+from .thumbnails import shape_warning, thumbnail_png
 
 __all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_names"]
 
@@ -183,10 +183,10 @@ def gallery_files(
     files: dict[str, bytes | str] = {}
     problems: dict[str, str] = {}
     for done, (name, index, item) in enumerate(wanted, start=1):
-        t = thumbnail(index.files(item) if index is not None else None, size, cache)
-        if not t.ok:
-            problems[item] = t.problem
-        files[name] = encode_png(t.rgba)
+        png, problem = thumbnail_png(index.files(item) if index is not None else None, size, cache)
+        if problem is not None:
+            problems[item] = problem
+        files[name] = png
         if progress is not None:
             progress(done, len(wanted))
     files["gallery.html"] = _page(

@@ -12,6 +12,9 @@ the nearest fragment of each pixel wins.
 
 Rasterising is vectorised over faces with scanline spans: each face's rows,
 each row's span, each span's pixels, so the work follows the pixels covered.
+Memory follows the picture: faces are drawn a bounded batch at a time into
+a z-buffer of the picture's size, and a mesh whose faces would cover more
+than :data:`MAX_FRAGMENTS` pixels in all is not drawn (ValueError).
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ LIGHT = np.array([-0.45, 0.6, 0.66])
 LIGHT = LIGHT / np.linalg.norm(LIGHT)
 #: free space around the silhouette, as a fraction of the image side
 MARGIN = 0.06
+#: the rasteriser's passes: face rows and covered pixels (fragments) held at
+#: once, whatever the mesh (about 10 MB and 40 MB of arrays)
+ROWS_PER_PASS = 1 << 16
+FRAGMENTS_PER_PASS = 1 << 19
+#: covered pixels (fragments) drawn for one picture at most, about 8 s of
+#: work: 2,048 times the area of a 128 px picture (a closed surface covers
+#: its silhouette twice, a scan with inner layers a few times more); a mesh
+#: of more (large overlapping faces) is not drawn, as its time would follow
+#: the faces' area
+MAX_FRAGMENTS = 1 << 25
 
 
 def view_matrix(elevation: float, azimuth: float) -> np.ndarray:
@@ -117,20 +130,71 @@ def _rasterise(x, y, z, f, size: int) -> tuple[np.ndarray, np.ndarray]:
     row's span between the face's edges at the row's centre line, each
     span's pixels; so the work follows the pixels covered.  An edge is
     always intersected from its upper end, so that two faces sharing it
-    find the same x (no crack between them)."""
+    find the same x (no crack between them).
+
+    Memory follows the picture, not the mesh: faces are taken a batch of
+    at most :data:`ROWS_PER_PASS` rows at a time, their spans a batch of
+    at most :data:`FRAGMENTS_PER_PASS` pixels at a time, into a z-buffer
+    of the picture's size.  A pixel goes to the last face (in file order)
+    at its nearest depth, whatever the batches.  ValueError when the faces
+    would cover more than :data:`MAX_FRAGMENTS` pixels."""
     tx, ty, tz = x[f], y[f], z[f]  # (m, 3) each
     area = (tx[:, 1] - tx[:, 0]) * (ty[:, 2] - ty[:, 0]) - (ty[:, 1] - ty[:, 0]) * (
         tx[:, 2] - tx[:, 0]
     )
+    # the work bound, from the faces' areas inside the picture (their bounding
+    # boxes clipped to it bound the pixels they can cover)
+    bw = np.clip(tx.max(axis=1), 0, size) - np.clip(tx.min(axis=1), 0, size)
+    bh = np.clip(ty.max(axis=1), 0, size) - np.clip(ty.min(axis=1), 0, size)
+    covered = float(np.minimum(np.abs(area) / 2, bw * bh).sum())
+    if covered > MAX_FRAGMENTS:
+        raise ValueError(
+            f"too many large overlapping faces: they cover the {size} px picture "
+            f"{covered / (size * size):,.0f} times over (at most {MAX_FRAGMENTS:,} "
+            "covered pixels are drawn)"
+        )
     # the rows whose centres (j + 0.5) fall in each face's height
     y0 = np.maximum(np.ceil(ty.min(axis=1) - 0.5), 0).astype(np.int64)
     y1 = np.minimum(np.floor(ty.max(axis=1) - 0.5), size - 1).astype(np.int64)
     h = np.where(np.abs(area) > 1e-12, np.maximum(y1 - y0 + 1, 0), 0)  # edge-on: nothing
-    face = np.repeat(np.arange(len(f)), h)
-    if len(face) == 0:
-        return face, face
+    # the depth plane of each face: z = A x + B y + C
+    X, Y, Z = tx, ty, tz
+    a0, b0, k0 = Y[:, 1] - Y[:, 2], X[:, 2] - X[:, 1], X[:, 1] * Y[:, 2] - Y[:, 1] * X[:, 2]
+    a1, b1, k1 = Y[:, 2] - Y[:, 0], X[:, 0] - X[:, 2], X[:, 2] * Y[:, 0] - Y[:, 2] * X[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d0, d1 = (Z[:, 0] - Z[:, 2]) / area, (Z[:, 1] - Z[:, 2]) / area
+    plane = (d0 * a0 + d1 * a1, d0 * b0 + d1 * b1, Z[:, 2] + d0 * k0 + d1 * k1)
+    del a0, b0, k0, a1, b1, k1, d0, d1
+    zbuf = np.full(size * size, -np.inf)
+    owner = np.full(size * size, -1, dtype=np.int64)
+    for fa, fb in _batches(h, ROWS_PER_PASS):
+        face, row, c0, w = _spans(tx, ty, fa, h[fa:fb], y0[fa:fb], size)
+        for ra, rb in _batches(w, FRAGMENTS_PER_PASS):
+            _fill(zbuf, owner, plane, face[ra:rb], row[ra:rb], c0[ra:rb], w[ra:rb], size)
+    covered_px = np.flatnonzero(owner >= 0)
+    return owner[covered_px], covered_px
+
+
+def _batches(counts: np.ndarray, budget: int):
+    """[a, b) ranges of ``counts`` whose sums stay within ``budget`` (a
+    single count above it makes a range of its own)."""
+    ends = np.cumsum(counts)
+    a, done = 0, 0
+    while a < len(counts):
+        b = int(np.searchsorted(ends, done + budget, side="right"))
+        b = max(b, a + 1)
+        yield a, b
+        done = int(ends[b - 1])
+        a = b
+
+
+def _spans(tx, ty, fa: int, h: np.ndarray, y0: np.ndarray, size: int):
+    """The pixel rows of faces [fa, fa + len(h)): (face, row, first column,
+    width) of each row's span."""
+    local = np.repeat(np.arange(len(h)), h)
+    face = local + fa
     start = np.cumsum(h) - h
-    row = y0[face] + (np.arange(len(face)) - np.repeat(start, h))
+    row = y0[local] + (np.arange(len(face)) - np.repeat(start, h))
     yc = row + 0.5
     xl = np.full(len(face), np.inf)
     xr = np.full(len(face), -np.inf)
@@ -148,25 +212,21 @@ def _rasterise(x, y, z, f, size: int) -> tuple[np.ndarray, np.ndarray]:
     c1 = np.minimum(np.floor(xr - 0.5), size - 1)
     w = np.where(np.isfinite(c0) & np.isfinite(c1), np.maximum(c1 - c0 + 1, 0), 0).astype(np.int64)
     c0 = np.where(w > 0, c0, 0).astype(np.int64)
-    # the depth plane of each face: z = A x + B y + C
-    X, Y, Z = tx, ty, tz
-    a0, b0, k0 = Y[:, 1] - Y[:, 2], X[:, 2] - X[:, 1], X[:, 1] * Y[:, 2] - Y[:, 1] * X[:, 2]
-    a1, b1, k1 = Y[:, 2] - Y[:, 0], X[:, 0] - X[:, 2], X[:, 2] * Y[:, 0] - Y[:, 2] * X[:, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d0, d1 = (Z[:, 0] - Z[:, 2]) / area, (Z[:, 1] - Z[:, 2]) / area
-    A, B, C = d0 * a0 + d1 * a1, d0 * b0 + d1 * b1, Z[:, 2] + d0 * k0 + d1 * k1
+    return face, row, c0, w
+
+
+def _fill(zbuf, owner, plane, face, row, c0, w, size: int) -> None:
+    """Draw the spans' pixels into the z-buffer: the nearest depth of each
+    pixel so far, and the last face at that depth (two faces at one depth
+    meet on an edge: either is right)."""
+    A, B, C = plane
     pface = np.repeat(face, w)
     prow = np.repeat(row, w)
     pstart = np.cumsum(w) - w
     col = np.repeat(c0, w) + (np.arange(len(pface)) - np.repeat(pstart, w))
     depth = A[pface] * (col + 0.5) + B[pface] * (prow + 0.5) + C[pface]
     pix = prow * size + col
-    # the z-buffer: the nearest depth of each pixel, then a face at that depth
-    # (two faces at one depth meet on an edge: either is right)
-    zbuf = np.full(size * size, -np.inf)
+    del prow, col, pstart
     np.maximum.at(zbuf, pix, depth)
     near = depth >= zbuf[pix]
-    owner = np.full(size * size, -1, dtype=np.int64)
     owner[pix[near]] = pface[near]
-    covered = np.flatnonzero(owner >= 0)
-    return owner[covered], covered

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import FormatError, UsageError
@@ -48,10 +48,13 @@ _SHAPENET_MODEL = Path("models") / "model_normalized.obj"
 @dataclass(frozen=True)
 class ShapeFiles:
     """The files of one item: its mesh and/or an image (a provided
-    thumbnail, or the item itself when it is an image or a sketch)."""
+    thumbnail, or the item itself when it is an image or a sketch), and the
+    shapes folder they were found in (``root``: what they are read from,
+    links leading out of it refused; None: anywhere)."""
 
     mesh: Path | None = None
     image: Path | None = None
+    root: Path | None = field(default=None, compare=False)
 
     @property
     def main(self) -> Path | None:
@@ -93,6 +96,10 @@ def check_layout(layout: str | None, source=None) -> None:
         problem = f"one of {', '.join(LAYOUTS)} or a pattern with {{id}} in it"
     elif Path(layout).is_absolute() or ".." in Path(layout).parts:
         problem = "a pattern relative to the shapes folder (no absolute path, no ..)"
+    elif layout.count("{id}") != 1:
+        problem = "a pattern with {id} once (one part of a path is the id)"
+    elif any("**" in part and part != "**" for part in _glob_of(layout).split("/")):
+        problem = "a pattern whose ** is a whole folder name (**/{id}.off: at any depth)"
     else:
         try:
             layout.format(id="1")
@@ -103,6 +110,27 @@ def check_layout(layout: str | None, source=None) -> None:
         if source is not None:
             raise FormatError(source, msg)
         raise UsageError(msg)
+
+
+def _glob_of(pattern: str) -> str:
+    """The glob of the files a pattern may match (``{id}`` as ``*``)."""
+    return pattern.replace("{id}", "*")
+
+
+_PIECES = re.compile(r"(\{id\}|\*\*/|\*|\?)")
+
+
+def _regex_of(pattern: str) -> re.Pattern:
+    """The regular expression of a pattern's paths (relative, with ``/``):
+    ``{id}`` one or more characters within a folder name (the id), ``**/``
+    any folders, ``*`` and ``?`` as in a glob within a name."""
+    pieces = {
+        "{id}": r"(?P<id>[^/]+?)",
+        "**/": r"(?:[^/]+/)*",
+        "*": r"[^/]*",
+        "?": r"[^/]",
+    }
+    return re.compile("".join(pieces.get(t, re.escape(t)) for t in _PIECES.split(pattern)) + r"\Z")
 
 
 def _suffix(name: str) -> str:
@@ -122,6 +150,7 @@ class ShapeIndex:
         if not root.is_dir():
             raise UsageError(f"{root}: the shapes folder does not exist (or is not a folder)")
         self._files: dict[str, ShapeFiles] = {}
+        self._root = Path(os.path.realpath(root))
         layout = source.layout
         if layout is None:
             layout = _detect(root)
@@ -140,6 +169,11 @@ class ShapeIndex:
             self._scan_flat(root)
         else:
             self._scan_pattern(root, layout)
+        if not self._files:
+            raise UsageError(
+                f"{root}: no shapes found with the layout {layout!r}"
+                + (" (no file matches the pattern)" if _is_pattern(layout) else "")
+            )
 
     # -- looking up ------------------------------------------------------------------------
     def key(self, item_id: str) -> str:
@@ -162,7 +196,9 @@ class ShapeIndex:
     def _add(self, raw_id: str, mesh: Path | None = None, image: Path | None = None) -> None:
         k = self.key(raw_id)
         old = self._files.get(k, ShapeFiles())
-        self._files[k] = ShapeFiles(mesh or old.mesh, old.image if image is None else image)
+        self._files[k] = ShapeFiles(
+            mesh or old.mesh, old.image if image is None else image, self._root
+        )
 
     def _scan_psb(self, db: Path) -> None:
         for group in sorted(_subdirs(db), key=_natural):
@@ -201,9 +237,8 @@ class ShapeIndex:
                 self._add(stem.removesuffix(_THUMB), image=Path(e.path))
 
     def _scan_pattern(self, root: Path, pattern: str) -> None:
-        head, _, tail = pattern.partition("{id}")
-        regex = re.compile(re.escape(head) + r"(?P<id>[^/]+?)" + re.escape(tail) + r"\Z")
-        for p in sorted(root.glob(pattern.replace("{id}", "*")), key=_natural):
+        regex = _regex_of(pattern)
+        for p in sorted(root.glob(_glob_of(pattern)), key=_natural):
             m = regex.match(p.relative_to(root).as_posix())
             if m is None or not p.is_file():
                 continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import struct
 import sys
 import tempfile
 import textwrap
@@ -26,6 +27,16 @@ import numpy as np
 
 from .model import DataWarning, make_warning
 from .render import DEFAULT_VIEW, render_mesh
+from .shape_input import (
+    MAX_IMAGE_BYTES,
+    MAX_SHAPE_BYTES,
+    ShapeFileError,
+    open_image,
+    read_shape_file,
+    reason_of,
+    resolver,
+    signals_kept,
+)
 from .shapes import IMAGE_SUFFIXES, ShapeFiles
 
 __all__ = [
@@ -37,19 +48,18 @@ __all__ = [
     "image_rgba",
     "placeholder",
     "thumbnail",
+    "thumbnail_png",
     "encode_png",
     "decode_png",
     "shape_warning",
 ]
 
 #: bump when the drawing changes, so that cached thumbnails are drawn again
-RENDER_VERSION = 1
+#: (2: shape files read through their input gate; links out of the shapes
+#: folder and images over the pixel budget no longer drawn)
+RENDER_VERSION = 2
 #: the environment variable that moves the cache (tests, shared machines)
 CACHE_ENV = "SHREC_EVAL_CACHE_DIR"
-
-
-class ShapeFileError(Exception):
-    """A shape file that could not be drawn; the text is the reason."""
 
 
 @dataclass(frozen=True)
@@ -70,30 +80,38 @@ class Thumbnail:
 # -- reading -------------------------------------------------------------------------------
 
 
-def load_mesh(path) -> tuple[np.ndarray, np.ndarray]:
+def load_mesh(path, root=None) -> tuple[np.ndarray, np.ndarray]:
     """(vertices, triangular faces) of a mesh file through trimesh (a scene,
-    GLB/GLTF, is flattened into one mesh); ShapeFileError with the reason."""
+    GLB/GLTF, is flattened into one mesh); ShapeFileError with the reason.
+    The file and those it names are read through the input gate of shape
+    files (:mod:`shrec_eval.shape_input`: in ``root`` when given, regular
+    files, size limits), and a signal that arrives while trimesh reads is
+    never lost."""
+    path = Path(path)
+    data = read_shape_file(path, root, MAX_SHAPE_BYTES)
     import trimesh  # a second or so to import: only when a mesh is drawn
 
-    path = Path(path)
-    try:
-        # opened here, not by name: trimesh names a scene's nodes after the
-        # file's name in UTF-8, which a name that is not UTF-8 is not
-        with open(path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size == 0:
-                raise ShapeFileError("the file is empty")
+    if not data:
+        raise ShapeFileError("the file is empty")
+    kind = path.suffix.lower().lstrip(".")
+    extra = {"skip_materials": True} if kind == "obj" else {}  # drawn without them
+    with signals_kept():
+        try:
+            # from its bytes, not by name: trimesh would name a scene's nodes
+            # after the file's name in UTF-8, which a name that is not UTF-8 is not
             mesh = trimesh.load(
-                fh,
-                file_type=path.suffix.lower().lstrip("."),
+                io.BytesIO(data),
+                file_type=kind,
+                resolver=resolver(path, root),
                 force="mesh",
                 process=False,
-                resolver=trimesh.resolvers.FilePathResolver(str(path.parent)),
+                **extra,
             )
-    except ShapeFileError:
-        raise
-    except Exception as exc:  # any parser failure is the file's problem
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ShapeFileError(f"cannot be read as a mesh ({reason[:120]})") from exc
+        except ShapeFileError:
+            raise
+        except Exception as exc:  # any parser failure is the file's problem
+            raise ShapeFileError(f"cannot be read as a mesh ({reason_of(exc, data)})") from None
+    del data
     v = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=np.float64)
     f = np.asarray(getattr(mesh, "faces", np.zeros((0, 3))), dtype=np.int64)
     if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
@@ -101,14 +119,19 @@ def load_mesh(path) -> tuple[np.ndarray, np.ndarray]:
     return v, f
 
 
-def image_rgba(path, size: int) -> np.ndarray:
-    """An image file fitted (aspect kept) into a transparent size x size square."""
-    from PIL import Image, UnidentifiedImageError
+def image_rgba(path, size: int, root=None) -> np.ndarray:
+    """An image file fitted (aspect kept) into a transparent size x size
+    square; read through the input gate of shape files and decoded only
+    when its header gives at most ``MAX_IMAGE_PIXELS`` pixels."""
+    from PIL import Image
 
+    data = read_shape_file(path, root, MAX_IMAGE_BYTES)
     try:
-        with Image.open(path) as im:
-            im = im.convert("RGBA")
+        with open_image(data, size) as im:
+            if im.mode not in ("RGB", "RGBA", "L", "LA"):
+                im = im.convert({"1": "L", "P": "RGBA", "PA": "RGBA"}.get(im.mode, "RGBA"))
             im.thumbnail((size, size), Image.Resampling.LANCZOS)
+            im = im.convert("RGBA")
             if im.width < size and im.height < size:  # small images grow to fit too
                 k = size / max(im.width, im.height)
                 im = im.resize(
@@ -118,8 +141,8 @@ def image_rgba(path, size: int) -> np.ndarray:
             canvas = Image.new("RGBA", (size, size), (0, 0, 0, 0))
             canvas.paste(im, ((size - im.width) // 2, (size - im.height) // 2))
             return np.asarray(canvas, dtype=np.uint8).copy()
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
-        raise ShapeFileError(f"cannot be read as an image ({str(exc)[:120]})") from exc
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
+        raise ShapeFileError(f"cannot be read as an image ({reason_of(exc, data)})") from None
 
 
 def placeholder(size: int, reason: str) -> np.ndarray:
@@ -208,28 +231,52 @@ class ThumbnailCache:
         return self.folder / key[:2] / f"{key}.png"
 
     def get(self, key: str) -> np.ndarray | None:
+        """The thumbnail of an entry, decoded; None when absent or torn."""
         try:
             return decode_png(self._file(key).read_bytes())
         except Exception:  # absent, or torn by a crash: drawn again
             return None
 
+    def get_png(self, key: str, size: int) -> bytes | None:
+        """The PNG file of an entry as it is stored (not decoded): None when
+        absent, torn (no end chunk) or not a size x size 8-bit RGBA picture
+        (its header, read here: 16 bytes do not need Pillow's parser)."""
+        try:
+            data = self._file(key).read_bytes()
+        except OSError:  # absent: drawn
+            return None
+        if data[:16] != _PNG_HEAD or not data.endswith(_PNG_END) or len(data) < 33:
+            return None  # torn by a crash, or not ours: drawn again
+        w, h, depth, colour = struct.unpack(">IIBB", data[16:26])
+        return data if (w, h, depth, colour) == (size, size, 8, 6) else None
+
     def put(self, key: str, rgba: np.ndarray) -> None:
-        """Store a thumbnail; a cache that cannot be written is passed over.
-        Written to a temporary file and renamed, without a flush to disk:
-        an entry lost in a crash is drawn again."""
+        """Store a thumbnail (see :meth:`put_png`)."""
+        self.put_png(key, encode_png(rgba))
+
+    def put_png(self, key: str, data: bytes) -> None:
+        """Store a thumbnail's PNG file; a cache that cannot be written is
+        passed over.  Written to a temporary file and renamed, without a
+        flush to disk: an entry lost in a crash is drawn again."""
         target = self._file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=target.parent)
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(encode_png(rgba))
+                    fh.write(data)
                 os.replace(tmp, target)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
         except OSError:
             pass
+
+
+#: the signature and header chunk's start, and the last chunk (IEND and its
+#: CRC), of every PNG file
+_PNG_HEAD = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+_PNG_END = b"IEND\xaeB`\x82"
 
 
 # -- one item ------------------------------------------------------------------------------
@@ -240,20 +287,46 @@ def draw(files: ShapeFiles, size: int) -> tuple[np.ndarray, Path]:
     path = files.image or files.mesh
     if path is None:
         raise ShapeFileError("no file")
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ShapeFileError(f"{path.name}: file not found")
     try:
         if path.suffix.lower() in IMAGE_SUFFIXES:
-            return image_rgba(path, size), path
-        v, f = load_mesh(path)
+            return image_rgba(path, size, files.root), path
+        v, f = load_mesh(path, files.root)
         try:
             return render_mesh(v, f, size), path
         except ValueError as exc:
             raise ShapeFileError(str(exc)) from exc
     except ShapeFileError as exc:
         if files.image is not None and files.mesh is not None and path == files.image:
-            return draw(ShapeFiles(mesh=files.mesh), size)  # a broken thumbnail: the mesh
+            # a broken thumbnail: the mesh
+            return draw(ShapeFiles(mesh=files.mesh, root=files.root), size)
         raise ShapeFileError(f"{path.name}: {exc}") from None
+
+
+def _cache_key(files: ShapeFiles, size: int, cache) -> str | None:
+    path = files.image or files.mesh
+    other = files.mesh if path is files.image else None  # a thumbnail's mesh, if it fails
+    return cache.key(path, size, other) if cache is not None and path is not None else None
+
+
+def _drawn(files: ShapeFiles, size: int, cache, key: str | None) -> tuple[Thumbnail, bytes | None]:
+    """The item drawn (a placeholder on any problem), and its PNG when it
+    was stored in the cache (encoded once)."""
+    path = files.image or files.mesh
+    try:
+        rgba, used = draw(files, size)
+    except ShapeFileError as exc:
+        reason = str(exc)
+        return Thumbnail(placeholder(size, reason), path, reason), None
+    except MemoryError:
+        reason = f"{path.name}: too large to draw"
+        return Thumbnail(placeholder(size, reason), path, reason), None
+    png = None
+    if key is not None:
+        png = encode_png(rgba)
+        cache.put_png(key, png)
+    return Thumbnail(rgba, used), png
 
 
 def thumbnail(files: ShapeFiles | None, size: int = 128, cache=None) -> Thumbnail:
@@ -262,24 +335,30 @@ def thumbnail(files: ShapeFiles | None, size: int = 128, cache=None) -> Thumbnai
     and stored there; a placeholder with the reason on any problem."""
     if files is None:
         return Thumbnail(placeholder(size, "no shape file for this id"), None, "no shape file")
-    path = files.image or files.mesh
-    other = files.mesh if path is files.image else None  # a thumbnail's mesh, if it fails
-    key = cache.key(path, size, other) if cache is not None and path is not None else None
+    key = _cache_key(files, size, cache)
     if key is not None:
         rgba = cache.get(key)
         if rgba is not None and rgba.shape == (size, size, 4):
-            return Thumbnail(rgba, path, None, cached=True)
-    try:
-        rgba, used = draw(files, size)
-    except ShapeFileError as exc:
-        reason = str(exc)
-        return Thumbnail(placeholder(size, reason), path, reason)
-    except MemoryError:
-        reason = f"{path.name}: too large to draw"
-        return Thumbnail(placeholder(size, reason), path, reason)
-    if key is not None:
-        cache.put(key, rgba)
-    return Thumbnail(rgba, used)
+            return Thumbnail(rgba, files.image or files.mesh, None, cached=True)
+    return _drawn(files, size, cache, key)[0]
+
+
+def thumbnail_png(
+    files: ShapeFiles | None, size: int = 128, cache=None
+) -> tuple[bytes, str | None]:
+    """(PNG file, problem) of an item's :func:`thumbnail`, for files written
+    (``thumbnails OUT``, the report's gallery): a cached thumbnail is its
+    cache entry's bytes as they are, never decoded and encoded again."""
+    if files is not None:
+        key = _cache_key(files, size, cache)
+        if key is not None:
+            data = cache.get_png(key, size)
+            if data is not None:
+                return data, None
+        t, png = _drawn(files, size, cache, key)
+    else:
+        t, png = thumbnail(None, size), None
+    return (png if png is not None else encode_png(t.rgba)), t.problem
 
 
 def thumbnail_rgba(files: ShapeFiles | None, size: int) -> tuple[np.ndarray, str | None]:

@@ -266,7 +266,7 @@ class ShapesService(QObject):
                 self.meshReady.emit(role, item_id, what)
                 return
             try:
-                self.meshReady.emit(role, item_id, load_mesh(files.mesh))
+                self.meshReady.emit(role, item_id, load_mesh(files.mesh, files.root))
             except ShapeFileError as exc:
                 self.meshReady.emit(role, item_id, f"{files.mesh.name}: {exc}")
         elif kind == "view":

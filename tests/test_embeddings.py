@@ -454,7 +454,7 @@ def test_bad_feature_values_are_named(tmp_path):
     huge = np.full((N, DIM), 1e20, dtype=np.float32)
     a = load_assessment(tmp_path / "t.cla")
     run = load_run(_save(tmp_path / "huge.npy", huge), a, metric="dot")
-    with pytest.raises(FormatError, match="huge.npy: the dot distance .* is -?inf in float32"):
+    with pytest.raises(FormatError, match="huge.npy: the dot distance .* beyond float32's range"):
         evaluate(a, run)
 
 
@@ -486,7 +486,7 @@ def test_bad_shapes_and_types_are_named(tmp_path):
         savez={"features": f, "ids": np.arange(N - 1)},
     )
     (tmp_path / "cut.npy").write_bytes(_save(tmp_path / "whole.npy", f).read_bytes()[:500])
-    _bad(tmp_path, "cut.npy", "cut.npy: the .npy file cannot be read")
+    _bad(tmp_path, "cut.npy", "cut.npy: the .npy file is cut short: its header declares 150 x 12")
     (tmp_path / "ids.txt").write_text("1\n2\n")
     _bad(
         tmp_path,
@@ -520,7 +520,7 @@ def test_unknown_missing_and_repeated_ids_are_named(tmp_path):
     _bad(
         tmp_path,
         "o.npz",
-        r"ids cannot be read .* \(save ids as strings",
+        r"ids holds Python objects .*; save ids as strings",
         savez={"features": f, "ids": as_objects},
     )
     twice = ids.copy()

@@ -73,6 +73,9 @@ TILE_COLS = 1024
 TOPK_TILES = 16
 #: rows checked for NaN and infinity at a time
 _SCAN = 1 << 14
+#: rows whose largest magnitude lies in [2**-SAFE, 2**SAFE) are multiplied as
+#: they are; others are scaled by a power of two first (:meth:`Distances._norms`)
+_SAFE_EXP = 20
 _NPY = b"\x93NUMPY"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _FLOATS = (np.float16, np.float32, np.float64)
@@ -238,13 +241,125 @@ def _array(path, load, name: str) -> np.ndarray:
         if isinstance(exc, OSError) and not isinstance(exc, zipfile.BadZipFile):
             if exc.errno is not None:
                 raise FileAccessError.wrap(path, exc) from exc
-        hint = (
-            " (save ids as strings, numpy.array(ids, dtype=str): object arrays need "
-            "pickle, which is never loaded)"
-            if "Object arrays" in str(exc)
-            else ""
+        if "Object arrays" in str(exc) or "Python objects" in str(exc):
+            raise FormatError(path, _objects(name)) from None
+        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}") from None
+
+
+def _objects(name: str) -> str:
+    """The message of an array of Python objects (dtype object)."""
+    fix = (
+        "save ids as strings, numpy.array(ids, dtype=str)"
+        if name.endswith("ids")
+        else "save the features as numbers, numpy.asarray(features, dtype=numpy.float32)"
+    )
+    return (
+        f"{name} holds Python objects (dtype object), which only pickle reads, and pickle "
+        f"is never loaded; {fix}"
+    )
+
+
+def _shape_text(shape, dtype: np.dtype) -> str:
+    kind = dtype.newbyteorder("=").name if dtype.kind == "f" else str(dtype)
+    return " x ".join(str(n) for n in shape) + f" {kind}" if shape else f"one {kind}"
+
+
+def _npy_header(fh, where, name: str) -> tuple[tuple, bool, np.dtype]:
+    """(shape, fortran order, dtype) of the .npy header ``fh`` is at, read
+    without reading any value; FormatError naming ``where``."""
+    version = np.lib.format.read_magic(fh)
+    read = {
+        (1, 0): np.lib.format.read_array_header_1_0,
+        (2, 0): np.lib.format.read_array_header_2_0,
+    }.get(version)
+    if read is None:
+        raise FormatError(
+            where,
+            f"{name} is a .npy of format version {version[0]}.{version[1]}; 1.0 or 2.0 "
+            "(numpy.save's) was expected",
         )
-        raise FormatError(path, f"{name} cannot be read as a numpy array: {exc}{hint}") from None
+    return read(fh)
+
+
+def _declared(where, name: str, shape: tuple, dtype: np.dtype, have: int, max_rows) -> int:
+    """The bytes of values a .npy header declares, checked before any is
+    read: no Python objects, no more than ``have`` bytes (what the file
+    holds after its header), no more rows than ``max_rows`` when given."""
+    if dtype.hasobject:
+        raise FormatError(where, _objects(name))
+    need = int(np.prod(shape, dtype=object)) * dtype.itemsize if shape else dtype.itemsize
+    if need > have:
+        raise FormatError(
+            where,
+            f"{name} is cut short: its header declares {_shape_text(shape, dtype)} "
+            f"({need:,} bytes of values) but {max(have, 0):,} bytes follow it "
+            "(a file truncated, or still being written?)",
+        )
+    if max_rows is not None and len(shape) == 2 and shape[0] > max_rows:
+        raise FormatError(
+            where,
+            f"{name} has {shape[0]:,} rows, more than the assessment's queries and items "
+            f"together ({max_rows:,}); every row must be one of them",
+        )
+    return need
+
+
+def _npy_array(where, data, mapped: bool, max_rows) -> np.ndarray:
+    """The array of a .npy file (memory-mapped when ``mapped``: ``data`` is
+    its path; else ``data`` is a BytesIO of its bytes), its header checked
+    first (:func:`_declared`)."""
+    with open(data, "rb") if mapped else _unclosed(data) as fh:
+        shape, fortran, dtype = _npy_header(fh, where, "the .npy file")
+        offset = fh.tell()
+        size = fh.seek(0, io.SEEK_END)
+    _declared(where, "the .npy file", shape, dtype, size - offset, max_rows)
+    if not mapped:
+        data.seek(0)
+        return np.load(data, allow_pickle=False)
+    if 0 in shape:
+        return np.empty(shape, dtype)
+    order = "F" if fortran else "C"
+    return np.memmap(data, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+
+
+@contextmanager
+def _unclosed(fh):
+    """A file object used in a with block without being closed."""
+    yield fh
+
+
+#: what decompressing one member of a compressed .npz may give at most: this
+#: many times its compressed size (deflate gives 1 to 3 times on features of
+#: floats), and never less than INFLATE_FLOOR
+INFLATE_RATIO = 32
+INFLATE_FLOOR = 256 << 20
+
+
+def _member(where, npz, key: str, mapped: bool, max_rows) -> np.ndarray:
+    """An array of an ``.npz``: its .npy header read first from the zip,
+    its shape and size checked (:func:`_declared`) and, for a compressed
+    member, what it would inflate to against the budget, before any value
+    is read; then memory-mapped where it is stored uncompressed (features,
+    ``mapped``), else read."""
+    info = npz.zip.getinfo(key + ".npy")
+    with npz.zip.open(info) as fh:
+        shape, _, dtype = _npy_header(fh, where, key)
+        head = fh.tell()
+    need = _declared(where, key, shape, dtype, info.file_size - head, max_rows)
+    if info.compress_type != zipfile.ZIP_STORED:
+        budget = max(INFLATE_FLOOR, INFLATE_RATIO * info.compress_size)
+        if need > budget:
+            raise FormatError(
+                where,
+                f"{key} ({_shape_text(shape, dtype)}) would inflate {info.compress_size:,} "
+                f"compressed bytes into {need:,} ({need // max(info.compress_size, 1):,} times "
+                f"as many); a compressed member may inflate to {INFLATE_RATIO} times its size "
+                f"at most ({INFLATE_FLOOR >> 20} MiB for a small one): save features with "
+                "numpy.save or numpy.savez (not compressed: read a block at a time)",
+            )
+    if mapped and key.endswith("features"):
+        return _mapped_member(where, npz, key)
+    return npz[key]
 
 
 def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[str]:
@@ -253,7 +368,8 @@ def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[s
     if arr.dtype.kind == "U":
         raw = arr.tolist()
     elif arr.dtype.kind == "S":
-        raw = [b.decode("utf-8", "replace") for b in arr.tolist()]
+        # as bytes, as the readers keep ids: not UTF-8 is kept (surrogate escapes)
+        raw = [b.decode("utf-8", "surrogateescape") for b in arr.tolist()]
     elif arr.dtype.kind in "iu":
         raw = [str(int(v)) for v in arr.tolist()]
     else:
@@ -270,7 +386,7 @@ def _check_features(path, arr: np.ndarray, name: str) -> None:
         raise FormatError(
             path, f"{name} must be a 2-D array (one row per shape), not of shape {arr.shape}"
         )
-    if arr.dtype not in _FLOATS:
+    if arr.dtype.newbyteorder("=") not in _FLOATS:  # either byte order
         raise FormatError(
             path, f"{name} holds {arr.dtype} values; float16, float32 or float64 was expected"
         )
@@ -309,10 +425,12 @@ def _mapped_member(path, npz, key: str) -> np.ndarray:
     return npz[key]
 
 
-def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
+def load_features(path, *, ids=None, normalize_ids: bool = True, max_rows=None) -> Features:
     """The arrays of a ``.npy`` or ``.npz`` file, checked for shape, type
     and ids (not yet against an assessment); ``ids``: a file of one id per
-    line naming the rows of a ``.npy``."""
+    line naming the rows of a ``.npy``; ``max_rows``: at most this many rows
+    in an array (an assessment's queries and items), checked from the
+    headers before any value is read or inflated."""
     from .trec import read_collection_list
 
     src = path if isinstance(path, Source) else open_source(path, "embeddings file")
@@ -328,9 +446,7 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
     norm = IdNormalizer(normalize_ids)
     if head.startswith(_NPY):
         arr = _array(
-            where,
-            lambda: np.load(data, mmap_mode=None if src.in_memory else "r", allow_pickle=False),
-            "the .npy file",
+            where, lambda: _npy_array(where, data, not src.in_memory, max_rows), "the .npy file"
         )
         _check_features(where, arr, "the array")
         row_ids = None
@@ -359,9 +475,7 @@ def load_features(path, *, ids=None, normalize_ids: bool = True) -> Features:
         raise FormatError(where, "an .npz file names its rows itself; --ids is for a .npy file")
 
     def get(key):
-        if key.endswith("features") and not src.in_memory:
-            return _array(where, lambda: _mapped_member(where, npz, key), key)
-        return _array(where, lambda: npz[key], key)
+        return _array(where, lambda: _member(where, npz, key, not src.in_memory, max_rows), key)
 
     if {"query_features", "gallery_features"} <= keys:
         missing = {"query_ids", "gallery_ids"} - keys
@@ -512,6 +626,9 @@ class Distances:
     Indexing (a slice of rows, or an array of rows) gives those rows whole,
     as a matrix run reads them; ``tile(t)`` and ``piece(t, c)`` the tiles."""
 
+    #: the rows are a file's, named by ids, in its order (not an assessment's)
+    file_order = False
+
     def __init__(
         self,
         query: np.ndarray,
@@ -539,27 +656,34 @@ class Distances:
         self.shape = (nq, n)
         self.dtype = np.dtype(np.float32)
         self.ndim = 2
-        self.ct = np.float64 if np.float64 in (query.dtype, gallery.dtype) else np.float32
+        # (float64 features of either byte order: itemsize, not dtype equality)
+        self.ct = np.float64 if 8 in (query.dtype.itemsize, gallery.dtype.itemsize) else np.float32
         same = query is gallery and qidx is None and gidx is None
-        self.qnorm = self._norms(query, qidx, query_name, query_ids)
-        self.gnorm = self.qnorm if same else self._norms(gallery, gidx, gallery_name, gallery_ids)
+        qrows = self._scan(query, qidx, query_name, query_ids)
+        grows = qrows if same else self._scan(gallery, gidx, gallery_name, gallery_ids)
+        self.qnorm, self.gnorm, self.qshift, self.gshift, self.out_shift = self._norms(qrows, grows)
         self.n_tiles = -(-nq // TILE_ROWS)
         self.n_pieces = -(-n // TILE_COLS)
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
         self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
-    def _norms(self, f: np.ndarray, idx, name: str, ids) -> np.ndarray:
-        """Every used row checked (finite; nonzero for the cosine), and
-        what the metric needs of it: 1/|x| (cosine) or |x|^2 (euclidean),
-        in the computing type, in the run's row order."""
+    def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
+        """Every used row checked (finite; nonzero for the cosine) by its
+        real values, and measured without under- or overflow: (e, s), in
+        the run's row order, with e the binary exponent of the row's
+        largest magnitude (|x| < 2**e) and s the squared norm of the row,
+        in float64, scaled by 2**-e when e is out of the safe range (exact:
+        a power of two), else as it is."""
         rows = np.arange(f.shape[0]) if idx is None else np.unique(idx)
-        out = np.zeros(f.shape[0], dtype=np.float64)
-        for s in range(0, rows.size, _SCAN):
-            r = rows[s : s + _SCAN]
+        exps = np.zeros(f.shape[0], dtype=np.int64)
+        sums = np.zeros(f.shape[0], dtype=np.float64)
+        for at in range(0, rows.size, _SCAN):
+            r = rows[at : at + _SCAN]
             # checked in the features' own type (3x faster than widened first)
             block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r])
-            bad = ~np.isfinite(block).all(axis=1)
+            top = np.abs(block).max(axis=1)  # NaN and infinity carry through
+            bad = ~np.isfinite(top)
             if bad.any():
                 row = int(r[np.argmax(bad)])
                 raise FormatError(
@@ -567,11 +691,18 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
                     "values; every feature must be a finite number",
                 )
+            exps[r] = np.frexp(top)[1]
             if self.metric != "dot":  # (the dot product needs no norm)
                 block = block.astype(np.float64)
-                out[r] = np.einsum("ij,ij->i", block, block)
+                sq = np.einsum("ij,ij->i", block, block)
+                e = exps[r]
+                out = np.abs(e) > _SAFE_EXP
+                if out.any():  # squares that would under- or overflow: scaled first
+                    scaled = np.ldexp(block[out], -e[out][:, None])
+                    sq[out] = np.einsum("ij,ij->i", scaled, scaled)
+                sums[r] = sq
         if self.metric == "cosine":
-            zero = out[rows] == 0
+            zero = sums[rows] == 0
             if zero.any():
                 row = int(rows[np.argmax(zero)])
                 raise FormatError(
@@ -579,19 +710,61 @@ class Distances:
                     f"row {row + 1}{_id_text(ids, row)} of {name} is all zeros: its cosine "
                     "distance is undefined (choose --metric euclidean or dot)",
                 )
-            with np.errstate(divide="ignore"):
-                out = 1.0 / np.sqrt(out)
-        elif self.metric == "dot":
-            return np.zeros(0, dtype=self.ct)
-        out = out.astype(self.ct)
-        return out if idx is None else out[idx]
+        return (exps, sums) if idx is None else (exps[idx], sums[idx])
 
-    def _take(self, f: np.ndarray, idx, a: int, b: int) -> np.ndarray:
+    def _norms(self, qrows, grows) -> tuple:
+        """What the metric needs of each row, in the computing type, and the
+        powers of two the rows are scaled by before their products (None:
+        none; the rows whose largest magnitude lies in [2**-SAFE, 2**SAFE)
+        are used as they are, so their values keep their bits).
+
+        * cosine: 1/|x|, each row out of that range scaled to a largest
+          magnitude in [1/2, 1) first (the cosine does not change);
+        * euclidean, sqeuclidean: |x|^2, and dot: nothing, with every row
+          scaled by one power of two when a row is out of that range, the
+          distances scaled back (``out_shift``) as they are rounded to
+          float32 (an error when they do not fit)."""
+        (qe, qs), (ge, gs) = qrows, grows
+        safe = _SAFE_EXP
+
+        def out_of_range(e):
+            return e.size > 0 and (e.min() < -safe or e.max() > safe)
+
+        # the scale of each row's s (:meth:`_scan`): 2**-e out of the safe range
+        qshift = np.where(np.abs(qe) > safe, qe, 0)
+        gshift = qshift if grows is qrows else np.where(np.abs(ge) > safe, ge, 0)
+        if self.metric == "cosine":
+            # 1/|x| of the row as it is used: scaled by 2**-shift
+            qn = 1.0 / np.sqrt(qs)
+            gn = qn if grows is qrows else 1.0 / np.sqrt(gs)
+            return (
+                qn.astype(self.ct),
+                gn.astype(self.ct),
+                qshift if qshift.any() else None,
+                gshift if gshift.any() else None,
+                0,
+            )
+        top = 0
+        if out_of_range(qe) or out_of_range(ge):
+            top = int(max(qe.max(), ge.max()))
+        shift = np.full(1, top) if top else None
+        out_shift = {"euclidean": top, "sqeuclidean": 2 * top, "dot": 2 * top}[self.metric]
+        if self.metric == "dot":  # (the dot product needs no norm)
+            empty = np.zeros(0, dtype=self.ct)
+            return empty, empty, shift, shift, out_shift
+        qn = np.ldexp(qs, 2 * (qshift - top)).astype(self.ct)
+        gn = qn if grows is qrows else np.ldexp(gs, 2 * (gshift - top)).astype(self.ct)
+        return qn, gn, shift, shift, out_shift
+
+    def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
         part = f[a:b] if idx is None else f[idx[a:b]]
         # aligned too: numpy multiplies misaligned arrays (an .npz member
         # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4
         # times slower; a copy of the piece costs far less
-        return np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        part = np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        if shift is not None:  # rows out of the safe range, scaled (exactly)
+            part = np.ldexp(part, -(shift[a:b] if shift.size > 1 else shift)[:, None])
+        return part
 
     def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
         """Block ``i`` of the query or gallery features as :meth:`_take`
@@ -615,8 +788,10 @@ class Distances:
         [1024 c, 1024 c + 1024), float32."""
         qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
-        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb))
-        g = self._kept("gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb))
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
+        g = self._kept(
+            "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
+        )
         with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             s = np.matmul(q, g.T)
         del q, g
@@ -640,6 +815,8 @@ class Distances:
             np.maximum(s, self.ct(0), out=s)
             if m == "euclidean":
                 np.sqrt(s, out=s)
+        if self.out_shift:
+            return self._scaled_back(s, qa, ga)
         out = s.astype(np.float32, copy=False)
         if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
             r, col = np.argwhere(~np.isfinite(out))[0]
@@ -647,6 +824,37 @@ class Distances:
                 self.path,
                 f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
                 f"is {out[r, col]} in float32; the features are too large",
+            )
+        return out
+
+    def _scaled_back(self, s: np.ndarray, qa: int, ga: int) -> np.ndarray:
+        """Distances of rows scaled by 2**-top (:meth:`_norms`) in real
+        units, rounded to float32: an error when they leave its range (too
+        large, or so small that a row's values would round to zero)."""
+        m = self.metric
+        big = np.abs(s).max(axis=1, keepdims=True)
+        real = np.ldexp(s, self.out_shift)
+        out = real.astype(np.float32)
+        if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
+            r, col = np.argwhere(~np.isfinite(out))[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, beyond float32's range "
+                "(the type of a PSB matrix); the features are too large",
+            )
+        # a value the row holds significantly, lost below float32's normal numbers
+        tiny = np.finfo(np.float32).tiny
+        lost = (np.abs(out) < tiny) & (np.abs(s) >= np.ldexp(big, -24)) & (s != 0)
+        if lost.any():
+            r, col = np.argwhere(lost)[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, below float32's "
+                f"smallest normal number ({tiny:.3g}, the type of a PSB matrix): the "
+                "features are too small for these distances (scale them up, or choose "
+                "--metric cosine)",
             )
         return out
 
@@ -808,7 +1016,9 @@ def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
 def _describe(f: Features, metric: str) -> str:
     kind = "cross-domain embeddings" if f.cross else "embeddings"
     suffix = ".npy" if f.query_name == "the array" else ".npz"
-    return f"{kind} ({suffix}, {f.gallery.shape[1]}-d {f.gallery.dtype}, {metric} distance)"
+    dtype = f.gallery.dtype
+    name = dtype.newbyteorder("=").name + (", big-endian" if dtype.byteorder == ">" else "")
+    return f"{kind} ({suffix}, {f.gallery.shape[1]}-d {name}, {metric} distance)"
 
 
 class EmbeddingRun(MatrixRun):
@@ -1008,7 +1218,9 @@ def read_embeddings(
     if metric not in METRICS:
         raise FormatError(path, f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
-    f = load_features(path, ids=ids, normalize_ids=norm)
+    f = load_features(
+        path, ids=ids, normalize_ids=norm, max_rows=assessment.n_items + assessment.n_queries
+    )
     qidx, gidx = _rows_for(f, assessment)
     dist = Distances(
         f.query,
@@ -1082,7 +1294,7 @@ def distances_matrix(
         run = read_embeddings(path, assessment, metric=metric, ids=ids)
         return run.matrix
     f = load_features(path, ids=ids, normalize_ids=normalize_ids)
-    return Distances(
+    dist = Distances(
         f.query,
         None,
         f.gallery,
@@ -1094,6 +1306,9 @@ def distances_matrix(
         query_ids=f.query_ids,
         gallery_ids=f.gallery_ids,
     )
+    # rows named by ids, written in the file's order: not an assessment's
+    dist.file_order = f.query_ids is not None or f.gallery_ids is not None
+    return dist
 
 
 def matrix_pieces(dist: Distances) -> Iterator[bytes]:

@@ -14,6 +14,12 @@ shrec_eval.thumbnails:
 * a cold and a warm disk cache (ThumbnailCache in the work folder): time per
   model when the PNG is written, and when it is only read back.
 
+``--command`` (or ``--command-only``) times the whole ``shrec-eval
+thumbnails --shapes MODELS OUT`` command as a user runs it (a process, from
+files): cold cache (every model drawn), then warm (every thumbnail copied
+from the cache), each the median of 3 runs, per model with and without the
+start-up (``shrec-eval --version``'s time and the imports of the command).
+
 ``--gui`` adds the app: a 1,000-item leave-one-out contest of the same
 models (10 classes) with 5 runs, the Ranked list tab showing every run's
 first 50 results, stepping through 20 queries while the worker draws
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -234,19 +241,61 @@ def bench_gui(paths: list[Path], workdir: Path) -> None:
     c.shutdown()
 
 
+def _timed(argv, env) -> float:
+    t = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def bench_command(paths: list[Path], workdir: Path) -> None:
+    """The `thumbnails` command, cold and warm cache, as a process."""
+    import shutil
+
+    exe = [sys.executable, "-m", "shrec_eval"]
+    cache = workdir / "command-cache"
+    env = {**os.environ, "SHREC_EVAL_CACHE_DIR": str(cache)}
+    start = np.median([_timed([*exe, "--version"], env) for _ in range(3)])
+    empty = workdir / "empty-models"
+    empty.mkdir(exist_ok=True)
+    (empty / "0.png").write_bytes(b"")  # one shape (a placeholder): start-up and imports
+    base = np.median(
+        [_timed([*exe, "thumbnails", "--shapes", empty, workdir / "cmd-e"], env) for _ in range(3)]
+    )
+    n = len(paths)
+    print(f"`shrec-eval thumbnails` on {n} models, a process (start-up {start:.2f} s, ")
+    print(f"  with the command's imports {base:.2f} s):")
+    for label in ("cold", "warm"):
+        runs = []
+        for _ in range(3):
+            if label == "cold":
+                shutil.rmtree(cache, ignore_errors=True)
+            shutil.rmtree(workdir / "cmd-out", ignore_errors=True)
+            argv = [*exe, "thumbnails", "--shapes", paths[0].parent, workdir / "cmd-out"]
+            runs.append(_timed(argv, env))
+        wall = float(np.median(runs))
+        print(
+            f"  {label} cache: {wall:.2f} s, {wall / n * 1000:.2f} ms per model "
+            f"({(wall - base) / n * 1000:.2f} ms without the start-up)"
+        )
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "shrec-bench-thumbs"))
     p.add_argument("--models", type=int, default=1000)
     p.add_argument("--gui", action="store_true", help="also the app's GUI stall")
     p.add_argument("--gui-only", action="store_true", help="only the app's GUI stall")
+    p.add_argument("--command", action="store_true", help="also the thumbnails command")
+    p.add_argument("--command-only", action="store_true", help="only the thumbnails command")
     args = p.parse_args(argv)
     workdir = Path(args.workdir)
     t = time.perf_counter()
     paths = make_models(workdir / "models", args.models)
     print(f"models ready in {time.perf_counter() - t:.1f} s ({workdir / 'models'})")
-    if not args.gui_only:
+    if not (args.gui_only or args.command_only):
         bench_core(paths, workdir)
+    if args.command or args.command_only:
+        bench_command(paths, workdir)
     if args.gui or args.gui_only:
         bench_gui(paths, workdir)
     sys.stdout.flush()
