@@ -232,6 +232,10 @@ class SummaryModel(_Base):
                 return rank
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if role == Qt.ItemDataRole.ToolTipRole and rank is not None:
+                # the value ranked by, also when its measure is not a column
+                m = measure_by_key(self.rank_key, self.ranks)
+                return f"rank {rank} by {m.label} [{m.key}] = {fmt(res.means[m.key], m)}"
             return None
         if col == self.RUN:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):

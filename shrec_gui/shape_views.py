@@ -217,8 +217,10 @@ class ThumbStrips(QWidget):
                 if row not in keep:
                     lab.hide()
         self.grid.setColumnStretch(60, 1)
+        # a row and a half at least (the rest scrolls): many runs never make
+        # the tab taller than a 720 px screen
         rows = max(len(self.rows), 1)
-        self.scroll.setMinimumHeight(min(rows, 3) * (THUMB_PX + 2 * FRAME + 4) + 8)
+        self.scroll.setMinimumHeight(int(min(rows, 1.5) * (THUMB_PX + 2 * FRAME + 4)) + 8)
         if wanted:
             self.service.request(wanted)
 

@@ -24,7 +24,13 @@ from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
 from ..legend_place import LegendPlacer
 from ..models import SortProxy
-from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
+from ..plots import (
+    LEGEND_BRUSH,
+    UNIT_PADDING,
+    export_buttons,
+    numeric_axes,
+    set_widget_theme,
+)
 from ..shape_views import ClassShapesRow
 from ..tables import CopyTable
 from . import Tab
@@ -49,6 +55,7 @@ class PerClassTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
+        self.view.horizontalHeader().setStretchLastSection(False)  # a run's column as the others
         self.measure = QComboBox()
         self.measure.setMinimumContentsLength(16)
         self.heatmap = QCheckBox("Heatmap")
@@ -93,17 +100,30 @@ class PerClassTab(QWidget, Tab):
         run_bar = QHBoxLayout()
         run_bar.addWidget(QLabel("First tier in run:"))
         run_bar.addWidget(self.run, 1)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addLayout(plot_bar)
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(plot_bar)
         # the clicked class's shapes (contests with shapes)
         self.class_shapes = ClassShapesRow(controller.shapes)
-        rl.addWidget(self.class_shapes)
-        rl.addWidget(self.plots, 3)
-        rl.addLayout(run_bar)
-        rl.addWidget(self.confusion_note)
-        rl.addWidget(self.confusion_view, 2)
+        tl.addWidget(self.class_shapes)
+        tl.addWidget(self.plots, 1)
+        tiers = QWidget()
+        bl = QVBoxLayout(tiers)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(run_bar)
+        bl.addWidget(self.confusion_note)
+        bl.addWidget(self.confusion_view, 1)
+        # the plots above the first-tier table, the share of each the user's
+        # (the plot first: its legend needs the height)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.setChildrenCollapsible(False)
+        right.addWidget(top)
+        right.addWidget(tiers)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
+        right.setSizes([600, 250])
+        self.right_split = right
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
@@ -238,8 +258,8 @@ class PerClassTab(QWidget, Tab):
             for name, colour, x, y in self.class_curves()
         ]  # fmt: skip
         pi.setTitle(f"Precision-recall — class {self.current_class}" if self.current_class else "")
-        pi.setXRange(0, 1, padding=0.02)
-        pi.setYRange(0, 1, padding=0.02)
+        pi.setXRange(0, 1, padding=UNIT_PADDING)
+        pi.setYRange(0, 1, padding=UNIT_PADDING)
 
     def _ask_confusion(self) -> None:
         key = self.run.currentData()
