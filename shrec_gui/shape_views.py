@@ -122,6 +122,7 @@ class ThumbStrips(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(head)
         lay.addWidget(self.scroll)
+        self._indexed = " "  # what the shapes folders hold (ShapesIndex.describe)
         self.tiles: dict[tuple[str, str], list[ThumbTile]] = {}
         self.rows: list[tuple[str, list[ThumbTile]]] = []  # run name, its tiles (query first)
         self._cells: dict[tuple[int, int], ThumbTile] = {}  # grid place -> its tile
@@ -140,17 +141,24 @@ class ThumbStrips(QWidget):
         self._rebuild()
 
     def _on_indexed(self, text: str) -> None:
+        self._indexed = text
         self.state.setText(text)
         self._rebuild()  # ask again: the index is there now
 
     def _on_progress(self, done: int, total: int) -> None:
+        """Drawing: how far; done: the shapes of this contest that could not
+        be shown, else how many were drawn, else what the folder holds (every
+        picture was there already: a word left from another contest would stay)."""
         busy = 0 < total and done < total
         self.cancel.setVisible(busy)
         if busy:
             self.state.setText(f"drawing thumbnails: {done} of {total}")
-        elif total:
-            w = self.service.warning()
-            self.state.setText(f"{w}" if w is not None else f"{total} thumbnails drawn")
+            return
+        w = self.service.warning()
+        if w is not None:
+            self.state.setText(f"{w}")
+        else:
+            self.state.setText(f"{total} thumbnails drawn" if total else self._indexed)
 
     def show_runs(self, runs, query_id: str | None, top_grade: int) -> None:
         """The strips of ``runs`` (RunLists of the Ranked list tab) for the query."""
