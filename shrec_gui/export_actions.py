@@ -38,6 +38,11 @@ def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSett
     )
 
 
+#: plots the core draws at a custom size too: the heatmap's copy of the screen
+#: names every k-th class only and has no colour scale
+CORE_AT_ANY_SIZE = ("class_heatmap",)
+
+
 class ExportActions(QObject):
     """The export half of the File menu, for one main window ``w``."""
 
@@ -248,19 +253,23 @@ class ExportActions(QObject):
         if fmt in FIGURE_FORMATS:
             figure = figure or self.w.prefs.figure()
             figure = replace(figure, width=width or figure.width)
-            if figure.checked().preset != "custom":
+            custom = figure.checked().preset == "custom"
+            if not custom or which in CORE_AT_ANY_SIZE:
+                # the core's figure (a custom size: the pixels at 96 dpi)
                 preset = figure.print_preset()
                 draw = self._print_figure(which, preset)
                 if draw is not None:
-                    self._draw_figure(path, fmt, draw)
+                    self._draw_figure(path, fmt, draw, 96 if custom else None)
                     return
-                figure = screen_copy_settings(figure, preset, fmt)
+                if not custom:
+                    figure = screen_copy_settings(figure, preset, fmt)
         item = self._plot_item(which)
         self._written(path, lambda: write_plot(item, path, fmt, figure))
 
-    def _draw_figure(self, path: str, fmt: str, draw) -> None:
+    def _draw_figure(self, path: str, fmt: str, draw, dpi: int | None = None) -> None:
         """``draw()`` (a core figure of data taken now) drawn and written to
-        ``path`` on a file thread; figureDone says when."""
+        ``path`` (a PNG at ``dpi``, else the preset's) on a file thread;
+        figureDone says when."""
         try:
             self._gate("the export", path)
         except ShrecEvalError as exc:
@@ -269,7 +278,9 @@ class ExportActions(QObject):
             self.figureDone.emit(path, message)
             return
         self.w.status_label.setText(f"Drawing the figure for {path}…")
-        request = self.figure_tasks.start(lambda: write_bytes(path, figure_bytes(draw(), fmt)))
+        request = self.figure_tasks.start(
+            lambda: write_bytes(path, figure_bytes(draw(), fmt, dpi))
+        )
         self._figures[request] = path
 
     def _figure_written(self, request: int, _value) -> None:

@@ -210,3 +210,41 @@ def test_shapes_not_shown_are_not_carried_to_the_next_contest(win, qtbot, tmp_pa
     qtbot.wait(200)
     assert strips.service.warning() is None
     assert "could not be shown" not in strips.state.text()
+
+
+def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot, tmp_path):
+    """M5: the in-app heatmap names all runs (two rows over the cells, a
+    long name cut to its two cells) and all classes (it scrolls), each cell
+    says its class, run and value; a custom-size export has its colour scale."""
+    from PySide6.QtCore import QPointF
+
+    from shrec_gui.figures import FigureSettings
+
+    tab = big.per_class
+    big.tabs.setCurrentWidget(tab)
+    tab.plots.setCurrentWidget(tab.heat_scroll)
+    spin(qapp, 0.5)
+    heat = tab.heat
+    pi = heat.getPlotItem()
+    assert len(heat.runs) == 14 and len(heat.classes) == 30
+    named = pi.getAxis("top")._tickLevels[0] + heat.over._tickLevels[0]
+    assert sorted(j for j, _ in named) == list(range(14))
+    rows = pi.getAxis("left")._tickLevels[0]
+    assert len(rows) == len(heat.classes)  # every class, a line each
+    assert heat.height() >= heat.minimumHeight()  # the scroll area holds it whole
+    m = tab.model
+    for i, j in ((0, 0), (len(heat.classes) - 1, 13), (7, 6)):
+        pos = pi.vb.mapViewToScene(QPointF(j, len(heat.classes) - 1 - i))
+        tip = heat.tip_at(pos)
+        value = m.index(i, 2 + j).data()
+        assert tip == f"class {heat.classes[i]}, {heat.runs[j]}: {m.measure_info.short} = {value}"
+    assert heat.tip_at(pi.vb.sceneBoundingRect().topLeft() - QPointF(5, 5)) == ""
+    # a custom size: the core's heatmap, with every class and the colour scale
+    path = tmp_path / "heat.svg"
+    custom = FigureSettings(width=900, height=600, font_px=14, fmt="svg", preset="custom")
+    with qtbot.waitSignal(big.exports.figureDone, timeout=60000) as done:
+        big.export_plot(str(path), "svg", which="class_heatmap", figure=custom)
+    assert done.args == [str(path), ""], big.errors
+    svg = path.read_text()
+    assert "class mean" in svg and "(bright)" in svg  # the colour bar's label
+    assert all(f">{c}<" in svg for c in heat.classes)

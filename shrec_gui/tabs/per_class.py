@@ -10,8 +10,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -70,6 +72,7 @@ class PerClassTab(QWidget, Tab):
         bar.addWidget(self.note, 1)
         # one class: its PR curves and its first tiers
         self.class_label = QLabel("Click a class in the table.")
+        self.class_label.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
@@ -89,14 +92,21 @@ class PerClassTab(QWidget, Tab):
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.confusion_view.fit_columns()  # the header whole before any class is clicked
         self.confusion_note = QLabel("")
+        # long class names wrap, never widen the pane (and narrow the table)
+        self.confusion_note.setWordWrap(True)
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
         for b in export_buttons(lambda kind: self.exportRequested.emit(self.shown_plot(), kind)):
             plot_bar.addWidget(b)
         self.heat = ClassHeatmap()
+        # as large as every class's and run's name needs: scrolls where the tab is smaller
+        self.heat_scroll = QScrollArea()
+        self.heat_scroll.setWidget(self.heat)
+        self.heat_scroll.setWidgetResizable(True)
+        self.heat_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.plots = QTabWidget()
         self.plots.addTab(self.plot, "Class precision-recall")
-        self.plots.addTab(self.heat, "Heatmap (all classes)")
+        self.plots.addTab(self.heat_scroll, "Heatmap (all classes)")
         run_bar = QHBoxLayout()
         run_bar.addWidget(QLabel("First tier in run:"))
         run_bar.addWidget(self.run, 1)
@@ -183,7 +193,7 @@ class PerClassTab(QWidget, Tab):
 
     def shown_plot(self) -> str:
         """Which plot the export buttons export: the one shown."""
-        return "class_heatmap" if self.plots.currentWidget() is self.heat else "class_pr"
+        return "class_heatmap" if self.plots.currentWidget() is self.heat_scroll else "class_pr"
 
     # -- one class ------------------------------------------------------------------------
     def _clicked(self, index) -> None:
