@@ -202,7 +202,9 @@ class ClassHeatmap(pg.PlotWidget):
             return ""
         i, j = cell
         v = self.values[i][j]
-        value = "undefined (no query of the class defines it)" if v is None else fmt(v, self._measure)
+        value = (
+            "undefined (no query of the class defines it)" if v is None else fmt(v, self._measure)
+        )
         m = self._measure
         return f"class {self.classes[i]}, {self.runs[j]}: {m.short or m.key} = {value}"
 

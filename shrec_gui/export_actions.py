@@ -278,9 +278,7 @@ class ExportActions(QObject):
             self.figureDone.emit(path, message)
             return
         self.w.status_label.setText(f"Drawing the figure for {path}…")
-        request = self.figure_tasks.start(
-            lambda: write_bytes(path, figure_bytes(draw(), fmt, dpi))
-        )
+        request = self.figure_tasks.start(lambda: write_bytes(path, figure_bytes(draw(), fmt, dpi)))
         self._figures[request] = path
 
     def _figure_written(self, request: int, _value) -> None:

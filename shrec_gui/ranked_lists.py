@@ -269,8 +269,9 @@ class RankedListsWidget(QWidget):
         fm = QFontMetrics(left.style["tickFont"] or self.font())
         room = max(self.plot.getPlotItem().vb.boundingRect().height(), 1.0) / max(n, 1)
         step = max(1, int(np.ceil(fm.height() / room))) if n else 1
-        left.setTicks([[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs) if i % step == 0], []])
-
+        left.setTicks(
+            [[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs) if i % step == 0], []]
+        )
 
     def draw(self) -> None:
         """One strip per run shown; run i's strip at y in [n-1-i, n-i)."""

@@ -204,9 +204,7 @@ def test_shapes_not_shown_are_not_carried_to_the_next_contest(win, qtbot, tmp_pa
     qtbot.waitUntil(lambda: "could not be shown" in strips.state.text(), timeout=60000)
     win.controller.open_session(shown_only)
     qtbot.waitUntil(lambda: settled(win, 1) and win.ranked.lists is not None, timeout=30000)
-    qtbot.waitUntil(
-        lambda: win.ranked.lists.runs[0].name == "Shown" and drawn(), timeout=60000
-    )
+    qtbot.waitUntil(lambda: win.ranked.lists.runs[0].name == "Shown" and drawn(), timeout=60000)
     qtbot.wait(200)
     assert strips.service.warning() is None
     assert "could not be shown" not in strips.state.text()
