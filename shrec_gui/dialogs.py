@@ -228,10 +228,10 @@ class ReaderDialog(QDialog):
                 self.variant.addItem(f"{v}: {text}", v)
             f.addRow("Rank-list variant:", self.variant)
         elif kind == "embeddings":
-            self.metric = QComboBox()
+            self.distance = QComboBox()
             for m, text in METRICS.items():
-                self.metric.addItem(f"{m}: {text}", m)
-            f.addRow("Distance:", self.metric)
+                self.distance.addItem(f"{m}: {text}", m)
+            f.addRow("Distance:", self.distance)
             self.top_k = QSpinBox()
             self.top_k.setRange(0, 1_000_000)
             self.top_k.setSpecialValueText("every result")
@@ -268,7 +268,7 @@ class ReaderDialog(QDialog):
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":
-            return {"metric": self.metric.currentData(), "top_k": self.top_k.value() or None}
+            return {"metric": self.distance.currentData(), "top_k": self.top_k.value() or None}
         return {}
 
 

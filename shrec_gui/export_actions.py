@@ -227,7 +227,7 @@ class ExportActions(QObject):
         figure = None
         fmt = "csv"
         if kind == "figure":
-            figure = ask_figure_settings(self.w, self.w.prefs.figure())
+            figure = ask_figure_settings(self.w, self.w.prefs.figure(), which)
             if figure is None:
                 return
             self.w.prefs.set_figure(figure)

@@ -21,11 +21,54 @@ from .figures import FORMATS, LEGEND_PLACES, FigureSettings
 FORMAT_NAMES = {"png": "PNG image", "svg": "SVG drawing (vector)", "pdf": "PDF (vector)"}
 
 
-class FigureDialog(QDialog):
-    """Asks how a figure is exported; ``settings()`` reads the answers."""
+#: plots whose figure grows downwards with what they show (the core's)
+GROWS = {"class_heatmap": "classes", "ranked": "runs"}
+#: plots the core draws with a legend (inside the axes or below them)
+WITH_LEGEND = ("curves", "class_pr")
 
-    def __init__(self, settings: FigureSettings, parent=None) -> None:
+
+def size_text(settings: FigureSettings, which: str | None = None) -> str:
+    """The size line of the dialog: the figure's size in the format's own
+    units (pixels of a PNG, points of an SVG or PDF) and in cm, and for the
+    plots that grow with the runs or classes, that the height is a least."""
+    s = settings.checked()
+    grows = GROWS.get(which or "")
+    if s.preset != "custom":
+        p = PRESETS[s.preset]
+        w_cm, h_cm, pt = p.width_cm, p.height_cm, p.font_pt
+        px = (round(w_cm / 2.54 * p.dpi), round(h_cm / 2.54 * p.dpi))
+        pts = p.size_pt
+        where = f"PNG at {p.dpi} dpi"
+    else:
+        w_cm, h_cm, pt = s.width / 96 * 2.54, s.height / 96 * 2.54, s.font_px * 0.75
+        px, pts = (s.width, s.height), (s.width * 0.75, s.height * 0.75)
+        where = f"PNG at 96 dpi (printed at 300 dpi: {s.width / 300 * 2.54:.1f} cm wide)"
+    if grows:
+        size = f"{w_cm:.1f} cm wide, as tall as its {grows} need (at least {h_cm:.1f} cm)"
+        units = (
+            f"{px[0]} px wide" if s.fmt == "png" else f"{pts[0]:.0f} pt wide"
+        ) + f" in {s.fmt.upper()}"
+    else:
+        size = f"{w_cm:.1f} x {h_cm:.1f} cm"
+        units = (
+            f"{px[0]} x {px[1]} px" if s.fmt == "png" else f"{pts[0]:.0f} x {pts[1]:.0f} pt"
+        ) + f" in {s.fmt.upper()}"
+    text = f"{size}, text {pt:g} pt; {units}"
+    if s.fmt == "png":
+        text += f" ({where})"
+    if s.preset != "custom" and which in WITH_LEGEND:
+        text += "; the legend inside the axes where it covers no data, else below them"
+    return text
+
+
+class FigureDialog(QDialog):
+    """Asks how a figure is exported; ``settings()`` reads the answers.
+    ``which``: the plot (its size line says whether it grows with the
+    classes or runs and has a legend)."""
+
+    def __init__(self, settings: FigureSettings, parent=None, which: str | None = None) -> None:
         super().__init__(parent)
+        self.which = which
         self.setWindowTitle("Export figure")
         s = settings.checked()
         self.preset = QComboBox()
@@ -45,9 +88,11 @@ class FigureDialog(QDialog):
             self.legend.addItem(text, key)
         self.legend.setCurrentIndex(self.legend.findData(s.legend))
         self.print_size = QLabel()
-        for box in (self.width_box, self.height_box):
+        self.print_size.setWordWrap(True)
+        for box in (self.width_box, self.height_box, self.font_box):
             box.valueChanged.connect(self._show_print_size)
         self.preset.currentIndexChanged.connect(self._show_print_size)
+        self.fmt.currentIndexChanged.connect(self._show_print_size)
         form = QFormLayout()
         form.addRow("Preset:", self.preset)
         form.addRow("Format:", self.fmt)
@@ -76,22 +121,12 @@ class FigureDialog(QDialog):
         return box
 
     def _show_print_size(self) -> None:
-        key = self.preset.currentData()
-        custom = key == "custom"
-        for box in (self.width_box, self.height_box, self.font_box, self.legend):
+        custom = self.preset.currentData() == "custom"
+        for box in (self.width_box, self.height_box, self.font_box):
             box.setEnabled(custom)
-        if not custom:
-            p = PRESETS[key]
-            self.print_size.setText(
-                f"{p.width_cm:.1f} x {p.height_cm:.1f} cm, text {p.font_pt:g} pt; PNG at "
-                f"{p.dpi} dpi; the legend outside the axes where it would cover data"
-            )
-            return
-        w, h = self.width_box.value(), self.height_box.value()
-        self.print_size.setText(
-            f"{w / 300 * 2.54:.1f} x {h / 300 * 2.54:.1f} cm at 300 dpi; "
-            f"SVG and PDF: {w * 0.75:.0f} x {h * 0.75:.0f} pt"
-        )
+        # the core draws the heatmap (no legend to place) at a custom size too
+        self.legend.setEnabled(custom and self.which != "class_heatmap")
+        self.print_size.setText(size_text(self.settings(), self.which))
 
     def settings(self) -> FigureSettings:
         return FigureSettings(
@@ -104,10 +139,12 @@ class FigureDialog(QDialog):
         ).checked()
 
 
-def ask_figure_settings(parent, current: FigureSettings) -> FigureSettings | None:
-    """The export dialog filled with ``current`` (the last answers); the new
-    answers, or None when cancelled."""
-    dialog = FigureDialog(current, parent)
+def ask_figure_settings(
+    parent, current: FigureSettings, which: str | None = None
+) -> FigureSettings | None:
+    """The export dialog filled with ``current`` (the last answers) for the
+    plot ``which``; the new answers, or None when cancelled."""
+    dialog = FigureDialog(current, parent, which)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return dialog.settings()

@@ -246,3 +246,23 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
     svg = path.read_text()
     assert "class mean" in svg and "(bright)" in svg  # the colour bar's label
     assert all(f">{c}<" in svg for c in heat.classes)
+
+
+def test_embeddings_dialog_shadows_no_qt_method(qtbot, capfd, tmp_path):
+    """M10: the dialog's distance list is not called ``metric`` (that name
+    hid QWidget.metric, which Qt calls while painting: five TypeErrors
+    printed each time the dialog opened)."""
+    from PySide6.QtWidgets import QWidget
+
+    from shrec_gui.dialogs import ReaderDialog
+
+    d = ReaderDialog("embeddings", str(tmp_path / "net.npy"))
+    qtbot.addWidget(d)
+    d.show()
+    d.grab()
+    qtbot.wait(20)
+    err = capfd.readouterr().err
+    assert "Error calling Python override" not in err and "TypeError" not in err
+    for name, value in vars(d).items():  # no attribute hides a QWidget method
+        assert not callable(getattr(QWidget, name, None)) or callable(value), name
+    assert d.values() == {"metric": "cosine", "top_k": None}
