@@ -72,10 +72,10 @@ class OptionsDialog(QDialog):
         self.remove_self.setChecked(options.remove_self)
         self.cutoff = QCheckBox("Leave classes of at most 2 members out of the means (psbTable)")
         self.cutoff.setChecked(options.psb_class_cutoff)
-        self.size = QSpinBox()
-        self.size.setRange(0, 2_000_000_000)
-        self.size.setSpecialValueText("from the assessment")
-        self.size.setValue(options.collection_size or 0)
+        self.collection_size = QSpinBox()
+        self.collection_size.setRange(0, 2_000_000_000)
+        self.collection_size.setSpecialValueText("from the assessment")
+        self.collection_size.setValue(options.collection_size or 0)
         self.profile = QComboBox()
         for name, profile in REGISTRY.items():  # names and words: the profile registry's
             self.profile.addItem(f"{name}: {profile.label}", name)
@@ -88,6 +88,8 @@ class OptionsDialog(QDialog):
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
         self.forced = QLabel()  # what the chosen profile fixes, and why
         self.forced.setWordWrap(True)
+        # wide enough for the longest text in a few lines (its height: _reserve_about)
+        self.forced.setMinimumWidth(self.fontMetrics().averageCharWidth() * 60)
         self.forced.setEnabled(False)  # greyed, as the options it fixes
         self.average = QComboBox()
         for name in AVERAGES:
@@ -107,7 +109,7 @@ class OptionsDialog(QDialog):
         f.addRow("Interpolation:", self.interp)
         f.addRow(self.remove_self)
         f.addRow(self.cutoff)
-        f.addRow("Collection size:", self.size)
+        f.addRow("Collection size:", self.collection_size)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -131,6 +133,7 @@ class OptionsDialog(QDialog):
         self._fixed: set[str] = set()
         self.profile.currentIndexChanged.connect(self._show_forced)
         self._show_forced()
+        self._reserve_about()
 
     def _show_forced(self) -> None:
         """The options the chosen profile fixes: shown at its values, greyed,
@@ -150,12 +153,33 @@ class OptionsDialog(QDialog):
             show(value)
             widget.setEnabled(False)
             widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
+        self.forced.setText(self._about(profile))
+
+    def _about(self, profile) -> str:
+        """What a profile is, and what it fixes and why."""
+        fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
         about = profile.help[:1].upper() + profile.help[1:]
         if fixed:
             what = ", ".join(f"{k.replace('_', ' ')} = {_shown(v)}" for k, v in fixed.items())
-            self.forced.setText(f"{about}. It fixes {what}: {profile.why}.")
-        else:
-            self.forced.setText(f"{about}.")
+            return f"{about}. It fixes {what}: {profile.why}."
+        return f"{about}."
+
+    def _reserve_about(self) -> None:
+        """Room for the longest profile text at the label's width: choosing
+        another profile never cuts its text off (a dialog does not grow by
+        itself when a wrapped label needs more lines)."""
+        label = self.forced
+        width = max(label.width(), label.minimumWidth())
+        texts = [self._about(p) for p in REGISTRY.values()]
+        flags = int(Qt.TextFlag.TextWordWrap)
+        fm = label.fontMetrics()
+        need = max(fm.boundingRect(0, 0, width, 100_000, flags, t).height() for t in texts)
+        if need != label.minimumHeight():
+            label.setMinimumHeight(need)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._reserve_about()
 
     def _own(self, name: str):
         """The user's value of an option (not the one a profile shows fixed)."""
@@ -179,7 +203,7 @@ class OptionsDialog(QDialog):
             pr_interpolation=self._own("pr_interpolation"),
             remove_self=self._own("remove_self"),
             psb_class_cutoff=self._own("psb_class_cutoff"),
-            collection_size=self.size.value() or None,
+            collection_size=self.collection_size.value() or None,
             profile=profile,
             average=self.average.currentData(),
             f_beta=self.f_beta.value(),
@@ -217,10 +241,10 @@ class ReaderDialog(QDialog):
             self.graded = QCheckBox("Graded: same class 2, sister classes 1 (SHREC 2006)")
             f.addRow(self.graded)
         elif kind == "qrels":
-            self.size = QSpinBox()
-            self.size.setRange(0, 2_000_000_000)
-            self.size.setSpecialValueText("the judged documents")
-            f.addRow("Collection size:", self.size)
+            self.collection_size = QSpinBox()
+            self.collection_size.setRange(0, 2_000_000_000)
+            self.collection_size.setSpecialValueText("the judged documents")
+            f.addRow("Collection size:", self.collection_size)
         elif kind == "ranklists":
             self.variant = QComboBox()
             self.variant.addItem("detect from the content", None)
@@ -264,7 +288,7 @@ class ReaderDialog(QDialog):
                 "graded": self.graded.isChecked(),
             }
         if self.kind == "qrels":
-            return {"collection_size": self.size.value() or None}
+            return {"collection_size": self.collection_size.value() or None}
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":

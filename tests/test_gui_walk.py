@@ -266,3 +266,27 @@ def test_embeddings_dialog_shadows_no_qt_method(qtbot, capfd, tmp_path):
     for name, value in vars(d).items():  # no attribute hides a QWidget method
         assert not callable(getattr(QWidget, name, None)) or callable(value), name
     assert d.values() == {"metric": "cosine", "top_k": None}
+
+
+def test_options_dialog_shows_every_profile_text_whole(qtbot):
+    """M11: the profile's description (what it fixes and why) is never cut
+    off, whichever profile is chosen after the dialog opened."""
+    from PySide6.QtCore import Qt
+    from shrec_eval.options import EvalOptions
+    from shrec_eval.profiles import REGISTRY
+
+    from shrec_gui.dialogs import OptionsDialog
+
+    d = OptionsDialog(EvalOptions())  # opened on the shrec profile: its text is short
+    qtbot.addWidget(d)
+    d.show()
+    qtbot.wait(20)
+    label = d.forced
+    flags = int(Qt.TextFlag.TextWordWrap)
+    for name in REGISTRY:
+        d.profile.setCurrentIndex(d.profile.findData(name))
+        qtbot.wait(20)
+        text = label.text()
+        need = label.fontMetrics().boundingRect(0, 0, label.width(), 10_000, flags, text)
+        assert label.height() >= need.height(), name
+        assert d.height() >= d.minimumSizeHint().height()
