@@ -295,14 +295,16 @@ class ContestController(QObject):
 
     def remove(self, keys) -> None:
         """Take runs out of the contest, by key (read or not)."""
+        names = [self.entries[k].name for k in dict.fromkeys(keys) if k in self.entries]
         removed = [k for k in keys if self.entries.pop(k, None) is not None]
         for k in removed:
             self.scoring.requestForget.emit(k)
         if removed:
             self._distinct_names()
             self.changed.emit()
-            if not self.busy:  # the counts of the status bar are of the runs left
-                self.status.emit(self.scored_status())
+            what = ", ".join(names) if len(names) <= 3 else plural(len(names), "run")
+            # the counts of the status bar are of the runs left
+            self.status.emit(f"Removed {what}. " + ("" if self.busy else self.scored_status()))
 
     def open_files(self, paths, confirm=None, keep_runs=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),

@@ -224,6 +224,11 @@ class ExportActions(QObject):
     def export_plot_dialog(self, kind: str, which: str = "curves") -> None:
         """Export a plot: "figure" asks format, size, font and legend (the
         figure dialog, remembered), then the file; "csv" the file."""
+        if which == "class_pr" and self.w.per_class.current_class is None:
+            self.w.status_label.setText(
+                "Click a class in the Per class table first: the plot shows its curves."
+            )
+            return
         figure = None
         fmt = "csv"
         if kind == "figure":

@@ -75,11 +75,13 @@ def export(
             )
 
         if not _wait(app, opened, deadline):
-            say(f"shrec-gui: the contest was not scored within {timeout_s:.0f} s")
+            say(f"shrec-gui: error: the contest was not scored within {timeout_s:.0f} s")
             return 1
         failed = [e for e in c.entries.values() if e.error is not None]
         if win.errors or failed:
-            for message in win.errors or [e.error for e in failed]:
+            # a run's own message (the reader's, as the command line says it),
+            # not the window's words around it ("The other results are kept.")
+            for message in [e.error for e in failed] or win.errors:
                 say(f"shrec-gui: error: {message}")
             return 1
         if not c.entries:
@@ -95,7 +97,7 @@ def export(
                 continue
             start(folder)
             if not _wait(app, lambda w=what: w in written or bool(win.errors), deadline):
-                say(f"shrec-gui: the {what} was not written within {timeout_s:.0f} s")
+                say(f"shrec-gui: error: the {what} was not written within {timeout_s:.0f} s")
                 return 1
             if written.get(what) or win.errors:
                 say(f"shrec-gui: error: {written.get(what) or win.errors[-1]}")

@@ -431,6 +431,12 @@ class MainWindow(FileDialogs, QMainWindow):
         dialog = ShapesDialog(shapes.source, shapes.query_source, self)
         if dialog.exec():
             shapes.set_sources(*dialog.result_sources)
+            folders = [str(s.path) for s in dialog.result_sources if s is not None]
+            self.status_label.setText(
+                f"Shapes: {', '.join(folders)}"
+                if folders
+                else "No shapes folder: no thumbnails, no 3D view."
+            )
 
     def about(self) -> None:
         QMessageBox.about(self, "About SHREC evaluation", about_text())

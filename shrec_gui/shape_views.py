@@ -88,6 +88,18 @@ class ThumbTile(QWidget):
         self.opened.emit(self.role, self.item_id)
 
 
+def frame_key(items, tail: str = "") -> QLabel:
+    """A label saying what the frames' colours mean: a square of each
+    colour and its words."""
+    text = " &nbsp; ".join(
+        f'<span style="color:#{r:02x}{g:02x}{b:02x}">&#9632;</span> {words}'
+        for (r, g, b), words in items
+    )
+    label = QLabel(f"Frames: {text}{tail}")
+    label.setToolTip("The colour of a thumbnail's frame")
+    return label
+
+
 class ThumbStrips(QWidget):
     """The thumbnail rows of the runs shown in the Ranked list tab."""
 
@@ -109,6 +121,7 @@ class ThumbStrips(QWidget):
         head.addWidget(self.k)
         head.addWidget(self.state, 1)
         head.addWidget(self.cancel)
+        head.addWidget(frame_key([(QUERY_COLOUR, "the query")], "; the results framed by grade"))
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -503,8 +516,15 @@ class ClassShapesRow(QWidget):
     def __init__(self, service, parent=None) -> None:
         super().__init__(parent)
         self.service = service
-        self.row = QHBoxLayout(self)
-        self.row.setContentsMargins(0, 0, 0, 0)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.row = QHBoxLayout()
+        lay.addLayout(self.row)
+        # what the frames' colours mean
+        self.key = frame_key(
+            [(QUERY_COLOUR, "the class's queries"), (GRADE_GREY, "items of the class")]
+        )
+        lay.addWidget(self.key)
         self.tiles: list[ThumbTile] = []
         self._shown: tuple = ((), ())
         service.thumbnailReady.connect(self._on_ready)

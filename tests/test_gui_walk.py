@@ -290,3 +290,52 @@ def test_options_dialog_shows_every_profile_text_whole(qtbot):
         need = label.fontMetrics().boundingRect(0, 0, label.width(), 10_000, flags, text)
         assert label.height() >= need.height(), name
         assert d.height() >= d.minimumSizeHint().height()
+
+
+def test_a_file_of_no_known_kind_is_told_with_its_line(tmp_path):
+    """L10: a malformed TREC run dropped or added in the app says the line
+    the readers looked at and what it holds, as the command line does."""
+    from shrec_eval.errors import ContestFileError
+
+    from shrec_gui.worker import classify
+
+    bad = tmp_path / "bad.trec"
+    bad.write_text("q01 Q0 12 x\nq01 Q0 13 2 -1.0 run\n")
+    with pytest.raises(ContestFileError) as err:
+        classify([str(bad)])
+    assert err.value.line == 1
+    assert str(err.value).startswith(f"{bad}, line 1: this is neither an assessment")
+    assert "line 1 reads 'q01 Q0 12 x' (4 fields)" in str(err.value)
+
+
+def test_headless_says_the_readers_words_only(qapp, tmp_path):
+    """L11: a run that cannot be read stops a headless export with the
+    reader's sentence, as the command line prints it, not the window's words
+    around it ("The other results are kept.")."""
+    from shrec_eval.cli import main as cli_main
+
+    from shrec_gui.headless import export
+
+    lines = (DEMO / "viewharmonics.trec").read_text().splitlines()[:5]
+    bad = tmp_path / "bad.trec"
+    bad.write_text("\n".join(lines + ["q01 Q0 12 6 notanumber ViewHarmonics"]) + "\n")
+    said: list[str] = []
+    status = export(
+        [str(DEMO / "target.cla"), str(bad)],
+        report=str(tmp_path / "report"),
+        say=said.append,
+        windows=_KEEP,
+    )
+    assert status == 1 and not (tmp_path / "report").exists()
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = cli_main(["evaluate", str(DEMO / "target.cla"), str(bad)], out=io.StringIO())
+    assert code != 0
+    reader = err.getvalue().strip().removeprefix("shrec-eval: error: ")
+    assert said == [f"shrec-gui: error: {reader}"]
+
+
+_KEEP: list = []  # headless windows, alive to the end of the session (guitools.retire)

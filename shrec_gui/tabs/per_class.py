@@ -81,6 +81,14 @@ class PerClassTab(QWidget, Tab):
         spec = next(c for c in CURVES if c.key == "pr")
         self.plot.setLabel("bottom", spec.x_label)
         self.plot.setLabel("left", spec.y_label)
+        # no class picked yet: the plot says what it will show, not empty axes
+        self.empty_note = pg.TextItem(
+            "Click a class in the table:\nits precision-recall curves show here",
+            color="#808080",
+            anchor=(0.5, 0.5),
+        )
+        self.empty_note.setPos(0.5, 0.5)
+        self.plot.addItem(self.empty_note)
         self.run = QComboBox()
         self.run.currentIndexChanged.connect(self._ask_confusion)
         self.confusion = ConfusionModel(self)
@@ -268,6 +276,7 @@ class PerClassTab(QWidget, Tab):
             for name, colour, x, y in self.class_curves()
         ]  # fmt: skip
         pi.setTitle(f"Precision-recall — class {self.current_class}" if self.current_class else "")
+        self.empty_note.setVisible(self.current_class is None)
         pi.setXRange(0, 1, padding=UNIT_PADDING)
         pi.setYRange(0, 1, padding=UNIT_PADDING)
 
