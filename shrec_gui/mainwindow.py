@@ -30,6 +30,7 @@ from .controller import ContestController
 from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
+from .help import help_actions
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -299,6 +300,8 @@ class MainWindow(FileDialogs, QMainWindow):
             v.addAction(a)
             a.triggered.connect(lambda _=False, d=dark: self.set_dark(d))
         h = mb.addMenu("&Help")
+        help_actions(self, h)  # the shortcuts (F1), measures, profiles, file formats
+        h.addSeparator()
         self._action(h, "&About", self.about)
         self._rebuild_recent()
 

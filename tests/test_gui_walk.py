@@ -339,3 +339,37 @@ def test_headless_says_the_readers_words_only(qapp, tmp_path):
 
 
 _KEEP: list = []  # headless windows, alive to the end of the session (guitools.retire)
+
+
+def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
+    """L12: Help offers the keyboard shortcuts (F1; read from the menus, so
+    every entry with keys is there), the measures, profiles and file
+    formats, then About."""
+    from shrec_eval.measures import MEASURES
+    from shrec_eval.profiles import REGISTRY
+
+    from shrec_gui.help import menu_shortcuts, open_help
+
+    (help_menu,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&Help"]
+    texts = [a.text() for a in help_menu.actions() if not a.isSeparator()]
+    assert texts == [
+        "Keyboard shortcuts…",
+        "Measures…",
+        "Evaluator profiles…",
+        "File formats…",
+        "&About",
+    ]
+    assert help_menu.actions()[0].shortcut().toString() == "F1"
+    rows = menu_shortcuts(win.menuBar())
+    assert ("Scoring", "Score all runs", "F5") in rows and ("File", "Add runs", "Ctrl+R") in rows
+    d = open_help(win, "shortcuts")
+    qtbot.addWidget(d)
+    page = d.pages["shortcuts"].toPlainText()
+    for _, what, keys in rows:
+        assert what in page and keys in page
+    d.show_page("measures")
+    assert d.tabs.currentWidget() is d.pages["measures"]
+    text = d.pages["measures"].toPlainText()
+    assert all(m.key.replace("{k}", "K") in text for m in MEASURES)
+    assert all(name in d.pages["profiles"].toPlainText() for name in REGISTRY)
+    assert "binary-matrix" in d.pages["formats"].toPlainText()
