@@ -33,32 +33,37 @@ def size_text(settings: FigureSettings, which: str | None = None) -> str:
     plots that grow with the runs or classes, that the height is a least."""
     s = settings.checked()
     grows = GROWS.get(which or "")
+    fmt = s.fmt.upper()
+
+    def size(w: float, h: float, unit: str, digits: int, first: bool = True) -> str:
+        if grows and first:
+            return f"{w:.{digits}f} {unit} wide, as tall as its {grows} need (at least {h:.{digits}f} {unit})"
+        if grows:
+            return f"{w:.{digits}f} {unit} wide"
+        return f"{w:.{digits}f} x {h:.{digits}f} {unit}"
+
     if s.preset != "custom":
         p = PRESETS[s.preset]
-        w_cm, h_cm, pt = p.width_cm, p.height_cm, p.font_pt
-        px = (round(w_cm / 2.54 * p.dpi), round(h_cm / 2.54 * p.dpi))
-        pts = p.size_pt
-        where = f"PNG at {p.dpi} dpi"
-    else:
-        w_cm, h_cm, pt = s.width / 96 * 2.54, s.height / 96 * 2.54, s.font_px * 0.75
-        px, pts = (s.width, s.height), (s.width * 0.75, s.height * 0.75)
-        where = f"PNG at 96 dpi (printed at 300 dpi: {s.width / 300 * 2.54:.1f} cm wide)"
-    if grows:
-        size = f"{w_cm:.1f} cm wide, as tall as its {grows} need (at least {h_cm:.1f} cm)"
-        units = (
-            f"{px[0]} px wide" if s.fmt == "png" else f"{pts[0]:.0f} pt wide"
-        ) + f" in {s.fmt.upper()}"
-    else:
-        size = f"{w_cm:.1f} x {h_cm:.1f} cm"
-        units = (
-            f"{px[0]} x {px[1]} px" if s.fmt == "png" else f"{pts[0]:.0f} x {pts[1]:.0f} pt"
-        ) + f" in {s.fmt.upper()}"
-    text = f"{size}, text {pt:g} pt; {units}"
-    if s.fmt == "png":
-        text += f" ({where})"
-    if s.preset != "custom" and which in WITH_LEGEND:
-        text += "; the legend inside the axes where it covers no data, else below them"
-    return text
+        text = f"{size(p.width_cm, p.height_cm, 'cm', 1)}, text {p.font_pt:g} pt; "
+        if s.fmt == "png":
+            w, h = (round(v / 2.54 * p.dpi) for v in (p.width_cm, p.height_cm))
+            text += f"{size(w, h, 'px', 0, False)} in PNG at {p.dpi} dpi"
+        else:
+            text += f"{size(*p.size_pt, 'pt', 0, False)} in {fmt}"
+        if which in WITH_LEGEND:
+            text += "; the legend inside the axes where it covers no data, else below them"
+        return text
+    if s.fmt == "png":  # pixels; what they make on paper at 300 dpi
+        cm = (s.width / 300 * 2.54, s.height / 300 * 2.54)
+        return (
+            f"{size(s.width, s.height, 'px', 0)}, text {s.font_px} px; printed at 300 dpi: "
+            f"{size(*cm, 'cm', 1, False)}"
+        )
+    cm = (s.width / 96 * 2.54, s.height / 96 * 2.54)  # SVG and PDF: 96 px an inch
+    return (
+        f"{size(s.width * 0.75, s.height * 0.75, 'pt', 0)} in {fmt}, text {s.font_px * 0.75:g} "
+        f"pt; {size(*cm, 'cm', 1, False)}"
+    )
 
 
 class FigureDialog(QDialog):

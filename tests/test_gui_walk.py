@@ -13,7 +13,8 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import retire, settled  # noqa: E402
-from PySide6.QtCore import QRect  # noqa: E402
+from PySide6.QtCore import QRect, Qt  # noqa: E402
+from PySide6.QtWidgets import QLabel  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
 from shrec_gui import settings  # noqa: E402
@@ -373,3 +374,80 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     assert all(m.key.replace("{k}", "K") in text for m in MEASURES)
     assert all(name in d.pages["profiles"].toPlainText() for name in REGISTRY)
     assert "binary-matrix" in d.pages["formats"].toPlainText()
+
+
+def test_figure_dialog_size_line_is_the_formats_and_the_plots(qtbot):
+    """L3: the size line speaks the format's units (pixels of a PNG, points of
+    an SVG or PDF) and says when the figure grows with the classes or runs."""
+    from shrec_gui.figure_dialog import FigureDialog, size_text
+    from shrec_gui.figures import FigureSettings
+
+    custom = FigureSettings(width=960, height=600, font_px=16, preset="custom")
+    assert size_text(custom) == "960 x 600 px, text 16 px; printed at 300 dpi: 8.1 x 5.1 cm"
+    svg = FigureSettings(width=960, height=600, font_px=16, preset="custom", fmt="svg")
+    assert size_text(svg) == "720 x 450 pt in SVG, text 12 pt; 25.4 x 15.9 cm"
+    heat = size_text(svg, "class_heatmap")
+    assert heat == (
+        "720 pt wide, as tall as its classes need (at least 450 pt) in SVG, text 12 pt; 25.4 cm wide"
+    )
+    column = FigureSettings(preset="column", fmt="pdf")
+    assert size_text(column) == "8.5 x 6.4 cm, text 8 pt; 241 x 181 pt in PDF"
+    assert "as tall as its runs need (at least 6.4 cm)" in size_text(column, "ranked")
+    assert "legend" in size_text(column, "curves") and "legend" not in size_text(column, "ranked")
+    d = FigureDialog(svg, which="class_heatmap")
+    qtbot.addWidget(d)
+    assert d.print_size.text() == heat and not d.legend.isEnabled()
+    d.fmt.setCurrentIndex(d.fmt.findData("png"))
+    assert d.print_size.text().startswith("960 px wide, as tall as its classes need")
+
+
+def test_summary_columns_and_ranking_said(demo, qtbot):
+    """L1, L2, L14: the last column is as wide as its values, no doubled
+    parentheses in a label, no row numbers; a profile that ranks by a
+    measure it does not show (boli: ADR) says so, and each rank tells its value."""
+    import dataclasses
+
+    from shrec_eval.measures import measure_by_key
+
+    s = demo.summary
+    assert not s.view.horizontalHeader().stretchLastSection()
+    assert measure_by_key("ap_trec_r").label == "Average Precision (trec, relevant)"
+    for tab in (demo.summary, demo.per_query, demo.per_class, demo.checks):
+        assert not tab.table().verticalHeader().isVisible(), tab.title
+    c = demo.controller
+    c.set_options(dataclasses.replace(c.options, profile="boli"))
+    c.score()
+    qtbot.waitUntil(lambda: settled(demo, 7) and not c.stale_entries(), timeout=60000)
+    try:
+        assert "adr" not in s.keys
+        assert "Rank by <b>Average Dynamic Recall</b> [adr] (not a column of this table" in (
+            s.rank_label.text()
+        )
+        tip = s.proxy.index(0, s.model.RANK).data(Qt.ItemDataRole.ToolTipRole)
+        top = max(e.result.means["adr"] for e in c.readable_entries())
+        assert tip == f"rank 1 by Average Dynamic Recall [adr] = {top:.4f}"
+    finally:
+        c.set_options(dataclasses.replace(c.options, profile="shrec"))
+        c.score()
+        qtbot.waitUntil(lambda: settled(demo, 7) and not c.stale_entries(), timeout=60000)
+
+
+def test_class_plot_says_what_it_will_show_and_frames_are_explained(demo, qtbot):
+    """L8: before a class is clicked the plot says to click one (and its
+    export asks for one); L7: the thumbnails' frame colours are named."""
+    from shrec_gui.shape_views import QUERY_COLOUR
+
+    tab = demo.per_class
+    demo.tabs.setCurrentWidget(tab)
+    tab.show_class(None)
+    assert tab.empty_note.isVisible() and "Click a class" in tab.empty_note.textItem.toPlainText()
+    demo.exports.export_plot_dialog("figure", "class_pr")  # no dialog: a word in the status
+    assert "Click a class" in demo.status_label.text()
+    tab.select_class("house")
+    assert not tab.empty_note.isVisible()
+    square = "#{:02x}{:02x}{:02x}".format(*QUERY_COLOUR)
+    assert square in tab.class_shapes.key.text() and "queries" in tab.class_shapes.key.text()
+    strips_key = [
+        w.text() for w in demo.ranked.thumbs.findChildren(QLabel) if w.text().startswith("Frames:")
+    ]
+    assert strips_key and square in strips_key[0] and "the query" in strips_key[0]
