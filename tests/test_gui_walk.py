@@ -451,3 +451,25 @@ def test_class_plot_says_what_it_will_show_and_frames_are_explained(demo, qtbot)
         w.text() for w in demo.ranked.thumbs.findChildren(QLabel) if w.text().startswith("Frames:")
     ]
     assert strips_key and square in strips_key[0] and "the query" in strips_key[0]
+
+
+def test_offscreen_smoke_test_says_one_line(tmp_path):
+    """The smoke test (CI runs it offscreen) prints its one line, not Qt's
+    "This plugin does not support propagateSizeHints()" for every window."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(
+        os.environ, QT_QPA_PLATFORM="offscreen", SHREC_EVAL_CACHE_DIR=str(tmp_path / "cache")
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "shrec_gui", "--smoke-test", str(tmp_path / "pr.png")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("smoke test: window shown"), lines
