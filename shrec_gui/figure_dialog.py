@@ -37,7 +37,8 @@ def size_text(settings: FigureSettings, which: str | None = None) -> str:
 
     def size(w: float, h: float, unit: str, digits: int, first: bool = True) -> str:
         if grows and first:
-            return f"{w:.{digits}f} {unit} wide, as tall as its {grows} need (at least {h:.{digits}f} {unit})"
+            least = f"{h:.{digits}f} {unit}"
+            return f"{w:.{digits}f} {unit} wide, as tall as its {grows} need (at least {least})"
         if grows:
             return f"{w:.{digits}f} {unit} wide"
         return f"{w:.{digits}f} x {h:.{digits}f} {unit}"

@@ -388,7 +388,8 @@ def test_figure_dialog_size_line_is_the_formats_and_the_plots(qtbot):
     assert size_text(svg) == "720 x 450 pt in SVG, text 12 pt; 25.4 x 15.9 cm"
     heat = size_text(svg, "class_heatmap")
     assert heat == (
-        "720 pt wide, as tall as its classes need (at least 450 pt) in SVG, text 12 pt; 25.4 cm wide"
+        "720 pt wide, as tall as its classes need (at least 450 pt) in SVG, text 12 pt; "
+        "25.4 cm wide"
     )
     column = FigureSettings(preset="column", fmt="pdf")
     assert size_text(column) == "8.5 x 6.4 cm, text 8 pt; 241 x 181 pt in PDF"
