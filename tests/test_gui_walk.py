@@ -474,3 +474,36 @@ def test_offscreen_smoke_test_says_one_line(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("smoke test: window shown"), lines
+
+
+def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeypatch):
+    """M6: Export figure at a print preset returns at once; matplotlib draws
+    on a file thread while the window goes on (figureDone when written)."""
+    import threading
+
+    from shrec_eval import figures as core_figures
+
+    from shrec_gui.figures import FigureSettings
+
+    gate, seen = threading.Event(), {}
+    real = core_figures.curve_figure
+
+    def slow(*args, **kwargs):
+        seen["thread"] = threading.current_thread()
+        assert gate.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core_figures, "curve_figure", slow)
+    demo.curves.kind.setCurrentIndex(demo.curves.kind.findData("pr"))
+    demo.curves.select_query(None)
+    path = tmp_path / "pr.pdf"
+    with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
+        demo.export_plot(str(path), "pdf", which="curves", figure=FigureSettings(preset="column"))
+        assert not path.exists()  # returned before the drawing: it waits on its thread
+        qtbot.waitUntil(lambda: "thread" in seen, timeout=10000)
+        qtbot.wait(50)  # the event loop runs while the figure is drawn
+        assert "Drawing the figure" in demo.status_label.text() and not path.exists()
+        gate.set()
+    assert done.args == [str(path), ""]
+    assert seen["thread"] is not threading.main_thread()
+    assert path.read_bytes().startswith(b"%PDF")
