@@ -507,3 +507,37 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
     assert done.args == [str(path), ""]
     assert seen["thread"] is not threading.main_thread()
     assert path.read_bytes().startswith(b"%PDF")
+
+
+def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
+    """M4: at a print preset the ranked lists and a class's curves are the
+    core's figures: the title and every run name inside the page, the ranks
+    shown on screen, and the axes (not the legend) take most of the height."""
+    from shrec_eval.figures import PRESETS
+
+    p = PRESETS["column"]
+    demo.tabs.setCurrentWidget(demo.ranked)
+    demo.ranked.select_query("q05")
+    qtbot.waitUntil(lambda: demo.ranked.lists.query_id == "q05", timeout=10000)
+    fig = demo.exports._print_figure("ranked", p)()
+    renderer = fig.canvas.get_renderer()
+    page = fig.bbox
+    (ax,) = fig.axes
+    lo, hi = ax.get_xlim()
+    shown_ticks = [t for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+    legend = fig.legends[0].get_texts()
+    texts = [fig._suptitle, ax.xaxis.label, *ax.get_yticklabels(), *shown_ticks, *legend]
+    for t in texts:  # nothing cut at the page's edges
+        box = t.get_window_extent(renderer)
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1, t.get_text()
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names == [r.name for r in demo.ranked.shown_runs()]
+    assert fig._suptitle.get_text() == "Ranked lists of query q05 (class vase)"
+    assert (round(lo + 0.5), round(hi - 0.5)) == (1, 200)  # the ranks in view on screen
+    assert fig.get_figwidth() == pytest.approx(p.size_in[0])
+    demo.per_class.select_class("house")
+    fig = demo.exports._print_figure("class_pr", p)()
+    ax = fig.axes[0]
+    assert ax.get_title().endswith("class house")
+    assert ax.get_position().height >= 0.45  # the legend takes no half of the figure
+    assert fig.get_figheight() == pytest.approx(p.size_in[1])
