@@ -394,7 +394,8 @@ class PerQueryModel(_Base):
                 if self._text_column(section)
                 else Qt.AlignmentFlag.AlignRight
             )
-            return int(side | Qt.AlignmentFlag.AlignVCenter)
+            # wrapped where the columns would not fit (PerQueryTab._fit_headers)
+            return int(side | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap)
         if role == Qt.ItemDataRole.InitialSortOrderRole and not self._text_column(section):
             m = self._measures[section - self.first if self.mode == "run" else 0]
             return initial_order(m.higher_is_better)
