@@ -39,6 +39,9 @@ _EXPORTS = {
     "RankedRun": "model",
     "Run": "model",
     "EvalOptions": "options",
+    "load_assessment": "profiles",
+    "load_run": "profiles",
+    "get_profile": "profiles",
     "OptionsError": "options",
 }
 
@@ -56,6 +59,8 @@ def __getattr__(name: str):
         from . import measures as mod
     elif module == "model":
         from . import model as mod
+    elif module == "profiles":
+        from . import profiles as mod
     else:
         from . import options as mod
     value = getattr(mod, name)

@@ -24,6 +24,13 @@ METRICS = {
     "sqeuclidean": "|q - g|^2",
     "dot": "-(q . g) (the larger the inner product, the nearer)",
 }
+#: how a dissimilarity matrix's rows and columns map onto the assessment
+MATRIX_ORDERS = {
+    "listing": "row i / column j = the i-th query / j-th item as the files list them "
+    "(psbTable's reading; the default)",
+    "id": "row r / column c = the query / item whose id is r / c (ids 0..N-1: matrices "
+    "indexed by model id, as SHREC 2021's)",
+}
 RANKLIST_VARIANTS = {
     "query-line": "first line = query id, then 'targetId distance' lines (SHREC 2011-2014)",
     "id-distance": "'targetId distance' lines, distance optional (SHREC 2013, ShapeNet)",

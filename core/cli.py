@@ -29,6 +29,7 @@ from .choices import (
     CORRECTIONS,
     FIGURE_PRESETS,
     GALLERY_MODES,
+    MATRIX_ORDERS,
     METRICS,
     RANKLIST_VARIANTS,
     RUN_FORMATS,
@@ -45,6 +46,7 @@ from .options import (
     PR_INTERPOLATIONS,
     EvalOptions,
 )
+from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import NAMES as PROFILES
 
 PROG = "shrec-eval"
@@ -171,6 +173,15 @@ def _reading_parser() -> argparse.ArgumentParser:
         help="keep ids as written (no m/model_ prefix or zero-padding removal)",
     )
     g.add_argument(
+        "--matrix-order",
+        choices=tuple(MATRIX_ORDERS),
+        default="listing",
+        help="how a dissimilarity matrix maps onto the assessment: listing (row i / column j = "
+        "the i-th query / j-th model as the .cla lists them, psbTable's reading; the default) "
+        "or id (row r / column c = the query / model of id r / c; ids 0..N-1, as SHREC 2021's "
+        "matrices); when the ids are 0..N-1 listed out of order a note gives the NN of both",
+    )
+    g.add_argument(
         "--names",
         metavar="N1,N2,...",
         help="run names, comma separated, in the order of the run files",
@@ -258,7 +269,7 @@ def _profile_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--profile",
         choices=PROFILES,
-        default="shrec",
+        default=DEFAULT_PROFILE,
         help="follow the rules of an official evaluator: its list handling, definitions, "
         "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
         "--profile NAME' shows what it computes)",
@@ -312,10 +323,11 @@ def _output_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--format",
-        choices=("table", "trec_eval"),
         default="table",
-        help="what goes to standard output: the summary table (default), or with --profile "
-        "trec_eval exactly what the trec_eval binary prints for its default measures",
+        metavar="{table,PROFILE}",
+        help="what goes to standard output: the summary table (default), or a profile's own "
+        "text output: with --profile trec_eval, --format trec_eval prints exactly what the "
+        "trec_eval binary prints for its default measures",
     )
     g.add_argument(
         "--per-query",
@@ -467,6 +479,15 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
             (
                 "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --format trec_eval -q",
                 "prints what 'trec_eval -q qrels.txt run.trec' prints, byte for byte",
+            ),
+            (
+                "shrec-eval evaluate target.cla --queries query.cla runs/* --matrix-order id",
+                "matrices indexed by model id (row r = query id r), not in the .cla's order",
+            ),
+            (
+                "shrec-eval evaluate datasetShape.cla --queries queryShape.cla testShape/* "
+                "--profile sipiran21 --native tables/",
+                "SHREC 2021's cultural heritage script: its table.txt and table.tex",
             ),
         ),
     )

@@ -22,14 +22,21 @@ from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from .formats.embeddings import distances_matrix, matrix_pieces
 from .gallery import gallery_files, run_lists, thumb_name
-from .measures import ALIASES, UnknownMeasureError, expand, measure_by_key, rank_of, resolve
+from .measures import (
+    UnknownMeasureError,
+    all_aliases,
+    expand,
+    holds_under,
+    measure_by_key,
+    owner,
+    rank_of,
+    resolve,
+)
 from .options import EvalOptions
-from .profiles import get_profile
-from .profiles.native import write_native
+from .profiles import REGISTRY, get_profile
+from .profiles.native import NativeError, check_native, write_native
 from .report import (
     Summary,
-    default_rank_key,
-    headline_keys,
     to_json,
     write_csv_dir,
     write_json,
@@ -40,7 +47,6 @@ from .service import load_assessment, score_contest, score_runs
 from .shapes import ShapesSource
 from .stats import CORRECTIONS, TESTS, compare
 from .thumbnails import ThumbnailCache, encode_png, shape_warning, thumbnail
-from .trec_eval_format import P_CUTOFFS, trec_eval_text
 from .values import text_grid
 
 PROG = "shrec-eval"
@@ -110,9 +116,9 @@ def _options(args) -> EvalOptions:
     or ``p@20`` adds 20); a note when the profile fixes an option the command
     line asked for."""
     extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
-    if getattr(args, "format", "table") == "trec_eval":
-        extra |= set(P_CUTOFFS)
     profile = get_profile(args.profile)
+    if getattr(args, "format", "table") != "table":
+        extra |= set(_text_profile(args).text_ranks)
     if args.keep_self and profile.options.get("remove_self") is True:
         sys.stderr.write(
             f"note: the {profile.name} profile always leaves a query out of its own list "
@@ -181,6 +187,7 @@ def contest_of(args, options: EvalOptions) -> Contest:
             graded=args.sister_classes,
             collection=args.collection,
             normalize_ids=normalize,
+            matrix_order=args.matrix_order,
         ),
         tuple(
             RunSource(
@@ -231,8 +238,8 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     fields = {OPTION_FIELDS[d] for d in given if d in OPTION_FIELDS}
     try:
         merged = replace(contest.options, **{f: getattr(options, f) for f in fields})
-        if "profile" in fields and merged.profile != "trec_eval":
-            merged = replace(merged, complete_queries=False)  # -c is trec_eval's own
+        if "profile" in fields:  # another profile's own options (trec_eval's -c) reset
+            merged = get_profile(merged.profile).fit(merged)
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
     a = contest.assessment
@@ -242,6 +249,7 @@ def _contest_file(args, options: EvalOptions) -> Contest:
         "sister_classes": ("graded", args.sister_classes),
         "collection": ("collection", args.collection),
         "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+        "matrix_order": ("matrix_order", args.matrix_order),
     }
     a = replace(a, **{f: v for d, (f, v) in reading.items() if d in given})
     runs = list(contest.runs)
@@ -286,12 +294,11 @@ def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **
     """Before any work, every output through the one gate
     (:meth:`shrec_eval.contest.Contest.gate_outputs`); the ``contest_file``
     read (ASSESSMENT alone) is an input too, and ``--save-contest`` an output."""
-    profile = get_profile(contest.options.profile)
-    if outputs.get("native") and profile.native is None:
-        raise UsageError(
-            f"the {profile.name} profile has no native output files; "
-            "--native needs --profile boli, psbtable or shapenet17"
-        )
+    if outputs.get("native"):
+        try:
+            check_native(contest.profile)
+        except NativeError as exc:
+            raise UsageError(str(exc)) from None
     more = [Output("--save-contest", save_contest)] if save_contest else []
     gated = contest.gate_outputs(**outputs, more=more)
     if contest_file is not None:
@@ -329,24 +336,10 @@ def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
     return out
 
 
-def default_table(assessment, options: EvalOptions) -> tuple[list[str], str]:
-    """The columns and the ranking measure of a summary when none are asked
-    for: the profile's (trec_eval's own measures, psbTable's five...), else
-    the headline measures; the ranking measure is the profile's, else
-    :func:`~shrec_eval.report.default_rank_key`.  Columns of ranks the
-    options do not have are left out.  The desktop app's Summary and report
-    use the same."""
-    profile = get_profile(options.profile)
-    rank_key = profile.rank_key or default_rank_key(assessment)
-    known = [m.key for m in expand(options.ranks, options.profile)]
-    keys = [k for k in profile.headline if k in known] or headline_keys(known)
-    return keys, rank_key
-
-
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure (registry keys), checked
     before scoring."""
-    keys, rank_key = default_table(assessment, options)
+    keys, rank_key = get_profile(options.profile).table(assessment, options)
     if args.rank_by:
         rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
@@ -355,20 +348,16 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     return keys, rank_key
 
 
-#: the other names a profile's legend gives its columns (the evaluator's own)
-LEGEND_TOOLS = {"trec_eval": "trec_eval", "psbtable": "SHREC", "boli": "SHREC"}
-
-
 def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None) -> list[str]:
     """Lines under a table saying what each column key is (with the
     evaluator's own name of it under its profile: ``ap_trec_r`` is ``map``)."""
-    tool = LEGEND_TOOLS.get(profile or "")
+    tool = get_profile(profile).legend_tool if profile is not None else None
     items = []
     for k in dict.fromkeys(keys):
         m = measure_by_key(k, ranks)
         names = [
             a.name.replace("{k}", str(m.k))
-            for a in ALIASES
+            for a in all_aliases()
             if tool and a.tool.startswith(tool) and a.key in (k, m.measure.key)
         ]
         items.append(f"{k} = {m.label}" + (f" [{names[0]}]" if names else ""))
@@ -401,10 +390,11 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     result's own source is its path in the JSON."""
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
-    if getattr(args, "format", "table") == "trec_eval":
-        # standard output is trec_eval's alone; the notes go to stderr
+    if getattr(args, "format", "table") != "table":
+        # standard output is the evaluator's alone; the notes go to stderr
+        write = _text_profile(args).text_writer
         for run, r in zip(runs, results):
-            out.write(trec_eval_text(assessment, run, r, per_query=args.per_query))
+            out.write(write(assessment, run, r, per_query=args.per_query))
         for r in results:
             for w in r.warnings:
                 sys.stderr.write(f"note: {r.run_name}: {w}\n")
@@ -487,11 +477,30 @@ def _native(args, assessment, results, contest: Contest | None = None) -> None:
 # -- commands ------------------------------------------------------------------------
 
 
+def _text_profile(args):
+    """The profile whose own text output ``--format NAME`` asks for: the
+    command's profile, when its text output is NAME (a UsageError else)."""
+    formats = [p.text_format for p in REGISTRY.values() if p.text_format]
+    if args.format not in formats:
+        raise UsageError(
+            f"unknown --format {args.format!r}; expected table or a profile's own text "
+            f"output: {', '.join(formats)}"
+        )
+    profile = get_profile(args.profile)
+    if profile.text_format != args.format:
+        home = next(p for p in REGISTRY.values() if p.text_format == args.format)
+        raise UsageError(
+            f"--format {args.format} needs --profile {home.name} ({home.label}'s rules)"
+        )
+    return profile
+
+
 def cmd_evaluate(args, out) -> int:
-    if args.format == "trec_eval" and args.profile != "trec_eval":
-        raise UsageError("--format trec_eval needs --profile trec_eval (trec_eval's rules)")
-    if args.per_query and args.format != "trec_eval":
-        raise UsageError("--per-query (-q) goes with --format trec_eval")
+    if args.format != "table":
+        _text_profile(args)
+    elif args.per_query:
+        formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
+        raise UsageError(f"--per-query (-q) goes with --format {formats}")
     contest = contest_of(args, _options(args))
     _guard_outputs(
         contest,
@@ -506,7 +515,7 @@ def cmd_evaluate(args, out) -> int:
     _save_contest(args, contest)
     assessment = None
     runs: list = []
-    if contest.options.profile != "shapenet17":  # its taxonomy: one assessment per dataset
+    if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
     assessment, results = _score(contest, assessment, runs)
@@ -514,11 +523,12 @@ def cmd_evaluate(args, out) -> int:
     return 0
 
 
-def _no_shapenet(options: EvalOptions, command: str) -> None:
-    if options.profile == "shapenet17":
+def _no_own_reader(options: EvalOptions, command: str) -> None:
+    profile = get_profile(options.profile)
+    if profile.contest_reader is not None:
         raise UsageError(
-            f"the shapenet17 profile scores method folders with 'evaluate'; "
-            f"'{command}' does not take it"
+            f"the {profile.name} profile reads its contests itself and scores them with "
+            f"'evaluate'; '{command}' does not take it"
         )
 
 
@@ -528,7 +538,7 @@ def cmd_demo(args, out) -> int:
     manifest = demo_manifest()
     contest = Contest.read(manifest)
     contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
-    _no_shapenet(contest.options, "demo")
+    _no_own_reader(contest.options, "demo")
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
     _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
@@ -547,10 +557,10 @@ def _alias_names(cm, profile: str | None) -> list[str]:
     """The other tools' names of a concrete measure (those that hold under
     ``profile`` when one is given)."""
     out = []
-    for a in ALIASES:
+    for a in all_aliases():
         if a.key != cm.measure.key and a.key != cm.key:
             continue
-        if a.strict and profile is not None and profile != a.profile:
+        if not holds_under(a, profile):
             continue
         out.append(a.name.replace("{k}", str(cm.k)) if cm.k is not None else a.name)
     return out
@@ -561,8 +571,8 @@ def cmd_measures(args, out) -> int:
     own = get_profile(profile).overrides if profile is not None else {}
     rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
     for m in expand(args.ranks, profile):
-        only = m.measure.profiles
-        definition = m.definition + (f" [profile {', '.join(only)} only]" if only else "")
+        only = owner(m.measure)
+        definition = m.definition + (f" [profile {only.name} only]" if only else "")
         if m.key in own or m.measure.key in own:
             definition += f" [computed as {profile} does: see docs/profiles.md]"
         rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
@@ -578,7 +588,7 @@ def cmd_measures(args, out) -> int:
     if profile is not None:
         p = get_profile(profile)
         opts = EvalOptions(ranks=args.ranks, profile=profile)
-        keys, rank_key = default_table(None, opts)
+        keys, rank_key = get_profile(opts.profile).table(None, opts)
         rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
         out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
     return 0
@@ -632,7 +642,7 @@ def cmd_check(args, out) -> int:
         native=args.native,
         save_contest=args.save_contest,
     )
-    _no_shapenet(contest.options, "check")
+    _no_own_reader(contest.options, "check")
     _save_contest(args, contest)
     assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
@@ -693,7 +703,7 @@ def cmd_compare(args, out) -> int:
         native=args.native,
         save_contest=args.save_contest,
     )
-    _no_shapenet(contest.options, "compare")
+    _no_own_reader(contest.options, "compare")
     _save_contest(args, contest)
     args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)

@@ -26,7 +26,7 @@ import copy
 import json
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._version import __version__
@@ -35,13 +35,15 @@ from .errors import FileAccessError, FormatError, OptionsError
 from .formats.source import open_source
 from .model import Assessment, Run
 from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
+from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import NAMES as PROFILES
+from .profiles import get_profile
 from .readers import (
     ASSESSMENT_FORMATS,
+    MATRIX_ORDERS,
     METRICS,
     RANKLIST_VARIANTS,
     RUN_FORMATS,
-    load_assessment,
     load_run,
 )
 from .shapes import ShapesSource, check_layout
@@ -181,9 +183,9 @@ class AssessmentSource:
     collection_size: int | None = None
     collection: Path | None = None
     normalize_ids: bool = True
-    #: read as trec_eval reads (ids as written, grades as C's atol reads
-    #: them): set by the Contest from its profile, never written to a file
-    as_trec_eval: bool = False
+    #: how matrices map onto the assessment: "listing" or "id"
+    #: (:mod:`shrec_eval.formats.order`); a profile may fix it
+    matrix_order: str = "listing"
 
     KINDS = {
         "path": _PATH,
@@ -193,27 +195,35 @@ class AssessmentSource:
         "collection_size": _INT,
         "collection": _PATH,
         "normalize_ids": _BOOL,
+        "matrix_order": (f"one of {', '.join(MATRIX_ORDERS)}", lambda v: v in MATRIX_ORDERS),
     }
 
     def __post_init__(self) -> None:
         for name in ("path", "queries", "collection"):
             _as_path(self, name)
 
-    def load(self) -> Assessment:
-        return load_assessment(
-            self.path,
-            format=self.format,
-            queries=self.queries,
-            graded=self.graded,
-            collection_size=self.collection_size,
-            collection=self.collection,
-            normalize_ids=self.normalize_ids and not self.as_trec_eval,
-            c_numbers=self.as_trec_eval,
-        )
+    def reader_settings(self) -> dict:
+        """The user's reading settings, as :func:`~shrec_eval.readers.load_assessment`
+        takes them (a profile's rules go over them)."""
+        return {
+            "format": self.format,
+            "queries": self.queries,
+            "graded": self.graded,
+            "collection_size": self.collection_size,
+            "collection": self.collection,
+            "normalize_ids": self.normalize_ids,
+            "matrix_order": self.matrix_order,
+        }
+
+    def load(self, profile: str = DEFAULT_PROFILE) -> Assessment:
+        """Read the assessment by the rules of ``profile`` (the contest's:
+        :meth:`Contest.load_assessment`)."""
+        return get_profile(profile).load_assessment(self)
 
     def to_dict(self, base=None) -> dict:
-        """Every setting; paths relative to ``base`` when given."""
-        return {
+        """Every setting; paths relative to ``base`` when given (the matrix
+        order only when it is not the default)."""
+        d = {
             "path": _relative(self.path, base),
             "format": self.format,
             "queries": _relative(self.queries, base),
@@ -222,6 +232,9 @@ class AssessmentSource:
             "collection": _relative(self.collection, base),
             "normalize_ids": self.normalize_ids,
         }
+        if self.matrix_order != "listing":
+            d["matrix_order"] = self.matrix_order
+        return d
 
     @classmethod
     def from_dict(cls, d, base=None, *, source=None) -> AssessmentSource:
@@ -246,6 +259,7 @@ class AssessmentSource:
             collection_size=d.get("collection_size"),
             collection=_path(d["collection"], base) if d.get("collection") is not None else None,
             normalize_ids=d.get("normalize_ids") is not False,
+            matrix_order=d.get("matrix_order") or "listing",
         )
 
 
@@ -262,9 +276,6 @@ class RunSource:
     normalize_ids: bool | None = None
     name: str | None = None
     colour: str | None = None
-    #: read as trec_eval reads (ids as written, scores as C's atof reads
-    #: them): set by the Contest from its profile, never written to a file
-    as_trec_eval: bool = False
     #: embedding runs: the distance (None: cosine), the file naming a
     #: .npy's rows, and how many results of each query are kept
     metric: str | None = None
@@ -289,25 +300,32 @@ class RunSource:
         if self.ids is not None:
             _as_path(self, "ids")
 
-    def load(self, assessment: Assessment, **reader_parameters) -> Run:
-        """Read the run; ``reader_parameters`` are how to read, not what
-        (e.g. ``chunk_size``, the bytes of text parsed at a time,
-        or a profile's reader settings, which win over the source's)."""
+    def reader_settings(self) -> dict:
+        """The user's reading settings, as :func:`~shrec_eval.readers.load_run`
+        takes them (a profile's rules go over them)."""
         settings = {
             "format": self.format,
             "variant": self.variant,
-            "trec_order": self.trec_order,
+            # unset (False): the profile's rule, else file order
+            "trec_order": self.trec_order or None,
             "name": self.name,
-            "normalize_ids": False if self.as_trec_eval else self.normalize_ids,
+            "normalize_ids": self.normalize_ids,
         }
-        if self.as_trec_eval:
-            settings["c_numbers"] = True
         settings.update(
             (k, v)
             for k, v in (("metric", self.metric), ("ids", self.ids), ("top_k", self.top_k))
             if v is not None
         )
-        return load_run(self.path, assessment, **{**settings, **reader_parameters})
+        return settings
+
+    def load(self, assessment: Assessment, profile: str | None = None, **reader_parameters) -> Run:
+        """Read the run by the rules of ``profile`` (None: those of the
+        profile the assessment was read under); ``reader_parameters`` are how
+        to read, not what (e.g. ``chunk_size``, the bytes of text parsed at a
+        time)."""
+        if profile is not None:
+            return get_profile(profile).load_run(self, assessment, **reader_parameters)
+        return load_run(self.path, assessment, **{**self.reader_settings(), **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
         """Every setting; the path relative to ``base`` when given."""
@@ -501,16 +519,18 @@ class Contest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
-        # ids and numbers as trec_eval reads them under its profile; the
-        # sources' own settings stay (another profile reads them again)
-        te = self.options.profile == "trec_eval"
-        if self.assessment.as_trec_eval != te:
-            object.__setattr__(self, "assessment", replace(self.assessment, as_trec_eval=te))
-        runs = tuple(r if r.as_trec_eval == te else replace(r, as_trec_eval=te) for r in self.runs)
-        object.__setattr__(self, "runs", runs)
         if not _VIEW[1](self.view):
             raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
         object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own
+
+    @property
+    def profile(self):
+        """The profile the contest is scored under (its options')."""
+        return get_profile(self.options.profile)
+
+    def load_assessment(self) -> Assessment:
+        """The contest's assessment, read by its profile's rules."""
+        return self.profile.load_assessment(self.assessment)
 
     def to_dict(self, base=None) -> dict:
         d = {"version": CONTEST_VERSION, "name": self.name}
@@ -595,7 +615,6 @@ class Contest:
         names planned from the runs), ``more`` any other
         :class:`~shrec_eval.atomic.Output` (a session, figures...).  Returns
         the outputs; an OutputError naming the first one refused."""
-        from .profiles import get_profile, shapenet17
         from .profiles.native import native_plan
 
         gate = [
@@ -607,13 +626,7 @@ class Contest:
             )
         ]
         if native is not None:
-            profile = self.options.profile
-            groups = (
-                shapenet17.method_names(self.runs)
-                if profile == "shapenet17"
-                else [r.name for r in self.runs]
-            )
-            names = native_plan(get_profile(profile).name, groups)
+            names = native_plan(self.profile, self.profile.native_groups(self.runs))
             gate.append(Output("--native", native, "tree", names))
         return gate_outputs([*gate, *more], self.inputs())
 

@@ -10,7 +10,7 @@ blocks the engine reports progress and checks whether it should stop.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -282,6 +282,8 @@ def evaluate(
             "(choose micro, proportional or reciprocal)"
         )
     _check_fits(a, run)
+    profile.check_reading(a, run)  # read by the profile's rules, or other numbers
+    a = _with_own_items(a, run)
     measures = expand(o.ranks, o.profile)
     size, size_notes = collection_size(a, run, o)
     prep = _prepare(a, o, size)
@@ -370,7 +372,8 @@ def evaluate(
     cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
     included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
     warnings = (
-        list(run.warnings)
+        list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+        + list(run.warnings)
         + size_notes
         + warnings
         + notes
@@ -399,6 +402,17 @@ def evaluate(
         a.query_classes,
         n_rel,
     )
+
+
+def _with_own_items(a: Assessment, run: Run) -> Assessment:
+    """The assessment with the queries the run says are collection items
+    (an embedding run whose query row is an item's row: the query's own
+    item, removed from its list as a leave-one-out query's is)."""
+    own = run.own_items
+    if own is None or not (own >= 0).any():
+        return a
+    merged = np.where(a.query_items >= 0, a.query_items, own)
+    return replace(a, query_items=merged)
 
 
 def _check_types(assessment, run, options) -> None:
@@ -501,12 +515,17 @@ def query_detail(
     assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
 ) -> QueryDetail:
     """The gain vector of one query of a run (self-match removed as the
-    options say) and its raw, non-interpolated precision-recall points."""
+    options, under their profile, say) and its raw, non-interpolated
+    precision-recall points."""
     o = options or EvalOptions()
+    profile = get_profile(o.profile)
+    o = profile.apply(o)  # its list handling (the self-match rule) as the scores have it
     q = assessment.query_index(query_id)
     if q is None:
         raise KeyError(f"query {query_id!r} is not in the assessment")
     _check_fits(assessment, run)
+    profile.check_reading(assessment, run)
+    assessment = _with_own_items(assessment, run)
     prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
     qrow, _ = _query_rows(assessment, run)
     idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)

@@ -30,17 +30,18 @@ import numpy as np
 from .chunk import ChunkContext, discounts, ratio, row_sums
 from .curves import CURVES, Curve
 from .errors import OptionsError
+from .profiles import DEFAULT as DEFAULT_PROFILE
 
 __all__ = [
     "Measure",
-    "MEASURES",
+    "MEASURES",  # noqa: F822 - module __getattr__ (the profiles' own measures)
     "CURVES",
     "Curve",
     "expand",
     "measure_by_key",
     "FAMILIES",
     "Alias",
-    "ALIASES",
+    "ALIASES",  # noqa: F822 - module __getattr__
     "UnknownMeasureError",
     "resolve",
     "rank_of",
@@ -107,12 +108,6 @@ def m_ap(ctx, v, k=None):
 
 def m_ap_trec(ctx, v, k=None):
     return ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
-
-
-def m_ap_boli(ctx, v=None, k=None):
-    # the SHREC MATLAB toolkits' row of precisions is as wide as the largest
-    # class of the contest, zero-padded, and its mean is taken
-    return ratio(ctx.precision_sum["r"], ctx.max_relevant, ctx.no_rel)
 
 
 def m_adr(ctx, v=None, k=None):
@@ -191,94 +186,8 @@ def m_dcg_psb(ctx, v=None, k=None):
     return ratio(dcg, ideal[ctx.cr], ctx.no_rel)
 
 
-def m_rr(ctx, v=None, k=None):
-    """1 / rank of the first relevant item; 0 when none is retrieved."""
-    r, c, _, m = ctx.hit_list
-    first = m == 1
-    out = np.zeros(ctx.B)
-    out[r[first]] = 1.0 / (c[first] + 1.0)
-    out[ctx.no_rel] = np.nan
-    return out
-
-
-#: trec_eval's recall levels of iprec_at_recall (the C literals 0.0, 0.1, ...)
-IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-
-def _iprec_all(ctx) -> np.ndarray:
-    """(B, 11): trec_eval 10's interpolated precision at the 11 recall levels.
-    Level r needs n = lround(r * R) hits (at least 1); its value is the best
-    precision at the n-th hit or any later one, 0 when fewer hits are
-    retrieved.  (trec_eval 9 and pytrec_eval needed int(r * R + 0.9) hits.)
-    Cached on the context: the 11 measures share one computation."""
-    got = getattr(ctx, "_iprec", None)
-    if got is not None:
-        return got
-    x = np.asarray(IPREC_LEVELS)[None, :] * ctx.cr[:, None].astype(np.float64)
-    low = np.floor(x)
-    need = np.maximum(low + (x - low >= 0.5), 1).astype(np.int64)  # C's lround, x >= 0
-    m = ctx.hit_list[3]
-    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
-    prec = ctx.hit_matrix(m / ctx.hit_ranks, M)
-    sufmax = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
-    val = np.take_along_axis(sufmax, np.clip(need - 1, 0, M - 1), axis=1)
-    val = np.where(need <= ctx.vr[:, None], val, 0.0)
-    val[ctx.no_rel] = np.nan
-    ctx._iprec = val
-    return val
-
-
-def _iprec_at(j: int) -> Callable:
-    def m_iprec(ctx, v=None, k=None):
-        return _iprec_all(ctx)[:, j].copy()
-
-    m_iprec.__name__ = f"m_iprec_{j}"
-    return m_iprec
-
-
 # ---------------------------------------------------------------------------
 # The registry
-
-
-def _sn_empty(ctx) -> np.ndarray:
-    # the ShapeNet evaluator's vectors of an empty list are empty: NaN there
-    return ctx.va == 0
-
-
-def _sn_pr(ctx) -> tuple[np.ndarray, np.ndarray]:
-    """P and R at the end of the list: S_n / n, S_n / R, R = min(|oracle|, 1000)."""
-    R = ctx.extra["R"]
-    return ratio(ctx.vr, ctx.va, _sn_empty(ctx)), ratio(ctx.vr, R, _sn_empty(ctx))
-
-
-def m_sn_p(ctx, v=None, k=None):
-    return _sn_pr(ctx)[0]
-
-
-def m_sn_r(ctx, v=None, k=None):
-    return _sn_pr(ctx)[1]
-
-
-def m_sn_f1(ctx, v=None, k=None):
-    p, r = _sn_pr(ctx)
-    with np.errstate(invalid="ignore"):
-        return np.where(p + r == 0, 0.0, 2 * p * r / np.where(p + r == 0, 1.0, p + r))
-
-
-def m_sn_ap(ctx, v=None, k=None):
-    return ratio(ctx.precision_sum["r"], ctx.extra["R"])
-
-
-def m_sn_ndcg(ctx, v=None, k=None):
-    # DCG(x, R) = x_1 + sum_{i=2..min(R, n)} x_i / log2 i, summed in rank order
-    r, c, g, _ = ctx.hit_list
-    keep = c < ctx.extra["R"][r]
-    w = np.ones(c.size)
-    w[c > 0] = 1.0 / np.log2(c[c > 0] + 1.0)
-    dcg = np.bincount(r[keep], weights=(w * g)[keep], minlength=ctx.B)
-    out = ratio(dcg, ctx.extra["idcg"])
-    out[_sn_empty(ctx)] = np.nan
-    return out
 
 
 FAMILIES = {
@@ -288,7 +197,7 @@ FAMILIES = {
     "shrec2006": "SHREC 2006",
     "cutoff": "At rank K",
     "psb": "PSB / SHREC 2012",
-    "trec_eval": "trec_eval",
+    "trec": "trec_eval",
 }
 
 
@@ -305,8 +214,6 @@ class Measure:
     variant: str | None = None
     higher_is_better: bool = True
     is_count: bool = False
-    #: the profiles that report it (empty: every profile)
-    profiles: tuple[str, ...] = ()
     #: the short column head of printed tables and figures (NN, FT, mAP, NDCG@{k})
     short: str = ""
 
@@ -368,7 +275,10 @@ def _twins(
     return out
 
 
-MEASURES: tuple[Measure, ...] = tuple(
+#: the measures every profile computes; a profile's own measures (trec_eval's
+#: rr and iprec, boli's ap_boli...) are declared in its module
+#: (``Profile.measures``) and come after these in :data:`MEASURES`
+BASE_MEASURES: tuple[Measure, ...] = tuple(
     _twins(
         "tp",
         "True Positives",
@@ -436,17 +346,6 @@ MEASURES: tuple[Measure, ...] = tuple(
         short_r="mAP",
     )
     + [
-        Measure(
-            "ap_boli",
-            "Average Precision (SHREC toolkit, / max C)",
-            "shrec2006_r",
-            "sum of precision at the ranks of the retrieved hits / the largest Cr of the "
-            "contest, as the SHREC MATLAB toolkits compute it (their bug; ap_trec_r is "
-            "the corrected figure)",
-            m_ap_boli,
-            profiles=("boli",),
-            short="AP-max",
-        ),
         Measure(
             "adr",
             "Average Dynamic Recall",
@@ -533,15 +432,6 @@ MEASURES: tuple[Measure, ...] = tuple(
             short="DCG",
         ),
         Measure(
-            "rr",
-            "Reciprocal Rank",
-            "trec_eval",
-            "1 / the rank of the first relevant item, 0 when none is retrieved",
-            m_rr,
-            profiles=("trec_eval",),
-            short="RR",
-        ),
-        Measure(
             "map@r",
             "MAP@R",
             "psb",
@@ -551,65 +441,47 @@ MEASURES: tuple[Measure, ...] = tuple(
             short="MAP@R",
         ),
     ]
-    + [
-        Measure(
-            f"iprec_{lvl:.2f}",
-            f"Interpolated Precision at recall {lvl:.2f}",
-            "trec_eval",
-            f"best precision at or after the n-th relevant item, n = lround({lvl:.1f} R) "
-            "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
-            _iprec_at(j),
-            profiles=("trec_eval",),
-            short=f"iP@{lvl:.1f}",
-        )
-        for j, lvl in enumerate(IPREC_LEVELS)
-    ]
-    + [
-        Measure(key, label, "shapenet", definition, fn, profiles=("shapenet17",), short=short)
-        for key, label, short, definition, fn in (
-            (
-                "p_at_n",
-                "P@N",
-                "P@N",
-                "relevant (grade > 0) in the filtered list / its length",
-                m_sn_p,
-            ),
-            (
-                "r_at_n",
-                "R@N",
-                "R@N",
-                "relevant in the filtered list / min(|synset in split|, 1000)",
-                m_sn_r,
-            ),
-            ("f1_at_n", "F1@N", "F1@N", "2 P@N R@N / (P@N + R@N), 0 when both are 0", m_sn_f1),
-            (
-                "map_sn",
-                "mAP (ShapeNet)",
-                "mAP-SN",
-                "sum of precision at the hits / min(|synset in split|, 1000)",
-                m_sn_ap,
-            ),
-            (
-                "ndcg_sn",
-                "NDCG (ShapeNet)",
-                "NDCG-SN",
-                "DCG of the grades 3/2/1/0 over the first R / DCG of the first R oracle "
-                "grades in CSV order, sorted (can exceed 1 for a synset of more than 1000)",
-                m_sn_ndcg,
-            ),
-        )
-    ]
 )
 
 
-def expand(ranks: Sequence[int], profile: str | None = "shrec") -> list[ConcreteMeasure]:
+def _profiles():
+    """The profiles of the registry (core/profiles), loaded on first use."""
+    from .profiles import REGISTRY
+
+    return REGISTRY.values()
+
+
+def all_measures() -> tuple[Measure, ...]:
+    """Every measure: :data:`BASE_MEASURES`, then each profile's own."""
+    out = list(BASE_MEASURES)
+    for p in _profiles():
+        out += [m for m in p.measures if m not in out]
+    return tuple(out)
+
+
+def owner(item):
+    """The profile that alone computes a measure (or that an alias belongs
+    to), None for the measures and names of every profile."""
+    for p in _profiles():
+        if item in p.measures or item in p.aliases:
+            return p
+    return None
+
+
+def _profile_measures(profile) -> tuple[Measure, ...]:
+    if profile is None:
+        return all_measures()
+    from .profiles import get_profile
+
+    return BASE_MEASURES + tuple(get_profile(profile).measures)
+
+
+def expand(ranks: Sequence[int], profile=DEFAULT_PROFILE) -> list[ConcreteMeasure]:
     """The concrete measures (table columns) for the given @K ranks, in
-    registry order: those of every profile and those of ``profile`` (None:
-    every measure of the registry)."""
+    registry order: those of every profile and those of ``profile`` (a name
+    or a Profile; None: every measure of the registry)."""
     out = []
-    for m in MEASURES:
-        if m.profiles and profile is not None and profile not in m.profiles:
-            continue
+    for m in _profile_measures(profile):
         for k in ranks if m.at_rank else (None,):
             out.append(
                 ConcreteMeasure(
@@ -643,8 +515,12 @@ def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> Con
         raise KeyError(key) from None
 
 
-@lru_cache(maxsize=32)
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
+    return _by_key_of(ranks, all_measures())
+
+
+@lru_cache(maxsize=32)
+def _by_key_of(ranks: tuple[int, ...], measures) -> dict[str, ConcreteMeasure]:
     return {cm.key: cm for cm in expand(ranks, None)}
 
 
@@ -655,55 +531,24 @@ def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
 @dataclass(frozen=True)
 class Alias:
     """Another tool's name for a registry measure.  ``name`` and ``key`` may
-    hold ``{k}`` (a rank: ``P_{k}`` -> ``p@{k}``).  ``profile``: the profile
-    under which the key gives exactly the tool's number (None: every
-    profile); ``strict``: refused under the other profiles, because the
-    registry's measure of that key is defined differently there.  ``note``
-    says what differs where it does not hold."""
+    hold ``{k}`` (a rank: ``P_{k}`` -> ``p@{k}``).  A profile's own aliases
+    (``Profile.aliases``: trec_eval's and ir_measures' names) give exactly
+    the tool's number under that profile; ``strict``: refused under the
+    other profiles, because the registry's measure of that key is defined
+    differently there.  ``note`` says what differs where it does not hold."""
 
     name: str
     key: str
     tool: str
-    profile: str | None = None
     strict: bool = False
     note: str = ""
 
 
-_TE = "trec_eval"
-_IRM = "ir_measures"
 _SHREC = "SHREC toolkits / psbTable"
 _PML = "pytorch-metric-learning"
-_TE_AVG = (
-    "per query as trec_eval; the mean is trec_eval's under --profile trec_eval (its tie "
-    "order, a query without relevant documents scoring 0, -c)"
-)
-_NDCG = (
-    "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
-    "the other profiles' ndcg@K leave rank 1 undiscounted (use ndcg@K there)"
-)
 
-ALIASES: tuple[Alias, ...] = (
-    Alias("map", "ap_trec_r", _TE, _TE, note=_TE_AVG),
-    Alias("P_{k}", "p@{k}", _TE, _TE, note=_TE_AVG),
-    Alias("recall_{k}", "r@{k}", _TE, _TE, note=_TE_AVG),
-    Alias("ndcg_cut_{k}", "ndcg@{k}", _TE, _TE, strict=True, note=_NDCG),
-    Alias("Rprec", "ft_psb", _TE, _TE, note=_TE_AVG + "; psbtable computes it in float32"),
-    Alias("recip_rank", "rr", _TE, _TE),
-    Alias(
-        "num_rel_ret",
-        "tp_r",
-        _TE,
-        _TE,
-        note="per query; trec_eval's 'all' line is the sum over queries, the table a mean",
-    ),
-    *(Alias(f"iprec_at_recall_{x:.2f}", f"iprec_{x:.2f}", _TE, _TE) for x in IPREC_LEVELS),
-    Alias("AP", "ap_trec_r", _IRM, _TE, note=_TE_AVG),
-    Alias("P@{k}", "p@{k}", _IRM, _TE, note=_TE_AVG),
-    Alias("R@{k}", "r@{k}", _IRM, _TE, note=_TE_AVG),
-    Alias("nDCG@{k}", "ndcg@{k}", _IRM, _TE, strict=True, note=_NDCG),
-    Alias("RR", "rr", _IRM, _TE),
-    Alias("NumRelRet", "tp_r", _IRM, _TE, note="per query; the table's figure is a mean"),
-    *(Alias(f"IPrec@{x:g}", f"iprec_{x:.2f}", _IRM, _TE) for x in IPREC_LEVELS),
+#: the names of every profile; each profile's own come after them in :data:`ALIASES`
+BASE_ALIASES: tuple[Alias, ...] = (
     Alias("NN", "nn", _SHREC),
     Alias("FT", "ft_psb", _SHREC),
     Alias("ST", "st_psb", _SHREC),
@@ -714,7 +559,34 @@ ALIASES: tuple[Alias, ...] = (
     Alias("r_precision", "ft_psb", _PML),
     Alias("precision_at_1", "nn", _PML),
 )
-# ir_measures spells Rprec as trec_eval does: one alias serves both
+
+
+def all_aliases() -> tuple[Alias, ...]:
+    """Every alias: the profiles' own first (trec_eval's names), then :data:`BASE_ALIASES`."""
+    out: list[Alias] = []
+    for p in _profiles():
+        out += [a for a in p.aliases if a not in out]
+    return tuple(out) + BASE_ALIASES
+
+
+def __getattr__(name: str):
+    """``MEASURES`` and ``ALIASES``: the whole registry, the profiles' own
+    measures and names included (the profiles are loaded on first use)."""
+    if name == "MEASURES":
+        return all_measures()
+    if name == "ALIASES":
+        return all_aliases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def holds_under(alias: Alias, profile) -> bool:
+    """Whether an alias names its tool's measure under ``profile`` (a
+    strict alias of another profile does not)."""
+    if not alias.strict or profile is None:
+        return True
+    from .profiles import get_profile
+
+    return owner(alias) is get_profile(profile)
 
 
 class UnknownMeasureError(OptionsError):
@@ -726,10 +598,14 @@ def _pattern(template: str) -> re.Pattern:
     return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
 
 
-@lru_cache(maxsize=1)
 def _patterns() -> tuple[list, list]:
-    keys = [(_pattern(m.key), m) for m in MEASURES]
-    aliases = [(_pattern(a.name), a) for a in ALIASES]
+    return _patterns_of(all_measures(), all_aliases())
+
+
+@lru_cache(maxsize=4)
+def _patterns_of(measures, aliases) -> tuple[list, list]:
+    keys = [(_pattern(m.key), m) for m in measures]
+    aliases = [(_pattern(a.name), a) for a in aliases]
     return keys, aliases
 
 
@@ -739,7 +615,7 @@ def _fill(template: str, match: re.Match) -> str:
 
 def _names(ranks: Sequence[int]) -> list[str]:
     out = [m.key for m in expand(ranks, None)]
-    for a in ALIASES:
+    for a in all_aliases():
         out += [a.name.replace("{k}", str(k)) for k in ranks] if "{k}" in a.name else [a.name]
     return out
 
@@ -768,19 +644,21 @@ def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10
         hit = pat.match(text)
         if hit:
             key = _fill(a.key, hit)
-            if a.strict and profile is not None and profile != a.profile:
+            if not holds_under(a, profile):
+                home = owner(a).name
                 raise UnknownMeasureError(
-                    f"{text!r} is {a.tool}'s name for {key} under --profile {a.profile}; "
-                    f"the {profile} profile's {key} is defined differently ({a.note})"
+                    f"{text!r} is {a.tool}'s name for {key} under --profile {home}; "
+                    f"the {_name(profile)} profile's {key} is defined differently ({a.note})"
                 )
             break
     for pat, m in keys:
         hit = pat.match(key or text)
         if hit:
-            if m.profiles and profile is not None and profile not in m.profiles:
+            home = owner(m)
+            if home is not None and profile is not None and m not in _profile_measures(profile):
                 raise UnknownMeasureError(
-                    f"measure {text!r} is computed under --profile {' or '.join(m.profiles)} "
-                    f"only (this is the {profile} profile)"
+                    f"measure {text!r} is computed under --profile {home.name} only "
+                    f"(this is the {_name(profile)} profile)"
                 )
             return _fill(m.key, hit)
     raise _unknown(text, ranks)
@@ -795,6 +673,10 @@ def rank_of(key: str) -> int | None:
     return None
 
 
+def _name(profile) -> str:
+    return profile if isinstance(profile, str) else profile.name
+
+
 def aliases_of(key: str) -> list[Alias]:
     """The aliases that name a registry key or template (``p@{k}``, ``ap_trec_r``)."""
-    return [a for a in ALIASES if a.key == key]
+    return [a for a in all_aliases() if a.key == key]

@@ -91,9 +91,28 @@ class Assessment:
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
     classification: object = field(default=None, repr=False, compare=False)
+    #: the queries' classes as their file lists them (the query ``.cla``; the
+    #: target ``.cla`` itself for leave-one-out), if any
+    query_classification: object = field(default=None, repr=False, compare=False)
     #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
     #: ``(indptr, collection indices)``; trec_eval's bpref reads them
     judged_zero: tuple | None = field(default=None, repr=False, compare=False)
+    #: the reading rules the file was read with (rule -> value, those that
+    #: apply to its format: :data:`shrec_eval.readers.RULES`); a profile
+    #: refuses to score an assessment read by other rules than its own
+    reading: Mapping = field(default_factory=dict, repr=False, compare=False)
+    #: the reading rules of the profile it was read under: runs read against
+    #: it follow them unless told otherwise (empty: the project's defaults)
+    rules: Mapping = field(default_factory=dict, repr=False, compare=False)
+    #: how dissimilarity matrices map onto it: ``listing`` (rows and columns
+    #: in the order the file lists queries and items) or ``id`` (row r = the
+    #: query of id r, column c = the item of id c)
+    matrix_order: str = field(default="listing", compare=False)
+    #: when the other matrix order is possible and differs (ids exactly
+    #: 0..N-1, listed out of order): ``(rows, columns)``, the query and item
+    #: of this assessment that row r / column c of a matrix laid out in the
+    #: other order stands for (the data check of the matrix readers)
+    other_order: tuple | None = field(default=None, repr=False, compare=False)
     _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
@@ -265,6 +284,13 @@ class Run:
     unknown_count: int = 0
     #: the run tags its file carries (TREC), to tell runs apart
     tags: tuple[str, ...] = ()
+    #: the reading rules the file was read with (those that apply to its
+    #: format: :data:`shrec_eval.readers.RULES`); empty for lists built in code
+    reading: Mapping = {}
+    #: per assessment query, the collection item that is the query itself
+    #: when the run says so (an embedding run whose query row is an item's
+    #: row), else -1; None: only the assessment says (``query_items``)
+    own_items: np.ndarray | None = None
 
     def fits(self, assessment: Assessment) -> bool:
         """Whether the run was read against this assessment's collection."""

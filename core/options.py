@@ -7,6 +7,7 @@ import numbers
 from dataclasses import asdict, dataclass, field
 
 from .errors import OptionsError
+from .profiles import DEFAULT as DEFAULT_PROFILE
 
 PR_INTERPOLATIONS = ("max", "psb", "psbplot")
 #: the largest rank K, curve length and maximum rank: the engine's working
@@ -80,7 +81,7 @@ class EvalOptions:
     psb_class_cutoff: bool = False
     collection_size: int | None = None
     f_beta: float = 1.0
-    profile: str = "shrec"
+    profile: str = DEFAULT_PROFILE
     average: str = "micro"
     max_rank: int | None = None
     relevance_level: int = 1
@@ -134,17 +135,31 @@ class EvalOptions:
             raise OptionsError("the maximum rank (-M) must be a positive integer")
         if int(self.relevance_level) < 1:
             raise OptionsError("the relevance level (-l) must be a positive integer")
-        if self.complete_queries and self.profile != "trec_eval":
-            raise OptionsError(
-                "complete_queries (-c) belongs to the trec_eval profile; "
-                "the other profiles always average over every query"
-            )
+        _check_own_options(self)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("memory_budget")
         d["ranks"] = list(self.ranks)
         return d
+
+
+def _check_own_options(options: EvalOptions) -> None:
+    """An option that belongs to one profile (trec_eval's -c) set under another."""
+    from dataclasses import fields
+
+    if all(getattr(options, f.name) == f.default for f in fields(options) if f.compare):
+        return  # the defaults (shrec-eval --help): the profiles are not loaded for them
+    from .profiles import REGISTRY, get_profile
+
+    mine = get_profile(options.profile)
+    for p in REGISTRY.values():
+        for name in p.own_options:
+            if p is not mine and name not in mine.own_options and getattr(options, name):
+                raise OptionsError(
+                    f"{name.replace('_', ' ')} belongs to the {p.name} profile; "
+                    "the other profiles always average over every query"
+                )
 
 
 def _profile_names() -> tuple[str, ...]:

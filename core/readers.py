@@ -8,18 +8,20 @@ nothing else for anything a file may contain.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from .choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
+from .choices import ASSESSMENT_FORMATS, MATRIX_ORDERS, RANKLIST_VARIANTS, RUN_FORMATS
 from .errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.embeddings import METRICS, is_embeddings, read_embeddings, top_k_of_matrix
 from .formats.matrix import read_ascii_matrix, read_binary_matrix
+from .formats.order import by_id, with_other_order
 from .formats.ranklists import read_ranklist_folder
+from .formats.rules import RULES, applicable, resolved
 from .formats.source import PIPE_LIMIT, Source, a, classify_path, open_source
 from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
@@ -139,8 +141,16 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
         return ["embeddings"], None
     s = _Sample(src)
     sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
+    # more rows than queries: the matrix reader says so with the counts
+    longer = (
+        assessment is not None
+        and assessment.n_items > 0
+        and src.size > 4 * assessment.n_queries * assessment.n_items
+        and src.size % (4 * assessment.n_items) == 0
+    )
     if s.binary:
-        return (["binary-matrix"] if not s.utf16 and (assessment is None or sized) else []), s
+        fits = assessment is None or sized or longer
+        return (["binary-matrix"] if not s.utf16 and fits else []), s
     if not s.rows:
         return [], s
     if s.rows[0][0] == b"PSB":
@@ -260,8 +270,11 @@ def load_assessment(
     graded: bool = False,
     collection_size: int | None = None,
     collection=None,
-    normalize_ids: bool = True,
-    c_numbers: bool = False,
+    normalize_ids: bool | None = None,
+    c_numbers: bool | None = None,
+    matrix_order: str | None = None,
+    class_match: str | None = None,
+    rules: Mapping | None = None,
 ) -> Assessment:
     """Read the relevance side of a contest.
 
@@ -269,9 +282,35 @@ def load_assessment(
       (a query ``.cla``) external queries; ``graded`` adds sister classes as
       marginally relevant;
     * TREC qrels: graded as given; ``collection_size`` or ``collection`` (a
-      file with one item id per line) says what the qrels cannot;
-      ``c_numbers``: grades read as C's ``atol`` reads them (trec_eval).
+      file with one item id per line) says what the qrels cannot.
+
+    The reading rules (:data:`~shrec_eval.formats.rules.RULES`):
+    ``normalize_ids``; ``c_numbers``: grades read as C's ``atol`` reads them
+    (trec_eval); ``matrix_order``: ``listing`` or ``id``
+    (:mod:`~shrec_eval.formats.order`); ``class_match``: query classes
+    matched to target classes by ``name`` or ``position``.  A rule left None
+    takes the value ``rules`` (a profile's fixed rules, which runs read
+    against the assessment then follow too) gives, else its default.  The
+    profiles call this with their rules (:meth:`Profile.load_assessment
+    <shrec_eval.profiles.base.Profile.load_assessment>`).
     """
+    rules = dict(rules or {})
+    values = {
+        k: resolved(k, v, rules)
+        for k, v in (
+            ("normalize_ids", normalize_ids),
+            ("c_numbers", c_numbers),
+            ("matrix_order", matrix_order),
+            ("class_match", class_match),
+        )
+    }
+    normalize_ids, c_numbers = values["normalize_ids"], values["c_numbers"]
+    if values["matrix_order"] not in MATRIX_ORDERS:
+        raise FormatError(
+            path,
+            f"unknown matrix order {values['matrix_order']!r}; "
+            f"expected one of {', '.join(MATRIX_ORDERS)}",
+        )
     if format is not None and format not in ASSESSMENT_FORMATS:
         raise FormatError(
             path,
@@ -290,7 +329,9 @@ def load_assessment(
             )
         target = read_cla(path, normalize_ids=normalize_ids)
         qcla = read_cla(queries, normalize_ids=normalize_ids) if queries is not None else None
-        a = assessment_from_cla(target, graded=graded, queries=qcla)
+        a = assessment_from_cla(
+            target, graded=graded, queries=qcla, class_match=values["class_match"]
+        )
     elif fmt == "qrels":
         if queries is not None:
             raise FormatError(path, "a query .cla goes with a target .cla, not with qrels")
@@ -306,7 +347,13 @@ def load_assessment(
             normalize_ids=normalize_ids,
             c_numbers=c_numbers,
         )
-    return replace(a, normalize_ids=normalize_ids)
+    a = replace(
+        a,
+        normalize_ids=normalize_ids,
+        reading=applicable(fmt, values),
+        rules={k: v for k, v in rules.items() if k in RULES},
+    )
+    return by_id(a, path) if values["matrix_order"] == "id" else with_other_order(a)
 
 
 def _no_folder(src: Source, what: str) -> None:
@@ -320,36 +367,67 @@ def load_run(
     *,
     format: str | None = None,
     variant: str | None = None,
-    trec_order: bool = False,
+    trec_order: bool | None = None,
     name: str | None = None,
     normalize_ids: bool | None = None,
     chunk_size: int | None = None,
-    skip_names: Collection[str] = (),
-    nonfinite_distances: bool = False,
-    c_numbers: bool = False,
+    skip_names: Collection[str] | None = None,
+    nonfinite_distances: bool | None = None,
+    c_numbers: bool | None = None,
+    extra_rows: str | None = None,
     metric: str | None = None,
     ids=None,
     top_k: int | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
-    order the matrices follow).  Ids are normalised as the assessment's were
-    unless ``normalize_ids`` says otherwise.  ``chunk_size`` (bytes) is how
-    much of a text file (TREC run, ASCII matrix) is parsed at a time (the
-    result does not depend on it; tests pass small sizes).
-    ``skip_names`` and ``nonfinite_distances`` apply to rank-list folders
-    (see :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`; a
-    profile's ``reader`` settings).  ``c_numbers``: a TREC run's scores
-    read as C's ``atof`` reads them (the trec_eval profile).  ``metric``
-    (default cosine), ``ids`` (a file naming a ``.npy``'s rows) and ``top_k``
-    (keep each query's first K results) apply to embedding runs
-    (:func:`~shrec_eval.formats.embeddings.read_embeddings`)."""
+    order the matrices follow).  ``chunk_size`` (bytes) is how much of a
+    text file (TREC run, ASCII matrix) is parsed at a time (the result does
+    not depend on it; tests pass small sizes).  ``metric`` (default cosine),
+    ``ids`` (a file naming a ``.npy``'s rows) and ``top_k`` (keep each
+    query's first K results) apply to embedding runs
+    (:func:`~shrec_eval.formats.embeddings.read_embeddings`).
+
+    The reading rules (:data:`~shrec_eval.formats.rules.RULES`), each left
+    None to follow the profile the assessment was read under (its
+    ``rules``), else its default: ``normalize_ids`` (default: as the
+    assessment's ids were read); ``trec_order`` and ``c_numbers`` (a TREC
+    run's ties ordered by docno, its scores read as C's ``atof`` reads
+    them: trec_eval); ``skip_names`` and ``nonfinite_distances`` (rank-list
+    folders: :func:`~shrec_eval.formats.ranklists.read_ranklist_folder`);
+    ``extra_rows`` (``refuse`` or ``ignore`` matrix rows past the queries).
+    The run records the rules that applied to its format (``Run.reading``)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
         raise FormatError(
             path, f"unknown run format {format!r}; expected one of {', '.join(RUN_FORMATS)}"
         )
-    norm = assessment.normalize_ids if normalize_ids is None else normalize_ids
+    fixed = assessment.rules
+    if normalize_ids is None:
+        normalize_ids = fixed.get("normalize_ids", assessment.normalize_ids)
+    values = {
+        "normalize_ids": normalize_ids,
+        **{
+            k: resolved(k, v, fixed)
+            for k, v in (
+                ("trec_order", trec_order),
+                ("c_numbers", c_numbers),
+                ("skip_names", None if skip_names is None else tuple(skip_names)),
+                ("nonfinite_distances", nonfinite_distances),
+                ("extra_rows", extra_rows),
+            )
+        },
+    }
+    run, fmt = _load_run(
+        path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values
+    )
+    run.reading = applicable(fmt, values)
+    return run
+
+
+def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values):
+    trec_order, norm, c_numbers = values["trec_order"], values["normalize_ids"], values["c_numbers"]
+    skip_names, nonfinite_distances = values["skip_names"], values["nonfinite_distances"]
     q, t = assessment.n_queries, assessment.n_items
     # a pipe is read once, at most what the format can need
     binary = format == "binary-matrix"
@@ -361,12 +439,14 @@ def load_run(
     fmt = format or detect_run_format(src, assessment)
     if fmt == "embeddings":
         _no_folder(src, "an embeddings file (.npy, .npz)")
-        return read_embeddings(
+        run = read_embeddings(
             src, assessment, metric=metric, ids=ids, top_k=top_k, name=name, normalize_ids=norm
         )
+        return run, fmt
     if fmt == "binary-matrix" and top_k is not None and ids is None:
         _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
-        return top_k_of_matrix(read_binary_matrix(src, assessment, name=name), assessment, top_k)
+        m = read_binary_matrix(src, assessment, name=name, extra_rows=values["extra_rows"])
+        return top_k_of_matrix(m, assessment, top_k), fmt
     for option, value in (("--ids", ids), ("--top-k", top_k)):
         if value is not None:
             raise FormatError(
@@ -380,7 +460,7 @@ def load_run(
     if fmt == "ranklists":
         if src.kind != "folder":
             raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")
-        return read_ranklist_folder(
+        run = read_ranklist_folder(
             src.path,
             assessment,
             variant=variant,
@@ -389,13 +469,17 @@ def load_run(
             skip_names=skip_names,
             nonfinite_distances=nonfinite_distances,
         )
+        return run, fmt
     _no_folder(src, a(f"{RUN_FORMATS[fmt]} file"))
     chunks = {} if chunk_size is None else {"chunk_size": chunk_size}
     if fmt == "ascii-matrix":
-        return read_ascii_matrix(src, assessment, name=name, **chunks)
+        run = read_ascii_matrix(
+            src, assessment, name=name, extra_rows=values["extra_rows"], **chunks
+        )
+        return run, fmt
     if fmt == "binary-matrix":
-        return read_binary_matrix(src, assessment, name=name)
-    return read_trec_run(
+        return read_binary_matrix(src, assessment, name=name, extra_rows=values["extra_rows"]), fmt
+    run = read_trec_run(
         src,
         assessment,
         trec_order=trec_order,
@@ -404,6 +488,7 @@ def load_run(
         c_numbers=c_numbers,
         **chunks,
     )
+    return run, fmt
 
 
 def _one_line(name: str) -> str:

@@ -26,6 +26,8 @@ from .errors import shown
 from .measures import ConcreteMeasure, measure_by_key
 from .model import Assessment
 from .palette import FIGURE_FORMATS, PALETTE, REPORT_FIGURES
+from .profiles import DEFAULT as DEFAULT_PROFILE
+from .profiles.base import HEADLINE
 from .values import nullable, text_grid
 
 TOOL = "shrec-eval"
@@ -35,24 +37,10 @@ AVERAGE_TEXT = {
     "proportional": "mean over queries weighted by their relevant items (proportional)",
     "reciprocal": "mean over queries weighted by 1 / their relevant items (reciprocal)",
 }
-HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr", "ndcg@100"]
 
 
-def default_rank_key(assessment: Assessment | None) -> str:
-    """The measure that ranks runs when neither the profile nor the user
-    says: ADR, as the SHREC 2006 report ranks, when the grades come from
-    sister classes of a ``.cla`` (every query is graded the same way); else
-    MAP (``ap_trec_r``).  The grades of single judgments never decide it: a
-    qrels file with one grade-2 line is still ranked by MAP."""
-    graded_classes = (
-        assessment is not None
-        and assessment.top_grade > 1
-        and assessment.classification is not None
-    )
-    return "adr" if graded_classes else "ap_trec_r"
-
-
-def headline_keys(keys: Sequence[str]) -> list[str]:
+def _headline(keys: Sequence[str]) -> list[str]:
+    """The headline measures among ``keys`` (a report's columns when none are given)."""
     return [k for k in HEADLINE if k in keys]
 
 
@@ -203,7 +191,7 @@ def to_json(
         )
     return {
         "tool": {"name": TOOL, "version": __version__},
-        "profile": results[0].profile if results else opts.get("profile", "shrec"),
+        "profile": results[0].profile if results else opts.get("profile", DEFAULT_PROFILE),
         "assessment": {
             "path": str(assessment_path) if assessment_path is not None else assessment.source,
             "kind": assessment.kind,
@@ -943,7 +931,7 @@ def write_report(
     files.update(extra or {})
     if figures:
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
-        rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
+        rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
         files.update(
             report_figure_files(results, rank_key=rank_key, preset=figure_preset, colours=colours)
         )
@@ -989,7 +977,7 @@ def report_files(
 ) -> dict[str, str]:
     """File name -> text of a report folder's tables (see write_report)."""
     full = Summary.build(results, None, rank_key)
-    keys = list(keys or headline_keys(results[0].keys))
+    keys = list(keys or _headline(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
         keys.append(comparison.measure)
     head = Summary.build(results, keys, rank_key)

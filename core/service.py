@@ -26,12 +26,10 @@ from dataclasses import dataclass, replace
 
 from .contest import Contest, RunSource
 from .engine import Cancelled, evaluate
-from .errors import AmbiguousFormatError, OptionsError, ShrecEvalError
+from .errors import AmbiguousFormatError, ShrecEvalError
 from .model import Assessment, Run
 from .options import EvalOptions
 from .profiles import get_profile
-from .profiles.shapenet17 import method_names
-from .profiles.shapenet_data import read_method, read_taxonomy
 from .readers import distinct_names
 from .results import RunResult
 
@@ -130,14 +128,16 @@ class Outcome:
     exception: BaseException | None = None
 
 
-def _reader(options: EvalOptions) -> dict:
-    return dict(get_profile(options.profile).reader)
-
-
 def load_assessment(contest: Contest) -> Assessment:
-    """The contest's assessment (shapenet17: its taxonomy has one per
-    dataset split; the first dataset's comes with the results instead)."""
-    return contest.assessment.load()
+    """The contest's assessment, read by its profile's rules (a profile that
+    reads its contests itself, shapenet17, has one per dataset split: they
+    come with the results instead)."""
+    return contest.load_assessment()
+
+
+def _evaluate(i, assessment, run, options, progress, should_stop) -> RunResult:
+    cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
+    return evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
 
 
 def score_runs(
@@ -152,21 +152,20 @@ def score_runs(
     should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[Outcome]:
     """Read and score each source in turn, under ``options.profile``: one
-    :class:`Outcome` per source, in order.  ``errors="raise"`` lets a reader's
-    error end the loop (the command line's way); ``"collect"`` turns it into
-    the outcome's ``error`` and goes on (the app's way: one run that cannot
-    be read or scored never stops the others).
-    :class:`~shrec_eval.errors.Cancelled` ends the loop when ``should_stop``
-    answers True (between sources and between blocks of queries)."""
+    :class:`Outcome` per source, in order.  Each run is read by the
+    profile's rules (:meth:`Profile.load_run
+    <shrec_eval.profiles.base.Profile.load_run>`), against an assessment
+    read by them.  ``errors="raise"`` lets a reader's error end the loop (the
+    command line's way); ``"collect"`` turns it into the outcome's ``error``
+    and goes on (the app's way: one run that cannot be read or scored never
+    stops the others).  :class:`~shrec_eval.errors.Cancelled` ends the loop
+    when ``should_stop`` answers True (between sources and between blocks of
+    queries)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
-    if options.profile == "shapenet17":  # its runs are method folders (score_shapenet)
-        raise OptionsError(
-            "the shapenet17 profile scores ShapeNet method folders against the taxonomy "
-            "CSV, a contest of its own: score it with 'shrec-eval evaluate TAXONOMY.csv "
-            "METHOD/... --profile shapenet17'"
-        )
-    reader = _reader(options)
+    profile = get_profile(options.profile)
+    profile.check_reading(assessment)  # a profile that reads its own contests says so
+    reader = dict(profile.reading)
     for i, source in enumerate(sources):
         if should_stop is not None and should_stop():
             raise Cancelled()
@@ -175,11 +174,10 @@ def score_runs(
         try:
             run = cache.get(source, reader) if cache is not None else None
             if run is None:
-                run = source.load(assessment, **reader)
+                run = profile.load_run(source, assessment)
                 if cache is not None:
                     cache.put(source, reader, run)
-            cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
-            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+            result = _evaluate(i, assessment, run, options, progress, should_stop)
         except Cancelled:
             raise
         except AmbiguousFormatError as exc:
@@ -195,30 +193,24 @@ def score_runs(
         yield Outcome(i, source, result=result, run=run, assessment=assessment)
 
 
-def score_shapenet(
-    taxonomy,
-    sources: Sequence[RunSource],
-    options: EvalOptions,
+def _score_own_reading(
+    contest: Contest,
     *,
     started: StartedFn | None = None,
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[Outcome]:
-    """shapenet17: every dataset folder of every method folder, each against
-    the assessment of its split and queries; one outcome per dataset (named
-    ``method/dataset``: a source's name, else its folder's, made distinct)."""
-    tax = read_taxonomy(taxonomy)
-    methods = method_names(sources)  # teamA/meth and teamB/meth never merge
-    for i, source in enumerate(sources):
-        for assessment, run in read_method(tax, source.path):
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            run.name = f"{methods[i]}/{run.name.rpartition('/')[2]}"
-            if started is not None:
-                started(i, run.name)
-            cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
-            result = evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
-            yield Outcome(i, source, result=result, run=run, assessment=assessment)
+    """A contest of a profile that reads its contests itself (shapenet17:
+    one outcome per dataset of each method folder, each against the
+    assessment of its split and queries)."""
+    profile = contest.profile
+    for i, assessment, run in profile.contest_reader(contest.assessment.path, contest.runs):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if started is not None:
+            started(i, run.name)
+        result = _evaluate(i, assessment, run, contest.options, progress, should_stop)
+        yield Outcome(i, contest.runs[i], result=result, run=run, assessment=assessment)
 
 
 def final_names(results: Sequence[RunResult]) -> list[RunResult]:
@@ -253,16 +245,9 @@ def score_contest(
         if bars.get(i) is not None:
             bars[i](done, total)
 
-    if options.profile == "shapenet17":
+    if contest.profile.contest_reader is not None:
         outcomes = list(
-            score_shapenet(
-                contest.assessment.path,
-                contest.runs,
-                options,
-                started=started,
-                progress=step,
-                should_stop=should_stop,
-            )
+            _score_own_reading(contest, started=started, progress=step, should_stop=should_stop)
         )
         assessment = outcomes[0].assessment if outcomes else None
     else:

@@ -26,6 +26,7 @@ from .choices import CORRECTIONS, TESTS, UNITS
 from .engine import RunResult
 from .errors import Cancelled, StatsError
 from .measures import measure_by_key
+from .profiles import DEFAULT as DEFAULT_PROFILE
 from .values import nullable
 
 
@@ -96,7 +97,7 @@ class Comparison:
     runs: list[RunSummary]
     pairs: list[PairResult]
     unit: str = "query"
-    profile: str = "shrec"
+    profile: str = DEFAULT_PROFILE
 
     def ranking(self) -> list[RunSummary]:
         sign = -1 if self.higher_is_better else 1

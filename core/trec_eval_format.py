@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from .errors import UsageError
+from .profiles import get_profile
 
 #: trec_eval's default cut-offs of P (and what --format trec_eval adds to --ranks)
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -82,7 +83,7 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
     ranks of :data:`P_CUTOFFS` (``run`` the run read against ``assessment``,
     for bpref and the run tag)."""
     o = result.options
-    if o.profile != "trec_eval":
+    if get_profile(o.profile).text_writer is not trec_eval_text:
         raise UsageError("--format trec_eval needs --profile trec_eval")
     missing = [k for k in P_CUTOFFS if k not in o.ranks]
     if missing:

@@ -23,7 +23,7 @@ def _cell(text: str) -> str:
 
 def table() -> str:
     """The Markdown table of the registry, templates (``p@{k}``) as ``p@K``."""
-    from shrec_eval.measures import ALIASES, FAMILIES, MEASURES
+    from shrec_eval.measures import ALIASES, FAMILIES, MEASURES, owner
 
     rows = [
         "| key | label | family | definition | profiles | other names |",
@@ -39,7 +39,7 @@ def table() -> str:
                     _cell(m.label.replace("{k}", "K")),
                     _cell(FAMILIES.get(m.family, m.family)),
                     _cell(m.definition.replace("{k}", "K")),
-                    ", ".join(m.profiles) if m.profiles else "all",
+                    owner(m).name if owner(m) is not None else "all",
                     ", ".join(names),
                 ]
             )

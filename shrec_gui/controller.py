@@ -12,10 +12,10 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from shrec_eval.commands import default_table
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
+from shrec_eval.profiles import get_profile
 from shrec_eval.readers import distinct_names
 from shrec_eval.service import effective_options
 
@@ -24,13 +24,18 @@ from .plots import colour_for
 from .shapes_service import ShapesService
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
-#: profiles whose contests the app does not open, and what to do instead
-APP_LEAVES_OUT = {
-    "shapenet17": "The shapenet17 profile scores ShapeNet method folders (one result per "
-    "dataset, each against its own split of the taxonomy); the app holds one assessment. "
-    "Score it with: shrec-eval evaluate TAXONOMY.csv METHOD/... --profile shapenet17 "
-    "(--report DIR, --native DIR).",
-}
+
+def app_leaves_out(profile) -> str | None:
+    """Why the app does not open a contest of this profile (one that reads
+    its contests itself: one result per dataset, each with its own
+    assessment, where the app holds one), and what to do instead."""
+    if profile.contest_reader is None:
+        return None
+    return (
+        f"The {profile.name} profile reads its contests itself ({profile.help}); the app holds "
+        f"one assessment. Score it with: shrec-eval evaluate {profile.contest_usage} "
+        f"--profile {profile.name} (--report DIR, --native DIR)."
+    )
 
 
 @dataclass
@@ -141,7 +146,7 @@ class ContestController(QObject):
     def default_rank_key(self) -> str:
         """The measure ``shrec-eval evaluate`` ranks by (the profile's, else
         the assessment's default)."""
-        return default_table(self.assessment, self.options)[1]
+        return get_profile(self.options.profile).table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs, the options and the
@@ -252,16 +257,13 @@ class ContestController(QObject):
         ``view`` state it came from, or the session open when ``keep_session``)
         and the runs (by default the current ones) are read and scored again;
         on failure nothing changes and the reader is quoted."""
-        profile = (options or self.options).profile
-        if profile in APP_LEAVES_OUT:
-            self.problem.emit("Cannot open the contest", APP_LEAVES_OUT[profile])
+        why = app_leaves_out(get_profile((options or self.options).profile))
+        if why is not None:
+            self.problem.emit("Cannot open the contest", why)
             return
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
         options = options or self.options
-        # the sources as the profile reads them (trec_eval: ids as written, C's numbers)
-        as_read = Contest(source, tuple(runs), options)
-        source, runs = as_read.assessment, list(as_read.runs)
         pairs = [(self._new_key(), r) for r in runs]
         self._pending = {
             "runs": pairs,
@@ -284,7 +286,6 @@ class ContestController(QObject):
             return
         pairs = []
         for s in sources:
-            s = replace(s, as_trec_eval=self.options.profile == "trec_eval")
             key = self._new_key()
             colour = s.colour or colour_for(len(self.entries))
             self.entries[key] = RunEntry(key, s, colour)
@@ -444,9 +445,10 @@ class ContestController(QObject):
         if not self.entries:
             self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
             return
-        if self.assessment_source.as_trec_eval != (self.options.profile == "trec_eval"):
-            # the trec_eval profile reads ids as written (no normalisation) and
-            # numbers as C does, the others as the project does: read again
+        profile = get_profile(self.options.profile)
+        if profile.rereads(self.assessment, self.assessment_source):
+            # the profile reads the assessment by other rules (trec_eval: ids
+            # as written, numbers as C reads them; sipiran21: by id): read again
             self.open_assessment(
                 self.assessment_source,
                 runs=self.run_sources(),

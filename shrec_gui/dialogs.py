@@ -29,12 +29,13 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
+from shrec_eval.formats.rules import describe
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
-from shrec_eval.readers import METRICS, RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
-from .controller import APP_LEAVES_OUT
+from .controller import app_leaves_out
 
 AVERAGE_TEXT = {
     "micro": "over queries",
@@ -80,10 +81,9 @@ class OptionsDialog(QDialog):
         for name, profile in REGISTRY.items():  # names and words: the profile registry's
             self.profile.addItem(f"{name}: {profile.label}", name)
             i = self.profile.count() - 1
-            self.profile.setItemData(
-                i, APP_LEAVES_OUT.get(name, profile.help), Qt.ItemDataRole.ToolTipRole
-            )
-            if name in APP_LEAVES_OUT:  # listed, greyed, with what to use instead
+            why = app_leaves_out(profile)
+            self.profile.setItemData(i, why or profile.help, Qt.ItemDataRole.ToolTipRole)
+            if why is not None:  # listed, greyed, with what to use instead
                 self.profile.model().item(i).setEnabled(False)
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
         self.forced = QLabel()  # what the chosen profile fixes, and why
@@ -159,10 +159,14 @@ class OptionsDialog(QDialog):
         """What a profile is, and what it fixes and why."""
         fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
         about = profile.help[:1].upper() + profile.help[1:]
+        text = f"{about}."
         if fixed:
             what = ", ".join(f"{k.replace('_', ' ')} = {_shown(v)}" for k, v in fixed.items())
-            return f"{about}. It fixes {what}: {profile.why}."
-        return f"{about}."
+            text += f" It fixes {what}: {profile.why}."
+        if profile.reading:  # how it reads the files (Scoring > Score reads them again)
+            text += " It reads " + "; ".join(describe(k, v) for k, v in profile.reading.items())
+            text += "."
+        return text
 
     def _reserve_about(self) -> None:
         """Room for the longest profile text at the label's width: choosing
@@ -195,7 +199,7 @@ class OptionsDialog(QDialog):
         OptionsError when the ranks are not a list of whole numbers."""
         profile = self.profile.currentData()
         return replace(
-            self.base,
+            REGISTRY[profile].fit(self.base),  # another profile's own options (-c) reset
             ranks=parse_ranks(self.ranks.text()),
             curve_length=self.curve.value(),
             pr_levels=int(self.levels.currentText()),
@@ -207,8 +211,6 @@ class OptionsDialog(QDialog):
             profile=profile,
             average=self.average.currentData(),
             f_beta=self.f_beta.value(),
-            # trec_eval's -c belongs to that profile only (EvalOptions refuses it elsewhere)
-            complete_queries=self.base.complete_queries and profile == "trec_eval",
         )
 
 
@@ -240,7 +242,17 @@ class ReaderDialog(QDialog):
             f.addRow("Query .cla:", row)
             self.graded = QCheckBox("Graded: same class 2, sister classes 1 (SHREC 2006)")
             f.addRow(self.graded)
-        elif kind == "qrels":
+        if kind in ("cla", "qrels"):
+            # how dissimilarity matrices map onto it (a profile may fix it: sipiran21 by id)
+            self.matrix_order = QComboBox()
+            for k, text in MATRIX_ORDERS.items():
+                self.matrix_order.addItem(f"{k}: {text}", k)
+            self.matrix_order.setToolTip(
+                "When the ids are 0..N-1 but listed out of order, the two readings give other "
+                "numbers: the Data checks tab then gives the NN of both."
+            )
+            f.addRow("Matrix rows and columns:", self.matrix_order)
+        if kind == "qrels":
             self.collection_size = QSpinBox()
             self.collection_size.setRange(0, 2_000_000_000)
             self.collection_size.setSpecialValueText("the judged documents")
@@ -286,9 +298,13 @@ class ReaderDialog(QDialog):
             return {
                 "queries": self.queries.text().strip() or None,
                 "graded": self.graded.isChecked(),
+                "matrix_order": self.matrix_order.currentData(),
             }
         if self.kind == "qrels":
-            return {"collection_size": self.collection_size.value() or None}
+            return {
+                "collection_size": self.collection_size.value() or None,
+                "matrix_order": self.matrix_order.currentData(),
+            }
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 from shrec_eval.contest import AssessmentSource, RunSource
+from shrec_eval.profiles import get_profile
 from shrec_eval.resources import demo_manifest
 
 from . import view_state
@@ -145,7 +146,7 @@ class FileDialogs:
         unless the profile decides (trec_eval sorts as trec_eval does)."""
         trec = [p for p, k in kinds if k == "trec"]
         order = {}
-        if trec and self.controller.options.profile != "trec_eval":
+        if trec and "trec_order" not in get_profile(self.controller.options.profile).reading:
             d = TrecOrderDialog(trec, self)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return

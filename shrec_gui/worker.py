@@ -114,7 +114,7 @@ class ScoringWorker(QObject):
         try:
             if job.assessment is not None:
                 try:
-                    a = job.assessment.load()
+                    a = job.assessment.load(job.options.profile)
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     self.assessmentFailed.emit(gen, job.assessment, user_message(exc))
                     return

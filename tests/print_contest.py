@@ -7,9 +7,10 @@ from functools import cache
 
 import numpy as np
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.commands import default_table, demo_manifest
+from shrec_eval.commands import demo_manifest
 from shrec_eval.contest import Contest
 from shrec_eval.engine import evaluate_runs
+from shrec_eval.profiles import get_profile
 
 CLASS_WORDS = [
     "airplane",
@@ -83,10 +84,10 @@ RUN_NAMES = [
 def demo_scored():
     """(assessment, results, keys, rank_key) of the bundled demo."""
     contest = Contest.read(demo_manifest())
-    a = contest.assessment.load()
+    a = contest.load_assessment()
     runs = [src.load(a) for src in contest.runs]
     results = evaluate_runs(a, runs, contest.options) if runs else []
-    keys, rank_key = default_table(a, contest.options)
+    keys, rank_key = get_profile(contest.options.profile).table(a, contest.options)
     return a, results, keys, rank_key
 
 
@@ -111,5 +112,5 @@ def classes55(per_class: int = 4):
             q: [items[j] for j in np.argsort(d[i], kind="stable")] for i, q in enumerate(items)
         }
         results.append(evaluate(a, RankedRun.from_lists(name, lists, a), EvalOptions()))
-    keys, rank_key = default_table(a, EvalOptions())
+    keys, rank_key = get_profile("shrec").table(a, EvalOptions())
     return a, results, keys, rank_key

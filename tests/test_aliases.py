@@ -180,11 +180,11 @@ def test_trec_eval_names_give_the_trec_eval_binarys_values():
     tests/data/trec_eval): every trec_eval name in it that is an alias gives,
     per query, the value the binary printed (iprec_at_recall included, whose
     rounding differs from pytrec_eval's)."""
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval import load_assessment, load_run
 
     data = Path(__file__).parent / "data" / "trec_eval"
-    a = load_assessment(data / "qrels.test")
-    run = load_run(data / "results.test", a, trec_order=True)
+    a = load_assessment(data / "qrels.test", profile="trec_eval")
+    run = load_run(data / "results.test", a)
     res = evaluate(
         a, run, EvalOptions(profile="trec_eval", ranks=(5, 10, 15, 20, 30, 100, 200, 500, 1000))
     )

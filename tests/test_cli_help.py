@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
+from shrec_eval import load_assessment, load_run
 from shrec_eval.choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.cli import COMMAND_NAMES, main
-from shrec_eval.readers import load_assessment, load_run
 from shrec_eval.resources import resource_path
 
 DEMO = resource_path("demo")
@@ -155,9 +155,9 @@ def test_aliases_are_taken_by_columns_rank_by_and_compare(trec, capsys):
     # the values are the registry's keys' values, P_20 computed though 20 is no default rank
     from shrec_eval import EvalOptions, evaluate
 
-    a = load_assessment(trec / "q.qrels")
+    a = load_assessment(trec / "q.qrels", profile="trec_eval")
     res = [
-        evaluate(a, load_run(trec / f"{n}.trec", a, trec_order=True), o)
+        evaluate(a, load_run(trec / f"{n}.trec", a), o)
         for n in ("a", "b")
         for o in [EvalOptions(ranks=(5, 10, 20, 30), profile="trec_eval")]
     ]

@@ -268,7 +268,7 @@ def test_the_demo_manifest_is_a_contest():
         "trec",
     ]
     assert all(r.path.exists() for r in c.runs)
-    a = c.assessment.load()
+    a = c.load_assessment()
     run = c.runs[2].load(a)
     assert run.name == "LightField-200" and "query-line" in run.format
     # the manifest holds what a written contest holds
@@ -277,7 +277,7 @@ def test_the_demo_manifest_is_a_contest():
 
 def test_reader_parameters_travel_through_load(tmp_path):
     c = Contest.read(demo_manifest())
-    a = c.assessment.load()
+    a = c.load_assessment()
     whole = c.runs[0].load(a)
     blocks = c.runs[0].load(a, chunk_size=5000)
     assert (whole.matrix == blocks.matrix).all()
@@ -303,7 +303,7 @@ def test_the_demo_has_shapes():
     """Every model and query of the demo has a mesh in its shapes folder."""
     c = Contest.read(demo_manifest())
     assert c.shapes.path == DEMO / "shapes" and c.shapes.layout == "flat"
-    a = c.assessment.load()
+    a = c.load_assessment()
     index = c.shapes.index()
     assert all(index.files(i) is not None for i in a.item_ids + a.query_ids)
     assert len(index) == len(a.item_ids) + len(a.query_ids)

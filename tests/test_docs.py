@@ -127,7 +127,6 @@ def test_to_frame_takes_other_tools_names():
 
 
 def test_the_profiles_page_states_each_profiles_columns_and_ranking():
-    from shrec_eval.commands import default_table
     from shrec_eval.options import PROFILES, EvalOptions
     from shrec_eval.profiles import get_profile
 
@@ -138,7 +137,7 @@ def test_the_profiles_page_states_each_profiles_columns_and_ranking():
     }
     assert set(rows) == set(PROFILES)
     for name in PROFILES:
-        keys, rank_key = default_table(None, EvalOptions(profile=name))
+        keys, rank_key = get_profile(name).table(None, EvalOptions(profile=name))
         assert rows[name][0] == keys, name
         if get_profile(name).rank_key:
             assert rows[name][1] == rank_key == get_profile(name).rank_key, name

@@ -374,7 +374,7 @@ def test_ascii_matrix_errors(tmp_path, loo):
     e = _run_error(tmp_path, loo, "d.txt", "\n".join(rows), format="ascii-matrix")
     assert e.line == 6 and "row 6, column 3" in e.message and "finite" in e.message
     e = _run_error(tmp_path, loo, "e.txt", "\n".join(good + good[:1]), format="ascii-matrix")
-    assert e.line == N + 1 and "more rows" in e.message
+    assert e.line == N + 1 and f"the matrix has {N + 1} rows, 1 more than the {N}" in e.message
     e = _run_error(tmp_path, loo, "f.txt", "\n\n", format="ascii-matrix")
     assert "empty" in e.message
     e = _run_error(tmp_path, loo, "g.txt", b"1.0 2.0\n\x01\x02", format="ascii-matrix")

@@ -389,8 +389,8 @@ def test_win_tie_loss_respects_lower_is_better(significance, results):
 
 
 def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, results):
-    from shrec_eval.commands import default_table
     from shrec_eval.figures import PRESETS
+    from shrec_eval.profiles import get_profile
     from shrec_eval.report import write_report
 
     w = _scored_window(qtbot)
@@ -400,7 +400,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=180000)
     # what `shrec-eval evaluate --report` writes for the same results
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
-    keys, rank_key = default_table(a, EvalOptions())
+    keys, rank_key = get_profile("shrec").table(a, EvalOptions())
     cli = tmp_path / "cli"
     write_report(cli, a, [r for _, r in results], keys=keys, rank_key=rank_key)
     files = sorted(str(p.relative_to(cli)) for p in cli.rglob("*"))
@@ -478,7 +478,7 @@ def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
 
 
 def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path):
-    from shrec_eval.commands import default_table
+    from shrec_eval.profiles import get_profile
 
     lines = (DEMO / "viewharmonics.trec").read_text().splitlines()
     bad = [ln.replace("ViewHarmonics", "Flawed") for ln in lines if not ln.startswith("q02 ")]
@@ -498,7 +498,9 @@ def test_submissions_with_problems_are_flagged_and_ranking_said(qtbot, tmp_path)
     assert m.index(clean, 0).data(Qt.ItemDataRole.DecorationRole) is None
     assert "Flawed" in s.rank_label.text() and "unknown_ids" in s.rank_label.text()
     # ranked by what `shrec-eval evaluate` ranks by, and says so
-    _, key = default_table(w.controller.assessment, w.controller.options)
+    _, key = get_profile(w.controller.options.profile).table(
+        w.controller.assessment, w.controller.options
+    )
     assert f"[{key}]" in s.rank_label.text()
     assert s.view.horizontalHeader().sortIndicatorSection() == s.model.RANK
     assert s.model.rank_key == key

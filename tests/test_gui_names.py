@@ -9,7 +9,7 @@ pytest.importorskip("pytestqt")
 
 from guitools import retire, scored_demo_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
-from shrec_eval.commands import default_table  # noqa: E402
+from shrec_eval.profiles import get_profile  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_default_columns_are_the_profiles(demo):
     from dataclasses import replace
 
     options = replace(demo.controller.options, profile="psbtable")
-    keys, rank_key = default_table(demo.controller.assessment, options)
+    keys, rank_key = get_profile(options.profile).table(demo.controller.assessment, options)
     assert keys == ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb"] and rank_key == "dcg_psb"
     before = demo.controller.options
     demo.controller.set_options(options)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
+from shrec_eval.profiles import NAMES  # noqa: E402
 from shrec_eval.readers import load_assessment, load_run  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog  # noqa: E402
@@ -29,13 +30,7 @@ def test_options_dialog_sets_profile_average_and_beta(qtbot):
     o = d.options()
     assert (o.profile, o.average, o.f_beta) == ("psbtable", "macro", 0.5)
     assert not o.complete_queries  # trec_eval's -c does not follow to another profile
-    assert [d.profile.itemData(i) for i in range(d.profile.count())] == [
-        "shrec",
-        "boli",
-        "psbtable",
-        "shapenet17",
-        "trec_eval",
-    ]
+    assert [d.profile.itemData(i) for i in range(d.profile.count())] == list(NAMES)
     assert [d.average.itemData(i) for i in range(d.average.count())] == [
         "micro",
         "macro",

@@ -192,7 +192,7 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     its own: the app says so and how to score it, and never scores other
     data under that profile (the command line refuses that too)."""
     from shrec_eval.contest import Contest
-    from shrec_eval.errors import OptionsError
+    from shrec_eval.errors import ShrecEvalError
 
     from shrec_gui.dialogs import OptionsDialog
 
@@ -209,7 +209,7 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     item = d.profile.model().item(d.profile.findData("shapenet17"))
     assert not item.isEnabled()
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla")
-    with pytest.raises(OptionsError, match="method folders"):
+    with pytest.raises(ShrecEvalError, match="method folders"):
         list(score_runs(a, contest.runs[:1], EvalOptions(profile="shapenet17")))
 
 
@@ -230,7 +230,7 @@ def test_switching_to_trec_eval_and_back_reads_the_files_again(fresh, qtbot):
             timeout=30000,
         )
         wait_idle(qtbot, fresh, 7)
-        assert c.assessment_source.as_trec_eval == (profile == "trec_eval")
-        assert all(r.as_trec_eval == (profile == "trec_eval") for r in c.run_sources())
+        # the assessment read again by the profile's rules (trec_eval: ids as written)
+        assert c.assessment.reading["normalize_ids"] == (profile != "trec_eval")
     assert {e.name: e.result.means for e in c.entries.values()} == before
     assert c.session_path == session

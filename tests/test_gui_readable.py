@@ -166,13 +166,15 @@ def test_legends_cover_no_data(window, qapp):
 
 
 def test_app_report_tables_have_the_summary_columns(window, monkeypatch):
+    from shrec_eval.profiles import get_profile
+
     import shrec_gui.report_export as rx
 
     seen = {}
     monkeypatch.setattr(rx, "write_report", lambda folder, a, res, **kw: seen.update(kw))
     c = window.controller
     results = [e.result for e in c.readable_entries()]
-    default, rank_key = rx.default_table(c.assessment, c.options)
+    default, rank_key = get_profile(c.options.profile).table(c.assessment, c.options)
     rx.write_app_report("x", c.assessment, results, c.options, "column", {}, sorted(default))
     assert seen["keys"] == default and seen["rank_key"] == rank_key  # the CLI's order
     rx.write_app_report("x", c.assessment, results, c.options, "slide", {}, ["nn", "p@10"])

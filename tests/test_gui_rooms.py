@@ -230,15 +230,20 @@ def test_options_dialog_rescores_and_asks_again_after_bad_ranks(win, qtbot, monk
 def test_reader_dialog_values_for_each_kind(qtbot):
     cla = ReaderDialog("cla", str(DEMO / "target.cla"))
     qtbot.addWidget(cla)
-    assert cla.values() == {"queries": None, "graded": False}
+    assert cla.values() == {"queries": None, "graded": False, "matrix_order": "listing"}
     cla.queries.setText(str(DEMO / "queries.cla"))
     cla.graded.setChecked(True)
-    assert cla.values() == {"queries": str(DEMO / "queries.cla"), "graded": True}
+    cla.matrix_order.setCurrentIndex(cla.matrix_order.findData("id"))
+    assert cla.values() == {
+        "queries": str(DEMO / "queries.cla"),
+        "graded": True,
+        "matrix_order": "id",
+    }
     qrels = ReaderDialog("qrels", "x.qrels")
     qtbot.addWidget(qrels)
-    assert qrels.values() == {"collection_size": None}
+    assert qrels.values() == {"collection_size": None, "matrix_order": "listing"}
     qrels.collection_size.setValue(5000)
-    assert qrels.values() == {"collection_size": 5000}
+    assert qrels.values() == {"collection_size": 5000, "matrix_order": "listing"}
     ranklists = ReaderDialog("ranklists", "folder")
     qtbot.addWidget(ranklists)
     assert ranklists.values() == {"variant": None}

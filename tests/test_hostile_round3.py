@@ -214,7 +214,7 @@ def _contest_case(tmp_path, doc):
     s = tmp_path / "s.json"
     s.write_text(doc if isinstance(doc, str) else json.dumps(doc))
     c = Contest.read(s)
-    a = c.assessment.load()
+    a = c.load_assessment()
     for r in c.runs:
         evaluate(a, r.load(a), c.options)
 
@@ -265,7 +265,7 @@ def test_e11_contest_saved_through_a_symlinked_folder_reopens_through_it(tmp_pat
     )
     c.write(tmp_path / "links" / "current.json")
     back = Contest.read(tmp_path / "links" / "current.json")
-    assert back.assessment.load().query_ids == ("1", "2")
+    assert back.load_assessment().query_ids == ("1", "2")
     assert os.path.samefile(back.assessment.path, tmp_path / "proj" / "q.qrels")
 
 
@@ -647,13 +647,13 @@ def test_e15_the_trec_eval_reading_follows_the_profile_both_ways(tmp_path):
     (tmp_path / "q.qrels").write_text("01 0 a 1\n1 0 c 1_0\n")
     c = Contest(AssessmentSource(tmp_path / "q.qrels", collection_size=5))
     te = replace(c, options=EvalOptions(profile="trec_eval"))
-    a = te.assessment.load()
+    a = te.load_assessment()
     assert a.query_ids == ("01", "1") and a.top_grade == 1  # as written; atol("1_0")
     back = replace(te, options=EvalOptions())
     with pytest.raises(FormatError, match="whole number"):  # 1_0 refused again
-        back.assessment.load()
+        back.load_assessment()
     (tmp_path / "q.qrels").write_text("01 0 a 1\n1 0 c 1\n")
-    assert back.assessment.load().query_ids == ("1",)  # normalised again: one query
+    assert back.load_assessment().query_ids == ("1",)  # normalised again: one query
     assert te.to_dict() == replace(te, options=EvalOptions()).to_dict() | {
         "options": te.options.to_dict()
     }

@@ -23,7 +23,7 @@ def demo_doc():
     from shrec_eval.resources import demo_manifest
 
     contest = Contest.read(demo_manifest())
-    a = contest.assessment.load()
+    a = contest.load_assessment()
     return to_json(a, [evaluate(a, source.load(a)) for source in contest.runs])
 
 

@@ -34,6 +34,7 @@ from contest_profiles import boli_contest  # noqa: E402
 from shrec_eval.cli import main as cli_main  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
+from shrec_eval.profiles import REGISTRY  # noqa: E402
 
 from shrec_gui.headless import export  # noqa: E402
 
@@ -129,11 +130,24 @@ def qrels_contest(folder: Path) -> Contest:
     return Contest(source, runs, EvalOptions(collection_size=40), "qrels contest")
 
 
+def id_contest(folder: Path) -> Contest:
+    """SHREC 2021's layout: matrices indexed by model id, the ids 0..N-1 listed
+    out of order, ties, classes of 1 and 2 targets (tests/data/sipiran21)."""
+    src = Path(__file__).parent / "data" / "sipiran21" / "generated" / "ties_small_classes"
+    runs = tuple(RunSource(p) for p in sorted((src / "runs").iterdir()))
+    source = AssessmentSource(src / "target.cla", queries=src / "query.cla")
+    return Contest(source, runs, EvalOptions(), "id contest")
+
+
+#: the profiles the app scores (shapenet17 reads its own method folders), from the registry
+APP_PROFILES = [n for n, p in REGISTRY.items() if p.contest_reader is None]
 CASES = [
     (cla_contest, profile, average)
-    for profile in ("shrec", "psbtable", "trec_eval", "boli")
+    for profile in APP_PROFILES
+    if profile != "sipiran21"  # matrices by id need ids 0..N-1: id_contest
     for average in ("micro", "macro")
 ]
+CASES += [(id_contest, p, a) for p in ("sipiran21", "shrec") for a in ("micro", "macro")]
 CASES += [(boli_style_contest, p, a) for p in ("boli", "shrec") for a in ("micro", "macro")]
 CASES += [(qrels_contest, p, "micro") for p in ("trec_eval", "shrec")]
 
@@ -161,7 +175,7 @@ def test_app_and_command_line_write_the_same_files(qapp, tmp_path, capsys, make,
 
     cli_report, cli_native = tmp_path / "cli", tmp_path / "cli-native"
     args = ["evaluate", str(path), "--report", str(cli_report)]
-    native = profile in ("psbtable", "boli")
+    native = REGISTRY[profile].native is not None
     if native:
         args += ["--native", str(cli_native)]
     code = cli_main(args, out=io.StringIO())

@@ -19,8 +19,9 @@ from shrec_eval.cli import main
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.engine import evaluate
 from shrec_eval.errors import FormatError
+from shrec_eval.measures import expand
 from shrec_eval.options import EvalOptions
-from shrec_eval.profiles import get_profile
+from shrec_eval.profiles.base import ReadingError
 from shrec_eval.profiles.native import native_files
 
 L2 = math.log2
@@ -57,8 +58,8 @@ def _pr():
 
 def _score(tmp_path):
     queries, target, runs = boli_contest(tmp_path)
-    a = AssessmentSource(target, queries=queries).load()
-    run = RunSource(runs, name="method").load(a, **get_profile("boli").reader)
+    a = AssessmentSource(target, queries=queries).load("boli")
+    run = RunSource(runs, name="method").load(a)  # a run follows its assessment's profile
     return a, run, evaluate(a, run, EvalOptions(profile="boli"))
 
 
@@ -78,7 +79,10 @@ def test_measures_ap_boli_and_pr(tmp_path):
     codes = {w.code for w in run.warnings}
     assert {"skipped_files", "nonfinite_distances"} <= codes
     # ap_boli belongs to the boli profile only
-    assert "ap_boli" not in evaluate(a, run).keys
+    assert "ap_boli" not in [m.key for m in expand(res.options.ranks, "shrec")]
+    # and a run read by boli's rules (its own files skipped) is not scored under another
+    with pytest.raises(ReadingError, match="the shrec profile reads with every file"):
+        evaluate(a, run)
 
 
 def test_nan_distance_is_an_error_outside_boli(tmp_path):

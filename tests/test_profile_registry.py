@@ -47,3 +47,72 @@ def test_effective_options_are_the_profile_applied(name):
         k: v for k, v in profile.options.items() if getattr(user, k) != v
     }
     assert effective_options(eff) == eff
+
+
+# -- the registry is closed: no code outside core/profiles/ decides by a profile's name --
+
+
+def _code_files():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("core", "shrec_gui"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if "profiles" not in path.relative_to(root).parts:
+                yield root, path
+
+
+def _name_decisions(tree, names) -> list[tuple[int, str]]:
+    """Comparisons with a profile's name (``== "trec_eval"``, ``in ("boli",)``,
+    ``x.profile != y``) and dicts keyed by one (``{"shapenet17": ...}``)."""
+    import ast
+
+    def literal(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(literal(e) for e in node.elts)
+        return False
+
+    def profile_like(node) -> bool:
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        return name in ("profile", "profiles")
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(literal(x) for x in sides) or (
+                any(profile_like(x) for x in sides)
+                and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
+            ):
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Dict) and any(k is not None and literal(k) for k in node.keys):
+            found.append((node.lineno, "a dict keyed by a profile's name"))
+    return found
+
+
+def test_no_code_outside_the_profiles_compares_a_profiles_name():
+    import ast
+
+    names = set(NAMES)
+    found = []
+    for root, path in _code_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, text in _name_decisions(tree, names):
+            found.append(f"{path.relative_to(root)}:{line}: {text}")
+    assert not found, "\n".join(found)
+
+
+def test_the_closure_check_sees_what_it_forbids():
+    import ast
+
+    names = set(NAMES)
+    for code in (
+        'if options.profile == "trec_eval": pass',
+        'x = profile in ("boli", "psbtable")',
+        "ok = a.profile != b.profile",
+        'TOOLS = {"trec_eval": "trec_eval"}',
+    ):
+        assert _name_decisions(ast.parse(code), names), code
+    assert not _name_decisions(ast.parse("ok = profile.native is None"), names)

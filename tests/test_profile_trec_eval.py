@@ -19,7 +19,6 @@ from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.engine import evaluate
 from shrec_eval.errors import OptionsError
 from shrec_eval.options import EvalOptions
-from shrec_eval.profiles import get_profile
 
 QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d4 0\nq3 0 d5 1\n"
 RUN = (
@@ -40,8 +39,8 @@ def _files(tmp_path):
 
 def _score(tmp_path, **opts):
     q, r = _files(tmp_path)
-    a = AssessmentSource(q, collection_size=20).load()
-    run = RunSource(r).load(a, **get_profile("trec_eval").reader)
+    a = AssessmentSource(q, collection_size=20).load("trec_eval")
+    run = RunSource(r).load(a)  # a run follows the profile of its assessment
     return evaluate(a, run, EvalOptions(profile="trec_eval", **opts))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ..model import Assessment
+from ..model import Assessment, make_warning
 from .ids import IdNormalizer
 from .source import open_source
 from .tokens import Lines, decode_token, read_lines
@@ -230,22 +230,64 @@ def _class_judgments(
     return cache[name]
 
 
+def _by_position(cla: Classification, queries: Classification) -> tuple[dict, list]:
+    """Query class name -> the target class at the same place in its file
+    (``class_match`` ``position``: SHREC 2021's evaluator indexes classes by
+    their place), and a note where the names differ."""
+    if len(queries.classes) > len(cla.classes):
+        raise FormatError(
+            queries.path,
+            f"classes are matched by position, and this query file has {len(queries.classes)} "
+            f"classes where the target file has {len(cla.classes)}",
+        )
+    pairs = [(qc.name, cla.classes[i].name) for i, qc in enumerate(queries.classes)]
+    differ = [f"{q} = {t}" for q, t in pairs if q != t]
+    notes = []
+    if differ:
+        notes.append(
+            make_warning(
+                "class_position",
+                "classes are matched by their place in the files, and these names differ "
+                "(query class = target class)",
+                differ,
+            )
+        )
+    return dict(pairs), notes
+
+
 def assessment_from_cla(
-    cla: Classification, *, graded: bool = False, queries: Classification | None = None
+    cla: Classification,
+    *,
+    graded: bool = False,
+    queries: Classification | None = None,
+    class_match: str = "name",
 ) -> Assessment:
     """Relevance from classes.
 
     With one file every model is a query (leave-one-out) and the models of
     its class are relevant.  With ``queries`` (a query ``.cla``) the queries
     are its models, external to the collection, and the targets whose class
-    has the same name are relevant.  ``graded``: same class = 2, sister
+    has the same name are relevant (``class_match="position"``: the target
+    class at the same place in its file).  ``graded``: same class = 2, sister
     classes (same non-root parent in the target hierarchy) = 1, as SHREC
     2006 did; else binary.
     """
     index = {m: i for i, m in enumerate(cla.models)}
     cache: dict = {}
     src = queries if queries is not None else cla
-    rows = [_class_judgments(cla, index, src.model_class[q], graded, cache) for q in src.models]
+    target_of, notes = None, []
+    if queries is not None and class_match == "position":
+        target_of, notes = _by_position(cla, queries)
+    rows = [
+        _class_judgments(
+            cla,
+            index,
+            src.model_class[q] if target_of is None else target_of[src.model_class[q]],
+            graded,
+            cache,
+        )
+        for q in src.models
+    ]
     indptr, items, grades = _csr(rows)
     if queries is None:
         query_items = np.arange(len(cla.models), dtype=np.int64)
@@ -267,6 +309,9 @@ def assessment_from_cla(
         query_classes=tuple(src.model_class[q] for q in src.models),
         kind=("graded " if graded else "binary ") + kind,
         source=source,
-        notes=tuple(cla.notes) + (tuple(queries.notes) if queries is not None else ()),
+        notes=tuple(cla.notes)
+        + (tuple(queries.notes) if queries is not None else ())
+        + tuple(notes),
         classification=cla,
+        query_classification=src,
     )

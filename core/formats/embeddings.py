@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -907,11 +907,16 @@ def read_embeddings(
         gallery_ids=f.gallery_ids,
     )
     run_name = name or Path(f.path).stem
+    own = _own_items(f, assessment)
+    if own is not None:  # the queries' own items, as for leave-one-out queries
+        assessment = replace(
+            assessment, query_items=np.where(own >= 0, own, assessment.query_items)
+        )
     notes = _self_note(assessment)
     if top_k is not None:
         if top_k < 1:
             raise FormatError(f.path, f"--top-k must be at least 1, not {top_k}")
-        return TopKRun(
+        run = TopKRun(
             run_name,
             dist,
             assessment,
@@ -920,15 +925,34 @@ def read_embeddings(
             format=_describe(f, metric) + f", first {top_k}",
             warnings=notes + [_top_k_note(assessment, top_k)],
         )
-    return EmbeddingRun(
-        run_name,
-        dist,
-        assessment,
-        source=f.path,
-        format=_describe(f, metric),
-        warnings=notes,
-        finite=True,
-    )
+    else:
+        run = EmbeddingRun(
+            run_name,
+            dist,
+            assessment,
+            source=f.path,
+            format=_describe(f, metric),
+            warnings=notes,
+            finite=True,
+        )
+    run.own_items = own
+    return run
+
+
+def _own_items(f: Features, a: Assessment) -> np.ndarray | None:
+    """Per query, the collection item that is the query itself: a query of
+    the assessment that is not a collection item (TREC qrels' queries) but
+    whose feature row is that of the collection item of its id (one array
+    of features named by ids): -1 for the others; None when there is none."""
+    if f.cross or f.gallery_ids is None or (a.query_items >= 0).all():
+        return None
+    own = np.full(a.n_queries, -1, dtype=np.int64)
+    for q, (qid, item) in enumerate(zip(a.query_ids, a.query_items)):
+        if item < 0:
+            i = a.item_index(qid)
+            if i is not None:
+                own[q] = i
+    return own if (own >= 0).any() else None
 
 
 def distances_matrix(

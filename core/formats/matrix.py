@@ -9,6 +9,7 @@ from ..errors import FileAccessError, FormatError
 from ..model import MAX_EXAMPLES, Assessment, DataWarning, Run
 from ..parallel import in_order
 from .numparse import parse_floats
+from .order import order_note
 from .rowsort import rank_pairs, rank_rows
 from .source import default_name, open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
@@ -188,12 +189,42 @@ def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
             )
 
 
-def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None) -> MatrixRun:
+def _extra_rows(path, rows: int, a: Assessment, extra_rows: str) -> list[DataWarning]:
+    """A matrix of ``rows`` rows for the assessment's queries: a note when
+    the rows past the queries are ignored (``extra_rows="ignore"``), a
+    FormatError with the counts when they are refused (the default)."""
+    q = a.n_queries
+    if rows == q:
+        return []
+    if rows < q:
+        raise FormatError(
+            path, f"the matrix has {rows} rows; {q} were expected for {_shape_text(a)}"
+        )
+    if extra_rows != "ignore":
+        raise FormatError(
+            path,
+            f"the matrix has {rows} rows, {rows - q} more than the {q} queries of "
+            f"{_shape_text(a)}: remove the rows past the first {q}",
+        )
+    return [
+        DataWarning(
+            "extra_rows",
+            f"the matrix has {rows} rows for {q} queries: the rows past the queries are ignored",
+            rows - q,
+        )
+    ]
+
+
+def read_binary_matrix(
+    path, assessment: Assessment, *, name: str | None = None, extra_rows: str = "refuse"
+) -> MatrixRun:
     """PSB binary matrix: native little-endian float32, no header, Q x T
     entries in the order of the classification; read a block of rows at a
-    time (:class:`BinaryRows`)."""
+    time (:class:`BinaryRows`).  ``extra_rows="ignore"`` reads the first Q
+    rows of a longer matrix (with a note)."""
     q, t = _expected_shape(assessment)
-    src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=4 * q * t)
+    limit = None if extra_rows == "ignore" else 4 * q * t
+    src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=limit)
     path = src.path
     size = src.size
     if size == 0:
@@ -202,19 +233,23 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
             f"the file is empty; a binary float32 matrix of "
             f"{_shape_text(assessment)} = {4 * q * t} bytes was expected",
         )
+    notes: list[DataWarning] = []
     if size != 4 * q * t:
-        hint = ""
-        n = int(round((size / 4) ** 0.5))
-        if n * n * 4 == size:
-            hint = f"; it holds a {n} x {n} matrix"
-        raise FormatError(
-            path,
-            f"the file has {size} bytes but a binary float32 matrix of "
-            f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}",
-        )
+        if t and size % (4 * t) == 0 and size > 4 * q * t:
+            notes = _extra_rows(path, size // (4 * t), assessment, extra_rows)
+        else:
+            hint = ""
+            n = int(round((size / 4) ** 0.5))
+            if n * n * 4 == size:
+                hint = f"; it holds a {n} x {n} matrix"
+            raise FormatError(
+                path,
+                f"the file has {size} bytes but a binary float32 matrix of "
+                f"{_shape_text(assessment)} has {4 * q * t} bytes{hint}",
+            )
     try:
         if src.in_memory:  # a pipe, read once
-            m = np.frombuffer(src.read(), dtype="<f4").reshape(q, t)
+            m = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
         else:
             m = BinaryRows(path, (q, t))
     except OSError as exc:
@@ -227,11 +262,17 @@ def read_binary_matrix(path, assessment: Assessment, *, name: str | None = None)
         source=str(path),
         format="PSB binary matrix (float32)",
         finite=True,
+        warnings=notes + order_note(m, assessment),
     )
 
 
 def read_ascii_matrix(
-    path, assessment: Assessment, *, name: str | None = None, chunk_size: int = CHUNK
+    path,
+    assessment: Assessment,
+    *,
+    name: str | None = None,
+    chunk_size: int = CHUNK,
+    extra_rows: str = "refuse",
 ) -> MatrixRun:
     """ASCII dissimilarity matrix: one row per query, one number per target,
     whitespace separated, in the order of the classification file(s).
@@ -244,12 +285,17 @@ def read_ascii_matrix(
     src = open_source(path, "text matrix of numbers")
     path = src.path
     m = _parse(src, chunk_size)
+    notes: list[DataWarning] = []
+    if m is not None and m.ndim == 2 and m.shape[1] == t and m.shape[0] > q:
+        if extra_rows == "ignore":
+            notes = _extra_rows(path, m.shape[0], assessment, extra_rows)
+            m = m[:q]
     if (
         m is None
         or m.shape != (q, t)
         or (m.size and not (np.isfinite(m.min()) and np.isfinite(m.max())))
     ):
-        _diagnose(path, strip_bom(src.read()), q, t, assessment)
+        _diagnose(path, strip_bom(src.read()), q, t, assessment, extra_rows)
         raise FormatError(
             path, f"the matrix could not be read; {_shape_text(assessment)} numbers were expected"
         )
@@ -260,6 +306,7 @@ def read_ascii_matrix(
         source=str(path),
         format="ASCII matrix",
         finite=True,
+        warnings=notes + order_note(m, assessment),
     )
 
 
@@ -309,8 +356,11 @@ def _plain_float(raw: bytes) -> float:
     return float(raw)
 
 
-def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None:
-    """Find and report the first problem of a matrix that did not parse."""
+def _diagnose(
+    path, data: bytes, q: int, t: int, assessment: Assessment, extra_rows: str = "refuse"
+) -> None:
+    """Find and report the first problem of a matrix that did not parse
+    (rows past the queries are checked too, ignored or not)."""
     check_text(path, data, "text matrix of numbers")
     if not data.strip():
         raise FormatError(
@@ -323,11 +373,12 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
     last = 0
     for i, toks in lines.rows():
         n = last = int(lines.number[i])
-        if row == q:
+        if row == q and extra_rows != "ignore":
             header = " (is line 1 a header? remove it)" if len(lines) == q + 1 else ""
             raise FormatError(
                 path,
-                f"more rows than the {q} expected for {_shape_text(assessment)}{header}",
+                f"the matrix has {len(lines)} rows, {len(lines) - q} more than the {q} "
+                f"expected for {_shape_text(assessment)}{header}",
                 line=n,
                 token=toks[0],
             )
@@ -363,7 +414,7 @@ def _diagnose(path, data: bytes, q: int, t: int, assessment: Assessment) -> None
                 line=n,
             )
         row += 1
-    if row != q:
+    if row < q:
         raise FormatError(
             path,
             f"the file has {row} rows; {q} were expected for {_shape_text(assessment)}",

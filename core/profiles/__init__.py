@@ -1,35 +1,43 @@
 """The evaluators the project reproduces, one small module each (see
 docs/profiles.md): ``shrec`` (the default), ``boli``, ``psbtable``,
-``shapenet17`` and ``trec_eval``.
+``shapenet17``, ``trec_eval`` and ``sipiran21``.
 
 This is the one list of profiles: the command line's choices, the app's
-Options dialog, contest files and the engine all read it.  A new profile is
-its module (defining ``PROFILE``) and one line in :data:`NAMES` and in
-:func:`_load`.  The names are known without importing numpy (``shrec-eval
---help``); the profiles themselves are loaded on first use.
+Options dialog, contest files, the measure registry and the engine all read
+it, and no code outside this package compares a profile's name.  A profile
+is an object that owns its rules (:class:`~shrec_eval.profiles.base.Profile`:
+how files are read under it, the options it fixes, its measures, columns and
+ranking measure, its native files and text output).  A new profile is its
+module (defining ``PROFILE``) and its name in :data:`NAMES`.  The names are
+known without importing numpy (``shrec-eval --help``); the profiles
+themselves are loaded on first use.
 """
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 
 from ..errors import OptionsError
 
-__all__ = ["Profile", "get_profile", "REGISTRY", "NAMES"]
+__all__ = ["DEFAULT", "Profile", "get_profile", "load_assessment", "load_run", "REGISTRY", "NAMES"]
 
 #: every profile, in the order the command line and the app list them
-NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval")
+NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval", "sipiran21")
+#: the profile of a contest that names none
+DEFAULT = "shrec"
 
 
 @cache
 def _load() -> dict:
-    # literal imports, so that freezing tools (PyInstaller) see the modules
-    from . import boli, psbtable, shapenet17, shrec, trec_eval
-
-    modules = (shrec, boli, psbtable, shapenet17, trec_eval)
-    registry = {m.PROFILE.name: m.PROFILE for m in modules}
-    if tuple(registry) != NAMES:
-        raise RuntimeError(f"the profile modules {tuple(registry)} differ from NAMES {NAMES}")
+    # every module of NAMES (a freezing tool collects this package's modules:
+    # packaging/shrec-gui.spec)
+    registry = {}
+    for name in NAMES:
+        profile = importlib.import_module(f"{__name__}.{name}").PROFILE
+        if profile.name != name:
+            raise RuntimeError(f"the module {name} defines the profile {profile.name!r}")
+        registry[name] = profile
     return registry
 
 
@@ -44,11 +52,34 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def get_profile(name: str):
-    """The profile of that name (an OptionsError naming the others if none)."""
+def get_profile(name):
+    """The profile of that name (an OptionsError naming the others if none);
+    a profile given is returned as it is."""
+    if not isinstance(name, str):
+        return name
     try:
         return _load()[name]
     except KeyError:
         raise OptionsError(
             f"unknown profile {name!r}; expected one of {', '.join(NAMES)}"
         ) from None
+
+
+def load_assessment(path, *, profile=DEFAULT, **settings):
+    """Read an assessment file by the rules of ``profile`` (a name or a
+    Profile): what the command line reads under ``--profile``.  ``settings``
+    are the reader's (format, queries, graded, collection, normalize_ids,
+    matrix_order...: :func:`shrec_eval.readers.load_assessment`)."""
+    return get_profile(profile).load_assessment(path, **settings)
+
+
+def load_run(path, assessment, *, profile=None, **settings):
+    """Read a run against an assessment by the rules of ``profile``; None:
+    those of the profile the assessment was read under.  ``settings`` are
+    the reader's (format, name, metric, ids, top_k...:
+    :func:`shrec_eval.readers.load_run`)."""
+    if profile is None:
+        from ..readers import load_run as read
+
+        return read(path, assessment, **settings)
+    return get_profile(profile).load_run(path, assessment, **settings)

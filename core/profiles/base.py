@@ -13,7 +13,36 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..model import Assessment, DataWarning
+from ..errors import ShrecEvalError
+from ..formats.rules import RULES, describe
+from ..model import Assessment, DataWarning, Run
+
+#: the reading rules of assessment files, and those of assessments only
+_ASSESSMENT_RULES = frozenset(k for k, r in RULES.items() if r.formats & {"cla", "qrels"})
+_ASSESSMENT_ONLY = frozenset(k for k, r in RULES.items() if r.formats <= {"cla", "qrels"})
+
+
+#: the columns of a summary when the profile names none
+HEADLINE = ["nn", "ft_psb", "st_psb", "e_measure", "dcg_psb", "ap_trec_r", "adr", "ndcg@100"]
+
+
+def default_rank_key(assessment: Assessment | None) -> str:
+    """The measure that ranks runs when neither the profile nor the user
+    says: ADR, as the SHREC 2006 report ranks, when the grades come from
+    sister classes of a ``.cla`` (every query is graded the same way); else
+    MAP (``ap_trec_r``).  The grades of single judgments never decide it: a
+    qrels file with one grade-2 line is still ranked by MAP."""
+    graded_classes = (
+        assessment is not None
+        and assessment.top_grade > 1
+        and assessment.classification is not None
+    )
+    return "adr" if graded_classes else "ap_trec_r"
+
+
+class ReadingError(ShrecEvalError, ValueError):
+    """Files read by other reading rules than the profile that scores them."""
+
 
 #: native file writer: (results of one group, assessment) -> {file name: text}
 NativeWriter = Callable[[list, Assessment], dict[str, str]]
@@ -36,8 +65,12 @@ class Profile:
 
     * ``options``: option values the evaluator fixes (applied over the
       user's options, and shown in the result's options);
-    * ``reader``: keyword arguments for the run readers (names to skip,
-      distances accepted, TREC tie order...);
+    * ``reading``: the reading rules it fixes (rule -> value, see
+      :data:`shrec_eval.formats.rules.RULES`: TREC tie order, ids as
+      written, numbers as C reads them, files to skip, matrix order, classes
+      matched by position...): :meth:`load_assessment` and :meth:`load_run`
+      read with them, and :meth:`check_reading` refuses what was read by
+      other rules;
     * ``scored(assessment, options)``: which queries are queries at all
       (the others get no value), with a note;
     * ``included(assessment, options, class_size, present)``: which scored
@@ -68,7 +101,7 @@ class Profile:
     #: why the evaluator fixes its ``options`` (shown next to them, greyed, in the app)
     why: str = ""
     options: Mapping[str, object] = field(default_factory=dict)
-    reader: Mapping[str, object] = field(default_factory=dict)
+    reading: Mapping[str, object] = field(default_factory=dict)
     scored: Callable = _no_queries_left_out
     included: Callable = _all_included
     overrides: Mapping[str, Callable] = field(default_factory=dict)
@@ -77,6 +110,23 @@ class Profile:
     undefined_is_zero: bool = False
     native: NativeWriter | None = None
     curves: tuple = ()
+    #: options that belong to it alone (trec_eval's ``complete_queries``, -c):
+    #: refused under the other profiles
+    own_options: tuple[str, ...] = ()
+    #: the name of its own text output of ``evaluate --format NAME`` (trec_eval's),
+    #: written by ``text_writer(assessment, run, result, per_query=False)``, which
+    #: needs the ranks ``text_ranks``
+    text_format: str | None = None
+    text_writer: Callable | None = None
+    text_ranks: tuple[int, ...] = ()
+    #: the measures it alone computes (``Measure`` objects; the registry's
+    #: ``MEASURES`` lists them after the measures of every profile)
+    measures: tuple = ()
+    #: other tools' names that hold under it (``measures.Alias``: trec_eval's)
+    aliases: tuple = ()
+    #: the tool whose names the printed table's legend gives (an Alias's
+    #: ``tool`` starts with it: "trec_eval", "SHREC")
+    legend_tool: str | None = None
     query_data: Callable | None = None
     group: Callable = lambda result: result.run_name
     #: the columns of the printed table and the ranking measure, when the
@@ -84,6 +134,43 @@ class Profile:
     headline: tuple[str, ...] = ()
     rank_key: str | None = None
     native_files: tuple[str, ...] = ()
+    #: a profile that reads its contests its own way (shapenet17's method
+    #: folders): (assessment path, run sources) -> (index of the source, its
+    #: assessment, a run), one per result, which the service scores
+    contest_reader: Callable | None = None
+    #: what ``shrec-eval evaluate`` takes for such a contest (its usage line)
+    contest_usage: str = ""
+    #: the groups of a contest's run sources whose native files go together,
+    #: named (None: known once read): each run alone by default
+    native_groups: Callable = lambda runs: [r.name for r in runs]
+
+    def table(self, assessment: Assessment | None, options) -> tuple[list[str], str]:
+        """The columns and the ranking measure of a summary when none are
+        asked for: the profile's (trec_eval's own measures, psbTable's
+        five...), else the :data:`HEADLINE` measures; the ranking measure is
+        the profile's, else :func:`default_rank_key`.  Columns of ranks the
+        options do not have are left out.  Every face's default table (the
+        command line's, the app's Summary, the reports)."""
+        from ..measures import expand
+
+        rank_key = self.rank_key or default_rank_key(assessment)
+        known = [m.key for m in expand(options.ranks, self)]
+        keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
+        return keys, rank_key
+
+    def fit(self, options):
+        """``options`` with the options that belong to other profiles (a
+        profile's ``own_options``: trec_eval's -c) back at their defaults:
+        what switching to this profile keeps of the user's options."""
+        from dataclasses import fields
+
+        from . import REGISTRY
+
+        theirs = {o for p in REGISTRY.values() if p is not self for o in p.own_options}
+        theirs -= set(self.own_options)
+        defaults = {f.name: f.default for f in fields(options) if f.name in theirs}
+        changed = {k: v for k, v in defaults.items() if getattr(options, k) != v}
+        return replace(options, **changed) if changed else options
 
     def forced(self, options) -> dict[str, object]:
         """The options the evaluator sets to other values than ``options``
@@ -95,3 +182,108 @@ class Profile:
         scored under this profile carries (``RunResult.options``)."""
         fixed = self.forced(options)
         return replace(options, **fixed) if fixed else options
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def required(self, rule: str):
+        """The value of a reading rule this profile scores with: its own,
+        else the rule's default; None for a rule the user chooses and the
+        profile leaves free (ids normalised or not, the matrix order)."""
+        if rule in self.reading:
+            return self.reading[rule]
+        r = RULES[rule]
+        return None if r.user else r.default
+
+    def load_assessment(self, path, **settings) -> Assessment:
+        """Read an assessment file (or an ``AssessmentSource``) by this
+        profile's rules, over the reader ``settings`` given (format,
+        queries, normalize_ids, matrix_order...): what the command line
+        reads under ``--profile NAME``.  Runs read against it follow the
+        profile (:meth:`load_run`, or ``readers.load_run`` / ``RunSource.load``)."""
+        from ..readers import load_assessment
+
+        if self.contest_reader is not None:
+            raise self._own_reader()
+        if hasattr(path, "reader_settings"):  # an AssessmentSource
+            settings = {**path.reader_settings(), **settings}
+            path = path.path
+        values = self._values(_ASSESSMENT_RULES, settings)
+        return load_assessment(path, **{**settings, **values}, rules=self.reading)
+
+    def load_run(self, path, assessment: Assessment, **settings) -> Run:
+        """Read a run file or folder (or a ``RunSource``) against an
+        assessment by this profile's rules, over the reader ``settings``
+        given: what the command line reads under ``--profile NAME``."""
+        from ..readers import load_run
+
+        if self.contest_reader is not None:
+            raise self._own_reader()
+        if hasattr(path, "reader_settings"):  # a RunSource
+            settings = {**path.reader_settings(), **settings}
+            path = path.path
+        rules = [k for k in RULES if k not in _ASSESSMENT_ONLY]
+        values = self._values(rules, {"normalize_ids": assessment.normalize_ids, **settings})
+        return load_run(path, assessment, **{**settings, **values})
+
+    def _values(self, rules, settings: dict) -> dict:
+        """Every rule of ``rules`` as this profile reads: its own value, else
+        the setting given, else the rule's default (never the rules of the
+        profile an assessment was read under: only the low-level readers
+        follow those)."""
+        out = {}
+        for k in rules:
+            if k in self.reading:
+                out[k] = self.reading[k]
+            elif settings.get(k) is not None:
+                out[k] = settings[k]
+            else:
+                out[k] = RULES[k].default
+        return out
+
+    def rereads(self, assessment: Assessment, source) -> bool:
+        """Whether this profile reads ``source`` (an AssessmentSource) by
+        other rules than ``assessment`` was read with (the app then reads it
+        again when the profile changes)."""
+        if self.contest_reader is not None or assessment.reading.get("reader"):
+            return True
+        expected = self._values(_ASSESSMENT_RULES, source.reader_settings())
+        return any(
+            assessment.reading[k] != v for k, v in expected.items() if k in assessment.reading
+        )
+
+    def _own_reader(self) -> ReadingError:
+        return ReadingError(
+            f"the {self.name} profile reads its contests itself ({self.help}); score one "
+            f"with shrec_eval.service.score_contest(Contest(...)) or the command line "
+            f"(shrec-eval evaluate {self.contest_usage} --profile {self.name})"
+        )
+
+    def check_reading(self, assessment: Assessment, run: Run | None = None) -> None:
+        """A ReadingError when the assessment or the run was read by other
+        rules than this profile's: scoring them would give other numbers
+        than the command line gives for the same files under this profile."""
+        reader = assessment.reading.get("reader")  # a profile's own reader (shapenet17)
+        if reader != (self.name if self.contest_reader is not None else None):
+            if self.contest_reader is not None:
+                raise self._own_reader()
+            raise ReadingError(
+                f"the assessment was read by the {reader} profile's own reader; score it "
+                f"under --profile {reader}"
+            )
+        for what, reading in (
+            ("the assessment", assessment.reading),
+            (f"run {getattr(run, 'name', '')!r}", getattr(run, "reading", {})),
+        ):
+            for rule, value in reading.items():
+                if rule == "reader":
+                    continue
+                want = self.required(rule)
+                if want is not None and value != want:
+                    raise ReadingError(
+                        f"{what} was read with {describe(rule, value)}; the {self.name} "
+                        f"profile reads with {describe(rule, want)}, and the command line's "
+                        f"numbers under --profile {self.name} come from that reading. Read the "
+                        f"files under the profile: shrec_eval.load_assessment(path, "
+                        f"profile={self.name!r}), then shrec_eval.load_run(path, assessment) "
+                        f"(a run follows the profile of its assessment)"
+                    )

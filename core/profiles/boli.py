@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..chunk import ratio
+from ..measures import Measure
 from ..model import Assessment
 from .base import Profile
 
@@ -32,6 +34,24 @@ OWN_FILES = ("Stats_test.txt", "PR_test.txt")
 COLUMNS = ("nn", "ft_psb", "st_psb", "e_measure", "dcg_psb")
 STATS_HEAD = "        NN     FT     ST      E       DCG\n"
 MEANS_HEAD = "NN       FT       ST       E       DCG \n"
+
+
+def m_ap_boli(ctx, v=None, k=None):
+    # the SHREC MATLAB toolkits' row of precisions is as wide as the largest
+    # class of the contest, zero-padded, and its mean is taken
+    return ratio(ctx.precision_sum["r"], ctx.max_relevant, ctx.no_rel)
+
+
+AP_BOLI = Measure(
+    "ap_boli",
+    "Average Precision (SHREC toolkit, / max C)",
+    "shrec2006_r",
+    "sum of precision at the ranks of the retrieved hits / the largest Cr of the "
+    "contest, as the SHREC MATLAB toolkits compute it (their bug; ap_trec_r is "
+    "the corrected figure)",
+    m_ap_boli,
+    short="AP-max",
+)
 
 
 def pr_rows(ctx, rows: np.ndarray) -> np.ndarray:
@@ -75,10 +95,12 @@ PROFILE = Profile(
     help="the SHREC sketch- and image-based track toolkits (MATLAB): their files and curves",
     why="the toolkits interpolate precision-recall as psbPlot does",
     options={"pr_interpolation": "psb"},
-    reader={"skip_names": OWN_FILES, "nonfinite_distances": True},
+    reading={"skip_names": OWN_FILES, "nonfinite_distances": True},
     curve_rows={"pr": pr_rows},
     empty_levels_zero=("pr",),
     native=native,
     native_files=OWN_FILES,
     headline=COLUMNS + ("ap_boli", "ap_trec_r"),
+    measures=(AP_BOLI,),
+    legend_tool="SHREC",
 )

@@ -9,13 +9,24 @@ from pathlib import Path
 from ..atomic import checked_write, safe_name
 from ..errors import ShrecEvalError
 from ..model import Assessment
-from . import get_profile
+from . import REGISTRY, get_profile
 
-__all__ = ["NativeError", "native_files", "native_plan", "write_native"]
+__all__ = ["NativeError", "check_native", "native_files", "native_plan", "write_native"]
 
 
 class NativeError(ShrecEvalError, ValueError):
     """Native files asked of a profile that has none, or an unusable folder."""
+
+
+def check_native(profile) -> None:
+    """A NativeError when the profile writes no native files, naming those
+    that do (from the registry)."""
+    profile = get_profile(profile)
+    if profile.native is None:
+        raise NativeError(
+            f"the {profile.name} profile has no native output files; --native needs "
+            f"--profile {' or '.join(p.name for p in REGISTRY.values() if p.native)}"
+        )
 
 
 def native_files(results, assessment: Assessment) -> dict[str, str]:
@@ -24,20 +35,16 @@ def native_files(results, assessment: Assessment) -> dict[str, str]:
     datasets)."""
     group = list(results) if isinstance(results, (list, tuple)) else [results]
     profile = get_profile(group[0].profile)
-    if profile.native is None:
-        raise NativeError(
-            f"the {profile.name} profile has no native output files; "
-            "--native needs --profile boli, psbtable or shapenet17"
-        )
+    check_native(profile)
     return profile.native(group, assessment)
 
 
-def native_plan(profile_name: str, groups: Sequence[str | None]) -> tuple[str, ...]:
+def native_plan(profile, groups: Sequence[str | None]) -> tuple[str, ...]:
     """The files ``--native DIR`` will hold (relative to DIR) for the
     profile's groups (runs; a shapenet17 method), when known before
     scoring: a group whose name is only known once read (a TREC run's tag)
     is None, and its files are checked as they are written."""
-    profile = get_profile(profile_name)
+    profile = get_profile(profile)
     if profile.native is None:
         return ()
     several = len(groups) > 1

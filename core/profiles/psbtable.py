@@ -257,6 +257,7 @@ PROFILE = Profile(
         "psbplot.macro.plot",
     ),
     headline=COLUMNS,
+    legend_tool="SHREC",
     # psbTable ranks nothing: DCG, which sums up the whole list, ranks the runs
     rank_key="dcg_psb",
 )

@@ -35,7 +35,9 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import safe_name
+from ..chunk import ratio
 from ..curves import Curve
+from ..measures import Measure
 from ..model import Assessment
 from .base import Profile
 from .shapenet_data import (
@@ -79,6 +81,22 @@ def method_names(sources) -> list[str]:
     return distinct_names(names, parents)
 
 
+def read_contest(taxonomy, sources):
+    """The profile's own reading of a contest: every dataset folder of every
+    method folder, each with the assessment of its split and queries, as
+    (index of the source, assessment, run); a run is named
+    ``method/dataset`` (the method a source's name, else its folder's, made
+    distinct)."""
+    from .shapenet_data import read_method, read_taxonomy
+
+    tax = read_taxonomy(taxonomy)
+    methods = method_names(sources)  # teamA/meth and teamB/meth never merge
+    for i, source in enumerate(sources):
+        for assessment, run in read_method(tax, source.path):
+            run.name = f"{methods[i]}/{run.name.rpartition('/')[2]}"
+            yield i, assessment, run
+
+
 # -- the engine's side: R, the oracle's ideal DCG, the padded vectors ----------------------
 
 
@@ -89,6 +107,85 @@ def _dcg(x: np.ndarray) -> float:
     terms = x.astype(np.float64)
     terms[1:] = (1.0 / np.log2(np.arange(2, x.size + 1, dtype=np.float64))) * terms[1:]
     return float(np.cumsum(terms)[-1])
+
+
+def _sn_empty(ctx) -> np.ndarray:
+    # the ShapeNet evaluator's vectors of an empty list are empty: NaN there
+    return ctx.va == 0
+
+
+def _sn_pr(ctx) -> tuple[np.ndarray, np.ndarray]:
+    """P and R at the end of the list: S_n / n, S_n / R, R = min(|oracle|, 1000)."""
+    R = ctx.extra["R"]
+    return ratio(ctx.vr, ctx.va, _sn_empty(ctx)), ratio(ctx.vr, R, _sn_empty(ctx))
+
+
+def m_sn_p(ctx, v=None, k=None):
+    return _sn_pr(ctx)[0]
+
+
+def m_sn_r(ctx, v=None, k=None):
+    return _sn_pr(ctx)[1]
+
+
+def m_sn_f1(ctx, v=None, k=None):
+    p, r = _sn_pr(ctx)
+    with np.errstate(invalid="ignore"):
+        return np.where(p + r == 0, 0.0, 2 * p * r / np.where(p + r == 0, 1.0, p + r))
+
+
+def m_sn_ap(ctx, v=None, k=None):
+    return ratio(ctx.precision_sum["r"], ctx.extra["R"])
+
+
+def m_sn_ndcg(ctx, v=None, k=None):
+    # DCG(x, R) = x_1 + sum_{i=2..min(R, n)} x_i / log2 i, summed in rank order
+    r, c, g, _ = ctx.hit_list
+    keep = c < ctx.extra["R"][r]
+    w = np.ones(c.size)
+    w[c > 0] = 1.0 / np.log2(c[c > 0] + 1.0)
+    dcg = np.bincount(r[keep], weights=(w * g)[keep], minlength=ctx.B)
+    out = ratio(dcg, ctx.extra["idcg"])
+    out[_sn_empty(ctx)] = np.nan
+    return out
+
+
+#: the evaluator's five measures
+MEASURES = tuple(
+    Measure(key, label, "shapenet", definition, fn, short=short)
+    for key, label, short, definition, fn in (
+        (
+            "p_at_n",
+            "P@N",
+            "P@N",
+            "relevant (grade > 0) in the filtered list / its length",
+            m_sn_p,
+        ),
+        (
+            "r_at_n",
+            "R@N",
+            "R@N",
+            "relevant in the filtered list / min(|synset in split|, 1000)",
+            m_sn_r,
+        ),
+        ("f1_at_n", "F1@N", "F1@N", "2 P@N R@N / (P@N + R@N), 0 when both are 0", m_sn_f1),
+        (
+            "map_sn",
+            "mAP (ShapeNet)",
+            "mAP-SN",
+            "sum of precision at the hits / min(|synset in split|, 1000)",
+            m_sn_ap,
+        ),
+        (
+            "ndcg_sn",
+            "NDCG (ShapeNet)",
+            "NDCG-SN",
+            "DCG of the grades 3/2/1/0 over the first R / DCG of the first R oracle "
+            "grades in CSV order, sorted (can exceed 1 for a synset of more than 1000)",
+            m_sn_ndcg,
+        ),
+    )
+)
 
 
 def query_data(a: Assessment, options) -> dict[str, np.ndarray]:
@@ -259,6 +356,10 @@ PROFILE = Profile(
     curves=CURVES,
     native=native,
     group=lambda result: result.run_name.rpartition("/")[0] or result.run_name,
+    native_groups=method_names,
+    contest_reader=read_contest,
+    contest_usage="TAXONOMY.csv METHOD/...",
     headline=SUMMARY_KEYS,
     rank_key="map_sn",
+    measures=MEASURES,
 )

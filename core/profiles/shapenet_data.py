@@ -211,6 +211,7 @@ def _assessment(tax: Taxonomy, split: str, queries: list[str], source: str) -> A
         query_classes=tuple(tax.rows[q][0] for q in queries),
         kind=f"ShapeNet taxonomy, {split} split",
         source=source,
+        reading={"reader": "shapenet17"},  # scored under the shapenet17 profile only
     )
 
 

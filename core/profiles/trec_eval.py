@@ -21,9 +21,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..chunk import ratio, row_sums
+from ..measures import Alias, Measure
+from ..trec_eval_format import P_CUTOFFS, trec_eval_text
 from .base import Profile
 
 
@@ -35,6 +39,111 @@ def ndcg_cut(ctx, k: int) -> np.ndarray:
     dcg = row_sums(ctx.Gp[:, :n] * disc[:n])
     idcg = row_sums(ctx.ideal[:, :k] * disc)
     return ratio(dcg, idcg, ctx.no_rel)
+
+
+def m_rr(ctx, v=None, k=None):
+    """1 / rank of the first relevant item; 0 when none is retrieved."""
+    r, c, _, m = ctx.hit_list
+    first = m == 1
+    out = np.zeros(ctx.B)
+    out[r[first]] = 1.0 / (c[first] + 1.0)
+    out[ctx.no_rel] = np.nan
+    return out
+
+
+#: trec_eval's recall levels of iprec_at_recall (the C literals 0.0, 0.1, ...)
+IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _iprec_all(ctx) -> np.ndarray:
+    """(B, 11): trec_eval 10's interpolated precision at the 11 recall levels.
+    Level r needs n = lround(r * R) hits (at least 1); its value is the best
+    precision at the n-th hit or any later one, 0 when fewer hits are
+    retrieved.  (trec_eval 9 and pytrec_eval needed int(r * R + 0.9) hits.)
+    Cached on the context: the 11 measures share one computation."""
+    got = getattr(ctx, "_iprec", None)
+    if got is not None:
+        return got
+    x = np.asarray(IPREC_LEVELS)[None, :] * ctx.cr[:, None].astype(np.float64)
+    low = np.floor(x)
+    need = np.maximum(low + (x - low >= 0.5), 1).astype(np.int64)  # C's lround, x >= 0
+    m = ctx.hit_list[3]
+    M = max(int(ctx.vr.max()) if ctx.B else 0, 1)
+    prec = ctx.hit_matrix(m / ctx.hit_ranks, M)
+    sufmax = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    val = np.take_along_axis(sufmax, np.clip(need - 1, 0, M - 1), axis=1)
+    val = np.where(need <= ctx.vr[:, None], val, 0.0)
+    val[ctx.no_rel] = np.nan
+    ctx._iprec = val
+    return val
+
+
+def _iprec_at(j: int) -> Callable:
+    def m_iprec(ctx, v=None, k=None):
+        return _iprec_all(ctx)[:, j].copy()
+
+    m_iprec.__name__ = f"m_iprec_{j}"
+    return m_iprec
+
+
+#: its own measures: rr and interpolated precision at the 11 recall levels
+MEASURES = (
+    Measure(
+        "rr",
+        "Reciprocal Rank",
+        "trec",
+        "1 / the rank of the first relevant item, 0 when none is retrieved",
+        m_rr,
+        short="RR",
+    ),
+    *(
+        Measure(
+            f"iprec_{lvl:.2f}",
+            f"Interpolated Precision at recall {lvl:.2f}",
+            "trec",
+            f"best precision at or after the n-th relevant item, n = lround({lvl:.1f} R) "
+            "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
+            _iprec_at(j),
+            short=f"iP@{lvl:.1f}",
+        )
+        for j, lvl in enumerate(IPREC_LEVELS)
+    ),
+)
+
+_TE = "trec_eval"
+_IRM = "ir_measures"
+_TE_AVG = (
+    "per query as trec_eval; the mean is trec_eval's under --profile trec_eval (its tie "
+    "order, a query without relevant documents scoring 0, -c)"
+)
+_NDCG = (
+    "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
+    "the other profiles' ndcg@K leave rank 1 undiscounted (use ndcg@K there)"
+)
+#: trec_eval's and ir_measures' names: they give the tool's numbers under this profile
+#: (ir_measures spells Rprec as trec_eval does: one alias serves both)
+ALIASES = (
+    Alias("map", "ap_trec_r", _TE, note=_TE_AVG),
+    Alias("P_{k}", "p@{k}", _TE, note=_TE_AVG),
+    Alias("recall_{k}", "r@{k}", _TE, note=_TE_AVG),
+    Alias("ndcg_cut_{k}", "ndcg@{k}", _TE, strict=True, note=_NDCG),
+    Alias("Rprec", "ft_psb", _TE, note=_TE_AVG + "; psbtable computes it in float32"),
+    Alias("recip_rank", "rr", _TE),
+    Alias(
+        "num_rel_ret",
+        "tp_r",
+        _TE,
+        note="per query; trec_eval's 'all' line is the sum over queries, the table a mean",
+    ),
+    *(Alias(f"iprec_at_recall_{x:.2f}", f"iprec_{x:.2f}", _TE) for x in IPREC_LEVELS),
+    Alias("AP", "ap_trec_r", _IRM, note=_TE_AVG),
+    Alias("P@{k}", "p@{k}", _IRM, note=_TE_AVG),
+    Alias("R@{k}", "r@{k}", _IRM, note=_TE_AVG),
+    Alias("nDCG@{k}", "ndcg@{k}", _IRM, strict=True, note=_NDCG),
+    Alias("RR", "rr", _IRM),
+    Alias("NumRelRet", "tp_r", _IRM, note="per query; the table's figure is a mean"),
+    *(Alias(f"IPrec@{x:g}", f"iprec_{x:.2f}", _IRM) for x in IPREC_LEVELS),
+)
 
 
 def included(assessment, options, class_size, present) -> np.ndarray:
@@ -50,12 +159,19 @@ PROFILE = Profile(
     label="trec_eval",
     source="usnistgov/trec_eval (trec_eval 9)",
     help="NIST trec_eval: its tie order, ndcg_cut, and averages over the run's queries",
-    reader={"trec_order": True, "normalize_ids": False, "c_numbers": True},
+    reading={"trec_order": True, "normalize_ids": False, "c_numbers": True},
     included=included,
     overrides={"ndcg@{k}": ndcg_cut},
     undefined_is_zero=True,
     # trec_eval's own measures: map, Rprec, recip_rank, P_5, P_10, recall_100,
     # ndcg_cut_10, num_rel_ret (docs/profiles.md)
     headline=("ap_trec_r", "ft_psb", "rr", "p@5", "p@10", "r@100", "ndcg@10", "tp_r"),
+    measures=MEASURES,
+    aliases=ALIASES,
+    legend_tool="trec_eval",
+    own_options=("complete_queries",),
+    text_format="trec_eval",
+    text_writer=trec_eval_text,
+    text_ranks=P_CUTOFFS,
     rank_key="ap_trec_r",
 )

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.commands import default_table
 from shrec_eval.measures import ALIASES, FAMILIES, UnknownMeasureError, expand, measure_by_key
 from shrec_eval.measures import resolve as resolve_measure
+from shrec_eval.profiles import get_profile
 
 from ..menus import StayOpenMenu
 from ..models import SortProxy, SummaryModel, plural, problems
@@ -118,7 +118,11 @@ class SummaryTab(QWidget, Tab):
     def rank_key(self) -> str | None:
         """The measure ``shrec-eval evaluate`` ranks these runs by (its default)."""
         c = self.controller
-        return None if c.assessment is None else default_table(c.assessment, c.shown_options())[1]
+        return (
+            None
+            if c.assessment is None
+            else get_profile(c.shown_options().profile).table(c.assessment, c.shown_options())[1]
+        )
 
     def _show_ranking(self) -> None:
         """Sort by the CLI's ranking measure once per assessment (the user's
@@ -278,5 +282,5 @@ def _known(options) -> list[str]:
 def _headline(options) -> list[str]:
     """The profile's default columns (those ``shrec-eval evaluate`` prints), in
     registry order as every column set of the tab is."""
-    keys = default_table(None, options)[0]
+    keys = get_profile(options.profile).table(None, options)[0]
     return [k for k in _known(options) if k in keys]
