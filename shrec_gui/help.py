@@ -12,7 +12,8 @@ from html import escape
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowser, QVBoxLayout
-from shrec_eval.measures import ALIASES, FAMILIES, MEASURES
+from shrec_eval.formats.rules import describe
+from shrec_eval.measures import ALIASES, FAMILIES, MEASURES, owner
 from shrec_eval.profiles import REGISTRY
 from shrec_eval.readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 
@@ -88,7 +89,7 @@ def measures_html() -> str:
                 escape(m.label.replace("{k}", "K")),
                 escape(FAMILIES.get(m.family, m.family)),
                 escape(m.definition.replace("{k}", "K")),
-                escape(", ".join(m.profiles) if m.profiles else "all"),
+                escape(owner(m).name if owner(m) is not None else "all"),
                 names,
             )
         )
@@ -108,12 +109,16 @@ def profiles_html() -> str:
             for k, v in p.options.items()
         )
         why = f"{fixed}: {p.why}" if fixed and p.why else fixed
-        rows.append((f"<b>{escape(name)}</b>", escape(p.label), escape(p.help), escape(why)))
+        reads = "; ".join(describe(k, v) for k, v in p.reading.items())
+        what = "<br>".join(
+            t for t in (escape(why), f"It reads {escape(reads)}." if reads else "") if t
+        )
+        rows.append((f"<b>{escape(name)}</b>", escape(p.label), escape(p.help), what))
     return (
         "<h3>Evaluator profiles</h3><p>A profile reads and scores a contest as one "
         "evaluator does (Scoring &gt; Options); the numbers are the command line's "
         "<tt>shrec-eval evaluate --profile NAME</tt>.</p>"
-        + _table(("Profile", "Evaluator", "What it is", "What it fixes"), rows)
+        + _table(("Profile", "Evaluator", "What it is", "What it fixes, how it reads files"), rows)
     )
 
 
