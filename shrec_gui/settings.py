@@ -30,6 +30,7 @@ DARK_PALETTE = {
     QPalette.ColorRole.HighlightedText: "#ffffff",
     QPalette.ColorRole.ToolTipBase: "#353535",
     QPalette.ColorRole.ToolTipText: "#e8e8e8",
+    QPalette.ColorRole.PlaceholderText: "#9a9a9a",  # Fusion's default was dark on dark
 }
 
 
