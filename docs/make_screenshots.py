@@ -94,9 +94,9 @@ def main() -> int:
         if name == "per_class":
             tab.select_class("bicycle")
             settle(app, w)  # its first-tier table is computed on a worker thread
-            wait_for(app, lambda: drawn(tab.class_shapes.tiles))
+            wait_for(app, lambda t=tab: drawn(t.class_shapes.tiles))
         if name == "ranked_list":
-            wait_for(app, lambda: drawn(t for _, ts in tab.thumbs.rows for t in ts))
+            wait_for(app, lambda r=tab: drawn(t for _, ts in r.thumbs.rows for t in ts))
         shoot(app, w, name)
     w.close()
     return 0
