@@ -199,6 +199,7 @@ def test_every_summary_column_fits_1200_px(win, qtbot):
 
 def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
     w = demo_window(win, qtbot)
+    remembered = w.prefs.summary_columns()  # the next tests' windows start with them
     w.summary.set_columns(HEADLINE)
     pq = w.per_query
     w.tabs.setCurrentWidget(pq)
@@ -238,6 +239,7 @@ def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
     vals = [v for v in column_values(pq.view, 2) if v is not None]
     assert vals == sorted(vals, reverse=True)
     pq.mode.setCurrentIndex(pq.mode.findData("run"))
+    w.prefs.set_summary_columns(remembered)
 
 
 # -- Data checks --------------------------------------------------------------------
