@@ -602,7 +602,16 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Ou
     for o in outs:
         if o.kind not in ("file", "folder", "tree"):
             raise ValueError(f"unknown output kind {o.kind!r}")
+        text = os.fsdecode(os.fspath(o.path))
+        if not text:
+            raise OutputError(o.option, "an empty path was given; name a file or folder")
         if o.stream is None:
+            if o.kind == "file" and text.endswith(("/", os.sep)):
+                raise OutputError(
+                    o.path,
+                    f"{o.option}: a file is written here, and this path names a folder "
+                    "(it ends with /); give a file name",
+                )
             _name_lengths(o)
     check_outputs(
         [(o.option, o.path, "file" if o.kind == "file" else "folder") for o in outs], ins_list

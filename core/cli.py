@@ -38,6 +38,7 @@ from .choices import (
 )
 from .errors import OptionsError, ShrecEvalError, UsageError, shown
 from .memory import keep_freed_blocks
+from .names import name_bytes
 from .options import (
     AVERAGES,
     MAX_BETA,
@@ -100,6 +101,20 @@ def _bounded(name: str, *bounds, **kw):
     return convert
 
 
+def _not_zero(convert, why: str):
+    """``convert`` (a whole number from 0 up) refusing 0 with ``why``: what
+    trec_eval makes of 0 for the option, and why shrec-eval does not take it."""
+
+    def checked(text: str):
+        value = convert(text)
+        if value == 0:
+            raise argparse.ArgumentTypeError(f"0 is not taken: {why}")
+        return value
+
+    checked.__name__ = "number"
+    return checked
+
+
 _ranks = _argument_type("parse_ranks")
 _rank = _bounded("parse_whole", 1, MAX_RANK)
 _collection = _bounded("parse_whole", 1, MAX_COLLECTION)
@@ -107,7 +122,17 @@ _collection = _bounded("parse_whole", 1, MAX_COLLECTION)
 #: queries x resamples of working memory at once
 _resamples = _bounded("parse_whole", 1, 1_000_000)
 _seed = _bounded("parse_whole", 0, 2**63 - 1)
-_grade = _bounded("parse_whole", 1, 2**31 - 1)
+_level = _not_zero(
+    _bounded("parse_whole", 0, 2**31 - 1),
+    "trec_eval -l 0 counts every judged document relevant, grade-0 lines too, while "
+    "shrec-eval keeps grade 0 for 'judged not relevant'; for trec_eval's default measures, "
+    "raise the qrels' grade 0 to 1 and give -l 1 (the same numbers)",
+)
+_max_rank = _not_zero(
+    _bounded("parse_whole", 0, MAX_RANK),
+    "trec_eval -M 0 keeps no document of any list (every value 0, and its "
+    "iprec_at_recall printed as -nan); give -M 1 or more",
+)
 _beta = _bounded("parse_real", 0.0, MAX_BETA)
 _probability = _bounded("parse_real", 0.0, 0.999999)
 
@@ -192,6 +217,13 @@ def _reading_parser() -> argparse.ArgumentParser:
         help="write the contest this command line describes (a .json the app opens)",
     )
     _embeddings_group(p)
+    g = p.add_argument_group("scale")
+    g.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="score on a Dask cluster (same results): local:N starts N worker processes "
+        "here, tcp://HOST:PORT joins a running scheduler (pip install 'shrec-eval[dask]')",
+    )
     return p
 
 
@@ -289,14 +321,14 @@ def _profile_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--max-rank",
         "-M",
-        type=_rank,
+        type=_max_rank,
         metavar="N",
         help="only the first N entries of each list count (trec_eval -M)",
     )
     g.add_argument(
         "--relevance-level",
         "-l",
-        type=_grade,
+        type=_level,
         default=1,
         metavar="L",
         help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
@@ -472,22 +504,13 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
                 "LaTeX, HTML)",
             ),
             (
-                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval "
-                "--columns map,P_10,ndcg_cut_10",
-                "a TREC run scored as trec_eval scores it, with trec_eval's names",
-            ),
-            (
                 "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --format trec_eval -q",
                 "prints what 'trec_eval -q qrels.txt run.trec' prints, byte for byte",
             ),
             (
-                "shrec-eval evaluate target.cla --queries query.cla runs/* --matrix-order id",
-                "matrices indexed by model id (row r = query id r), not in the .cla's order",
-            ),
-            (
                 "shrec-eval evaluate datasetShape.cla --queries queryShape.cla testShape/* "
                 "--profile sipiran21 --native tables/",
-                "SHREC 2021's cultural heritage script: its table.txt and table.tex",
+                "SHREC 2021's script (matrices indexed by model id): its table.txt and table.tex",
             ),
         ),
     )
@@ -838,6 +861,23 @@ class _ClosablePipe:
                 return self.stream.write(shown(text))
             except BrokenPipeError:
                 self._close()
+        return len(text)
+
+    def write_exact(self, text: str) -> int:
+        """``text`` as the bytes it was read from (names and ids that are not
+        UTF-8 as their own bytes, not U+FFFD): what ``--format trec_eval``
+        prints, as trec_eval prints the bytes of its files."""
+        if self.gone:
+            return len(text)
+        buffer = getattr(self.stream, "buffer", None)
+        try:
+            if buffer is None:  # a text stream only (io.StringIO): the text as it is
+                return self.stream.write(text)
+            self.stream.flush()
+            buffer.write(name_bytes(text))
+            buffer.flush()
+        except BrokenPipeError:
+            self._close()
         return len(text)
 
     def flush(self) -> None:

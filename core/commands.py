@@ -7,6 +7,7 @@ user are ShrecEvalErrors, which :func:`shrec_eval.cli.main` reports.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import textwrap
 import time
@@ -20,8 +21,9 @@ from . import __version__
 from .atomic import Output, gate_outputs, write_bytes, write_pieces
 from .contest import AssessmentSource, Contest, RunSource
 from .errors import ContestFileError, OutputError, ShrecEvalError, UsageError
-from .formats.embeddings import distances_matrix, matrix_pieces
-from .gallery import gallery_files, run_lists, thumb_name
+from .formats.embeddings import distances_matrix, is_embeddings, matrix_pieces
+from .formats.source import classify_path, open_source
+from .gallery import gallery_files, run_lists, thumb_names
 from .measures import (
     UnknownMeasureError,
     all_aliases,
@@ -230,6 +232,90 @@ def _embedding_options(args) -> dict:
     }
 
 
+def _embedding_kind(path) -> str | None:
+    """``npy`` or ``npz`` for a file whose first bytes are numpy's or a
+    zip's, else None (a pipe or a folder is not read here)."""
+    if classify_path(path) != "file":
+        return None
+    head = open_source(path, "run").head(8)
+    if not is_embeddings(head):
+        return None
+    return "npz" if head.startswith(b"PK") else "npy"
+
+
+#: command-line option (argparse dest) -> (RunSource field, the runs it fits, what they are)
+_EMBEDDING_OPTIONS = {
+    "metric": ("--metric", {"npy", "npz"}, "embedding runs (.npy, .npz)"),
+    "ids": ("--ids", {"npy"}, ".npy runs (an .npz names its rows itself)"),
+}
+
+
+def _fit_embedding_options(args, contest: Contest) -> Contest:
+    """--metric and --ids, given on the command line, go to the runs they
+    fit (--metric to .npy and .npz runs, --ids to .npy runs): an error when
+    no run fits, a note naming the runs left alone when some do not (a
+    matrix's or a list's distances are scored as they are)."""
+    given = getattr(args, "given", set())
+    fields = {}
+    for dest, (option, fits, what) in _EMBEDDING_OPTIONS.items():
+        if dest not in given or getattr(args, dest, None) is None:
+            continue
+        kinds = [_embedding_kind(r.path) for r in contest.runs]
+        # a pipe cannot be looked at before it is read: it takes the option
+        takes = [k in fits or classify_path(r.path) == "pipe" for k, r in zip(kinds, contest.runs)]
+        if not any(takes):
+            raise UsageError(
+                f"{option} applies to {what}; none of the runs is one "
+                "(a matrix's or a list's distances are scored as they are)"
+            )
+        left = [str(r.path) for r, t in zip(contest.runs, takes) if not t]
+        if left:
+            sys.stderr.write(
+                f"note: {option} applies to {what}: not to {', '.join(left[:3])}"
+                + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+                + "\n"
+            )
+        fields[dest] = takes
+    if not fields:
+        return contest
+    runs = tuple(
+        replace(r, **{d: getattr(r, d) if takes[i] else None for d, takes in fields.items()})
+        for i, r in enumerate(contest.runs)
+    )
+    return replace(contest, runs=runs)
+
+
+#: gallery options (argparse dest -> option) that need shapes and --report
+_GALLERY_OPTIONS = {
+    "gallery": "--gallery",
+    "gallery_queries": "--gallery-queries",
+    "gallery_k": "--gallery-k",
+    "thumbnail_size": "--thumbnail-size",
+}
+
+
+def _check_gallery_options(args, contest: Contest) -> None:
+    """The gallery's options without a gallery (no shapes, or no --report)
+    are refused rather than ignored; --shapes without --report (nor
+    --save-contest, which keeps them) is said in a note."""
+    written = getattr(args, "given", set())
+    given = [o for d, o in _GALLERY_OPTIONS.items() if d in written]
+    shapes = contest.shapes is not None or contest.query_shapes is not None
+    if given and not shapes:
+        raise UsageError(
+            f"{', '.join(given)} set the report's gallery, which needs the shapes: "
+            "give --shapes DIR (and --report DIR)"
+        )
+    if given and not getattr(args, "report", None):
+        raise UsageError(f"{', '.join(given)} set the report's gallery: give --report DIR")
+    asked = [o for o in ("shapes", "query_shapes") if getattr(args, o, None) is not None]
+    if asked and not getattr(args, "report", None) and not getattr(args, "save_contest", None):
+        sys.stderr.write(
+            f"note: {', '.join('--' + o.replace('_', '-') for o in asked)} draw the gallery of "
+            "--report (or go into --save-contest's file): without either they are not used\n"
+        )
+
+
 def _contest_file(args, options: EvalOptions) -> Contest:
     """A contest file, with what the command line gives explicitly (the
     options ``args.given`` names) over the file's settings."""
@@ -371,16 +457,31 @@ def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None
     return lines + [line.rstrip()]
 
 
-def _score(contest: Contest, assessment=None, runs: list | None = None) -> tuple:
+def _score(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
     """Read and score every run of the contest, in order, through the
     scoring service (the app scores through it too): the assessment and
-    the results (the runs read are appended to ``runs`` when given)."""
+    the results (the runs read are appended to ``runs`` when given;
+    ``client``: on that Dask cluster)."""
     return score_contest(
         contest,
         assessment=assessment,
         progress=lambda name: Progress(label=name),
         runs=runs,
+        client=client,
     )
+
+
+@contextlib.contextmanager
+def _cluster(args):
+    """The Dask client of ``--dask SCHEDULER`` (None without it)."""
+    scheduler = getattr(args, "dask", None)
+    if not scheduler:
+        yield None
+        return
+    from .distributed import connect
+
+    with connect(scheduler) as client:
+        yield client
 
 
 def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=()) -> None:
@@ -391,10 +492,12 @@ def _outputs(args, contest: Contest, assessment, results, out, base=None, runs=(
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
     if getattr(args, "format", "table") != "table":
-        # standard output is the evaluator's alone; the notes go to stderr
+        # standard output is the evaluator's alone; the notes go to stderr; ids
+        # as the bytes of the files (trec_eval prints them so)
         write = _text_profile(args).text_writer
+        emit = getattr(out, "write_exact", out.write)
         for run, r in zip(runs, results):
-            out.write(write(assessment, run, r, per_query=args.per_query))
+            emit(write(assessment, run, r, per_query=args.per_query))
         for r in results:
             for w in r.warnings:
                 sys.stderr.write(f"note: {r.run_name}: {w}\n")
@@ -501,7 +604,8 @@ def cmd_evaluate(args, out) -> int:
     elif args.per_query:
         formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
         raise UsageError(f"--per-query (-q) goes with --format {formats}")
-    contest = contest_of(args, _options(args))
+    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
+    _check_gallery_options(args, contest)
     _guard_outputs(
         contest,
         _contest_file_of(args),
@@ -512,13 +616,15 @@ def cmd_evaluate(args, out) -> int:
         save_contest=args.save_contest,
     )
     _guard_shapes(contest, report=args.report)
-    _save_contest(args, contest)
     assessment = None
     runs: list = []
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
-    assessment, results = _score(contest, assessment, runs)
+    with _cluster(args) as client:
+        assessment, results = _score(contest, assessment, runs, client)
+    # the contest file once its runs were read: never one that cannot be scored
+    _save_contest(args, contest)
     _outputs(args, contest, assessment, results, out, runs=runs)
     return 0
 
@@ -539,6 +645,7 @@ def cmd_demo(args, out) -> int:
     contest = Contest.read(manifest)
     contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
     _no_own_reader(contest.options, "demo")
+    _check_gallery_options(args, contest)
     _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
     _guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
@@ -594,7 +701,9 @@ def cmd_measures(args, out) -> int:
     return 0
 
 
-def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool = False) -> dict:
+def check_run(
+    assessment, source: RunSource, options: EvalOptions, strict: bool = False, client=None
+) -> dict:
     """Read and check one submission; every finding as a dict (a notice is
     a problem too when ``strict``)."""
     entry = {
@@ -606,7 +715,7 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
     }
     # the engine runs every data check (coverage, truncation, ties) as it scores
     try:
-        (outcome,) = score_runs(assessment, [source], options)
+        (outcome,) = score_runs(assessment, [source], options, client=client)
     except ContestFileError as exc:
         entry["problems"].append(
             {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
@@ -632,8 +741,9 @@ def check_run(assessment, source: RunSource, options: EvalOptions, strict: bool 
 
 
 def cmd_check(args, out) -> int:
-    contest = contest_of(
-        args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
+    contest = _fit_embedding_options(
+        args,
+        contest_of(args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))),
     )
     _guard_outputs(
         contest,
@@ -664,8 +774,12 @@ def cmd_check(args, out) -> int:
     )
     results = []
     paths = args.runs or [str(r.path) for r in contest.runs]
-    for path, source in zip(paths, contest.runs):
-        e = check_run(assessment, source, contest.options, args.strict)
+    with _cluster(args) as client:
+        entries = [
+            check_run(assessment, source, contest.options, args.strict, client)
+            for source in contest.runs
+        ]
+    for path, e in zip(paths, entries):
         if "result" in e:
             results.append(e.pop("result"))
         report["runs"].append(e)
@@ -694,7 +808,7 @@ def cmd_check(args, out) -> int:
 
 
 def cmd_compare(args, out) -> int:
-    contest = contest_of(args, _options(args))
+    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
     _guard_outputs(
         contest,
         _contest_file_of(args),
@@ -704,10 +818,11 @@ def cmd_compare(args, out) -> int:
         save_contest=args.save_contest,
     )
     _no_own_reader(contest.options, "compare")
-    _save_contest(args, contest)
     args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
-    _, results = _score(contest, assessment)
+    with _cluster(args) as client:
+        _, results = _score(contest, assessment, client=client)
+    _save_contest(args, contest)  # once its runs were read
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,
@@ -845,11 +960,12 @@ def cmd_thumbnails(args, out) -> int:
     ids = index.ids()
     progress = Progress(label="thumbnails")
     problems = {}
+    names = thumb_names(ids)
     for done, item in enumerate(ids, start=1):
         t = thumbnail(index.files(item), args.size, cache)
         if not t.ok:
             problems[item] = t.problem
-        write_bytes(target / thumb_name(item).removeprefix("thumbs/"), encode_png(t.rgba))
+        write_bytes(target / names[item], encode_png(t.rgba))
         progress(done, len(ids))
     out.write(
         f"{len(ids)} thumbnails of {index.describe()} written to {target} "

@@ -9,7 +9,7 @@ blocks the engine reports progress and checks whether it should stop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -30,9 +30,12 @@ __all__ = [
     "CurveData",
     "RunResult",
     "QueryDetail",
+    "QueryScores",
+    "Scoring",
     "evaluate",
     "evaluate_runs",
     "query_detail",
+    "ranks_of_items",
     "RECALL_PERCENT_LEVELS",
 ]
 
@@ -94,7 +97,9 @@ def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int,
         raise AssessmentError(
             f"the collection size {size} (--collection-size) is smaller than the "
             f"{least} documents judged or retrieved by run {run.name!r} "
-            f"({a.n_items} in the assessment, {run.unknown_count} others)"
+            f"({a.n_items} in the assessment, {run.unknown_count} others): the collection "
+            "holds at least those (trec_eval reads -N only for measures it does not print "
+            "by default: leave -N out there)"
         )
     return least, [
         DataWarning(
@@ -271,137 +276,221 @@ def evaluate(
     ``should_stop()`` before each; when it answers True, :class:`Cancelled`
     is raised and nothing is returned.
     """
-    _check_types(assessment, run, options)
-    o = options or EvalOptions()
-    profile = get_profile(o.profile)
-    o = profile.apply(o)
-    a = assessment
-    if o.average == "macro" and a.query_classes is None:
-        raise OptionsError(
-            "the macro average needs query classes; this assessment has none "
-            "(choose micro, proportional or reciprocal)"
+    job = Scoring(assessment, run, options)
+    nq = assessment.n_queries
+    part = job.score(0, nq, progress=progress, should_stop=should_stop)
+    return job.result([part])
+
+
+@dataclass
+class QueryScores:
+    """The per-query part of a run's scoring, for queries ``[start, stop)``
+    of the assessment: what :meth:`Scoring.result` merges (a shard of
+    queries scored apart, on a cluster's worker, is one of these)."""
+
+    start: int
+    stop: int
+    values: np.ndarray
+    curves: dict[str, np.ndarray]
+    lengths: np.ndarray
+    #: what the run noted of these rows while ranking them (its ties)
+    run_state: object = None
+
+
+class Scoring:
+    """One run's scoring, in parts: the setting (options under the profile,
+    the measures, what the assessment gives), :meth:`score` for any range
+    of queries and :meth:`result` for the whole run from the parts.  Each
+    query's values depend on that query alone (and on no block size), so
+    parts scored anywhere merge to the bits of one pass."""
+
+    def __init__(
+        self, assessment: Assessment, run: Run, options: EvalOptions | None = None
+    ) -> None:
+        _check_types(assessment, run, options)
+        o = options or EvalOptions()
+        profile = get_profile(o.profile)
+        o = profile.apply(o)
+        a = assessment
+        if o.average == "macro" and a.query_classes is None:
+            raise OptionsError(
+                "the macro average needs query classes; this assessment has none "
+                "(choose micro, proportional or reciprocal)"
+            )
+        _check_fits(a, run)
+        profile.check_reading(a, run)  # read by the profile's rules, or other numbers
+        a = _with_own_items(a, run)
+        self.a, self.run, self.o, self.profile = a, run, o, profile
+        self.measures = expand(o.ranks, o.profile)
+        size, self.size_notes = collection_size(a, run, o)
+        self.prep = prep = _prepare(a, o, size)
+        self.qrow, self.warnings = _query_rows(a, run)
+        nq = a.n_queries
+        self.width = width = max(max(o.ranks), o.curve_length)
+        self.curve_list = CURVES + tuple(profile.curves)
+        self.curve_x = {c.key: c.x(o) for c in self.curve_list}
+        self.query_data = profile.query_data(a, o) if profile.query_data is not None else {}
+        self.max_relevant = max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
+        # two blocks are ranked at once (one per thread): half the budget each
+        self.step = step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
+        # the measures of several ranked blocks at once: their arrays span the
+        # prefix of the lists, not the lists, and a few large numpy calls cost
+        # less than many small ones
+        prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
+        self.group_size = max(step, min(o.memory_budget // (64 * prefix + 64), GROUP_CAP))
+
+    def score(
+        self,
+        start: int,
+        stop: int,
+        *,
+        progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+    ) -> QueryScores:
+        """The measures, curves and list lengths of queries ``[start, stop)``
+        (``progress(done, total)`` counts the assessment's queries)."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        qrow, width, step, measures = self.qrow, self.width, self.step, self.measures
+        nq = a.n_queries
+        n = stop - start
+        values = np.empty((n, len(measures)))
+        curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
+        va_all = np.zeros(n, dtype=np.int64)
+
+        def blocks():
+            for first in range(start, stop, step):
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                yield np.arange(first, min(first + step, stop))
+
+        def ranked(qs: np.ndarray):
+            """Where a block's judged items landed (a worker thread: numpy's
+            sorts and look-ups run without the GIL)."""
+            return qs, *_hits_block(a, run, prep, qs, qrow)
+
+        def score(group: list) -> None:
+            """The measures and curves of consecutive ranked blocks (the calling
+            thread, while the workers rank the next blocks)."""
+            qs = np.concatenate([g[0] for g in group])
+            lengths = np.concatenate([g[1] for g in group])
+            # each block's hit rows count from its own first query
+            hits = tuple(
+                map(
+                    np.concatenate,
+                    zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)),
+                )
+            )
+            ctx = ChunkContext(
+                hits,
+                max(max(g[2] for g in group), width),
+                lengths,
+                prep.ch[qs],
+                prep.cm[qs],
+                prep.ds[qs],
+                prep.nge[qs],
+                prep.levels,
+                a.top_grade,
+                o,
+                self.max_relevant,
+                {
+                    **{k: v[qs] for k, v in self.query_data.items()},
+                    "self_removed": prep.selfs[qs] >= 0,
+                },
+            )
+            at = qs - start
+            for j, m in enumerate(measures):
+                own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
+                if own is None:
+                    values[at, j] = m.compute(ctx)
+                else:
+                    values[at, j] = own(ctx) if m.k is None else own(ctx, m.k)
+            for c in self.curve_list:
+                arr = c.compute(ctx, o)
+                own = profile.curve_rows.get(c.key)
+                curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
+            va_all[at] = lengths
+
+        group: list = []
+        for item in in_order(ranked, blocks(), ahead=WORKERS):
+            group.append(item)
+            done = int(item[0][-1]) + 1
+            if done - int(group[0][0][0]) >= self.group_size or done == stop:
+                score(group)
+                group = []
+            if progress is not None:
+                progress(done, nq)
+        if nq == 0 and progress is not None:
+            progress(0, 0)
+        rows = qrow[start:stop]
+        state = run.row_state(rows[rows >= 0])
+        return QueryScores(start, stop, values, curves_pq, va_all, state)
+
+    def result(self, parts: Sequence[QueryScores]) -> RunResult:
+        """The run's result from the parts that cover its queries (in any
+        order): the per-query values as one pass would give them, then the
+        data checks, the means and the averages."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        parts = sorted(parts, key=lambda p: p.start)
+        nq = a.n_queries
+        if [p.start for p in parts] != [0, *(p.stop for p in parts[:-1])] or (
+            parts[-1].stop if parts else 0
+        ) != nq:
+            raise ValueError("the parts do not cover the queries once each")
+        for p in parts:
+            rows = self.qrow[p.start : p.stop]
+            run.set_row_state(rows[rows >= 0], p.run_state)
+        if parts:
+            values = np.concatenate([p.values for p in parts])
+            curves_pq = {
+                c.key: np.concatenate([p.curves[c.key] for p in parts]) for c in self.curve_list
+            }
+            va_all = np.concatenate([p.lengths for p in parts])
+        else:
+            values = np.empty((0, len(self.measures)))
+            curves_pq = {c.key: np.empty((0, self.curve_x[c.key].size)) for c in self.curve_list}
+            va_all = np.zeros(0, dtype=np.int64)
+        qrow = self.qrow
+        scored, notes = profile.scored(a, o)
+        if profile.undefined_is_zero:
+            values[scored] = np.nan_to_num(values[scored], nan=0.0)
+        values[~scored] = np.nan
+        for pq in curves_pq.values():
+            pq[~scored] = np.nan
+        cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
+        included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
+        warnings = (
+            list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+            + list(run.warnings)
+            + self.size_notes
+            + self.warnings
+            + notes
+            + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
         )
-    _check_fits(a, run)
-    profile.check_reading(a, run)  # read by the profile's rules, or other numbers
-    a = _with_own_items(a, run)
-    measures = expand(o.ranks, o.profile)
-    size, size_notes = collection_size(a, run, o)
-    prep = _prepare(a, o, size)
-    qrow, warnings = _query_rows(a, run)
-    nq = a.n_queries
-    width = max(max(o.ranks), o.curve_length)
-    values = np.empty((nq, len(measures)))
-    curve_list = CURVES + tuple(profile.curves)
-    curve_x = {c.key: c.x(o) for c in curve_list}
-    curves_pq = {c.key: np.empty((nq, curve_x[c.key].size)) for c in curve_list}
-    query_data = profile.query_data(a, o) if profile.query_data is not None else {}
-    va_all = np.zeros(nq, dtype=np.int64)
-    max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
-    # two blocks are ranked at once (one per thread): half the budget each
-    step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
-    # the measures of several ranked blocks at once: their arrays span the
-    # prefix of the lists, not the lists, and a few large numpy calls cost
-    # less than many small ones
-    prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
-    group_size = max(step, min(o.memory_budget // (64 * prefix + 64), GROUP_CAP))
-
-    def blocks():
-        for start in range(0, nq, step):
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            yield np.arange(start, min(start + step, nq))
-
-    def ranked(qs: np.ndarray):
-        """Where a block's judged items landed (a worker thread: numpy's
-        sorts and look-ups run without the GIL)."""
-        return qs, *_hits_block(a, run, prep, qs, qrow)
-
-    def score(group: list) -> None:
-        """The measures and curves of consecutive ranked blocks (the calling
-        thread, while the workers rank the next blocks)."""
-        qs = np.concatenate([g[0] for g in group])
-        lengths = np.concatenate([g[1] for g in group])
-        # each block's hit rows count from its own first query
-        hits = tuple(
-            map(np.concatenate, zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)))
-        )
-        ctx = ChunkContext(
-            hits,
-            max(max(g[2] for g in group), width),
-            lengths,
-            prep.ch[qs],
-            prep.cm[qs],
-            prep.ds[qs],
-            prep.nge[qs],
-            prep.levels,
-            a.top_grade,
+        n_rel = prep.ch + prep.cm
+        groups = ClassGroups(a.query_classes, included)
+        curves = {}
+        for key, pq in curves_pq.items():
+            avgs = average_all(pq, included, groups, n_rel)
+            if key in profile.empty_levels_zero:
+                avgs = {
+                    k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()
+                }
+            cnt = (~np.isnan(pq[included])).sum(axis=0)
+            curves[key] = CurveData(key, self.curve_x[key], avgs[o.average], cnt, pq, avgs)
+        return RunResult(
+            run.name,
+            run.source,
+            run.format,
+            a.query_ids,
+            self.measures,
+            values,
+            included,
+            curves,
+            warnings,
             o,
-            max_relevant,
-            {**{k: v[qs] for k, v in query_data.items()}, "self_removed": prep.selfs[qs] >= 0},
+            a.query_classes,
+            n_rel,
         )
-        for j, m in enumerate(measures):
-            own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
-            if own is None:
-                values[qs, j] = m.compute(ctx)
-            else:
-                values[qs, j] = own(ctx) if m.k is None else own(ctx, m.k)
-        for c in curve_list:
-            arr = c.compute(ctx, o)
-            own = profile.curve_rows.get(c.key)
-            curves_pq[c.key][qs] = own(ctx, arr) if own is not None else arr
-        va_all[qs] = lengths
-
-    group: list = []
-    for item in in_order(ranked, blocks(), ahead=WORKERS):
-        group.append(item)
-        done = int(item[0][-1]) + 1
-        if done - int(group[0][0][0]) >= group_size or done == nq:
-            score(group)
-            group = []
-        if progress is not None:
-            progress(done, nq)
-    if nq == 0 and progress is not None:
-        progress(0, 0)
-
-    scored, notes = profile.scored(a, o)
-    if profile.undefined_is_zero:
-        values[scored] = np.nan_to_num(values[scored], nan=0.0)
-    values[~scored] = np.nan
-    for pq in curves_pq.values():
-        pq[~scored] = np.nan
-    cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
-    included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
-    warnings = (
-        list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
-        + list(run.warnings)
-        + size_notes
-        + warnings
-        + notes
-        + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
-    )
-    n_rel = prep.ch + prep.cm
-    groups = ClassGroups(a.query_classes, included)
-    curves = {}
-    for key, pq in curves_pq.items():
-        avgs = average_all(pq, included, groups, n_rel)
-        if key in profile.empty_levels_zero:
-            avgs = {k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()}
-        cnt = (~np.isnan(pq[included])).sum(axis=0)
-        curves[key] = CurveData(key, curve_x[key], avgs[o.average], cnt, pq, avgs)
-    return RunResult(
-        run.name,
-        run.source,
-        run.format,
-        a.query_ids,
-        measures,
-        values,
-        included,
-        curves,
-        warnings,
-        o,
-        a.query_classes,
-        n_rel,
-    )
 
 
 def _with_own_items(a: Assessment, run: Run) -> Assessment:
@@ -509,6 +598,48 @@ def evaluate_runs(
         cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
         results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
     return results
+
+
+def ranks_of_items(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    labels: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where some items of each query of ``assessment`` land in ``run``'s
+    lists as the engine scores them, whatever the run's kind (TREC run,
+    rank lists, matrix, embeddings, top-K): the self-match taken out (the
+    items after it move up a rank) and ranks past ``max_rank`` dropped.
+    ``items[indptr[q]:indptr[q + 1]]`` are query ``q``'s items (distinct,
+    collection indices), each with a label.  Returns (query index, 0-based
+    rank, label) of every item found, in query and rank order, and the
+    length of every query's list (0 for a query the run does not answer)."""
+    o = get_profile((options or EvalOptions()).profile).apply(options or EvalOptions())
+    a = assessment
+    _check_fits(a, run)
+    prep = _prepare(a, o, collection_size(a, run, o)[0])
+    counts = np.diff(np.asarray(indptr, dtype=np.int64))
+    asked = replace(
+        prep,
+        judged_rows=np.repeat(np.arange(a.n_queries), counts),
+        judged_items=np.asarray(items, dtype=np.int64),
+        judged_grades=np.asarray(labels),
+        indptr=np.asarray(indptr, dtype=np.int64),
+    )
+    qrow, _ = _query_rows(a, run)
+    step = _chunk_size(a, run, 1, o.memory_budget)
+    parts, lengths = [], np.zeros(a.n_queries, dtype=np.int64)
+    for start in range(0, a.n_queries, step):
+        qs = np.arange(start, min(start + step, a.n_queries))
+        got, _, (r, k, lab) = _hits_block(a, run, asked, qs, qrow)
+        lengths[qs] = got
+        parts.append((r + start, k, lab))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
+    q, k, lab = (np.concatenate(p) for p in zip(*parts))
+    return q, k, lab, lengths
 
 
 def query_detail(

@@ -21,11 +21,13 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 
 from .errors import OptionsError, shown
 from .measures import CURVES, measure_by_key
+from .names import shortened
 from .palette import FIGURE_FORMATS as FORMATS
 from .palette import PALETTE, REPORT_FIGURES
 
@@ -155,6 +157,9 @@ def _rc(p: FigurePreset) -> dict:
         "axes.unicode_minus": True,
         "mathtext.default": "regular",
         "text.usetex": False,
+        # text is drawn as written: a run or class name "$\\x$" or "cost $5 or $10"
+        # is a name, not TeX math (mathtext failed on one, dropped the $ of the other)
+        "text.parse_math": False,
     }
 
 
@@ -181,9 +186,31 @@ def _style_axes(ax, p: FigurePreset) -> None:
     ax.set_axisbelow(True)
 
 
+#: times a figure grows (a quarter taller each) when its text leaves the axes no room
+_GROW = 6
+
+
 def _draw(fig) -> None:
-    """Lay the figure out (constrained layout) and measure its text."""
-    fig.draw_without_rendering()
+    """Lay the figure out (constrained layout) and measure its text.  When
+    the text leaves the axes no room (matplotlib's "constrained_layout not
+    applied" warning), the figure is made a quarter taller and laid out
+    again, a few times at most: a figure with its axes, never a warning."""
+    import warnings
+
+    for _ in range(_GROW):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fig.draw_without_rendering()
+        collapsed = False
+        for w in caught:
+            if "constrained_layout not applied" in str(w.message):
+                collapsed = True
+            else:  # not ours to hide
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if not collapsed:
+            return
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height * 1.25)
 
 
 def _freeze(fig) -> None:
@@ -261,6 +288,8 @@ def _text_width(text: str, size: float) -> float:
     """Width of ``text`` at ``size`` points, in points (before layout)."""
     from matplotlib.textpath import TextPath
 
+    if not text.strip():  # no outline to measure (matplotlib fails on an empty path)
+        return 0.318 * size * len(text)  # DejaVu Sans's space
     return TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}).get_extents().width
 
 
@@ -274,9 +303,43 @@ def _run_style(i: int, colour: str | None):
 # -- the figures ----------------------------------------------------------------------------
 
 
-def _names_colours(results, names, colours):
-    # names that are not UTF-8 (bytes of a file name) drawn with U+FFFD, as printed
-    names = [shown(n) for n in (names if names is not None else [r.run_name for r in results])]
+def name_limit(preset: FigurePreset) -> int:
+    """The most characters of a run or class name drawn in a figure of
+    ``preset`` (a longer one is cut in the middle with an ellipsis,
+    :func:`figure_names`): about 40% of the figure's width in DejaVu Sans
+    at its text size, never under 12."""
+    p = preset.checked()
+    return max(12, int(0.4 * p.size_pt[0] / (0.6 * p.font_pt)))
+
+
+def figure_names(names: Sequence[str], preset: FigurePreset) -> list[str]:
+    """Names as a figure of ``preset`` draws them: bytes that are not UTF-8
+    as U+FFFD, as printed; characters the font lacks as ``[U+XXXX]``;
+    longer than :func:`name_limit` cut in the middle with an ellipsis
+    (distinct names stay distinct; the report lists the whole names beside
+    the cut ones)."""
+    return shortened([_drawable(shown(n)) for n in names], name_limit(preset))
+
+
+@cache
+def _font():
+    from matplotlib.font_manager import findfont, get_font
+
+    return get_font(findfont("DejaVu Sans"))
+
+
+def _drawable(text: str) -> str:
+    """``text`` with the characters the figures' font has no glyph for (CJK,
+    most symbols) written ``[U+XXXX]``, as the LaTeX tables write them:
+    never an empty box, never matplotlib's "Glyph missing" warning."""
+    if text.isascii():
+        return text
+    font = _font()
+    return "".join(c if font.get_char_index(ord(c)) else f"[U+{ord(c):04X}]" for c in text)
+
+
+def _names_colours(results, names, colours, preset: FigurePreset):
+    names = figure_names(names if names is not None else [r.run_name for r in results], preset)
     colours = list(colours) if colours is not None else [None] * len(results)
     return names, colours
 
@@ -299,9 +362,9 @@ def curve_figure(
     curve = next((c for c in CURVES if c.key == key), None)
     if curve is None:
         raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
-    names, colours = _names_colours(results, names, colours)
+    names, colours = _names_colours(results, names, colours, p)
     if query_class is not None and title is None:
-        title = f"{curve.label}, class {shown(query_class)}"
+        title = f"{curve.label}, class {figure_names([query_class], p)[0]}"
     with _rc_context(p):
         fig = _new_figure(p)
         ax = fig.add_subplot()
@@ -365,7 +428,7 @@ def bars_figure(
     bars, one per measure (short labels in the legend); run names under the
     groups, turned when they would overlap."""
     p = preset.checked()
-    names, _ = _names_colours(results, names, None)
+    names, _ = _names_colours(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     keys = [k for k in keys if results and all(k in r.keys for r in results)]
     measures = [measure_by_key(k, ranks) for k in keys]
@@ -434,7 +497,7 @@ def ranked_lists_figure(
     from .gallery import GRADE_COLOURS, grade_colour, grade_words
 
     p = preset.checked()
-    names = [shown(n) for n, _ in lists]
+    names = figure_names([n for n, _ in lists], p)
     gains = [np.asarray(g, dtype=np.int64) for _, g in lists]
     n = len(lists)
     longest = max((len(g) for g in gains), default=0)
@@ -577,11 +640,11 @@ def heatmap_figure(
     from matplotlib.colors import Normalize
 
     p = preset.checked()
-    names, _ = _names_colours(results, names, None)
+    names, _ = _names_colours(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     measure = measure_by_key(key, ranks)
     classes, mat = class_matrix(results, key)
-    classes = [shown(c) for c in classes]  # labels: bytes that are not UTF-8 as U+FFFD
+    classes = figure_names(classes, p)
     if not classes:
         raise OptionsError("the assessment has no query classes: there is no per-class heatmap")
     ok = np.isfinite(mat)

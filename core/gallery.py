@@ -27,11 +27,12 @@ from .confusion import item_classes
 from .engine import query_detail
 from .measures import measure_by_key
 from .model import UNKNOWN, Assessment
+from .names import name_bytes
 from .report import fmt, source_names
 from .results import RunResult
 from .thumbnails import encode_png, shape_warning, thumbnail
 
-__all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_name"]
+__all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_names"]
 
 #: the frame of a result by grade: not relevant, relevant below the top grade,
 #: top grade (the colours of the app's ranked-list strips)
@@ -57,14 +58,36 @@ def grade_words(grade: int, top_grade: int) -> str:
     return f"grade {grade}"
 
 
-_SAFE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_PLAIN = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+#: names Windows keeps for its devices, whatever the extension
+_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(10)]
+)
 
 
-def thumb_name(item_id: str, *, query: bool = False) -> str:
-    """The file of an item's thumbnail in the report (ids are participants'
-    text: anything but letters, digits, _ and - gets a hash instead)."""
-    safe = item_id if _SAFE.match(item_id) else "x" + hashlib.sha1(item_id.encode()).hexdigest()
-    return f"thumbs/{'query-' if query else ''}{safe}.png"
+def thumb_names(ids, prefix: str = "") -> dict[str, str]:
+    """Each id's thumbnail file name (``prefix`` + name + ``.png``): the id
+    itself when it is plain (letters, digits, ``_`` and ``-``, at most 64),
+    no other id of ``ids`` equals it but for case (a file system that
+    ignores case would give both one file) and it is no Windows device
+    name; else ``x.`` and the SHA-1 of the id's bytes (an id that is not
+    UTF-8 hashed from its own bytes).  A plain name has no dot, so the two
+    kinds never meet, and distinct ids get distinct files."""
+    ids = list(dict.fromkeys(ids))
+    folded: dict[str, int] = {}
+    for i in ids:
+        if _PLAIN.match(i):
+            folded[i.casefold()] = folded.get(i.casefold(), 0) + 1
+    out = {}
+    for i in ids:
+        plain = (
+            _PLAIN.match(i) is not None
+            and folded[i.casefold()] == 1
+            and i.casefold() not in _DEVICES
+        )
+        name = i if plain else "x." + hashlib.sha1(name_bytes(i)).hexdigest()
+        out[i] = f"{prefix}{name}.png"
+    return out
 
 
 def run_lists(assessment: Assessment, runs, options) -> ListsOf:
@@ -135,10 +158,8 @@ def gallery_files(
         classes = dict(zip(assessment.item_ids, item_classes(assessment)))
     query_class = dict(zip(results[0].query_ids, results[0].query_classes or ()))
     rows = []
-    wanted: dict[str, tuple] = {}  # thumb file -> (index, id)
+    shown_items: dict[str, None] = {}
     for p in picks:
-        qfile = thumb_name(p.query, query=True)
-        wanted.setdefault(qfile, (query_shapes or shapes, p.query))
         strips = []
         for i, r in enumerate(results):
             try:
@@ -147,13 +168,21 @@ def gallery_files(
                 strips.append((r, None, str(exc)))
                 continue
             top = [(rank, it, int(g)) for rank, (it, g) in enumerate(zip(items, gains), 1)][:k]
-            for _, it, _ in top:
-                wanted.setdefault(thumb_name(it), (shapes, it))
+            shown_items.update((it, None) for _, it, _ in top)
             strips.append((r, top, None))
-        rows.append((p, qfile, strips))
+        rows.append((p, strips))
+    # queries and items in one folder: "query." before a query's name, which
+    # no item's name can start with (a plain name has no dot, a hashed one
+    # starts "x.")
+    names = {
+        "query": thumb_names([p.query for p in picks], "thumbs/query."),
+        "item": thumb_names(shown_items, "thumbs/"),
+    }
+    wanted = [(names["query"][p.query], query_shapes or shapes, p.query) for p in picks]
+    wanted += [(names["item"][it], shapes, it) for it in shown_items]
     files: dict[str, bytes | str] = {}
     problems: dict[str, str] = {}
-    for done, (name, (index, item)) in enumerate(wanted.items(), start=1):
+    for done, (name, index, item) in enumerate(wanted, start=1):
         t = thumbnail(index.files(item) if index is not None else None, size, cache)
         if not t.ok:
             problems[item] = t.problem
@@ -161,7 +190,7 @@ def gallery_files(
         if progress is not None:
             progress(done, len(wanted))
     files["gallery.html"] = _page(
-        assessment, results, rows, classes, query_class, keys, rank_key, mode, n, k, problems
+        assessment, results, rows, names, classes, query_class, keys, rank_key, mode, n, k, problems
     )
     return files, problems
 
@@ -188,7 +217,9 @@ def _rgb(c) -> str:
     return "#{:02x}{:02x}{:02x}".format(*c)
 
 
-def _page(assessment, results, rows, classes, query_class, keys, rank_key, mode, n, k, problems):
+def _page(
+    assessment, results, rows, names, classes, query_class, keys, rank_key, mode, n, k, problems
+):
     e = html.escape
     top = assessment.top_grade
     measures = [measure_by_key(key, results[0].options.ranks) for key in keys]
@@ -215,7 +246,8 @@ def _page(assessment, results, rows, classes, query_class, keys, rank_key, mode,
         f'<p class="key">{legend}</p>',
     ]
     qidx = {q: i for i, q in enumerate(results[0].query_ids)}
-    for p, qfile, strips in rows:
+    for p, strips in rows:
+        qfile = names["query"][p.query]
         qc = query_class.get(p.query)
         title = f"Query {p.query}" + (f" (class {qc})" if qc else "")
         out.append(f'<h2 id="q-{e(p.query)}">{e(title)}</h2>')
@@ -250,7 +282,7 @@ def _page(assessment, results, rows, classes, query_class, keys, rank_key, mode,
                 tip = f"rank {rank}: {item}" + (f", class {cls}" if cls else "")
                 tip += f" ({grade_words(grade, top)})"
                 out.append(
-                    f'<figure class="g{min(grade, 2)}"><img src="{e(thumb_name(item))}" '
+                    f'<figure class="g{min(grade, 2)}"><img src="{e(names["item"][item])}" '
                     f'width="{shown}" height="{shown}" alt="{e(item)}" title="{e(tip)}" '
                     f'data-rank="{rank}" data-item="{e(item)}" '
                     f'style="border-color:{_rgb(grade_colour(grade, top))}">'

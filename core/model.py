@@ -322,6 +322,16 @@ class Run:
     def row_of(self) -> dict[str, int]:
         return {q: i for i, q in enumerate(self.query_ids)}
 
+    def row_state(self, rows: np.ndarray):
+        """What the run noted of its rows ``rows`` while ranking them (a
+        matrix run's tied pairs: its ``warnings`` count them), for a copy of
+        the run that ranks the other rows elsewhere (a cluster's worker) to
+        take in with :meth:`set_row_state`; None: nothing."""
+        return None
+
+    def set_row_state(self, rows: np.ndarray, state) -> None:
+        """Take in what :meth:`row_state` gave for ``rows``."""
+
 
 def ranks_in_lists(
     idx: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray, n_items: int

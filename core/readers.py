@@ -133,8 +133,12 @@ class _Sample:
         return 2 * ok >= len(self.rows)
 
 
-def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], _Sample | None]:
-    """The formats a file's content fits (several when it is ambiguous)."""
+def _candidates(
+    src: Source, assessment: Assessment | None, c_numbers: bool = False
+) -> tuple[list[str], _Sample | None]:
+    """The formats a file's content fits (several when it is ambiguous);
+    ``c_numbers``: a TREC run's score is read as C's ``atof`` reads it, so
+    any 5th field is one (``0x1p3``, ``1d3``, ``abc``: trec_eval takes them)."""
     if src.kind == "folder":
         return ["ranklists"], None
     if is_embeddings(src.head(8)):  # numpy's .npy, or a zip (.npz)
@@ -171,7 +175,7 @@ def _candidates(src: Source, assessment: Assessment | None) -> tuple[list[str], 
     if (
         not s.cut_last
         and not near
-        and s.fits(lambda r, i: len(r) >= 6 and is_number(r[4]))
+        and s.fits(lambda r, i: len(r) >= 6 and (c_numbers or is_number(r[4])))
         and (not numeric or shared_tag)
     ):
         out.append("trec")
@@ -225,12 +229,16 @@ def detect_assessment_format(path) -> str:
     )
 
 
-def detect_run_format(path, assessment: Assessment | None = None) -> str:
+def detect_run_format(
+    path, assessment: Assessment | None = None, *, c_numbers: bool = False
+) -> str:
     """The run format of a file or folder.  :class:`AmbiguousFormatError`
     (with ``candidates``) when several fit: the caller asks, or the user
-    chooses with ``--run-format``."""
+    chooses with ``--run-format``.  ``c_numbers``: scores as C's ``atof``
+    reads them (the trec_eval profile: a TREC line's 5th field is always a
+    number)."""
     src = open_source(path, "run")
-    found, s = _candidates(src, assessment)
+    found, s = _candidates(src, assessment, c_numbers)
     kinds = [k for k in found if k in RUN_FORMATS]
     if len(kinds) == 1:
         return kinds[0]
@@ -436,7 +444,7 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
         f"binary float32 matrix of {q} x {t}" if binary else "run",
         limit=4 * q * t if binary else PIPE_LIMIT,
     )
-    fmt = format or detect_run_format(src, assessment)
+    fmt = format or detect_run_format(src, assessment, c_numbers=c_numbers)
     if fmt == "embeddings":
         _no_folder(src, "an embeddings file (.npy, .npz)")
         run = read_embeddings(
@@ -444,7 +452,7 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
         )
         return run, fmt
     if fmt == "binary-matrix" and top_k is not None and ids is None:
-        _no_folder(src, f"a {RUN_FORMATS[fmt]} file")
+        _no_folder(src, a(f"{RUN_FORMATS[fmt]} file"))
         m = read_binary_matrix(src, assessment, name=name, extra_rows=values["extra_rows"])
         return top_k_of_matrix(m, assessment, top_k), fmt
     for option, value in (("--ids", ids), ("--top-k", top_k)):
@@ -453,8 +461,7 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
                 src.path,
                 f"{option} applies to embedding runs (.npy, .npz)"
                 + (" and binary float32 matrices" if option == "--top-k" else "")
-                + "; this run is a "
-                f"{RUN_FORMATS[fmt]}"
+                + f"; this run is {a(RUN_FORMATS[fmt])}"
                 + (" (--max-rank cuts ranked lists)" if option == "--top-k" else ""),
             )
     if fmt == "ranklists":

@@ -61,12 +61,22 @@ def render_mesh(
     f = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
     if len(f) and (f.min() < 0 or f.max() >= len(v)):
         raise ValueError("a face refers to a vertex the file does not have")
+    if len(f) == 0:
+        raise ValueError("the mesh has no faces")
     finite = np.isfinite(v).all(axis=1)
     f = f[finite[f].all(axis=1)]
     if len(f) == 0:
-        raise ValueError("the mesh has no faces")
+        raise ValueError(
+            "every face of the mesh has a corner that is not a number (NaN or infinite)"
+        )
     R = rotation if rotation is not None else view_matrix(*view)
     used = np.unique(f)
+    # the picture does not depend on the mesh's scale: the corners scaled by a
+    # power of two (exactly) into [-1, 1], so that no product over- or
+    # underflows (corners near 1e308 or 1e-300 are drawn as any others)
+    top = float(np.abs(v[used]).max())
+    if top > 0:
+        v = np.ldexp(v, -np.frexp(top)[1])
     p = v @ R.T
     lo, hi = p[used].min(axis=0), p[used].max(axis=0)
     extent = float(max(hi[0] - lo[0], hi[1] - lo[1]))

@@ -10,6 +10,7 @@ import csv
 import html
 import io
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -378,17 +379,24 @@ def _csv_num(v) -> str:
 # -- Markdown, LaTeX, HTML ---------------------------------------------------------------
 
 
-def _md_escape(t: str) -> str:
-    return (
-        html.escape(t.replace("\\", "\\\\"))
-        .replace("|", "\\|")
-        .replace("*", "\\*")
-        .replace("_", "\\_")
-    )
+#: what makes text Markdown: emphasis, code, links and images, tables,
+#: strikethrough (a backslash before each; HTML's < > & as entities)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()|~!])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-def summary_md(s: Summary) -> str:
-    esc = _md_escape
+def md_escape(t: str) -> str:
+    """Participants' text (run names, class names, ids) as Markdown that
+    renders as the text and nothing else: no link, image, code span,
+    emphasis, HTML or table cell comes out of a name; control characters
+    (a line break would end the table row) are spaces."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(_CONTROL.sub(" ", t)))
+
+
+def summary_md(s: Summary, cut: Sequence[tuple[str, str]] = ()) -> str:
+    """The summary and the per-class table in Markdown; ``cut``: (as drawn,
+    whole) of the names the figures shorten, listed after the tables."""
+    esc = md_escape
 
     head = "| Rank | Run | " + " | ".join(m.label for m in s.measures) + " |"
     sep = "|---:|---|" + "---:|" * len(s.measures)
@@ -402,10 +410,11 @@ def summary_md(s: Summary) -> str:
     ranks = s.results[0].options.ranks
     notes = [
         "",
-        f"Ranked by {esc(measure_by_key(s.rank_key, ranks).label)}; {esc(s.how())}; "
+        # the tool's own words (measure labels, the profile) as they are
+        f"Ranked by {measure_by_key(s.rank_key, ranks).label}; {s.how()}; "
         "best value per measure in bold.",
     ] + ([esc(s.legend)] if s.legend else [])
-    return "\n".join([head, sep] + rows + notes) + "\n" + per_class_md(s)
+    return "\n".join([head, sep] + rows + notes) + "\n" + per_class_md(s) + cut_names_md(cut)
 
 
 # -- LaTeX tables that fit the page ---------------------------------------------------------
@@ -500,7 +509,7 @@ _CM.update({"_": 0.5, "@": 0.778, "*": 0.5, "#": 0.833, "&": 0.778, "%": 0.833, 
 def tex_width(text: str, size: float, bold: bool = False) -> float:
     """Estimated width in pt of plain ``text`` (before escaping) at ``size``
     pt in Computer Modern (bold 15% wider; unknown characters as an M)."""
-    em = sum(_CM.get(c, 0.917) for c in text)
+    em = sum(_CM.get(c, 0.917) for c in tex_plain(text))
     return em * size * (1.15 if bold else 1.0)
 
 
@@ -520,14 +529,70 @@ _TEX = {
 }
 
 
+#: characters beyond ASCII that pdflatex sets with LaTeX's default fonts
+#: and no package (\documentclass{article}: OT1, and the UTF-8 input LaTeX
+#: reads by default): Latin-1 and most of Latin Extended-A, dashes, quotes,
+#: arrows (tests/test_outputs_hostile_names.py compiles every one)
+_TEX_SET = (
+    (0xA0, 0xAA), (0xAC, 0xBA), (0xBC, 0xCF), (0xD1, 0xDD), (0xDF, 0xEF), (0xF1, 0xFD),
+    (0xFF, 0x103), (0x106, 0x10F), (0x112, 0x117), (0x11A, 0x125), (0x128, 0x12D),
+    (0x130, 0x137), (0x139, 0x13E), (0x141, 0x148), (0x14C, 0x165), (0x168, 0x171),
+    (0x174, 0x17E), (0x2010, 0x2016), (0x2018, 0x2019), (0x201C, 0x201D), (0x2020, 0x2022),
+    (0x2026, 0x2026), (0x2030, 0x2031), (0x2190, 0x2193),
+)  # fmt: skip
+_TEX_CHARS = frozenset(chr(c) for a, b in _TEX_SET for c in range(a, b + 1))
+#: Greek letters as math symbols (the capitals that look Latin as Latin letters)
+_GREEK = dict(
+    zip(
+        "αβγδεζηθικλμνξοπρςστυφχψωΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ",
+        (
+            r"\alpha \beta \gamma \delta \epsilon \zeta \eta \theta \iota \kappa \lambda \mu "
+            r"\nu \xi o \pi \rho \varsigma \sigma \tau \upsilon \phi \chi \psi \omega "
+            r"A B \Gamma \Delta E Z H \Theta I K \Lambda M N \Xi O \Pi P \Sigma T \Upsilon "
+            r"\Phi X \Psi \Omega"
+        ).split(),
+    )
+)
+
+
+def tex_plain(text: str) -> str:
+    """``text`` with every character pdflatex cannot set without packages
+    written as ``[U+XXXX]`` (CJK, symbols such as a check mark, the U+FFFD
+    of bytes that are not UTF-8, control characters); ASCII, the characters
+    of :data:`_TEX_SET` and Greek letters (set as math symbols) are kept."""
+    if text.isascii() and text.isprintable():
+        return text
+    text = shown(text)  # bytes that are not UTF-8: U+FFFD, as in every other table
+    return "".join(
+        c
+        if (" " <= c <= "~") or c in _TEX_CHARS or c in _GREEK
+        else " "
+        if c in "\t\n\r"
+        else f"[U+{ord(c):04X}]"
+        for c in text
+    )
+
+
 def tex_escape(text: str) -> str:
-    return "".join(_TEX.get(c, c) for c in text)
+    """Participants' text as LaTeX that pdflatex compiles with booktabs
+    alone: LaTeX's special characters escaped, Greek letters as math
+    symbols, what it cannot set as ``[U+XXXX]`` (:func:`tex_plain`)."""
+    out = []
+    for c in tex_plain(text):
+        g = _GREEK.get(c)
+        if g is None:
+            out.append(_TEX.get(c, c))
+        else:
+            out.append(rf"\ensuremath{{{g}}}" if g.startswith("\\") else g)
+    return "".join(out)
 
 
 def _breakable(text: str) -> str:
     """Escaped text that may break after - _ . / (long run or class names
     in a narrow column)."""
-    return "".join(tex_escape(c) + (r"\allowbreak{}" if c in "-_./" else "") for c in text)
+    return "".join(
+        tex_escape(c) + (r"\allowbreak{}" if c in "-_./" or tex_plain(c) != c else "") for c in text
+    )
 
 
 @dataclass
@@ -644,7 +709,8 @@ def tex_table(t: TexTable, *, wide: bool, note: str = "") -> str:
     name = _breakable if lay.first_width is not None else tex_escape
     out = [
         r"% generated by "
-        + f"{TOOL} {__version__}; needs \\usepackage{{booktabs}}"
+        + f"{TOOL} {__version__}; needs \\usepackage{{booktabs}}; characters pdflatex "
+        + "cannot set without packages are written [U+XXXX]"
         + (r" and \usepackage{graphicx} (turned heads)" if lay.turned else ""),
     ]
     if note:
@@ -800,13 +866,33 @@ def per_class_md(s: Summary) -> str:
     m = measure_by_key(s.rank_key, s.results[0].options.ranks)
     lines = [
         "",
-        f"Per class: {_md_escape(m.label)} (class means; profile {s.results[0].profile})",
+        f"Per class: {m.label} (class means; profile {s.results[0].profile})",
         "",
-        "| " + " | ".join(_md_escape(h) for h in head) + " |",
+        "| " + " | ".join(md_escape(h) for h in head) + " |",
         "|---|---:|" + "---:|" * (len(head) - 2),
     ]
-    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def cut_names_md(cut: Sequence[tuple[str, str]]) -> str:
+    """The names the figures draw shortened, each with its whole name."""
+    if not cut:
+        return ""
+    lines = ["", "Names shortened in the figures", "", "| In the figures | Name |", "|---|---|"]
+    lines += [f"| {md_escape(a)} | {md_escape(b)} |" for a, b in cut]
+    return "\n".join(lines) + "\n"
+
+
+def _cut_names_html(cut: Sequence[tuple[str, str]]) -> str:
+    if not cut:
+        return ""
+    e = html.escape
+    body = "".join(f"<tr><td>{e(a)}</td><td>{e(b)}</td></tr>" for a, b in cut)
+    return (
+        "<h2>Names shortened in the figures</h2>\n<table><thead><tr><th>In the figures</th>"
+        f"<th>Name</th></tr></thead>\n<tbody>{body}</tbody></table>"
+    )
 
 
 def _per_class_html(s: Summary) -> str:
@@ -847,7 +933,13 @@ def source_names(assessment: Assessment) -> str:
     return " + ".join(Path(p).name or p for p in str(assessment.source).split(" + "))
 
 
-def summary_html(s: Summary, assessment: Assessment, *, title: str = "Contest results") -> str:
+def summary_html(
+    s: Summary,
+    assessment: Assessment,
+    *,
+    title: str = "Contest results",
+    cut: Sequence[tuple[str, str]] = (),
+) -> str:
     e = html.escape
     head = "".join(f'<th title="{e(m.definition)}">{e(m.label)}</th>' for m in s.measures)
     body = []
@@ -900,6 +992,7 @@ best value per measure highlighted; empty = undefined for every query.
 <tbody>{"".join(pq_rows)}</tbody></table>
 <h2>Data checks</h2>
 <ul class="warn">{"".join(warn) or "<li>none</li>"}</ul>
+{_cut_names_html(cut)}
 </body></html>
 """
 
@@ -925,8 +1018,15 @@ def write_report(
     ``comparison``, its significance markers and their legend.  ``colours``:
     run name -> colour of its curves (the app's); ``extra``: more files of
     the folder (the gallery of the shapes: gallery.html, thumbs/)."""
+    cut = figure_cut_names(results, figure_preset) if figures else ()
     files = report_files(
-        assessment, results, keys=keys, rank_key=rank_key, comparison=comparison, test=test
+        assessment,
+        results,
+        keys=keys,
+        rank_key=rank_key,
+        comparison=comparison,
+        test=test,
+        cut_names=cut,
     )
     files.update(extra or {})
     if figures:
@@ -936,6 +1036,30 @@ def write_report(
             report_figure_files(results, rank_key=rank_key, preset=figure_preset, colours=colours)
         )
     return write_folder(folder, files, replaces=REPORT_FILES)
+
+
+def _preset(preset):
+    from . import figures
+
+    if preset is None:
+        return figures.PRESETS["column"]
+    return figures.preset_by_name(preset) if isinstance(preset, str) else preset
+
+
+def figure_cut_names(results: Sequence[RunResult], preset=None) -> list[tuple[str, str]]:
+    """(as drawn, whole name) of every run and class name that the figures
+    at ``preset`` draw shortened (shrec_eval.figures.figure_names): the
+    report's tables list them, so that no figure label is a riddle."""
+    from . import figures
+
+    p = _preset(preset)
+    runs = [r.run_name for r in results]
+    classes = list(dict.fromkeys(c for r in results for c in r.per_class))
+    out = []
+    for names in (runs, classes):
+        drawn = figures.figure_names(names, p)
+        out += [(d, shown(n)) for d, n in zip(drawn, names) if d != shown(n)]
+    return out
 
 
 def report_figure_files(
@@ -951,10 +1075,7 @@ def report_figure_files(
     its place among ``results``, as the app colours a contest's runs)."""
     from . import figures
 
-    if preset is None:
-        preset = figures.PRESETS["column"]
-    elif isinstance(preset, str):
-        preset = figures.preset_by_name(preset)
+    preset = _preset(preset)
     if colours is None:  # each run the colour the app gives it: its place in the contest
         colours = {r.run_name: PALETTE[i % len(PALETTE)] for i, r in enumerate(results)}
     ranked = Summary.build(results, None, rank_key).results
@@ -974,8 +1095,10 @@ def report_files(
     rank_key: str | None = None,
     comparison=None,
     test: str | None = None,
+    cut_names: Sequence[tuple[str, str]] = (),
 ) -> dict[str, str]:
-    """File name -> text of a report folder's tables (see write_report)."""
+    """File name -> text of a report folder's tables (see write_report);
+    ``cut_names``: (as drawn, whole) of the names the figures shorten."""
     full = Summary.build(results, None, rank_key)
     keys = list(keys or _headline(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
@@ -993,11 +1116,11 @@ def report_files(
     return {
         "summary.csv": summary_csv(full),
         "per_query.csv": per_query_csv(results),
-        "summary.md": summary_md(head),
+        "summary.md": summary_md(head, cut_names),
         "summary.tex": summary_tex(head),
         "summary-wide.tex": summary_tex(head, wide=True),
         **classes,
-        "index.html": summary_html(head, assessment),
+        "index.html": summary_html(head, assessment, cut=cut_names),
     }
 
 

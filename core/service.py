@@ -135,9 +135,14 @@ def load_assessment(contest: Contest) -> Assessment:
     return contest.load_assessment()
 
 
-def _evaluate(i, assessment, run, options, progress, should_stop) -> RunResult:
+def _evaluate(i, assessment, run, options, progress, should_stop, client=None) -> RunResult:
+    """One run scored here, or on the cluster of ``client`` (the same bits)."""
     cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
-    return evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+    if client is None:
+        return evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
+    from .distributed import evaluate as cluster_evaluate
+
+    return cluster_evaluate(client, assessment, run, options, progress=cb, should_stop=should_stop)
 
 
 def score_runs(
@@ -150,6 +155,7 @@ def score_runs(
     started: StartedFn | None = None,
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    client=None,
 ) -> Iterator[Outcome]:
     """Read and score each source in turn, under ``options.profile``: one
     :class:`Outcome` per source, in order.  Each run is read by the
@@ -160,7 +166,8 @@ def score_runs(
     and goes on (the app's way: one run that cannot be read or scored never
     stops the others).  :class:`~shrec_eval.errors.Cancelled` ends the loop
     when ``should_stop`` answers True (between sources and between blocks of
-    queries)."""
+    queries).  ``client``: a ``dask.distributed.Client`` scores on its
+    cluster (:mod:`shrec_eval.distributed`: the same results)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
     profile = get_profile(options.profile)
@@ -177,7 +184,7 @@ def score_runs(
                 run = profile.load_run(source, assessment)
                 if cache is not None:
                     cache.put(source, reader, run)
-            result = _evaluate(i, assessment, run, options, progress, should_stop)
+            result = _evaluate(i, assessment, run, options, progress, should_stop, client)
         except Cancelled:
             raise
         except AmbiguousFormatError as exc:
@@ -199,6 +206,7 @@ def _score_own_reading(
     started: StartedFn | None = None,
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    client=None,
 ) -> Iterator[Outcome]:
     """A contest of a profile that reads its contests itself (shapenet17:
     one outcome per dataset of each method folder, each against the
@@ -209,7 +217,7 @@ def _score_own_reading(
             raise Cancelled()
         if started is not None:
             started(i, run.name)
-        result = _evaluate(i, assessment, run, contest.options, progress, should_stop)
+        result = _evaluate(i, assessment, run, contest.options, progress, should_stop, client)
         yield Outcome(i, contest.runs[i], result=result, run=run, assessment=assessment)
 
 
@@ -228,6 +236,7 @@ def score_contest(
     progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     runs: list | None = None,
+    client=None,
 ) -> tuple[Assessment, list[RunResult]]:
     """Score every run of a contest (the command line's way: the first
     unreadable run is an error): the assessment and the results, in the
@@ -247,7 +256,9 @@ def score_contest(
 
     if contest.profile.contest_reader is not None:
         outcomes = list(
-            _score_own_reading(contest, started=started, progress=step, should_stop=should_stop)
+            _score_own_reading(
+                contest, started=started, progress=step, should_stop=should_stop, client=client
+            )
         )
         assessment = outcomes[0].assessment if outcomes else None
     else:
@@ -260,6 +271,7 @@ def score_contest(
                 started=started,
                 progress=step,
                 should_stop=should_stop,
+                client=client,
             )
         )
     if runs is not None:

@@ -77,7 +77,20 @@ def load_mesh(path) -> tuple[np.ndarray, np.ndarray]:
 
     path = Path(path)
     try:
-        mesh = trimesh.load(path, force="mesh", process=False)
+        # opened here, not by name: trimesh names a scene's nodes after the
+        # file's name in UTF-8, which a name that is not UTF-8 is not
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                raise ShapeFileError("the file is empty")
+            mesh = trimesh.load(
+                fh,
+                file_type=path.suffix.lower().lstrip("."),
+                force="mesh",
+                process=False,
+                resolver=trimesh.resolvers.FilePathResolver(str(path.parent)),
+            )
+    except ShapeFileError:
+        raise
     except Exception as exc:  # any parser failure is the file's problem
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ShapeFileError(f"cannot be read as a mesh ({reason[:120]})") from exc

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -126,11 +125,12 @@ def since_process_start() -> float | None:
 def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     """Open the main window, score the demo contest, export the
     precision-recall plot; 0 when every step worked."""
-    import tempfile
     import time
+    from contextlib import ExitStack
 
-    from PySide6.QtCore import QSettings
     from PySide6.QtGui import QImage
+
+    from .headless import private_settings
 
     t0 = time.perf_counter()
     keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
@@ -138,10 +138,8 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     from .mainwindow import MainWindow, app_icon
 
     app.setWindowIcon(app_icon())
-    settings = QSettings(
-        str(Path(tempfile.mkdtemp(prefix="shrec-smoke-")) / "settings.ini"),
-        QSettings.Format.IniFormat,
-    )
+    cleanup = ExitStack()  # its preferences' folder goes at the end
+    settings = cleanup.enter_context(private_settings("shrec-smoke-"))
     win = MainWindow(settings)
     win.quiet = True  # no modal dialog: failures are reported and end the test
     win.show()
@@ -181,6 +179,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
                 status = 0
     finally:
         win.close()
+        cleanup.close()
     return status
 
 
@@ -213,16 +212,42 @@ def main(argv=None) -> int:
             say(f"shrec-gui: error: unexpected {type(exc).__name__}: {exc}")
             return 1
     app = make_app()
+    win, closer, autosave = open_window(args)
+    # closed already (a signal during the recovery question): no loop to run
+    status = app.exec() if win.isVisible() else 0
+    if win.isVisible():  # the loop left otherwise: its threads are stopped before the end
+        win.close()
+    closer.uninstall()
+    # closed with the user's answer: the autosave goes; without (a second
+    # Ctrl-C): it is kept for the next start
+    autosave.finish(keep=closer.forced)
+    return status
+
+
+def open_window(args, settings=None):
+    """The main window as ``shrec-gui`` opens it: shown, closed by SIGINT and
+    SIGTERM as by its close button (lifecycle.py), autosaved (autosave.py)
+    with the autosaves of an app that did not close offered back, then the
+    command line's contest.  Returns (window, signal closer, autosave)."""
+    from .autosave import Autosave
+    from .lifecycle import SignalCloser
     from .mainwindow import MainWindow, app_icon
 
-    app.setWindowIcon(app_icon())
-    win = MainWindow()
+    QApplication.instance().setWindowIcon(app_icon())
+    win = MainWindow(settings)
+    closer = SignalCloser(win)
+    autosave = Autosave(win)
     win.show()
-    if args.demo:
+    if autosave.offer_recovery():  # the work recovered, not replaced by the command line's
+        if args.demo or args.files:
+            win.status_label.setText(
+                "Recovered the unsaved work; the contest of the command line was not opened."
+            )
+    elif args.demo:
         win.open_demo()
     elif args.files:
         win.open_files(args.files)
-    return app.exec()
+    return win, closer, autosave
 
 
 if __name__ == "__main__":

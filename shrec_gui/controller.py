@@ -22,6 +22,7 @@ from shrec_eval.service import effective_options
 from .models import plural
 from .plots import colour_for
 from .shapes_service import ShapesService
+from .undo import UndoHistory, undoable
 from .worker import FileTasks, Job, ScoringThread, classify, user_message
 
 
@@ -38,6 +39,11 @@ def app_leaves_out(profile) -> str | None:
     )
 
 
+#: what the app edits of a contest; the other fields of the contest file
+#: it opened are written back as they were
+_EDITED = {"assessment", "runs", "options", "name", "view", "shapes", "query_shapes"}
+
+
 @dataclass
 class RunEntry:
     key: int
@@ -47,6 +53,7 @@ class RunEntry:
     error: str | None = None  # the reader's message when the file could not be used
     base_name: str | None = None  # the run's own name (the result's may get a suffix)
     run: object = None  # the Run the scoring service read (its ranked lists: the gallery)
+    own_name: str | None = None  # the name the file gives (a rename to nothing shows it again)
 
     @property
     def name(self) -> str:
@@ -80,6 +87,8 @@ class ContestController(QObject):
         self.entries: dict[int, RunEntry] = {}
         self.session_path: str | None = None
         self.session_view: dict = {}  # the view state of the session last opened (view_state.py)
+        self.opened: Contest | None = None  # the contest file opened: its other fields are kept
+        self.recovered = False  # what is open came from an autosave (autosave.py)
         self._saved_state = None  # what was last opened from or written to a session
         self._next_key = 1
         self._pending: dict | None = None
@@ -98,6 +107,7 @@ class ContestController(QObject):
         self.files.failed.connect(self._task_failed)
         self.scoring = ScoringThread(self)
         self.shapes = ShapesService(self)  # the shapes folders and their thumbnails
+        self.history = UndoHistory(self)  # undo and redo of the edits (undo.py)
         w = self.scoring.worker
         # bound methods of this object (not lambdas): Qt then queues the call
         # to the GUI thread; a lambda would run in the worker's thread
@@ -169,6 +179,8 @@ class ContestController(QObject):
         if not self.unsaved():
             return []
         name = Path(self.assessment_source.path).name
+        if self._saved_state is None and self.recovered:
+            return ["the work recovered from the autosave"]
         if self._saved_state is None:
             return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
         source, runs, options, shapes = self._saved_state
@@ -276,6 +288,7 @@ class ContestController(QObject):
             Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
         )
 
+    @undoable(lambda self, sources: f"Add {plural(len(sources), 'run')}")
     def add_runs(self, sources: list[RunSource]) -> None:
         if self.assessment is None:
             self.problem.emit(
@@ -294,18 +307,61 @@ class ContestController(QObject):
         self.changed.emit()
         self._start(Job(pairs, self.options), f"Reading {len(pairs)} run(s)…")
 
+    @undoable(lambda self, keys: f"Remove {plural(len(set(keys) & set(self.entries)), 'run')}")
     def remove(self, keys) -> None:
-        """Take runs out of the contest, by key (read or not)."""
-        names = [self.entries[k].name for k in dict.fromkeys(keys) if k in self.entries]
-        removed = [k for k in keys if self.entries.pop(k, None) is not None]
+        """Take runs out of the contest, by key (read or not); undoable."""
+        names = [self.entries[k].name for k in keys if k in self.entries]
+        taken = [e for e in (self.entries.pop(k, None) for k in keys) if e is not None]
+        removed = [e.key for e in taken]
+        self.history.put_aside(taken)  # an undo brings them back as they are
         for k in removed:
             self.scoring.requestForget.emit(k)
         if removed:
             self._distinct_names()
             self.changed.emit()
-            what = ", ".join(names) if len(names) <= 3 else plural(len(names), "run")
-            # the counts of the status bar are of the runs left
-            self.status.emit(f"Removed {what}. " + ("" if self.busy else self.scored_status()))
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            # said even when scoring goes on: all the runs may have gone at once
+            self.status.emit(
+                f"Removed {plural(len(removed), 'run')} ({shown}); Edit > Undo (Ctrl+Z) "
+                f"brings {'it' if len(removed) == 1 else 'them'} back."
+                + ("" if self.busy or not self.entries else " " + self.scored_status())
+            )
+
+    @undoable(lambda self, key, name: "Rename a run")
+    def rename_run(self, key: int, name: str) -> None:
+        """Show a run under ``name`` (empty: the name its file gives); undoable."""
+        e = self.entries.get(key)
+        if e is None:
+            return
+        e.source = replace(e.source, name=name.strip() or None)
+        self.names_changed()
+        self.changed.emit()
+
+    def names_changed(self) -> None:
+        """The runs' names again from their sources (a rename, an undo)."""
+        for e in self.scored_entries():
+            e.base_name = e.source.name or e.own_name or Path(e.source.path).name
+        self._distinct_names()
+
+    @undoable("Scoring options")
+    def change_options(self, options: EvalOptions) -> None:
+        """The options the user chose (the options dialog): every run scored
+        with them; undoable."""
+        self.set_options(options)
+        self.score()
+
+    @undoable("Shapes folders")
+    def set_shapes(self, shapes, query_shapes=None) -> None:
+        """The shapes folders the user chose; undoable."""
+        self.shapes.set_sources(shapes, query_shapes)
+
+    def opening(self) -> bool:
+        """An assessment is being read (it replaces the runs once read)."""
+        return self._pending is not None
+
+    def score_entries(self, entries) -> None:
+        """Read and score these runs (back from an undo, or new)."""
+        self._start(Job([(e.key, e.source) for e in entries], self.options), "Scoring…")
 
     def open_files(self, paths, confirm=None, keep_runs=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
@@ -368,6 +424,9 @@ class ContestController(QObject):
         self.session_path = None
         self.session_view = {}
         self._saved_state = None
+        self.opened = None
+        self.recovered = False
+        self.history.clear()
         self._changed_timer.stop()
         self.set_options(EvalOptions())
         self.shapes.set_sources(None, None)
@@ -386,7 +445,7 @@ class ContestController(QObject):
             title="Cannot open the session",
         )
 
-    def _open_contest(self, path: str, contest: Contest) -> None:
+    def _open_contest(self, path: str, contest: Contest, *, recovered: bool = False) -> None:
         self.shapes.set_sources(contest.shapes, contest.query_shapes)
         self.open_assessment(
             contest.assessment,
@@ -395,13 +454,28 @@ class ContestController(QObject):
             session=(path, contest.name or Path(path).stem),
             view=contest.view,
         )
+        if self._pending is not None:  # its other fields (description...) are kept
+            self._pending.update(contest=contest, recovered=recovered)
+
+    def recover(self, autosave: str, session: str | None, name: str) -> None:
+        """Open the contest an autosave holds (autosave.py) as the session
+        ``session`` it was (None: none yet) named ``name``, with its changes
+        unsaved."""
+        self.run_task(
+            Contest.read,
+            str(autosave),
+            done=lambda contest: self._open_contest(
+                session or "", replace(contest, name=name), recovered=True
+            ),
+            title="Cannot recover the autosave",
+        )
 
     def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:
         """What is open, as a Contest (runs with the names and colours shown,
         and the window's ``view`` state)."""
         if self.assessment_source is None:
             return None
-        return Contest(
+        now = Contest(
             self.assessment_source,
             self.run_sources(named=True),
             self.options,
@@ -409,6 +483,12 @@ class ContestController(QObject):
             view=view or {},
             shapes=self.shapes.source,
             query_shapes=self.shapes.query_source,
+        )
+        if self.opened is None:
+            return now
+        # every other field of the contest file it came from (description...)
+        return replace(
+            self.opened, **{f.name: getattr(now, f.name) for f in fields(now) if f.name in _EDITED}
         )
 
     def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
@@ -425,6 +505,7 @@ class ContestController(QObject):
             return False
         self.session_path = path
         self._saved_state = self._state()
+        self.recovered = False
         self.fileUsed.emit(path, True)
         self.status.emit(f"Wrote {path}")
         return True
@@ -483,12 +564,18 @@ class ContestController(QObject):
         self.entries = {
             k: RunEntry(k, s, s.colour or colour_for(i)) for i, (k, s) in enumerate(pending["runs"])
         }
+        self.history.forget_runs_aside()  # read for another reading of the assessment
+        if not pending["keep_session"]:  # another contest: another history
+            self.history.clear()
+            self.opened = pending.get("contest")
+            self.recovered = bool(pending.get("recovered"))
         if pending["session"] is not None:  # a session or contest file: now it has opened
-            self.session_path = pending["session"][0]
+            self.session_path = pending["session"][0] or None
             self.session_view = pending["view"] or {}
-            self._saved_state = self._state()
+            self._saved_state = None if self.recovered else self._state()
             self.sessionOpened.emit(*pending["session"])
-            self.fileUsed.emit(pending["session"][0], True)
+            if not self.recovered:
+                self.fileUsed.emit(pending["session"][0], True)
         elif not pending["keep_session"]:  # an assessment on its own: no session any more
             self.session_path = None
             self.session_view = {}
@@ -517,6 +604,8 @@ class ContestController(QObject):
         if e is None:  # removed meanwhile
             return
         e.result, e.error, e.base_name, e.run = result, None, result.run_name, run
+        if e.source.name is None:
+            e.own_name = result.run_name
         self._distinct_names()
         self._changed_soon()
 
@@ -553,6 +642,7 @@ class ContestController(QObject):
         self._changed_soon()
         self.formatAsked.emit(key, str(e.source.path), tuple(candidates))
 
+    @undoable(lambda self, key, fmt: f"Read a run as {fmt}")
     def choose_run_format(self, key: int, fmt: str) -> None:
         """Read a run again with the format the user chose."""
         e = self.entries.get(key)

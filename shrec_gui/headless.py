@@ -10,23 +10,36 @@ to hold the app to the command line's numbers.
 
 from __future__ import annotations
 
+import shutil
+import signal
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-
-def _settings() -> QSettings:
-    """Preferences of this run only: a headless export leaves the user's
-    recent files, folders and window state as they were."""
-    folder = Path(tempfile.mkdtemp(prefix="shrec-headless-"))
-    return QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+from .lifecycle import SignalCloser, exit_status
 
 
-def _wait(app: QApplication, done, deadline: float) -> bool:
-    while time.monotonic() < deadline:
+@contextmanager
+def private_settings(prefix: str = "shrec-headless-"):
+    """Preferences of this run only (a headless export, the smoke test): the
+    user's recent files, folders and window state stay as they were.  The
+    folder holding them is removed at the end (written out first: QSettings
+    would otherwise write it again when it goes)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    try:
+        yield settings
+    finally:
+        settings.sync()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _wait(app: QApplication, done, deadline: float, stop=lambda: False) -> bool:
+    while time.monotonic() < deadline and not stop():
         app.processEvents()
         if done():
             return True
@@ -49,18 +62,32 @@ def export(
     the bundled demo), score, write ``report`` and ``native`` folders.
     ``say(line)`` tells the user (stderr in the command); ``windows`` (tests)
     keeps the closed window alive to the end of the process."""
+    with private_settings() as settings:
+        return _export(files, settings, report, native, demo, say, timeout_s, windows)
+
+
+def _export(files, settings, report, native, demo, say, timeout_s, windows) -> int:
     from shrec_eval.resources import demo_manifest
 
     from .mainwindow import MainWindow
 
     app = QApplication.instance()
-    win = MainWindow(_settings())
+    win = MainWindow(settings)
     win.quiet = True  # no dialog: every problem is recorded in win.errors
     if windows is not None:
         windows.append(win)
     c = win.controller
     deadline = time.monotonic() + timeout_s
     status = 1
+    # SIGINT and SIGTERM end the run quietly (130, 143): while scoring, noted
+    # and acted on between two passes of the event loop; while a folder is
+    # written (in this thread), raised there as the command line raises them,
+    # so that the folder's clean-up runs (nothing half written, nothing left)
+    signals: list[int] = []
+    closer = SignalCloser(None, on_signal=signals.append)
+    written: dict[str, str] = {}
+    for tasks in (win.exports.report_tasks, win.exports.native_tasks):
+        tasks.threaded = False
     try:
         if demo:
             c.open_session(str(demo_manifest()))
@@ -74,7 +101,9 @@ def export(
                 and all(e.result is not None or e.error is not None for e in c.entries.values())
             )
 
-        if not _wait(app, opened, deadline):
+        if not _wait(app, opened, deadline, stop=lambda: bool(signals)):
+            if signals:
+                return _interrupted(say, signals[0])
             say(f"shrec-gui: error: the contest was not scored within {timeout_s:.0f} s")
             return 1
         failed = [e for e in c.entries.values() if e.error is not None]
@@ -87,7 +116,6 @@ def export(
         if not c.entries:
             say("shrec-gui: error: the contest has no runs to score")
             return 1
-        written: dict[str, str] = {}
         win.exports.folderDone.connect(lambda what, _folder, err: written.__setitem__(what, err))
         for what, folder, start in (
             ("report", report, win.exports.export_report),
@@ -95,7 +123,15 @@ def export(
         ):
             if not folder:
                 continue
-            start(folder)
+            if signals:
+                return _interrupted(say, signals[0])
+            try:
+                with _raised_signals():
+                    start(folder)
+            except KeyboardInterrupt:
+                return _interrupted(say, signal.SIGINT)
+            except _Terminated:
+                return _interrupted(say, signal.SIGTERM)
             if not _wait(app, lambda w=what: w in written or bool(win.errors), deadline):
                 say(f"shrec-gui: error: the {what} was not written within {timeout_s:.0f} s")
                 return 1
@@ -103,8 +139,37 @@ def export(
                 say(f"shrec-gui: error: {written.get(what) or win.errors[-1]}")
                 return 1
             say(f"shrec-gui: wrote {folder}")
+        if signals:
+            return _interrupted(say, signals[0])
         status = 0
     finally:
+        closer.uninstall()
         win.close()  # not a user's close: nothing is asked; its threads stop
         app.processEvents()
     return status
+
+
+class _Terminated(BaseException):
+    """SIGTERM while a folder is written (as the command line's Terminated)."""
+
+
+def _terminated(signum, frame) -> None:
+    raise _Terminated()
+
+
+@contextmanager
+def _raised_signals():
+    """SIGINT and SIGTERM raised where this thread is (KeyboardInterrupt, _Terminated)."""
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def _interrupted(say, signum: int) -> int:
+    say("shrec-gui: " + ("interrupted" if signum == signal.SIGINT else "terminated"))
+    return exit_status(signum)

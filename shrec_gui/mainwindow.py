@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -51,6 +53,12 @@ def app_icon() -> QIcon:
         if p.exists():
             icon.addFile(str(p))
     return icon
+
+
+def _name_action(action: QAction, verb: str, text: str) -> None:
+    """Undo / Redo and the edit they would undo or redo."""
+    if shiboken6.isValid(action):
+        action.setText(f"{verb} {text}" if text else verb)
 
 
 class MainWindow(FileDialogs, QMainWindow):
@@ -282,6 +290,8 @@ class MainWindow(FileDialogs, QMainWindow):
         f.addSeparator()
         self._action(f, "&Quit", self.quit_action, QKeySequence.StandardKey.Quit)
         e = mb.addMenu("&Edit")
+        self._build_undo(e)
+        e.addSeparator()
         self._action(e, "&Copy selection (TSV)", self.copy_selection, QKeySequence.StandardKey.Copy)
         s = mb.addMenu("&Scoring")
         self._action(s, "&Score all runs", c.score, "F5")
@@ -290,6 +300,9 @@ class MainWindow(FileDialogs, QMainWindow):
         s.addSeparator()
         self.remove_action = self._action(
             s, "&Remove selected runs", self.remove_selected_runs, "Del"
+        )
+        self.rename_action = self._action(
+            s, "Re&name run…", self.rename_selected_run, "F2", "the name a run is shown under"
         )
         v = mb.addMenu("&View")
         group = QActionGroup(self)
@@ -389,8 +402,7 @@ class MainWindow(FileDialogs, QMainWindow):
             except OptionsError as exc:
                 self._tell("Scoring options", str(exc))
                 continue
-            self.controller.set_options(opts)
-            self.controller.score()
+            self.controller.change_options(opts)  # undoable
             return
 
     # -- runs, copy and export ----------------------------------------------------------
@@ -401,6 +413,42 @@ class MainWindow(FileDialogs, QMainWindow):
             self.welcome.remove_current()
             return
         self.controller.remove(self.current_tab().selected_run_keys())
+
+    def _build_undo(self, menu) -> None:
+        """Edit > Undo and Redo (Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y): the
+        controller's history (undo.py), their texts naming the edit."""
+        history = self.controller.history
+        stack = history.stack
+        self.undo_action = self._action(menu, "&Undo", history.undo, QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action(menu, "&Redo", history.redo)
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+
+        # the signals carry what they tell (the stack may be going away with the window)
+        stack.canUndoChanged.connect(self.undo_action.setEnabled)
+        stack.canRedoChanged.connect(self.redo_action.setEnabled)
+        stack.undoTextChanged.connect(lambda t: _name_action(self.undo_action, "&Undo", t))
+        stack.redoTextChanged.connect(lambda t: _name_action(self.redo_action, "&Redo", t))
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
+        history.applied.connect(self.status_label.setText)
+
+    def rename_selected_run(self) -> None:
+        """F2: a name for the run selected (undoable)."""
+        c = self.controller
+        keys = [] if self.showing_welcome() else self.current_tab().selected_run_keys()
+        keys = [k for k in keys if k in c.entries]
+        if not keys:
+            self.status_label.setText("Select a run (Summary or Data checks) to rename it.")
+            return
+        e = c.entries[keys[0]]
+        name, ok = QInputDialog.getText(
+            self,
+            "Rename run",
+            f"New name for {e.name} (empty: the name its file gives):",
+            text=e.name,
+        )
+        if ok:
+            c.rename_run(e.key, name)
 
     def copy_selection(self) -> None:
         view = self.focusWidget()
@@ -433,7 +481,7 @@ class MainWindow(FileDialogs, QMainWindow):
         shapes = self.controller.shapes
         dialog = ShapesDialog(shapes.source, shapes.query_source, self)
         if dialog.exec():
-            shapes.set_sources(*dialog.result_sources)
+            self.controller.set_shapes(*dialog.result_sources)  # undoable
             folders = [str(s.path) for s in dialog.result_sources if s is not None]
             self.status_label.setText(
                 f"Shapes: {', '.join(folders)}"
@@ -467,7 +515,7 @@ class MainWindow(FileDialogs, QMainWindow):
         def found(folders) -> None:
             if folders:
                 sources = [ShapesSource(f) for f in folders[:2]]
-                self.controller.shapes.set_sources(*sources)
+                self.controller.set_shapes(*sources)  # undoable
                 self.status_label.setText(f"Shapes: {', '.join(folders[:2])}")
             rest = [p for p in paths if p not in folders]
             if rest:

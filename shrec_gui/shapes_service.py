@@ -37,6 +37,8 @@ from shrec_eval.thumbnails import (
     thumbnail_rgba,
 )
 
+from .parent_watch import die_with_parent
+
 #: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
 THUMB_PX = 72
 ITEM, QUERY = "item", "query"
@@ -223,7 +225,8 @@ class ShapesService(QObject):
     def _start_pool(self) -> None:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
-            self._pool = ProcessPoolExecutor(WORKERS, mp_context=spawn)
+            # they die with the app, however it ends (parent_watch.py)
+            self._pool = ProcessPoolExecutor(WORKERS, mp_context=spawn, initializer=die_with_parent)
             # the processes start with the first task: a cheap one, now
             self._pool.submit(os.getpid)
 

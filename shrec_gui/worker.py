@@ -215,6 +215,11 @@ class ScoringWorker(QObject):
     def forget(self, key: int) -> None:
         self._by_key.pop(key, None)
 
+    @Slot(int, object)
+    def remember(self, key: int, run) -> None:
+        """A run taken out and brought back (undo): its ranked lists again."""
+        self._by_key[key] = run
+
 
 def collect_garbage_on_the_gui_thread() -> None:
     """Python's cyclic garbage collector runs in whichever thread happens to
@@ -237,6 +242,7 @@ class ScoringThread(QObject):
     requestLists = Signal(int, str, object, object)
     requestConfusion = Signal(int, str)
     requestForget = Signal(int)
+    requestRemember = Signal(int, object)
     requestComparison = Signal(int, object, object, object)
 
     def __init__(self, parent: QObject) -> None:
@@ -250,6 +256,7 @@ class ScoringThread(QObject):
         self.requestLists.connect(self.worker.lists)
         self.requestConfusion.connect(self.worker.confusion)
         self.requestForget.connect(self.worker.forget)
+        self.requestRemember.connect(self.worker.remember)
         self.requestComparison.connect(self.worker.compare)
         self.thread.finished.connect(self.worker.deleteLater)
         self.thread.start()
@@ -323,10 +330,16 @@ class FileTasks(QObject):
         super().__init__(parent)
         collect_garbage_on_the_gui_thread()
         self._requests = 0
+        #: False: a task runs in the thread that starts it, answered before start()
+        #: returns (the headless export: SIGINT and SIGTERM then reach the writing)
+        self.threaded = True
 
     def start(self, fn, *args) -> int:
         self._requests += 1
         request = self._requests
+        if not self.threaded:
+            self._run(request, fn, args)
+            return request
         threading.Thread(
             target=self._run, args=(request, fn, args), name="shrec-files", daemon=True
         ).start()

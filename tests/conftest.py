@@ -34,6 +34,18 @@ def _isolated_thumbnail_cache(tmp_path_factory):
         os.environ["SHREC_EVAL_CACHE_DIR"] = old
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_data_folder(tmp_path_factory):
+    """The app's data folder (autosaves) in a temporary folder, never the user's."""
+    old = os.environ.get("SHREC_GUI_DATA_DIR")
+    os.environ["SHREC_GUI_DATA_DIR"] = str(tmp_path_factory.mktemp("app-data"))
+    yield
+    if old is None:
+        os.environ.pop("SHREC_GUI_DATA_DIR", None)
+    else:
+        os.environ["SHREC_GUI_DATA_DIR"] = old
+
+
 @pytest.fixture
 def dialogs(monkeypatch):
     """The warnings the window would show, recorded (title, text) instead."""

@@ -275,13 +275,15 @@ def test_status_and_caption_after_removing_runs(win, qtbot, tmp_path, dialogs):
     assert "1 could not be read" in w.status_label.text()
     bad = [k for k, e in w.controller.entries.items() if e.error is not None]
     w.controller.remove(bad)
-    assert (
-        w.status_label.text() == "Removed broken.txt. 7 of 7 runs scored with the current options."
+    # what was removed (undoable), and the runs left
+    assert w.status_label.text() == (
+        "Removed 1 run (broken.txt); Edit > Undo (Ctrl+Z) brings it back. "
+        "7 of 7 runs scored with the current options."
     )
     keys = list(w.controller.entries)
     w.controller.remove(keys[1:])
     wait_idle(qtbot, w)
-    assert w.status_label.text() == "Removed 6 runs. 1 of 1 run scored with the current options."
+    assert w.status_label.text().endswith(" 1 of 1 run scored with the current options.")
     assert w.summary.assessment_label.text().endswith("; 1 run")
     w.controller.score()  # F5: the end of a job says the same
     wait_idle(qtbot, w, 1)

@@ -16,7 +16,7 @@ Why tiles of a fixed shape: a BLAS matrix product's last bit depends on the
 shape of the call and on the number of BLAS threads (OpenBLAS sums in a
 different order for another number of rows, columns or threads).  Every
 value here comes from the same call, tile ``(t, c)`` = query rows
-``[64 t, 64 t + 64)`` x item columns ``[16384 c, 16384 c + 16384)``, made on
+``[512 t, 512 t + 512)`` x item columns ``[1024 c, 1024 c + 1024)``, made on
 one BLAS thread (two tiles at a time, one per core), whoever asks for it: the
 scorer's blocks of queries, the top-K selection and ``shrec-eval distances``
 alike.  The values are float32 (the PSB matrix's type), computed in float32
@@ -26,6 +26,7 @@ alike.  The values are float32 (the PSB matrix's type), computed in float32
 from __future__ import annotations
 
 import io
+import mmap
 import struct
 import threading
 import zipfile
@@ -47,6 +48,7 @@ from .ids import IdNormalizer
 from .matrix import MatrixRun, ties_warning
 from .rowsort import tied_pairs
 from .source import Source, open_source
+from .topk import select_tiles
 
 __all__ = [
     "METRICS",
@@ -62,11 +64,13 @@ __all__ = [
     "top_k_of_matrix",
 ]
 
-#: a tile's query rows and item columns (fixed: see the module's text)
-TILE_ROWS = 64
-TILE_COLS = 16384
+#: a tile's query rows and item columns (fixed: see the module's text);
+#: BLAS multiplies 512 x 1024 blocks at its full speed (64-row tiles ran at
+#: 40% of it: the gallery was packed again for every 64 queries)
+TILE_ROWS = 512
+TILE_COLS = 1024
 #: query tiles whose top-K lists are selected in one pass over the gallery
-TOPK_TILES = 64
+TOPK_TILES = 16
 #: rows checked for NaN and infinity at a time
 _SCAN = 1 << 14
 _NPY = b"\x93NUMPY"
@@ -198,6 +202,13 @@ class _Cache:
             raise value
         return value
 
+    def put(self, key, value) -> None:
+        """A value made elsewhere, kept as if computed here."""
+        with self._lock:
+            self._done[key] = value
+            while len(self._done) > self._keep:
+                self._done.popitem(last=False)
+
 
 # -- reading -----------------------------------------------------------------------
 
@@ -249,7 +260,9 @@ def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[s
         raise FormatError(
             path, f"{name} must hold strings or whole numbers, not {arr.dtype} values"
         )
-    return [normalize(s.strip()) for s in raw]
+    # an id changes only if it starts with a zero or an m / model_ prefix
+    # (formats.ids): the others skip the normaliser (100,000 ids: 3x faster)
+    return [normalize(t) if t[:1] in "0mM" else t for t in map(str.strip, raw)]
 
 
 def _check_features(path, arr: np.ndarray, name: str) -> None:
@@ -425,6 +438,10 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
                 "and 'query_ids')",
             )
         return a.query_items.astype(np.int64), np.arange(n, dtype=np.int64)
+    if f.cross and f.gallery_ids == list(a.item_ids) and f.query_ids == list(a.query_ids):
+        # rows named in the assessment's own orders (as files made together
+        # are): the checks below would all pass; ids are unique there
+        return np.arange(a.n_queries, dtype=np.int64), np.arange(a.n_items, dtype=np.int64)
     g_index = _index(f.gallery_ids, where, f.gallery_name)
     missing = [s for s in a.item_ids if s not in g_index]
     if missing:
@@ -540,7 +557,8 @@ class Distances:
         out = np.zeros(f.shape[0], dtype=np.float64)
         for s in range(0, rows.size, _SCAN):
             r = rows[s : s + _SCAN]
-            block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r], dtype=np.float64)
+            # checked in the features' own type (3x faster than widened first)
+            block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r])
             bad = ~np.isfinite(block).all(axis=1)
             if bad.any():
                 row = int(r[np.argmax(bad)])
@@ -550,6 +568,7 @@ class Distances:
                     "values; every feature must be a finite number",
                 )
             if self.metric != "dot":  # (the dot product needs no norm)
+                block = block.astype(np.float64)
                 out[r] = np.einsum("ij,ij->i", block, block)
         if self.metric == "cosine":
             zero = out[rows] == 0
@@ -574,13 +593,30 @@ class Distances:
         # times slower; a copy of the piece costs far less
         return np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
+    def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
+        """Block ``i`` of the query or gallery features as :meth:`_take`
+        gives it, the calling thread's last ones kept: the top-K selection
+        multiplies each gallery piece with every query tile of a group, and
+        a copy (a misaligned or float16 array) is then made once."""
+        mine = self.__dict__.get("_local") or self.__dict__.setdefault("_local", threading.local())
+        kept = getattr(mine, side, None)
+        if kept is None:
+            kept = OrderedDict()
+            setattr(mine, side, kept)
+        block = kept.get(i)
+        if block is None:
+            block = kept[i] = take()
+            if len(kept) > (TOPK_TILES if side == "query" else 1):
+                kept.popitem(last=False)
+        return block
+
     def piece(self, t: int, c: int) -> np.ndarray:
-        """Tile ``(t, c)``: query rows [64 t, 64 t + 64) x item columns
-        [16384 c, 16384 c + 16384), float32."""
+        """Tile ``(t, c)``: query rows [512 t, 512 t + 512) x item columns
+        [1024 c, 1024 c + 1024), float32."""
         qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
-        q = self._take(self.query, self.qidx, qa, qb)
-        g = self._take(self.gallery, self.gidx, ga, gb)
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb))
+        g = self._kept("gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb))
         with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             s = np.matmul(q, g.T)
         del q, g
@@ -619,12 +655,17 @@ class Distances:
             return self.piece(t, 0)
         rows = min((t + 1) * TILE_ROWS, self.shape[0]) - t * TILE_ROWS
         out = np.empty((rows, self.shape[1]), dtype=np.float32)
-        for c in range(self.n_pieces):
+
+        def fill(c: int) -> None:
             out[:, c * TILE_COLS : (c + 1) * TILE_COLS] = self.piece(t, c)
+
+        # the pieces on both cores (a thread that needs this tile waits for it)
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-tile") as pool:
+            list(pool.map(fill, range(self.n_pieces)))
         return out
 
     def tile(self, t: int) -> np.ndarray:
-        """Query rows [64 t, 64 t + 64) against every item (kept for the
+        """Query rows [512 t, 512 t + 512) against every item (kept for the
         next blocks of rows, which usually share it)."""
         return self._tiles.get(t)
 
@@ -656,46 +697,51 @@ class Distances:
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a distance matrix is read a block of rows at a time, never whole")
 
+    # -- sent to another process (a cluster's worker)
+    def __getstate__(self) -> dict:
+        """The features as where they are mapped from (never their data:
+        a worker maps the same file; the cluster's machines share it),
+        arrays in memory as they are; the caches left behind."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local")}
+        state["query"] = _portable(self.query)
+        state["gallery"] = self.query if self.gallery is self.query else _portable(self.gallery)
+        state["_tiles_keep"] = self._tiles._keep
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        keep = state.pop("_tiles_keep")
+        same = state["gallery"] is state["query"]
+        state["query"] = _mapped(state["query"])
+        state["gallery"] = state["query"] if same else _mapped(state["gallery"])
+        self.__dict__.update(state)
+        self._tiles = _Cache(self._tile, keep=keep)
+
     # -- the first K of each row
     def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:
         """For each query tile of ``tiles``: every row's ``k`` smallest
         (value, column) keys, sorted (the first k of the stable ascending
-        order, exactly: the keys are the ranking's own, :mod:`.rowsort`);
-        one pass over the gallery for all the tiles, two tiles at a time."""
-        k = min(k, self.shape[1])
-        best: dict[int, np.ndarray | None] = dict.fromkeys(tiles)
-
-        def select(t: int, c: int) -> None:
-            d = self.piece(t, c)
-            key = _order_bits(d).astype(np.uint64)
-            key <<= np.uint64(32)
-            key |= np.arange(c * TILE_COLS, c * TILE_COLS + d.shape[1], dtype=np.uint64)
-            if best[t] is not None:
-                key = np.concatenate((best[t], key), axis=1)
-            if key.shape[1] > k:
-                key = np.partition(key, k - 1, axis=1)[:, :k]
-            best[t] = np.ascontiguousarray(key)
-
-        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-topk") as pool:
-            for c in range(self.n_pieces):
-                list(pool.map(lambda t, c=c: select(t, c), tiles))
-        out = []
-        for t in tiles:
-            keys = best[t]
-            keys.sort(axis=1)
-            out.append(keys)
-        return out
+        order, exactly: :mod:`.topk`); one pass over the gallery for all the
+        tiles, its pieces split between the two cores."""
+        return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
 
 
-def _order_bits(d: np.ndarray) -> np.ndarray:
-    """uint32 of the same order as the float32 values (-0.0 as 0.0): the
-    sign bit set for a positive value, every bit flipped for a negative one.
-    The same mapping for every piece of a row, whatever its values (the
-    ranking's own keys skip the flip where a whole row is nonnegative: a
-    piece is not a row)."""
-    u = np.add(d, np.float32(0)).view(np.int32)
-    u ^= (u >> 31) | np.int32(-(2**31))
-    return u.view(np.uint32)
+def _portable(arr: np.ndarray):
+    """A memory-mapped array as its file, offset, type and shape (mapped
+    again where it is unpickled); any other array as it is."""
+    if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.filename:
+        order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+        return ("memmap", arr.filename, arr.offset, arr.dtype.str, arr.shape, order)
+    return arr
+
+
+def _mapped(desc) -> np.ndarray:
+    if isinstance(desc, tuple) and desc and desc[0] == "memmap":
+        _, path, offset, dtype, shape, order = desc
+        try:
+            return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+        except OSError as exc:
+            raise FileAccessError.wrap(path, exc) from exc
+    return desc
 
 
 class MatrixPieces:
@@ -703,21 +749,37 @@ class MatrixPieces:
     rows at a time) cut into the tiles of :class:`Distances`, for the same
     top-K selection."""
 
+    #: a tile's rows are read once for all its pieces: the selection splits
+    #: the tiles between the cores, not the columns
+    rows_first = True
+
     def __init__(self, matrix) -> None:
         self.matrix = matrix
         self.shape = matrix.shape
         self.n_tiles = -(-self.shape[0] // TILE_ROWS)
         self.n_pieces = -(-self.shape[1] // TILE_COLS)
+        self._strip = threading.local()
 
     def piece(self, t: int, c: int) -> np.ndarray:
         # a binary matrix is read a block of whole rows at a time (never
         # memory-mapped, so a file cut short is an error, not SIGBUS): the
-        # tile's rows, then the piece's columns (a gallery wider than one
-        # piece reads the rows once per piece)
-        rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+        # tile's rows once (kept by the thread for the tile's next pieces),
+        # then the piece's columns
+        if getattr(self._strip, "t", None) != t:
+            self._strip.rows = None
+            self._strip.rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+            self._strip.t = t
+        rows = self._strip.rows
         return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
 
     top_keys = Distances.top_keys
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_strip"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._strip = threading.local()
 
 
 def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
@@ -806,12 +868,43 @@ class TopKRun(Run):
     def warnings(self, value) -> None:
         self._base = list(value)
 
+    def row_state(self, rows: np.ndarray) -> np.ndarray:
+        return self._ties[rows]
+
+    def set_row_state(self, rows: np.ndarray, state) -> None:
+        if state is not None:
+            self._ties[rows] = state
+
+    def group_tiles(self, g: int) -> range:
+        """The query tiles of group ``g`` (their lists are selected in one
+        pass over the gallery)."""
+        return range(g * TOPK_TILES, min((g + 1) * TOPK_TILES, self.distances.n_tiles))
+
+    @property
+    def n_groups(self) -> int:
+        return -(-self.distances.n_tiles // TOPK_TILES)
+
+    def set_keys(self, keys_by_group: dict[int, np.ndarray]) -> None:
+        """Each group's keys selected elsewhere (every row's first ``keep``
+        keys, sorted: the gallery shards of a cluster's workers, merged),
+        kept for the scoring, which then selects nothing."""
+        self._groups = _Cache(self._group, keep=max(2, self.n_groups))
+        for g, keys in keys_by_group.items():
+            self._groups.put(g, self._lists(g, keys))
+
+    @property
+    def keep(self) -> int:
+        """The keys kept per row: K, plus one where a query is an item."""
+        return self._keep
+
     def _group(self, g: int) -> tuple[np.ndarray, np.ndarray]:
-        """The lists of query tiles [64 g, 64 g + 64): items and lengths."""
-        d = self.distances
-        tiles = range(g * TOPK_TILES, min((g + 1) * TOPK_TILES, d.n_tiles))
-        keys = np.concatenate(d.top_keys(tiles, self._keep))
-        q0 = tiles[0] * TILE_ROWS
+        """The lists of group ``g``'s query tiles: items and lengths."""
+        tiles = self.group_tiles(g)
+        return self._lists(g, np.concatenate(self.distances.top_keys(tiles, self._keep)))
+
+    def _lists(self, g: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The lists of group ``g`` from its rows' keys (the tied pairs counted)."""
+        q0 = self.group_tiles(g)[0] * TILE_ROWS
         rows = np.arange(q0, q0 + keys.shape[0])
         items = (keys & np.uint64(0xFFFFFFFF)).astype(np.int32)
         high = keys >> np.uint64(32)
@@ -837,6 +930,29 @@ class TopKRun(Run):
             block = items[local]
             out[sel] = np.where(np.arange(self._keep) < lens[local, None], block, -1)
         return out, lengths
+
+    def judged_ranks(
+        self, rows: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The asked items' ranks, found by a search of the lists' sorted
+        (row, item) pairs: K entries a row, where the base class marks a
+        table of every row x every item (2,000 queries x 100,000 items:
+        200 MB to clear for 200,000 entries)."""
+        idx, lengths = self.ranked_block(rows)
+        ranks = np.full(pair_row.size, -1, dtype=np.int64)
+        if not pair_row.size or not idx.size:
+            return lengths, ranks
+        width = np.int64(self.n_items + 1)
+        flat = idx.reshape(-1).astype(np.int64)
+        entry = np.repeat(np.arange(idx.shape[0], dtype=np.int64), idx.shape[1]) * width + flat
+        entry[flat < 0] = -1  # padding matches no pair
+        order = np.argsort(entry, kind="stable")
+        sorted_entry = entry[order]
+        want = np.asarray(pair_row, np.int64) * width + np.asarray(pair_item, np.int64)
+        at = np.minimum(np.searchsorted(sorted_entry, want), sorted_entry.size - 1)
+        found = sorted_entry[at] == want
+        ranks[found] = order[at[found]] % idx.shape[1]
+        return lengths, ranks
 
 
 def _self_note(a: Assessment) -> list[DataWarning]:

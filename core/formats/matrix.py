@@ -11,7 +11,7 @@ from ..parallel import in_order
 from .numparse import parse_floats
 from .order import order_note
 from .rowsort import rank_pairs, rank_rows
-from .source import default_name, open_source
+from .source import a, default_name, open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -74,6 +74,13 @@ class MatrixRun(Run):
     @warnings.setter
     def warnings(self, value) -> None:
         self._base_warnings = list(value)
+
+    def row_state(self, rows: np.ndarray) -> np.ndarray:
+        return self._ties[rows]
+
+    def set_row_state(self, rows: np.ndarray, state) -> None:
+        if state is not None:
+            self._ties[rows] = state
 
     def ranked_block(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.asarray(rows, dtype=np.int64)
@@ -241,7 +248,7 @@ def read_binary_matrix(
             hint = ""
             n = int(round((size / 4) ** 0.5))
             if n * n * 4 == size:
-                hint = f"; it holds a {n} x {n} matrix"
+                hint = f"; it holds {a(f'{n} x {n} matrix')}"
             raise FormatError(
                 path,
                 f"the file has {size} bytes but a binary float32 matrix of "

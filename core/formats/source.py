@@ -50,8 +50,17 @@ KINDS = {
 
 
 def a(what: str) -> str:
-    """``what`` with its indefinite article: "an assessment", "a run"."""
-    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
+    """``what`` with its indefinite article: "an assessment", "a run", "an
+    ASCII matrix", "an 8 x 8 matrix", "an 11 x 11 matrix", "a 12 x 12 matrix"
+    (a number as it is said: eight, eleven, eighteen, eighty... start with a
+    vowel)."""
+    digits = re.match(r"[0-9]+", what)
+    if digits:
+        d = digits.group()
+        vowel = d[0] == "8" or (len(d) % 3 == 2 and d[:2] in ("11", "18"))
+    else:
+        vowel = what[:1].lower() in "aeiou"
+    return f"{'an' if vowel else 'a'} {what}"
 
 
 _FD = re.compile(r"/dev/fd/(\d+)|/proc/self/fd/(\d+)|/dev/stdin")

@@ -27,8 +27,8 @@ import numpy as np
 
 from ..chunk import ratio, row_sums
 from ..measures import Alias, Measure
-from ..trec_eval_format import P_CUTOFFS, trec_eval_text
 from .base import Profile
+from .trec_eval_text import P_CUTOFFS, trec_eval_text
 
 
 def ndcg_cut(ctx, k: int) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCompleter,
@@ -67,7 +67,18 @@ class SummaryTab(QWidget, Tab):
             "A measure's key, its label, or its trec_eval / ir_measures / SHREC toolkit "
             "name; Enter adds its column"
         )
-        self.find_column.returnPressed.connect(self._find_column)
+        # one completer for the box's lifetime, its names updated in place: Enter in
+        # its popup runs the search inside the completer's own event handling, and a
+        # completer replaced there was used after it was gone (a segfault)
+        self._names = QStringListModel(self)
+        completer = QCompleter(self._names, self.find_column)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.find_column.setCompleter(completer)
+        self.find_column.returnPressed.connect(self._return_pressed)
+        # a suggestion chosen (Enter on it, a click): its column, once the box
+        # holds it (the box takes the suggestion after the completer says activated)
+        completer.activated[str].connect(lambda _: QTimer.singleShot(0, self._find_column))
         self.assessment_label = QLabel(
             "Open an assessment (File > Open assessment, Ctrl+O), or drop files here."
         )
@@ -162,8 +173,17 @@ class SummaryTab(QWidget, Tab):
             )
         self.rank_label.setText(text)
 
+    def _return_pressed(self) -> None:
+        """Enter in the search box: the name typed, unless a suggestion is
+        chosen in the popup (the box hears Enter before the completer puts
+        that suggestion in it; ``activated`` then brings it)."""
+        popup = self.find_column.completer().popup()
+        if popup.isVisible() and popup.currentIndex().isValid():
+            return
+        self._find_column()
+
     def _find_column(self) -> None:
-        """Enter in the search box: the measure it names gets its column."""
+        """The measure the search box names gets its column."""
         text = self.find_column.text().strip()
         if not text:
             return
@@ -221,16 +241,18 @@ class SummaryTab(QWidget, Tab):
                 sub.addAction(a)
 
     def _update_completer(self, options) -> None:
+        """The names the search box suggests: the measures the options
+        compute, by key, label and other tools' names (the model changes only
+        when they do: never under the popup when its Enter adds a column)."""
         names = []
         for m in expand(options.ranks, options.profile):
             names += [m.key, m.label]
             for a in ALIASES:
                 if a.key in (m.key, m.measure.key):
                     names.append(a.name.replace("{k}", str(m.k)))
-        completer = QCompleter(sorted(set(names), key=str.lower), self.find_column)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self.find_column.setCompleter(completer)
+        names = sorted(set(names), key=lambda n: (n.lower(), n))  # the same order every run
+        if names != self._names.stringList():
+            self._names.setStringList(names)
 
     def column_action(self, key: str) -> QAction | None:
         """The Columns menu's entry of a measure."""

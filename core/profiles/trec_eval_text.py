@@ -1,4 +1,7 @@
-"""``--format trec_eval``: a run's scores printed exactly as the trec_eval
+"""The trec_eval profile's own text output (``--format trec_eval``, its
+``text_writer``), with trec_eval's own averaging (sums over the queries in
+byte order of their ids, ``-c``), bpref and gm_map: a run's scores printed
+exactly as the trec_eval
 binary (version 10) prints its default measure set, so that
 ``shrec-eval evaluate --profile trec_eval --format trec_eval [-q] qrels run``
 can replace ``trec_eval [-q] qrels run`` in a script (docs/formats.md).
@@ -20,8 +23,10 @@ import math
 
 import numpy as np
 
-from .errors import UsageError
-from .profiles import get_profile
+from ..engine import ranks_of_items
+from ..errors import UsageError
+from ..names import name_bytes
+from . import get_profile
 
 #: trec_eval's default cut-offs of P (and what --format trec_eval adds to --ranks)
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -40,40 +45,80 @@ def _real(name: str, qid: str, value: float) -> str:
     return _row(name, qid, f"{value:6.4f}")
 
 
+def bpref(rel_ranks: np.ndarray, nonrel_ranks: np.ndarray, n_rel: int, n_nonrel: int) -> float:
+    """trec_eval's bpref of one query from the 0-based ranks at which its
+    judged documents were retrieved: each relevant one retrieved adds
+    1 - min(n, R) / min(N, R) (1 when n = 0), n = judged non-relevant ones
+    ranked above it, N = every judged non-relevant one of the query, R =
+    ``n_rel``; the sum (trec_eval's running sum, in rank order) over R.
+    Judged non-relevant: grades 0 .. L-1; a negative grade is neither
+    relevant nor judged (trec_eval's "unjudged"), so it is in neither list."""
+    if n_rel == 0:
+        return 0.0
+    above = np.searchsorted(np.sort(nonrel_ranks), np.sort(rel_ranks))
+    den = min(n_nonrel, n_rel)
+    total = 0.0
+    for n in above.tolist():
+        total += 1.0 - min(n, n_rel) / den if n > 0 else 1.0
+    return total / n_rel
+
+
+def _selfs(assessment, remove_self: bool) -> np.ndarray:
+    """Each query's own collection item when the lists leave it out, else -3."""
+    a = assessment
+    return np.where((a.query_items >= 0) & remove_self, a.query_items, -3)
+
+
+def judged_nonrelevant(
+    assessment, relevance_level: int, remove_self: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per query of the assessment (CSR: indptr, collection indices) the
+    documents judged non-relevant: a grade 1 .. L-1 judgment (below ``-l``)
+    or a grade-0 line of the qrels (``judged_zero``); never a negative
+    grade (the qrels reader leaves those out of ``judged_zero``)."""
+    a = assessment
+    nq = a.n_queries
+    rows = np.repeat(np.arange(nq), np.diff(a.indptr))
+    low = a.judged_grades < relevance_level
+    rows, items = rows[low], a.judged_items[low]
+    if a.judged_zero is not None:
+        zptr, zitems = a.judged_zero
+        rows = np.concatenate((rows, np.repeat(np.arange(nq), np.diff(zptr))))
+        items = np.concatenate((items, np.asarray(zitems, dtype=np.int64)))
+    # not the query itself (a leave-one-out collection), as the relevant ones
+    keep = items != _selfs(a, remove_self)[rows]
+    rows, items = rows[keep], items[keep]
+    order = np.lexsort((items, rows))
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=nq))))
+    return indptr.astype(np.int64), items[order].astype(np.int64)
+
+
 def _bpref(assessment, run, result) -> np.ndarray:
-    """trec_eval's bpref per query of the assessment: over the judged
-    documents of the list only (relevant = grade >= -l, judged non-relevant
-    = a lower grade or a grade-0 line), each relevant one adds 1 - min(n, R)
-    / min(N, R), n = judged non-relevant ranked above it, N = all judged
-    non-relevant of the query, R = relevant; the sum is divided by R."""
-    level = result.options.relevance_level
-    cut = result.options.max_rank
-    zero = assessment.judged_zero
-    row_of = {q: r for r, q in enumerate(run.query_ids)}
-    out = np.zeros(assessment.n_queries)
-    for qi, q in enumerate(assessment.query_ids):
-        lo, hi = assessment.indptr[qi], assessment.indptr[qi + 1]
-        items, grades = assessment.judged_items[lo:hi], assessment.judged_grades[lo:hi]
-        rel = items[grades >= level]
-        nonrel = items[grades < level]
-        if zero is not None:
-            nonrel = np.concatenate((nonrel, zero[1][zero[0][qi] : zero[0][qi + 1]]))
-        R, N = rel.size, nonrel.size
-        r = row_of.get(q)
-        if r is None or R == 0:
-            continue
-        lst = run.flat[run.indptr[r] : run.indptr[r + 1]]
-        if cut is not None:
-            lst = lst[:cut]
-        is_rel = np.isin(lst, rel)
-        is_non = np.isin(lst, nonrel)
-        seen = np.cumsum(is_non)[is_rel]  # judged non-relevant above each relevant one
-        den = min(N, R)
-        terms = [1.0 - min(int(n), R) / den if n > 0 else 1.0 for n in seen]
-        total = 0.0
-        for t in terms:  # trec_eval's running sum, in rank order
-            total += t
-        out[qi] = total / R
+    """bpref of every query of the assessment, from the run's lists as the
+    engine scores them (any run kind: TREC run, rank lists, matrix,
+    embeddings, top-K; the self-match out, -M applied)."""
+    a, o = assessment, result.options
+    level = o.relevance_level
+    nptr, nitems = judged_nonrelevant(a, level, o.remove_self)
+    # the relevant documents: judged at grade >= L, not the query itself
+    rows = np.repeat(np.arange(a.n_queries), np.diff(a.indptr))
+    rel = (a.judged_grades >= level) & (a.judged_items != _selfs(a, o.remove_self)[rows])
+    r_rows, r_items = rows[rel], a.judged_items[rel]
+    n_rel = np.bincount(r_rows, minlength=a.n_queries)
+    n_non = np.diff(nptr)
+    # both kinds asked at once: label 1 relevant, 0 judged non-relevant
+    n_rows = np.repeat(np.arange(a.n_queries), n_non)
+    all_rows = np.concatenate((r_rows, n_rows))
+    order = np.argsort(all_rows, kind="stable")
+    items = np.concatenate((r_items, nitems))[order]
+    labels = np.concatenate((np.ones(r_rows.size, np.int8), np.zeros(n_rows.size, np.int8)))
+    indptr = np.concatenate(([0], np.cumsum(n_rel + n_non)))
+    q, rank, lab = ranks_of_items(a, run, o, indptr, items, labels[order])[:3]
+    bounds = np.searchsorted(q, np.arange(a.n_queries + 1))
+    out = np.zeros(a.n_queries)
+    for qi in np.flatnonzero(n_rel).tolist():
+        k, is_rel = rank[bounds[qi] : bounds[qi + 1]], lab[bounds[qi] : bounds[qi + 1]] == 1
+        out[qi] = bpref(k[is_rel], k[~is_rel], int(n_rel[qi]), int(n_non[qi]))
     return out
 
 
@@ -105,7 +150,7 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
     complete = o.complete_queries
     order = sorted(
         (q for q in range(assessment.n_queries) if complete or assessment.query_ids[q] in present),
-        key=lambda q: assessment.query_ids[q].encode("utf-8"),
+        key=lambda q: name_bytes(assessment.query_ids[q]),
     )
     if not order:
         raise UsageError("no query has both results and relevance judgments (trec_eval: exit 7)")

@@ -1,0 +1,393 @@
+"""Issue 33 in one run: top-K of feature vectors against faiss' exact
+search, the numpy floor and pytorch-metric-learning, at 100,000 and
+1,000,000 gallery items, and one vs two Dask workers (not a test; the
+figures go into docs/scale.md).
+
+    python tests/benchmarks/bench_scale.py [--repeat N] [--workdir DIR]
+        [--skip-100k] [--skip-1m] [--skip-dask] [--pml PYTHON [--pml-1m]]
+        [--queries N] [--k K]
+
+Every side is a whole process, measured in turn (A B C A B C ...), its peak
+memory the kernel's account of it (``ru_maxrss``):
+
+* **ours**: ``shrec-eval evaluate x.qrels --collection ids.txt FEATURES
+  --metric dot --top-k K --json out.json`` as a user runs it (reading, the
+  selection, every measure and curve, the JSON);
+* **faiss** (if ``faiss-cpu`` is installed: never a dependency): a process
+  that loads the arrays and runs ``IndexFlatIP`` (exact inner-product
+  search, its own threads on every core), nothing else;
+* **floor**: a process that loads the arrays and runs what any exact top-K
+  must do with numpy: the product of all queries with blocks of 16,384
+  gallery rows (BLAS on every core) and ``argpartition`` of each block's
+  scores merged with the best K so far;
+* **pml** (``--pml PYTHON``: a Python holding torch and
+  pytorch-metric-learning, never a dependency of ours): its
+  ``AccuracyCalculator`` (precision_at_1, r_precision,
+  mean_average_precision_at_r; inner product, k = K) on the same arrays.
+
+Workloads: 2,000 queries x 100,000 gallery x 512 float32 in a cross-domain
+``.npz`` (the issue's command), and 2,000 queries x 1,000,000 gallery x 512
+float32 in one memory-mapped ``.npy`` of 2 GB (queries first) with an ids
+file (``--ids``).  Relevance: classes of 100 gallery items, R = 100.
+
+``--skip-dask`` leaves out the cluster figures: the library's
+``shrec_eval.distributed.evaluate`` of the 100,000 workload on a
+LocalCluster of 1, then 2 worker processes (one thread each; the cluster
+started before the clock), the speed-up, and the cost of one gallery shard
+per query and gallery item (what docs/scale.md's estimate multiplies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+DIM, PER_CLASS = 512, 100
+
+FAISS_CHILD = r"""
+import sys, time, numpy as np, faiss
+kind, path, nq, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if kind == "npz":
+    z = np.load(path)
+    q, g = z["query_features"], z["gallery_features"]
+else:
+    a = np.load(path, mmap_mode="r")
+    q, g = np.ascontiguousarray(a[:nq]), a[nq:]
+index = faiss.IndexFlatIP(q.shape[1])
+for s in range(0, g.shape[0], 1 << 17):
+    index.add(np.ascontiguousarray(g[s : s + (1 << 17)]))
+D, I = index.search(q, k)
+print(int(I[0, 0]))
+"""
+
+FLOOR_CHILD = r"""
+import sys, numpy as np
+kind, path, nq, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if kind == "npz":
+    z = np.load(path)
+    q, g = z["query_features"], z["gallery_features"]
+else:
+    a = np.load(path, mmap_mode="r")
+    q, g = np.ascontiguousarray(a[:nq]), a[nq:]
+best_d = np.empty((nq, 0), np.float32)
+best_i = np.empty((nq, 0), np.int64)
+for start in range(0, g.shape[0], 16384):
+    blk = np.require(g[start : start + 16384], requirements=["C", "A"])
+    d = np.concatenate((best_d, -(q @ blk.T)), axis=1)
+    cols = np.arange(start, start + blk.shape[0])
+    i = np.concatenate((best_i, np.broadcast_to(cols, (nq, cols.size))), axis=1)
+    if d.shape[1] > k:
+        p = np.argpartition(d, k - 1, axis=1)[:, :k]
+        d, i = np.take_along_axis(d, p, 1), np.take_along_axis(i, p, 1)
+    best_d, best_i = d, i
+s = np.argsort(best_d, axis=1, kind="stable")
+print(int(best_i[0, s[0, 0]]))
+"""
+
+PML_CHILD = r"""
+import sys, json, numpy as np, torch
+from pytorch_metric_learning.distances import DotProductSimilarity
+from pytorch_metric_learning.utils.accuracy_calculator import AccuracyCalculator
+from pytorch_metric_learning.utils.inference import CustomKNN
+kind, path, labels = sys.argv[1], sys.argv[2], sys.argv[5]
+nq, k = int(sys.argv[3]), int(sys.argv[4])
+torch.set_num_threads(2)
+if kind == "npz":
+    z = np.load(path)
+    q, g = z["query_features"], z["gallery_features"]
+else:
+    a = np.load(path, mmap_mode="r")
+    q, g = np.ascontiguousarray(a[:nq]), np.ascontiguousarray(a[nq:])
+lab = np.load(labels)
+calc = AccuracyCalculator(
+    include=("precision_at_1", "r_precision", "mean_average_precision_at_r"),
+    k=k,
+    knn_func=CustomKNN(DotProductSimilarity(normalize_embeddings=False), batch_size=256),
+)
+acc = calc.get_accuracy(
+    torch.from_numpy(q), torch.from_numpy(lab["query"]),
+    torch.from_numpy(np.asarray(g)), torch.from_numpy(lab["gallery"]),
+    ref_includes_query=False,
+)
+print(json.dumps({key: float(v) for key, v in acc.items()}))
+"""
+
+
+def mib(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def _anon(pid: int) -> int:
+    """The process's anonymous resident memory (its own, not mapped files)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def run(cmd: list[str]) -> dict:
+    """One whole process: wall seconds, peak RSS (ru_maxrss: with the pages
+    of mapped files it touched) and peak anonymous RSS (sampled)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        peak = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.wait(0.01):
+                peak[0] = max(peak[0], _anon(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        stop.set()
+        sampler.join()
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            raise SystemExit(f"{cmd[:3]} failed:\n{err.read().decode()[-3000:]}")
+        out.seek(0)
+        return {
+            "wall": wall,
+            "hwm": usage.ru_maxrss * 1024,
+            "anon": peak[0],
+            "out": out.read().decode(),
+        }
+
+
+def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
+    """Features, qrels, collection list (and labels for pml), written once."""
+    stem = os.path.join(workdir, f"g{n}")
+    paths = {
+        "qrels": stem + ".qrels",
+        "collection": stem + ".collection.txt",
+        "labels": stem + ".labels.npz",
+        "features": stem + (".npz" if kind == "npz" else ".npy"),
+        "ids": stem + ".ids.txt" if kind == "npy" else None,
+        "kind": kind,
+        "n": n,
+        "nq": nq,
+    }
+    if os.path.exists(paths["features"]):
+        return paths
+    rng = np.random.default_rng(0)
+    n_cls = n // PER_CLASS
+    centres = rng.standard_normal((n_cls, DIM)).astype(np.float32)
+    q_cls = rng.integers(0, n_cls, nq)
+    q = centres[q_cls] * 0.35 + rng.standard_normal((nq, DIM), dtype=np.float32)
+
+    def gallery():
+        for s in range(0, n, 1 << 16):
+            e = min(s + (1 << 16), n)
+            cls = np.arange(s, e) // PER_CLASS
+            yield centres[cls] * 0.35 + rng.standard_normal((e - s, DIM), dtype=np.float32)
+
+    part = paths["features"] + ".part"
+    if kind == "npz":
+        np.savez(
+            stem + ".tmp.npz",
+            query_features=q,
+            query_ids=np.array([f"q{i}" for i in range(nq)]),
+            gallery_features=np.concatenate(list(gallery())),
+            gallery_ids=np.array([f"g{i}" for i in range(n)]),
+        )
+        os.replace(stem + ".tmp.npz", paths["features"])
+    else:
+        arr = np.lib.format.open_memmap(part, mode="w+", dtype="<f4", shape=(nq + n, DIM))
+        arr[:nq] = q
+        at = nq
+        for block in gallery():
+            arr[at : at + block.shape[0]] = block
+            at += block.shape[0]
+        arr.flush()
+        del arr
+        with open(paths["ids"], "w") as fh:
+            fh.writelines(f"q{i}\n" for i in range(nq))
+            fh.writelines(f"g{i}\n" for i in range(n))
+        os.replace(part, paths["features"])
+    with open(paths["collection"], "w") as fh:
+        fh.writelines(f"g{i}\n" for i in range(n))
+    with open(paths["qrels"], "w") as fh:
+        for i, c in enumerate(q_cls):
+            fh.writelines(f"q{i} 0 g{j} 1\n" for j in range(c * PER_CLASS, (c + 1) * PER_CLASS))
+    np.savez(paths["labels"], query=q_cls, gallery=np.arange(n) // PER_CLASS)
+    return paths
+
+
+def ours_cmd(w: dict, k: int, out: str, *extra: str) -> list[str]:
+    cmd = [
+        shutil.which("shrec-eval") or os.path.join(os.path.dirname(sys.executable), "shrec-eval"),
+        "evaluate",
+        w["qrels"],
+        "--collection",
+        w["collection"],
+        w["features"],
+        "--metric",
+        "dot",
+        "--top-k",
+        str(k),
+        "--json",
+        out,
+        *extra,
+    ]
+    if w["ids"]:
+        cmd += ["--ids", w["ids"]]
+    return cmd
+
+
+def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
+    sides = {"ours": ours_cmd(w, k, os.path.join(os.path.dirname(w["qrels"]), "out.json"))}
+    args = [w["kind"], w["features"], str(w["nq"]), str(k)]
+    try:
+        import faiss  # noqa: F401
+
+        sides["faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
+    except ImportError:
+        print("    (faiss-cpu is not installed here: no faiss column)")
+    sides["floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
+    if pml:
+        sides["pml"] = [pml, "-c", PML_CHILD, *args, w["labels"]]
+    res = {s: [] for s in sides}
+    with open(w["features"], "rb") as fh:  # the file in the page cache for every side
+        while fh.read(1 << 24):
+            pass
+    for _ in range(repeat):
+        for s, cmd in sides.items():
+            res[s].append(run(cmd))
+    size = os.path.getsize(w["features"])
+    print(
+        f"[{w['n']:,} gallery] {w['nq']:,} queries x {w['n']:,} x {DIM} float32 "
+        f"({mib(size)} {os.path.splitext(w['features'])[1]}), dot, k = {k}, "
+        f"{repeat} rounds, medians:"
+    )
+    for s in sides:
+        wall = statistics.median(x["wall"] for x in res[s])
+        hwm = max(x["hwm"] for x in res[s])
+        anon = max(x["anon"] for x in res[s])
+        line = f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s} (anonymous {mib(anon):>10s})"
+        if s != "ours":
+            ratio = statistics.median(o["wall"] / x["wall"] for o, x in zip(res["ours"], res[s]))
+            line += f"   ours / {s} = {ratio:.2f} (pair by pair)"
+        print(line)
+    if pml:
+        with open(os.path.join(os.path.dirname(w["qrels"]), "out.json"), "rb") as fh:
+            mean = json.load(fh)["runs"][0]["mean"]
+        theirs = json.loads(res["pml"][0]["out"].strip().splitlines()[-1])
+        for ours_key, their_key in (
+            ("map@r", "mean_average_precision_at_r"),
+            ("ft_psb", "r_precision"),
+            ("nn", "precision_at_1"),
+        ):
+            print(
+                f"    {ours_key:7s} {mean[ours_key]:.8f}  pml {their_key} {theirs[their_key]:.8f}"
+                f"  (difference {abs(mean[ours_key] - theirs[their_key]):.1e})"
+            )
+
+
+DASK_CHILD = r"""
+import sys, time, json
+from shrec_eval.readers import load_assessment, load_run
+from shrec_eval import distributed as dist
+from shrec_eval.formats import embeddings as emb
+import distributed
+qrels, coll, feats, k, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+if __name__ == "__main__":
+    a = load_assessment(qrels, collection=coll)
+    with distributed.LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=":0",
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
+        c.run(lambda: None)
+        run = load_run(feats, a, metric="dot", top_k=k)
+        t = time.perf_counter()
+        res = dist.evaluate(c, a, run)
+        total = time.perf_counter() - t
+        # one gallery shard alone on one worker: the cost the estimate scales
+        d = run.distances
+        tiles = list(run.group_tiles(0))
+        ref = c.scatter(d, broadcast=True)
+        c.submit(dist._select_shard, ref, tiles, 0, 1, run.keep, emb.TILE_COLS, pure=False).result()
+        pieces = min(d.n_pieces, 24)
+        t = time.perf_counter()
+        c.submit(dist._select_shard, ref, tiles, 0, pieces, run.keep, emb.TILE_COLS,
+                 pure=False).result()
+        shard = time.perf_counter() - t
+        pairs = a.n_queries * min(d.shape[1], pieces * emb.TILE_COLS)
+    print(json.dumps({"total": total, "shard": shard, "pairs": pairs}))
+"""
+
+
+def dask_figures(w: dict, k: int, repeat: int) -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("[dask] distributed is not installed: pip install 'shrec-eval[dask]'")
+        return
+    got = {1: [], 2: []}
+    for _ in range(repeat):
+        for n in (1, 2):
+            args = [w["qrels"], w["collection"], w["features"], str(k), str(n)]
+            got[n].append(json.loads(run([sys.executable, "-c", DASK_CHILD, *args])["out"]))
+    t1 = statistics.median(x["total"] for x in got[1])
+    t2 = statistics.median(x["total"] for x in got[2])
+    per = statistics.median(x["shard"] / x["pairs"] for x in got[1] + got[2])
+    print(
+        f"[dask] {w['nq']:,} x {w['n']:,} top-{k} on a LocalCluster (started before the clock): "
+        f"1 worker {t1:.2f} s, 2 workers {t2:.2f} s, speed-up {t1 / t2:.2f} "
+        f"(2 cores, shared with the machine's other work: load {os.getloadavg()[0]:.1f})"
+    )
+    print(
+        f"[dask] one gallery shard on one worker: {per * 1e9:.2f} s per 10^9 query x item "
+        f"pairs of {DIM} dimensions ({2 * DIM * 1e9 / per / 1e9 / 1e9:.0f} GFLOP/s of products)"
+    )
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--workdir")
+    p.add_argument("--queries", type=int, default=2000)
+    p.add_argument("--k", type=int, default=100)
+    p.add_argument("--skip-1m", action="store_true")
+    p.add_argument("--skip-dask", action="store_true")
+    p.add_argument("--skip-100k", action="store_true")
+    p.add_argument(
+        "--pml-1m", action="store_true", help="pytorch-metric-learning at 1,000,000 too (slow)"
+    )
+    p.add_argument(
+        "--pml", metavar="PYTHON", help="a Python with torch and pytorch-metric-learning"
+    )
+    args = p.parse_args(argv)
+    workdir = args.workdir or tempfile.mkdtemp(prefix="bench_scale_")
+    os.makedirs(workdir, exist_ok=True)
+    t = time.perf_counter()
+    print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    w = make_workload(workdir, 100_000, args.queries, "npz")
+    if not args.skip_100k:
+        compare(w, args.k, args.repeat, args.pml)
+    if not args.skip_dask:
+        dask_figures(w, args.k, args.repeat)
+    if not args.skip_1m:
+        w = make_workload(workdir, 1_000_000, args.queries, "npy")
+        compare(w, args.k, max(1, args.repeat - 1), args.pml if args.pml_1m else None)
+    print(
+        f"(workloads in {workdir}; {time.perf_counter() - t:.0f} s in all; load average at "
+        f"the end: {os.getloadavg()[0]:.1f})"
+    )
+
+
+if __name__ == "__main__":
+    main()

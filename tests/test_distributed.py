@@ -1,0 +1,322 @@
+"""Scoring on a Dask cluster (``--dask``, shrec_eval.distributed): the JSON
+of every contest is the local path's, byte for byte, under every profile
+(shards of queries), for embeddings with and without ``--top-k`` (shards of
+the gallery), when a worker dies midway (Dask runs its task again) and from
+the command line's own LocalCluster; cancelling cancels the futures;
+without Dask, ``--dask`` says how to install it.
+
+Every profile shards: a query's values depend on that query alone (the
+engine's blocks already split the queries; tests/test_engine_hits.py), and
+the means, averages and curves are made once, on the client, from all of
+them.  shapenet17 shards each of its datasets."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from contest_files import write_binary_matrix, write_cla, write_qrels, write_ranklists
+from contest_files import write_trec_run as trec_run
+from contest_profiles import boli_contest, shapenet_csv, shapenet_method
+from shrec_eval import distributed as dist
+from shrec_eval.cli import main
+from shrec_eval.errors import Cancelled, OptionsError
+
+distributed = pytest.importorskip("distributed")
+
+N_ITEMS, N_CLASSES = 90, 7
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def small_shards(monkeypatch):
+    """Shards of a few queries: many shards even on small contests."""
+    monkeypatch.setattr(dist, "MIN_SHARD", 8)
+
+
+def _cla_contest(folder: Path) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(3)
+    labels = np.sort(rng.integers(0, N_CLASSES, N_ITEMS))
+    items = [str(i) for i in range(N_ITEMS)]
+    cla = write_cla(
+        folder / "t.cla",
+        [(f"c{c}", "0", [items[i] for i in np.flatnonzero(labels == c)]) for c in range(N_CLASSES)],
+    )
+    d = rng.integers(0, 40, (N_ITEMS, N_ITEMS)).astype(np.float32)  # ties
+    runs = [write_binary_matrix(folder / "a.matrix", d)]
+    runs.append(trec_run(folder / "b.trec", d[::-1].copy(), items, items, cut=30))
+    write_ranklists(folder / "c", rng.random((N_ITEMS, N_ITEMS)), items, items, "plain")
+    runs.append(folder / "c")
+    return Path(cla), [Path(r) for r in runs]
+
+
+def _json_pair(tmp_path, args: list[str], scheduler: str) -> tuple[bytes, bytes]:
+    here, there = tmp_path / "local.json", tmp_path / "dask.json"
+    assert main(["evaluate", *args, "--json", str(here)]) == 0
+    assert main(["evaluate", *args, "--json", str(there), "--dask", scheduler]) == 0
+    return here.read_bytes(), there.read_bytes()
+
+
+@pytest.mark.parametrize("profile", ["shrec", "psbtable", "trec_eval"])
+def test_a_cla_contest_is_the_same_bytes_on_the_cluster(tmp_path, client, profile):
+    cla, runs = _cla_contest(tmp_path)
+    args = [str(cla), *map(str, runs), "--profile", profile]
+    here, there = _json_pair(tmp_path, args, client.scheduler.address)
+    assert here == there and b'"per_query"' in here
+
+
+def test_a_qrels_contest_is_the_same_bytes_on_the_cluster(tmp_path, client):
+    rng = np.random.default_rng(4)
+    queries = [f"q{i}" for i in range(40)]
+    docs = [f"d{i}" for i in range(300)]
+    judgments = {
+        q: {docs[j]: int(rng.integers(0, 3)) for j in rng.choice(300, 25, replace=False)}
+        for q in queries
+    }
+    qrels = write_qrels(tmp_path / "x.qrels", judgments)
+    d = rng.random((40, 300))
+    runs = [trec_run(tmp_path / f"r{i}.trec", d + i, queries, docs, cut=100) for i in range(2)]
+    for profile in ("trec_eval", "shrec"):
+        args = [str(qrels), *map(str, runs), "--profile", profile]
+        here, there = _json_pair(tmp_path, args, client.scheduler.address)
+        assert here == there
+
+
+def test_the_boli_and_shapenet17_profiles_on_the_cluster(tmp_path, client):
+    queries, target, runs = boli_contest(tmp_path)
+    args = [str(target), str(runs), "--queries", str(queries), "--profile", "boli"]
+    here, there = _json_pair(tmp_path, args, client.scheduler.address)
+    assert here == there
+    csv, method = shapenet_csv(tmp_path), shapenet_method(tmp_path)
+    args = [str(csv), str(method), "--profile", "shapenet17"]
+    here, there = _json_pair(tmp_path, args, client.scheduler.address)
+    assert here == there
+
+
+def _embeddings(tmp_path: Path, n_items: int = 2600, n_queries: int = 600, dim: int = 8):
+    """A cross-domain .npz of more than two pieces of 1,024 items and two
+    tiles of 512 queries, with duplicate gallery rows (tied distances)."""
+    rng = np.random.default_rng(5)
+    cls = rng.integers(0, 20, n_items)
+    centres = rng.standard_normal((20, dim))
+    g = (centres[cls] + rng.standard_normal((n_items, dim))).astype(np.float32)
+    g[n_items // 2] = g[10]
+    g[n_items - 1] = g[10]
+    qc = rng.integers(0, 20, n_queries)
+    q = (centres[qc] + rng.standard_normal((n_queries, dim))).astype(np.float32)
+    q[7] = g[10]
+    path = tmp_path / "x.npz"
+    np.savez(
+        path,
+        query_features=q,
+        query_ids=np.array([f"q{i}" for i in range(n_queries)]),
+        gallery_features=g,
+        gallery_ids=np.array([f"g{i}" for i in range(n_items)]),
+    )
+    (tmp_path / "ids.txt").write_text("".join(f"g{i}\n" for i in range(n_items)))
+    judgments = {
+        f"q{i}": {f"g{j}": 1 for j in np.flatnonzero(cls == c)[:60]} for i, c in enumerate(qc)
+    }
+    write_qrels(tmp_path / "x.qrels", judgments)
+    return [str(tmp_path / "x.qrels"), "--collection", str(tmp_path / "ids.txt"), str(path)]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--metric", "dot", "--top-k", "50"], ["--metric", "cosine", "--top-k", "1"], []],
+    ids=["top-k 50", "top-k 1", "every item"],
+)
+def test_embeddings_are_the_same_bytes_on_the_cluster(tmp_path, client, extra):
+    here, there = _json_pair(tmp_path, [*_embeddings(tmp_path), *extra], client.scheduler.address)
+    assert here == there
+
+
+def test_the_command_lines_own_local_cluster(tmp_path):
+    args = [*_embeddings(tmp_path), "--metric", "dot", "--top-k", "20"]
+    here, there = _json_pair(tmp_path, args, "local:2")
+    assert here == there
+
+
+class _KillOnce(distributed.WorkerPlugin):
+    """Ends its worker's process the first time a task of ``name`` starts
+    there (once for the whole cluster: a marker file)."""
+
+    def __init__(self, name: str, marker: str) -> None:
+        self.name, self.marker = name, marker
+
+    def setup(self, worker) -> None:
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs) -> None:
+        if finish == "executing" and self.name in str(key) and not os.path.exists(self.marker):
+            Path(self.marker).write_text(str(os.getpid()))
+            os._exit(1)
+
+
+@pytest.mark.parametrize("task", ["_score_shard", "_select_shard"])
+def test_a_worker_lost_midway_changes_no_byte(tmp_path, task):
+    marker = tmp_path / "killed"
+    extra = ["--top-k", "40"] if task == "_select_shard" else []
+    args = [*_embeddings(tmp_path, n_items=2100, n_queries=80), "--metric", "dot", *extra]
+    here = tmp_path / "local.json"
+    assert main(["evaluate", *args, "--json", str(here)]) == 0
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        c.register_plugin(_KillOnce(task, str(marker)))
+        there = tmp_path / "dask.json"
+        assert (
+            main(["evaluate", *args, "--json", str(there), "--dask", cluster.scheduler_address])
+            == 0
+        )
+    assert marker.exists()  # a worker did die
+    assert here.read_bytes() == there.read_bytes()
+
+
+def test_cancel_cancels_the_clusters_futures(tmp_path, client):
+    from shrec_eval.readers import load_assessment, load_run
+
+    args = _embeddings(tmp_path)
+    a = load_assessment(args[0], collection=args[2])
+    run = load_run(args[3], a, metric="euclidean")
+    seen = []
+    with pytest.raises(Cancelled):
+        dist.evaluate(
+            client, a, run, progress=lambda d, t: seen.append(d), should_stop=lambda: True
+        )
+    assert not seen
+    _nothing_left(client)
+
+
+def test_the_library_takes_a_client(tmp_path, client):
+    from shrec_eval import evaluate
+    from shrec_eval.readers import load_assessment, load_run
+
+    args = _embeddings(tmp_path)
+    a = load_assessment(args[0], collection=args[2])
+    local = evaluate(a, load_run(args[3], a, metric="dot", top_k=30))
+    steps = []
+    there = dist.evaluate(
+        client,
+        a,
+        load_run(args[3], a, metric="dot", top_k=30),
+        progress=lambda d, t: steps.append((d, t)),
+    )
+    assert np.array_equal(local.values, there.values, equal_nan=True)
+    assert [w.to_dict() for w in local.warnings] == [w.to_dict() for w in there.warnings]
+    assert steps[-1] == (a.n_queries, a.n_queries)
+    assert all(d <= t for d, t in steps)
+
+
+def test_query_shards_cover_the_queries_once():
+    for nq in (0, 1, 7, 100, 1000, 5000):
+        for workers in (1, 2, 8):
+            for align in (1, 512):
+                shards = dist.query_shards(nq, workers, align)
+                assert shards[0][0] == 0 and shards[-1][1] == nq
+                assert all(a < b for a, b in shards) or nq == 0
+                assert all(b == c for (_, b), (c, _) in zip(shards, shards[1:]))
+                assert all(a % align == 0 for a, _ in shards)
+
+
+def test_without_dask_the_option_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(OptionsError, match=r"shrec-eval\[dask\]"):
+        with dist.connect("local:2"):
+            pass
+    cla, runs = _cla_contest(tmp_path)
+    assert main(["evaluate", str(cla), str(runs[0]), "--dask", "local:2"]) == 2
+    assert "pip install 'shrec-eval[dask]'" in capsys.readouterr().err
+
+
+def test_bad_schedulers_are_refused():
+    for bad, words in (("local:0", "from 1 to 1024"), ("local:x", "'x'"), ("host:1", "tcp://")):
+        with pytest.raises(OptionsError, match=words):
+            with dist.connect(bad):
+                pass
+
+
+def test_the_app_command_without_qt_says_how_to_install_it(monkeypatch, capsys):
+    import importlib.util
+
+    from shrec_gui import launch
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "PySide6" else real(name, *a)
+    )
+    assert launch.main(["--demo"]) == 1
+    assert "pip install 'shrec-eval[app]'" in capsys.readouterr().err
+
+
+def _shard_tasks(dask_scheduler) -> int:
+    """Our tasks the scheduler still holds (shards, and the data they use)."""
+    names = ("_score_shard", "_select_shard", "_same")
+    return sum(1 for t in dask_scheduler.tasks.values() if any(n in str(t.key) for n in names))
+
+
+def _nothing_left(client) -> None:
+    import time
+
+    deadline = time.monotonic() + 30
+    while client.run_on_scheduler(_shard_tasks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.run_on_scheduler(_shard_tasks) == 0
+
+
+def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
+    """KeyboardInterrupt while the shards come back (as Ctrl-C arrives in
+    the waiting thread): every shard's future is cancelled, and none is
+    left on the scheduler."""
+
+    from shrec_eval.readers import load_assessment, load_run
+
+    cla, runs = _cla_contest(tmp_path)
+    a = load_assessment(cla)
+    run = load_run(runs[0], a)
+    cancelled = []
+    real = client.cancel
+    monkeypatch.setattr(client, "cancel", lambda fs, **kw: (cancelled.extend(fs), real(fs, **kw)))
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        dist.evaluate(client, a, run, progress=interrupt)
+    assert len(cancelled) == len(dist.query_shards(a.n_queries, 2)) > 1
+    _nothing_left(client)
+
+
+def test_check_and_compare_take_the_cluster_too(tmp_path, client, capsys):
+    cla, runs = _cla_contest(tmp_path)
+    args = [str(cla), *map(str, runs)]
+    outs = []
+    for extra in ([], ["--dask", client.scheduler.address]):
+        assert main(["check", *args, "--json", str(tmp_path / f"c{len(outs)}.json"), *extra]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    assert (tmp_path / "c0.json").read_bytes() == (tmp_path / "c1.json").read_bytes()
+    for i, extra in enumerate(([], ["--dask", client.scheduler.address])):
+        cmp = ["compare", *args, "--measure", "map", "--resamples", "200", "--seed", "1"]
+        assert main([*cmp, "--json", str(tmp_path / f"k{i}.json"), *extra]) == 0
+    assert (tmp_path / "k0.json").read_bytes() == (tmp_path / "k1.json").read_bytes()
