@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -39,6 +40,7 @@ __all__ = [
     "curve_figure",
     "bars_figure",
     "heatmap_figure",
+    "ranked_lists_figure",
     "figure_bytes",
     "report_figures",
     "contrast_ratio",
@@ -350,15 +352,19 @@ def curve_figure(
     names: Sequence[str] | None = None,
     colours: Sequence[str | None] | None = None,
     title: str | None = None,
+    query_class: str | None = None,
 ):
     """One curve of the registry (``pr``, ``ndcg``, ...) for every run:
-    the mean over queries (the options' average), a line and markers per
-    run (colour and marker, readable in grey)."""
+    the mean over queries (the options' average), or with ``query_class``
+    the mean over that class's queries (as the app's Per class tab shows
+    it); a line and markers per run (colour and marker, readable in grey)."""
     p = preset.checked()
     curve = next((c for c in CURVES if c.key == key), None)
     if curve is None:
         raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
     names, colours = _names_colours(results, names, colours, p)
+    if query_class is not None and title is None:
+        title = f"{curve.label}, class {figure_names([query_class], p)[0]}"
     with _rc_context(p):
         fig = _new_figure(p)
         ax = fig.add_subplot()
@@ -370,6 +376,11 @@ def curve_figure(
             if c is None:
                 continue
             x, y = np.asarray(c.x, float), np.asarray(c.mean, float)
+            if query_class is not None:
+                g = r.classes
+                if query_class not in g.names:
+                    continue
+                y = np.asarray(g.means(c.per_query)[g.names.index(query_class)], float)
             every = max(1, len(x) // 10)
             (line,) = ax.plot(
                 x,
@@ -378,6 +389,9 @@ def curve_figure(
                 markersize=p.font_pt * 0.45,
                 markevery=(i % every, every) if every > 1 else None,
                 markeredgewidth=p.thin_pt,
+                # the limits hold every point: a marker on them drawn whole, not
+                # half cut by the axes
+                clip_on=False,
                 **_run_style(i, colours[i]),
             )
             handles.append((line, names[i]))
@@ -386,7 +400,7 @@ def curve_figure(
         ax.set_xlabel(curve.x_label)
         ax.set_ylabel(curve.y_label)
         if title:
-            ax.set_title(title)
+            ax.set_title(_wrap(title, p.size_pt[0] - 2 * p.font_pt, p))
         if key == "pr" or curve.y_label.startswith("N") or key == "f":
             ax.set_ylim(0, 1.02)
         else:
@@ -455,6 +469,89 @@ def bars_figure(
         if handles:
             _legend(fig, ax, [h for h, _ in handles], [t for _, t in handles], p)
             _turn_overlapping(fig, ax)
+        _freeze(fig)
+    return fig
+
+
+#: the height of a strip in its run's row (the rest is the gap to the next)
+STRIP = 0.7
+
+
+def ranked_lists_figure(
+    lists: Sequence[tuple[str, Sequence[int]]],
+    top_grade: int,
+    preset: FigurePreset,
+    *,
+    ranks: tuple[int, int] | None = None,
+    title: str | None = None,
+):
+    """One query's ranked lists, as the app's Ranked list tab draws them: a
+    strip per run (``lists``: run name and the grade of each rank, top to
+    bottom), each rank coloured by its item's grade (the gallery's colours),
+    the runs named on the left, ``ranks`` (first, last; default: all) along
+    the bottom and the colours' key below.  The figure is the preset's
+    width and grows downwards with the runs (a line and a half each), so
+    that names never overlap."""
+    from matplotlib.patches import Patch
+
+    from .gallery import GRADE_COLOURS, grade_colour, grade_words
+
+    p = preset.checked()
+    names = figure_names([n for n, _ in lists], p)
+    gains = [np.asarray(g, dtype=np.int64) for _, g in lists]
+    n = len(lists)
+    longest = max((len(g) for g in gains), default=0)
+    lo, hi = ranks if ranks is not None else (1, max(longest, 1))
+    lo, hi = max(int(lo), 1), max(int(hi), int(lo) + 1)
+    key = [(grade_colour(max(top_grade, 1), top_grade), grade_words(max(top_grade, 1), top_grade))]
+    if top_grade >= 2:
+        key.append((grade_colour(1, top_grade), grade_words(1, top_grade)))
+    key.append((GRADE_COLOURS[0], "not relevant"))
+    line = p.font_pt * 1.5 / 72  # inches per run
+    with _rc_context(p):
+        # the runs, then title, rank axis and the key below
+        height = max(p.size_in[1], n * line + (7 if title else 5.5) * line)
+        fig = _new_figure(p, height_cm=height / CM)
+        ax = fig.add_subplot()
+        for i, g in enumerate(gains):
+            if not len(g):
+                continue
+            rgb = np.empty((1, len(g), 3))
+            rgb[:] = np.asarray(GRADE_COLOURS[0]) / 255
+            for grade in (1, max(top_grade, 1)):
+                rgb[0, g >= grade] = np.asarray(grade_colour(grade, top_grade)) / 255
+            y = n - 1 - i + (1 - STRIP) / 2
+            ax.imshow(
+                rgb,
+                aspect="auto",
+                interpolation="nearest",
+                extent=(0.5, len(g) + 0.5, y, y + STRIP),
+            )
+        ax.set_xlim(lo - 0.5, hi + 0.5)
+        ax.set_ylim(0, max(n, 1))
+        ax.set_yticks([n - 1 - i + 0.5 for i in range(n)], names)
+        ax.tick_params(axis="y", length=0, labelsize=p.font_pt)
+        ax.tick_params(axis="x", labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.4)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+        ax.spines["bottom"].set_linewidth(p.thin_pt)
+        ax.set_xlabel("Rank")
+        if title:  # over the whole width (the names take the left of it)
+            fig.suptitle(_wrap(title, p.size_pt[0] - 2 * p.font_pt, p), fontsize=p.font_pt)
+        handles = [Patch(facecolor=np.asarray(c) / 255, edgecolor="none") for c, _ in key]
+        labels = [w for _, w in key]
+        column = max(_text_width(t, p.font_pt) for t in labels) + p.font_pt * (1.4 + 0.5 + 1.5)
+        ncol = max(1, min(len(labels), int((p.size_pt[0] - 2 * p.font_pt) // column)))
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=ncol,
+            fontsize=p.font_pt,
+            handlelength=1.4,
+            handletextpad=0.5,
+            columnspacing=1.5,
+        )
         _freeze(fig)
     return fig
 
@@ -648,9 +745,16 @@ def _hex(colour: str) -> tuple[float, float, float]:
     return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
 
 
+#: one figure drawn or saved at a time in this process: matplotlib's settings
+#: (rcParams) and font objects are shared by every thread, and the app draws
+#: figures on worker threads (Export figure, Export report)
+_DRAWING = threading.RLock()
+
+
 class _rc_context:
     """matplotlib.rc_context for this figure's settings (the fonts' size and
-    embedding); held again while saving (see figure_bytes)."""
+    embedding); held again while saving (see figure_bytes).  Holds the
+    drawing lock while it lasts."""
 
     def __init__(self, p: FigurePreset) -> None:
         import matplotlib
@@ -658,10 +762,18 @@ class _rc_context:
         self._ctx = matplotlib.rc_context(_rc(p))
 
     def __enter__(self):
-        return self._ctx.__enter__()
+        _DRAWING.acquire()
+        try:
+            return self._ctx.__enter__()
+        except BaseException:
+            _DRAWING.release()
+            raise
 
     def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
+        try:
+            return self._ctx.__exit__(*exc)
+        finally:
+            _DRAWING.release()
 
 
 def figure_bytes(fig, fmt: str, dpi: int | None = None) -> bytes:

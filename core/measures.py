@@ -261,7 +261,8 @@ def _twins(
         out.append(
             Measure(
                 key=f"{key}_{v}",
-                label=f"{label} ({name})",
+                # "Average Precision (trec, relevant)", not "(trec) (relevant)"
+                label=f"{label[:-1]}, {name})" if label.endswith(")") else f"{label} ({name})",
                 family=f"shrec2006_{v}",
                 definition=definition.replace("{C}", c).replace("{what}", what),
                 compute=fn,

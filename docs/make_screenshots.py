@@ -39,6 +39,18 @@ def settle(app, w, seconds: float = 60.0) -> None:
     raise TimeoutError("the demo was not scored in time")
 
 
+def drawn(tiles) -> bool:
+    """Every thumbnail of these tiles has its picture (drawn by other processes)."""
+    return all(t.pixmap is not None for t in tiles)
+
+
+def wait_for(app, done, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+
+
 def shoot(app, widget, name: str) -> None:
     for _ in range(20):
         app.processEvents()
@@ -82,6 +94,9 @@ def main() -> int:
         if name == "per_class":
             tab.select_class("bicycle")
             settle(app, w)  # its first-tier table is computed on a worker thread
+            wait_for(app, lambda t=tab: drawn(t.class_shapes.tiles))
+        if name == "ranked_list":
+            wait_for(app, lambda r=tab: drawn(t for _, ts in r.thumbs.rows for t in ts))
         shoot(app, w, name)
     w.close()
     return 0

@@ -45,6 +45,12 @@ KNOWN_WARNINGS = [
         re.compile(r"Ignoring icon; supported only on Windows and macOS"),
         "a Linux executable has no icon (the .desktop file names it)",
     ),
+    (
+        # dateutil (matplotlib imports it) has a Windows time-zone module that
+        # loads user32 through ctypes; it is only imported on Windows
+        re.compile(r"Library user32 required via ctypes not found"),
+        "dateutil's Windows time-zone module names Windows' user32 (imported on Windows only)",
+    ),
 ]
 #: a library of Qt's X11 plugin missing on the build machine: said in one line
 MISSING_X11 = re.compile(r"Library not found: could not resolve '(libxcb[^']*)'")

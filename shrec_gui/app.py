@@ -70,7 +70,33 @@ def make_app(argv=None) -> QApplication:
     app.setApplicationName("shrec-gui")
     app.setOrganizationName("shrec-eval")
     app.setApplicationVersion(__version__)
+    if app.platformName() in ("offscreen", "minimal"):
+        _quiet_offscreen()
     return app
+
+
+#: what Qt's screenless platforms say about every window they cannot manage
+#: (no window manager there): true, expected, and nothing a user can act on
+OFFSCREEN_NOISE = (
+    "This plugin does not support propagateSizeHints()",
+    "This plugin does not support raise()",
+)
+
+
+def _quiet_offscreen() -> None:
+    """Qt's messages as before (on stderr), less OFFSCREEN_NOISE: the smoke
+    test and the headless export printed the first one five times."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message: str) -> None:
+        if message in OFFSCREEN_NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:  # Qt's default: the message on stderr
+            say(message)
+
+    previous = qInstallMessageHandler(handler)
 
 
 def say(message: str) -> None:

@@ -1,8 +1,8 @@
 """The Per-class table as a heatmap plot (classes x runs, one ImageItem of
 the table's colours, class and run names on the axes, a colour bar with the
-measure and its range), so that it exports as a figure through
-shrec_gui.figures like every other plot (and, at a print preset, is drawn
-by shrec_eval.figures from the results)."""
+measure and its range, a tooltip per cell).  Its figures (a print preset
+or a custom size) are drawn by shrec_eval.figures from the results, with
+every class named and the colour scale."""
 
 from __future__ import annotations
 
@@ -10,17 +10,22 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF
+from shrec_eval.report import fmt
 
 from .plots import numeric_axes
 
 
 class ClassHeatmap(pg.PlotWidget):
     """Runs along x, classes down y (first class on top), cells coloured as
-    the table's heatmap (viridis, brighter = better).  Where the names do not
-    fit, every second (third...) class or run is named, so that no two
-    labels overlap; the colour bar on the right gives the scale."""
+    the table's heatmap (viridis, brighter = better), the colour bar on the
+    right giving the scale, and the class, run and value of the cell under
+    the mouse as a tooltip.  The plot is never smaller than its names need
+    (its minimum size; the Per class tab scrolls it): every class is named,
+    a line each, and every run over the cells, on two rows in turn where
+    neighbours need two cells' width (the title above them, as the label of
+    the upper row: a plot's title takes the place of that row)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -37,9 +42,31 @@ class ClassHeatmap(pg.PlotWidget):
             width=14,
         )
         self.bar.axis.enableAutoSIPrefix(False)  # "x0.001" never; the ticks are the values
-        self.getPlotItem().layout.addItem(self.bar, 2, 5)
+        pi = self.getPlotItem()
+        pi.layout.addItem(self.bar, 2, 5)
+        # the run names over the cells: the top axis, and over it a second row
+        # where the title was (the title goes into that row's label)
+        pi.layout.removeItem(pi.titleLabel)
+        pi.titleLabel.setVisible(False)
+        self.over = pg.AxisItem("top")
+        self.over.linkToView(pi.vb)
+        self.over.enableAutoSIPrefix(False)
+        self.over.setPen(pg.mkPen(None))  # names only: no second axis line
+        self.over.setTextPen(pg.mkPen("#202020"))
+        pi.layout.addItem(self.over, 0, 1)
+        pi.layout.setRowMinimumHeight(0, 0)
+        pi.layout.setRowMaximumHeight(0, 10_000)
+        pi.showAxis("top")
+        pi.hideAxis("bottom")
+        self.title = ""
         self.runs: list[str] = []
         self.classes: list[str] = []
+        self.values: list = []  # classes x runs: the class means (None: undefined)
+        self._measure = None
+        self.steps = (1, 1)
+        self._hover = pg.SignalProxy(
+            self.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self._show_tip(e[0])
+        )
 
     def set_model(self, model) -> None:
         """Colour every class cell of a PerClassModel (grey where undefined)."""
@@ -57,12 +84,16 @@ class ClassHeatmap(pg.PlotWidget):
         pi = self.getPlotItem()
         self.runs = [e[1] for e in model.entries]
         self.classes = list(model.classes)
+        self.values = [list(row) for row in model.rows[:classes]]
+        self._measure = model.measure_info
+        self._fit_minimum()
         self.fit_ticks()
         m = model.measure_info
         shown = m is not None and runs > 0
         # short: a long label was cut at the plot's width; the bar says the rest
-        pi.setTitle(f"{m.short or m.key} per class" if shown else "")
-        pi.titleLabel.setToolTip(f"{m.label}: mean over each class's queries" if shown else "")
+        self.title = f"{m.short or m.key} per class" if shown else ""
+        self.over.setLabel(self.title)
+        self.over.label.setToolTip(f"{m.label}: mean over each class's queries" if shown else "")
         self.bar.setVisible(shown)
         if shown:
             lo, hi = model._lo, model._hi
@@ -78,6 +109,11 @@ class ClassHeatmap(pg.PlotWidget):
 
     def set_dark(self, dark: bool) -> None:
         fg = "#e8e8e8" if dark else "#202020"
+        top = self.getPlotItem().getAxis("top")  # the run names
+        top.setPen(pg.mkPen(fg))
+        top.setTextPen(pg.mkPen(fg))
+        self.over.setTextPen(pg.mkPen(fg))
+        self.over.setLabel(self.title, color=fg)
         self.bar.axis.setPen(pg.mkPen(fg))
         self.bar.axis.setTextPen(pg.mkPen(fg))
         self.bar.axis.setLabel(self.bar.axis.labelText, color=fg)
@@ -86,26 +122,91 @@ class ClassHeatmap(pg.PlotWidget):
         super().resizeEvent(event)
         self.fit_ticks()
 
+    def _metrics(self) -> QFontMetricsF:
+        return QFontMetricsF(self.getPlotItem().getAxis("left").style["tickFont"] or self.font())
+
+    def _fit_minimum(self) -> None:
+        """The least size at which every class and run is named: a line per
+        class, two cells per run name (names alternate under and over)."""
+        fm = self._metrics()
+        line = fm.height() * 1.05
+        widest_class = max((fm.horizontalAdvance(c) for c in self.classes), default=0.0)
+        axes = 2 * (fm.height() + 12)  # the run names, two rows over the cells
+        title = 2 * fm.height()
+        bar = 90  # the colour bar, its ticks and its label
+        self.setMinimumSize(
+            int(widest_class + 24 + max(len(self.runs), 1) * self._min_cell(fm) + bar),
+            int(len(self.classes) * line + axes + title + 16),
+        )
+
+    @staticmethod
+    def _min_cell(fm) -> float:
+        """A run's least width: two of them hold a name of 10 characters (a
+        longer one is cut, whole in the tooltips)."""
+        return 5 * fm.averageCharWidth() + 4
+
     def fit_ticks(self) -> None:
-        """Name as many classes and runs as fit without overlapping: every
-        k-th one, k from the height of a line (classes) or the widest name
-        (runs) and the room of a cell."""
+        """Name as many classes and runs as fit without overlapping (at the
+        minimum size: all): every k-th class, k from the height of a line
+        and the room of a row; the runs in turn under and over the cells,
+        every k-th where two cells are narrower than the widest name."""
         pi = self.getPlotItem()
-        if pi is None or not hasattr(self, "runs"):  # resized while being built
+        if pi is None or not hasattr(self, "values"):  # resized while being built
             return
-        left, bottom = pi.getAxis("left"), pi.getAxis("bottom")
-        fm = QFontMetricsF(left.style["tickFont"] or self.font())
+        left, top, over = pi.getAxis("left"), pi.getAxis("top"), self.over
+        fm = self._metrics()
         box = pi.vb.boundingRect()
         n_c, n_r = len(self.classes), len(self.runs)
         room_c = max(box.height(), 1.0) / max(n_c, 1)
         step_c = max(1, math.ceil(fm.height() * 1.05 / room_c))
-        widest = max((fm.horizontalAdvance(r) for r in self.runs), default=0.0)
         room_r = max(box.width(), 1.0) / max(n_r, 1)
-        step_r = max(1, math.ceil((widest + fm.averageCharWidth() * 2) / room_r))
-        bottom.setTicks([[(j, r) for j, r in enumerate(self.runs) if j % step_r == 0]])
-        # the end names may reach past the cells (pyqtgraph drops a name that
-        # reaches further than this past the axis)
-        bottom.setStyle(hideOverlappingLabels=int(widest / 2) + 2)
+        gap = fm.averageCharWidth() * 2
+        runs = list(self.runs)
+        widest = max((fm.horizontalAdvance(r) for r in runs), default=0.0)
+        # neighbours named on the two rows in turn: each name has two cells
+        # (cut to them where the cells are narrower than the tab's least)
+        stagger = widest + gap > room_r
+        if stagger and widest + gap > 2 * room_r and room_r >= self._min_cell(fm) - 0.5:
+            runs = [fm.elidedText(r, Qt.TextElideMode.ElideRight, 2 * room_r - gap) for r in runs]
+            widest = max((fm.horizontalAdvance(r) for r in runs), default=0.0)
+        step_r = max(1, math.ceil((widest + gap) / ((2 if stagger else 1) * room_r)))
+        named = [(j, r) for j, r in enumerate(runs) if j % step_r == 0]
+        stagger = stagger and step_r == 1
+        top.setTicks([[(j, r) for j, r in named if not stagger or j % 2 == 1], []])
+        over.setTicks([[(j, r) for j, r in named if stagger and j % 2 == 0], []])
+        over.setStyle(showValues=stagger)
+        for axis in (top, over):
+            # the end names may reach past the cells (pyqtgraph drops a name that
+            # reaches further than this past the axis)
+            axis.setStyle(hideOverlappingLabels=int(widest / 2) + 2)
         # y up, so the first class on top: the same on screen and in a figure
         left.setTicks([[(n_c - 1 - i, c) for i, c in enumerate(self.classes) if i % step_c == 0]])
         self.steps = (step_r, step_c)
+
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        """(class index, run index) of the cell under a scene position."""
+        vb = self.getPlotItem().vb
+        if not self.values or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        j, row = round(p.x()), round(p.y())
+        i = len(self.classes) - 1 - row
+        if 0 <= i < len(self.classes) and 0 <= j < len(self.runs):
+            return i, j
+        return None
+
+    def tip_at(self, scene_pos) -> str:
+        """Class, run and value of the cell under a scene position ("" off the cells)."""
+        cell = self.cell_at(scene_pos)
+        if cell is None or self._measure is None:
+            return ""
+        i, j = cell
+        v = self.values[i][j]
+        value = (
+            "undefined (no query of the class defines it)" if v is None else fmt(v, self._measure)
+        )
+        m = self._measure
+        return f"class {self.classes[i]}, {self.runs[j]}: {m.short or m.key} = {value}"
+
+    def _show_tip(self, scene_pos) -> None:
+        self.setToolTip(self.tip_at(scene_pos))

@@ -557,6 +557,8 @@ class ContestController(QObject):
         pending, self._pending = self._pending, None
         self.assessment_source = source
         self.assessment = assessment
+        if not pending["keep_session"]:  # another contest: its own shapes problems
+            self.shapes.new_contest()
         if pending["options"] is not self.options:
             self.set_options(pending["options"])
         self.entries = {

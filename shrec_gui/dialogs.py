@@ -73,10 +73,10 @@ class OptionsDialog(QDialog):
         self.remove_self.setChecked(options.remove_self)
         self.cutoff = QCheckBox("Leave classes of at most 2 members out of the means (psbTable)")
         self.cutoff.setChecked(options.psb_class_cutoff)
-        self.size = QSpinBox()
-        self.size.setRange(0, 2_000_000_000)
-        self.size.setSpecialValueText("from the assessment")
-        self.size.setValue(options.collection_size or 0)
+        self.collection_size = QSpinBox()
+        self.collection_size.setRange(0, 2_000_000_000)
+        self.collection_size.setSpecialValueText("from the assessment")
+        self.collection_size.setValue(options.collection_size or 0)
         self.profile = QComboBox()
         for name, profile in REGISTRY.items():  # names and words: the profile registry's
             self.profile.addItem(f"{name}: {profile.label}", name)
@@ -88,6 +88,8 @@ class OptionsDialog(QDialog):
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
         self.forced = QLabel()  # what the chosen profile fixes, and why
         self.forced.setWordWrap(True)
+        # wide enough for the longest text in a few lines (its height: _reserve_about)
+        self.forced.setMinimumWidth(self.fontMetrics().averageCharWidth() * 60)
         self.forced.setEnabled(False)  # greyed, as the options it fixes
         self.average = QComboBox()
         for name in AVERAGES:
@@ -107,7 +109,7 @@ class OptionsDialog(QDialog):
         f.addRow("Interpolation:", self.interp)
         f.addRow(self.remove_self)
         f.addRow(self.cutoff)
-        f.addRow("Collection size:", self.size)
+        f.addRow("Collection size:", self.collection_size)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -131,6 +133,7 @@ class OptionsDialog(QDialog):
         self._fixed: set[str] = set()
         self.profile.currentIndexChanged.connect(self._show_forced)
         self._show_forced()
+        self._reserve_about()
 
     def _show_forced(self) -> None:
         """The options the chosen profile fixes: shown at its values, greyed,
@@ -150,6 +153,11 @@ class OptionsDialog(QDialog):
             show(value)
             widget.setEnabled(False)
             widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
+        self.forced.setText(self._about(profile))
+
+    def _about(self, profile) -> str:
+        """What a profile is, and what it fixes and why."""
+        fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
         about = profile.help[:1].upper() + profile.help[1:]
         text = f"{about}."
         if fixed:
@@ -158,7 +166,24 @@ class OptionsDialog(QDialog):
         if profile.reading:  # how it reads the files (Scoring > Score reads them again)
             text += " It reads " + "; ".join(describe(k, v) for k, v in profile.reading.items())
             text += "."
-        self.forced.setText(text)
+        return text
+
+    def _reserve_about(self) -> None:
+        """Room for the longest profile text at the label's width: choosing
+        another profile never cuts its text off (a dialog does not grow by
+        itself when a wrapped label needs more lines)."""
+        label = self.forced
+        width = max(label.width(), label.minimumWidth())
+        texts = [self._about(p) for p in REGISTRY.values()]
+        flags = int(Qt.TextFlag.TextWordWrap)
+        fm = label.fontMetrics()
+        need = max(fm.boundingRect(0, 0, width, 100_000, flags, t).height() for t in texts)
+        if need != label.minimumHeight():
+            label.setMinimumHeight(need)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._reserve_about()
 
     def _own(self, name: str):
         """The user's value of an option (not the one a profile shows fixed)."""
@@ -182,7 +207,7 @@ class OptionsDialog(QDialog):
             pr_interpolation=self._own("pr_interpolation"),
             remove_self=self._own("remove_self"),
             psb_class_cutoff=self._own("psb_class_cutoff"),
-            collection_size=self.size.value() or None,
+            collection_size=self.collection_size.value() or None,
             profile=profile,
             average=self.average.currentData(),
             f_beta=self.f_beta.value(),
@@ -228,10 +253,10 @@ class ReaderDialog(QDialog):
             )
             f.addRow("Matrix rows and columns:", self.matrix_order)
         if kind == "qrels":
-            self.size = QSpinBox()
-            self.size.setRange(0, 2_000_000_000)
-            self.size.setSpecialValueText("the judged documents")
-            f.addRow("Collection size:", self.size)
+            self.collection_size = QSpinBox()
+            self.collection_size.setRange(0, 2_000_000_000)
+            self.collection_size.setSpecialValueText("the judged documents")
+            f.addRow("Collection size:", self.collection_size)
         elif kind == "ranklists":
             self.variant = QComboBox()
             self.variant.addItem("detect from the content", None)
@@ -239,10 +264,10 @@ class ReaderDialog(QDialog):
                 self.variant.addItem(f"{v}: {text}", v)
             f.addRow("Rank-list variant:", self.variant)
         elif kind == "embeddings":
-            self.metric = QComboBox()
+            self.distance = QComboBox()
             for m, text in METRICS.items():
-                self.metric.addItem(f"{m}: {text}", m)
-            f.addRow("Distance:", self.metric)
+                self.distance.addItem(f"{m}: {text}", m)
+            f.addRow("Distance:", self.distance)
             self.top_k = QSpinBox()
             self.top_k.setRange(0, 1_000_000)
             self.top_k.setSpecialValueText("every result")
@@ -277,13 +302,13 @@ class ReaderDialog(QDialog):
             }
         if self.kind == "qrels":
             return {
-                "collection_size": self.size.value() or None,
+                "collection_size": self.collection_size.value() or None,
                 "matrix_order": self.matrix_order.currentData(),
             }
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":
-            return {"metric": self.metric.currentData(), "top_k": self.top_k.value() or None}
+            return {"metric": self.distance.currentData(), "top_k": self.top_k.value() or None}
         return {}
 
 

@@ -38,12 +38,20 @@ def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSett
     )
 
 
+#: plots the core draws at a custom size too: the heatmap's copy of the screen
+#: names every k-th class only and has no colour scale
+CORE_AT_ANY_SIZE = ("class_heatmap",)
+
+
 class ExportActions(QObject):
     """The export half of the File menu, for one main window ``w``."""
 
     #: a folder written on the file thread: what ("report", "native"), the
     #: folder, and "" or the message of why it was not written
     folderDone = Signal(str, str, str)
+    #: a print figure drawn and written on the file thread: its path, and ""
+    #: or the message of why it was not written
+    figureDone = Signal(str, str)
 
     def __init__(self, window) -> None:
         super().__init__(window)
@@ -56,6 +64,12 @@ class ExportActions(QObject):
         self.native_tasks.done.connect(self._native_written)
         self.native_tasks.failed.connect(self._native_failed)
         self._native_folder = ""
+        # print figures: matplotlib draws them on a file thread (the first
+        # one, importing it, took 3 s), never on the GUI thread
+        self.figure_tasks = FileTasks(self)
+        self.figure_tasks.done.connect(self._figure_written)
+        self.figure_tasks.failed.connect(self._figure_failed)
+        self._figures: dict[int, str] = {}  # request -> path
 
     def _results(self) -> list | None:
         """The results an export shows: every readable run, scored with the
@@ -210,10 +224,15 @@ class ExportActions(QObject):
     def export_plot_dialog(self, kind: str, which: str = "curves") -> None:
         """Export a plot: "figure" asks format, size, font and legend (the
         figure dialog, remembered), then the file; "csv" the file."""
+        if which == "class_pr" and self.w.per_class.current_class is None:
+            self.w.status_label.setText(
+                "Click a class in the Per class table first: the plot shows its curves."
+            )
+            return
         figure = None
         fmt = "csv"
         if kind == "figure":
-            figure = ask_figure_settings(self.w, self.w.prefs.figure())
+            figure = ask_figure_settings(self.w, self.w.prefs.figure(), which)
             if figure is None:
                 return
             self.w.prefs.set_figure(figure)
@@ -239,21 +258,52 @@ class ExportActions(QObject):
         if fmt in FIGURE_FORMATS:
             figure = figure or self.w.prefs.figure()
             figure = replace(figure, width=width or figure.width)
-            if figure.checked().preset != "custom":
+            custom = figure.checked().preset == "custom"
+            if not custom or which in CORE_AT_ANY_SIZE:
+                # the core's figure (a custom size: the pixels at 96 dpi)
                 preset = figure.print_preset()
                 draw = self._print_figure(which, preset)
                 if draw is not None:
-                    self._written(path, lambda: write_bytes(path, figure_bytes(draw(), fmt)))
+                    self._draw_figure(path, fmt, draw, 96 if custom else None)
                     return
-                figure = screen_copy_settings(figure, preset, fmt)
+                if not custom:
+                    figure = screen_copy_settings(figure, preset, fmt)
         item = self._plot_item(which)
         self._written(path, lambda: write_plot(item, path, fmt, figure))
 
+    def _draw_figure(self, path: str, fmt: str, draw, dpi: int | None = None) -> None:
+        """``draw()`` (a core figure of data taken now) drawn and written to
+        ``path`` (a PNG at ``dpi``, else the preset's) on a file thread;
+        figureDone says when."""
+        try:
+            self._gate("the export", path)
+        except ShrecEvalError as exc:
+            message = user_message(exc, path)
+            self.w.controller.problem.emit("Cannot write the file", message)
+            self.figureDone.emit(path, message)
+            return
+        self.w.status_label.setText(f"Drawing the figure for {path}…")
+        request = self.figure_tasks.start(lambda: write_bytes(path, figure_bytes(draw(), fmt, dpi)))
+        self._figures[request] = path
+
+    def _figure_written(self, request: int, _value) -> None:
+        path = self._figures.pop(request, "")
+        self.w.prefs.remember_folder(path)
+        self.w.status_label.setText(f"Wrote {path}")
+        self.figureDone.emit(path, "")
+
+    def _figure_failed(self, request: int, message: str) -> None:
+        path = self._figures.pop(request, "")
+        self.w.status_label.setText("The figure was not written.")
+        self.w.controller.problem.emit("Cannot write the file", message)
+        self.figureDone.emit(path, message)
+
     def _print_figure(self, which: str, preset):
         """What the core draws for a plot at a print preset (the Curves
-        tab's mean curves and measure bars, the per-class heatmap), as a
-        function that makes the figure; None for the other plots (they are
-        copied from the screen at the preset's size)."""
+        tab's mean curves and measure bars, the per-class heatmap and a
+        class's curves, the ranked lists), as a function that makes the
+        figure from data taken now (it runs on a file thread); None for the
+        other plots (they are copied from the screen at the preset's size)."""
         if which == "curves":
             cw = self.w.curves
             entries = [e for e in cw.entries if e[2] is not None]
@@ -275,5 +325,32 @@ class ExportActions(QObject):
                 return None
             names = [n for _, n, _ in model.entries]
             results = [r for _, _, r in model.entries]
-            return lambda: print_figures.heatmap_figure(results, model.measure, preset, names=names)
+            measure = model.measure
+            return lambda: print_figures.heatmap_figure(results, measure, preset, names=names)
+        if which == "class_pr":  # the class's mean curves, as the tab draws them
+            tab = self.w.per_class
+            query_class = tab.current_class
+            if query_class is None or not tab.model.entries:
+                return None
+            colour_of = {e.key: e.colour for e in self.w.controller.readable_entries()}
+            entries = tab.model.entries
+            names = [n for _, n, _ in entries]
+            colours = [colour_of.get(k) for k, _, _ in entries]
+            results = [r for _, _, r in entries]
+            return lambda: print_figures.curve_figure(
+                results, "pr", preset, names=names, colours=colours, query_class=query_class
+            )
+        if which == "ranked":  # the strips shown, over the ranks in view
+            tab = self.w.ranked
+            runs = [r for r in tab.shown_runs() if r.error is None]
+            if not runs:
+                return None
+            lists = [(r.name, r.gains) for r in runs]
+            lo, hi = tab.plot.getPlotItem().vb.viewRange()[0]
+            ranks = (max(1, round(lo + 0.5)), max(1, round(hi - 0.5)))
+            title = tab.plot.getPlotItem().titleLabel.text or None
+            top = tab.top_grade
+            return lambda: print_figures.ranked_lists_figure(
+                lists, top, preset, ranks=ranks, title=title
+            )
         return None

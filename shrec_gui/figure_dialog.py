@@ -21,11 +21,60 @@ from .figures import FORMATS, LEGEND_PLACES, FigureSettings
 FORMAT_NAMES = {"png": "PNG image", "svg": "SVG drawing (vector)", "pdf": "PDF (vector)"}
 
 
-class FigureDialog(QDialog):
-    """Asks how a figure is exported; ``settings()`` reads the answers."""
+#: plots whose figure grows downwards with what they show (the core's)
+GROWS = {"class_heatmap": "classes", "ranked": "runs"}
+#: plots the core draws with a legend (inside the axes or below them)
+WITH_LEGEND = ("curves", "class_pr")
 
-    def __init__(self, settings: FigureSettings, parent=None) -> None:
+
+def size_text(settings: FigureSettings, which: str | None = None) -> str:
+    """The size line of the dialog: the figure's size in the format's own
+    units (pixels of a PNG, points of an SVG or PDF) and in cm, and for the
+    plots that grow with the runs or classes, that the height is a least."""
+    s = settings.checked()
+    grows = GROWS.get(which or "")
+    fmt = s.fmt.upper()
+
+    def size(w: float, h: float, unit: str, digits: int, first: bool = True) -> str:
+        if grows and first:
+            least = f"{h:.{digits}f} {unit}"
+            return f"{w:.{digits}f} {unit} wide, as tall as its {grows} need (at least {least})"
+        if grows:
+            return f"{w:.{digits}f} {unit} wide"
+        return f"{w:.{digits}f} x {h:.{digits}f} {unit}"
+
+    if s.preset != "custom":
+        p = PRESETS[s.preset]
+        text = f"{size(p.width_cm, p.height_cm, 'cm', 1)}, text {p.font_pt:g} pt; "
+        if s.fmt == "png":
+            w, h = (round(v / 2.54 * p.dpi) for v in (p.width_cm, p.height_cm))
+            text += f"{size(w, h, 'px', 0, False)} in PNG at {p.dpi} dpi"
+        else:
+            text += f"{size(*p.size_pt, 'pt', 0, False)} in {fmt}"
+        if which in WITH_LEGEND:
+            text += "; the legend inside the axes where it covers no data, else below them"
+        return text
+    if s.fmt == "png":  # pixels; what they make on paper at 300 dpi
+        cm = (s.width / 300 * 2.54, s.height / 300 * 2.54)
+        return (
+            f"{size(s.width, s.height, 'px', 0)}, text {s.font_px} px; printed at 300 dpi: "
+            f"{size(*cm, 'cm', 1, False)}"
+        )
+    cm = (s.width / 96 * 2.54, s.height / 96 * 2.54)  # SVG and PDF: 96 px an inch
+    return (
+        f"{size(s.width * 0.75, s.height * 0.75, 'pt', 0)} in {fmt}, text {s.font_px * 0.75:g} "
+        f"pt; {size(*cm, 'cm', 1, False)}"
+    )
+
+
+class FigureDialog(QDialog):
+    """Asks how a figure is exported; ``settings()`` reads the answers.
+    ``which``: the plot (its size line says whether it grows with the
+    classes or runs and has a legend)."""
+
+    def __init__(self, settings: FigureSettings, parent=None, which: str | None = None) -> None:
         super().__init__(parent)
+        self.which = which
         self.setWindowTitle("Export figure")
         s = settings.checked()
         self.preset = QComboBox()
@@ -45,9 +94,11 @@ class FigureDialog(QDialog):
             self.legend.addItem(text, key)
         self.legend.setCurrentIndex(self.legend.findData(s.legend))
         self.print_size = QLabel()
-        for box in (self.width_box, self.height_box):
+        self.print_size.setWordWrap(True)
+        for box in (self.width_box, self.height_box, self.font_box):
             box.valueChanged.connect(self._show_print_size)
         self.preset.currentIndexChanged.connect(self._show_print_size)
+        self.fmt.currentIndexChanged.connect(self._show_print_size)
         form = QFormLayout()
         form.addRow("Preset:", self.preset)
         form.addRow("Format:", self.fmt)
@@ -76,22 +127,12 @@ class FigureDialog(QDialog):
         return box
 
     def _show_print_size(self) -> None:
-        key = self.preset.currentData()
-        custom = key == "custom"
-        for box in (self.width_box, self.height_box, self.font_box, self.legend):
+        custom = self.preset.currentData() == "custom"
+        for box in (self.width_box, self.height_box, self.font_box):
             box.setEnabled(custom)
-        if not custom:
-            p = PRESETS[key]
-            self.print_size.setText(
-                f"{p.width_cm:.1f} x {p.height_cm:.1f} cm, text {p.font_pt:g} pt; PNG at "
-                f"{p.dpi} dpi; the legend outside the axes where it would cover data"
-            )
-            return
-        w, h = self.width_box.value(), self.height_box.value()
-        self.print_size.setText(
-            f"{w / 300 * 2.54:.1f} x {h / 300 * 2.54:.1f} cm at 300 dpi; "
-            f"SVG and PDF: {w * 0.75:.0f} x {h * 0.75:.0f} pt"
-        )
+        # the core draws the heatmap (no legend to place) at a custom size too
+        self.legend.setEnabled(custom and self.which != "class_heatmap")
+        self.print_size.setText(size_text(self.settings(), self.which))
 
     def settings(self) -> FigureSettings:
         return FigureSettings(
@@ -104,10 +145,12 @@ class FigureDialog(QDialog):
         ).checked()
 
 
-def ask_figure_settings(parent, current: FigureSettings) -> FigureSettings | None:
-    """The export dialog filled with ``current`` (the last answers); the new
-    answers, or None when cancelled."""
-    dialog = FigureDialog(current, parent)
+def ask_figure_settings(
+    parent, current: FigureSettings, which: str | None = None
+) -> FigureSettings | None:
+    """The export dialog filled with ``current`` (the last answers) for the
+    plot ``which``; the new answers, or None when cancelled."""
+    dialog = FigureDialog(current, parent, which)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return dialog.settings()

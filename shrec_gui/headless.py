@@ -104,11 +104,13 @@ def _export(files, settings, report, native, demo, say, timeout_s, windows) -> i
         if not _wait(app, opened, deadline, stop=lambda: bool(signals)):
             if signals:
                 return _interrupted(say, signals[0])
-            say(f"shrec-gui: the contest was not scored within {timeout_s:.0f} s")
+            say(f"shrec-gui: error: the contest was not scored within {timeout_s:.0f} s")
             return 1
         failed = [e for e in c.entries.values() if e.error is not None]
         if win.errors or failed:
-            for message in win.errors or [e.error for e in failed]:
+            # a run's own message (the reader's, as the command line says it),
+            # not the window's words around it ("The other results are kept.")
+            for message in [e.error for e in failed] or win.errors:
                 say(f"shrec-gui: error: {message}")
             return 1
         if not c.entries:
@@ -131,7 +133,7 @@ def _export(files, settings, report, native, demo, say, timeout_s, windows) -> i
             except _Terminated:
                 return _interrupted(say, signal.SIGTERM)
             if not _wait(app, lambda w=what: w in written or bool(win.errors), deadline):
-                say(f"shrec-gui: the {what} was not written within {timeout_s:.0f} s")
+                say(f"shrec-gui: error: the {what} was not written within {timeout_s:.0f} s")
                 return 1
             if written.get(what) or win.errors:
                 say(f"shrec-gui: error: {written.get(what) or win.errors[-1]}")

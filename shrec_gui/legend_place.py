@@ -1,8 +1,13 @@
 """Legends that never hide data on screen: a plot's legend goes to the
 first place inside the view that covers no drawn point (the corners, top
 right first, then the middles of the sides), else outside the axes, to the
-right of the view (the plot makes room for it).  Placed again whenever the
-data, the range or the size change."""
+right of the view (the plot makes room for it; in columns where it is
+taller than the view).  Placed again whenever the data, the range or the
+size change.
+
+Inside, the legend is a child of the view box (it moves with it); outside, of
+the plot item: the view box clips its children to itself, so a legend
+outside it, still its child, was never seen."""
 
 from __future__ import annotations
 
@@ -69,6 +74,7 @@ class LegendPlacer(QObject):
         if legend is None or not legend.items or not legend.isVisible():
             self._set_margin(0.0)
             return
+        self._columns(legend, 1)
         legend.updateSize()
         lw, lh = legend.boundingRect().width(), legend.boundingRect().height()
         box = self.plot.vb.boundingRect()
@@ -89,6 +95,7 @@ class LegendPlacer(QObject):
                 if not inside.any():
                     self.outside = False
                     self._set_margin(0.0)
+                    self._parent(legend, self.plot.vb)
                     legend.anchor(
                         (fx, fy),
                         (fx, fy),
@@ -99,8 +106,26 @@ class LegendPlacer(QObject):
                     )
                     return
         self.outside = True
+        # taller than the view: as many columns as it takes to fit its height
+        rows = max(1, int((height - PAD) // max(lh / len(legend.items), 1.0)))
+        self._columns(legend, -(-len(legend.items) // rows))
+        lw = legend.boundingRect().width()
         self._set_margin(lw + 2 * PAD)
-        legend.anchor((0, 0), (1, 0), offset=(PAD, 0))
+        self._parent(legend, self.plot)
+        top = self.plot.vb.geometry().top()
+        legend.anchor((1, 0), (1, 0), offset=(-PAD, top))
+
+    @staticmethod
+    def _parent(legend, parent) -> None:
+        if legend.parentItem() is not parent:
+            # GraphicsWidget's own: LegendItem.setParentItem anchors it anew
+            pg.GraphicsWidget.setParentItem(legend, parent)
+
+    @staticmethod
+    def _columns(legend, n: int) -> None:
+        if legend.columnCount != n:
+            legend.setColumnCount(n)
+            legend.updateSize()
 
     def _set_margin(self, margin: float) -> None:
         if abs(margin - self._margin) < 0.5:

@@ -32,6 +32,7 @@ from .controller import ContestController
 from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
+from .help import help_actions
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -312,6 +313,8 @@ class MainWindow(FileDialogs, QMainWindow):
             v.addAction(a)
             a.triggered.connect(lambda _=False, d=dark: self.set_dark(d))
         h = mb.addMenu("&Help")
+        help_actions(self, h)  # the shortcuts (F1), measures, profiles, file formats
+        h.addSeparator()
         self._action(h, "&About", self.about)
         self._rebuild_recent()
 
@@ -479,6 +482,12 @@ class MainWindow(FileDialogs, QMainWindow):
         dialog = ShapesDialog(shapes.source, shapes.query_source, self)
         if dialog.exec():
             self.controller.set_shapes(*dialog.result_sources)  # undoable
+            folders = [str(s.path) for s in dialog.result_sources if s is not None]
+            self.status_label.setText(
+                f"Shapes: {', '.join(folders)}"
+                if folders
+                else "No shapes folder: no thumbnails, no 3D view."
+            )
 
     def about(self) -> None:
         QMessageBox.about(self, "About SHREC evaluation", about_text())

@@ -232,6 +232,10 @@ class SummaryModel(_Base):
                 return rank
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if role == Qt.ItemDataRole.ToolTipRole and rank is not None:
+                # the value ranked by, also when its measure is not a column
+                m = measure_by_key(self.rank_key, self.ranks)
+                return f"rank {rank} by {m.label} [{m.key}] = {fmt(res.means[m.key], m)}"
             return None
         if col == self.RUN:
             if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
@@ -390,7 +394,8 @@ class PerQueryModel(_Base):
                 if self._text_column(section)
                 else Qt.AlignmentFlag.AlignRight
             )
-            return int(side | Qt.AlignmentFlag.AlignVCenter)
+            # wrapped where the columns would not fit (PerQueryTab._fit_headers)
+            return int(side | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap)
         if role == Qt.ItemDataRole.InitialSortOrderRole and not self._text_column(section):
             m = self._measures[section - self.first if self.mode == "run" else 0]
             return initial_order(m.higher_is_better)

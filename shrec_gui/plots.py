@@ -32,6 +32,9 @@ def colour_for(index: int) -> str:
 
 #: legend background on screen (light, dark); exports are always light (figures.py)
 LEGEND_BRUSH = {False: (255, 255, 255, 215), True: (32, 33, 36, 215)}
+#: room around the [0, 1] x [0, 1] of a precision-recall plot: a point at 1
+#: drawn whole (not half cut by the axes) and the axes' end labels "1.0" shown
+UNIT_PADDING = 0.05
 #: what the curve-kind list offers besides the registry's curves
 BARS = "bars"
 EXPORTS = (("figure", "Export figure…"), ("csv", "Export CSV…"))
@@ -218,8 +221,8 @@ class CurvesWidget(QWidget):
             item._shows = (key, q, res)
             item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
         if spec.key in ("pr",):
-            pi.setXRange(0, 1, padding=0.02)
-            pi.setYRange(0, 1, padding=0.02)
+            pi.setXRange(0, 1, padding=UNIT_PADDING)
+            pi.setYRange(0, 1, padding=UNIT_PADDING)
         else:
             pi.enableAutoRange()
 

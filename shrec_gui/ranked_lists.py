@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .plots import export_buttons, numeric_axes, searchable_combo
 
@@ -19,6 +27,10 @@ GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 ALL_RUNS = "All runs, stacked"
 STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between strips)
 ROW_PX = 28  # on-screen height of a run's row
+#: the plot's least height: a window of 720 px holds the tab whatever the
+#: number of runs (rows get thinner; names are thinned out where they would overlap)
+MIN_PLOT_PX = 190
+INFO_LINES = 4  # lines of the per-run summary shown at least (the rest scrolls)
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
 
@@ -119,13 +131,21 @@ class RankedListsWidget(QWidget):
         self.readout = QLabel(" ")  # the item under the mouse
         self.info = QLabel(NOTHING)
         self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a line per run: scrolls past a few lines, so that runs never make
+        # the tab (and the window) taller than the screen
+        self.info_scroll = QScrollArea()
+        self.info_scroll.setWidget(self.info)
+        self.info_scroll.setWidgetResizable(True)
+        self.info_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.info_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
-        lay.addWidget(self.plot)
+        lay.addWidget(self.plot, 3)
         lay.addLayout(row)
         lay.addWidget(self.readout)
-        lay.addWidget(self.info)
-        lay.addStretch(1)
+        lay.addWidget(self.info_scroll, 1)
+        lay.addStretch(0)
         self.top_grade = 0
         self._set_grade_key(2)
         self._qids: tuple = ()
@@ -136,6 +156,7 @@ class RankedListsWidget(QWidget):
         self._hover = pg.SignalProxy(
             self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
         )
+        self.plot.getPlotItem().vb.sigResized.connect(lambda *_: self._thin_names())
         self._fit_height(1)
 
     def _set_grade_key(self, top_grade: int) -> None:
@@ -225,11 +246,32 @@ class RankedListsWidget(QWidget):
         self.draw()
 
     def _fit_height(self, n_rows: int) -> None:
+        """The plot as tall as its rows need, down to MIN_PLOT_PX where the
+        window has less room; the summary a few lines tall at least, no
+        taller than its text."""
         pi = self.plot.getPlotItem()
         title = pi.layout.rowMaximumHeight(0)  # the title row (0 when it has none)
         h = ROW_PX * n_rows + pi.getAxis("bottom").height() + title + 24
-        self.plot.setMinimumHeight(min(h, 360))
+        self.plot.setMinimumHeight(min(h, MIN_PLOT_PX))
         self.plot.setMaximumHeight(h)
+        lines = self.info.text().count("\n") + 1
+        line = self.info.fontMetrics().lineSpacing()
+        self.info_scroll.setMinimumHeight(min(lines, INFO_LINES) * line + 4)
+        self.info_scroll.setMaximumHeight(self.info.sizeHint().height() + 4)
+        self._thin_names()
+
+    def _thin_names(self) -> None:
+        """The run names down the left, every k-th one where the rows are
+        thinner than a line of text (a short window, many runs)."""
+        runs = self.shown_runs()
+        n = len(runs)
+        left = self.plot.getPlotItem().getAxis("left")
+        fm = QFontMetrics(left.style["tickFont"] or self.font())
+        room = max(self.plot.getPlotItem().vb.boundingRect().height(), 1.0) / max(n, 1)
+        step = max(1, int(np.ceil(fm.height() / room))) if n else 1
+        left.setTicks(
+            [[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs) if i % step == 0], []]
+        )
 
     def draw(self) -> None:
         """One strip per run shown; run i's strip at y in [n-1-i, n-i)."""
@@ -250,7 +292,6 @@ class RankedListsWidget(QWidget):
         q_class = f" (class {self._classes[q]})" if q in self._classes else ""
         pi.setTitle(f"Ranked lists of query {q}{q_class}" if q else None)
         left = pi.getAxis("left")
-        left.setTicks([[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs)], []])
         fm = QFontMetrics(left.style["tickFont"] or self.font())
         left.setWidth(max((fm.horizontalAdvance(r.name) for r in runs), default=20) + 16)
         longest = max((len(r) for r in runs), default=0)
@@ -258,16 +299,16 @@ class RankedListsWidget(QWidget):
         vb.setLimits(xMax=max(longest, 5) + 0.5, yMin=0, yMax=max(n, 1))
         self.plot.setXRange(0.5, min(max(longest, 5), SHOWN_RANKS) + 0.5, padding=0)
         self.plot.setYRange(0, max(n, 1), padding=0)
-        self._fit_height(max(n, 1))
         self.readout.setText(" ")
         if self.lists is None:
             self.info.setText(NOTHING)
-            return
-        d = next((r for r in runs if r.error is None), None)
-        head = f"Query {q}{q_class}"
-        if d is not None:
-            head += f": {relevant_counts(d, self.top_grade)}"
-        self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))
+        else:
+            d = next((r for r in runs if r.error is None), None)
+            head = f"Query {q}{q_class}"
+            if d is not None:
+                head += f": {relevant_counts(d, self.top_grade)}"
+            self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))
+        self._fit_height(max(n, 1))
 
     def item_at(self, scene_pos):
         """(RunList, rank) of the strip place under a scene position, or None."""

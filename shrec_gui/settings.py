@@ -8,8 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QRect, QSettings, QStandardPaths
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import resources_dir
 
@@ -30,6 +30,7 @@ DARK_PALETTE = {
     QPalette.ColorRole.HighlightedText: "#ffffff",
     QPalette.ColorRole.ToolTipBase: "#353535",
     QPalette.ColorRole.ToolTipText: "#e8e8e8",
+    QPalette.ColorRole.PlaceholderText: "#9a9a9a",  # Fusion's default was dark on dark
 }
 
 
@@ -125,11 +126,15 @@ class Preferences:
 
     # window
     def restore_window(self, window) -> None:
+        """The window's last place and size (or 1200 x 760), never larger
+        than the screen's free area: a geometry saved on a larger screen,
+        or the default on a 1280 x 720 one, is shrunk to fit."""
         geo = self.qsettings.value("window/geometry")
         if geo is not None:
             window.restoreGeometry(geo)
         else:
             window.resize(1200, 760)
+        fit_to_screen(window)
         state = self.qsettings.value("window/state")
         if state is not None:
             window.restoreState(state)
@@ -138,6 +143,36 @@ class Preferences:
         self.qsettings.setValue("window/geometry", window.saveGeometry())
         self.qsettings.setValue("window/state", window.saveState())
         self.qsettings.sync()
+
+
+#: room kept for the window manager's title bar and frame, not known before
+#: the window is first shown
+DECORATION_PX = 32
+
+
+def available_area(window) -> QRect | None:
+    """The free area (without panels and task bars) of the window's screen."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else None
+
+
+def fit_to_screen(window) -> None:
+    """Shrink and move a top-level window into its screen's free area, its
+    frame included."""
+    area = available_area(window)
+    if area is None or area.isEmpty():
+        return
+    geo, frame = window.geometry(), window.frameGeometry()
+    extra_w = max(frame.width() - geo.width(), 0)
+    extra_h = max(frame.height() - geo.height(), 0) or DECORATION_PX
+    w = min(geo.width(), area.width() - extra_w)
+    h = min(geo.height(), area.height() - extra_h)
+    if (w, h) != (geo.width(), geo.height()):
+        window.resize(w, h)
+    x = min(max(frame.x(), area.x()), area.right() + 1 - w - extra_w)
+    y = min(max(frame.y(), area.y()), area.bottom() + 1 - h - extra_h)
+    if (x, y) != (frame.x(), frame.y()):
+        window.move(x, y)
 
 
 def apply_theme(dark: bool) -> None:

@@ -88,6 +88,18 @@ class ThumbTile(QWidget):
         self.opened.emit(self.role, self.item_id)
 
 
+def frame_key(items, tail: str = "") -> QLabel:
+    """A label saying what the frames' colours mean: a square of each
+    colour and its words."""
+    text = " &nbsp; ".join(
+        f'<span style="color:#{r:02x}{g:02x}{b:02x}">&#9632;</span> {words}'
+        for (r, g, b), words in items
+    )
+    label = QLabel(f"Frames: {text}{tail}")
+    label.setToolTip("The colour of a thumbnail's frame")
+    return label
+
+
 class ThumbStrips(QWidget):
     """The thumbnail rows of the runs shown in the Ranked list tab."""
 
@@ -109,6 +121,7 @@ class ThumbStrips(QWidget):
         head.addWidget(self.k)
         head.addWidget(self.state, 1)
         head.addWidget(self.cancel)
+        head.addWidget(frame_key([(QUERY_COLOUR, "the query")], "; the results framed by grade"))
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -122,6 +135,7 @@ class ThumbStrips(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(head)
         lay.addWidget(self.scroll)
+        self._indexed = " "  # what the shapes folders hold (ShapesIndex.describe)
         self.tiles: dict[tuple[str, str], list[ThumbTile]] = {}
         self.rows: list[tuple[str, list[ThumbTile]]] = []  # run name, its tiles (query first)
         self._cells: dict[tuple[int, int], ThumbTile] = {}  # grid place -> its tile
@@ -140,17 +154,24 @@ class ThumbStrips(QWidget):
         self._rebuild()
 
     def _on_indexed(self, text: str) -> None:
+        self._indexed = text
         self.state.setText(text)
         self._rebuild()  # ask again: the index is there now
 
     def _on_progress(self, done: int, total: int) -> None:
+        """Drawing: how far; done: the shapes of this contest that could not
+        be shown, else how many were drawn, else what the folder holds (every
+        picture was there already: a word left from another contest would stay)."""
         busy = 0 < total and done < total
         self.cancel.setVisible(busy)
         if busy:
             self.state.setText(f"drawing thumbnails: {done} of {total}")
-        elif total:
-            w = self.service.warning()
-            self.state.setText(f"{w}" if w is not None else f"{total} thumbnails drawn")
+            return
+        w = self.service.warning()
+        if w is not None:
+            self.state.setText(f"{w}")
+        else:
+            self.state.setText(f"{total} thumbnails drawn" if total else self._indexed)
 
     def show_runs(self, runs, query_id: str | None, top_grade: int) -> None:
         """The strips of ``runs`` (RunLists of the Ranked list tab) for the query."""
@@ -217,8 +238,10 @@ class ThumbStrips(QWidget):
                 if row not in keep:
                     lab.hide()
         self.grid.setColumnStretch(60, 1)
+        # a row and a half at least (the rest scrolls): many runs never make
+        # the tab taller than a 720 px screen
         rows = max(len(self.rows), 1)
-        self.scroll.setMinimumHeight(min(rows, 3) * (THUMB_PX + 2 * FRAME + 4) + 8)
+        self.scroll.setMinimumHeight(int(min(rows, 1.5) * (THUMB_PX + 2 * FRAME + 4)) + 8)
         if wanted:
             self.service.request(wanted)
 
@@ -493,8 +516,15 @@ class ClassShapesRow(QWidget):
     def __init__(self, service, parent=None) -> None:
         super().__init__(parent)
         self.service = service
-        self.row = QHBoxLayout(self)
-        self.row.setContentsMargins(0, 0, 0, 0)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.row = QHBoxLayout()
+        lay.addLayout(self.row)
+        # what the frames' colours mean
+        self.key = frame_key(
+            [(QUERY_COLOUR, "the class's queries"), (GRADE_GREY, "items of the class")]
+        )
+        lay.addWidget(self.key)
         self.tiles: list[ThumbTile] = []
         self._shown: tuple = ((), ())
         service.thumbnailReady.connect(self._on_ready)

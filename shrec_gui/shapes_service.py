@@ -122,6 +122,21 @@ class ShapesService(QObject):
             self._lock.notify()
         self.sourcesChanged.emit()
 
+    def new_contest(self) -> None:
+        """Another contest opened (perhaps on the same shapes folders): the
+        shapes that could not be shown are its own from now on.  The pictures
+        of the earlier ones are dropped too, so that showing them again says
+        so again (the disk cache makes that cheap)."""
+        with self._lock:  # what is being drawn for the contest before is dropped
+            self._gen += 1
+            self._todo = deque(t for t in self._todo if t[0] != "thumb")
+            self._done = self._total = 0
+            problems, self.problems = self.problems, {}
+        for item_id in problems:
+            for role in (ITEM, QUERY):
+                self._images.pop((role, item_id), None)
+        self.progress.emit(0, 0)
+
     def image(self, role: str, item_id: str) -> QImage | None:
         return self._images.get((role, item_id))
 

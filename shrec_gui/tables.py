@@ -29,7 +29,9 @@ class CopyTable(QTableView):
         # sideways by pixels: a wide column (a ranking of runs) can be read in part
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalHeader().setDefaultSectionSize(22)
-        self.verticalHeader().setVisible(True)  # row numbers = rank in the sorted order
+        # no row numbers: the first column names the row (a run, a query, a
+        # class), and numbers beside it would read as ranks in any order
+        self.verticalHeader().setVisible(False)
         # sizing columns to their contents looks at a sample of rows, not all
         self.horizontalHeader().setResizeContentsPrecision(60)
         self._shape = None

@@ -19,10 +19,10 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions
 from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.errors import ContestFileError, FileAccessError, ShrecEvalError
+from shrec_eval.errors import ContestFileError, FileAccessError, FormatError, ShrecEvalError
 from shrec_eval.formats.source import KINDS
 from shrec_eval.memory import release_freed_blocks
-from shrec_eval.readers import classify_path, sniff
+from shrec_eval.readers import classify_path, detect_run_format, sniff
 from shrec_eval.service import RunCache, effective_options, score_runs, user_message
 from shrec_eval.stats import compare
 
@@ -59,13 +59,26 @@ def classify(paths) -> list[tuple[str, str]]:
             )
         kind = "session" if p.lower().endswith(".json") else sniff(p)
         if kind is None:
-            raise ContestFileError(
-                p,
-                "this is neither an assessment (.cla, qrels) "
-                "nor a run (matrix, TREC run, folder of rank lists, .npy or .npz features)",
-            )
+            raise _unknown(p)
         out.append((p, kind))
     return out
+
+
+def _unknown(path: str) -> ContestFileError:
+    """Why a file is neither an assessment nor a run, with the line the
+    readers looked at and what it holds (as the command line says it)."""
+    what = (
+        "this is neither an assessment (.cla, qrels) "
+        "nor a run (matrix, TREC run, folder of rank lists, .npy or .npz features)"
+    )
+    try:
+        detect_run_format(path)
+    except FormatError as exc:  # "...was expected; line 1 reads '...' (4 fields)"
+        seen = exc.message.split("; ", 1)[1] if "; " in exc.message else ""
+        return ContestFileError(path, what + (f"; {seen}" if seen else ""), line=exc.line)
+    except ShrecEvalError:
+        pass
+    return ContestFileError(path, what)
 
 
 class ScoringWorker(QObject):

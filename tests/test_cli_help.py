@@ -134,7 +134,7 @@ def test_profile_trec_eval_shows_trec_eval_measures_ranked_by_map(trec):
         "tp_r",
     ]
     assert "ranked by ap_trec_r" in text
-    assert "ap_trec_r = Average Precision (trec) (relevant) [map]" in text
+    assert "ap_trec_r = Average Precision (trec, relevant) [map]" in text
     assert "rr = Reciprocal Rank [recip_rank]" in text
 
 

@@ -81,7 +81,7 @@ def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch)
     def fill(self):
         assert self.kind == "embeddings"
         assert self.values() == {"metric": "cosine", "top_k": None}
-        self.metric.setCurrentIndex(self.metric.findData("dot"))
+        self.distance.setCurrentIndex(self.distance.findData("dot"))
         self.top_k.setValue(5)
         return QDialog.DialogCode.Accepted
 

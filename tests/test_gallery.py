@@ -45,7 +45,7 @@ class _Gallery(HTMLParser):
             self.query = a["id"][2:]
         elif tag == "td" and a.get("class") == "name":
             self.in_name = True
-        elif tag == "td" and a.get("class") == "vals":
+        elif tag == "div" and a.get("class") == "vals":
             self.in_vals = True
         elif tag == "img" and "data-rank" in a:
             colour = a["style"].split("border-color:")[1]
@@ -55,13 +55,16 @@ class _Gallery(HTMLParser):
         elif tag == "img" and a.get("alt", "").startswith("query "):
             self.query_img[self.query] = a["src"]
 
+    def handle_endtag(self, tag):
+        if tag == "div":
+            self.in_vals = False
+
     def handle_data(self, data):
         if self.in_name:
             self.run = data
             self.in_name = False
-        elif self.in_vals:
-            self.values[(self.query, self.run)] = data
-            self.in_vals = False
+        elif self.in_vals and data.strip():  # "NN 1.0000" spans, one a measure
+            self.values.setdefault((self.query, self.run), []).append(data)
 
 
 @pytest.fixture
@@ -121,8 +124,15 @@ def test_gallery_holds_the_right_images_at_the_right_ranks(contest, tmp_path):
     assert code == 0
     assert "note: shapes: shapes that could not be shown: 1 (e.g. 9 (no shape file))" in text
     assert (rep / "index.html").is_file() and (rep / "gallery.html").is_file()
+    page = (rep / "gallery.html").read_text()
+    # the organiser's folders are not printed: the assessment by its name
+    for name in ("gallery.html", "index.html"):
+        text = (rep / name).read_text()
+        assert str(tmp_path) not in text and "Assessment: c.cla" in text, name
+    # the query on the left of its runs' strips (one cell over their rows)
+    assert page.count('<td class="query" rowspan="2">') == len(contest["ids"])
     g = _Gallery()
-    g.feed((rep / "gallery.html").read_text())
+    g.feed(page)
     ids = contest["ids"]
     cls = {m: name for name, _, ms in contest["classes"] for m in ms}
     assert set(g.query_img) == set(ids)
@@ -145,10 +155,7 @@ def test_gallery_holds_the_right_images_at_the_right_ranks(contest, tmp_path):
     for r in doc["runs"]:
         for q in ("0", "7"):
             v = r["per_query"][q]
-            assert g.values[(q, r["name"])].split("  ")[:2] == [
-                f"nn {v['nn']:.4f}",
-                f"ft_psb {v['ft_psb']:.4f}",
-            ]
+            assert g.values[(q, r["name"])][:2] == [f"NN {v['nn']:.4f}", f"FT {v['ft_psb']:.4f}"]
     # each thumbnail is written once
     assert len(list((rep / "thumbs").iterdir())) == 2 * len(ids)
     assert "Data checks" in (rep / "gallery.html").read_text()

@@ -437,25 +437,35 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
 
 
 def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
-    """Export figure with the column preset: the curves, bars and heatmap are
-    drawn by shrec_eval.figures (page of the preset, text at 8 pt); the
-    ranked strip is copied from the screen at the preset's size."""
+    """Export figure with the column preset: the curves, bars, heatmap, a
+    class's curves and the ranked lists are drawn by shrec_eval.figures (page
+    of the preset, text at 8 pt) on a file thread (figureDone says when); the
+    significance charts are copied from the screen at the preset's size."""
     from shrec_eval.figures import PRESETS
 
     w = _scored_window(qtbot)
+    w.per_class.select_class("house")
     col = FigureSettings(preset="column", fmt="pdf")
     p = PRESETS["column"]
-    for which, kind in (("curves", "pr"), ("curves", BARS), ("class_heatmap", None)):
+    for which, kind in (
+        ("curves", "pr"),
+        ("curves", BARS),
+        ("class_heatmap", None),
+        ("class_pr", None),
+        ("ranked", None),
+    ):
         if kind is not None:
             w.curves.kind.setCurrentIndex(w.curves.kind.findData(kind))
         path = tmp_path / f"{which}-{kind}.pdf"
-        w.export_plot(str(path), "pdf", which=which, figure=col)
+        with qtbot.waitSignal(w.exports.figureDone, timeout=60000) as done:
+            w.export_plot(str(path), "pdf", which=which, figure=col)
+        assert done.args == [str(path), ""]
         data = path.read_bytes()
         box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
         assert float(box[1]) == pytest.approx(p.size_pt[0], abs=0.01), which
         assert b"/FontFile2" in data  # TrueType embedded (matplotlib, Type 42)
-    path = tmp_path / "ranked.pdf"
-    w.export_plot(str(path), "pdf", which="ranked", figure=col)
+    path = tmp_path / "means.pdf"
+    w.export_plot(str(path), "pdf", which="means", figure=col)
     box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", path.read_bytes())
     assert float(box[1]) == pytest.approx(p.size_pt[0], abs=1)
     # the dialog offers the presets; a print preset fixes size, font and legend

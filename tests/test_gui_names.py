@@ -21,7 +21,7 @@ def demo(qapp):
     retire(w)
 
 
-def test_search_adds_the_column_of_any_name(demo, qtbot):
+def test_search_adds_the_column_of_any_name(demo, qtbot, tmp_path):
     summary = demo.summary
     box = summary.find_column
     for name, key in (("P@10", "p@10"), ("map", "ap_trec_r"), ("nDCG@5", None), ("NN", "nn")):
@@ -44,7 +44,7 @@ def test_search_adds_the_column_of_any_name(demo, qtbot):
     assert "did you mean 'map'" in box.toolTip()
     names = box.completer().model().stringList()
     assert {"map", "P@10", "NN", "Recall@100", "ap_trec_r"} <= set(names)
-    summary.grab().save("/tmp/wt22_summary_search.png")
+    assert summary.grab().save(str(tmp_path / "summary_search.png"))  # to look at
 
 
 def test_default_columns_are_the_profiles(demo):

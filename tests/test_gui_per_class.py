@@ -188,7 +188,7 @@ def test_light_and_dark_screenshots_differ_as_the_theme_says(demo, qtbot, tmp_pa
         name = "dark" if dark else "light"
         plot = demo.grab()
         assert plot.save(str(tmp_path / f"per-class-{name}.png"))
-        tab.plots.setCurrentWidget(tab.heat)
+        tab.plots.setCurrentWidget(tab.heat_scroll)
         qtbot.wait(50)
         heat = demo.grab()
         assert heat.save(str(tmp_path / f"per-class-heatmap-{name}.png"))
@@ -209,11 +209,12 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
     assert tuple(rgb[2, len(m.classes) - 1 - 3]) == (c.red(), c.green(), c.blue())  # y up
     ticks = dict(tab.heat.getPlotItem().getAxis("left")._tickLevels[0])
     assert ticks[len(m.classes) - 1] == m.classes[0]  # the first class on top
-    tab.plots.setCurrentWidget(tab.heat)
+    tab.plots.setCurrentWidget(tab.heat_scroll)
     assert tab.shown_plot() == "class_heatmap"
     path = tmp_path / "heatmap.png"
-    demo.export_plot(str(path), "png", width=900, which="class_heatmap")
-    qtbot.waitUntil(path.exists, timeout=10000)
+    with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
+        demo.export_plot(str(path), "png", width=900, which="class_heatmap")
+    assert done.args == [str(path), ""], demo.errors
     img = QImage(str(path))
     assert img.width() == 900
     # the viridis cells came through in colour (not grey, not a blank figure)

@@ -31,7 +31,7 @@ def spin(qapp, n=30):
 def window(demo, qapp):
     demo.resize(1200, 800)
     demo.tabs.setCurrentWidget(demo.per_class)
-    demo.per_class.plots.setCurrentWidget(demo.per_class.heat)
+    demo.per_class.plots.setCurrentWidget(demo.per_class.heat_scroll)
     spin(qapp)
     return demo
 
@@ -51,22 +51,30 @@ def test_heatmap_colour_bar_title_and_labels(window, qapp):
     lo, hi = heat.bar.levels()
     values = [v for row in window.per_class.model.rows[: len(heat.classes)] for v in row if v]
     assert (lo, hi) == pytest.approx((min(values), max(values)))
-    # the title whole: no wider than the plot
-    title = pi.titleLabel
-    assert title.item.boundingRect().width() <= pi.width()
+    # the title whole (over the run names): no wider than the plot
+    assert heat.title == f"{m.short} per class"
+    assert heat.over.label.boundingRect().width() <= pi.width()
     # no two class names (rows) or run names (columns) overlap
-    left, bottom = pi.getAxis("left"), pi.getAxis("bottom")
+    left, top = pi.getAxis("left"), pi.getAxis("top")
     fm = QFontMetricsF(left.style["tickFont"] or heat.font())
     box = pi.vb.boundingRect()
     rows = left._tickLevels[0]
     row_px = box.height() / len(heat.classes)
     assert _spacing(rows) * row_px >= fm.height()
-    cols = bottom._tickLevels[0]
     col_px = box.width() / len(heat.runs)
-    widest = max(fm.horizontalAdvance(t) for _, t in cols)
-    assert _spacing(cols) * col_px >= widest
-    # and the names are the model's (every k-th)
-    assert {t for _, t in rows} <= set(heat.classes) and len(rows) >= len(heat.classes) // 3
+    named = []
+    for axis in (top, heat.over):  # the run names, on two rows in turn where they need it
+        cols = axis._tickLevels[0] if axis._tickLevels else []
+        named += cols
+        if cols:
+            widest = max(fm.horizontalAdvance(t) for _, t in cols)
+            assert _spacing(cols) * col_px >= widest
+    # every run named (a long name cut to its cells), every class (the plot
+    # scrolls: it is as tall as the names need)
+    assert sorted(j for j, _ in named) == list(range(len(heat.runs)))
+    for j, t in named:
+        assert t == heat.runs[j] or heat.runs[j].startswith(t.rstrip("…"))
+    assert [t for _, t in sorted(rows, reverse=True)] == heat.classes
     # a taller plot names every class
     heat.resize(600, 30 * len(heat.classes))
     spin(qapp)

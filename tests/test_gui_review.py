@@ -19,7 +19,7 @@ from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLabel  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
-from shrec_eval.measures import measure_by_key  # noqa: E402
+from shrec_eval.measures import expand, measure_by_key  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.report import HEADLINE  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
@@ -199,6 +199,7 @@ def test_every_summary_column_fits_1200_px(win, qtbot):
 
 def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
     w = demo_window(win, qtbot)
+    remembered = w.prefs.summary_columns()  # the next tests' windows start with them
     w.summary.set_columns(HEADLINE)
     pq = w.per_query
     w.tabs.setCurrentWidget(pq)
@@ -209,12 +210,17 @@ def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
     assert [pq.proxy.index(r, 0).data() for r in range(len(ids))] == ids
     m = pq.model
     assert [m.headerData(c, H) for c in (0, 1)] == ["Query", "Class"]
-    left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    wrap = Qt.TextFlag.TextWordWrap  # headers wrap where the columns would not fit
+    left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | wrap)
+    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter | wrap)
     align = Qt.ItemDataRole.TextAlignmentRole
     assert m.headerData(0, H, align) == m.headerData(1, H, align) == left
     assert m.headerData(2, H, align) == right  # a measure: as its numbers
-    # scrolled sideways, then the other mode: shown from the query again
+    # scrolled sideways (more measures than the width holds, even with their
+    # headers wrapped), then the other mode: shown from the query again
+    o = w.controller.options
+    w.summary.set_columns([m.key for m in expand(o.ranks, o.profile)][:30])
+    qtbot.wait(50)
     bar = pq.view.horizontalScrollBar()
     assert bar.maximum() > 0
     bar.setValue(bar.maximum())
@@ -233,6 +239,7 @@ def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
     vals = [v for v in column_values(pq.view, 2) if v is not None]
     assert vals == sorted(vals, reverse=True)
     pq.mode.setCurrentIndex(pq.mode.findData("run"))
+    w.prefs.set_summary_columns(remembered)
 
 
 # -- Data checks --------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_options_dialog_reads_every_field_and_keeps_the_rest(qtbot):
     d.interp.setCurrentIndex(d.interp.findData("psb"))
     d.remove_self.setChecked(True)
     d.cutoff.setChecked(True)
-    d.size.setValue(1000)
+    d.collection_size.setValue(1000)
     o = d.options()
     assert (o.ranks, o.curve_length, o.pr_levels, o.pr_interpolation) == ((5, 10), 50, 11, "psb")
     assert o.remove_self and o.psb_class_cutoff and o.collection_size == 1000
@@ -242,7 +242,7 @@ def test_reader_dialog_values_for_each_kind(qtbot):
     qrels = ReaderDialog("qrels", "x.qrels")
     qtbot.addWidget(qrels)
     assert qrels.values() == {"collection_size": None, "matrix_order": "listing"}
-    qrels.size.setValue(5000)
+    qrels.collection_size.setValue(5000)
     assert qrels.values() == {"collection_size": 5000, "matrix_order": "listing"}
     ranklists = ReaderDialog("ranklists", "folder")
     qtbot.addWidget(ranklists)

@@ -77,7 +77,9 @@ def test_summary_heads_bold_and_order():
     ]
     # the caption says what each head is
     caption = re.search(r"\\caption\{(.*)\}", tex)[1]
-    assert "NN: Nearest Neighbour" in caption and "mAP: Average Precision (trec)" in caption
+    assert (
+        "NN: Nearest Neighbour" in caption and "mAP: Average Precision (trec, relevant)" in caption
+    )
     assert "Runs ranked by ADR" in caption
     # runs in ranking order (ADR, best first) in every block
     order = [r.run_name for r in sorted(results, key=lambda r: -r.mean(rank_key))]

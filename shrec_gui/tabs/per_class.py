@@ -10,8 +10,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -24,7 +26,13 @@ from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
 from ..legend_place import LegendPlacer
 from ..models import SortProxy
-from ..plots import LEGEND_BRUSH, export_buttons, numeric_axes, set_widget_theme
+from ..plots import (
+    LEGEND_BRUSH,
+    UNIT_PADDING,
+    export_buttons,
+    numeric_axes,
+    set_widget_theme,
+)
 from ..shape_views import ClassShapesRow
 from ..tables import CopyTable
 from . import Tab
@@ -49,6 +57,7 @@ class PerClassTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
+        self.view.horizontalHeader().setStretchLastSection(False)  # a run's column as the others
         self.measure = QComboBox()
         self.measure.setMinimumContentsLength(16)
         self.heatmap = QCheckBox("Heatmap")
@@ -63,6 +72,7 @@ class PerClassTab(QWidget, Tab):
         bar.addWidget(self.note, 1)
         # one class: its PR curves and its first tiers
         self.class_label = QLabel("Click a class in the table.")
+        self.class_label.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
@@ -71,6 +81,14 @@ class PerClassTab(QWidget, Tab):
         spec = next(c for c in CURVES if c.key == "pr")
         self.plot.setLabel("bottom", spec.x_label)
         self.plot.setLabel("left", spec.y_label)
+        # no class picked yet: the plot says what it will show, not empty axes
+        self.empty_note = pg.TextItem(
+            "Click a class in the table:\nits precision-recall curves show here",
+            color="#808080",
+            anchor=(0.5, 0.5),
+        )
+        self.empty_note.setPos(0.5, 0.5)
+        self.plot.addItem(self.empty_note)
         self.run = QComboBox()
         self.run.currentIndexChanged.connect(self._ask_confusion)
         self.confusion = ConfusionModel(self)
@@ -82,28 +100,48 @@ class PerClassTab(QWidget, Tab):
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.confusion_view.fit_columns()  # the header whole before any class is clicked
         self.confusion_note = QLabel("")
+        # long class names wrap, never widen the pane (and narrow the table)
+        self.confusion_note.setWordWrap(True)
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
         for b in export_buttons(lambda kind: self.exportRequested.emit(self.shown_plot(), kind)):
             plot_bar.addWidget(b)
         self.heat = ClassHeatmap()
+        # as large as every class's and run's name needs: scrolls where the tab is smaller
+        self.heat_scroll = QScrollArea()
+        self.heat_scroll.setWidget(self.heat)
+        self.heat_scroll.setWidgetResizable(True)
+        self.heat_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.plots = QTabWidget()
         self.plots.addTab(self.plot, "Class precision-recall")
-        self.plots.addTab(self.heat, "Heatmap (all classes)")
+        self.plots.addTab(self.heat_scroll, "Heatmap (all classes)")
         run_bar = QHBoxLayout()
         run_bar.addWidget(QLabel("First tier in run:"))
         run_bar.addWidget(self.run, 1)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addLayout(plot_bar)
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(plot_bar)
         # the clicked class's shapes (contests with shapes)
         self.class_shapes = ClassShapesRow(controller.shapes)
-        rl.addWidget(self.class_shapes)
-        rl.addWidget(self.plots, 3)
-        rl.addLayout(run_bar)
-        rl.addWidget(self.confusion_note)
-        rl.addWidget(self.confusion_view, 2)
+        tl.addWidget(self.class_shapes)
+        tl.addWidget(self.plots, 1)
+        tiers = QWidget()
+        bl = QVBoxLayout(tiers)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(run_bar)
+        bl.addWidget(self.confusion_note)
+        bl.addWidget(self.confusion_view, 1)
+        # the plots above the first-tier table, the share of each the user's
+        # (the plot first: its legend needs the height)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.setChildrenCollapsible(False)
+        right.addWidget(top)
+        right.addWidget(tiers)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
+        right.setSizes([600, 250])
+        self.right_split = right
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
@@ -163,7 +201,7 @@ class PerClassTab(QWidget, Tab):
 
     def shown_plot(self) -> str:
         """Which plot the export buttons export: the one shown."""
-        return "class_heatmap" if self.plots.currentWidget() is self.heat else "class_pr"
+        return "class_heatmap" if self.plots.currentWidget() is self.heat_scroll else "class_pr"
 
     # -- one class ------------------------------------------------------------------------
     def _clicked(self, index) -> None:
@@ -238,8 +276,9 @@ class PerClassTab(QWidget, Tab):
             for name, colour, x, y in self.class_curves()
         ]  # fmt: skip
         pi.setTitle(f"Precision-recall — class {self.current_class}" if self.current_class else "")
-        pi.setXRange(0, 1, padding=0.02)
-        pi.setYRange(0, 1, padding=0.02)
+        self.empty_note.setVisible(self.current_class is None)
+        pi.setXRange(0, 1, padding=UNIT_PADDING)
+        pi.setYRange(0, 1, padding=UNIT_PADDING)
 
     def _ask_confusion(self) -> None:
         key = self.run.currentData()

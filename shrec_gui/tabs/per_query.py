@@ -5,7 +5,7 @@ one class (set from the Per-class tab)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel
+from PySide6.QtCore import QSortFilterProxyModel, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -60,6 +60,8 @@ class PerQueryTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
+        # each column as wide as its values (the ranking: _fit_ranking)
+        self.view.horizontalHeader().setStretchLastSection(False)
         self.mode = QComboBox()
         self.mode.addItem("One run: queries x measures", "run")
         self.mode.addItem("One measure: queries x runs, with each query's ranking", "measure")
@@ -151,7 +153,17 @@ class PerQueryTab(QWidget, Tab):
         if not self.view.restore_sort(sort):
             self.view.clear_sort()  # the queries in file order, and no arrow saying otherwise
         self.view.fit_columns()
+        self._fit_headers()
         self._fit_ranking()
+
+    def _fit_headers(self) -> None:
+        """One run's measures: the headers wrapped where the columns would not
+        fit the width (as the Summary's); one measure's runs: one line (the
+        ranking column scrolls sideways instead)."""
+        if self.mode.currentData() == "run":
+            self.view.fit_to_width()
+        else:
+            self.view._header_lines(1)
 
     def _fit_ranking(self) -> None:
         """The ranking of runs at most as wide as the table (the whole
@@ -164,7 +176,14 @@ class PerQueryTab(QWidget, Tab):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._fit_headers()
         self._fit_ranking()
+
+    def showEvent(self, event) -> None:
+        """Filled while hidden (its width then not the one shown): fit again
+        once laid out."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self._fit_headers)
 
     def _row_picked(self, current, _previous) -> None:
         if current.isValid():

@@ -19,7 +19,7 @@ class RankedListTab(RankedListsWidget, Tab):
         self.controller = controller
         # the shapes of the lists shown (hidden while the contest has no shapes)
         self.thumbs = ThumbStrips(controller.shapes)
-        self.layout().insertWidget(self.layout().indexOf(self.info), self.thumbs, 4)
+        self.layout().insertWidget(self.layout().indexOf(self.info_scroll), self.thumbs, 2)
         self.listsRequested.connect(controller.request_lists)
         controller.listsReady.connect(self.show_lists)
         controller.changed.connect(self.on_changed)

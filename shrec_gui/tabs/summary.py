@@ -47,6 +47,8 @@ class SummaryTab(QWidget, Tab):
         self.view.setModel(self.proxy)
         # the Rank column ranks; row numbers would read as ranks in any order
         self.view.verticalHeader().setVisible(False)
+        # a measure's column as wide as its values: the last one not stretched to the edge
+        self.view.horizontalHeader().setStretchLastSection(False)
         self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
         self.columns_button = QToolButton()
         self.columns_button.setText("Columns")
@@ -146,8 +148,11 @@ class SummaryTab(QWidget, Tab):
         if self._ranked_for is not c.assessment:
             self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
             self._ranked_for = c.assessment
+        # a profile may rank by a measure it does not print (boli: ADR), as the CLI says
+        where = "" if key in self.keys else " (not a column of this table: Columns adds it)"
         text = (
-            f"Rank by <b>{m.label}</b> [{key}], {'higher' if m.higher_is_better else 'lower'} "
+            f"Rank by <b>{m.label}</b> [{key}]{where}, "
+            f"{'higher' if m.higher_is_better else 'lower'} "
             f"is better ({shown.average} mean, profile <b>{shown.profile}</b>), as "
             f"<tt>shrec-eval evaluate --profile {shown.profile} --average "
             f"{shown.average}</tt> ranks them; a click on a column sorts by it, best first."
@@ -277,6 +282,7 @@ class SummaryTab(QWidget, Tab):
         if not self.view.restore_sort(sort):  # its column went: by rank
             self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
         self._fit()
+        self._show_ranking()  # whether the measure ranked by is a column
         self.columnsChanged.emit(self.keys)
 
     def table(self) -> CopyTable:
