@@ -117,8 +117,10 @@ class Assessment:
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_item_index", {s: i for i, s in enumerate(self.item_ids)})
-        object.__setattr__(self, "_query_index", {s: i for i, s in enumerate(self.query_ids)})
+        object.__setattr__(self, "_item_index", dict(zip(self.item_ids, range(len(self.item_ids)))))
+        object.__setattr__(
+            self, "_query_index", dict(zip(self.query_ids, range(len(self.query_ids))))
+        )
         if len(self._item_index) != len(self.item_ids):
             raise AssessmentError("the collection lists an item id twice")
         if len(self._query_index) != len(self.query_ids):

@@ -666,3 +666,12 @@ def test_gate_takes_paths_as_bytes_that_are_not_utf8(tmp_path):
     assert os.fsencode(out.path) == target
     with pytest.raises(OutputError, match="replace an input"):
         gate_outputs([Output("--json", os.fsencode(cla))], [cla, m])
+
+
+@pytest.mark.parametrize("first, second", [("7", "007"), ("007", "7")])
+def test_two_spellings_of_one_qrels_id_named_in_either_order(tmp_path, first, second):
+    # ids that cannot change skip the normaliser; two spellings met are
+    # still both named, whichever comes first
+    (tmp_path / "d.qrels").write_text(f"1 0 {first} 1\n1 0 {second} 2\n")
+    with pytest.raises(FormatError, match="'007' and '7' are the same id once normalised"):
+        load_assessment(tmp_path / "d.qrels", collection_size=10)

@@ -94,14 +94,29 @@ class _Codes:
             new = self.tokens.raw[known:]
             norm, by_id, ids = self.norm, self._code, self.ids
             codes = []
-            for text in _decode_all(new):
-                ident = norm(text)
-                code = by_id.get(ident)
-                if code is None:
-                    code = by_id[ident] = len(ids)
-                    ids.append(ident)
-                codes.append(code)
+            # only an id that starts with a zero or an m / model_ prefix can
+            # change (formats.ids): the others skip the normaliser while no
+            # two spellings of one id have been seen
+            every = not self._same
+            texts = [norm(t) if every or t[:1] in "0mM" else t for t in _decode_all(new)]
+            if not every and by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts):
+                # new ids all (the usual case): codes in order, made at once
+                by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
+                ids.extend(texts)
+                codes = list(range(known, known + len(texts)))
+            else:
+                for ident in texts:
+                    code = by_id.get(ident)
+                    if code is None:
+                        code = by_id[ident] = len(ids)
+                        ids.append(ident)
+                    codes.append(code)
             self._same = self._same and codes == list(range(known, known + len(codes)))
+            if not self._same and not every:
+                # two spellings of one id: the normaliser learns every
+                # spelling seen (its hint names them all)
+                for text in _decode_all(self.tokens.raw):
+                    norm(text)
             self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int32)))
         return raw
 
@@ -208,7 +223,7 @@ def read_qrels(
     eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items = collection
     if items is not None:
-        index = {d: i for i, d in enumerate(items)}
+        index = dict(zip(items, range(len(items))))
         missing = [d for d in dc.ids if d not in index]
         if missing:
             raise FormatError(
@@ -250,7 +265,15 @@ def read_qrels(
     rel = np.flatnonzero(grades > 0)
     rq, ri, rg = eq[rel], item_of_doc[ed[rel]], grades[rel]
     order = np.lexsort((ri, rq))
-    a = Assessment(
+    zero = np.flatnonzero(zero_line)
+    zq, zi = eq[zero], item_of_doc[ed[zero]]
+    zorder = np.lexsort((zi, zq))
+    judged_zero = (
+        np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
+        zi[zorder],
+    )
+    # made once (its id indexes are built in __post_init__: a copy would build them again)
+    return Assessment(
         query_ids=tuple(qc.ids),
         item_ids=tuple(items),
         indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
@@ -261,16 +284,6 @@ def read_qrels(
         top_grade=top,
         kind="graded qrels" if top > 1 else "binary qrels",
         source=str(path),
-    )
-    zero = np.flatnonzero(zero_line)
-    zq, zi = eq[zero], item_of_doc[ed[zero]]
-    zorder = np.lexsort((zi, zq))
-    judged_zero = (
-        np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
-        zi[zorder],
-    )
-    return _replace(
-        a,
         closed=collection is not None,
         size_inferred=collection is None and collection_size is None,
         notes=tuple(notes),
@@ -312,12 +325,6 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
             line=int(where[e]),
         )
     return keep
-
-
-def _replace(a: Assessment, **kw) -> Assessment:
-    from dataclasses import replace
-
-    return replace(a, **kw)
 
 
 @dataclass
