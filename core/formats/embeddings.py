@@ -662,6 +662,16 @@ class Distances:
         qrows = self._scan(query, qidx, query_name, query_ids)
         grows = qrows if same else self._scan(gallery, gidx, gallery_name, gallery_ids)
         self.qnorm, self.gnorm, self.qshift, self.gshift, self.out_shift = self._norms(qrows, grows)
+        # no dot product of these rows can leave float32's range (|q.g| <= D
+        # max|q| max|g| < D 2**(eq + eg), with room for rounding): the top-K
+        # selection then takes the products unchecked, as they come
+        tops = [int(rows[0].max()) for rows in (qrows, grows) if rows[0].size]
+        self.products_fit = (
+            metric == "dot"
+            and self.ct is np.float32
+            and not self.out_shift
+            and int(np.log2(max(query.shape[1], 1))) + 2 + sum(tops) < 127
+        )
         self.n_tiles = -(-nq // TILE_ROWS)
         self.n_pieces = -(-n // TILE_COLS)
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
@@ -797,6 +807,22 @@ class Distances:
         del q, g
         with np.errstate(over="ignore", invalid="ignore"):
             return self._finish(s, qa, qb, ga, gb)
+
+    def key_piece(self, t: int, c: int) -> tuple[np.ndarray, bool]:
+        """Tile ``(t, c)`` for the top-K selection (:mod:`.topk`), and
+        whether it holds the distances negated: the dot product's products
+        as they come when none can leave float32's range (no pass to negate
+        or check them), else :meth:`piece`."""
+        if not self.products_fit:
+            return self.piece(t, c), False
+        qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
+        ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
+        g = self._kept(
+            "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
+        )
+        with one_blas_thread():
+            return np.matmul(q, g.T), True
 
     def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
         """The metric's distances from the inner products ``s`` (in place),

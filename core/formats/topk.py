@@ -105,15 +105,24 @@ class _Rows:
         self._flush()
         return self._keys
 
-    def add(self, d: np.ndarray, col0: int) -> None:
+    def add(self, d: np.ndarray, col0: int, negated: bool = False) -> None:
+        """The keys of a piece's columns from ``col0``: ``d`` holds its
+        distances, or (``negated``) the distances negated, compared with the
+        negated threshold as they are (negation is exact, so the same
+        entries enter; a zero's sign, which differs, is not kept by a key)."""
         k = self._k
         if self.limit is None:
-            self._fill(d, col0, k)
+            self._fill(np.negative(d) if negated else d, col0, k)
             return
-        at = _true_at(d < self.limit[:, None])
+        if negated:
+            at = _true_at(d > np.negative(self.limit)[:, None])
+            values = np.negative(d.reshape(-1)[at])
+        else:
+            at = _true_at(d < self.limit[:, None])
+            values = d.reshape(-1)[at]
         if at.size:
             r, c = np.divmod(at, d.shape[1])
-            self._pending.append((r, order_bits(d.reshape(-1)[at]), c + col0))
+            self._pending.append((r, order_bits(values), c + col0))
             self._n_pending += at.size
             # merged when they are as many as half the keys, or after 16 pieces
             if self._n_pending * 2 >= self._keys.size or len(self._pending) >= 16:
@@ -173,12 +182,20 @@ def select_columns(
 ) -> list[np.ndarray]:
     """For each query tile of ``tiles``: each row's K smallest keys among
     the columns of pieces ``[c0, c1)`` of ``src`` (``src.piece(t, c)``:
-    tile t's rows x piece c's ``cols`` columns, float32), unsorted; the
+    tile t's rows x piece c's ``cols`` columns, float32; or ``src.key_piece(t,
+    c)``: the piece and whether it holds the distances negated), unsorted; the
     pieces are read in column order, each once for all the tiles."""
     state = {t: _Rows(k) for t in tiles}
+    # a source may give a piece's distances negated (the dot product's
+    # products as they come: one pass less over each piece)
+    key_piece = getattr(src, "key_piece", None)
     for c in range(c0, c1):
         for t in tiles:
-            state[t].add(src.piece(t, c), c * cols)
+            if key_piece is None:
+                state[t].add(src.piece(t, c), c * cols)
+            else:
+                d, negated = key_piece(t, c)
+                state[t].add(d, c * cols, negated=negated)
 
     return [
         state[t].keys if state[t].keys is not None else np.zeros((0, 0), np.uint64) for t in tiles
