@@ -396,14 +396,17 @@ class MainWindow(FileDialogs, QMainWindow):
 
     def options_dialog(self) -> None:
         d = OptionsDialog(self.controller.options, self)
-        while d.exec() == QDialog.DialogCode.Accepted:
-            try:
-                opts = d.options()
-            except OptionsError as exc:
-                self._tell("Scoring options", str(exc))
-                continue
-            self.controller.change_options(opts)  # undoable
-            return
+        try:
+            while d.exec() == QDialog.DialogCode.Accepted:
+                try:
+                    opts = d.options()
+                except OptionsError as exc:
+                    self._tell("Scoring options", str(exc))
+                    continue
+                self.controller.change_options(opts)  # undoable
+                return
+        finally:
+            d.deleteLater()  # one dialog per opening, not one kept per opening
 
     # -- runs, copy and export ----------------------------------------------------------
     def remove_selected_runs(self) -> None:
@@ -480,7 +483,9 @@ class MainWindow(FileDialogs, QMainWindow):
 
         shapes = self.controller.shapes
         dialog = ShapesDialog(shapes.source, shapes.query_source, self)
-        if dialog.exec():
+        try:
+            if not dialog.exec():
+                return
             self.controller.set_shapes(*dialog.result_sources)  # undoable
             folders = [str(s.path) for s in dialog.result_sources if s is not None]
             self.status_label.setText(
@@ -488,6 +493,8 @@ class MainWindow(FileDialogs, QMainWindow):
                 if folders
                 else "No shapes folder: no thumbnails, no 3D view."
             )
+        finally:
+            dialog.deleteLater()
 
     def about(self) -> None:
         QMessageBox.about(self, "About SHREC evaluation", about_text())

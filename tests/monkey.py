@@ -185,7 +185,7 @@ class Monkey:
             popup = completer.popup() if completer is not None else None
             shown = False
             if popup is not None:
-                deadline = time.monotonic() + 0.3
+                deadline = time.monotonic() + 2.0  # (a busy machine shows it late)
                 while time.monotonic() < deadline and not popup.isVisible():
                     self.spin(10)
                 shown = popup.isVisible()

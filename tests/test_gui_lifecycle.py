@@ -298,3 +298,38 @@ def test_a_saved_session_keeps_every_field_of_its_contest_file(win, qtbot, tmp_p
     other = tmp_path / "other.json"
     assert win._save_session(str(other))
     assert Contest.read(other).description == "Our contest: what it scores, for whom"
+
+
+# -- what the window keeps -------------------------------------------------------------------
+def _deferred_deletes() -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
+
+
+def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
+    """Each rebuild of the Columns menu and each opening of the options or
+    shapes dialog once kept its widgets for the life of the window (125 menus
+    after the monkey's 400 actions), and the app crashed at exit deleting them
+    ("shared QObject was deleted directly"): they are deleted once done with."""
+    from PySide6.QtWidgets import QDialog, QMenu
+
+    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.shape_views import ShapesDialog
+
+    summary = win.summary
+    summary._rebuild_columns_menu()
+    _deferred_deletes()
+    first = len(summary.columns_menu.findChildren(QMenu))
+    assert first > 0
+    for _ in range(5):
+        summary._rebuild_columns_menu()
+    _deferred_deletes()
+    assert len(summary.columns_menu.findChildren(QMenu)) == first
+    monkeypatch.setattr(QDialog, "exec", lambda self: QDialog.DialogCode.Rejected)
+    for _ in range(3):
+        win.options_dialog()
+        win.shapes_dialog()
+    _deferred_deletes()
+    assert win.findChildren(OptionsDialog) == [] and win.findChildren(ShapesDialog) == []

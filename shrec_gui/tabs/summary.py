@@ -225,6 +225,11 @@ class SummaryTab(QWidget, Tab):
         self._rebuild_columns_menu()
 
     def _rebuild_columns_menu(self) -> None:
+        # the family submenus and their entries go with the old menu (clear()
+        # leaves the submenus, children of the menu, alive: one more set per rebuild)
+        for a in self.columns_menu.actions():
+            if a.menu() is not None:
+                a.menu().deleteLater()
         self.columns_menu.clear()
         by_family: dict[str, list] = {}
         options = self.controller.options
@@ -235,7 +240,7 @@ class SummaryTab(QWidget, Tab):
             sub = StayOpenMenu(FAMILIES.get(fam, fam), self.columns_menu)
             self.columns_menu.addMenu(sub)
             for m in ms:
-                a = QAction(f"{m.label}  [{m.key}]", self, checkable=True)
+                a = QAction(f"{m.label}  [{m.key}]", sub, checkable=True)
                 a.setChecked(m.key in self.keys)
                 a.toggled.connect(lambda on, k=m.key: self.toggle_column(k, on))
                 sub.addAction(a)
