@@ -35,7 +35,7 @@ from shrec_eval.profiles import REGISTRY
 from shrec_eval.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.values import parse_ranks
 
-from .controller import app_leaves_out
+from .contest_files import app_leaves_out
 
 AVERAGE_TEXT = {
     "micro": "over queries",

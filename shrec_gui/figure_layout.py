@@ -1,13 +1,13 @@
 """The print copy of a plot, for figures.py: the data items, axes, ticks,
 ranges, title and legend of a pyqtgraph PlotItem copied into a fresh,
 light-styled plot on an off-screen canvas of the requested size and font size
-(pens, symbols and legend samples scaled with the font).  Lines, symbols and
-images are cut to the axes here, because an SVG clip is not honoured alike by
-every renderer (see figures.py)."""
+(pens, symbols and legend samples scaled with the font), its legend placed.
+The data items are copied by figure_items.py; what is asked for (size, font,
+format, legend) is figure_settings.py's FigureSettings."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -19,73 +19,15 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
-from shrec_eval.figures import PRESETS, FigurePreset
 
+from .figure_items import copy_item
+from .figure_settings import FigureSettings
 from .name_ticks import fit_names, set_name_height
 
-FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
-LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
 INK = "#000000"  # text and axes of a printed figure
 LEGEND_BRUSH = (255, 255, 255, 230)  # legend background (nearly opaque white)
 LEGEND_PEN = "#909090"
 SCREEN_FONT_PX = 12  # the font size the on-screen pens and symbols are drawn for
-
-
-@dataclass(frozen=True)
-class FigureSettings:
-    """What a figure export is asked for: pixel size of the PNG (and the
-    canvas of SVG and PDF, at 96 dpi), font size in those pixels, format,
-    and where the legend goes."""
-
-    width: int = 1200
-    height: int = 800
-    font_px: int = 20
-    fmt: str = "png"
-    legend: str = "right"
-    #: a print preset of shrec_eval.figures (column, two-columns, slide: the
-    #: figure is drawn from the results by the core, as in the report), or
-    #: "custom": the width, height and font above
-    preset: str = "custom"
-
-    LIMITS = {"width": (200, 20000), "height": (150, 20000), "font_px": (6, 200)}
-
-    def checked(self) -> FigureSettings:
-        """The settings with every number in its range and known choices."""
-        fix = {
-            k: int(min(max(int(getattr(self, k)), lo), hi)) for k, (lo, hi) in self.LIMITS.items()
-        }
-        fmt = self.fmt if self.fmt in FORMATS else "png"
-        legend = self.legend if self.legend in LEGEND_PLACES else "inside"
-        preset = self.preset if self.preset in PRESETS else "custom"
-        return replace(self, fmt=fmt, legend=legend, preset=preset, **fix)
-
-    def print_preset(self) -> FigurePreset:
-        """The core's print preset: a named one, or for "custom" the pixel
-        size at 96 dpi (0.75 pt a pixel) with the font in points."""
-        s = self.checked()
-        if s.preset != "custom":
-            return PRESETS[s.preset]
-        return FigurePreset(
-            "custom", s.width / 96 * 2.54, s.height / 96 * 2.54, s.font_px * 0.75
-        ).checked()
-
-    @classmethod
-    def load(cls, qsettings) -> FigureSettings:
-        d = cls()
-        got = {}
-        for key in ("width", "height", "font_px"):
-            try:
-                got[key] = int(qsettings.value(f"figure/{key}", getattr(d, key)))
-            except (TypeError, ValueError):
-                got[key] = getattr(d, key)
-        got["fmt"] = str(qsettings.value("figure/fmt", d.fmt))
-        got["legend"] = str(qsettings.value("figure/legend", d.legend))
-        got["preset"] = str(qsettings.value("figure/preset", d.preset))
-        return cls(**got).checked()
-
-    def save(self, qsettings) -> None:
-        for key in ("width", "height", "font_px", "fmt", "legend", "preset"):
-            qsettings.setValue(f"figure/{key}", getattr(self, key))
 
 
 # -- building the print copy -----------------------------------------------------------------
@@ -123,104 +65,6 @@ class _Sample(pg.GraphicsWidget):
             p.translate(w / 2, h / 2)
             pen, brush = pg.mkPen(o["symbolPen"]), pg.mkBrush(o["symbolBrush"])
             drawSymbol(p, o["symbol"], o["symbolSize"], pen, brush)
-
-
-def _clip_segments(x, y, xr, yr):
-    """The line through (x, y) cut to the rectangle xr x yr (Liang-Barsky on
-    every segment), as separate segments joined by NaN: SVG has no clipping
-    that every renderer honours, so nothing may leave the axes."""
-    x0, y0, x1, y1 = x[:-1], y[:-1], x[1:], y[1:]
-    dx, dy = x1 - x0, y1 - y0
-    t0 = np.zeros(len(dx))
-    t1 = np.ones(len(dx))
-    ok = np.isfinite(x0) & np.isfinite(y0) & np.isfinite(x1) & np.isfinite(y1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for p_, q_ in (
-            (-dx, x0 - xr[0]),
-            (dx, xr[1] - x0),
-            (-dy, y0 - yr[0]),
-            (dy, yr[1] - y0),
-        ):
-            r = q_ / p_
-            parallel = p_ == 0
-            ok &= ~(parallel & (q_ < 0))
-            t0 = np.where(~parallel & (p_ < 0), np.maximum(t0, r), t0)
-            t1 = np.where(~parallel & (p_ > 0), np.minimum(t1, r), t1)
-    ok &= t0 <= t1
-    n = int(ok.sum())
-    out_x, out_y = np.full(3 * n, np.nan), np.full(3 * n, np.nan)
-    out_x[0::3], out_y[0::3] = (x0 + t0 * dx)[ok], (y0 + t0 * dy)[ok]
-    out_x[1::3], out_y[1::3] = (x0 + t1 * dx)[ok], (y0 + t1 * dy)[ok]
-    return out_x, out_y
-
-
-def _pen(pen, scale: float):
-    pen = pg.mkPen(pen)
-    if pen.style() != pg.QtCore.Qt.PenStyle.NoPen:
-        pen.setWidthF(max(pen.widthF(), 1.0) * scale)
-        pen.setCosmetic(True)
-    return pen
-
-
-def _copy_item(item, scale: float, xr, yr):
-    """A copy of one data item for the print figure (pens and symbols
-    scaled; lines, symbols and images cut to the view xr x yr)."""
-    if isinstance(item, pg.PlotDataItem):
-        o = item.opts
-        if item.xData is None or item.yData is None:
-            return []
-        x, y = np.asarray(item.xData, float), np.asarray(item.yData, float)
-        style = {
-            "pen": _pen(o["pen"], scale) if o["pen"] is not None else None,
-            "symbol": o["symbol"],
-            "symbolSize": o["symbolSize"] * scale,
-            "symbolBrush": o["symbolBrush"],
-            "symbolPen": _pen(o["symbolPen"], scale) if o["symbolPen"] is not None else None,
-        }
-        inside = (x >= xr[0]) & (x <= xr[1]) & (y >= yr[0]) & (y <= yr[1])
-        if inside.all() or not np.isfinite(x).any():
-            copy = pg.PlotDataItem(x, y, antialias=True, name=item.name(), **style)
-            return [copy]
-        parts = []
-        if style["pen"] is not None and len(x) > 1:
-            cx, cy = _clip_segments(x, y, xr, yr)
-            line = pg.PlotDataItem(cx, cy, connect="finite", pen=style["pen"], antialias=True)
-            line._legend_opts = style  # the legend shows line and symbol
-            parts.append(line)
-        if style["symbol"] is not None:
-            parts.append(
-                pg.PlotDataItem(x[inside], y[inside], antialias=True, **{**style, "pen": None})
-            )
-        return parts
-    if isinstance(item, pg.BarGraphItem):
-        opts = dict(item.opts)
-        opts["pen"] = _pen(opts.get("pen"), scale) if opts.get("pen") is not None else None
-        return [pg.BarGraphItem(**opts)]
-    if isinstance(item, pg.ErrorBarItem):
-        opts = dict(item.opts)
-        opts["pen"] = _pen(opts.get("pen"), scale)
-        opts["beam"] = opts.get("beam")
-        return [pg.ErrorBarItem(**opts)]
-    if isinstance(item, pg.ImageItem):
-        if item.image is None:
-            return []
-        # the pixels that fall in the view (image axis 0 is x, pyqtgraph's
-        # default column-major order); whole pixels, so an edge pixel may
-        # reach half a pixel beyond a view that cuts through it
-        img = np.asarray(item.image)
-        r = item.mapRectToParent(item.boundingRect())
-        nx, ny = img.shape[0], img.shape[1]
-        px, py = r.width() / nx, r.height() / ny
-        i0 = int(np.clip(np.floor((xr[0] - r.left()) / px), 0, nx))
-        i1 = int(np.clip(np.ceil((xr[1] - r.left()) / px), i0, nx))
-        j0 = int(np.clip(np.floor((yr[0] - r.top()) / py), 0, ny))
-        j1 = int(np.clip(np.ceil((yr[1] - r.top()) / py), j0, ny))
-        if i1 <= i0 or j1 <= j0:
-            return []
-        copy = pg.ImageItem(np.array(img[i0:i1, j0:j1]), levels=item.levels)
-        copy.setRect(QRectF(r.left() + i0 * px, r.top() + j0 * py, (i1 - i0) * px, (j1 - j0) * py))
-        return [copy]
-    raise TypeError(f"a figure cannot show a {type(item).__name__}")
 
 
 class _PrintAxis(pg.AxisItem):
@@ -374,7 +218,7 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     xr, yr = ([a - 1e-9 * (b - a), b + 1e-9 * (b - a)] for a, b in (xr, yr))
     for item in src_plot.vb.addedItems:
         if item.isVisible():
-            parts = _copy_item(item, scale, xr, yr)
+            parts = copy_item(item, scale, xr, yr)
             for part in parts:
                 plot.addItem(part)
             if parts:

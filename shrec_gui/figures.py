@@ -31,7 +31,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QS
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from shrec_eval.atomic import write_bytes
 
-from .figure_layout import FORMATS, LEGEND_PLACES, Figure, FigureSettings, build_figure
+from .figure_layout import Figure, build_figure
+from .figure_settings import FORMATS, LEGEND_PLACES, FigureSettings
 
 __all__ = [
     "FORMATS",
@@ -151,7 +152,7 @@ def figure_bytes(src_plot, settings: FigureSettings) -> bytes:
         elif s.fmt == "svg":
             # SVG Tiny 1.2 without clip paths: Qt 6.11's SVG 1.1 mode leaves an
             # item's clip on the items painted after it (axes vanish); the copy
-            # is cut to the axes instead (_copy_item)
+            # is cut to the axes instead (figure_items.copy_item)
             gen = QSvgGenerator(QSvgGenerator.SvgVersion.SvgTiny12)
             gen.setOutputDevice(buf)
             gen.setResolution(96)  # pixel-sized fonts and pens come out at their size

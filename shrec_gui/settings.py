@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import resources_dir
 
-from .figure_layout import FigureSettings
+from .figure_settings import FigureSettings
 
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10

@@ -5,12 +5,10 @@ shows them."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -25,79 +23,10 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.measures import expand
 from shrec_eval.stats import CORRECTIONS, TESTS
-from shrec_eval.values import nullable
 
-from .models import SORT_ROLE
+from .models import PValueModel
 from .name_ticks import NameTicks
 from .plots import export_buttons, numeric_axes
-
-
-class PValueModel(QAbstractTableModel):
-    """Runs x runs corrected p-values of one test, coloured by significance."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.names: list[str] = []
-        self.p = np.zeros((0, 0))
-        self.alpha = 0.05
-
-    def set_comparison(self, comparison, test: str | None) -> None:
-        self.beginResetModel()
-        if comparison is None or test not in comparison.tests:
-            self.names, self.p = [], np.zeros((0, 0))
-        else:
-            order = [r.name for r in comparison.ranking()]
-            index = [r.name for r in comparison.runs]
-            full = comparison.matrix(test)
-            perm = [index.index(n) for n in order]
-            self.names = order
-            self.p = full[np.ix_(perm, perm)]
-            self.alpha = comparison.alpha
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.names)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.names)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and section < len(self.names):
-            return self.names[section]
-        return None
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        r, c = index.row(), index.column()
-        v = self.p[r, c]
-        if role == Qt.ItemDataRole.DisplayRole:
-            if r == c:
-                return "—"
-            return "" if math.isnan(v) else (f"{v:.4f}" if v >= 1e-4 else "< 0.0001")
-        if role == SORT_ROLE:
-            return nullable(v)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignCenter)
-        if role == Qt.ItemDataRole.BackgroundRole and r != c and not math.isnan(v):
-            if v < self.alpha:
-                # deeper green for smaller p
-                strength = min(1.0, -math.log10(max(v, 1e-12)) / 6)
-                return QBrush(
-                    QColor.fromRgbF(
-                        0.55 - 0.35 * strength, 0.85 - 0.2 * strength, 0.55 - 0.35 * strength
-                    )
-                )
-            return QBrush(QColor(235, 235, 235))
-        if role == Qt.ItemDataRole.ForegroundRole and r != c and not math.isnan(v):
-            return QBrush(QColor("black"))
-        if role == Qt.ItemDataRole.ToolTipRole and r != c:
-            return (
-                f"{self.names[r]} vs {self.names[c]}: corrected p = {v:.6g}; "
-                + ("significant" if v < self.alpha else "not significant")
-                + f" at alpha = {self.alpha}"
-            )
-        return None
 
 
 class SignificanceWidget(QWidget):

@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from .run_entry import RunEntry
+
 #: the edits kept
 UNDO_LIMIT = 100
 
@@ -162,7 +164,6 @@ class UndoHistory(QObject):
         """The runs of ``runs`` in their order: those open kept, those kept
         aside back, others new; those open and not wanted go aside.  Returns
         the entries to read or score again."""
-        from .controller import RunEntry  # the controller imports this module
         from .plots import colour_for
 
         c = self.c

@@ -18,7 +18,7 @@ from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 from shrec_eval.shapes import ShapesSource  # noqa: E402
 from shrec_eval.thumbnails import thumbnail  # noqa: E402
 
-from shrec_gui.shape_views import ShapeViewer, Turntable  # noqa: E402
+from shrec_gui.shape_viewer import ShapeViewer, Turntable  # noqa: E402
 from shrec_gui.shapes_service import ITEM, THUMB_PX  # noqa: E402
 
 DEMO = resource_path("demo")

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.measures import expand
 
-from ..models import PerQueryModel, SortProxy
+from ..models import SortProxy
+from ..per_query_model import PerQueryModel
 from ..shape_views import QueryShapePanel
 from ..tables import CopyTable
 from . import Tab
