@@ -316,7 +316,7 @@ def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
     from PySide6.QtWidgets import QDialog, QMenu
 
     from shrec_gui.dialogs import OptionsDialog
-    from shrec_gui.shape_views import ShapesDialog
+    from shrec_gui.shapes_dialog import ShapesDialog
 
     summary = win.summary
     summary._rebuild_columns_menu()
