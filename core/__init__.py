@@ -54,11 +54,11 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'shrec_eval' has no attribute {name!r}")
     # literal imports, so that freezing tools (PyInstaller) see the modules
     if module == "engine":
-        from . import engine as mod
+        from .scoring import engine as mod
     elif module == "measures":
-        from . import measures as mod
+        from .scoring import measures as mod
     elif module == "model":
-        from . import model as mod
+        from .model import assessment as mod
     elif module == "profiles":
         from . import profiles as mod
     else:

@@ -17,7 +17,7 @@ module keeps as it is, never reads.  A file of a newer ``version`` than
 :data:`CONTEST_VERSION` is refused; an older one is migrated on reading
 (version 1 spelt a run's colour ``"color"`` and had no ``view``; version 2
 had no ``shapes`` or ``query_shapes``: the folders of the collection's shapes
-and of the queries' shapes or images, :mod:`shrec_eval.shapes`).
+and of the queries' shapes or images, :mod:`shrec_eval.shapes.index`).
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._version import __version__
-from .atomic import Output, gate_outputs, write_text
 from .errors import FileAccessError, FormatError, OptionsError
-from .formats.source import open_source
-from .model import Assessment, Run
+from .model.assessment import Assessment, Run
 from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
+from .outputs.atomic import Output, gate_outputs, write_text
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import NAMES as PROFILES
 from .profiles import get_profile
-from .readers import (
+from .reading.formats.source import open_source
+from .reading.readers import (
     ASSESSMENT_FORMATS,
     MATRIX_ORDERS,
     METRICS,
@@ -46,7 +46,7 @@ from .readers import (
     RUN_FORMATS,
     load_run,
 )
-from .shapes import ShapesSource, check_layout
+from .shapes.index import ShapesSource, check_layout
 
 __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest", "ShapesSource"]
 
@@ -174,7 +174,7 @@ def _as_path(obj, name: str) -> None:
 @dataclass(frozen=True)
 class AssessmentSource:
     """Where the relevance side of a contest is and how to read it (the
-    parameters of :func:`~shrec_eval.readers.load_assessment`)."""
+    parameters of :func:`~shrec_eval.reading.readers.load_assessment`)."""
 
     path: Path
     format: str | None = None
@@ -184,7 +184,7 @@ class AssessmentSource:
     collection: Path | None = None
     normalize_ids: bool = True
     #: how matrices map onto the assessment: "listing" or "id"
-    #: (:mod:`shrec_eval.formats.order`); a profile may fix it
+    #: (:mod:`shrec_eval.reading.formats.order`); a profile may fix it
     matrix_order: str = "listing"
 
     KINDS = {
@@ -203,7 +203,7 @@ class AssessmentSource:
             _as_path(self, name)
 
     def reader_settings(self) -> dict:
-        """The user's reading settings, as :func:`~shrec_eval.readers.load_assessment`
+        """The user's reading settings, as :func:`~shrec_eval.reading.readers.load_assessment`
         takes them (a profile's rules go over them)."""
         return {
             "format": self.format,
@@ -266,7 +266,7 @@ class AssessmentSource:
 @dataclass(frozen=True)
 class RunSource:
     """Where one participant's run is and how to read it (the parameters of
-    :func:`~shrec_eval.readers.load_run`), with the name and colour it is
+    :func:`~shrec_eval.reading.readers.load_run`), with the name and colour it is
     shown with.  ``normalize_ids`` None follows the assessment."""
 
     path: Path
@@ -301,7 +301,7 @@ class RunSource:
             _as_path(self, "ids")
 
     def reader_settings(self) -> dict:
-        """The user's reading settings, as :func:`~shrec_eval.readers.load_run`
+        """The user's reading settings, as :func:`~shrec_eval.reading.readers.load_run`
         takes them (a profile's rules go over them)."""
         settings = {
             "format": self.format,
@@ -613,13 +613,13 @@ class Contest:
         self, *, json=None, csv=None, report=None, native=None, more=()
     ) -> list[Output]:
         """Every output of a scoring of this contest through the one output
-        gate (:func:`shrec_eval.atomic.gate_outputs`), before any scoring:
+        gate (:func:`shrec_eval.outputs.atomic.gate_outputs`), before any scoring:
         ``json`` a file (``-``: standard output), ``csv`` and ``report``
         folders written whole, ``native`` the profile's native files (their
         names planned from the runs), ``more`` any other
-        :class:`~shrec_eval.atomic.Output` (a session, figures...).  Returns
+        :class:`~shrec_eval.outputs.atomic.Output` (a session, figures...).  Returns
         the outputs; an OutputError naming the first one refused."""
-        from .profiles.native import native_plan
+        from .outputs.native import native_plan
 
         gate = [
             Output(option, path, kind)

@@ -48,7 +48,7 @@ class EvalOptions:
       ..., 1; 11: 0, 0.1, ..., 1).  ``"psb"`` is the psbPlot / SHREC MATLAB
       interpolation and always uses the 20 levels 0.05, ..., 1;
       ``"psbplot"`` is psbPlot's own curve (the query counted as relevant,
-      first in its own list; float32; see :func:`shrec_eval.curves._pr_psbplot`).
+      first in its own list; float32; see :func:`shrec_eval.scoring.curves._pr_psbplot`).
     * ``remove_self``: a query that is a collection item is removed from its
       own ranked list and judgments (SHREC 2012 / PSB |C|-1).
     * ``psb_class_cutoff``: leave out of the means the queries with at most

@@ -16,7 +16,7 @@ from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import get_profile
-from shrec_eval.readers import distinct_names
+from shrec_eval.reading.readers import distinct_names
 from shrec_eval.service import effective_options
 
 from .models import plural
@@ -682,7 +682,8 @@ class ContestController(QObject):
         self.scoring.lists(self._lists_request, query_id, runs)
 
     def request_confusion(self, key: int, query_class: str) -> None:
-        """First-tier classes of one class in one run (shrec_eval.confusion), in the worker."""
+        """First-tier classes of one class in one run (shrec_eval.scoring.confusion), in the
+        worker."""
         self.scoring.requestConfusion.emit(key, query_class)
 
     def _on_lists_ready(self, request, lists) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
-from shrec_eval.figures import PRESETS, FigurePreset
+from shrec_eval.outputs.figures import PRESETS, FigurePreset
 
 from .name_ticks import fit_names, set_name_height
 
@@ -42,7 +42,7 @@ class FigureSettings:
     font_px: int = 20
     fmt: str = "png"
     legend: str = "right"
-    #: a print preset of shrec_eval.figures (column, two-columns, slide: the
+    #: a print preset of shrec_eval.outputs.figures (column, two-columns, slide: the
     #: figure is drawn from the results by the core, as in the report), or
     #: "custom": the width, height and font above
     preset: str = "custom"

@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.gallery import grade_colour, grade_words
-from shrec_eval.render import DEFAULT_VIEW, view_matrix
-from shrec_eval.shapes import LAYOUTS, ShapesSource
-from shrec_eval.shapes import check_layout as _check_layout
+from shrec_eval.outputs.gallery import grade_colour, grade_words
+from shrec_eval.shapes.index import LAYOUTS, ShapesSource
+from shrec_eval.shapes.index import check_layout as _check_layout
+from shrec_eval.shapes.render import DEFAULT_VIEW, view_matrix
 
 from .shapes_service import ITEM, QUERY, THUMB_PX
 

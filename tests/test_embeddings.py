@@ -20,12 +20,12 @@ import reference
 from contest_files import write_cla
 from helpers import gains_contest
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.contest import Contest, RunSource
 from shrec_eval.errors import ContestFileError, FormatError
-from shrec_eval.formats import embeddings as emb
-from shrec_eval.measures import measure_by_key, resolve
-from shrec_eval.readers import detect_run_format, load_assessment, load_run, sniff
+from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff
+from shrec_eval.scoring.measures import measure_by_key, resolve
 
 N, DIM, N_CLASSES = 150, 12, 6
 METRICS = ("cosine", "euclidean", "sqeuclidean", "dot")

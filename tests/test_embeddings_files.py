@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from hostile import run_cli
 from shrec_eval.errors import FormatError
-from shrec_eval.formats import embeddings as emb
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.readers import load_assessment, load_run
 
 CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nb 0 2\n2\n3\n"
 F = np.array([[1, 0], [1, 0.1], [0, 1], [0.1, 1]], dtype=np.float32)

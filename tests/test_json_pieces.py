@@ -1,5 +1,5 @@
-"""The JSON document is written in pieces (core/report.py json_pieces,
-core/atomic.py write_pieces): byte for byte what orjson writes whole, for
+"""The JSON document is written in pieces (core/outputs/report.py json_pieces,
+core/outputs/atomic.py write_pieces): byte for byte what orjson writes whole, for
 any split, and the file appears whole or not at all."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import math
 import numpy as np
 import orjson
 import pytest
-import shrec_eval.atomic as atomic
-import shrec_eval.report as report
+import shrec_eval.outputs.atomic as atomic
+import shrec_eval.outputs.report as report
 from shrec_eval.errors import OutputError
-from shrec_eval.report import json_pieces, to_json, write_json
+from shrec_eval.outputs.report import json_pieces, to_json, write_json
 
 
 @pytest.fixture(scope="module")

@@ -69,7 +69,7 @@ def load_assessment(path, *, profile=DEFAULT, **settings):
     """Read an assessment file by the rules of ``profile`` (a name or a
     Profile): what the command line reads under ``--profile``.  ``settings``
     are the reader's (format, queries, graded, collection, normalize_ids,
-    matrix_order...: :func:`shrec_eval.readers.load_assessment`)."""
+    matrix_order...: :func:`shrec_eval.reading.readers.load_assessment`)."""
     return get_profile(profile).load_assessment(path, **settings)
 
 
@@ -77,9 +77,9 @@ def load_run(path, assessment, *, profile=None, **settings):
     """Read a run against an assessment by the rules of ``profile``; None:
     those of the profile the assessment was read under.  ``settings`` are
     the reader's (format, name, metric, ids, top_k...:
-    :func:`shrec_eval.readers.load_run`)."""
+    :func:`shrec_eval.reading.readers.load_run`)."""
     if profile is None:
-        from ..readers import load_run as read
+        from ..reading.readers import load_run as read
 
         return read(path, assessment, **settings)
     return get_profile(profile).load_run(path, assessment, **settings)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ShrecEvalError
-from ..formats.rules import RULES, describe
-from ..model import Assessment, DataWarning, Run
+from ..model.assessment import Assessment, DataWarning, Run
+from ..reading.formats.rules import RULES, describe
 
 #: the reading rules of assessment files, and those of assessments only
 _ASSESSMENT_RULES = frozenset(k for k, r in RULES.items() if r.formats & {"cla", "qrels"})
@@ -66,7 +66,7 @@ class Profile:
     * ``options``: option values the evaluator fixes (applied over the
       user's options, and shown in the result's options);
     * ``reading``: the reading rules it fixes (rule -> value, see
-      :data:`shrec_eval.formats.rules.RULES`: TREC tie order, ids as
+      :data:`shrec_eval.reading.formats.rules.RULES`: TREC tie order, ids as
       written, numbers as C reads them, files to skip, matrix order, classes
       matched by position...): :meth:`load_assessment` and :meth:`load_run`
       read with them, and :meth:`check_reading` refuses what was read by
@@ -151,7 +151,7 @@ class Profile:
         the profile's, else :func:`default_rank_key`.  Columns of ranks the
         options do not have are left out.  Every face's default table (the
         command line's, the app's Summary, the reports)."""
-        from ..measures import expand
+        from ..scoring.measures import expand
 
         rank_key = self.rank_key or default_rank_key(assessment)
         known = [m.key for m in expand(options.ranks, self)]
@@ -200,7 +200,7 @@ class Profile:
         queries, normalize_ids, matrix_order...): what the command line
         reads under ``--profile NAME``.  Runs read against it follow the
         profile (:meth:`load_run`, or ``readers.load_run`` / ``RunSource.load``)."""
-        from ..readers import load_assessment
+        from ..reading.readers import load_assessment
 
         if self.contest_reader is not None:
             raise self._own_reader()
@@ -214,7 +214,7 @@ class Profile:
         """Read a run file or folder (or a ``RunSource``) against an
         assessment by this profile's rules, over the reader ``settings``
         given: what the command line reads under ``--profile NAME``."""
-        from ..readers import load_run
+        from ..reading.readers import load_run
 
         if self.contest_reader is not None:
             raise self._own_reader()

@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..chunk import ratio, row_sums
-from ..measures import Alias, Measure
+from ..scoring.chunk import ratio, row_sums
+from ..scoring.measures import Alias, Measure
 from .base import Profile
 from .trec_eval_text import P_CUTOFFS, trec_eval_text
 

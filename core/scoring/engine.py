@@ -1,0 +1,679 @@
+"""The metric engine: scores a run against an assessment.
+
+For a block of queries at a time it builds the gain matrix (queries x ranked
+list, grades of the ranked items) with numpy and derives every measure of the
+registry and every curve from its cumulative sums.  Blocks are sized from a
+memory budget, so memory stays bounded whatever the contest size; between
+blocks the engine reports progress and checks whether it should stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import AssessmentError, Cancelled
+from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
+from ..model.parallel import WORKERS, in_order
+from ..options import EvalOptions, OptionsError
+from ..profiles import get_profile
+from .averages import ClassGroups, average_all
+from .chunk import ChunkContext
+from .curves import CURVES, RECALL_PERCENT_LEVELS
+from .measures import expand
+from .results import CurveData, QueryDetail, RunResult
+
+__all__ = [
+    "Cancelled",
+    "CurveData",
+    "RunResult",
+    "QueryDetail",
+    "QueryScores",
+    "Scoring",
+    "evaluate",
+    "evaluate_runs",
+    "query_detail",
+    "ranks_of_items",
+    "RECALL_PERCENT_LEVELS",
+]
+
+ProgressFn = Callable[[int, int], None]
+StopFn = Callable[[], bool]
+
+#: queries measured at once at the most (the measures of a group run while
+#: the workers rank the next blocks; larger groups saved nothing measurable
+#: and held more memory)
+GROUP_CAP = 2048
+
+
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    """What the engine needs of an assessment for one option set."""
+
+    ch: np.ndarray
+    cm: np.ndarray
+    nge: np.ndarray
+    levels: np.ndarray
+    ds: np.ndarray
+    selfs: np.ndarray
+    judged_rows: np.ndarray
+    judged_items: np.ndarray
+    judged_grades: np.ndarray
+    indptr: np.ndarray
+    class_size: np.ndarray
+    #: only the first max_rank entries of a list count (trec_eval's -M)
+    max_rank: int | None = None
+
+
+def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int, list]:
+    """Ds for a run, with the data check that says how it was found.  The
+    collection holds at least the judged items and every id the run
+    retrieves, so that TN, accuracy and the E-measure stay in range: without
+    a given size (qrels alone) it is exactly those; a given size smaller
+    than that is an error; a listed collection (.cla, --collection) that
+    misses ids of the run counts them as further items."""
+    least = a.n_items + run.unknown_count
+    given = options.collection_size
+    if given is None and a.size_inferred:
+        others = run.unknown_count
+        plus = " plus the unjudged ones the run retrieves" if others else ""
+        text = (
+            "no collection size was given for the qrels: the collection is taken as its "
+            f"{a.n_items} judged documents{plus} (give --collection-size N or --collection "
+            "FILE when true negatives, accuracy or the E-measure matter)"
+        )
+        if others:
+            text += "; unjudged documents retrieved"
+        return least, [DataWarning("collection_inferred", text, others)]
+    size = given if given is not None else a.collection_size
+    if size >= least:
+        return size, []
+    if given is not None or not a.closed:
+        raise AssessmentError(
+            f"the collection size {size} (--collection-size) is smaller than the "
+            f"{least} documents judged or retrieved by run {run.name!r} "
+            f"({a.n_items} in the assessment, {run.unknown_count} others): the collection "
+            "holds at least those (trec_eval reads -N only for measures it does not print "
+            "by default: leave -N out there)"
+        )
+    return least, [
+        DataWarning(
+            "collection_extended",
+            f"ids outside the collection of {size} are counted as further collection "
+            f"items (collection of {least} for TN, accuracy, E-measure)",
+            run.unknown_count,
+        )
+    ]
+
+
+def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
+    nq = a.n_queries
+    counts = np.diff(a.indptr)
+    qidx = np.repeat(np.arange(nq), counts)
+    items, grades = a.judged_items, a.judged_grades
+    selfs = a.query_items if options.remove_self else np.full(nq, -1, dtype=np.int64)
+    # class size for the PSB cutoff: relevant items, the query itself included
+    self_judged = np.zeros(nq, dtype=bool)
+    self_judged[qidx[items == a.query_items[qidx]]] = True
+    class_size = np.bincount(qidx, minlength=nq) + ((a.query_items >= 0) & ~self_judged)
+    # judgments below the relevance level (trec_eval's -l) count as not relevant
+    keep = (items != selfs[qidx]) & (grades >= options.relevance_level)
+    qidx, items, grades = qidx[keep], items[keep], grades[keep]
+    # judged items of grade >= each distinct grade level (the ideal vectors)
+    levels = np.unique(np.concatenate((a.judged_grades, [a.top_grade])))
+    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in levels], axis=1).astype(
+        np.int64
+    )
+    ch = nge[:, -1]
+    cm = nge[:, 0] - ch
+    if size < a.n_items:
+        raise AssessmentError(
+            f"collection size {size} is smaller than the {a.n_items} items the assessment names"
+        )
+    ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
+    return _Prepared(
+        ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size, options.max_rank
+    )
+
+
+def _lists_block(
+    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ranked lists of the assessment queries ``qs`` as item indices
+    (padded with PAD, self-matches removed, cut at ``max_rank``) and their
+    lengths: what a person looks at (one query's list, the first tiers).
+    Scoring needs only where the judged items landed (:func:`_hits_block`)."""
+    B = qs.size
+    rows = qrow[qs]
+    present = rows >= 0
+    if present.all():
+        idx, lengths = run.ranked_block(rows)
+    else:
+        sub, sub_len = (
+            run.ranked_block(rows[present])
+            if present.any()
+            else (np.zeros((0, 0), np.int32), np.zeros(0, np.int64))
+        )
+        idx = np.full((B, sub.shape[1]), PAD, dtype=np.int32)
+        idx[present] = sub
+        lengths = np.zeros(B, dtype=np.int64)
+        lengths[present] = sub_len
+    lengths = np.asarray(lengths, dtype=np.int64)
+    selfs = prep.selfs[qs]
+    if (selfs >= 0).any() and idx.size:
+        match = (idx == selfs[:, None]) & (selfs >= 0)[:, None]
+        found = match.any(axis=1)
+        if found.any():
+            pos = np.where(found, match.argmax(axis=1), idx.shape[1])
+            shifted = np.empty_like(idx)
+            shifted[:, :-1] = idx[:, 1:]
+            shifted[:, -1] = PAD
+            idx = np.where(np.arange(idx.shape[1]) >= pos[:, None], shifted, idx)
+            lengths = lengths - found
+    if prep.max_rank is not None and idx.shape[1] > prep.max_rank:
+        idx = idx[:, : prep.max_rank]
+        lengths = np.minimum(lengths, prep.max_rank)
+    return idx, lengths
+
+
+def _hits_block(
+    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+) -> tuple[np.ndarray, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """List lengths, list width and the retrieved relevant items (local row,
+    0-based rank, grade; in row and rank order) of the assessment queries
+    ``qs``, a run of consecutive queries: the judged items' ranks as the run
+    finds them (:meth:`Run.judged_ranks`), the self-match (``remove_self``)
+    taken out of each list and the items after it moved up a rank, ranks
+    past ``max_rank`` dropped."""
+    B = qs.size
+    rows = qrow[qs]
+    present = np.flatnonzero(rows >= 0)
+    # the block's relevant judgments are one slice (queries in order)
+    lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
+    jrow = prep.judged_rows[lo:hi] - qs[0]
+    jgrade = prep.judged_grades[lo:hi]
+    selfs = prep.selfs[qs]
+    srow = np.flatnonzero(selfs >= 0)
+    # asked of the run: the judged items, then each list's own query item
+    local = np.full(B, -1, dtype=np.int64)
+    local[present] = np.arange(present.size)
+    ask_row = np.concatenate((local[jrow], local[srow]))
+    ask_item = np.concatenate((prep.judged_items[lo:hi], selfs[srow]))
+    asked = ask_row >= 0
+    lengths = np.zeros(B, dtype=np.int64)
+    ranks = np.full(ask_row.size, -1, dtype=np.int64)
+    if present.size:
+        got_len, got = run.judged_ranks(rows[present], ask_row[asked], ask_item[asked])
+        lengths[present] = got_len
+        ranks[asked] = got
+    width = int(lengths.max()) if B else 0
+    rank = ranks[: jrow.size]
+    self_rank = np.full(B, -1, dtype=np.int64)
+    self_rank[srow] = ranks[jrow.size :]
+    if (self_rank >= 0).any():
+        lengths -= self_rank >= 0
+        below = self_rank[jrow]
+        rank = rank - ((below >= 0) & (rank > below))
+    if prep.max_rank is not None:
+        width = min(width, prep.max_rank)
+        lengths = np.minimum(lengths, prep.max_rank)
+        rank = np.where(rank < prep.max_rank, rank, -1)
+    keep = np.flatnonzero(rank >= 0)
+    hrow, hrank = jrow[keep], rank[keep]
+    order = np.argsort(hrow * (width + 1) + hrank, kind="stable")
+    return lengths, width, (hrow[order], hrank[order], jgrade[keep][order])
+
+
+def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
+    L = max(run.max_length, width)
+    per_query = 64 * L + a.n_items + 2
+    return int(max(1, min(budget // per_query, 65536)))
+
+
+def _query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]:
+    rows_of = run.row_of()
+    qrow = np.array([rows_of.get(q, -1) for q in a.query_ids], dtype=np.int64)
+    warnings = []
+    missing = [q for q, r in zip(a.query_ids, qrow) if r < 0]
+    if missing:
+        warnings.append(
+            make_warning(
+                "missing_queries",
+                "queries of the assessment missing from the run (scored as empty lists)",
+                missing,
+            )
+        )
+    extra = [q for q in run.query_ids if a.query_index(q) is None]
+    if extra:
+        warnings.append(
+            make_warning(
+                "extra_queries",
+                "queries of the run that the assessment does not have (ignored)",
+                extra,
+            )
+        )
+    return qrow, warnings
+
+
+def evaluate(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> RunResult:
+    """Score one run: every measure of the registry per query, the run
+    means, and every curve.
+
+    ``progress(done, total)`` is called after each block of queries and
+    ``should_stop()`` before each; when it answers True, :class:`Cancelled`
+    is raised and nothing is returned.
+    """
+    job = Scoring(assessment, run, options)
+    nq = assessment.n_queries
+    part = job.score(0, nq, progress=progress, should_stop=should_stop)
+    return job.result([part])
+
+
+@dataclass
+class QueryScores:
+    """The per-query part of a run's scoring, for queries ``[start, stop)``
+    of the assessment: what :meth:`Scoring.result` merges (a shard of
+    queries scored apart, on a cluster's worker, is one of these)."""
+
+    start: int
+    stop: int
+    values: np.ndarray
+    curves: dict[str, np.ndarray]
+    lengths: np.ndarray
+    #: what the run noted of these rows while ranking them (its ties)
+    run_state: object = None
+
+
+class Scoring:
+    """One run's scoring, in parts: the setting (options under the profile,
+    the measures, what the assessment gives), :meth:`score` for any range
+    of queries and :meth:`result` for the whole run from the parts.  Each
+    query's values depend on that query alone (and on no block size), so
+    parts scored anywhere merge to the bits of one pass."""
+
+    def __init__(
+        self, assessment: Assessment, run: Run, options: EvalOptions | None = None
+    ) -> None:
+        _check_types(assessment, run, options)
+        o = options or EvalOptions()
+        profile = get_profile(o.profile)
+        o = profile.apply(o)
+        a = assessment
+        if o.average == "macro" and a.query_classes is None:
+            raise OptionsError(
+                "the macro average needs query classes; this assessment has none "
+                "(choose micro, proportional or reciprocal)"
+            )
+        _check_fits(a, run)
+        profile.check_reading(a, run)  # read by the profile's rules, or other numbers
+        a = _with_own_items(a, run)
+        self.a, self.run, self.o, self.profile = a, run, o, profile
+        self.measures = expand(o.ranks, o.profile)
+        size, self.size_notes = collection_size(a, run, o)
+        self.prep = prep = _prepare(a, o, size)
+        self.qrow, self.warnings = _query_rows(a, run)
+        nq = a.n_queries
+        self.width = width = max(max(o.ranks), o.curve_length)
+        self.curve_list = CURVES + tuple(profile.curves)
+        self.curve_x = {c.key: c.x(o) for c in self.curve_list}
+        self.query_data = profile.query_data(a, o) if profile.query_data is not None else {}
+        self.max_relevant = max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
+        # two blocks are ranked at once (one per thread): half the budget each
+        self.step = step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
+        # the measures of several ranked blocks at once: their arrays span the
+        # prefix of the lists, not the lists, and a few large numpy calls cost
+        # less than many small ones
+        prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
+        self.group_size = max(step, min(o.memory_budget // (64 * prefix + 64), GROUP_CAP))
+
+    def score(
+        self,
+        start: int,
+        stop: int,
+        *,
+        progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+    ) -> QueryScores:
+        """The measures, curves and list lengths of queries ``[start, stop)``
+        (``progress(done, total)`` counts the assessment's queries)."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        qrow, width, step, measures = self.qrow, self.width, self.step, self.measures
+        nq = a.n_queries
+        n = stop - start
+        values = np.empty((n, len(measures)))
+        curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
+        va_all = np.zeros(n, dtype=np.int64)
+
+        def blocks():
+            for first in range(start, stop, step):
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                yield np.arange(first, min(first + step, stop))
+
+        def ranked(qs: np.ndarray):
+            """Where a block's judged items landed (a worker thread: numpy's
+            sorts and look-ups run without the GIL)."""
+            return qs, *_hits_block(a, run, prep, qs, qrow)
+
+        def score(group: list) -> None:
+            """The measures and curves of consecutive ranked blocks (the calling
+            thread, while the workers rank the next blocks)."""
+            qs = np.concatenate([g[0] for g in group])
+            lengths = np.concatenate([g[1] for g in group])
+            # each block's hit rows count from its own first query
+            hits = tuple(
+                map(
+                    np.concatenate,
+                    zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)),
+                )
+            )
+            ctx = ChunkContext(
+                hits,
+                max(max(g[2] for g in group), width),
+                lengths,
+                prep.ch[qs],
+                prep.cm[qs],
+                prep.ds[qs],
+                prep.nge[qs],
+                prep.levels,
+                a.top_grade,
+                o,
+                self.max_relevant,
+                {
+                    **{k: v[qs] for k, v in self.query_data.items()},
+                    "self_removed": prep.selfs[qs] >= 0,
+                },
+            )
+            at = qs - start
+            for j, m in enumerate(measures):
+                own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
+                if own is None:
+                    values[at, j] = m.compute(ctx)
+                else:
+                    values[at, j] = own(ctx) if m.k is None else own(ctx, m.k)
+            for c in self.curve_list:
+                arr = c.compute(ctx, o)
+                own = profile.curve_rows.get(c.key)
+                curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
+            va_all[at] = lengths
+
+        group: list = []
+        for item in in_order(ranked, blocks(), ahead=WORKERS):
+            group.append(item)
+            done = int(item[0][-1]) + 1
+            if done - int(group[0][0][0]) >= self.group_size or done == stop:
+                score(group)
+                group = []
+            if progress is not None:
+                progress(done, nq)
+        if nq == 0 and progress is not None:
+            progress(0, 0)
+        rows = qrow[start:stop]
+        state = run.row_state(rows[rows >= 0])
+        return QueryScores(start, stop, values, curves_pq, va_all, state)
+
+    def result(self, parts: Sequence[QueryScores]) -> RunResult:
+        """The run's result from the parts that cover its queries (in any
+        order): the per-query values as one pass would give them, then the
+        data checks, the means and the averages."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        parts = sorted(parts, key=lambda p: p.start)
+        nq = a.n_queries
+        if [p.start for p in parts] != [0, *(p.stop for p in parts[:-1])] or (
+            parts[-1].stop if parts else 0
+        ) != nq:
+            raise ValueError("the parts do not cover the queries once each")
+        for p in parts:
+            rows = self.qrow[p.start : p.stop]
+            run.set_row_state(rows[rows >= 0], p.run_state)
+        if parts:
+            values = np.concatenate([p.values for p in parts])
+            curves_pq = {
+                c.key: np.concatenate([p.curves[c.key] for p in parts]) for c in self.curve_list
+            }
+            va_all = np.concatenate([p.lengths for p in parts])
+        else:
+            values = np.empty((0, len(self.measures)))
+            curves_pq = {c.key: np.empty((0, self.curve_x[c.key].size)) for c in self.curve_list}
+            va_all = np.zeros(0, dtype=np.int64)
+        qrow = self.qrow
+        scored, notes = profile.scored(a, o)
+        if profile.undefined_is_zero:
+            values[scored] = np.nan_to_num(values[scored], nan=0.0)
+        values[~scored] = np.nan
+        for pq in curves_pq.values():
+            pq[~scored] = np.nan
+        cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
+        included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
+        warnings = (
+            list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+            + list(run.warnings)
+            + self.size_notes
+            + self.warnings
+            + notes
+            + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
+        )
+        n_rel = prep.ch + prep.cm
+        groups = ClassGroups(a.query_classes, included)
+        curves = {}
+        for key, pq in curves_pq.items():
+            avgs = average_all(pq, included, groups, n_rel)
+            if key in profile.empty_levels_zero:
+                avgs = {
+                    k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()
+                }
+            cnt = (~np.isnan(pq[included])).sum(axis=0)
+            curves[key] = CurveData(key, self.curve_x[key], avgs[o.average], cnt, pq, avgs)
+        return RunResult(
+            run.name,
+            run.source,
+            run.format,
+            a.query_ids,
+            self.measures,
+            values,
+            included,
+            curves,
+            warnings,
+            o,
+            a.query_classes,
+            n_rel,
+        )
+
+
+def _with_own_items(a: Assessment, run: Run) -> Assessment:
+    """The assessment with the queries the run says are collection items
+    (an embedding run whose query row is an item's row: the query's own
+    item, removed from its list as a leave-one-out query's is)."""
+    own = run.own_items
+    if own is None or not (own >= 0).any():
+        return a
+    merged = np.where(a.query_items >= 0, a.query_items, own)
+    return replace(a, query_items=merged)
+
+
+def _check_types(assessment, run, options) -> None:
+    """Clear errors for arguments of the wrong kind (swapped, a dict...)."""
+    for name, value, kind, what in (
+        ("assessment", assessment, Assessment, "an Assessment"),
+        ("run", run, Run, "a Run"),
+        ("options", options, (EvalOptions, type(None)), "an EvalOptions or None"),
+    ):
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"evaluate(assessment, run, options): {name} must be {what}, "
+                f"not {type(value).__name__}"
+            )
+
+
+def _check_fits(a: Assessment, run: Run) -> None:
+    if not run.fits(a):
+        raise AssessmentError(
+            f"run {run.name!r} was read against another assessment (a collection of "
+            f"{run.n_items} items, not this one's {a.n_items} items in this order); "
+            "read it again against this one"
+        )
+
+
+def _engine_warnings(
+    a: Assessment,
+    prep: _Prepared,
+    va: np.ndarray,
+    qrow: np.ndarray,
+    cutoff: np.ndarray,
+    scored: np.ndarray,
+) -> list[DataWarning]:
+    ids = np.asarray(a.query_ids, dtype=object)
+    out = []
+    cr = np.where(scored, prep.ch + prep.cm, 1)
+    if (cr == 0).any():
+        out.append(
+            make_warning(
+                "no_relevant",
+                "queries without any relevant item "
+                "(their measures are undefined and left out of the means)",
+                list(ids[cr == 0]),
+            )
+        )
+    if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0) & scored).any():
+        out.append(
+            make_warning(
+                "no_highly_relevant",
+                "queries without any highly relevant "
+                "item (their highly relevant measures are undefined)",
+                list(ids[(prep.ch == 0) & (cr > 0) & scored]),
+            )
+        )
+    trunc = (va < prep.ds) & (qrow >= 0) & scored
+    # TREC runs against qrels are cut (at 1000) by convention and every
+    # measure counts the rest as not retrieved: nothing to tell there
+    if trunc.any() and "qrels" not in a.kind:
+        first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
+        out.append(
+            DataWarning(
+                "truncated_lists",
+                "ranked lists shorter than the collection "
+                "(items past the end count as not retrieved)",
+                int(trunc.sum()),
+                tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first),
+            )
+        )
+    if cutoff.any():
+        out.append(
+            make_warning(
+                "psb_class_cutoff",
+                "queries of classes with at most 2 members left out of the means (PSB cutoff)",
+                list(ids[cutoff]),
+            )
+        )
+    return out
+
+
+def evaluate_runs(
+    assessment: Assessment,
+    runs: Iterable[Run],
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> list[RunResult]:
+    """Score several runs; progress counts queries over all runs."""
+    runs = list(runs)
+    nq = assessment.n_queries
+    total = nq * len(runs)
+    results = []
+    for i, run in enumerate(runs):
+        cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
+        results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
+    return results
+
+
+def ranks_of_items(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    labels: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where some items of each query of ``assessment`` land in ``run``'s
+    lists as the engine scores them, whatever the run's kind (TREC run,
+    rank lists, matrix, embeddings, top-K): the self-match taken out (the
+    items after it move up a rank) and ranks past ``max_rank`` dropped.
+    ``items[indptr[q]:indptr[q + 1]]`` are query ``q``'s items (distinct,
+    collection indices), each with a label.  Returns (query index, 0-based
+    rank, label) of every item found, in query and rank order, and the
+    length of every query's list (0 for a query the run does not answer)."""
+    o = get_profile((options or EvalOptions()).profile).apply(options or EvalOptions())
+    a = assessment
+    _check_fits(a, run)
+    prep = _prepare(a, o, collection_size(a, run, o)[0])
+    counts = np.diff(np.asarray(indptr, dtype=np.int64))
+    asked = replace(
+        prep,
+        judged_rows=np.repeat(np.arange(a.n_queries), counts),
+        judged_items=np.asarray(items, dtype=np.int64),
+        judged_grades=np.asarray(labels),
+        indptr=np.asarray(indptr, dtype=np.int64),
+    )
+    qrow, _ = _query_rows(a, run)
+    step = _chunk_size(a, run, 1, o.memory_budget)
+    parts, lengths = [], np.zeros(a.n_queries, dtype=np.int64)
+    for start in range(0, a.n_queries, step):
+        qs = np.arange(start, min(start + step, a.n_queries))
+        got, _, (r, k, lab) = _hits_block(a, run, asked, qs, qrow)
+        lengths[qs] = got
+        parts.append((r + start, k, lab))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
+    q, k, lab = (np.concatenate(p) for p in zip(*parts))
+    return q, k, lab, lengths
+
+
+def query_detail(
+    assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
+) -> QueryDetail:
+    """The gain vector of one query of a run (self-match removed as the
+    options, under their profile, say) and its raw, non-interpolated
+    precision-recall points."""
+    o = options or EvalOptions()
+    profile = get_profile(o.profile)
+    o = profile.apply(o)  # its list handling (the self-match rule) as the scores have it
+    q = assessment.query_index(query_id)
+    if q is None:
+        raise KeyError(f"query {query_id!r} is not in the assessment")
+    _check_fits(assessment, run)
+    profile.check_reading(assessment, run)
+    assessment = _with_own_items(assessment, run)
+    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
+    qrow, _ = _query_rows(assessment, run)
+    idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)
+    va = int(lengths[0])
+    _, _, (_, at, grade) = _hits_block(assessment, run, prep, np.array([q]), qrow)
+    gains = np.zeros(va, dtype=np.int64)
+    gains[at] = grade
+    cr = int(prep.ch[q] + prep.cm[q])
+    hits = np.cumsum(gains >= 1)
+    ranks = np.arange(1, va + 1)
+    recall = hits / cr if cr else np.full(va, np.nan)
+    return QueryDetail(
+        query_id,
+        gains,
+        idx[0, :va].astype(np.int64),
+        int(prep.ch[q]),
+        int(prep.cm[q]),
+        recall,
+        hits / ranks,
+    )
