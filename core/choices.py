@@ -6,6 +6,19 @@ them and are where they take effect."""
 
 from __future__ import annotations
 
+#: every profile, in the order the command line and the app list them (the
+#: registry, :mod:`shrec_eval.profiles`, loads a module of each name)
+PROFILE_NAMES: tuple[str, ...] = (
+    "shrec",
+    "boli",
+    "psbtable",
+    "shapenet17",
+    "trec_eval",
+    "sipiran21",
+)
+#: the profile of a contest that names none
+DEFAULT_PROFILE = "shrec"
+
 ASSESSMENT_FORMATS = {
     "cla": "PSB classification file (.cla)",
     "qrels": "TREC qrels (qid iter docno rel)",

@@ -13,7 +13,8 @@ that they give the same numbers under every profile:
   and, for the app, a cache of runs already read;
 * :func:`score_contest`: a whole :class:`~shrec_eval.contest.Contest`,
   assessment included (shapenet17's method folders: one result per dataset);
-* :func:`final_names`: the run names tables and files show (distinct).
+* :func:`final_names`: the run names tables and files show (distinct);
+* :data:`PROBLEMS`: which data checks are problems, for every face.
 
 No Qt here (the import-linter contract in pyproject.toml).
 """
@@ -34,6 +35,7 @@ from .scoring.engine import Cancelled, evaluate
 from .scoring.results import RunResult
 
 __all__ = [
+    "PROBLEMS",
     "Outcome",
     "RunCache",
     "effective_options",
@@ -43,6 +45,18 @@ __all__ = [
     "score_runs",
     "user_message",
 ]
+
+#: data checks that are problems (``check`` fails on them, the app's Checks tab
+#: and its badges call them problems); the others are notices
+PROBLEMS = {
+    "unknown_ids",
+    "duplicate_ids",
+    "missing_queries",
+    "extra_queries",
+    "query_line_mismatch",
+    "unreadable",
+}
+
 
 #: started(index of the source, its name) and progress(index, done, total)
 StartedFn = Callable[[int, str], None]

@@ -47,20 +47,11 @@ from ..scoring.measures import (
     resolve,
 )
 from ..scoring.stats import CORRECTIONS, TESTS, compare
-from ..service import load_assessment, score_contest, score_runs
+from ..service import PROBLEMS, load_assessment, score_contest, score_runs
 from ..shapes.index import ShapesSource
 from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 
 PROG = "shrec-eval"
-#: data checks that make ``check`` fail; the others are reported as notices
-PROBLEMS = {
-    "unknown_ids",
-    "duplicate_ids",
-    "missing_queries",
-    "extra_queries",
-    "query_line_mismatch",
-    "unreadable",
-}
 
 
 class Progress:

@@ -26,6 +26,7 @@ from .._version import __version__
 from ..choices import (
     ASSESSMENT_FORMATS,
     CORRECTIONS,
+    DEFAULT_PROFILE,
     FIGURE_PRESETS,
     GALLERY_MODES,
     MATRIX_ORDERS,
@@ -35,6 +36,7 @@ from ..choices import (
     TESTS,
     UNITS,
 )
+from ..choices import PROFILE_NAMES as PROFILES
 from ..errors import OptionsError, ShrecEvalError, UsageError, shown
 from ..model.names import name_bytes
 from ..options import (
@@ -46,8 +48,6 @@ from ..options import (
     EvalOptions,
 )
 from ..outputs.atomic import stream_fd
-from ..profiles import DEFAULT as DEFAULT_PROFILE
-from ..profiles import NAMES as PROFILES
 from ..scoring.memory import keep_freed_blocks
 
 PROG = "shrec-eval"

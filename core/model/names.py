@@ -10,6 +10,8 @@ byte order of query ids and its output, file names made from ids).
 
 from __future__ import annotations
 
+import hashlib
+
 __all__ = ["ELLIPSIS", "name_bytes", "shortened"]
 
 ELLIPSIS = "\u2026"
@@ -58,3 +60,27 @@ def _cut(name: str, limit: int, shift: int) -> str:
     head = max(1, keep - keep // 2 - shift)
     tail = keep - head
     return name[:head].rstrip() + ELLIPSIS + name[len(name) - tail :].lstrip()
+
+
+#: bytes of a run or method name kept in a file name before the hash suffix
+#: (room left for the suffix and an extension such as ``.summary.csv``)
+NAME_KEPT = 120
+
+
+def safe_name(name: str, fallback: str = "run") -> str:
+    """A run or method name as one file name: letters, digits and
+    ``-_.+ ()#`` kept, anything else (``/``, ``\\``, ``:``, control characters,
+    bytes that are not UTF-8) ``_``, no leading or trailing dot or space (so
+    never ``.`` or ``..``).  A name that had to change, or is longer than
+    :data:`NAME_KEPT` bytes, gets ``~`` and 8 hex digits of a hash of the
+    name as given: stable from run to run, and two names that differ stay
+    distinct (``a/b`` -> ``a_b~…``, ``a:b`` -> ``a_b~…``, ``a_b`` unchanged)."""
+    safe = "".join(
+        c if (c.isalnum() and c.isprintable()) or c in "-_.+ ()#" else "_" for c in name
+    ).strip(" .")
+    if safe == name and 0 < len(safe.encode("utf-8")) <= NAME_KEPT:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    while len(safe.encode("utf-8")) > NAME_KEPT:
+        safe = safe[:-1]
+    return f"{safe.rstrip(' .') or fallback}~{digest}"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import OptionsError
-from ..options import MAX_RANK
+from .limits import MAX_RANK
 
 __all__ = [
     "nullable",

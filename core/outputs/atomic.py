@@ -29,7 +29,6 @@ user wrote it, never the temporary file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -42,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OutputError, shown
+from ..model.names import NAME_KEPT, safe_name  # noqa: F401 - the gate names files by it
 
 _WHAT = {
     stat.S_IFDIR: "a folder",
@@ -416,30 +416,8 @@ def check_outputs(outputs: Iterable[tuple[str, object, str]], inputs: Iterable[o
 
 #: bytes a file name may have on the usual file systems (NAME_MAX)
 NAME_MAX = 255
-#: bytes of a run or method name kept in a file name before the hash suffix
-#: (room left for the suffix and an extension such as ``.summary.csv``)
-NAME_KEPT = 120
 #: entries of an output folder looked at for links and devices
 _SCAN_LIMIT = 10_000
-
-
-def safe_name(name: str, fallback: str = "run") -> str:
-    """A run or method name as one file name: letters, digits and
-    ``-_.+ ()#`` kept, anything else (``/``, ``\\``, ``:``, control characters,
-    bytes that are not UTF-8) ``_``, no leading or trailing dot or space (so
-    never ``.`` or ``..``).  A name that had to change, or is longer than
-    :data:`NAME_KEPT` bytes, gets ``~`` and 8 hex digits of a hash of the
-    name as given: stable from run to run, and two names that differ stay
-    distinct (``a/b`` -> ``a_b~…``, ``a:b`` -> ``a_b~…``, ``a_b`` unchanged)."""
-    safe = "".join(
-        c if (c.isalnum() and c.isprintable()) or c in "-_.+ ()#" else "_" for c in name
-    ).strip(" .")
-    if safe == name and 0 < len(safe.encode("utf-8")) <= NAME_KEPT:
-        return safe
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    while len(safe.encode("utf-8")) > NAME_KEPT:
-        safe = safe[:-1]
-    return f"{safe.rstrip(' .') or fallback}~{digest}"
 
 
 @dataclass(frozen=True)

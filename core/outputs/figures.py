@@ -29,7 +29,7 @@ from ..errors import OptionsError, shown
 from ..model.names import shortened
 from ..scoring.measures import CURVES, measure_by_key
 from .palette import FIGURE_FORMATS as FORMATS
-from .palette import PALETTE, REPORT_FIGURES
+from .palette import GRADE_COLOURS, PALETTE, REPORT_FIGURES, grade_colour, grade_words
 
 __all__ = [
     "PRESETS",
@@ -493,8 +493,6 @@ def ranked_lists_figure(
     width and grows downwards with the runs (a line and a half each), so
     that names never overlap."""
     from matplotlib.patches import Patch
-
-    from .gallery import GRADE_COLOURS, grade_colour, grade_words
 
     p = preset.checked()
     names = figure_names([n for n, _ in lists], p)

@@ -30,32 +30,14 @@ from ..scoring.engine import query_detail
 from ..scoring.measures import measure_by_key
 from ..scoring.results import RunResult
 from ..shapes.thumbnails import shape_warning, thumbnail_png
+from .palette import GRADE_COLOURS, grade_colour, grade_words  # noqa: F401 - re-exported
 from .report import fmt, source_names
 
 __all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_names"]
 
-#: the frame of a result by grade: not relevant, relevant below the top grade,
-#: top grade (the colours of the app's ranked-list strips)
-GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 GALLERY_FILES = ("gallery.html", "thumbs")
 
 ListsOf = Callable[[int, str], tuple[Sequence[str], np.ndarray]]
-
-
-def grade_colour(grade: int, top_grade: int) -> tuple[int, int, int]:
-    if grade <= 0:
-        return GRADE_COLOURS[0]
-    return GRADE_COLOURS[2] if grade >= max(top_grade, 1) else GRADE_COLOURS[1]
-
-
-def grade_words(grade: int, top_grade: int) -> str:
-    if grade <= 0:
-        return "not relevant"
-    if top_grade <= 1:
-        return "relevant"
-    if top_grade == 2:
-        return "highly relevant" if grade >= 2 else "marginally relevant"
-    return f"grade {grade}"
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")

@@ -6,16 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import ShrecEvalError
+from ..errors import NativeError
 from ..model.assessment import Assessment
 from ..profiles import REGISTRY, get_profile
 from .atomic import checked_write, safe_name
 
 __all__ = ["NativeError", "check_native", "native_files", "native_plan", "write_native"]
-
-
-class NativeError(ShrecEvalError, ValueError):
-    """Native files asked of a profile that has none, or an unusable folder."""
 
 
 def check_native(profile) -> None:

@@ -1,4 +1,5 @@
-"""Run colours shared by the app's plots and the print figures, and the
+"""Run colours shared by the app's plots and the print figures, the grade
+colours of ranked results (gallery, figures, the app's shape views), and the
 report's figures (names and formats)."""
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
@@ -33,3 +34,23 @@ REPORT_FIGURES = {
     "class_heatmap": "the ranking measure per class and run (with query classes)",
 }
 FIGURE_FORMATS = ("pdf", "svg", "png")
+
+#: the frame of a result by grade: not relevant, relevant below the top grade,
+#: top grade (the colours of the app's ranked-list strips)
+GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
+
+
+def grade_colour(grade: int, top_grade: int) -> tuple[int, int, int]:
+    if grade <= 0:
+        return GRADE_COLOURS[0]
+    return GRADE_COLOURS[2] if grade >= max(top_grade, 1) else GRADE_COLOURS[1]
+
+
+def grade_words(grade: int, top_grade: int) -> str:
+    if grade <= 0:
+        return "not relevant"
+    if top_grade <= 1:
+        return "relevant"
+    if top_grade == 2:
+        return "highly relevant" if grade >= 2 else "marginally relevant"
+    return f"grade {grade}"

@@ -18,14 +18,15 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
 from ..errors import OptionsError
 
 __all__ = ["DEFAULT", "Profile", "get_profile", "load_assessment", "load_run", "REGISTRY", "NAMES"]
 
 #: every profile, in the order the command line and the app list them
-NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval", "sipiran21")
+NAMES: tuple[str, ...] = PROFILE_NAMES
 #: the profile of a contest that names none
-DEFAULT = "shrec"
+DEFAULT = DEFAULT_PROFILE
 
 
 @cache

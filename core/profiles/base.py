@@ -16,6 +16,8 @@ import numpy as np
 from ..errors import ShrecEvalError
 from ..model.assessment import Assessment, DataWarning, Run
 from ..reading.formats.rules import RULES, describe
+from ..scoring.base_measures import BASE_MEASURES, concrete
+from .own_options import OWN_OPTIONS
 
 #: the reading rules of assessment files, and those of assessments only
 _ASSESSMENT_RULES = frozenset(k for k, r in RULES.items() if r.formats & {"cla", "qrels"})
@@ -151,10 +153,8 @@ class Profile:
         the profile's, else :func:`default_rank_key`.  Columns of ranks the
         options do not have are left out.  Every face's default table (the
         command line's, the app's Summary, the reports)."""
-        from ..scoring.measures import expand
-
         rank_key = self.rank_key or default_rank_key(assessment)
-        known = [m.key for m in expand(options.ranks, self)]
+        known = [m.key for m in concrete(options.ranks, BASE_MEASURES + tuple(self.measures))]
         keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
         return keys, rank_key
 
@@ -164,9 +164,7 @@ class Profile:
         what switching to this profile keeps of the user's options."""
         from dataclasses import fields
 
-        from . import REGISTRY
-
-        theirs = {o for p in REGISTRY.values() if p is not self for o in p.own_options}
+        theirs = {o for o, name in OWN_OPTIONS.items() if name != self.name}
         theirs -= set(self.own_options)
         defaults = {f.name: f.default for f in fields(options) if f.name in theirs}
         changed = {k: v for k, v in defaults.items() if getattr(options, k) != v}

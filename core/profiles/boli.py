@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.assessment import Assessment
+from ..scoring.base_measures import Measure
 from ..scoring.chunk import ratio
-from ..scoring.measures import Measure
 from .base import Profile
 
 #: the files the toolkit writes into the rank-list folder

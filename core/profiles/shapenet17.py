@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from ..model.assessment import Assessment
-from ..outputs.atomic import safe_name
+from ..model.names import safe_name
+from ..scoring.base_measures import Measure
 from ..scoring.chunk import ratio
 from ..scoring.curves import Curve
-from ..scoring.measures import Measure
 from .base import Profile
 from .shapenet_data import (
     CUTOFF,
