@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.assessment import PAD, UNKNOWN, Assessment, Run
+from ..model.assessment import UNKNOWN, Assessment, Run
 from ..options import EvalOptions
-from .engine import _check_fits, _lists_block, _prepare, _query_rows, collection_size
+from .engine import check_fits, first_tier_lists
 
 __all__ = ["FirstTierConfusion", "first_tier_confusion", "item_classes"]
 
@@ -66,22 +66,17 @@ def first_tier_confusion(
     if a.query_classes is None:
         raise ValueError("the assessment has no query classes")
     o = options or EvalOptions()
-    _check_fits(a, run)
+    check_fits(a, run)
     qs = [q for q, c in enumerate(a.query_classes) if c == query_class]
     if not qs:
         raise ValueError(f"no query of class {query_class!r}")
-    prep = _prepare(a, o, collection_size(a, run, o)[0])
-    qrow, _ = _query_rows(a, run)
     names = item_classes(a) + [UNKNOWN_ID]  # index -1 of the look-up: an unknown id
     codes = {c: i for i, c in enumerate(dict.fromkeys(names))}
     of_item = np.array([codes[c] for c in names], dtype=np.int64)
     hist = np.zeros(len(codes) + 1, dtype=np.int64)  # last: not retrieved
     slots = 0
-    for q in qs:  # one query at a time: the engine's blocks are runs of consecutive queries
-        tier = int(prep.ch[q] + prep.cm[q])
-        idx, lengths = _lists_block(a, run, prep, np.array([q]), qrow)
-        got = idx[0, : min(tier, int(lengths[0]))]
-        got = got[got != PAD]
+    # one query at a time: the engine's blocks are runs of consecutive queries
+    for tier, got in first_tier_lists(a, run, qs, o):
         got = np.where((got == UNKNOWN) | (got >= a.n_items), len(names) - 1, got)
         hist[: len(codes)] += np.bincount(of_item[got], minlength=len(codes))
         hist[-1] += tier - got.size

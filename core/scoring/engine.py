@@ -9,7 +9,7 @@ blocks the engine reports progress and checks whether it should stop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -640,6 +640,28 @@ def ranks_of_items(
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
     q, k, lab = (np.concatenate(p) for p in zip(*parts))
     return q, k, lab, lengths
+
+
+def check_fits(a: Assessment, run: Run) -> None:
+    """An AssessmentError when ``run`` was read against another assessment."""
+    _check_fits(a, run)
+
+
+def first_tier_lists(
+    a: Assessment, run: Run, queries: Sequence[int], options: EvalOptions
+) -> Iterator[tuple[int, np.ndarray]]:
+    """For each assessment query of ``queries`` (indices), one at a time:
+    the size of its first tier (its relevant items, as the engine counts
+    them under ``options``) and the item indices its ranked list puts
+    there (PAD removed; UNKNOWN for ids outside the collection): what the
+    first-tier confusion counts."""
+    prep = _prepare(a, options, collection_size(a, run, options)[0])
+    qrow, _ = _query_rows(a, run)
+    for q in queries:
+        tier = int(prep.ch[q] + prep.cm[q])
+        idx, lengths = _lists_block(a, run, prep, np.array([q]), qrow)
+        got = idx[0, : min(tier, int(lengths[0]))]
+        yield tier, got[got != PAD]
 
 
 def query_detail(
