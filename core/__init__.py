@@ -36,8 +36,8 @@ _EXPORTS = {
     "Assessment": "model",
     "AssessmentError": "model",
     "DataWarning": "model",
-    "RankedRun": "model",
-    "Run": "model",
+    "RankedRun": "runs",
+    "Run": "runs",
     "EvalOptions": "options",
     "load_assessment": "profiles",
     "load_run": "profiles",
@@ -59,6 +59,8 @@ def __getattr__(name: str):
         from .scoring import measures as mod
     elif module == "model":
         from .model import assessment as mod
+    elif module == "runs":
+        from .model import runs as mod
     elif module == "profiles":
         from . import profiles as mod
     else:

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from ._version import __version__
 from .errors import FileAccessError, FormatError, OptionsError
-from .model.assessment import Assessment, Run
+from .model.assessment import Assessment
+from .model.runs import Run
 from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
 from .profiles import DEFAULT as DEFAULT_PROFILE

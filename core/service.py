@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 
 from .contest import Contest, RunSource
 from .errors import AmbiguousFormatError, ShrecEvalError
-from .model.assessment import Assessment, Run
+from .model.assessment import Assessment
+from .model.runs import Run
 from .options import EvalOptions
 from .profiles import get_profile
 from .reading.readers import distinct_names

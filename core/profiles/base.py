@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ShrecEvalError
-from ..model.assessment import Assessment, DataWarning, Run
+from ..model.assessment import Assessment, DataWarning
+from ..model.runs import Run
 from ..reading.formats.rules import RULES, describe
 from ..scoring.base_measures import BASE_MEASURES, concrete
 from .own_options import OWN_OPTIONS

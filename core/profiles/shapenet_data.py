@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
-from ..model.assessment import Assessment, RankedRun, make_warning
+from ..model.assessment import Assessment, make_warning
+from ..model.runs import RankedRun
 from ..reading.formats.source import open_source
 from ..reading.formats.tokens import strip_bom
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..choices import ASSESSMENT_FORMATS, MATRIX_ORDERS, RANKLIST_VARIANTS, RUN_FORMATS
 from ..errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
-from ..model.assessment import Assessment, Run
+from ..model.assessment import Assessment
+from ..model.runs import Run
 from ..model.values import is_integer, is_number
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.embeddings import METRICS, is_embeddings, read_embeddings, top_k_of_matrix

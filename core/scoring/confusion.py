@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.assessment import UNKNOWN, Assessment, Run
+from ..model.assessment import UNKNOWN, Assessment
+from ..model.runs import Run
 from ..options import EvalOptions
 from .engine import check_fits, first_tier_lists
 

@@ -33,7 +33,8 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import OptionsError
-from ..model.assessment import Assessment, Run
+from ..model.assessment import Assessment
+from ..model.runs import Run
 from ..options import EvalOptions
 from .engine import Cancelled, QueryScores, Scoring
 from .results import RunResult

@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import AssessmentError, Cancelled
-from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, Run, make_warning
+from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, make_warning
 from ..model.parallel import WORKERS, in_order
+from ..model.runs import Run
 from ..options import EvalOptions, OptionsError
 from ..profiles import get_profile
 from .averages import ClassGroups, average_all

@@ -42,8 +42,9 @@ import numpy as np
 
 from ...choices import METRICS
 from ...errors import FileAccessError, FormatError
-from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning, Run
+from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import WORKERS
+from ...model.runs import Run
 from .ids import IdNormalizer
 from .matrix import MatrixRun, ties_warning
 from .rowsort import tied_pairs

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FileAccessError, FormatError
-from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning, Run
+from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
+from ...model.runs import Run
 from .numparse import parse_floats
 from .order import order_note
 from .rowsort import rank_pairs, rank_rows

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ...choices import RANKLIST_VARIANTS
 from ...errors import FileAccessError, FormatError
-from ...model.assessment import Assessment, RankedRun, make_warning
+from ...model.assessment import Assessment, make_warning
+from ...model.runs import RankedRun
 from ...model.values import is_number
 from .ids import IdNormalizer
 from .source import open_source

@@ -12,8 +12,9 @@ from functools import partial
 import numpy as np
 
 from ...errors import FormatError
-from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning, RankedRun, repeated_positions
+from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
+from ...model.runs import RankedRun, repeated_positions
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot, TokenCodes
 from .source import default_name, open_source
