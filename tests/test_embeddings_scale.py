@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, evaluate
 from shrec_eval.errors import FormatError
+from shrec_eval.reading.formats import distances as tiles
 from shrec_eval.reading.formats import embeddings as emb
 from shrec_eval.reading.readers import load_run
 
@@ -43,8 +44,8 @@ def _matrix(tmp_path, a, f, metric, name="f.npy"):
 
 @pytest.fixture
 def small_tiles(monkeypatch):
-    monkeypatch.setattr(emb, "TILE_ROWS", 16)
-    monkeypatch.setattr(emb, "TILE_COLS", 40)
+    monkeypatch.setattr(tiles, "TILE_ROWS", 16)
+    monkeypatch.setattr(tiles, "TILE_COLS", 40)
 
 
 @pytest.mark.parametrize(

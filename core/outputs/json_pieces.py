@@ -12,31 +12,6 @@ import orjson
 
 from ..errors import shown
 from .atomic import write_pieces
-from .tex_layout import (  # noqa: F401
-    _CM,
-    _GREEK,
-    _TEX,
-    _TEX_CHARS,
-    _TEX_SET,
-    COLUMN_PT,
-    PAGE_PT,
-    TEX_DIGITS,
-    TEX_SIZES,
-    TEXT_HEIGHT_PT,
-    TOOL,
-    TexCell,
-    TexTable,
-    _balanced,
-    _breakable,
-    _col_widths,
-    _Layout,
-    _layout,
-    _try_layout,
-    tex_escape,
-    tex_plain,
-    tex_table,
-    tex_width,
-)
 
 
 def write_json(path, doc) -> None:

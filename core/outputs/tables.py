@@ -16,53 +16,18 @@ from ..model.assessment import Assessment
 from ..model.values import nullable
 from ..scoring.engine import RunResult
 from ..scoring.measures import measure_by_key
-from .json_pieces import (  # noqa: F401
-    _JSON,
-    _JSON_GROUP,
-    _JSON_HEAVY,
-    _JSON_SAMPLE,
-    _JSON_WHOLE,
-    _dumps,
-    _heavy,
-    _json_pieces,
-    _member_groups,
-    _shown_text,
-    _weight,
-    json_pieces,
-    write_json,
-)
-from .summary import (  # noqa: F401
-    AVERAGE_TEXT,
+from .summary import (
     Summary,
-    _headline,
     class_table,
     fmt,
     source_names,
 )
-from .tex_layout import (  # noqa: F401
-    _CM,
-    _GREEK,
-    _TEX,
-    _TEX_CHARS,
-    _TEX_SET,
-    COLUMN_PT,
-    PAGE_PT,
+from .tex_layout import (
     TEX_DIGITS,
-    TEX_SIZES,
-    TEXT_HEIGHT_PT,
     TOOL,
     TexCell,
     TexTable,
-    _balanced,
-    _breakable,
-    _col_widths,
-    _Layout,
-    _layout,
-    _try_layout,
-    tex_escape,
-    tex_plain,
     tex_table,
-    tex_width,
 )
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import OutputError, shown
-from ..model.names import NAME_KEPT, safe_name  # noqa: F401 - the gate names files by it
 
 _WHAT = {
     stat.S_IFDIR: "a folder",

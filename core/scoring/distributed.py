@@ -203,6 +203,7 @@ def evaluate(
 ) -> RunResult:
     """:func:`shrec_eval.scoring.engine.evaluate` on the cluster of ``client`` (a
     ``dask.distributed.Client``): the same result, bit for bit."""
+    from ..reading.formats import distances as tiling
     from ..reading.formats import embeddings as emb
 
     job = Scoring(assessment, run, options)
@@ -215,7 +216,7 @@ def evaluate(
             progress(nq, nq)
         return job.result([part])
     # an embedding run's tiles of query rows: each made by one worker
-    align = emb.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
+    align = tiling.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
     shards = query_shards(nq, _n_workers(client), align)
     a_ref, r_ref = _put(client, assessment), _put(client, run)
     futures = [
@@ -239,7 +240,7 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
     """Every query's first K of a top-K run, selected by the cluster: the
     gallery's pieces in shards (a tile's rows of a binary matrix, which is
     read a block of rows at a time), the keys merged here."""
-    from ..reading.formats import embeddings as emb
+    from ..reading.formats import distances as tiling
     from ..reading.formats.topk import column_shards, merge_keys
 
     dist = run.distances
@@ -254,7 +255,7 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
             jobs += [(g, tiles, a, b) for a, b in column_shards(dist.n_pieces, 2 * n_workers)]
     futures = [
         client.submit(
-            _select_shard, ref, tiles, c0, c1, run.keep, emb.TILE_COLS, pure=False, retries=2
+            _select_shard, ref, tiles, c0, c1, run.keep, tiling.TILE_COLS, pure=False, retries=2
         )
         for _, tiles, c0, c1 in jobs
     ]
