@@ -36,8 +36,8 @@ _EXPORTS = {
     "Assessment": "model",
     "AssessmentError": "model",
     "DataWarning": "model",
-    "RankedRun": "model",
-    "Run": "model",
+    "RankedRun": "runs",
+    "Run": "runs",
     "EvalOptions": "options",
     "load_assessment": "profiles",
     "load_run": "profiles",
@@ -54,11 +54,13 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'shrec_eval' has no attribute {name!r}")
     # literal imports, so that freezing tools (PyInstaller) see the modules
     if module == "engine":
-        from . import engine as mod
+        from .scoring import engine as mod
     elif module == "measures":
-        from . import measures as mod
+        from .scoring import measures as mod
     elif module == "model":
-        from . import model as mod
+        from .model import assessment as mod
+    elif module == "runs":
+        from .model import runs as mod
     elif module == "profiles":
         from . import profiles as mod
     else:

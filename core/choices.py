@@ -1,10 +1,23 @@
 """The names the command line offers as choices (formats, rank-list variants,
 paired tests, corrections), declared here without importing numpy so that
-``shrec-eval --help`` answers at once; :mod:`shrec_eval.readers`,
-:mod:`shrec_eval.formats.ranklists` and :mod:`shrec_eval.stats` re-export
+``shrec-eval --help`` answers at once; :mod:`shrec_eval.reading.readers`,
+:mod:`shrec_eval.reading.formats.ranklists` and :mod:`shrec_eval.scoring.stats` re-export
 them and are where they take effect."""
 
 from __future__ import annotations
+
+#: every profile, in the order the command line and the app list them (the
+#: registry, :mod:`shrec_eval.profiles`, loads a module of each name)
+PROFILE_NAMES: tuple[str, ...] = (
+    "shrec",
+    "boli",
+    "psbtable",
+    "shapenet17",
+    "trec_eval",
+    "sipiran21",
+)
+#: the profile of a contest that names none
+DEFAULT_PROFILE = "shrec"
 
 ASSESSMENT_FORMATS = {
     "cla": "PSB classification file (.cla)",
@@ -49,9 +62,9 @@ CORRECTIONS = {
 }
 #: what the paired tests pair: the runs' values per query, or their class means
 UNITS = ("query", "class")
-#: the print presets of the report's figures (shrec_eval.figures.PRESETS less
+#: the print presets of the report's figures (shrec_eval.outputs.figures.PRESETS less
 #: "custom", which the app alone offers; a test holds the two equal)
 FIGURE_PRESETS = ("column", "two-columns", "slide")
-#: the queries of the report's gallery (shrec_eval.gallery): every one, or the
+#: the queries of the report's gallery (shrec_eval.outputs.gallery): every one, or the
 #: N worst / best of each run
 GALLERY_MODES = ("all", "worst", "best")

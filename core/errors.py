@@ -50,6 +50,10 @@ class StatsError(ShrecEvalError, ValueError):
     """Inputs the comparison cannot use."""
 
 
+class NativeError(ShrecEvalError, ValueError):
+    """Native files asked of a profile that has none, or an unusable folder."""
+
+
 class UsageError(ShrecEvalError):
     """A command line that does not make sense."""
 

@@ -6,22 +6,27 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field
 
+from .choices import DEFAULT_PROFILE, PROFILE_NAMES
 from .errors import OptionsError
-from .profiles import DEFAULT as DEFAULT_PROFILE
+from .model.limits import MAX_BETA, MAX_COLLECTION, MAX_GRADE, MAX_RANK, PR_LEVELS
+from .profiles.own_options import check_own_options
+
+__all__ = [
+    "AVERAGES",
+    "MAX_BETA",
+    "MAX_COLLECTION",
+    "MAX_GRADE",
+    "MAX_RANK",
+    "PR_INTERPOLATIONS",
+    "PR_LEVELS",
+    "PROFILES",
+    "EvalOptions",
+    "OptionsError",
+]
 
 PR_INTERPOLATIONS = ("max", "psb", "psbplot")
-#: the largest rank K, curve length and maximum rank: the engine's working
-#: arrays grow with them (1,000,000 columns is 64 MB a query)
-MAX_RANK = 1_000_000
-#: the largest collection size (Ds) the engine accepts
-MAX_COLLECTION = 10**12
-#: the largest weight beta of the F-measure curve
-MAX_BETA = 1e6
-#: the recall levels of the interpolated precision-recall curve (as the
-#: command line offers them)
-PR_LEVELS = (11, 21)
-#: the largest relevance level (trec_eval's -l; a grade is a C int)
-MAX_GRADE = 2**31 - 1
+#: the profiles' names (:mod:`shrec_eval.profiles` is their registry)
+PROFILES = PROFILE_NAMES
 #: how query values become one run figure (profiles.md, last section)
 AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
@@ -48,7 +53,7 @@ class EvalOptions:
       ..., 1; 11: 0, 0.1, ..., 1).  ``"psb"`` is the psbPlot / SHREC MATLAB
       interpolation and always uses the 20 levels 0.05, ..., 1;
       ``"psbplot"`` is psbPlot's own curve (the query counted as relevant,
-      first in its own list; float32; see :func:`shrec_eval.curves._pr_psbplot`).
+      first in its own list; float32; see :func:`shrec_eval.scoring.curves._pr_psbplot`).
     * ``remove_self``: a query that is a collection item is removed from its
       own ranked list and judgments (SHREC 2012 / PSB |C|-1).
     * ``psb_class_cutoff``: leave out of the means the queries with at most
@@ -126,7 +131,7 @@ class EvalOptions:
             raise OptionsError("the F-measure weight beta must be a positive number")
 
         for name, value, known in (
-            ("profile", self.profile, _profile_names()),
+            ("profile", self.profile, PROFILE_NAMES),
             ("average", self.average, AVERAGES),
         ):
             if value not in known:
@@ -135,43 +140,10 @@ class EvalOptions:
             raise OptionsError("the maximum rank (-M) must be a positive integer")
         if int(self.relevance_level) < 1:
             raise OptionsError("the relevance level (-l) must be a positive integer")
-        _check_own_options(self)
+        check_own_options(self)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("memory_budget")
         d["ranks"] = list(self.ranks)
         return d
-
-
-def _check_own_options(options: EvalOptions) -> None:
-    """An option that belongs to one profile (trec_eval's -c) set under another."""
-    from dataclasses import fields
-
-    if all(getattr(options, f.name) == f.default for f in fields(options) if f.compare):
-        return  # the defaults (shrec-eval --help): the profiles are not loaded for them
-    from .profiles import REGISTRY, get_profile
-
-    mine = get_profile(options.profile)
-    for p in REGISTRY.values():
-        for name in p.own_options:
-            if p is not mine and name not in mine.own_options and getattr(options, name):
-                raise OptionsError(
-                    f"{name.replace('_', ' ')} belongs to the {p.name} profile; "
-                    "the other profiles always average over every query"
-                )
-
-
-def _profile_names() -> tuple[str, ...]:
-    """The profiles of the registry (core/profiles), which imports this module."""
-    from .profiles import NAMES
-
-    return NAMES
-
-
-def __getattr__(name: str):
-    """``PROFILES``: the names of the profile registry (read when asked, the
-    registry being built after this module)."""
-    if name == "PROFILES":
-        return _profile_names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """The one scoring service of every front end: read, apply the profile, score.
 
-The command line (:mod:`shrec_eval.commands`), the desktop app's scoring
+The command line (:mod:`shrec_eval.cli.commands`), the desktop app's scoring
 worker and its Export report all score a contest here and nowhere else, so
 that they give the same numbers under every profile:
 
@@ -13,7 +13,8 @@ that they give the same numbers under every profile:
   and, for the app, a cache of runs already read;
 * :func:`score_contest`: a whole :class:`~shrec_eval.contest.Contest`,
   assessment included (shapenet17's method folders: one result per dataset);
-* :func:`final_names`: the run names tables and files show (distinct).
+* :func:`final_names`: the run names tables and files show (distinct);
+* :data:`PROBLEMS`: which data checks are problems, for every face.
 
 No Qt here (the import-linter contract in pyproject.toml).
 """
@@ -25,15 +26,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from .contest import Contest, RunSource
-from .engine import Cancelled, evaluate
 from .errors import AmbiguousFormatError, ShrecEvalError
-from .model import Assessment, Run
+from .model.assessment import Assessment
+from .model.runs import Run
 from .options import EvalOptions
 from .profiles import get_profile
-from .readers import distinct_names
-from .results import RunResult
+from .reading.readers import distinct_names
+from .scoring.engine import Cancelled, evaluate
+from .scoring.results import RunResult
 
 __all__ = [
+    "PROBLEMS",
     "Outcome",
     "RunCache",
     "effective_options",
@@ -43,6 +46,18 @@ __all__ = [
     "score_runs",
     "user_message",
 ]
+
+#: data checks that are problems (``check`` fails on them, the app's Checks tab
+#: and its badges call them problems); the others are notices
+PROBLEMS = {
+    "unknown_ids",
+    "duplicate_ids",
+    "missing_queries",
+    "extra_queries",
+    "query_line_mismatch",
+    "unreadable",
+}
+
 
 #: started(index of the source, its name) and progress(index, done, total)
 StartedFn = Callable[[int, str], None]
@@ -140,7 +155,7 @@ def _evaluate(i, assessment, run, options, progress, should_stop, client=None) -
     cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
     if client is None:
         return evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
-    from .distributed import evaluate as cluster_evaluate
+    from .scoring.distributed import evaluate as cluster_evaluate
 
     return cluster_evaluate(client, assessment, run, options, progress=cb, should_stop=should_stop)
 
@@ -167,7 +182,7 @@ def score_runs(
     stops the others).  :class:`~shrec_eval.errors.Cancelled` ends the loop
     when ``should_stop`` answers True (between sources and between blocks of
     queries).  ``client``: a ``dask.distributed.Client`` scores on its
-    cluster (:mod:`shrec_eval.distributed`: the same results)."""
+    cluster (:mod:`shrec_eval.scoring.distributed`: the same results)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
     profile = get_profile(options.profile)

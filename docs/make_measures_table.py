@@ -1,5 +1,5 @@
 """Write the generated part of docs/measures.md: one row per measure of the
-registry (``shrec_eval.measures.MEASURES``) with its other tools' names.
+registry (``shrec_eval.scoring.measures.MEASURES``) with its other tools' names.
 
     python docs/make_measures_table.py          # rewrite the table in place
     python docs/make_measures_table.py --check  # exit 1 if the doc is stale
@@ -23,7 +23,7 @@ def _cell(text: str) -> str:
 
 def table() -> str:
     """The Markdown table of the registry, templates (``p@{k}``) as ``p@K``."""
-    from shrec_eval.measures import ALIASES, FAMILIES, MEASURES, owner
+    from shrec_eval.scoring.measures import ALIASES, FAMILIES, MEASURES, owner
 
     rows = [
         "| key | label | family | definition | profiles | other names |",

@@ -23,7 +23,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 from shrec_eval import __version__
-from shrec_eval.memory import keep_freed_blocks
+from shrec_eval.scoring.memory import keep_freed_blocks
 
 
 def parse_args(argv):

@@ -38,8 +38,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
-from shrec_eval.atomic import write_text
 from shrec_eval.errors import ShrecEvalError
+from shrec_eval.outputs.atomic import write_text
 
 from . import view_state
 

@@ -1,7 +1,7 @@
 """The Per-class table as a heatmap plot (classes x runs, one ImageItem of
 the table's colours, class and run names on the axes, a colour bar with the
 measure and its range, a tooltip per cell).  Its figures (a print preset
-or a custom size) are drawn by shrec_eval.figures from the results, with
+or a custom size) are drawn by shrec_eval.outputs.figures from the results, with
 every class named and the colour scale."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF
-from shrec_eval.report import fmt
+from shrec_eval.outputs.report import fmt
 
 from .plots import numeric_axes
 

@@ -1,6 +1,6 @@
 """Models of the Per-class tab: classes x runs of one measure (the engine's
 per-class means and its four averages, never recomputed here), and the
-classes filling one class's first tiers (shrec_eval.confusion, computed in
+classes filling one class's first tiers (shrec_eval.scoring.confusion, computed in
 the worker)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from shrec_eval.figures import text_colour
-from shrec_eval.measures import measure_by_key
 from shrec_eval.options import AVERAGES
-from shrec_eval.report import fmt
+from shrec_eval.outputs.figures import text_colour
+from shrec_eval.outputs.report import fmt
+from shrec_eval.scoring.measures import measure_by_key
 
 from .models import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, _Base, natural_key
 
@@ -196,7 +196,7 @@ class ConfusionModel(FixedColumns):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.confusion = None  # shrec_eval.confusion.FirstTierConfusion
+        self.confusion = None  # shrec_eval.scoring.confusion.FirstTierConfusion
 
     def set_confusion(self, confusion) -> None:
         self.beginResetModel()

@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
-from shrec_eval.formats.rules import describe
+from shrec_eval.model.values import parse_ranks
 from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
 from shrec_eval.profiles import REGISTRY
-from shrec_eval.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
-from shrec_eval.values import parse_ranks
+from shrec_eval.reading.formats.rules import describe
+from shrec_eval.reading.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 
 from .contest_files import app_leaves_out
 

@@ -9,12 +9,12 @@ from dataclasses import replace
 from functools import partial
 
 from PySide6.QtCore import QObject, Signal
-from shrec_eval import figures as print_figures
-from shrec_eval.atomic import Output, gate_outputs, write_bytes
 from shrec_eval.errors import ShrecEvalError
-from shrec_eval.figures import figure_bytes
+from shrec_eval.outputs import figures as print_figures
+from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
+from shrec_eval.outputs.figures import figure_bytes
+from shrec_eval.outputs.native import write_native
 from shrec_eval.profiles import get_profile
-from shrec_eval.profiles.native import write_native
 
 from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings

@@ -10,9 +10,9 @@ import io
 import os
 from dataclasses import replace
 
-from shrec_eval.atomic import write_text
-from shrec_eval.report import csv_text_cell
-from shrec_eval.values import is_number
+from shrec_eval.model.values import is_number
+from shrec_eval.outputs.atomic import write_text
+from shrec_eval.outputs.report import csv_text_cell
 
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings, export_csv, export_figure

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
-from shrec_eval.figures import PRESET_TEXT, PRESETS
+from shrec_eval.outputs.figures import PRESET_TEXT, PRESETS
 
 from .figures import FORMATS, LEGEND_PLACES, FigureSettings
 

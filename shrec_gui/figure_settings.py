@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from shrec_eval.figures import PRESETS, FigurePreset
+from shrec_eval.outputs.figures import PRESETS, FigurePreset
 
 FORMATS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 LEGEND_PLACES = {"inside": "inside the plot", "right": "right of the plot", "below": "below"}
@@ -23,7 +23,7 @@ class FigureSettings:
     font_px: int = 20
     fmt: str = "png"
     legend: str = "right"
-    #: a print preset of shrec_eval.figures (column, two-columns, slide: the
+    #: a print preset of shrec_eval.outputs.figures (column, two-columns, slide: the
     #: figure is drawn from the results by the core, as in the report), or
     #: "custom": the width, height and font above
     preset: str = "custom"

@@ -29,7 +29,7 @@ from xml.dom import minidom
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
-from shrec_eval.atomic import write_bytes
+from shrec_eval.outputs.atomic import write_bytes
 
 from .figure_layout import Figure, build_figure
 from .figure_settings import FORMATS, LEGEND_PLACES, FigureSettings

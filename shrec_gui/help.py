@@ -12,10 +12,10 @@ from html import escape
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowser, QVBoxLayout
-from shrec_eval.formats.rules import describe
-from shrec_eval.measures import ALIASES, FAMILIES, MEASURES, owner
 from shrec_eval.profiles import REGISTRY
-from shrec_eval.readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.reading.formats.rules import describe
+from shrec_eval.reading.readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
+from shrec_eval.scoring.measures import ALIASES, FAMILIES, MEASURES, owner
 
 PAGES = ("shortcuts", "measures", "profiles", "formats")
 TITLES = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from shrec_eval.profiles import get_profile
-from shrec_eval.readers import distinct_names
+from shrec_eval.reading.readers import distinct_names
 
 from .plots import colour_for
 from .run_entry import RunEntry
@@ -195,7 +195,7 @@ class JobQueue:
         self.scoring.lists(self._lists_request, query_id, runs)
 
     def request_confusion(self, key: int, query_class: str) -> None:
-        """First-tier classes of one class in one run (shrec_eval.confusion), in the worker."""
+        """First-tier classes of one class in one run (scoring.confusion), in the worker."""
         self.scoring.requestConfusion.emit(key, query_class)
 
     def _on_lists_ready(self, request, lists) -> None:

@@ -382,7 +382,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         """Dropped files and folders: a folder of shapes (meshes or images,
         told apart on a file thread) becomes the contest's shapes folder (a
         second one the query shapes folder); the rest opens as files do."""
-        from shrec_eval.shapes import ShapesSource, shapes_folders
+        from shrec_eval.shapes.index import ShapesSource, shapes_folders
 
         if not any(os.path.isdir(p) for p in paths):
             self.open_files(paths)

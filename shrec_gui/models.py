@@ -13,10 +13,10 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QApplication, QStyle
-from shrec_eval.commands import PROBLEMS
-from shrec_eval.measures import measure_by_key
-from shrec_eval.report import fmt
-from shrec_eval.values import nullable
+from shrec_eval.model.values import nullable
+from shrec_eval.outputs.report import fmt
+from shrec_eval.scoring.measures import measure_by_key
+from shrec_eval.service import PROBLEMS
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the run key of a row (removal goes by key)

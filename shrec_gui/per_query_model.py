@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, Qt
-from shrec_eval.measures import measure_by_key
-from shrec_eval.report import fmt
-from shrec_eval.values import nullable
+from shrec_eval.model.values import nullable
+from shrec_eval.outputs.report import fmt
+from shrec_eval.scoring.measures import measure_by_key
 
 from .models import COLUMN_ROLE, SORT_ROLE, _Base, initial_order, natural_key
 

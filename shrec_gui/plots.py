@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.measures import CURVES
-from shrec_eval.palette import PALETTE
+from shrec_eval.outputs.palette import PALETTE
+from shrec_eval.scoring.measures import CURVES
 
 from .charts import MeasureBarsWidget
 from .legend_place import LegendPlacer

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from shrec_eval import query_detail
-from shrec_eval.confusion import UNKNOWN_ID, item_classes
-from shrec_eval.model import UNKNOWN
+from shrec_eval.model.assessment import UNKNOWN
+from shrec_eval.scoring.confusion import UNKNOWN_ID, item_classes
 
 
 @dataclass(frozen=True)

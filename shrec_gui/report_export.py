@@ -1,16 +1,16 @@
 """Export report from the app: the folder ``shrec-eval evaluate --report``
 writes for the same runs (summary.csv, per_query.csv, summary.md, the LaTeX
 tables, index.html, per_class.csv where there are classes) with its figures
-under figures/, written by the same core code (shrec_eval.report.write_report;
-the figures drawn from the results by shrec_eval.figures, in the runs'
+under figures/, written by the same core code (shrec_eval.outputs.report.write_report;
+the figures drawn from the results by shrec_eval.outputs.figures, in the runs'
 colours of the app), on a file thread."""
 
 from __future__ import annotations
 
-from shrec_eval.gallery import gallery_files, run_lists
+from shrec_eval.outputs.gallery import gallery_files, run_lists
+from shrec_eval.outputs.report import write_report
 from shrec_eval.profiles import get_profile
-from shrec_eval.report import write_report
-from shrec_eval.thumbnails import ThumbnailCache
+from shrec_eval.shapes.thumbnails import ThumbnailCache
 
 
 def report_preset(settings) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
-from shrec_eval.render import DEFAULT_VIEW, view_matrix
+from shrec_eval.shapes.render import DEFAULT_VIEW, view_matrix
 
 from .shapes_service import QUERY
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.gallery import grade_colour, grade_words
+from shrec_eval.outputs.gallery import grade_colour, grade_words
 
 from .shape_viewer import ShapeViewer
 from .shapes_service import ITEM, QUERY, THUMB_PX

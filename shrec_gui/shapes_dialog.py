@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
 )
-from shrec_eval.shapes import LAYOUTS, ShapesSource
-from shrec_eval.shapes import check_layout as _check_layout
+from shrec_eval.shapes.index import LAYOUTS, ShapesSource
+from shrec_eval.shapes.index import check_layout as _check_layout
 
 DETECTED = "detected"
 

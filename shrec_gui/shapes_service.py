@@ -1,6 +1,6 @@
 """The contest's shapes in the app: the shapes folders (saved in sessions),
 and a worker thread that indexes them, has thumbnails drawn (through the same
-per-user disk cache as the command line: shrec_eval.thumbnails), reads
+per-user disk cache as the command line: shrec_eval.shapes.thumbnails), reads
 meshes for the 3D view and draws its CPU turntable frames.  The GUI thread
 only asks and shows: every answer comes back as a queued signal.
 
@@ -27,9 +27,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 from shrec_eval.errors import ShrecEvalError
-from shrec_eval.render import render_mesh
-from shrec_eval.shapes import ShapesSource
-from shrec_eval.thumbnails import (
+from shrec_eval.shapes.index import ShapesSource
+from shrec_eval.shapes.render import render_mesh
+from shrec_eval.shapes.thumbnails import (
     ShapeFileError,
     load_mesh,
     placeholder,

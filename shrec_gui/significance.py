@@ -1,6 +1,6 @@
 """The Significance tab: corrected p-values between every pair of runs,
 run means with bootstrap intervals, and a head-to-head view of two runs.
-The statistics are computed by the worker (shrec_eval.stats); this module only
+The statistics are computed by the worker (shrec_eval.scoring.stats); this module only
 shows them."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.measures import expand
-from shrec_eval.stats import CORRECTIONS, TESTS
+from shrec_eval.scoring.measures import expand
+from shrec_eval.scoring.stats import CORRECTIONS, TESTS
 
 from .models import PValueModel
 from .name_ticks import NameTicks
@@ -32,7 +32,7 @@ from .plots import export_buttons, numeric_axes
 class SignificanceWidget(QWidget):
     """Controls, p-value matrix, means with intervals, head to head."""
 
-    computeRequested = Signal(object)  # params for shrec_eval.stats.compare
+    computeRequested = Signal(object)  # params for shrec_eval.scoring.stats.compare
     querySelected = Signal(str)  # a head-to-head point clicked: its query
     exportRequested = Signal(str, str)  # which plot ("means", "h2h"), "figure" or "csv"
 

@@ -17,7 +17,7 @@ fits (a measure of other ranks, a run gone, a hand-edited value) is passed over.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from shrec_eval.measures import expand
+from shrec_eval.scoring.measures import expand
 
 #: window attribute (the tab) -> its combo boxes kept, in the order they are set back
 COMBOS = {

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions
-from shrec_eval.confusion import first_tier_confusion
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import ContestFileError, FileAccessError, FormatError, ShrecEvalError
-from shrec_eval.formats.source import KINDS
-from shrec_eval.memory import release_freed_blocks
-from shrec_eval.readers import classify_path, detect_run_format, sniff
+from shrec_eval.reading.formats.source import KINDS
+from shrec_eval.reading.readers import classify_path, detect_run_format, sniff
+from shrec_eval.scoring.confusion import first_tier_confusion
+from shrec_eval.scoring.memory import release_freed_blocks
+from shrec_eval.scoring.stats import compare
 from shrec_eval.service import RunCache, effective_options, score_runs, user_message
-from shrec_eval.stats import compare
 
 from .ranked_data import QueryLists, RunList, class_names, run_list
 
@@ -199,7 +199,7 @@ class ScoringWorker(QObject):
 
     @Slot(int, object, object, object)
     def compare(self, request: int, results, params, stop) -> None:
-        """Significance tests of scored runs (shrec_eval.stats), off the GUI thread;
+        """Significance tests of scored runs (shrec_eval.scoring.stats), off the GUI thread;
         ``stop`` (an Event) cancels between two pairs."""
         try:
             c = compare(results, should_stop=stop.is_set, **params)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 S_CLA = "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n"
 S_TXT = "0 1 5 5\n1 0 5 5\n5 5 0 1\n5 5 1 0.5\n"

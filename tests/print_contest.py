@@ -7,10 +7,10 @@ from functools import cache
 
 import numpy as np
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.commands import demo_manifest
+from shrec_eval.cli.commands import demo_manifest
 from shrec_eval.contest import Contest
-from shrec_eval.engine import evaluate_runs
 from shrec_eval.profiles import get_profile
+from shrec_eval.scoring.engine import evaluate_runs
 
 CLASS_WORDS = [
     "airplane",

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.measures import ALIASES, UnknownMeasureError, expand, rank_of, resolve
+from shrec_eval.scoring.measures import ALIASES, UnknownMeasureError, expand, rank_of, resolve
 
 #: every alias of the registry and the key it must give (ranks 5 and 10)
 EXPECTED = {

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, OptionsError, RankedRun, evaluate
-from shrec_eval.cli import main
-from shrec_eval.stats import compare
+from shrec_eval.cli.parser import main
+from shrec_eval.scoring.stats import compare
 
 # q1 (class A): 1 relevant (x), list x w        -> AP = 1
 # q2 (class A): 3 relevant (x y z), list w x y z -> AP = (1/2 + 2/3 + 3/4) / 3 = 23/36

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from shrec_eval.cli import main
-from shrec_eval.commands import Progress
+from shrec_eval.cli.commands import Progress
+from shrec_eval.cli.parser import main
 from shrec_eval.resources import demo_manifest, resource_path
 
 DEMO = resource_path("demo")
@@ -87,7 +87,7 @@ def test_demo_table_is_ranked_by_madr():
 
 def test_evaluate_matches_the_engine(tmp_path):
     from shrec_eval import evaluate
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     run = str(DEMO / "viewharmonics.trec")
     code, _ = run_main(
@@ -291,7 +291,7 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
 def test_every_user_error_is_caught_in_one_place(capsys, monkeypatch):
     """Any ShrecEvalError, even one no command raises today, is one line and exit 2;
     anything else is reported as unexpected."""
-    import shrec_eval.commands as cli  # the commands main() runs
+    import shrec_eval.cli.commands as cli  # the commands main() runs
     from shrec_eval.errors import ShrecEvalError
 
     class NewKindOfUserError(ShrecEvalError):
@@ -482,7 +482,7 @@ def test_custom_ranks_reach_the_reports(tmp_path):
 def test_written_files_keep_the_usual_mode(tmp_path):
     import stat
 
-    from shrec_eval.atomic import write_text
+    from shrec_eval.outputs.atomic import write_text
 
     p = tmp_path / "x.txt"
     write_text(p, "a")
@@ -496,8 +496,8 @@ def test_written_files_keep_the_usual_mode(tmp_path):
 
 def test_markdown_escapes_backslashes_and_pipes():
     from shrec_eval import evaluate
-    from shrec_eval.readers import load_assessment, load_run
-    from shrec_eval.report import Summary, summary_md
+    from shrec_eval.outputs.report import Summary, summary_md
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     a = load_assessment(DEMO / "target.cla", queries=DEMO / "queries.cla", graded=True)
     r = evaluate(a, load_run(DEMO / "spectralnet.txt", a, name="evil\\|x"))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from shrec_eval import load_assessment, load_run
 from shrec_eval.choices import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
-from shrec_eval.cli import COMMAND_NAMES, main
+from shrec_eval.cli.parser import COMMAND_NAMES, main
 from shrec_eval.resources import resource_path
 
 DEMO = resource_path("demo")
@@ -89,7 +89,7 @@ def test_an_unknown_option_names_the_nearest_and_the_commands_help(capsys, argv,
 
 def test_help_and_version_do_not_import_numpy():
     probe = (
-        "import sys; from shrec_eval.cli import main; "
+        "import sys; from shrec_eval.cli.parser import main; "
         "import io, contextlib; buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
         "    a = main(['--help']); b = main(['evaluate', '--help']); c = main(['--version'])\n"

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 from shrec_eval import Assessment, EvalOptions, RankedRun
-from shrec_eval.confusion import NOT_RETRIEVED, UNKNOWN_ID, first_tier_confusion, item_classes
+from shrec_eval.scoring.confusion import (
+    NOT_RETRIEVED,
+    UNKNOWN_ID,
+    first_tier_confusion,
+    item_classes,
+)
 
 # classes: A = a1 a2 a3, B = b1 b2, C = c1; every model a query (self removed)
 CLASSES = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "b2": "B", "c1": "C"}

@@ -1,4 +1,4 @@
-"""Scoring on a Dask cluster (``--dask``, shrec_eval.distributed): the JSON
+"""Scoring on a Dask cluster (``--dask``, shrec_eval.scoring.distributed): the JSON
 of every contest is the local path's, byte for byte, under every profile
 (shards of queries), for embeddings with and without ``--top-k`` (shards of
 the gallery), when a worker dies midway (Dask runs its task again) and from
@@ -21,9 +21,9 @@ import pytest
 from contest_files import write_binary_matrix, write_cla, write_qrels, write_ranklists
 from contest_files import write_trec_run as trec_run
 from contest_profiles import boli_contest, shapenet_csv, shapenet_method
-from shrec_eval import distributed as dist
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.errors import Cancelled, OptionsError
+from shrec_eval.scoring import distributed as dist
 
 distributed = pytest.importorskip("distributed")
 
@@ -194,7 +194,7 @@ def test_a_worker_lost_midway_changes_no_byte(tmp_path, task):
 
 
 def test_cancel_cancels_the_clusters_futures(tmp_path, client):
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     args = _embeddings(tmp_path)
     a = load_assessment(args[0], collection=args[2])
@@ -210,7 +210,7 @@ def test_cancel_cancels_the_clusters_futures(tmp_path, client):
 
 def test_the_library_takes_a_client(tmp_path, client):
     from shrec_eval import evaluate
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     args = _embeddings(tmp_path)
     a = load_assessment(args[0], collection=args[2])
@@ -289,7 +289,7 @@ def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
     the waiting thread): every shard's future is cancelled, and none is
     left on the scheduler."""
 
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     cla, runs = _cla_contest(tmp_path)
     a = load_assessment(cla)

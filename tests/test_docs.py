@@ -63,7 +63,7 @@ def test_the_measure_table_is_the_registrys():
     spec.loader.exec_module(mod)
     text = (ROOT / "docs" / "measures.md").read_text(encoding="utf-8")
     assert mod.render(text) == text, "run python docs/make_measures_table.py"
-    from shrec_eval.measures import ALIASES, MEASURES
+    from shrec_eval.scoring.measures import ALIASES, MEASURES
 
     for m in MEASURES:
         assert f"| `{m.key.replace('{k}', 'K')}` |" in text

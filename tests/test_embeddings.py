@@ -20,12 +20,13 @@ import reference
 from contest_files import write_cla
 from helpers import gains_contest
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.contest import Contest, RunSource
 from shrec_eval.errors import ContestFileError, FormatError
-from shrec_eval.formats import embeddings as emb
-from shrec_eval.measures import measure_by_key, resolve
-from shrec_eval.readers import detect_run_format, load_assessment, load_run, sniff
+from shrec_eval.reading.formats import distances as tiles
+from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff
+from shrec_eval.scoring.measures import measure_by_key, resolve
 
 N, DIM, N_CLASSES = 150, 12, 6
 METRICS = ("cosine", "euclidean", "sqeuclidean", "dot")
@@ -90,9 +91,9 @@ def _score_both(a, run, matrix):
 @pytest.fixture
 def small_tiles(monkeypatch):
     """Tiles of 16 rows x 40 columns: several tiles and pieces per matrix."""
-    monkeypatch.setattr(emb, "TILE_ROWS", 16)
-    monkeypatch.setattr(emb, "TILE_COLS", 40)
-    monkeypatch.setattr(emb, "TOPK_TILES", 2)
+    monkeypatch.setattr(tiles, "TILE_ROWS", 16)
+    monkeypatch.setattr(tiles, "TILE_COLS", 40)
+    monkeypatch.setattr(tiles, "TOPK_TILES", 2)
 
 
 # -- embeddings = the matrix they produce ----------------------------------------------
@@ -659,8 +660,8 @@ def test_any_features_tiles_and_blocks_score_as_their_matrix(tmp_path):
         path = tmp_path / f"f{seed}.npy"
         np.save(path, f)
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(emb, "TILE_ROWS", tile_rows)
-            mp.setattr(emb, "TILE_COLS", tile_cols)
+            mp.setattr(tiles, "TILE_ROWS", tile_rows)
+            mp.setattr(tiles, "TILE_COLS", tile_cols)
             run = load_run(path, a, metric=metric)
             d = np.frombuffer(b"".join(emb.matrix_pieces(run.matrix)), "<f4").reshape(n, n)
             matrix = emb.MatrixRun("m", d.copy(), a, finite=True)
@@ -678,8 +679,8 @@ def test_any_features_tiles_and_blocks_score_as_their_matrix(tmp_path):
 def test_top_k_keys_keep_their_order_across_pieces(tmp_path, monkeypatch):
     """A piece whose distances are all positive beside one with negative
     ones (dot products): the keys of every piece map values alike."""
-    monkeypatch.setattr(emb, "TILE_ROWS", 1)
-    monkeypatch.setattr(emb, "TILE_COLS", 1)
+    monkeypatch.setattr(tiles, "TILE_ROWS", 1)
+    monkeypatch.setattr(tiles, "TILE_COLS", 1)
     f = np.array([[1, 0], [-1, 0], [2, 0], [0.5, 0]], dtype=np.float32)
     np.save(tmp_path / "f.npy", f)
     items = ["0", "1", "2", "3"]

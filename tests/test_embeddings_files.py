@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 from hostile import run_cli
 from shrec_eval.errors import FormatError
-from shrec_eval.formats import embeddings as emb
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.formats import features
+from shrec_eval.reading.readers import load_assessment, load_run
 
 CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nb 0 2\n2\n3\n"
 F = np.array([[1, 0], [1, 0.1], [0, 1], [0.1, 1]], dtype=np.float32)
@@ -106,11 +107,11 @@ def test_the_inflation_budget_and_the_rows_bound(tmp_path, monkeypatch):
     assert load_run(tmp_path / "ok.npz", a).matrix.shape == (4, 4)
     info = zipfile.ZipFile(tmp_path / "ok.npz").getinfo("features.npy")
     ratio = (4 * f.size) // info.compress_size
-    monkeypatch.setattr(emb, "INFLATE_FLOOR", 0)
-    monkeypatch.setattr(emb, "INFLATE_RATIO", ratio - 1)
+    monkeypatch.setattr(features, "INFLATE_FLOOR", 0)
+    monkeypatch.setattr(features, "INFLATE_RATIO", ratio - 1)
     with pytest.raises(FormatError, match="ok.npz: features .4 x 4096 float32. would inflate"):
         load_run(tmp_path / "ok.npz", a)
-    monkeypatch.setattr(emb, "INFLATE_RATIO", ratio + 1)
+    monkeypatch.setattr(features, "INFLATE_RATIO", ratio + 1)
     assert load_run(tmp_path / "ok.npz", a).matrix.shape == (4, 4)
     np.savez(tmp_path / "rows.npz", features=np.ones((9, 2), np.float32), ids=np.arange(9))
     with pytest.raises(FormatError, match="features has 9 rows, more than .* together \\(8\\)"):

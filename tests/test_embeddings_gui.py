@@ -15,7 +15,7 @@ from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 
 
 def _drop(win, paths) -> None:

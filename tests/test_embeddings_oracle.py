@@ -13,7 +13,7 @@ import json
 
 import numpy as np
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 N, D, C = 400, 32, 12
 METRICS = ("cosine", "euclidean", "sqeuclidean", "dot")

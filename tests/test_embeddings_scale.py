@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, evaluate
 from shrec_eval.errors import FormatError
-from shrec_eval.formats import embeddings as emb
-from shrec_eval.readers import load_run
+from shrec_eval.reading.formats import distances as tiles
+from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.readers import load_run
 
 N, DIM, CLASSES = 90, 10, 5
 METRICS = ("cosine", "euclidean", "sqeuclidean", "dot")
@@ -43,8 +44,8 @@ def _matrix(tmp_path, a, f, metric, name="f.npy"):
 
 @pytest.fixture
 def small_tiles(monkeypatch):
-    monkeypatch.setattr(emb, "TILE_ROWS", 16)
-    monkeypatch.setattr(emb, "TILE_COLS", 40)
+    monkeypatch.setattr(tiles, "TILE_ROWS", 16)
+    monkeypatch.setattr(tiles, "TILE_COLS", 40)
 
 
 @pytest.mark.parametrize(
@@ -152,7 +153,7 @@ def test_scaled_rows_give_the_same_bits_whatever_the_blocks(tmp_path, small_tile
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_scaled_embeddings_score_as_the_matrix_they_produce(tmp_path, metric):
-    from shrec_eval.cli import main
+    from shrec_eval.cli.parser import main
 
     a, f = _contest(6)
     f = (f * (1e-22 if metric in ("cosine", "euclidean") else 1e-8)).astype(np.float32)

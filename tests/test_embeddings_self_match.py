@@ -10,7 +10,7 @@ import io
 import numpy as np
 import pytest
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
-from shrec_eval.cli import main as cli_main
+from shrec_eval.cli.parser import main as cli_main
 
 CLASSES = 3
 PER_CLASS = 4

@@ -8,10 +8,11 @@ ties, graded judgments)."""
 import numpy as np
 import pytest
 from shrec_eval import evaluate
-from shrec_eval.engine import query_detail
-from shrec_eval.formats.matrix import MatrixRun
-from shrec_eval.model import PAD, Assessment, RankedRun, ranks_in_lists
+from shrec_eval.model.assessment import PAD, Assessment
+from shrec_eval.model.runs import RankedRun, ranks_in_lists
 from shrec_eval.options import EvalOptions
+from shrec_eval.reading.formats.matrix import MatrixRun
+from shrec_eval.scoring.engine import query_detail
 
 
 def graded(n: int, rng) -> Assessment:

@@ -19,9 +19,9 @@ from contest_files import (
 )
 from shrec_eval import evaluate
 from shrec_eval.errors import ContestFileError, FileAccessError, FormatError
-from shrec_eval.formats.cla import read_cla
-from shrec_eval.formats.ids import normalize_id
-from shrec_eval.readers import detect_run_format, load_assessment, load_run, sniff
+from shrec_eval.reading.formats.cla import read_cla
+from shrec_eval.reading.formats.ids import normalize_id
+from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff
 
 CLASSES = make_classes()
 N = sum(len(m) for _, _, m in CLASSES)
@@ -478,7 +478,7 @@ def test_every_error_is_a_contest_file_error():
 def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
     """Whole-file chunks, small chunks and one-line chunks of the one
     tokenizer give the same run and the same warnings with the same lines."""
-    import shrec_eval.formats.trec as trec
+    import shrec_eval.reading.formats.trec as trec
 
     ids = list(loo.item_ids)
     p = write_trec_run(tmp_path / "run.trec", distances(N, N), ["m" + i for i in ids], ids)

@@ -10,9 +10,9 @@ import tracemalloc
 import numpy as np
 import pytest
 from shrec_eval import Assessment
-from shrec_eval.formats.source import Source, open_source
-from shrec_eval.formats.tokens import chunks, line_chunks, source_chunks, tokenize
-from shrec_eval.formats.trec import read_trec_run
+from shrec_eval.reading.formats.source import Source, open_source
+from shrec_eval.reading.formats.tokens import chunks, line_chunks, source_chunks, tokenize
+from shrec_eval.reading.formats.trec import read_trec_run
 
 BOM = b"\xef\xbb\xbf"
 

@@ -1,4 +1,4 @@
-"""Ids coded across chunks (core/formats/keys.py) and the qrels built from
+"""Ids coded across chunks (core/reading/formats/keys.py) and the qrels built from
 them, against plain Python on the same tokens."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 from shrec_eval import Assessment
-from shrec_eval.formats.ids import normalize_id
-from shrec_eval.formats.keys import Packed, TokenCodes, padded
-from shrec_eval.formats.trec import read_qrels
+from shrec_eval.reading.formats.ids import normalize_id
+from shrec_eval.reading.formats.keys import Packed, TokenCodes, padded
+from shrec_eval.reading.formats.trec import read_qrels
 
 ALPHABET = [
     b"d1",

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval import Assessment, RankedRun
 from shrec_eval.errors import FormatError
-from shrec_eval.formats.source import Source
-from shrec_eval.formats.tokens import floats, integers, plain_float, plain_int, tokenize
-from shrec_eval.formats.trec import read_qrels, read_trec_run
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.formats.source import Source
+from shrec_eval.reading.formats.tokens import floats, integers, plain_float, plain_int, tokenize
+from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
+from shrec_eval.reading.readers import load_assessment, load_run
 
 SEPS = [" ", "  ", "\t", " \t ", "\x0b", "\x0c"]
 

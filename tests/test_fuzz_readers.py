@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval import evaluate
 from shrec_eval.errors import ContestFileError
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.readers import load_assessment, load_run
 
 CLASSES = make_classes((0, 3, 2, 0, 3, 2, 2))
 N = sum(len(m) for _, _, m in CLASSES)

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import trimesh
 from contest_files import distances, make_classes, ranking, write_ascii_matrix, write_cla
-from shrec_eval.cli import main
-from shrec_eval.gallery import GRADE_COLOURS
-from shrec_eval.shapes import ShapeFiles
-from shrec_eval.thumbnails import decode_png, thumbnail
+from shrec_eval.cli.parser import main
+from shrec_eval.outputs.gallery import GRADE_COLOURS
+from shrec_eval.shapes.index import ShapeFiles
+from shrec_eval.shapes.thumbnails import decode_png, thumbnail
 
 K = 4
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QGuiApplication, QImage  # noqa: E402
 from shrec_eval import EvalOptions, evaluate  # noqa: E402
 from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
 from shrec_gui import view_state  # noqa: E402
@@ -323,7 +323,7 @@ def test_about_names_the_versions():
 
 
 def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results):
-    from shrec_eval.stats import compare
+    from shrec_eval.scoring.stats import compare
 
     sig = demo.significance
     sig.measure.setCurrentIndex(sig.measure.findData("adr"))

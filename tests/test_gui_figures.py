@@ -23,7 +23,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
 from shrec_gui.charts import SHREC_BARS  # noqa: E402
@@ -347,7 +347,7 @@ def significance(qtbot, results):
 
 
 def test_significance_marks_results_stale_when_the_measure_changes(significance, results):
-    from shrec_eval.stats import compare
+    from shrec_eval.scoring.stats import compare
 
     w = significance
     w.set_results(dict(results))
@@ -389,9 +389,9 @@ def test_win_tie_loss_respects_lower_is_better(significance, results):
 
 
 def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, results):
-    from shrec_eval.figures import PRESETS
+    from shrec_eval.outputs.figures import PRESETS
+    from shrec_eval.outputs.report import write_report
     from shrec_eval.profiles import get_profile
-    from shrec_eval.report import write_report
 
     w = _scored_window(qtbot)
     out = tmp_path / "report"
@@ -409,7 +409,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     assert [f for f in app_files if f != "gallery.html" and not f.startswith("thumbs")] == files
     assert "figures/class_heatmap.pdf" in files and "summary-wide.tex" in files
     # the gallery of `shrec-eval demo --report` (tests/test_gallery.py checks its images)
-    from shrec_eval.cli import main
+    from shrec_eval.cli.parser import main
 
     assert main(["demo", "--report", str(tmp_path / "cli-demo")], out=io.StringIO()) == 0
     assert (out / "gallery.html").read_text() == (
@@ -438,10 +438,10 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
 
 def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
     """Export figure with the column preset: the curves, bars, heatmap, a
-    class's curves and the ranked lists are drawn by shrec_eval.figures (page
+    class's curves and the ranked lists are drawn by shrec_eval.outputs.figures (page
     of the preset, text at 8 pt) on a file thread (figureDone says when); the
     significance charts are copied from the screen at the preset's size."""
-    from shrec_eval.figures import PRESETS
+    from shrec_eval.outputs.figures import PRESETS
 
     w = _scored_window(qtbot)
     w.per_class.select_class("house")

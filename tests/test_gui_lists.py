@@ -18,8 +18,8 @@ from guitools import retire, scored_demo_window  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QStandardItem, QStandardItemModel  # noqa: E402
 from PySide6.QtWidgets import QStyle  # noqa: E402
-from shrec_eval.measures import measure_by_key  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
+from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
 from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402

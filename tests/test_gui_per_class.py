@@ -12,8 +12,8 @@ pytest.importorskip("pytestqt")
 from guitools import retire, scored_demo_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
-from shrec_eval.confusion import first_tier_confusion, item_classes  # noqa: E402
 from shrec_eval.options import AVERAGES  # noqa: E402
+from shrec_eval.scoring.confusion import first_tier_confusion, item_classes  # noqa: E402
 
 from shrec_gui.class_models import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
 from shrec_gui.models import SORT_ROLE  # noqa: E402

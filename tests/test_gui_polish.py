@@ -13,7 +13,7 @@ from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import NAMES  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog  # noqa: E402
 

@@ -17,11 +17,11 @@ pytest.importorskip("pytestqt")
 
 from contest_profiles import boli_contest  # noqa: E402
 from guitools import wait_idle  # noqa: E402
-from shrec_eval.cli import main as cli_main  # noqa: E402
+from shrec_eval.cli.parser import main as cli_main  # noqa: E402
 from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import REGISTRY  # noqa: E402
-from shrec_eval.readers import load_assessment, load_run  # noqa: E402
+from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.service import score_runs  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"

@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 import numpy as np  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
-from shrec_eval.figures import contrast_ratio  # noqa: E402
+from shrec_eval.outputs.figures import contrast_ratio  # noqa: E402
 
 from shrec_gui.name_ticks import fit_names  # noqa: E402
 

@@ -19,10 +19,10 @@ from guitools import wait_idle  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLabel  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
-from shrec_eval.measures import expand, measure_by_key  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
-from shrec_eval.report import HEADLINE  # noqa: E402
+from shrec_eval.outputs.report import HEADLINE  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
+from shrec_eval.scoring.measures import expand, measure_by_key  # noqa: E402
 
 from shrec_gui import settings  # noqa: E402
 from shrec_gui.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402

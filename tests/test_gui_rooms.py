@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
 from shrec_eval.contest import Contest, RunSource  # noqa: E402
 from shrec_eval.errors import OptionsError  # noqa: E402
-from shrec_eval.measures import measure_by_key  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
+from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402

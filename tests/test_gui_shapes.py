@@ -13,10 +13,10 @@ pytest.importorskip("pytestqt")
 
 from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
-from shrec_eval.gallery import GRADE_COLOURS  # noqa: E402
+from shrec_eval.outputs.gallery import GRADE_COLOURS  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
-from shrec_eval.shapes import ShapesSource  # noqa: E402
-from shrec_eval.thumbnails import thumbnail  # noqa: E402
+from shrec_eval.shapes.index import ShapesSource  # noqa: E402
+from shrec_eval.shapes.thumbnails import thumbnail  # noqa: E402
 
 from shrec_gui.shape_viewer import ShapeViewer, Turntable  # noqa: E402
 from shrec_gui.shapes_service import ITEM, THUMB_PX  # noqa: E402
@@ -147,7 +147,7 @@ def test_per_query_shows_the_picked_querys_shape(demo, qtbot):
 
 
 def test_per_class_shows_the_classs_examples(demo, qtbot):
-    from shrec_eval.confusion import item_classes
+    from shrec_eval.scoring.confusion import item_classes
 
     pc = demo.per_class
     demo.tabs.setCurrentWidget(pc)

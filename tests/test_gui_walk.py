@@ -315,7 +315,7 @@ def test_headless_says_the_readers_words_only(qapp, tmp_path):
     """L11: a run that cannot be read stops a headless export with the
     reader's sentence, as the command line prints it, not the window's words
     around it ("The other results are kept.")."""
-    from shrec_eval.cli import main as cli_main
+    from shrec_eval.cli.parser import main as cli_main
 
     from shrec_gui.headless import export
 
@@ -348,8 +348,8 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     """L12: Help offers the keyboard shortcuts (F1; read from the menus, so
     every entry with keys is there), the measures, profiles and file
     formats, then About."""
-    from shrec_eval.measures import MEASURES
     from shrec_eval.profiles import REGISTRY
+    from shrec_eval.scoring.measures import MEASURES
 
     from shrec_gui.help import menu_shortcuts, open_help
 
@@ -410,7 +410,7 @@ def test_summary_columns_and_ranking_said(demo, qtbot):
     measure it does not show (boli: ADR) says so, and each rank tells its value."""
     import dataclasses
 
-    from shrec_eval.measures import measure_by_key
+    from shrec_eval.scoring.measures import measure_by_key
 
     s = demo.summary
     assert not s.view.horizontalHeader().stretchLastSection()
@@ -483,7 +483,7 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
     on a file thread while the window goes on (figureDone when written)."""
     import threading
 
-    from shrec_eval import figures as core_figures
+    from shrec_eval.outputs import figures as core_figures
 
     from shrec_gui.figures import FigureSettings
 
@@ -515,7 +515,7 @@ def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
     """M4: at a print preset the ranked lists and a class's curves are the
     core's figures: the title and every run name inside the page, the ranks
     shown on screen, and the axes (not the legend) take most of the height."""
-    from shrec_eval.figures import PRESETS
+    from shrec_eval.outputs.figures import PRESETS
 
     p = PRESETS["column"]
     demo.tabs.setCurrentWidget(demo.ranked)

@@ -111,7 +111,7 @@ def test_report_folder_replaced_whole_and_foreign_files_kept(small, capsys):
 _BLOCKING_WRITER = r"""
 import os, sys, time
 from pathlib import Path
-import shrec_eval.atomic as atomic
+import shrec_eval.outputs.atomic as atomic
 MARKER = Path(sys.argv[1])
 real_fsync = os.fsync
 def slow_fsync(fd):
@@ -120,7 +120,7 @@ def slow_fsync(fd):
     time.sleep(30)
 atomic.os.fsync = slow_fsync
 sys.argv = ["shrec-eval", *sys.argv[2:]]
-from shrec_eval.cli import entry_point
+from shrec_eval.cli.parser import entry_point
 entry_point()
 """
 

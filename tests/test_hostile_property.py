@@ -16,7 +16,7 @@ import numpy as np
 from contest_files import distances
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 CLA = b"PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 RUN_NAMES = [b"m", b"m\xff", b"r\xe9sultat", b"run one"]

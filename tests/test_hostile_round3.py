@@ -19,13 +19,13 @@ import pytest
 from contest_files import distances, write_ascii_matrix, write_binary_matrix
 from hostile import run_cli
 from shrec_eval import evaluate
-from shrec_eval.atomic import Output, gate_outputs, safe_name, stream_fd
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import FileAccessError, FormatError, OutputError
-from shrec_eval.formats.source import default_name
-from shrec_eval.formats.tokens import c_atof, c_atol
+from shrec_eval.outputs.atomic import Output, gate_outputs, safe_name, stream_fd
 from shrec_eval.profiles.shapenet_data import read_taxonomy
-from shrec_eval.readers import detect_run_format, load_assessment, load_run
+from shrec_eval.reading.formats.source import default_name
+from shrec_eval.reading.formats.tokens import c_atof, c_atol
+from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run
 
 CLA6 = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 

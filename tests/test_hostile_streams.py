@@ -11,7 +11,7 @@ import pytest
 from hostile import S_CLA, S_TXT, run_cli, small_contest
 from shrec_eval import EvalOptions, evaluate
 from shrec_eval.errors import FormatError
-from shrec_eval.readers import detect_run_format, load_assessment, load_run
+from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_d09_fifo_without_writer_is_an_error_not_a_hang(tmp_path):
     import os
 
     from shrec_eval.errors import FileAccessError
-    from shrec_eval.formats.source import open_source
+    from shrec_eval.reading.formats.source import open_source
 
     os.mkfifo(tmp_path / "f1")
     with pytest.raises(FileAccessError, match="no program writing to it"):
@@ -101,7 +101,7 @@ def test_d12_process_substitution_pipe(small):
 def test_pipe_bounded_by_what_the_format_needs(small):
     import os
 
-    from shrec_eval.formats.source import read_pipe
+    from shrec_eval.reading.formats.source import read_pipe
 
     a = load_assessment(small / "s.cla")
     os.mkfifo(small / "m")
@@ -119,7 +119,7 @@ def test_pipe_bounded_by_what_the_format_needs(small):
 def test_d19_classify_never_opens_a_fifo(tmp_path):
     import os
 
-    from shrec_eval.readers import classify_path, sniff
+    from shrec_eval.reading.readers import classify_path, sniff
 
     os.mkfifo(tmp_path / "f")
     # opening a FIFO without a writer would block: these return at once
@@ -188,7 +188,7 @@ def test_d11_rows_longer_than_the_first_read(tmp_path):
 
 
 def test_d11_a_first_line_longer_than_the_largest_read(tmp_path, monkeypatch):
-    import shrec_eval.readers as readers
+    import shrec_eval.reading.readers as readers
 
     a = _wide(tmp_path)
     monkeypatch.setattr(readers, "HEAD", 1000)

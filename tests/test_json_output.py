@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.report import to_json, write_json
+from shrec_eval.outputs.report import to_json, write_json
 
 
 def test_write_json_turns_nan_and_infinities_into_null(tmp_path):

@@ -1,4 +1,4 @@
-"""The command line keeps freed blocks for reuse (core/memory.py): arrays
+"""The command line keeps freed blocks for reuse (core/scoring/memory.py): arrays
 of a few MB made and dropped per chunk no longer fault their pages in
 again each time."""
 
@@ -13,7 +13,7 @@ import pytest
 LOOP = """
 import resource, sys
 import numpy as np
-from shrec_eval.memory import keep_freed_blocks
+from shrec_eval.scoring.memory import keep_freed_blocks
 kept = keep_freed_blocks() if sys.argv[1] == "keep" else None
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -46,7 +46,7 @@ def test_freed_blocks_are_reused_instead_of_faulted_in_again():
 
 
 def test_the_command_line_asks_for_it(monkeypatch):
-    from shrec_eval import cli
+    from shrec_eval.cli import parser as cli
 
     calls = []
     monkeypatch.setattr(cli, "keep_freed_blocks", lambda: calls.append(1) or True)
@@ -60,7 +60,7 @@ def test_freed_memory_is_given_back_after_a_job():
     after: the resident size falls again."""
     code = """
 import numpy as np
-from shrec_eval.memory import keep_freed_blocks, release_freed_blocks
+from shrec_eval.scoring.memory import keep_freed_blocks, release_freed_blocks
 def rss():
     with open("/proc/self/statm") as fh:
         return int(fh.read().split()[1]) * 4096
@@ -80,7 +80,7 @@ print(kept, rss() - base)
 
 def test_the_app_gives_memory_back_after_each_job(qapp, monkeypatch):
     from guitools import retire, scored_demo_window
-    from shrec_eval.memory import keep_freed_blocks
+    from shrec_eval.scoring.memory import keep_freed_blocks
 
     import shrec_gui.app as app
     import shrec_gui.worker as worker

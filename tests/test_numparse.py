@@ -1,4 +1,4 @@
-"""The decimal fast path of core/formats/numparse.py gives the bits
+"""The decimal fast path of core/reading/formats/numparse.py gives the bits
 ``float()`` gives, for every token it takes (the others go to float())."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from decimal import Decimal, getcontext
 import numpy as np
 import pytest
 from shrec_eval.errors import FormatError
-from shrec_eval.formats.numparse import parse_decimals, parse_floats, plain_decimals
-from shrec_eval.formats.tokens import checked_floats, floats, plain_float, tokenize
+from shrec_eval.reading.formats.numparse import parse_decimals, parse_floats, plain_decimals
+from shrec_eval.reading.formats.tokens import checked_floats, floats, plain_float, tokenize
 
 
 def _parse(tokens: list[bytes], fn):

@@ -14,11 +14,11 @@ import warnings
 
 import numpy as np
 import pytest
-from shrec_eval.cli import main
-from shrec_eval.formats.source import a
-from shrec_eval.render import render_mesh
-from shrec_eval.shapes import ShapeFiles
-from shrec_eval.thumbnails import thumbnail
+from shrec_eval.cli.parser import main
+from shrec_eval.reading.formats.source import a
+from shrec_eval.shapes.index import ShapeFiles
+from shrec_eval.shapes.render import render_mesh
+from shrec_eval.shapes.thumbnails import thumbnail
 
 CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nb 0 2\n2\n3\n"
 MATRIX = "0 1 2 3\n1 0 2 3\n2 3 0 1\n3 2 1 0\n"

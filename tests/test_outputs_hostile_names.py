@@ -26,11 +26,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.errors import shown
-from shrec_eval.gallery import thumb_names
-from shrec_eval.names import ELLIPSIS, shortened
-from shrec_eval.report import REPORT_FILES, md_escape, tex_escape
+from shrec_eval.model.names import ELLIPSIS, shortened
+from shrec_eval.outputs.gallery import thumb_names
+from shrec_eval.outputs.report import REPORT_FILES, md_escape, tex_escape
 
 OFF = b"OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 2 3\n3 1 2 3\n"
 
@@ -308,7 +308,7 @@ def test_latex_tables_compile_with_any_name(tmp_path, name):
 
 
 def test_every_character_kept_in_latex_compiles(tmp_path):
-    from shrec_eval.report import _GREEK, _TEX_CHARS
+    from shrec_eval.outputs.report import _GREEK, _TEX_CHARS
 
     text = "".join(sorted(_TEX_CHARS)) + "".join(_GREEK) + "".join(map(chr, range(32, 127)))
     p = _compile(tmp_path, tex_escape(text))

@@ -31,7 +31,7 @@ from contest_files import (  # noqa: E402
     write_trec_run,
 )
 from contest_profiles import boli_contest  # noqa: E402
-from shrec_eval.cli import main as cli_main  # noqa: E402
+from shrec_eval.cli.parser import main as cli_main  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import REGISTRY  # noqa: E402

@@ -119,7 +119,7 @@ def test_d03_trec_order_of_zero_padded_ids_matches_trec_eval(tmp_path, normalize
     are normalised afterwards."""
     import random
 
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     random.seed(0)
     qrels, run = {}, {}

@@ -1,4 +1,4 @@
-"""Print figures of the Qt-free core (shrec_eval.figures): the PDF's page is
+"""Print figures of the Qt-free core (shrec_eval.outputs.figures): the PDF's page is
 the preset's size, every text run at the preset's size (>= 7 pt) read from
 the PDF's own text operators and from pdftotext, fonts embedded, SVG text
 as text, PNG at 300 dpi; SVG and PDF rendered back look like the PNG; the
@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 from print_contest import classes55, demo_scored
-from shrec_eval import figures as F
-from shrec_eval.cli import main
-from shrec_eval.figures import PRESETS, figure_bytes
-from shrec_eval.report import write_report
+from shrec_eval.cli.parser import main
+from shrec_eval.outputs import figures as F
+from shrec_eval.outputs.figures import PRESETS, figure_bytes
+from shrec_eval.outputs.report import write_report
 
 
 def pdf_streams(pdf: bytes) -> list[bytes]:
@@ -294,6 +294,6 @@ def test_the_command_line_offers_the_print_presets():
     """--figure-preset's choices (declared without numpy for a fast --help)
     are the presets of the figure code, but the app's custom size."""
     from shrec_eval.choices import FIGURE_PRESETS
-    from shrec_eval.figures import PRESETS
+    from shrec_eval.outputs.figures import PRESETS
 
     assert set(FIGURE_PRESETS) == set(PRESETS) - {"custom"}

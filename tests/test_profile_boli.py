@@ -15,14 +15,14 @@ import math
 
 import pytest
 from contest_profiles import boli_contest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.engine import evaluate
 from shrec_eval.errors import FormatError
-from shrec_eval.measures import expand
 from shrec_eval.options import EvalOptions
+from shrec_eval.outputs.native import native_files
 from shrec_eval.profiles.base import ReadingError
-from shrec_eval.profiles.native import native_files
+from shrec_eval.scoring.engine import evaluate
+from shrec_eval.scoring.measures import expand
 
 L2 = math.log2
 IDEAL3 = 1 + 1 + 1 / L2(3)

@@ -16,11 +16,11 @@ import math
 
 import pytest
 from contest_profiles import psb_contest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.engine import evaluate
 from shrec_eval.options import EvalOptions
-from shrec_eval.profiles.native import native_files
+from shrec_eval.outputs.native import native_files
+from shrec_eval.scoring.engine import evaluate
 
 L2 = math.log2
 IDEAL = {1: 1.0, 2: 2.0, 3: 2 + 1 / L2(3)}

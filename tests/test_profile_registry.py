@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 import pytest
-from shrec_eval.cli import build_parser
+from shrec_eval.cli.parser import build_parser
 from shrec_eval.contest import _OPTION_KINDS
 from shrec_eval.errors import OptionsError
 from shrec_eval.options import PROFILES, EvalOptions

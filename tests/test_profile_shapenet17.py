@@ -26,11 +26,11 @@ import math
 import numpy as np
 import pytest
 from contest_profiles import shapenet_csv, shapenet_method
-from shrec_eval.cli import main
-from shrec_eval.engine import evaluate
+from shrec_eval.cli.parser import main
 from shrec_eval.options import EvalOptions
+from shrec_eval.outputs.native import native_files
 from shrec_eval.profiles import shapenet17 as sn
-from shrec_eval.profiles.native import native_files
+from shrec_eval.scoring.engine import evaluate
 
 L2 = math.log2
 

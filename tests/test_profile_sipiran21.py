@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
-from shrec_eval.cli import main as cli_main
+from shrec_eval.cli.parser import main as cli_main
 
 DATA = Path(__file__).parent / "data" / "sipiran21"
 CONTESTS = sorted(

@@ -14,11 +14,11 @@ import json
 from math import log2 as L2
 
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.engine import evaluate
 from shrec_eval.errors import OptionsError
 from shrec_eval.options import EvalOptions
+from shrec_eval.scoring.engine import evaluate
 
 QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d4 0\nq3 0 d5 1\n"
 RUN = (

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from contest_profiles import boli_contest
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
-from shrec_eval.cli import main as cli_main
+from shrec_eval.cli.parser import main as cli_main
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.profiles import REGISTRY
@@ -157,8 +157,8 @@ def test_the_issue_call_is_never_silently_other_numbers():
     """``evaluate(load_assessment(Q), load_run(R, a), EvalOptions(profile=
     "trec_eval"))`` read by the default rules is refused, naming the call to
     use; read under the profile it is trec_eval's MAP, as the command line's."""
-    from shrec_eval.readers import load_assessment as read_assessment
-    from shrec_eval.readers import load_run as read_run
+    from shrec_eval.reading.readers import load_assessment as read_assessment
+    from shrec_eval.reading.readers import load_run as read_run
 
     te = DATA / "trec_eval"
     a = read_assessment(te / "qrels.test")

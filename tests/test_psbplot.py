@@ -10,7 +10,7 @@ import pytest
 from contest_files import write_binary_matrix, write_cla
 from shrec_eval import evaluate
 from shrec_eval.options import EvalOptions
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.readers import load_assessment, load_run
 
 F = np.float32
 
@@ -128,7 +128,7 @@ def _avg(perfs, j):
 
 
 def test_native_psbplot_files_as_psbplot_prints_them(tmp_path):
-    from shrec_eval.cli import main
+    from shrec_eval.cli.parser import main
 
     sizes = [2, 5, 7, 3, 11, 1]
     cla, m, d, labels = _contest(tmp_path, sizes, 7)

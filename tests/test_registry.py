@@ -70,8 +70,8 @@ def test_a_curve_is_computed_from_its_registry_entry(monkeypatch):
     """The engine computes whatever CURVES declares: adding one entry (x and
     compute) adds the curve, with its mean and per-query values."""
     import numpy as np
-    import shrec_eval.engine as engine
-    from shrec_eval.curves import Curve
+    import shrec_eval.scoring.engine as engine
+    from shrec_eval.scoring.curves import Curve
 
     def hits_at_rank(ctx, o):  # relevant items within the first k
         return ctx.cum_rel[:, : o.curve_length].astype(np.float64)
@@ -105,7 +105,8 @@ def test_curve_x_values_follow_the_options():
 
 def test_core_imports_no_qt():
     code = (
-        "import sys, shrec_eval, shrec_eval.engine, shrec_eval.measures, shrec_eval.model\n"
+        "import sys, shrec_eval, shrec_eval.scoring.engine, shrec_eval.scoring.measures\n"
+        "import shrec_eval.model.assessment\n"
         "import shrec_eval.options\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in "
         "('PySide6', 'shiboken6', 'pyqtgraph', 'shrec_gui')]\n"

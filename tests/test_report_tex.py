@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 from print_contest import classes55, demo_scored
-from shrec_eval.measures import expand, measure_by_key
-from shrec_eval.report import Summary, per_class_tex, report_files, summary_tex
+from shrec_eval.outputs.report import Summary, per_class_tex, report_files, summary_tex
+from shrec_eval.scoring.measures import expand, measure_by_key
 
 DOC = r"""\documentclass[twocolumn]{article}
 \usepackage{booktabs}

@@ -1,4 +1,4 @@
-"""Shapes and thumbnails (shrec_eval.shapes, .render, .thumbnails): every mesh
+"""Shapes and thumbnails (shrec_eval.shapes.index, .render, .thumbnails): every mesh
 format draws the model's silhouette filling the frame, a provided thumbnail
 wins, the cache is reused and refreshed when a file changes, a broken or
 missing file gives a placeholder with the reason and a data check, the PSB,
@@ -17,9 +17,9 @@ import trimesh
 from PIL import Image
 from shrec_eval.contest import AssessmentSource, Contest
 from shrec_eval.errors import FormatError, UsageError
-from shrec_eval.render import MARGIN, render_mesh, view_matrix
-from shrec_eval.shapes import ShapeFiles, ShapesSource
-from shrec_eval.thumbnails import (
+from shrec_eval.shapes.index import ShapeFiles, ShapesSource
+from shrec_eval.shapes.render import MARGIN, render_mesh, view_matrix
+from shrec_eval.shapes.thumbnails import (
     ThumbnailCache,
     decode_png,
     default_cache_dir,
@@ -130,7 +130,7 @@ def test_a_long_object_fits_along_its_longer_side():
 def test_nearest_face_wins():
     """Two squares, a small one in front of a large one: the pixels the
     small one covers are its faces', whatever the order of the faces."""
-    from shrec_eval.render import _rasterise
+    from shrec_eval.shapes.render import _rasterise
 
     sq = np.array([[8, 8, 0], [56, 8, 0], [56, 56, 0], [8, 56, 0]], float)
     front = sq * [0.5, 0.5, 0] + [16, 16, 5]  # nearer: z towards the viewer

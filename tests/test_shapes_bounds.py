@@ -1,5 +1,5 @@
 """Shape files are read under bounds that do not depend on their honesty
-(shrec_eval.shape_input, .thumbnails, .render): an image decoded only when
+(shrec_eval.shapes.shape_input, .thumbnails, .render): an image decoded only when
 its header gives at most MAX_IMAGE_PIXELS pixels, a mesh file read up to
 MAX_SHAPE_BYTES, the renderer's memory following the picture and not the
 faces' area, the files a mesh names (OBJ materials, GLTF buffers) through
@@ -23,8 +23,9 @@ import pytest
 import trimesh
 from hostile import run_cli
 from PIL import Image
-from shrec_eval import render
-from shrec_eval.shape_input import (
+from shrec_eval.shapes import render
+from shrec_eval.shapes.index import ShapeFiles, ShapesSource
+from shrec_eval.shapes.shape_input import (
     MAX_IMAGE_PIXELS,
     MAX_SHAPE_BYTES,
     ShapeFileError,
@@ -32,8 +33,7 @@ from shrec_eval.shape_input import (
     read_shape_file,
     reason_of,
 )
-from shrec_eval.shapes import ShapeFiles, ShapesSource
-from shrec_eval.thumbnails import load_mesh, thumbnail
+from shrec_eval.shapes.thumbnails import load_mesh, thumbnail
 
 SIZE = 64
 TRI = "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"

@@ -10,10 +10,10 @@ import json
 
 import pytest
 from hostile import run_cli
-from shrec_eval.atomic import Output
 from shrec_eval.contest import Contest
 from shrec_eval.errors import OutputError, UsageError
-from shrec_eval.shapes import ShapesSource, check_layout
+from shrec_eval.outputs.atomic import Output
+from shrec_eval.shapes.index import ShapesSource, check_layout
 
 TRI = "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"
 CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nb 0 2\n2\n3\n"

@@ -1,7 +1,7 @@
 """Signals are never swallowed while a mesh is read: trimesh wraps parts of
 its readers in ``except BaseException`` (an OBJ's material read), which
 would catch the KeyboardInterrupt or Terminated that Ctrl-C and SIGTERM
-raise; ``shrec_eval.shape_input.signals_kept`` raises the signal again when
+raise; ``shrec_eval.shapes.shape_input.signals_kept`` raises the signal again when
 the reader returns, so `thumbnails` stops with the usual exit status (130,
 143)."""
 
@@ -15,8 +15,8 @@ import textwrap
 import time
 
 import pytest
-from shrec_eval.cli import Terminated, _terminate
-from shrec_eval.shape_input import signals_kept
+from shrec_eval.cli.parser import Terminated, _terminate
+from shrec_eval.shapes.shape_input import signals_kept
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -87,7 +87,7 @@ _CHILD = textwrap.dedent(
 
     trimesh.load = load
     sys.argv = ["shrec-eval", "thumbnails", "--shapes", sys.argv[2], sys.argv[3], "--no-cache"]
-    from shrec_eval.cli import entry_point
+    from shrec_eval.cli.parser import entry_point
     entry_point()
     """
 )

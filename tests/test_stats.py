@@ -1,4 +1,4 @@
-"""Significance tests, confidence intervals and corrections (shrec_eval.stats),
+"""Significance tests, confidence intervals and corrections (shrec_eval.scoring.stats),
 checked against scipy.stats called directly on the same vectors and on
 hand-computed p-values."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
-from shrec_eval.stats import StatsError, bootstrap_ci, compare, correct, paired_p
+from shrec_eval.scoring.stats import StatsError, bootstrap_ci, compare, correct, paired_p
 
 
 def contest(n_queries=40, seed=0, runs=None):

@@ -11,9 +11,9 @@ import os
 import pytest
 import trimesh
 from hostile import run_cli
-from shrec_eval import thumbnails
-from shrec_eval.shapes import ShapeFiles
-from shrec_eval.thumbnails import ThumbnailCache, thumbnail, thumbnail_png
+from shrec_eval.shapes import thumbnails
+from shrec_eval.shapes.index import ShapeFiles
+from shrec_eval.shapes.thumbnails import ThumbnailCache, thumbnail, thumbnail_png
 
 N = 6
 

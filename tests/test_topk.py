@@ -1,4 +1,4 @@
-"""The top-K kernel (shrec_eval.formats.topk): the first K of every row of
+"""The top-K kernel (shrec_eval.reading.formats.topk): the first K of every row of
 any float32 matrix, whatever its tiles, pieces and shards of columns, are
 the first K of a stable ascending sort of the row (ties by column, -0.0 as
 0.0); merging the shards' keys gives the same bits as one pass."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shrec_eval.formats import topk
+from shrec_eval.reading.formats import topk
 
 
 class _Matrix:
@@ -117,7 +117,7 @@ def test_feature_ids_are_normalised_with_their_fast_path(tmp_path):
     """Ids that start with neither a zero nor m / model_ skip the
     normaliser; the others are normalised (m0042 = model_42 = 042 = 42)."""
     from shrec_eval import Assessment
-    from shrec_eval.formats.embeddings import read_embeddings
+    from shrec_eval.reading.formats.embeddings import read_embeddings
 
     items = ["1", "2", "42", "x7", "m"]
     a = Assessment.from_judgments({"q": {"42": 1}}, items)

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 CASES = [line.rstrip("\n").split("\t") for line in (DATA / "cases.txt").read_text().splitlines()]
@@ -58,7 +58,7 @@ def test_misused_options_are_refused(capsys, argv, message):
 
 
 def test_qrels_keep_their_grade_0_judgments_for_bpref(tmp_path):
-    from shrec_eval.readers import load_assessment
+    from shrec_eval.reading.readers import load_assessment
 
     (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 0\nq2 0 a 0\nq1 0 c 2\n")
     a = load_assessment(tmp_path / "q.qrels")

@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 TREC_EVAL_OPTS = ["--profile", "trec_eval", "--format", "trec_eval"]
 

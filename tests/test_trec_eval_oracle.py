@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

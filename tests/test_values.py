@@ -1,4 +1,4 @@
-"""The small shared conversions (shrec_eval.values): one helper each, used by
+"""The small shared conversions (shrec_eval.model.values): one helper each, used by
 the engine, the reports, the command line and the app."""
 
 import io
@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
-from shrec_eval.cli import main
+from shrec_eval.cli.parser import main
 from shrec_eval.errors import OptionsError
-from shrec_eval.values import (
+from shrec_eval.model.values import (
     is_integer,
     is_number,
     nullable,

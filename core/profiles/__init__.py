@@ -18,14 +18,15 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
 from ..errors import OptionsError
 
 __all__ = ["DEFAULT", "Profile", "get_profile", "load_assessment", "load_run", "REGISTRY", "NAMES"]
 
 #: every profile, in the order the command line and the app list them
-NAMES: tuple[str, ...] = ("shrec", "boli", "psbtable", "shapenet17", "trec_eval", "sipiran21")
+NAMES: tuple[str, ...] = PROFILE_NAMES
 #: the profile of a contest that names none
-DEFAULT = "shrec"
+DEFAULT = DEFAULT_PROFILE
 
 
 @cache
@@ -69,7 +70,7 @@ def load_assessment(path, *, profile=DEFAULT, **settings):
     """Read an assessment file by the rules of ``profile`` (a name or a
     Profile): what the command line reads under ``--profile``.  ``settings``
     are the reader's (format, queries, graded, collection, normalize_ids,
-    matrix_order...: :func:`shrec_eval.readers.load_assessment`)."""
+    matrix_order...: :func:`shrec_eval.reading.readers.load_assessment`)."""
     return get_profile(profile).load_assessment(path, **settings)
 
 
@@ -77,9 +78,9 @@ def load_run(path, assessment, *, profile=None, **settings):
     """Read a run against an assessment by the rules of ``profile``; None:
     those of the profile the assessment was read under.  ``settings`` are
     the reader's (format, name, metric, ids, top_k...:
-    :func:`shrec_eval.readers.load_run`)."""
+    :func:`shrec_eval.reading.readers.load_run`)."""
     if profile is None:
-        from ..readers import load_run as read
+        from ..reading.readers import load_run as read
 
         return read(path, assessment, **settings)
     return get_profile(profile).load_run(path, assessment, **settings)

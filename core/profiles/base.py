@@ -14,8 +14,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ShrecEvalError
-from ..formats.rules import RULES, describe
-from ..model import Assessment, DataWarning, Run
+from ..model.assessment import Assessment, DataWarning
+from ..model.runs import Run
+from ..reading.formats.rules import RULES, describe
+from ..scoring.base_measures import BASE_MEASURES, concrete
+from .own_options import OWN_OPTIONS
 
 #: the reading rules of assessment files, and those of assessments only
 _ASSESSMENT_RULES = frozenset(k for k, r in RULES.items() if r.formats & {"cla", "qrels"})
@@ -66,7 +69,7 @@ class Profile:
     * ``options``: option values the evaluator fixes (applied over the
       user's options, and shown in the result's options);
     * ``reading``: the reading rules it fixes (rule -> value, see
-      :data:`shrec_eval.formats.rules.RULES`: TREC tie order, ids as
+      :data:`shrec_eval.reading.formats.rules.RULES`: TREC tie order, ids as
       written, numbers as C reads them, files to skip, matrix order, classes
       matched by position...): :meth:`load_assessment` and :meth:`load_run`
       read with them, and :meth:`check_reading` refuses what was read by
@@ -151,10 +154,8 @@ class Profile:
         the profile's, else :func:`default_rank_key`.  Columns of ranks the
         options do not have are left out.  Every face's default table (the
         command line's, the app's Summary, the reports)."""
-        from ..measures import expand
-
         rank_key = self.rank_key or default_rank_key(assessment)
-        known = [m.key for m in expand(options.ranks, self)]
+        known = [m.key for m in concrete(options.ranks, BASE_MEASURES + tuple(self.measures))]
         keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
         return keys, rank_key
 
@@ -164,9 +165,7 @@ class Profile:
         what switching to this profile keeps of the user's options."""
         from dataclasses import fields
 
-        from . import REGISTRY
-
-        theirs = {o for p in REGISTRY.values() if p is not self for o in p.own_options}
+        theirs = {o for o, name in OWN_OPTIONS.items() if name != self.name}
         theirs -= set(self.own_options)
         defaults = {f.name: f.default for f in fields(options) if f.name in theirs}
         changed = {k: v for k, v in defaults.items() if getattr(options, k) != v}
@@ -200,7 +199,7 @@ class Profile:
         queries, normalize_ids, matrix_order...): what the command line
         reads under ``--profile NAME``.  Runs read against it follow the
         profile (:meth:`load_run`, or ``readers.load_run`` / ``RunSource.load``)."""
-        from ..readers import load_assessment
+        from ..reading.readers import load_assessment
 
         if self.contest_reader is not None:
             raise self._own_reader()
@@ -214,7 +213,7 @@ class Profile:
         """Read a run file or folder (or a ``RunSource``) against an
         assessment by this profile's rules, over the reader ``settings``
         given: what the command line reads under ``--profile NAME``."""
-        from ..readers import load_run
+        from ..reading.readers import load_run
 
         if self.contest_reader is not None:
             raise self._own_reader()

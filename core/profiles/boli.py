@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..chunk import ratio
-from ..measures import Measure
-from ..model import Assessment
+from ..model.assessment import Assessment
+from ..scoring.base_measures import Measure
+from ..scoring.chunk import ratio
 from .base import Profile
 
 #: the files the toolkit writes into the rank-list folder

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Assessment, make_warning
+from ..model.assessment import Assessment, make_warning
 from .base import Profile
 
 MISC_CLASS = "-1"

@@ -34,11 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import safe_name
-from ..chunk import ratio
-from ..curves import Curve
-from ..measures import Measure
-from ..model import Assessment
+from ..model.assessment import Assessment
+from ..model.names import safe_name
+from ..scoring.base_measures import Measure
+from ..scoring.chunk import ratio
+from ..scoring.curves import Curve
 from .base import Profile
 from .shapenet_data import (
     CUTOFF,
@@ -74,7 +74,7 @@ def method_names(sources) -> list[str]:
     distinct as run names are: two folders ``teamA/meth`` and ``teamB/meth``
     are ``meth (teamA)`` and ``meth (teamB)`` (their results and native
     files never merge)."""
-    from ..readers import distinct_names
+    from ..reading.readers import distinct_names
 
     names = [s.name or Path(os.path.abspath(s.path)).name for s in sources]
     parents = [str(Path(os.path.abspath(s.path)).parent) for s in sources]

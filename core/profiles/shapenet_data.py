@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FileAccessError, FormatError
-from ..formats.source import open_source
-from ..formats.tokens import strip_bom
-from ..model import Assessment, RankedRun, make_warning
+from ..model.assessment import Assessment, make_warning
+from ..model.runs import RankedRun
+from ..reading.formats.source import open_source
+from ..reading.formats.tokens import strip_bom
 
 DATASETS = (
     "test_normal",

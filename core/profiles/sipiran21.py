@@ -42,9 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chunk import ratio
-from ..measures import Measure
-from ..model import Assessment
+from ..errors import NativeError
+from ..model.assessment import Assessment
+from ..scoring.base_measures import Measure
+from ..scoring.chunk import ratio
 from .base import Profile
 
 FAMILY = "SHREC 2021 (experiments.py)"
@@ -119,8 +120,6 @@ MEASURES = (
 def _method_run(result) -> tuple[str, str]:
     """``METHOD`` and ``RUN`` of a run file ``METHOD.RUN.EXT``, as the script
     splits its file names."""
-    from .native import NativeError
-
     name = Path(result.run_source).name
     parts = name.split(".")
     if len(parts) != 3 or not all(parts):
@@ -142,8 +141,6 @@ def _mean(values) -> float:
 def _class_models(assessment: Assessment) -> list[tuple[str, list[int]]]:
     """The query classes as the query file lists them, each with its
     queries' places (this assessment's order) in the file's order."""
-    from .native import NativeError
-
     cla = assessment.query_classification
     if cla is None:
         raise NativeError("the sipiran21 tables need the classes of a query .cla")
@@ -195,8 +192,6 @@ def _tables(lines: list[tuple[str, list[float]]]) -> tuple[str, str]:
 def native(results: list, assessment: Assessment) -> dict[str, str]:
     """table.txt and table.tex of every run (the script's ``all``, or with
     the macro average its ``avg_class``), and each query class's tables."""
-    from .native import NativeError
-
     average = results[0].options.average
     if average not in TABLES:
         raise NativeError(

@@ -25,9 +25,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..chunk import ratio, row_sums
-from ..measures import Alias, Measure
+from ..scoring.base_measures import Alias, Measure
+from ..scoring.chunk import ratio, row_sums
 from .base import Profile
+from .own_options import own_options
 from .trec_eval_text import P_CUTOFFS, trec_eval_text
 
 
@@ -169,7 +170,7 @@ PROFILE = Profile(
     measures=MEASURES,
     aliases=ALIASES,
     legend_tool="trec_eval",
-    own_options=("complete_queries",),
+    own_options=own_options("trec_eval"),
     text_format="trec_eval",
     text_writer=trec_eval_text,
     text_ranks=P_CUTOFFS,

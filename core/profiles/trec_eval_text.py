@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from ..engine import ranks_of_items
 from ..errors import UsageError
-from ..names import name_bytes
+from ..model.names import name_bytes
+from ..scoring.engine import ranks_of_items
 from . import get_profile
 
 #: trec_eval's default cut-offs of P (and what --format trec_eval adds to --ranks)

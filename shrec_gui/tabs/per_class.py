@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.confusion import item_classes
-from shrec_eval.measures import CURVES, expand
+from shrec_eval.scoring.confusion import item_classes
+from shrec_eval.scoring.measures import CURVES, expand
 
 from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.measures import expand
+from shrec_eval.scoring.measures import expand
 
 from ..models import SortProxy
 from ..per_query_model import PerQueryModel

@@ -18,9 +18,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.measures import ALIASES, FAMILIES, UnknownMeasureError, expand, measure_by_key
-from shrec_eval.measures import resolve as resolve_measure
 from shrec_eval.profiles import get_profile
+from shrec_eval.scoring.measures import (
+    ALIASES,
+    FAMILIES,
+    UnknownMeasureError,
+    expand,
+    measure_by_key,
+)
+from shrec_eval.scoring.measures import resolve as resolve_measure
 
 from ..menus import StayOpenMenu
 from ..models import SortProxy, SummaryModel, plural, problems

@@ -50,9 +50,9 @@ def main() -> None:
     for name, cmd in cases:
         best, median, cpu = wall(cmd, args.rounds)
         print(f"{name:28s} wall best {best:.3f} s, median {median:.3f} s; CPU {cpu:.3f} s")
-    probe = "import sys, shrec_eval.cli; print('numpy' in sys.modules)"
+    probe = "import sys, shrec_eval.cli.parser; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout
-    print(f"numpy imported by 'import shrec_eval.cli': {out.strip()}")
+    print(f"numpy imported by 'import shrec_eval.cli.parser': {out.strip()}")
 
 
 if __name__ == "__main__":

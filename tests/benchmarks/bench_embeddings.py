@@ -93,10 +93,10 @@ if what == "floor":
     t = time.perf_counter() - t
     out = {}
 else:
-    from shrec_eval.memory import keep_freed_blocks
+    from shrec_eval.scoring.memory import keep_freed_blocks
     keep_freed_blocks()
     from shrec_eval import evaluate
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
     a = load_assessment(cla)
     time.sleep(0.01); base = PEAK[0]; t = time.perf_counter()
     res = evaluate(a, load_run(features, a))
@@ -114,7 +114,7 @@ import sys, time, json
 import numpy as np
 what, path, k, metric = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 if what == "floor":
-    from shrec_eval.formats.embeddings import load_features
+    from shrec_eval.reading.formats.embeddings import load_features
     feats = load_features(path)  # the same memory-mapped arrays
     q, g = np.asarray(feats.query), feats.gallery
     nq = q.shape[0]
@@ -135,10 +135,10 @@ if what == "floor":
     t = time.perf_counter() - t
     out = {}
 else:
-    from shrec_eval.memory import keep_freed_blocks
+    from shrec_eval.scoring.memory import keep_freed_blocks
     keep_freed_blocks()
     from shrec_eval import Assessment, evaluate
-    from shrec_eval.readers import load_run
+    from shrec_eval.reading.readers import load_run
     n_items, n_q = int(sys.argv[5]), int(sys.argv[6])
     per = n_items // n_q
     items = [str(i) for i in range(n_items)]

@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from print_contest import classes55, demo_scored  # noqa: E402
-from shrec_eval import figures as F  # noqa: E402
-from shrec_eval.report import report_figure_files  # noqa: E402
+from shrec_eval.outputs import figures as F  # noqa: E402
+from shrec_eval.outputs.report import report_figure_files  # noqa: E402
 
 
 def main() -> None:

@@ -170,8 +170,8 @@ def json_time(qrels, run, n_items, out, repeat) -> float:
     run included), the scoring itself not timed."""
     from shrec_eval import evaluate
     from shrec_eval.contest import AssessmentSource, RunSource
-    from shrec_eval.readers import load_assessment, load_run
-    from shrec_eval.report import to_json, write_json
+    from shrec_eval.outputs.report import to_json, write_json
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     a = load_assessment(qrels, collection_size=n_items)
     res = evaluate(a, load_run(run, a))
@@ -194,7 +194,7 @@ def json_time(qrels, run, n_items, out, repeat) -> float:
 
 
 def reading(workdir, rel, grades, lists, run, repeat):
-    from shrec_eval.readers import load_assessment, load_run
+    from shrec_eval.reading.readers import load_assessment, load_run
 
     full = os.path.join(workdir, "w1_full.qrels")
     if not os.path.exists(full):
@@ -259,7 +259,7 @@ MATRIX_CHILD = (
     + r"""
 import sys, time
 sys.path.insert(0, sys.argv[4])  # this folder, for bench_readers
-from shrec_eval.memory import keep_freed_blocks
+from shrec_eval.scoring.memory import keep_freed_blocks
 keep_freed_blocks()  # as shrec-eval and shrec-gui start (both sides)
 what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if what == "floor":
@@ -270,7 +270,7 @@ if what == "floor":
 else:
     from bench_readers import flat_assessment
     from shrec_eval import evaluate
-    from shrec_eval.readers import load_run
+    from shrec_eval.reading.readers import load_run
     a = flat_assessment(n)
     time.sleep(0.01); base = PEAK[0]; t = time.perf_counter()
     res = evaluate(a, load_run(path, a, format="binary-matrix"))
@@ -363,7 +363,7 @@ def matrix_command(n, path, workdir, repeat):
 
 def ascii_matrix(n, workdir, repeat):
     from shrec_eval import evaluate
-    from shrec_eval.formats.matrix import read_ascii_matrix
+    from shrec_eval.reading.formats.matrix import read_ascii_matrix
 
     path = os.path.join(workdir, f"matrix_{n}.txt")
     if not os.path.exists(path):
@@ -434,7 +434,7 @@ def main(argv=None):
     )
     compiled = compile_bytecode()
     print(f"bytecode of {', '.join(compiled)} compiled first (pip does it on install)")
-    from shrec_eval.memory import keep_freed_blocks
+    from shrec_eval.scoring.memory import keep_freed_blocks
 
     # the parts timed in this process (reading, JSON) run with the allocator
     # setting the command line and the app start with

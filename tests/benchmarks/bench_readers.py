@@ -24,8 +24,8 @@ import tempfile
 import numpy as np
 from bench_engine import PEER_MEASURES, make_contest, time_best
 from shrec_eval import Assessment, evaluate
-from shrec_eval.formats.matrix import read_ascii_matrix
-from shrec_eval.readers import load_assessment, load_run
+from shrec_eval.reading.formats.matrix import read_ascii_matrix
+from shrec_eval.reading.readers import load_assessment, load_run
 
 #: this folder: child processes import the benchmark helpers from it
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,7 +128,7 @@ def hwm():  # peak RSS of this process image (ru_maxrss survives exec on Linux)
 sys.path.insert(0, sys.argv[3])  # this folder, for bench_readers
 from bench_readers import flat_assessment
 from shrec_eval import evaluate
-from shrec_eval.readers import load_run
+from shrec_eval.reading.readers import load_run
 a = flat_assessment(int(sys.argv[2]))
 base = hwm()
 tracemalloc.start()

@@ -31,7 +31,7 @@ float32 in one memory-mapped ``.npy`` of 2 GB (queries first) with an ids
 file (``--ids``).  Relevance: classes of 100 gallery items, R = 100.
 
 ``--skip-dask`` leaves out the cluster figures: the library's
-``shrec_eval.distributed.evaluate`` of the 100,000 workload on a
+``shrec_eval.scoring.distributed.evaluate`` of the 100,000 workload on a
 LocalCluster of 1, then 2 worker processes (one thread each; the cluster
 started before the clock), the speed-up, and the cost of one gallery shard
 per query and gallery item (what docs/scale.md's estimate multiplies).
@@ -309,9 +309,9 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
 
 DASK_CHILD = r"""
 import sys, time, json
-from shrec_eval.readers import load_assessment, load_run
-from shrec_eval import distributed as dist
-from shrec_eval.formats import embeddings as emb
+from shrec_eval.reading.readers import load_assessment, load_run
+from shrec_eval.scoring import distributed as dist
+from shrec_eval.reading.formats import embeddings as emb
 import distributed
 qrels, coll, feats, k, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 if __name__ == "__main__":

@@ -36,8 +36,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=20)
     args = p.parse_args(argv)
-    from shrec_eval.formats.source import open_source
-    from shrec_eval.readers import classify_path, sniff
+    from shrec_eval.reading.formats.source import open_source
+    from shrec_eval.reading.readers import classify_path, sniff
 
     with tempfile.TemporaryDirectory() as d:
         fifo = Path(d) / "f"

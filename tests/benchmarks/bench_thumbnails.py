@@ -4,7 +4,7 @@
 
 1,000 OFF models of 10,000 faces each (tori with random radii and bumps,
 written once into the work folder), thumbnailed at 128 px by
-shrec_eval.thumbnails:
+shrec_eval.shapes.thumbnails:
 
 * one process, no cache: time per model (reading with trimesh, drawing),
   and the peak memory of the process (ru_maxrss) and of one thumbnail's
@@ -91,8 +91,8 @@ def make_models(folder: Path, n: int) -> list[Path]:
 
 
 def _one(path: str) -> float:
-    from shrec_eval.shapes import ShapeFiles
-    from shrec_eval.thumbnails import thumbnail
+    from shrec_eval.shapes.index import ShapeFiles
+    from shrec_eval.shapes.thumbnails import thumbnail
 
     t = time.perf_counter()
     th = thumbnail(ShapeFiles(mesh=Path(path)), SIZE)
@@ -101,8 +101,8 @@ def _one(path: str) -> float:
 
 
 def bench_core(paths: list[Path], workdir: Path) -> None:
-    from shrec_eval.shapes import ShapeFiles
-    from shrec_eval.thumbnails import ThumbnailCache, thumbnail
+    from shrec_eval.shapes.index import ShapeFiles
+    from shrec_eval.shapes.thumbnails import ThumbnailCache, thumbnail
 
     _one(str(paths[0]))  # imports (trimesh: about a second) out of the figures
     times = [_one(str(p)) for p in paths]
@@ -111,8 +111,8 @@ def bench_core(paths: list[Path], workdir: Path) -> None:
         f"  {np.mean(times) * 1000:.1f} ms per model (median {np.median(times) * 1000:.1f}, "
         f"max {max(times) * 1000:.1f}); {sum(times):.1f} s in all"
     )
-    from shrec_eval.render import render_mesh
-    from shrec_eval.thumbnails import load_mesh
+    from shrec_eval.shapes.render import render_mesh
+    from shrec_eval.shapes.thumbnails import load_mesh
 
     read, draw = [], []
     for path in paths[:100]:
@@ -177,7 +177,7 @@ def bench_gui(paths: list[Path], workdir: Path) -> None:
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
     from shrec_eval.contest import AssessmentSource, RunSource
-    from shrec_eval.shapes import ShapesSource
+    from shrec_eval.shapes.index import ShapesSource
 
     from shrec_gui.app import make_app
     from shrec_gui.mainwindow import MainWindow

@@ -60,7 +60,7 @@ def golden_of(doc: dict) -> dict:
 
 
 def golden_text() -> str:
-    from shrec_eval.cli import main
+    from shrec_eval.cli.parser import main
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "demo.json"

@@ -1,0 +1,403 @@
+"""From parsed arguments to what a command works on: the options (EvalOptions)
+and the contest the arguments name (contest_of: a contest file, or an
+assessment and runs), its embedding and gallery settings, the outputs
+checked by the gate before anything is read, the measures asked for and the
+profile whose text output --format names."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ..contest import AssessmentSource, Contest, RunSource
+from ..errors import ShrecEvalError, UsageError
+from ..options import EvalOptions
+from ..outputs.atomic import Output, gate_outputs
+from ..outputs.native import NativeError, check_native
+from ..profiles import REGISTRY, get_profile
+from ..reading.formats.embeddings import is_embeddings
+from ..reading.formats.source import classify_path, open_source
+from ..scoring.measures import (
+    UnknownMeasureError,
+    expand,
+    rank_of,
+    resolve,
+)
+from ..shapes.index import ShapesSource
+
+
+def _profile_options(args) -> dict:
+    """The evaluator profile's options (every command that scores has them)."""
+    return {
+        "profile": args.profile,
+        "average": args.average,
+        "max_rank": args.max_rank,
+        "relevance_level": args.relevance_level,
+        "complete_queries": args.complete_queries,
+    }
+
+
+def _asked_keys(args) -> list[str]:
+    """The registry keys of the measures the command line names (--columns,
+    --rank-by, compare's --measure), each name resolved once (aliases such
+    as ``map`` or ``P_10`` included)."""
+    names = []
+    if getattr(args, "columns", None):
+        names += [k for k in args.columns.split(",") if k.strip()]
+    for opt in ("rank_by", "measure"):
+        if getattr(args, opt, None):
+            names.append(getattr(args, opt))
+    try:
+        return [resolve(n, args.profile, args.ranks) for n in names]
+    except UnknownMeasureError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _options(args) -> EvalOptions:
+    """The engine options of the command line (evaluate, compare, demo): the
+    ranks of --ranks plus those of the measures asked for by name (``P_20``
+    or ``p@20`` adds 20); a note when the profile fixes an option the command
+    line asked for."""
+    extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
+    profile = get_profile(args.profile)
+    if getattr(args, "format", "table") != "table":
+        extra |= set(_text_profile(args).text_ranks)
+    if args.keep_self and profile.options.get("remove_self") is True:
+        sys.stderr.write(
+            f"note: the {profile.name} profile always leaves a query out of its own list "
+            f"(as {profile.label} does): --keep-self is ignored\n"
+        )
+    return EvalOptions(
+        ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
+        curve_length=args.curve_length,
+        pr_levels=args.pr_levels,
+        pr_interpolation=args.pr_interpolation,
+        remove_self=not args.keep_self,
+        psb_class_cutoff=args.psb_cutoff,
+        f_beta=args.f_beta,
+        **_profile_options(args),
+    )
+
+
+#: command-line option (argparse dest) -> the EvalOptions field it sets
+OPTION_FIELDS = {
+    "ranks": "ranks",
+    "curve_length": "curve_length",
+    "pr_levels": "pr_levels",
+    "pr_interpolation": "pr_interpolation",
+    "keep_self": "remove_self",
+    "psb_cutoff": "psb_class_cutoff",
+    "f_beta": "f_beta",
+    "profile": "profile",
+    "average": "average",
+    "max_rank": "max_rank",
+    "relevance_level": "relevance_level",
+    "complete_queries": "complete_queries",
+    "collection_size": "collection_size",
+}
+
+
+def is_contest_file(path) -> bool:
+    """A contest file (a session saved by the app, the demo's contest.json)
+    is told by its name, as the app tells it."""
+    return str(path).lower().endswith(".json")
+
+
+def contest_of(args, options: EvalOptions) -> Contest:
+    """The contest a command line names (evaluate, check, compare): the
+    sources with their reader options, and ``options`` with the collection
+    size, which sets Ds in the engine whatever the assessment's format.
+    ASSESSMENT alone as a contest file (.json): that contest, with the
+    options given on the command line over the file's."""
+    if not args.runs:
+        if not is_contest_file(args.assessment):
+            raise UsageError(
+                "at least one RUN is needed after ASSESSMENT "
+                "(or a contest file, CONTEST.json, alone)"
+            )
+        return _contest_file(args, options)
+    names = [None] * len(args.runs)
+    if args.names:
+        names = [t.strip() for t in args.names.split(",")]
+        if len(names) != len(args.runs):
+            raise UsageError(f"--names gives {len(names)} names for {len(args.runs)} runs")
+    normalize = not args.no_normalize_ids
+    return Contest(
+        AssessmentSource(
+            args.assessment,
+            format=args.assessment_format,
+            queries=args.queries,
+            graded=args.sister_classes,
+            collection=args.collection,
+            normalize_ids=normalize,
+            matrix_order=args.matrix_order,
+        ),
+        tuple(
+            RunSource(
+                path,
+                format=args.run_format,
+                variant=args.variant,
+                trec_order=args.trec_order,
+                normalize_ids=normalize,
+                name=name,
+                **_embedding_options(args),
+            )
+            for path, name in zip(args.runs, names)
+        ),
+        replace(options, collection_size=args.collection_size),
+        name=Path(args.save_contest).stem if getattr(args, "save_contest", None) else "",
+        **_shapes_args(args),
+    )
+
+
+def _shapes_args(args, contest: Contest | None = None) -> dict:
+    """``shapes`` and ``query_shapes`` of a command line (--shapes DIR,
+    --query-shapes DIR, with their layouts), else the contest's."""
+    out = {}
+    for key in ("shapes", "query_shapes"):
+        folder = getattr(args, key, None)
+        if folder is not None:
+            out[key] = ShapesSource(folder, getattr(args, f"{key}_layout", None))
+        elif contest is not None:
+            out[key] = getattr(contest, key)
+    return out
+
+
+def _embedding_options(args) -> dict:
+    """How embedding runs are read (--metric, --ids, --top-k), for every
+    run of the command line (other runs refuse --ids and --top-k)."""
+    return {
+        "metric": getattr(args, "metric", None),
+        "ids": getattr(args, "ids", None),
+        "top_k": getattr(args, "top_k", None),
+    }
+
+
+def _embedding_kind(path) -> str | None:
+    """``npy`` or ``npz`` for a file whose first bytes are numpy's or a
+    zip's, else None (a pipe or a folder is not read here)."""
+    if classify_path(path) != "file":
+        return None
+    head = open_source(path, "run").head(8)
+    if not is_embeddings(head):
+        return None
+    return "npz" if head.startswith(b"PK") else "npy"
+
+
+#: command-line option (argparse dest) -> (RunSource field, the runs it fits, what they are)
+_EMBEDDING_OPTIONS = {
+    "metric": ("--metric", {"npy", "npz"}, "embedding runs (.npy, .npz)"),
+    "ids": ("--ids", {"npy"}, ".npy runs (an .npz names its rows itself)"),
+}
+
+
+def _fit_embedding_options(args, contest: Contest) -> Contest:
+    """--metric and --ids, given on the command line, go to the runs they
+    fit (--metric to .npy and .npz runs, --ids to .npy runs): an error when
+    no run fits, a note naming the runs left alone when some do not (a
+    matrix's or a list's distances are scored as they are)."""
+    given = getattr(args, "given", set())
+    fields = {}
+    for dest, (option, fits, what) in _EMBEDDING_OPTIONS.items():
+        if dest not in given or getattr(args, dest, None) is None:
+            continue
+        kinds = [_embedding_kind(r.path) for r in contest.runs]
+        # a pipe cannot be looked at before it is read: it takes the option
+        takes = [k in fits or classify_path(r.path) == "pipe" for k, r in zip(kinds, contest.runs)]
+        if not any(takes):
+            raise UsageError(
+                f"{option} applies to {what}; none of the runs is one "
+                "(a matrix's or a list's distances are scored as they are)"
+            )
+        left = [str(r.path) for r, t in zip(contest.runs, takes) if not t]
+        if left:
+            sys.stderr.write(
+                f"note: {option} applies to {what}: not to {', '.join(left[:3])}"
+                + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+                + "\n"
+            )
+        fields[dest] = takes
+    if not fields:
+        return contest
+    runs = tuple(
+        replace(r, **{d: getattr(r, d) if takes[i] else None for d, takes in fields.items()})
+        for i, r in enumerate(contest.runs)
+    )
+    return replace(contest, runs=runs)
+
+
+#: gallery options (argparse dest -> option) that need shapes and --report
+_GALLERY_OPTIONS = {
+    "gallery": "--gallery",
+    "gallery_queries": "--gallery-queries",
+    "gallery_k": "--gallery-k",
+    "thumbnail_size": "--thumbnail-size",
+}
+
+
+def _check_gallery_options(args, contest: Contest) -> None:
+    """The gallery's options without a gallery (no shapes, or no --report)
+    are refused rather than ignored; --shapes without --report (nor
+    --save-contest, which keeps them) is said in a note."""
+    written = getattr(args, "given", set())
+    given = [o for d, o in _GALLERY_OPTIONS.items() if d in written]
+    shapes = contest.shapes is not None or contest.query_shapes is not None
+    if given and not shapes:
+        raise UsageError(
+            f"{', '.join(given)} set the report's gallery, which needs the shapes: "
+            "give --shapes DIR (and --report DIR)"
+        )
+    if given and not getattr(args, "report", None):
+        raise UsageError(f"{', '.join(given)} set the report's gallery: give --report DIR")
+    asked = [o for o in ("shapes", "query_shapes") if getattr(args, o, None) is not None]
+    if asked and not getattr(args, "report", None) and not getattr(args, "save_contest", None):
+        sys.stderr.write(
+            f"note: {', '.join('--' + o.replace('_', '-') for o in asked)} draw the gallery of "
+            "--report (or go into --save-contest's file): without either they are not used\n"
+        )
+
+
+def _contest_file(args, options: EvalOptions) -> Contest:
+    """A contest file, with what the command line gives explicitly (the
+    options ``args.given`` names) over the file's settings."""
+    contest = Contest.read(args.assessment)
+    given = getattr(args, "given", set())
+    fields = {OPTION_FIELDS[d] for d in given if d in OPTION_FIELDS}
+    try:
+        merged = replace(contest.options, **{f: getattr(options, f) for f in fields})
+        if "profile" in fields:  # another profile's own options (trec_eval's -c) reset
+            merged = get_profile(merged.profile).fit(merged)
+    except ShrecEvalError as exc:
+        raise UsageError(f"{args.assessment}: {exc}") from None
+    a = contest.assessment
+    reading = {
+        "assessment_format": ("format", args.assessment_format),
+        "queries": ("queries", args.queries),
+        "sister_classes": ("graded", args.sister_classes),
+        "collection": ("collection", args.collection),
+        "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+        "matrix_order": ("matrix_order", args.matrix_order),
+    }
+    a = replace(a, **{f: v for d, (f, v) in reading.items() if d in given})
+    runs = list(contest.runs)
+    run_reading = {
+        "run_format": ("format", args.run_format),
+        "variant": ("variant", args.variant),
+        "trec_order": ("trec_order", args.trec_order),
+        "no_normalize_ids": ("normalize_ids", not args.no_normalize_ids),
+        **{d: (d, v) for d, v in _embedding_options(args).items()},
+    }
+    override = {f: v for d, (f, v) in run_reading.items() if d in given}
+    runs = [replace(r, **override) for r in runs]
+    if args.names:
+        names = [t.strip() for t in args.names.split(",")]
+        if len(names) != len(runs):
+            raise UsageError(
+                f"--names gives {len(names)} names for the {len(runs)} runs of {args.assessment}"
+            )
+        runs = [replace(r, name=n) for r, n in zip(runs, names)]
+    if not runs:
+        raise UsageError(f"{args.assessment}: the contest has no runs to score")
+    return replace(contest, assessment=a, runs=tuple(runs), options=merged, view={})
+
+
+def _contest_file_of(args):
+    """The contest file the command line names (ASSESSMENT alone), or None."""
+    return None if args.runs else args.assessment
+
+
+def _save_contest(args, contest: Contest) -> None:
+    """--save-contest FILE: the contest this command line describes, for the
+    app to open (File > Open session) or for ``evaluate CONTEST.json``."""
+    if getattr(args, "save_contest", None):
+        contest.write(args.save_contest)
+
+
+def _inputs(contest: Contest) -> list:
+    return contest.inputs()
+
+
+def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **outputs) -> None:
+    """Before any work, every output through the one gate
+    (:meth:`shrec_eval.contest.Contest.gate_outputs`); the ``contest_file``
+    read (ASSESSMENT alone) is an input too, and ``--save-contest`` an output."""
+    if outputs.get("native"):
+        try:
+            check_native(contest.profile)
+        except NativeError as exc:
+            raise UsageError(str(exc)) from None
+    more = [Output("--save-contest", save_contest)] if save_contest else []
+    gated = contest.gate_outputs(**outputs, more=more)
+    if contest_file is not None:
+        gate_outputs(gated, [*contest.inputs(), contest_file])
+
+
+def _guard_shapes(contest: Contest, report=None) -> dict:
+    """Before any scoring: the shapes folders exist, and with ``report``
+    (the gallery's only use of them) each one is indexed, so that a folder
+    holding no shapes or a layout finding none is refused now, not after
+    the scoring.  (The output gate keeps every output out of them: they are
+    inputs of the contest.)  Returns the indexes by key."""
+    indexes = {}
+    for key in ("shapes", "query_shapes"):
+        source = getattr(contest, key)
+        if source is None:
+            continue
+        if not Path(source.path).is_dir():
+            raise UsageError(
+                f"{source.path}: the shapes folder does not exist (or is not a folder)"
+            )
+        if report is not None:
+            indexes[key] = source.index()
+    return indexes
+
+
+def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
+    """The registry keys of measure names (keys or aliases), each one a
+    measure the profile computes with these ranks."""
+    known = {m.key for m in expand(options.ranks, options.profile)}
+    out = []
+    for name in keys:
+        try:
+            key = resolve(name, options.profile, options.ranks)
+        except UnknownMeasureError as exc:
+            raise UsageError(str(exc)) from None
+        if key not in known:  # a rank the options do not have
+            raise UsageError(
+                f"measure {name!r} ({key}) needs rank {rank_of(key)} in --ranks "
+                f"({','.join(map(str, options.ranks))})"
+            )
+        out.append(key)
+    return out
+
+
+def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
+    """The printed columns and the ranking measure (registry keys), checked
+    before scoring."""
+    keys, rank_key = get_profile(options.profile).table(assessment, options)
+    if args.rank_by:
+        rank_key = _check_keys([args.rank_by], options)[0]
+    if args.columns:
+        keys = _check_keys([k for k in args.columns.split(",") if k.strip()], options)
+    _check_keys(keys + [rank_key], options)
+    return keys, rank_key
+
+
+def _text_profile(args):
+    """The profile whose own text output ``--format NAME`` asks for: the
+    command's profile, when its text output is NAME (a UsageError else)."""
+    formats = [p.text_format for p in REGISTRY.values() if p.text_format]
+    if args.format not in formats:
+        raise UsageError(
+            f"unknown --format {args.format!r}; expected table or a profile's own text "
+            f"output: {', '.join(formats)}"
+        )
+    profile = get_profile(args.profile)
+    if profile.text_format != args.format:
+        home = next(p for p in REGISTRY.values() if p.text_format == args.format)
+        raise UsageError(
+            f"--format {args.format} needs --profile {home.name} ({home.label}'s rules)"
+        )
+    return profile

@@ -1,0 +1,478 @@
+"""What each ``shrec-eval`` command does, once :mod:`shrec_eval.cli.parser` has
+parsed its arguments: the contest the arguments name (:func:`contest_of`),
+reading and scoring with a progress bar, the table and the files asked for.
+Every command is ``cmd_NAME(args, out) -> exit code``; errors meant for the
+user are ShrecEvalErrors, which :func:`shrec_eval.cli.parser.main` reports.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..contest import AssessmentSource, Contest, RunSource
+from ..errors import ContestFileError, OutputError, UsageError
+from ..model.values import text_grid
+from ..options import EvalOptions
+from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
+from ..outputs.gallery import thumb_names
+from ..outputs.report import (
+    write_json,
+    write_report,
+)
+from ..profiles import REGISTRY, get_profile
+from ..reading.formats.embeddings import distances_matrix, matrix_pieces
+from ..resources import demo_manifest
+from ..scoring.measures import (
+    all_aliases,
+    expand,
+    holds_under,
+    owner,
+)
+from ..scoring.stats import CORRECTIONS, TESTS, compare
+from ..service import PROBLEMS, load_assessment, score_runs
+from ..shapes.index import ShapesSource
+from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
+from .arguments import (  # noqa: F401
+    _EMBEDDING_OPTIONS,
+    _GALLERY_OPTIONS,
+    OPTION_FIELDS,
+    _asked_keys,
+    _check_gallery_options,
+    _check_keys,
+    _contest_file,
+    _contest_file_of,
+    _embedding_kind,
+    _embedding_options,
+    _fit_embedding_options,
+    _guard_outputs,
+    _guard_shapes,
+    _inputs,
+    _options,
+    _profile_options,
+    _save_contest,
+    _shapes_args,
+    _table_keys,
+    _text_profile,
+    contest_of,
+    is_contest_file,
+)
+from .steps import (  # noqa: F401
+    PROG,
+    Progress,
+    _cluster,
+    _gallery,
+    _native,
+    _no_own_reader,
+    _outputs,
+    _score,
+    legend,
+)
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_evaluate(args, out) -> int:
+    if args.format != "table":
+        _text_profile(args)
+    elif args.per_query:
+        formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
+        raise UsageError(f"--per-query (-q) goes with --format {formats}")
+    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
+    _check_gallery_options(args, contest)
+    _guard_outputs(
+        contest,
+        _contest_file_of(args),
+        json=args.json,
+        csv=args.csv,
+        report=args.report,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
+    shapes = _guard_shapes(contest, report=args.report)
+    assessment = None
+    runs: list = []
+    if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
+        assessment = load_assessment(contest)
+        _table_keys(args, assessment, contest.options)
+    with _cluster(args) as client:
+        assessment, results = _score(contest, assessment, runs, client)
+    # the contest file once its runs were read: never one that cannot be scored
+    _save_contest(args, contest)
+    _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes)
+    return 0
+
+
+def cmd_demo(args, out) -> int:
+    if args.format != "table" or args.per_query:
+        raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
+    manifest = demo_manifest()
+    contest = Contest.read(manifest)
+    contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
+    _no_own_reader(contest.options, "demo")
+    _check_gallery_options(args, contest)
+    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    shapes = _guard_shapes(contest, report=args.report)
+    assessment = load_assessment(contest)
+    _table_keys(args, assessment, contest.options)
+    runs: list = []
+    _, results = _score(contest, assessment, runs)
+    out.write(
+        f"{contest.name}: {assessment.n_queries} queries, collection of "
+        f"{assessment.collection_size}, {assessment.kind}\n\n"
+    )
+    _outputs(
+        args,
+        contest,
+        assessment,
+        results,
+        out,
+        base=Path(manifest).parent,
+        runs=runs,
+        shapes=shapes,
+    )
+    return 0
+
+
+def _alias_names(cm, profile: str | None) -> list[str]:
+    """The other tools' names of a concrete measure (those that hold under
+    ``profile`` when one is given)."""
+    out = []
+    for a in all_aliases():
+        if a.key != cm.measure.key and a.key != cm.key:
+            continue
+        if not holds_under(a, profile):
+            continue
+        out.append(a.name.replace("{k}", str(cm.k)) if cm.k is not None else a.name)
+    return out
+
+
+def cmd_measures(args, out) -> int:
+    profile = args.profile
+    own = get_profile(profile).overrides if profile is not None else {}
+    rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
+    for m in expand(args.ranks, profile):
+        only = owner(m.measure)
+        definition = m.definition + (f" [profile {only.name} only]" if only else "")
+        if m.key in own or m.measure.key in own:
+            definition += f" [computed as {profile} does: see docs/profiles.md]"
+        rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
+    out.write("".join(line + "\n" for line in text_grid(rows, left=4)))
+    note = (
+        "Also known as: trec_eval's and ir_measures' names give trec_eval's numbers under "
+        "--profile trec_eval; NN, FT, ST, E, DCG are the SHREC toolkits' and psbTable's "
+        "columns. Any name is accepted by --columns, --rank-by and compare --measure; an @K "
+        "name of another rank (P_20, p@20) adds that rank. Definitions and sources: "
+        "docs/measures.md."
+    )
+    out.write("\n" + textwrap.fill(note, 100) + "\n")
+    if profile is not None:
+        p = get_profile(profile)
+        opts = EvalOptions(ranks=args.ranks, profile=profile)
+        keys, rank_key = get_profile(opts.profile).table(None, opts)
+        rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
+        out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
+    return 0
+
+
+def check_run(
+    assessment, source: RunSource, options: EvalOptions, strict: bool = False, client=None
+) -> dict:
+    """Read and check one submission; every finding as a dict (a notice is
+    a problem too when ``strict``)."""
+    entry = {
+        "path": str(source.path),
+        "name": source.name,
+        "format": None,
+        "problems": [],
+        "notices": [],
+    }
+    # the engine runs every data check (coverage, truncation, ties) as it scores
+    try:
+        (outcome,) = score_runs(assessment, [source], options, client=client)
+    except ContestFileError as exc:
+        entry["problems"].append(
+            {"code": "unreadable", "message": str(exc), "count": 1, "examples": []}
+        )
+        entry["verdict"] = "cannot be read"
+        return entry
+    run, result = outcome.run, outcome.result
+    entry["result"] = result
+    entry.update(
+        name=run.name,
+        format=run.format,
+        queries=len(run.query_ids),
+        assessment_queries=assessment.n_queries,
+    )
+    for w in result.warnings:
+        if w.code in ("no_relevant", "no_highly_relevant", "psb_class_cutoff"):
+            continue  # about the assessment, not the submission
+        strict_problem = strict and w.code not in ("self_match", "top_k")  # what was asked
+        kind = "problems" if w.code in PROBLEMS or strict_problem else "notices"
+        entry[kind].append(w.to_dict())
+    entry["verdict"] = "problems" if entry["problems"] else "ok"
+    return entry
+
+
+def cmd_check(args, out) -> int:
+    contest = _fit_embedding_options(
+        args,
+        contest_of(args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))),
+    )
+    _guard_outputs(
+        contest,
+        _contest_file_of(args),
+        json=args.json,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
+    _no_own_reader(contest.options, "check")
+    _save_contest(args, contest)
+    assessment = load_assessment(contest)
+    size = contest.options.collection_size or assessment.collection_size
+    report = {
+        "tool": {"name": PROG, "version": __version__},
+        "profile": contest.options.profile,
+        "assessment": {
+            "path": str(contest.assessment.path),
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": size,
+        },
+        "runs": [],
+    }
+    out.write(
+        f"assessment {contest.assessment.path}: {assessment.kind}, "
+        f"{assessment.n_queries} queries, collection of {size}; "
+        f"profile {contest.options.profile}\n"
+    )
+    results = []
+    paths = args.runs or [str(r.path) for r in contest.runs]
+    with _cluster(args) as client:
+        entries = [
+            check_run(assessment, source, contest.options, args.strict, client)
+            for source in contest.runs
+        ]
+    for path, e in zip(paths, entries):
+        if "result" in e:
+            results.append(e.pop("result"))
+        report["runs"].append(e)
+        out.write(f"\n{path}\n")
+        if e["format"]:
+            out.write(
+                f"  format: {e['format']}\n  queries: {e['queries']} in the run, "
+                f"{e['assessment_queries']} in the assessment\n"
+            )
+        for kind in ("problems", "notices"):
+            for w in e[kind]:
+                ex = f" (e.g. {', '.join(w['examples'])})" if w["examples"] else ""
+                label = "problem" if kind == "problems" else "notice"
+                text = (
+                    w["message"]
+                    if w["code"] == "unreadable"
+                    else f"{w['message']}: {w['count']}{ex}"
+                )
+                out.write(f"  {label}: {text}\n")
+        out.write(f"  verdict: {'OK' if e['verdict'] == 'ok' else e['verdict'].upper()}\n")
+    if args.json:
+        write_json(args.json, report)
+    if results:
+        _native(args, assessment, results, contest)
+    return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
+
+
+def cmd_compare(args, out) -> int:
+    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
+    _guard_outputs(
+        contest,
+        _contest_file_of(args),
+        json=args.json,
+        report=args.report,
+        native=args.native,
+        save_contest=args.save_contest,
+    )
+    _no_own_reader(contest.options, "compare")
+    args.measure = _check_keys([args.measure], contest.options)[0]
+    assessment = load_assessment(contest)
+    with _cluster(args) as client:
+        _, results = _score(contest, assessment, client=client)
+    _save_contest(args, contest)  # once its runs were read
+    tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
+    c = compare(
+        results,
+        args.measure,
+        tests=tests,
+        correction=args.correction,
+        alpha=args.alpha,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        unit=args.unit,
+        progress=Progress(label="comparing"),
+    )
+    out.write(comparison_text(c))
+    _native(args, assessment, results, contest)
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "tool": {"name": PROG, "version": __version__},
+                "profile": contest.options.profile,
+                "assessment": str(contest.assessment.path),
+                "comparison": c.to_dict(),
+            },
+        )
+    if args.report:
+        write_report(
+            args.report,
+            assessment,
+            results,
+            rank_key=args.measure,
+            comparison=c,
+            test=tests[0],
+            figure_preset=args.figure_preset,
+        )
+    return 0
+
+
+def comparison_text(c) -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per test."""
+    pct = f"{c.confidence:.0%}"
+    unit = "queries" if c.unit == "query" else "classes"
+    lines = [
+        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
+        f"{', '.join(TESTS[t] for t in c.tests)}; "
+        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
+        "",
+    ]
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
+    for i, r in enumerate(c.ranking(), start=1):
+        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        rows.append(
+            [
+                str(i),
+                r.name,
+                f"{r.mean:.4f}" if r.mean is not None else "",
+                ci,
+                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
+            ]
+        )
+    lines += text_grid(rows)
+    order = [r.name for r in c.ranking()]
+    index = [r.name for r in c.runs]
+    for t in c.tests:
+        m = c.matrix(t)
+        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
+        grid = [[""] + order]
+        for a in order:
+            row = [a]
+            for b in order:
+                v = m[index.index(a), index.index(b)]
+                row.append(
+                    "-"
+                    if a == b
+                    else ""
+                    if np.isnan(v)
+                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
+                )
+            grid.append(row)
+        lines += text_grid(grid)
+    left = [p for p in c.pairs if p.n_left_out]
+    if left:
+        lines += [
+            "",
+            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
+            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_distances(args, out) -> int:
+    """The distances of feature vectors as a PSB binary matrix (float32,
+    written atomically a tile of rows at a time): exactly what scoring the
+    features ranks, so scoring the matrix gives the same bits."""
+    inputs = [args.features, args.ids, args.assessment, args.queries, args.collection]
+    gate_outputs([Output("--output", args.output)], [p for p in inputs if p is not None])
+    assessment = None
+    if args.assessment is not None:
+        assessment = AssessmentSource(
+            args.assessment,
+            queries=args.queries,
+            collection=args.collection,
+            normalize_ids=not args.no_normalize_ids,
+        ).load()
+    elif args.queries is not None or args.collection is not None:
+        raise UsageError("--queries and --collection go with --assessment")
+    dist = distances_matrix(
+        args.features,
+        metric=args.metric or "cosine",
+        ids=args.ids,
+        assessment=assessment,
+        normalize_ids=not args.no_normalize_ids,
+    )
+    write_pieces(args.output, matrix_pieces(dist))
+    q, n = dist.shape
+    # the matrix alone on standard output when it is written there
+    say = sys.stderr if stream_fd(args.output) == 1 else out
+    say.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
+    if dist.file_order:
+        say.write(
+            f"note: the rows and columns are those of {Path(args.features).name} in its own "
+            "order (its ids are not written in a matrix), which an assessment's items may "
+            "not follow; give --assessment to write its queries x its items, the order "
+            "'evaluate' reads a matrix in\n"
+        )
+    return 0
+
+
+def cmd_thumbnails(args, out) -> int:
+    """Every shape of a folder as a PNG thumbnail in OUT (created when
+    missing; thumbnails of the same names replaced, nothing else touched)."""
+    source = ShapesSource(args.shapes, args.layout, normalize_ids=not args.no_normalize_ids)
+    gate_outputs([Output("OUT", args.out, "tree")], [source.path])
+    index = source.index()
+    target = Path(args.out)
+    if target.exists() and not target.is_dir():
+        raise OutputError(target, "this is a file; a folder was expected for the thumbnails")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
+    cache = None if args.no_cache else ThumbnailCache()
+    ids = index.ids()
+    progress = Progress(label="thumbnails")
+    problems = {}
+    names = thumb_names(ids)
+    for done, item in enumerate(ids, start=1):
+        png, problem = thumbnail_png(index.files(item), args.size, cache)
+        if problem is not None:
+            problems[item] = problem
+        # no flush to disk per file (thumbnails can be made again): a warm
+        # cache writes at the speed of copying files
+        write_bytes(target / names[item], png, sync=False)
+        progress(done, len(ids))
+    out.write(
+        f"{len(ids)} thumbnails of {index.describe()} written to {target} "
+        f"({args.size} x {args.size} px)\n"
+    )
+    w = shape_warning(problems)
+    if w is not None:
+        out.write(f"note: {w}\n")
+    return 0
+
+
+COMMANDS = {
+    "evaluate": cmd_evaluate,
+    "distances": cmd_distances,
+    "check": cmd_check,
+    "compare": cmd_compare,
+    "measures": cmd_measures,
+    "demo": cmd_demo,
+    "thumbnails": cmd_thumbnails,
+}

@@ -1,0 +1,424 @@
+"""The options the commands share, as argparse parent parsers (reading, engine,
+profile, output, shapes and gallery), with the value types that name the
+option in their errors; light: --help answers without numpy."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+
+# Only light modules here: --help and --version answer without numpy (the
+# commands, the engine and the readers are imported once a command runs).
+from ..choices import (
+    ASSESSMENT_FORMATS,
+    DEFAULT_PROFILE,
+    FIGURE_PRESETS,
+    GALLERY_MODES,
+    MATRIX_ORDERS,
+    METRICS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+)
+from ..choices import PROFILE_NAMES as PROFILES
+from ..errors import OptionsError, UsageError
+from ..options import (
+    AVERAGES,
+    MAX_BETA,
+    MAX_COLLECTION,
+    MAX_RANK,
+    PR_INTERPOLATIONS,
+    EvalOptions,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line instead of usage + error
+        raise UsageError(f"{message}{_nearest_choice(message)} (see {self.prog} --help)")
+
+
+def _nearest_choice(message: str) -> str:
+    """'; did you mean ...?' for argparse's "invalid choice: 'X' (choose
+    from 'A', 'B')" when one choice is close to X (trec-eval, evalute)."""
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not m:
+        return ""
+    choices = re.findall(r"'([^']*)'", m.group(2))
+    near = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}?" if near else ""
+
+
+def _argument_type(name: str):
+    """An argparse ``type`` from a parser of :mod:`shrec_eval.model.values`
+    (imported when an option is read: values needs numpy)."""
+
+    def convert(text: str):
+        from ..model import values
+
+        try:
+            return getattr(values, name)(text)
+        except OptionsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = name
+    return convert
+
+
+def _bounded(name: str, *bounds, **kw):
+    """An argparse ``type`` for a number in a range (the error names the option)."""
+
+    def convert(text: str):
+        from ..model import values
+
+        try:
+            return getattr(values, name)(text, *bounds, **kw)
+        except OptionsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = "number"
+    return convert
+
+
+def _not_zero(convert, why: str):
+    """``convert`` (a whole number from 0 up) refusing 0 with ``why``: what
+    trec_eval makes of 0 for the option, and why shrec-eval does not take it."""
+
+    def checked(text: str):
+        value = convert(text)
+        if value == 0:
+            raise argparse.ArgumentTypeError(f"0 is not taken: {why}")
+        return value
+
+    checked.__name__ = "number"
+    return checked
+
+
+_ranks = _argument_type("parse_ranks")
+_rank = _bounded("parse_whole", 1, MAX_RANK)
+_collection = _bounded("parse_whole", 1, MAX_COLLECTION)
+#: randomization and bootstrap resamples: 1,000,000 is about 8 bytes x
+#: queries x resamples of working memory at once
+_resamples = _bounded("parse_whole", 1, 1_000_000)
+_seed = _bounded("parse_whole", 0, 2**63 - 1)
+_level = _not_zero(
+    _bounded("parse_whole", 0, 2**31 - 1),
+    "trec_eval -l 0 counts every judged document relevant, grade-0 lines too, while "
+    "shrec-eval keeps grade 0 for 'judged not relevant'; for trec_eval's default measures, "
+    "raise the qrels' grade 0 to 1 and give -l 1 (the same numbers)",
+)
+_max_rank = _not_zero(
+    _bounded("parse_whole", 0, MAX_RANK),
+    "trec_eval -M 0 keeps no document of any list (every value 0, and its "
+    "iprec_at_recall printed as -nan); give -M 1 or more",
+)
+_beta = _bounded("parse_real", 0.0, MAX_BETA)
+_probability = _bounded("parse_real", 0.0, 0.999999)
+
+
+def _reading_parser() -> argparse.ArgumentParser:
+    """The files of a contest and how to read them (evaluate, check, compare)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument(
+        "assessment",
+        metavar="ASSESSMENT",
+        help="who is relevant to which query: a PSB .cla or TREC qrels (formats below); "
+        "or, alone, a contest file (CONTEST.json: a session saved by the app; options "
+        "given here override its own)",
+    )
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="the runs to score: matrices, rank-list folders, TREC runs (formats below)",
+    )
+    g = p.add_argument_group("reading the files")
+    g.add_argument(
+        "--queries",
+        metavar="QUERY.cla",
+        help="query classification: external queries, relevant = same class name",
+    )
+    g.add_argument(
+        "--sister-classes",
+        action="store_true",
+        help="graded relevance from the .cla: same class 2, sister classes 1",
+    )
+    g.add_argument(
+        "--collection-size",
+        "-N",
+        type=_collection,
+        metavar="N",
+        help="collection size (TREC qrels do not know it; also changes TN)",
+    )
+    g.add_argument("--collection", metavar="FILE", help="collection ids, one per line (qrels)")
+    g.add_argument(
+        "--assessment-format",
+        choices=sorted(ASSESSMENT_FORMATS),
+        help="override the detected assessment format",
+    )
+    g.add_argument(
+        "--run-format",
+        choices=sorted(RUN_FORMATS),
+        help="override the detected run format (all runs)",
+    )
+    g.add_argument(
+        "--variant",
+        choices=sorted(RANKLIST_VARIANTS),
+        help="rank-list variant (detected from content by default)",
+    )
+    g.add_argument(
+        "--trec-order",
+        action="store_true",
+        help="sort TREC runs as trec_eval does (score desc, docno desc)",
+    )
+    g.add_argument(
+        "--no-normalize-ids",
+        action="store_true",
+        help="keep ids as written (no m/model_ prefix or zero-padding removal)",
+    )
+    g.add_argument(
+        "--matrix-order",
+        choices=tuple(MATRIX_ORDERS),
+        default="listing",
+        help="how a dissimilarity matrix maps onto the assessment: listing (row i / column j = "
+        "the i-th query / j-th model as the .cla lists them, psbTable's reading; the default) "
+        "or id (row r / column c = the query / model of id r / c; ids 0..N-1, as SHREC 2021's "
+        "matrices); when the ids are 0..N-1 listed out of order a note gives the NN of both",
+    )
+    g.add_argument(
+        "--names",
+        metavar="N1,N2,...",
+        help="run names, comma separated, in the order of the run files",
+    )
+    g.add_argument(
+        "--save-contest",
+        metavar="FILE",
+        help="write the contest this command line describes (a .json the app opens)",
+    )
+    _embeddings_group(p)
+    g = p.add_argument_group("scale")
+    g.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="score on a Dask cluster (same results): local:N starts N worker processes "
+        "here, tcp://HOST:PORT joins a running scheduler (pip install 'shrec-eval[dask]')",
+    )
+    return p
+
+
+def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
+    """How feature vectors are read and ranked (embedding runs, distances)."""
+    g = p.add_argument_group("embedding runs (.npy, .npz)")
+    g.add_argument(
+        "--metric",
+        choices=tuple(METRICS),
+        help="distance between feature vectors (default cosine)",
+    )
+    g.add_argument(
+        "--ids", metavar="FILE", help="ids of a .npy's rows, one per line (default: item order)"
+    )
+    if top_k:
+        g.add_argument(
+            "--top-k",
+            type=_rank,
+            metavar="K",
+            help="keep each query's first K results (partial selection; measures past "
+            "rank K become bounds, see the note)",
+        )
+
+
+def _engine_parser() -> argparse.ArgumentParser:
+    """The engine options (evaluate, compare, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("measures")
+    g.add_argument(
+        "--ranks",
+        type=_ranks,
+        default=EvalOptions().ranks,
+        metavar="K1,K2,...",
+        help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)",
+    )
+    g.add_argument(
+        "--curve-length",
+        type=_rank,
+        default=100,
+        metavar="N",
+        help="ranks of the (N)(D)CG and F curves (default 100)",
+    )
+    g.add_argument(
+        "--pr-levels",
+        type=int,
+        choices=(11, 21),
+        default=21,
+        help="recall levels of the precision-recall curve (default 21)",
+    )
+    g.add_argument(
+        "--pr-interpolation",
+        choices=PR_INTERPOLATIONS,
+        default="max",
+        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB; "
+        "psbplot: psbPlot's own curve (the query counted as relevant, float32)",
+    )
+    g.add_argument(
+        "--keep-self",
+        action="store_true",
+        help="do not remove a query from its own ranked list (leave-one-out)",
+    )
+    g.add_argument(
+        "--psb-cutoff",
+        action="store_true",
+        help="leave queries of classes with at most 2 members out of the means",
+    )
+    g.add_argument("--f-beta", type=_beta, default=1.0, help="weight of the F-measure curve")
+    return p
+
+
+def _profile_parser() -> argparse.ArgumentParser:
+    """The evaluator profile and the averaging (evaluate, check, compare, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("evaluator profile and averaging")
+    g.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        help="follow the rules of an official evaluator: its list handling, definitions, "
+        "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
+        "--profile NAME' shows what it computes)",
+    )
+    g.add_argument(
+        "--average",
+        choices=AVERAGES,
+        default="micro",
+        help="what the run mean is: micro (over queries), macro (over classes), "
+        "proportional or reciprocal (queries weighted by n_q or 1/n_q)",
+    )
+    g.add_argument(
+        "--native",
+        metavar="DIR",
+        help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
+    )
+    g.add_argument(
+        "--max-rank",
+        "-M",
+        type=_max_rank,
+        metavar="N",
+        help="only the first N entries of each list count (trec_eval -M)",
+    )
+    g.add_argument(
+        "--relevance-level",
+        "-l",
+        type=_level,
+        default=1,
+        metavar="L",
+        help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
+    )
+    g.add_argument(
+        "--complete-queries",
+        "-c",
+        action="store_true",
+        help="trec_eval profile: average over every query of the qrels, a missing one "
+        "scoring 0 (trec_eval -c; -N is --collection-size)",
+    )
+    return p
+
+
+def _output_parser() -> argparse.ArgumentParser:
+    """The tables and files of a scored contest (evaluate, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("output")
+    g.add_argument(
+        "--rank-by",
+        metavar="KEY",
+        help="measure that ranks the runs (default: the profile's; shrec: adr for sister-class "
+        "grades of a .cla, else ap_trec_r)",
+    )
+    g.add_argument(
+        "--format",
+        default="table",
+        metavar="{table,PROFILE}",
+        help="what goes to standard output: the summary table (default), or a profile's own "
+        "text output: with --profile trec_eval, --format trec_eval prints exactly what the "
+        "trec_eval binary prints for its default measures",
+    )
+    g.add_argument(
+        "--per-query",
+        "-q",
+        action="store_true",
+        help="--format trec_eval: every query's values before the summary (trec_eval -q)",
+    )
+    g.add_argument(
+        "--columns",
+        metavar="K1,K2,...",
+        help="measures of the printed table (keys or other tools' names: map,P_10,NN)",
+    )
+    g.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write every number as JSON (means, per-query values, curves, data checks)",
+    )
+    g.add_argument("--csv", metavar="DIR", help="write summary.csv and per_query.csv")
+    g.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write summary.csv, per_query.csv, summary.md, summary.tex (one column), "
+        "summary-wide.tex, index.html and figures/ (PDF, SVG, PNG)",
+    )
+    _figure_preset_option(g)
+    return p
+
+
+def _figure_preset_option(g) -> None:
+    g.add_argument(
+        "--figure-preset",
+        choices=FIGURE_PRESETS,
+        default="column",
+        help="size and text of the report's figures: column (8.5 cm, 8 pt; the default), "
+        "two-columns (17.5 cm, 8 pt), slide (16:9, 14 pt)",
+    )
+
+
+_size = _bounded("parse_whole", 16, 1024)
+_k = _bounded("parse_whole", 1, 100)
+_n = _bounded("parse_whole", 1, 1000)
+
+
+def _shapes_parser() -> argparse.ArgumentParser:
+    """The shapes of a contest and the report's gallery (evaluate, demo)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("shapes and the report's gallery (docs/shapes.md)")
+    g.add_argument(
+        "--shapes",
+        metavar="DIR",
+        help="the collection's shapes (PSB db/, ShapeNet synsets, or <id>.off/.obj/... files); "
+        "with --report, gallery.html and thumbs/ are written",
+    )
+    g.add_argument(
+        "--shapes-layout",
+        metavar="LAYOUT",
+        help="psb, shapenet, flat or a pattern such as models/{id}/mesh.ply (default: detected)",
+    )
+    g.add_argument(
+        "--query-shapes",
+        metavar="DIR",
+        help="the queries' shapes or images (sketch and image queries); default: --shapes",
+    )
+    g.add_argument("--query-shapes-layout", metavar="LAYOUT", help="as --shapes-layout")
+    g.add_argument(
+        "--gallery",
+        choices=GALLERY_MODES,
+        default="all",
+        help="the gallery's queries: all, or the N worst / best of each run (default all)",
+    )
+    g.add_argument(
+        "--gallery-queries",
+        type=_n,
+        default=5,
+        metavar="N",
+        help="N of --gallery worst|best (default 5)",
+    )
+    g.add_argument(
+        "--gallery-k", type=_k, default=10, metavar="K", help="results shown per run (default 10)"
+    )
+    g.add_argument(
+        "--thumbnail-size", type=_size, default=128, metavar="PX", help="thumbnail side (128)"
+    )
+    return p

@@ -1,0 +1,278 @@
+"""``shrec-eval``: batch scoring, submission checks, reports and the demo.
+
+This module is what the command line accepts (the commands and their
+options, shared through parent parsers) and :func:`main`, the one place
+where a user error (:class:`~shrec_eval.errors.ShrecEvalError`) becomes one
+line on stderr; what each command does is :mod:`shrec_eval.cli.commands`.
+
+Never imports Qt.  Exit codes: 0 success, 1 submission problems (``check``),
+2 usage or format error (one line on stderr; ``--debug`` shows the
+traceback), 130 interrupted, 143 terminated, 141 output pipe closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import signal
+import sys
+from collections.abc import Sequence
+
+# Only light modules here: --help and --version answer without numpy (the
+# commands, the engine and the readers are imported once a command runs).
+from .._version import __version__
+from ..errors import ShrecEvalError, UsageError, shown
+from ..model.names import name_bytes
+from ..outputs.atomic import stream_fd
+from ..scoring.memory import keep_freed_blocks
+from .command_parsers import (  # noqa: F401
+    INPUTS,
+    MEASURE_NAMES,
+    _check_args,
+    _command,
+    _compare_args,
+    _demo_args,
+    _distances_args,
+    _evaluate_args,
+    _examples,
+    _formats,
+    _measures_args,
+    _thumbnails_args,
+)
+from .option_groups import (  # noqa: F401
+    _argument_type,
+    _beta,
+    _bounded,
+    _collection,
+    _embeddings_group,
+    _engine_parser,
+    _figure_preset_option,
+    _k,
+    _level,
+    _max_rank,
+    _n,
+    _nearest_choice,
+    _not_zero,
+    _output_parser,
+    _Parser,
+    _probability,
+    _profile_parser,
+    _rank,
+    _ranks,
+    _reading_parser,
+    _resamples,
+    _seed,
+    _shapes_parser,
+    _size,
+)
+
+PROG = "shrec-eval"
+COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo", "thumbnails")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks")
+    reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
+    profile, shapes = _profile_parser(), _shapes_parser()
+    p = _Parser(
+        prog=PROG,
+        description="Score 3D shape retrieval contests (SHREC, PSB, ShapeNet) and TREC runs.",
+        parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            ("shrec-eval demo", "score the bundled demo contest and print its table"),
+            (
+                "shrec-eval evaluate psb_test.cla alice.matrix bob/ --report out/",
+                "score two runs of a PSB contest and write a report folder",
+            ),
+            (
+                "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --columns map,P_10",
+                "score a TREC run as trec_eval does, with trec_eval's names",
+            ),
+            ("shrec-eval evaluate --help", "a command's options, inputs and examples"),
+        ),
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _evaluate_args(sub, common, reading, engine, profile, output, shapes)
+    _distances_args(sub, common)
+    _check_args(sub, common, reading, profile)
+    _compare_args(sub, common, reading, engine, profile)
+    _measures_args(sub, common)
+    _demo_args(sub, common, engine, profile, output, shapes)
+    _thumbnails_args(sub, common)
+    assert tuple(sub.choices) == COMMAND_NAMES
+    return p
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line parsed; an unknown option names the command's help
+    and the nearest option of that command."""
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and hasattr(args, "runs") and not any(r.startswith("-") for r in rest):
+        # RUN... may be empty (ASSESSMENT alone is a contest file), so argparse
+        # gives RUN nothing from the first group of file names when options
+        # follow ASSESSMENT (evaluate A.cla --queries Q.cla R1 R2): the file
+        # names it left over are the runs, in order
+        args.runs = list(args.runs) + rest
+        rest = []
+    if rest:
+        command = getattr(args, "command", None)
+        sub = parser._subparsers._group_actions[0].choices.get(command) if command else None
+        where = f"{PROG} {command}" if sub is not None else PROG
+        unknown = next((r for r in rest if r.startswith("-")), rest[0])
+        near = difflib.get_close_matches(
+            unknown.split("=", 1)[0], _option_strings(sub or parser), n=1, cutoff=0.6
+        )
+        hint = f"; did you mean {near[0]}?" if near else ""
+        what = "option" if unknown.startswith("-") else "argument"
+        raise UsageError(f"unknown {what} {unknown!r}{hint} (see {where} --help)")
+    return args
+
+
+def main(argv: Sequence[str] | None = None, out=None) -> int:
+    out = out if out is not None else sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    keep_freed_blocks()  # chunked reading without refaulting its arrays (core/scoring/memory.py)
+    try:
+        args = parse_args(argv)
+        if not args.command:
+            raise UsageError(f"a command is needed: {', '.join(COMMAND_NAMES)} (see {PROG} --help)")
+        args.given = given_options(argv)
+        from .commands import COMMANDS  # the engine and readers, with numpy
+
+        if out is sys.stdout and stream_fd(getattr(args, "json", None)) == 1:
+            out = sys.stderr  # --json - : the JSON alone on standard output, the table beside
+        guarded = _ClosablePipe(out)
+        code = COMMANDS[args.command](args, guarded)
+        return _output_closed(out) if guarded.gone else code
+    except SystemExit as exc:  # --help and --version
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    except Terminated:
+        sys.stderr.write(f"{PROG}: terminated\n")
+        return 143
+    except BrokenPipeError:  # whoever read the output went away (| head): stop quietly
+        return _output_closed(out)
+    except Exception as exc:
+        if debug:
+            raise
+        if isinstance(exc, ShrecEvalError):  # the one place user errors are caught
+            msg = str(exc)
+        elif isinstance(exc, OSError):
+            msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+        else:
+            msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
+        sys.stderr.write(f"{PROG}: error: {shown(msg)}\n")
+        return 2
+
+
+def given_options(argv: Sequence[str]) -> set[str]:
+    """The options written on the command line (argparse dests), told from
+    those left at their defaults: a contest file's settings give way to
+    the former only."""
+    parser = build_parser()
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:  # argparse keeps no public list of them
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.dest not in ("help", "version"):
+                action.default = argparse.SUPPRESS
+    return set(vars(parser.parse_known_args(argv)[0])) - {"command", "assessment", "runs"}
+
+
+class _ClosablePipe:
+    """The stream the table goes to, as the commands see it: when whoever
+    reads it has gone (``| head``, ``| true``), what is printed after is
+    dropped and the command goes on, so that the files it was asked for
+    are still written; it then ends with 141."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:  # names and ids that are not UTF-8 shown with U+FFFD
+                return self.stream.write(shown(text))
+            except BrokenPipeError:
+                self._close()
+        return len(text)
+
+    def write_exact(self, text: str) -> int:
+        """``text`` as the bytes it was read from (names and ids that are not
+        UTF-8 as their own bytes, not U+FFFD): what ``--format trec_eval``
+        prints, as trec_eval prints the bytes of its files."""
+        if self.gone:
+            return len(text)
+        buffer = getattr(self.stream, "buffer", None)
+        try:
+            if buffer is None:  # a text stream only (io.StringIO): the text as it is
+                return self.stream.write(text)
+            self.stream.flush()
+            buffer.write(name_bytes(text))
+            buffer.flush()
+        except BrokenPipeError:
+            self._close()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._close()
+
+    def _close(self) -> None:
+        self.gone = True
+        if self.stream is sys.stdout:
+            _output_closed(self.stream)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is so that every ``finally`` and
+    clean-up (temporary files, half-built report folders) runs."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
+def _output_closed(out) -> int:
+    """Exit status 141 (128 + SIGPIPE, as a shell reports a command its pipe
+    killed), with stdout pointed at the null device so that Python's own
+    flush at exit does not fail again."""
+    if out is sys.stdout:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 141
+
+
+def entry_point() -> None:
+    """The ``shrec-eval`` command: SIGINT and SIGTERM become exceptions, so
+    that no temporary file is left behind (exit 130 and 143); a closed
+    output pipe ends it quietly (141)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminate)
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _output_closed(sys.stdout)
+    sys.exit(code)

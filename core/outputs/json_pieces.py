@@ -1,0 +1,141 @@
+"""JSON written in pieces: orjson's document byte for byte, made a group of
+members at a time so that a large result never sits whole in memory
+(json_pieces), and write_json through the output gate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+
+import numpy as np
+import orjson
+
+from ..errors import shown
+from .atomic import write_pieces
+
+
+def write_json(path, doc) -> None:
+    """Write a JSON document atomically (orjson: numpy arrays converted
+    whole, NaN and infinities written as null; compact: indentation doubled
+    the size of a large contest's file and the time to write it), in pieces
+    (:func:`json_pieces`) that the disk flushes while the next are made."""
+    write_pieces(path, json_pieces(doc))
+
+
+_JSON = orjson.OPT_SERIALIZE_NUMPY
+#: entries of a large object (per-query values, per-query curves) per piece
+_JSON_GROUP = 512
+#: values above which a part of the document is written in pieces
+_JSON_HEAVY = 1 << 16
+
+
+def json_pieces(doc) -> Iterator[bytes]:
+    """``orjson.dumps(doc)`` and a newline, byte for byte, in pieces: the
+    objects holding more than :data:`_JSON_HEAVY` values (numpy arrays
+    counted by size) are written a member, or :data:`_JSON_GROUP` members,
+    at a time."""
+    yield from _json_pieces(doc)
+    yield b"\n"
+
+
+def _json_pieces(value) -> Iterator[bytes]:
+    if isinstance(value, dict) and value and _heavy(value):
+        yield b"{"
+        first = True
+        for group in _member_groups(list(value.items())):
+            comma = b"" if first else b","
+            first = False
+            if len(group) > 1 or not _heavy(group[0][1]):  # light members, as one object
+                yield comma + _dumps(dict(group))[1:-1]
+                continue
+            k, v = group[0]
+            if not isinstance(k, str):  # as orjson refuses it in a whole document
+                raise TypeError(f"Dict key must be str, not {type(k).__name__}")
+            yield comma + _dumps(k) + b":"
+            yield from _json_pieces(v)
+        yield b"}"
+    elif isinstance(value, list) and value and _heavy(value):
+        yield b"["
+        for i, v in enumerate(value):
+            if i:
+                yield b","
+            yield from _json_pieces(v)
+        yield b"]"
+    else:
+        yield _dumps(value)
+
+
+def _dumps(value) -> bytes:
+    """``orjson.dumps``; text holding bytes that are not UTF-8 (a run or
+    file name from an old archive, kept as surrogates) written with U+FFFD
+    (orjson refuses surrogates)."""
+    try:
+        return orjson.dumps(value, option=_JSON)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_shown_text(value), option=_JSON)
+
+
+def _shown_text(value):
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {shown(k) if isinstance(k, str) else k: _shown_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown_text(v) for v in value]
+    return value
+
+
+def _member_groups(items: list) -> Iterator[list]:
+    """The members of a heavy object in the groups written as one piece: a
+    larger object's (queries) :data:`_JSON_GROUP` or fewer at a time, as many
+    as make about :data:`_JSON_HEAVY` values (weighed from a sample); a
+    smaller object's (a run, the document) member by member, each heavy one
+    alone (written in pieces) and the light ones between them together."""
+    if len(items) > _JSON_WHOLE:
+        sample = items[:_JSON_SAMPLE]
+        member = _weight([v for _, v in sample]) / len(sample)
+        step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
+        for at in range(0, len(items), step):
+            yield items[at : at + step]
+        return
+    light: list = []
+    for item in items:
+        if _heavy(item[1]):
+            if light:
+                yield light
+                light = []
+            yield [item]
+        else:
+            light.append(item)
+    if light:
+        yield light
+
+
+def _heavy(value) -> bool:
+    """Whether ``value`` holds more than :data:`_JSON_HEAVY` values, as
+    estimated from its members (the first :data:`_JSON_SAMPLE` of a larger
+    object or list: the document's large parts, queries, are alike
+    throughout; the estimate only decides where pieces end, never what they
+    hold)."""
+    return _weight(value) > _JSON_HEAVY
+
+
+#: members of a larger object or list that its weight is estimated from;
+#: smaller ones (a run, the document) are weighed member by member, so a
+#: heavy member anywhere (a run's curves come after its reader settings) counts
+_JSON_SAMPLE = 8
+_JSON_WHOLE = 64
+
+
+def _weight(value) -> float:
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, dict | list | tuple):
+        if not value:
+            return 1
+        members = value.values() if isinstance(value, dict) else value
+        if len(value) <= _JSON_WHOLE:
+            return sum(_weight(v) for v in members)
+        first = list(islice(members, _JSON_SAMPLE))
+        return sum(_weight(v) for v in first) * len(value) / len(first)
+    return 1

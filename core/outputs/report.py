@@ -1,0 +1,357 @@
+"""Tables of a contest and their files: summary and per-query tables (from
+the measure registry), JSON, CSV, Markdown, LaTeX and a self-contained HTML
+page.  Text that came from participants' files (run names, ids) is escaped
+for HTML and LaTeX, and CSV cells that a spreadsheet would run as a formula
+are neutralised.  Every file is written atomically."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+
+from .. import __version__
+from ..errors import shown
+from ..model.assessment import Assessment
+from ..model.values import nullable
+from ..profiles import DEFAULT as DEFAULT_PROFILE
+from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
+from ..scoring.engine import RunResult
+from .atomic import check_folder, write_folder
+from .json_pieces import (  # noqa: F401
+    _JSON,
+    _JSON_GROUP,
+    _JSON_HEAVY,
+    _JSON_SAMPLE,
+    _JSON_WHOLE,
+    _dumps,
+    _heavy,
+    _json_pieces,
+    _member_groups,
+    _shown_text,
+    _weight,
+    json_pieces,
+    write_json,
+)
+from .palette import FIGURE_FORMATS, PALETTE, REPORT_FIGURES
+from .summary import (  # noqa: F401
+    AVERAGE_TEXT,
+    Summary,
+    _headline,
+    class_table,
+    fmt,
+    source_names,
+)
+from .tables import (  # noqa: F401
+    _CONTROL,
+    _CSS,
+    _MD_SPECIAL,
+    FORMULA_START,
+    _csv,
+    _csv_num,
+    _cut_names_html,
+    _measure_key_text,
+    _per_class_html,
+    csv_text_cell,
+    cut_names_md,
+    md_escape,
+    per_class_csv,
+    per_class_md,
+    per_class_tex,
+    per_query_csv,
+    summary_csv,
+    summary_html,
+    summary_md,
+    summary_table,
+    summary_tex,
+)
+from .tex_layout import (  # noqa: F401
+    _CM,
+    _GREEK,
+    _TEX,
+    _TEX_CHARS,
+    _TEX_SET,
+    COLUMN_PT,
+    PAGE_PT,
+    TEX_DIGITS,
+    TEX_SIZES,
+    TEXT_HEIGHT_PT,
+    TOOL,
+    TexCell,
+    TexTable,
+    _balanced,
+    _breakable,
+    _col_widths,
+    _Layout,
+    _layout,
+    _try_layout,
+    tex_escape,
+    tex_plain,
+    tex_table,
+    tex_width,
+)
+
+# -- values -------------------------------------------------------------------
+
+
+# -- JSON ---------------------------------------------------------------------------
+
+
+def to_json(
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    assessment_path=None,
+    run_paths: Sequence | None = None,
+    curves: bool = True,
+    assessment_reader: dict | None = None,
+    run_readers: Sequence[dict] | None = None,
+) -> dict:
+    """The documented JSON document (README: "JSON output"), to be written
+    with :func:`write_json`: per-query values are floats and curves numpy
+    arrays, NaN where a value is undefined (written as null).  The reader
+    settings (``AssessmentSource.to_dict`` without the path,
+    ``RunSource.reader_dict``) go with the assessment and each run."""
+    opts = results[0].options.to_dict() if results else {}
+    runs = []
+    for i, r in enumerate(results):
+        rows = map(dict, map(partial(zip, r.keys), r.values.tolist()))  # C loops, no generator
+        per_query = dict(zip(r.query_ids, rows))
+        runs.append(
+            {
+                "name": r.run_name,
+                "path": str(run_paths[i]) if run_paths else r.run_source,
+                "format": r.run_format,
+                **({"reader": run_readers[i]} if run_readers else {}),
+                "mean": {k: nullable(v) for k, v in r.means.items()},
+                "averages": r.averages,
+                "per_class": r.per_class,
+                "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
+                "per_query": per_query,
+                "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()}
+                if curves
+                else {},
+                "warnings": [w.to_dict() for w in r.warnings],
+            }
+        )
+    return {
+        "tool": {"name": TOOL, "version": __version__},
+        "profile": results[0].profile if results else opts.get("profile", DEFAULT_PROFILE),
+        "assessment": {
+            "path": str(assessment_path) if assessment_path is not None else assessment.source,
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": results[0].options.collection_size or assessment.collection_size
+            if results
+            else assessment.collection_size,
+            "top_grade": assessment.top_grade,
+            **({"reader": assessment_reader} if assessment_reader is not None else {}),
+        },
+        "options": opts,
+        "runs": runs,
+    }
+
+
+# -- CSV ----------------------------------------------------------------------------
+
+
+# -- Markdown, LaTeX, HTML ---------------------------------------------------------------
+
+
+# -- LaTeX tables that fit the page ---------------------------------------------------------
+#
+# The tables are laid out here, before LaTeX sees them: the width of every
+# cell is estimated from the advance widths of Computer Modern (cmr10 / cmbx10,
+# in em; other fonts of papers are no wider by more than the margin kept), and
+# the font size, the space between columns and the number of column blocks
+# are chosen so that the table fits (tests/test_report_tex.py compiles them
+# with pdflatex and finds no overfull box).
+
+
+_CM.update(
+    zip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        (
+            0.75,
+            0.708,
+            0.722,
+            0.764,
+            0.681,
+            0.653,
+            0.785,
+            0.75,
+            0.361,
+            0.514,
+            0.778,
+            0.625,
+            0.917,
+            0.75,
+            0.778,
+            0.681,
+            0.778,
+            0.736,
+            0.556,
+            0.722,
+            0.75,
+            0.75,
+            1.028,
+            0.75,
+            0.75,
+            0.611,
+        ),
+    )
+)
+_CM.update({c: 0.5 for c in "0123456789"})
+_CM.update({".": 0.278, ",": 0.278, "-": 0.333, " ": 0.333, "(": 0.389, ")": 0.389})
+_CM.update({"_": 0.5, "@": 0.778, "*": 0.5, "#": 0.833, "&": 0.778, "%": 0.833, "/": 0.5})
+
+
+def write_report(
+    folder,
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    keys: Sequence[str] | None = None,
+    rank_key: str | None = None,
+    comparison=None,
+    test: str | None = None,
+    figure_preset=None,
+    figures: bool = True,
+    colours: dict[str, str] | None = None,
+    extra: dict | None = None,
+) -> list[Path]:
+    """summary.csv, per_query.csv, summary.md, summary.tex, summary-wide.tex,
+    index.html (with classes per_class.csv, per_class.tex, per_class-wide.tex)
+    and the figures under figures/ (shrec_eval.outputs.figures, at ``figure_preset``:
+    a FigurePreset or a preset name, default the column); with a
+    ``comparison``, its significance markers and their legend.  ``colours``:
+    run name -> colour of its curves (the app's); ``extra``: more files of
+    the folder (the gallery of the shapes: gallery.html, thumbs/)."""
+    cut = figure_cut_names(results, figure_preset) if figures else ()
+    files = report_files(
+        assessment,
+        results,
+        keys=keys,
+        rank_key=rank_key,
+        comparison=comparison,
+        test=test,
+        cut_names=cut,
+    )
+    files.update(extra or {})
+    if figures:
+        check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
+        rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
+        files.update(
+            report_figure_files(results, rank_key=rank_key, preset=figure_preset, colours=colours)
+        )
+    return write_folder(folder, files, replaces=REPORT_FILES)
+
+
+def _preset(preset):
+    from . import figures
+
+    if preset is None:
+        return figures.PRESETS["column"]
+    return figures.preset_by_name(preset) if isinstance(preset, str) else preset
+
+
+def figure_cut_names(results: Sequence[RunResult], preset=None) -> list[tuple[str, str]]:
+    """(as drawn, whole name) of every run and class name that the figures
+    at ``preset`` draw shortened (shrec_eval.outputs.figures.figure_names): the
+    report's tables list them, so that no figure label is a riddle."""
+    from . import figures
+
+    p = _preset(preset)
+    runs = [r.run_name for r in results]
+    classes = list(dict.fromkeys(c for r in results for c in r.per_class))
+    out = []
+    for names in (runs, classes):
+        drawn = figures.figure_names(names, p)
+        out += [(d, shown(n)) for d, n in zip(drawn, names) if d != shown(n)]
+    return out
+
+
+def report_figure_files(
+    results: Sequence[RunResult],
+    *,
+    rank_key: str | None = None,
+    preset=None,
+    colours: dict[str, str] | None = None,
+) -> dict[str, bytes]:
+    """``figures/NAME.FMT`` -> bytes: the report's figures, runs in the
+    report's ranking (shrec_eval.outputs.figures; matplotlib is imported here only),
+    each in its ``colours`` (by run name; by default the palette's colour of
+    its place among ``results``, as the app colours a contest's runs)."""
+    from . import figures
+
+    preset = _preset(preset)
+    if colours is None:  # each run the colour the app gives it: its place in the contest
+        colours = {r.run_name: PALETTE[i % len(PALETTE)] for i, r in enumerate(results)}
+    ranked = Summary.build(results, None, rank_key).results
+    return figures.report_figures(
+        ranked,
+        preset,
+        rank_key=rank_key or results[0].keys[0],
+        colours=[(colours or {}).get(r.run_name) for r in ranked],
+    )
+
+
+def report_files(
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    keys: Sequence[str] | None = None,
+    rank_key: str | None = None,
+    comparison=None,
+    test: str | None = None,
+    cut_names: Sequence[tuple[str, str]] = (),
+) -> dict[str, str]:
+    """File name -> text of a report folder's tables (see write_report);
+    ``cut_names``: (as drawn, whole) of the names the figures shorten."""
+    full = Summary.build(results, None, rank_key)
+    keys = list(keys or _headline(results[0].keys))
+    if comparison is not None and comparison.measure not in keys:
+        keys.append(comparison.measure)
+    head = Summary.build(results, keys, rank_key)
+    if comparison is not None:
+        head.mark_significance(comparison, test or comparison.tests[0])
+    classes = {}
+    if results[0].per_class:
+        classes = {
+            "per_class.csv": per_class_csv(results),
+            "per_class.tex": per_class_tex(head),
+            "per_class-wide.tex": per_class_tex(head, wide=True),
+        }
+    return {
+        "summary.csv": summary_csv(full),
+        "per_query.csv": per_query_csv(results),
+        "summary.md": summary_md(head, cut_names),
+        "summary.tex": summary_tex(head),
+        "summary-wide.tex": summary_tex(head, wide=True),
+        **classes,
+        "index.html": summary_html(head, assessment, cut=cut_names),
+    }
+
+
+#: every file a report or CSV folder may hold (an earlier one is replaced whole)
+REPORT_FILES = (
+    "summary.csv",
+    "per_query.csv",
+    "per_class.csv",
+    "summary.md",
+    "summary.tex",
+    "summary-wide.tex",
+    "per_class.tex",
+    "per_class-wide.tex",
+    "index.html",
+    "gallery.html",  # with shapes (shrec_eval.outputs.gallery)
+    "thumbs",
+) + tuple(f"figures/{name}.{kind}" for name in REPORT_FIGURES for kind in FIGURE_FORMATS)
+
+
+def write_csv_dir(folder, results: Sequence[RunResult], rank_key: str | None = None) -> list[Path]:
+    files = {
+        "summary.csv": summary_csv(Summary.build(results, None, rank_key)),
+        "per_query.csv": per_query_csv(results),
+    }
+    return write_folder(folder, files, replaces=REPORT_FILES)

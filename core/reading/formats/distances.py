@@ -1,0 +1,447 @@
+"""The distances between feature vectors, a tile of rows at a time under a
+memory budget (Distances): the same bits whatever the tiles (one BLAS thread
+a tile, scale-free), their top K per query, and the PSB binary matrix they
+make, written a piece at a time (matrix_pieces)."""
+
+from __future__ import annotations
+
+import mmap
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...choices import METRICS
+from ...errors import FileAccessError, FormatError
+from ...model.parallel import WORKERS
+from .blas_threads import (
+    one_blas_thread,
+)
+from .tile_cache import (
+    _Cache,
+)
+from .topk import select_tiles
+
+#: a tile's query rows and item columns (fixed: see the module's text);
+#: BLAS multiplies 512 x 1024 blocks at its full speed (64-row tiles ran at
+#: 40% of it: the gallery was packed again for every 64 queries)
+TILE_ROWS = 512
+TILE_COLS = 1024
+#: query tiles whose top-K lists are selected in one pass over the gallery
+TOPK_TILES = 16
+#: rows checked for NaN and infinity at a time
+_SCAN = 1 << 14
+#: rows whose largest magnitude lies in [2**-SAFE, 2**SAFE) are multiplied as
+#: they are; others are scaled by a power of two first (:meth:`Distances._norms`)
+_SAFE_EXP = 20
+
+
+def _id_text(ids, row: int) -> str:
+    return f" (id {ids[row]})" if ids is not None and row < len(ids) else ""
+
+
+class Distances:
+    """The distance matrix of query features x gallery features, a tile of
+    rows at a time (float32; see the module's text for why tiles are fixed).
+    Indexing (a slice of rows, or an array of rows) gives those rows whole,
+    as a matrix run reads them; ``tile(t)`` and ``piece(t, c)`` the tiles."""
+
+    #: the rows are a file's, named by ids, in its order (not an assessment's)
+    file_order = False
+
+    def __init__(
+        self,
+        query: np.ndarray,
+        qidx: np.ndarray | None,
+        gallery: np.ndarray,
+        gidx: np.ndarray | None,
+        metric: str,
+        *,
+        path: str = "",
+        query_name: str = "features",
+        gallery_name: str = "features",
+        query_ids=None,
+        gallery_ids=None,
+    ) -> None:
+        if metric not in METRICS:
+            raise FormatError(
+                path, f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}"
+            )
+        self.metric = metric
+        self.path = path
+        self.query, self.gallery = query, gallery
+        self.qidx, self.gidx = qidx, gidx
+        nq = query.shape[0] if qidx is None else qidx.size
+        n = gallery.shape[0] if gidx is None else gidx.size
+        self.shape = (nq, n)
+        self.dtype = np.dtype(np.float32)
+        self.ndim = 2
+        # (float64 features of either byte order: itemsize, not dtype equality)
+        self.ct = np.float64 if 8 in (query.dtype.itemsize, gallery.dtype.itemsize) else np.float32
+        same = query is gallery and qidx is None and gidx is None
+        qrows = self._scan(query, qidx, query_name, query_ids)
+        grows = qrows if same else self._scan(gallery, gidx, gallery_name, gallery_ids)
+        self.qnorm, self.gnorm, self.qshift, self.gshift, self.out_shift = self._norms(qrows, grows)
+        # no dot product of these rows can leave float32's range (|q.g| <= D
+        # max|q| max|g| < D 2**(eq + eg), with room for rounding): the top-K
+        # selection then takes the products unchecked, as they come
+        tops = [int(rows[0].max()) for rows in (qrows, grows) if rows[0].size]
+        self.products_fit = (
+            metric == "dot"
+            and self.ct is np.float32
+            and not self.out_shift
+            and int(np.log2(max(query.shape[1], 1))) + 2 + sum(tops) < 127
+        )
+        self.n_tiles = -(-nq // TILE_ROWS)
+        self.n_pieces = -(-n // TILE_COLS)
+        tile_bytes = 4 * TILE_ROWS * max(n, 1)
+        self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
+
+    # -- per-row checks and norms
+    def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
+        """Every used row checked (finite; nonzero for the cosine) by its
+        real values, and measured without under- or overflow: (e, s), in
+        the run's row order, with e the binary exponent of the row's
+        largest magnitude (|x| < 2**e) and s the squared norm of the row,
+        in float64, scaled by 2**-e when e is out of the safe range (exact:
+        a power of two), else as it is."""
+        rows = np.arange(f.shape[0]) if idx is None else np.unique(idx)
+        exps = np.zeros(f.shape[0], dtype=np.int64)
+        sums = np.zeros(f.shape[0], dtype=np.float64)
+        for at in range(0, rows.size, _SCAN):
+            r = rows[at : at + _SCAN]
+            # checked in the features' own type (3x faster than widened first)
+            block = np.asarray(f[r[0] : r[-1] + 1] if idx is None else f[r])
+            top = np.abs(block).max(axis=1)  # NaN and infinity carry through
+            bad = ~np.isfinite(top)
+            if bad.any():
+                row = int(r[np.argmax(bad)])
+                raise FormatError(
+                    self.path,
+                    f"row {row + 1}{_id_text(ids, row)} of {name} holds NaN or infinite "
+                    "values; every feature must be a finite number",
+                )
+            exps[r] = np.frexp(top)[1]
+            if self.metric != "dot":  # (the dot product needs no norm)
+                block = block.astype(np.float64)
+                sq = np.einsum("ij,ij->i", block, block)
+                e = exps[r]
+                out = np.abs(e) > _SAFE_EXP
+                if out.any():  # squares that would under- or overflow: scaled first
+                    scaled = np.ldexp(block[out], -e[out][:, None])
+                    sq[out] = np.einsum("ij,ij->i", scaled, scaled)
+                sums[r] = sq
+        if self.metric == "cosine":
+            zero = sums[rows] == 0
+            if zero.any():
+                row = int(rows[np.argmax(zero)])
+                raise FormatError(
+                    self.path,
+                    f"row {row + 1}{_id_text(ids, row)} of {name} is all zeros: its cosine "
+                    "distance is undefined (choose --metric euclidean or dot)",
+                )
+        return (exps, sums) if idx is None else (exps[idx], sums[idx])
+
+    def _norms(self, qrows, grows) -> tuple:
+        """What the metric needs of each row, in the computing type, and the
+        powers of two the rows are scaled by before their products (None:
+        none; the rows whose largest magnitude lies in [2**-SAFE, 2**SAFE)
+        are used as they are, so their values keep their bits).
+
+        * cosine: 1/|x|, each row out of that range scaled to a largest
+          magnitude in [1/2, 1) first (the cosine does not change);
+        * euclidean, sqeuclidean: |x|^2, and dot: nothing, with every row
+          scaled by one power of two when a row is out of that range, the
+          distances scaled back (``out_shift``) as they are rounded to
+          float32 (an error when they do not fit)."""
+        (qe, qs), (ge, gs) = qrows, grows
+        safe = _SAFE_EXP
+
+        def out_of_range(e):
+            return e.size > 0 and (e.min() < -safe or e.max() > safe)
+
+        # the scale of each row's s (:meth:`_scan`): 2**-e out of the safe range
+        qshift = np.where(np.abs(qe) > safe, qe, 0)
+        gshift = qshift if grows is qrows else np.where(np.abs(ge) > safe, ge, 0)
+        if self.metric == "cosine":
+            # 1/|x| of the row as it is used: scaled by 2**-shift
+            qn = 1.0 / np.sqrt(qs)
+            gn = qn if grows is qrows else 1.0 / np.sqrt(gs)
+            return (
+                qn.astype(self.ct),
+                gn.astype(self.ct),
+                qshift if qshift.any() else None,
+                gshift if gshift.any() else None,
+                0,
+            )
+        top = 0
+        if out_of_range(qe) or out_of_range(ge):
+            top = int(max(qe.max(), ge.max()))
+        shift = np.full(1, top) if top else None
+        out_shift = {"euclidean": top, "sqeuclidean": 2 * top, "dot": 2 * top}[self.metric]
+        if self.metric == "dot":  # (the dot product needs no norm)
+            empty = np.zeros(0, dtype=self.ct)
+            return empty, empty, shift, shift, out_shift
+        qn = np.ldexp(qs, 2 * (qshift - top)).astype(self.ct)
+        gn = qn if grows is qrows else np.ldexp(gs, 2 * (gshift - top)).astype(self.ct)
+        return qn, gn, shift, shift, out_shift
+
+    def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
+        part = f[a:b] if idx is None else f[idx[a:b]]
+        # aligned too: numpy multiplies misaligned arrays (an .npz member
+        # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4
+        # times slower; a copy of the piece costs far less
+        part = np.require(part, dtype=self.ct, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        if shift is not None:  # rows out of the safe range, scaled (exactly)
+            part = np.ldexp(part, -(shift[a:b] if shift.size > 1 else shift)[:, None])
+        return part
+
+    def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
+        """Block ``i`` of the query or gallery features as :meth:`_take`
+        gives it, the calling thread's last ones kept: the top-K selection
+        multiplies each gallery piece with every query tile of a group, and
+        a copy (a misaligned or float16 array) is then made once."""
+        mine = self.__dict__.get("_local") or self.__dict__.setdefault("_local", threading.local())
+        kept = getattr(mine, side, None)
+        if kept is None:
+            kept = OrderedDict()
+            setattr(mine, side, kept)
+        block = kept.get(i)
+        if block is None:
+            block = kept[i] = take()
+            if len(kept) > (TOPK_TILES if side == "query" else 1):
+                kept.popitem(last=False)
+        return block
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        """Tile ``(t, c)``: query rows [512 t, 512 t + 512) x item columns
+        [1024 c, 1024 c + 1024), float32."""
+        qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
+        ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
+        g = self._kept(
+            "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
+        )
+        with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+            s = np.matmul(q, g.T)
+        del q, g
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._finish(s, qa, qb, ga, gb)
+
+    def key_piece(self, t: int, c: int) -> tuple[np.ndarray, bool]:
+        """Tile ``(t, c)`` for the top-K selection (:mod:`.topk`), and
+        whether it holds the distances negated: the dot product's products
+        as they come when none can leave float32's range (no pass to negate
+        or check them), else :meth:`piece`."""
+        if not self.products_fit:
+            return self.piece(t, c), False
+        qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
+        ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
+        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
+        g = self._kept(
+            "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
+        )
+        with one_blas_thread():
+            return np.matmul(q, g.T), True
+
+    def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
+        """The metric's distances from the inner products ``s`` (in place),
+        rounded to float32 and checked finite."""
+        m = self.metric
+        if m == "dot":
+            np.negative(s, out=s)
+        elif m == "cosine":
+            s *= self.qnorm[qa:qb, None]
+            s *= self.gnorm[None, ga:gb]
+            np.subtract(self.ct(1), s, out=s)
+        else:
+            s *= self.ct(-2)
+            s += self.qnorm[qa:qb, None]
+            s += self.gnorm[None, ga:gb]
+            np.maximum(s, self.ct(0), out=s)
+            if m == "euclidean":
+                np.sqrt(s, out=s)
+        if self.out_shift:
+            return self._scaled_back(s, qa, ga)
+        out = s.astype(np.float32, copy=False)
+        if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
+            r, col = np.argwhere(~np.isfinite(out))[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {out[r, col]} in float32; the features are too large",
+            )
+        return out
+
+    def _scaled_back(self, s: np.ndarray, qa: int, ga: int) -> np.ndarray:
+        """Distances of rows scaled by 2**-top (:meth:`_norms`) in real
+        units, rounded to float32: an error when they leave its range (too
+        large, or so small that a row's values would round to zero)."""
+        m = self.metric
+        big = np.abs(s).max(axis=1, keepdims=True)
+        real = np.ldexp(s, self.out_shift)
+        out = real.astype(np.float32)
+        if out.size and not (np.isfinite(out.min()) and np.isfinite(out.max())):
+            r, col = np.argwhere(~np.isfinite(out))[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, beyond float32's range "
+                "(the type of a PSB matrix); the features are too large",
+            )
+        # a value the row holds significantly, lost below float32's normal numbers
+        tiny = np.finfo(np.float32).tiny
+        lost = (np.abs(out) < tiny) & (np.abs(s) >= np.ldexp(big, -24)) & (s != 0)
+        if lost.any():
+            r, col = np.argwhere(lost)[0]
+            raise FormatError(
+                self.path,
+                f"the {m} distance of query row {qa + int(r) + 1} and item {ga + int(col) + 1} "
+                f"is {np.ldexp(float(s[r, col]), self.out_shift):.3g}, below float32's "
+                f"smallest normal number ({tiny:.3g}, the type of a PSB matrix): the "
+                "features are too small for these distances (scale them up, or choose "
+                "--metric cosine)",
+            )
+        return out
+
+    def _tile(self, t: int) -> np.ndarray:
+        if self.n_pieces <= 1:
+            return self.piece(t, 0)
+        rows = min((t + 1) * TILE_ROWS, self.shape[0]) - t * TILE_ROWS
+        out = np.empty((rows, self.shape[1]), dtype=np.float32)
+
+        def fill(c: int) -> None:
+            out[:, c * TILE_COLS : (c + 1) * TILE_COLS] = self.piece(t, c)
+
+        # the pieces on both cores (a thread that needs this tile waits for it)
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="shrec-tile") as pool:
+            list(pool.map(fill, range(self.n_pieces)))
+        return out
+
+    def tile(self, t: int) -> np.ndarray:
+        """Query rows [512 t, 512 t + 512) against every item (kept for the
+        next blocks of rows, which usually share it)."""
+        return self._tiles.get(t)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key) -> np.ndarray:
+        if isinstance(key, slice):
+            a, b, step = key.indices(self.shape[0])
+            rows = np.arange(a, b, step)
+        else:
+            rows = np.asarray(key, dtype=np.int64).reshape(-1)
+        if rows.size and (np.diff(rows) == 1).all():
+            t0, t1 = rows[0] // TILE_ROWS, rows[-1] // TILE_ROWS
+            if t0 == t1:
+                base = t0 * TILE_ROWS
+                return self.tile(int(t0))[rows[0] - base : rows[-1] + 1 - base]
+        out = np.empty((rows.size, self.shape[1]), dtype=np.float32)
+        tiles = rows // TILE_ROWS
+        wanted = np.unique(tiles).tolist()
+        # the tiles this thread can make at once before those being made
+        # by another (the engine's blocks of queries overlap tiles)
+        got = self._tiles.get_many(wanted[::-1])
+        for t in wanted:
+            sel = np.flatnonzero(tiles == t)
+            out[sel] = got[t][rows[sel] - t * TILE_ROWS]
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a distance matrix is read a block of rows at a time, never whole")
+
+    # -- sent to another process (a cluster's worker)
+    def __getstate__(self) -> dict:
+        """The features as where they are mapped from (never their data:
+        a worker maps the same file; the cluster's machines share it),
+        arrays in memory as they are; the caches left behind."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local")}
+        state["query"] = _portable(self.query)
+        state["gallery"] = self.query if self.gallery is self.query else _portable(self.gallery)
+        state["_tiles_keep"] = self._tiles._keep
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        keep = state.pop("_tiles_keep")
+        same = state["gallery"] is state["query"]
+        state["query"] = _mapped(state["query"])
+        state["gallery"] = state["query"] if same else _mapped(state["gallery"])
+        self.__dict__.update(state)
+        self._tiles = _Cache(self._tile, keep=keep)
+
+    # -- the first K of each row
+    def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:
+        """For each query tile of ``tiles``: every row's ``k`` smallest
+        (value, column) keys, sorted (the first k of the stable ascending
+        order, exactly: :mod:`.topk`); one pass over the gallery for all the
+        tiles, its pieces split between the two cores."""
+        return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
+
+
+def _portable(arr: np.ndarray):
+    """A memory-mapped array as its file, offset, type and shape (mapped
+    again where it is unpickled); any other array as it is."""
+    if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.filename:
+        order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+        return ("memmap", arr.filename, arr.offset, arr.dtype.str, arr.shape, order)
+    return arr
+
+
+def _mapped(desc) -> np.ndarray:
+    if isinstance(desc, tuple) and desc and desc[0] == "memmap":
+        _, path, offset, dtype, shape, order = desc
+        try:
+            return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+        except OSError as exc:
+            raise FileAccessError.wrap(path, exc) from exc
+    return desc
+
+
+class MatrixPieces:
+    """A float32 dissimilarity matrix (a binary matrix run's, read a block of
+    rows at a time) cut into the tiles of :class:`Distances`, for the same
+    top-K selection."""
+
+    #: a tile's rows are read once for all its pieces: the selection splits
+    #: the tiles between the cores, not the columns
+    rows_first = True
+
+    def __init__(self, matrix) -> None:
+        self.matrix = matrix
+        self.shape = matrix.shape
+        self.n_tiles = -(-self.shape[0] // TILE_ROWS)
+        self.n_pieces = -(-self.shape[1] // TILE_COLS)
+        self._strip = threading.local()
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        # a binary matrix is read a block of whole rows at a time (never
+        # memory-mapped, so a file cut short is an error, not SIGBUS): the
+        # tile's rows once (kept by the thread for the tile's next pieces),
+        # then the piece's columns
+        if getattr(self._strip, "t", None) != t:
+            self._strip.rows = None
+            self._strip.rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
+            self._strip.t = t
+        rows = self._strip.rows
+        return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
+
+    top_keys = Distances.top_keys
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_strip"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._strip = threading.local()
+
+
+def matrix_pieces(dist: Distances) -> Iterator[bytes]:
+    """The PSB binary matrix (little-endian float32, row after row) of the
+    distances, a tile of rows at a time, two tiles computed at once."""
+    from ...model.parallel import in_order
+
+    for block in in_order(dist._tile, range(dist.n_tiles), ahead=WORKERS):
+        yield np.ascontiguousarray(block, dtype="<f4").tobytes()

@@ -1,0 +1,243 @@
+"""The first K of each row of a distance matrix made a tile at a time:
+exact, at the speed of the matrix product.
+
+Every distance is a key of the ranking (:func:`order_keys`: the float32
+value's order bits above the column number), so the first K of a row are
+its K smallest keys, ties broken by collection order, whatever the order
+in which the tiles come.  The keys of a row's columns ``[c0, c1)`` are
+selected by :func:`select_columns` a piece at a time, in column order:
+
+* until a row has K keys, every key of a piece is kept (and the row's K
+  smallest taken once it has more);
+* then the row's K-th key gives a threshold value, and only the values of a
+  piece *strictly* below it can enter (a later column of an equal value
+  has a larger key): one comparison per distance, while the product that
+  made it cost 2 x D operations.  On features of any spread the row's
+  threshold falls fast, and the candidates of a piece are few.
+
+Pieces of columns selected apart (two threads, or the gallery shards of
+a cluster's workers, :mod:`shrec_eval.scoring.distributed`) merge exactly
+(:func:`merge_keys`): the K smallest keys of the union are those of the
+whole row.  This is faiss' way (its exact search keeps a heap per query
+with its current threshold), kept exact: faiss orders ties as its heap
+leaves them, this keeps the ranking's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = ["merge_keys", "order_bits", "order_keys", "select_columns", "select_tiles"]
+
+#: the largest key: padding of rows that have fewer candidates than others
+_PAD = np.uint64(2**64 - 1)
+_LOW = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+
+
+def order_bits(d: np.ndarray) -> np.ndarray:
+    """uint32 of the same order as the float32 values (-0.0 as 0.0): the
+    sign bit set for a positive value, every bit flipped for a negative one.
+    The same mapping for every piece of a row, whatever its values."""
+    u = np.add(d, np.float32(0)).view(np.int32)
+    u ^= (u >> 31) | np.int32(-(2**31))
+    return u.view(np.uint32)
+
+
+def _values(keys: np.ndarray) -> np.ndarray:
+    """The float32 values of keys (the inverse of :func:`order_bits`)."""
+    u = (keys >> _SHIFT).astype(np.uint32).view(np.int32)
+    # a set sign bit (a value >= 0): clear it; else flip every bit
+    u = np.where(u < 0, u & np.int32(0x7FFFFFFF), ~u)
+    return u.view(np.float32)
+
+
+def order_keys(d: np.ndarray, col0: int) -> np.ndarray:
+    """The ranking's keys of a piece of rows (columns from ``col0``)."""
+    key = order_bits(d).astype(np.uint64)
+    key <<= _SHIFT
+    key |= np.arange(col0, col0 + d.shape[1], dtype=np.uint64)
+    return key
+
+
+def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
+    if keys.shape[1] > k:
+        keys = np.partition(keys, k - 1, axis=1)[:, :k]
+    return np.ascontiguousarray(keys)
+
+
+def _true_at(mask: np.ndarray) -> np.ndarray:
+    """The flat positions of the True entries of a sparse boolean array:
+    its bytes read 8 at a time (a word that is not zero holds one), then
+    only those words looked at (several times faster than
+    ``np.flatnonzero`` of the whole mask when few are True)."""
+    flat = mask.reshape(-1)
+    n = flat.size - flat.size % 8
+    words = np.flatnonzero(flat[:n].view(np.uint64))
+    i, j = np.nonzero(flat[:n].reshape(-1, 8)[words])
+    at = words[i] * 8 + j
+    if n < flat.size:
+        at = np.concatenate((at, n + np.flatnonzero(flat[n:])))
+    return at
+
+
+class _Rows:
+    """The keys kept so far for a tile's rows (unsorted) and, once every
+    row has K of them, each row's K-th value (the threshold).  Candidates
+    are merged a few pieces at a time: the threshold of the last merge is
+    only higher than the current one, so they still hold every key that
+    can enter."""
+
+    __slots__ = ("_keys", "limit", "_pending", "_n_pending", "_k")
+
+    def __init__(self, k: int) -> None:
+        self._keys: np.ndarray | None = None
+        self.limit: np.ndarray | None = None
+        self._pending: list = []
+        self._n_pending = 0
+        self._k = k
+
+    @property
+    def keys(self) -> np.ndarray | None:
+        self._flush()
+        return self._keys
+
+    def add(self, d: np.ndarray, col0: int, negated: bool = False) -> None:
+        """The keys of a piece's columns from ``col0``: ``d`` holds its
+        distances, or (``negated``) the distances negated, compared with the
+        negated threshold as they are (negation is exact, so the same
+        entries enter; a zero's sign, which differs, is not kept by a key)."""
+        k = self._k
+        if self.limit is None:
+            self._fill(np.negative(d) if negated else d, col0, k)
+            return
+        if negated:
+            at = _true_at(d > np.negative(self.limit)[:, None])
+            values = np.negative(d.reshape(-1)[at])
+        else:
+            at = _true_at(d < self.limit[:, None])
+            values = d.reshape(-1)[at]
+        if at.size:
+            r, c = np.divmod(at, d.shape[1])
+            self._pending.append((r, order_bits(values), c + col0))
+            self._n_pending += at.size
+            # merged when they are as many as half the keys, or after 16 pieces
+            if self._n_pending * 2 >= self._keys.size or len(self._pending) >= 16:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            parts = list(zip(*self._pending))
+            self._pending, self._n_pending = [], 0
+            self._merge(*(np.concatenate(p) for p in parts), self._k)
+
+    def _fill(self, d: np.ndarray, col0: int, k: int) -> None:
+        """The first pieces, until each row has K keys: those at or below
+        the row's K-th value of the piece (found by a partition of the
+        values, cheaper than one of the keys), then the K smallest keys."""
+        kk = min(k, d.shape[1])
+        if d.shape[1] > kk:
+            kth = np.partition(d, kk - 1, axis=1)[:, kk - 1]
+            at = np.flatnonzero(d <= kth[:, None])
+        else:
+            at = np.arange(d.size)
+        r, c = np.divmod(at, d.shape[1])
+        if self._keys is None:
+            self._keys = np.zeros((d.shape[0], 0), np.uint64)
+        self._merge(r, order_bits(d.reshape(-1)[at]), c + col0, k)
+        if self._keys.shape[1] == k:
+            self.limit = _values(self._keys.max(axis=1))
+
+    def _merge(self, r: np.ndarray, bits: np.ndarray, cols: np.ndarray, k: int) -> None:
+        """The candidates (row ``r``, value bits, column) merged into the
+        rows' keys: each row's kept keys and its candidates side by side
+        (padded with the largest key), the K smallest kept."""
+        cand = bits.astype(np.uint64) << _SHIFT
+        cand |= cols.astype(np.uint64)
+        order = np.argsort(r, kind="stable")
+        r, cand = r[order], cand[order]
+        count = np.bincount(r, minlength=self._keys.shape[0])
+        rows = np.flatnonzero(count)
+        count = count[rows]
+        w = self._keys.shape[1]
+        wide = np.full((rows.size, w + int(count.max())), _PAD, dtype=np.uint64)
+        wide[:, :w] = self._keys[rows]
+        start = np.cumsum(count) - count
+        slot = np.repeat(np.arange(rows.size), count)
+        wide[slot, w + np.arange(r.size) - start[slot]] = cand
+        if wide.shape[1] > k:
+            wide = np.partition(wide, k - 1, axis=1)
+        if w < k:  # still filling: every row gets the same number of keys
+            self._keys = np.ascontiguousarray(wide[:, : min(k, wide.shape[1])])
+            return
+        self._keys[rows] = wide[:, :k]
+        self.limit[rows] = _values(wide[:, k - 1])
+
+
+def select_columns(
+    src, tiles: Sequence[int], c0: int, c1: int, k: int, cols: int
+) -> list[np.ndarray]:
+    """For each query tile of ``tiles``: each row's K smallest keys among
+    the columns of pieces ``[c0, c1)`` of ``src`` (``src.piece(t, c)``:
+    tile t's rows x piece c's ``cols`` columns, float32; or ``src.key_piece(t,
+    c)``: the piece and whether it holds the distances negated), unsorted; the
+    pieces are read in column order, each once for all the tiles."""
+    state = {t: _Rows(k) for t in tiles}
+    # a source may give a piece's distances negated (the dot product's
+    # products as they come: one pass less over each piece)
+    key_piece = getattr(src, "key_piece", None)
+    for c in range(c0, c1):
+        for t in tiles:
+            if key_piece is None:
+                state[t].add(src.piece(t, c), c * cols)
+            else:
+                d, negated = key_piece(t, c)
+                state[t].add(d, c * cols, negated=negated)
+
+    return [
+        state[t].keys if state[t].keys is not None else np.zeros((0, 0), np.uint64) for t in tiles
+    ]
+
+
+def merge_keys(parts: Sequence[np.ndarray], k: int) -> np.ndarray:
+    """The K smallest keys of each row of the union of ``parts`` (the keys
+    of disjoint columns of the same rows), sorted: the first K of the
+    ranking of the whole row."""
+    parts = [p for p in parts if p.size]
+    if not parts:
+        return np.zeros((0, 0), np.uint64)
+    keys = _smallest(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), k)
+    keys.sort(axis=1)
+    return keys
+
+
+def column_shards(n_pieces: int, n: int) -> list[tuple[int, int]]:
+    """``n`` ranges of pieces of (nearly) equal length that cover
+    ``[0, n_pieces)`` in order (empty ones left out)."""
+    bounds = np.linspace(0, n_pieces, max(1, n) + 1).round().astype(int)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def select_tiles(
+    src, tiles: Sequence[int], k: int, cols: int, *, threads: int = 2
+) -> list[np.ndarray]:
+    """Every row's K smallest keys, sorted, for each tile of ``tiles``:
+    the pieces split into ``threads`` ranges of columns selected at once
+    (one per core), then merged."""
+    if getattr(src, "rows_first", False):  # the tiles split between the threads
+        tiles = list(tiles)
+        with ThreadPoolExecutor(max(1, threads), thread_name_prefix="shrec-topk") as pool:
+            parts = pool.map(lambda t: select_columns(src, [t], 0, src.n_pieces, k, cols), tiles)
+            return [merge_keys(p, k) for p in parts]
+    shards = column_shards(src.n_pieces, threads)
+    if len(shards) <= 1:
+        parts = [select_columns(src, tiles, 0, src.n_pieces, k, cols)]
+    else:
+        with ThreadPoolExecutor(len(shards), thread_name_prefix="shrec-topk") as pool:
+            parts = list(
+                pool.map(lambda s: select_columns(src, tiles, s[0], s[1], k, cols), shards)
+            )
+    return [merge_keys([p[i] for p in parts], k) for i in range(len(tiles))]

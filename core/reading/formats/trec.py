@@ -1,0 +1,489 @@
+"""TREC qrels (``qid iter docno rel``) and TREC runs
+(``qid iter docno rank sim run_id``), read with the one tokenizer of
+:mod:`.tokens` (whole chunks of lines at a time, every line's field count
+checked)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ...errors import FormatError
+from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
+from ...model.parallel import in_order
+from ...model.runs import RankedRun, repeated_positions
+from .ids import IdNormalizer
+from .keys import Packed, Snapshot, TokenCodes
+from .source import default_name, open_source
+from .tokens import (
+    CHUNK,
+    check_counts,
+    check_text,
+    checked_floats,
+    decode_token,
+    floats,
+    integers,
+    read_lines,
+    source_chunks,
+    tokenize,
+)
+
+MAX_GRADE = 2**31 - 1
+RUN_FIELDS = "a TREC run line has 6 fields 'qid iter docno rank sim run_id'"
+QRELS_FIELDS = "a qrels line has 4 fields 'qid iter docno rel'"
+
+
+def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
+    """A collection list: one item id per line (further tokens ignored)."""
+    src = open_source(path, "collection list")
+    lines = read_lines(src, "collection list", comments=True)
+    norm = IdNormalizer(normalize_ids)
+    raws = lines.field(0)
+    texts = _decode_all(raws)
+    # an id changes only if it starts with a zero or an m / model_ prefix
+    # (formats.ids): the others skip the normaliser (a million ids: 3x faster)
+    out = [norm(t) if t[:1] in "0mM" else t for t in texts]
+    if len(set(out)) != len(out):  # a repeat: the first one named, line by line
+        norm = IdNormalizer(normalize_ids)  # every spelling seen, for the hint
+        seen: dict[str, int] = {}
+        for i, text in enumerate(texts):
+            it = norm(text)
+            n = int(lines.number[i])
+            if it in seen:
+                raise FormatError(
+                    src.path,
+                    f"item {it} is listed twice (first on line {seen[it]})" + norm.same_hint(it),
+                    line=n,
+                    column=lines.column(i, 0),
+                    token=decode_token(raws[i]),
+                )
+            seen[it] = n
+    if not out:
+        raise FormatError(
+            src.path, "the collection list is empty; one item id per line was expected", line=1
+        )
+    return out
+
+
+class _Codes:
+    """Codes of the (normalised) ids of one field across a file's chunks:
+    every distinct raw token gets a code in a :class:`TokenCodes` table,
+    every distinct id (after normalisation) a code in :attr:`ids`."""
+
+    def __init__(self, norm: IdNormalizer) -> None:
+        self.norm = norm
+        self.tokens = TokenCodes()
+        self.ids: list[str] = []
+        self._code: dict[str, int] = {}
+        self._of_token = np.zeros(0, dtype=np.int32)
+        #: every token its own id so far (no two spellings of one id)
+        self._same = True
+
+    def codes(self, packed: Packed) -> np.ndarray:
+        """The id code of every token of ``packed``."""
+        return self.id_codes(self.token_codes(packed))
+
+    def token_codes(self, packed: Packed) -> np.ndarray:
+        """The raw-token code of every token of ``packed`` (codes of the
+        ids as written, in order of first occurrence)."""
+        raw = self.tokens.codes(packed)
+        known = self._of_token.size
+        if len(self.tokens) > known:
+            new = self.tokens.raw[known:]
+            norm, by_id, ids = self.norm, self._code, self.ids
+            codes = []
+            # only an id that starts with a zero or an m / model_ prefix can
+            # change (formats.ids): the others skip the normaliser while no
+            # two spellings of one id have been seen
+            every = not self._same
+            texts = [norm(t) if every or t[:1] in "0mM" else t for t in _decode_all(new)]
+            if not every and by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts):
+                # new ids all (the usual case): codes in order, made at once
+                by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
+                ids.extend(texts)
+                codes = list(range(known, known + len(texts)))
+            else:
+                for ident in texts:
+                    code = by_id.get(ident)
+                    if code is None:
+                        code = by_id[ident] = len(ids)
+                        ids.append(ident)
+                    codes.append(code)
+            self._same = self._same and codes == list(range(known, known + len(codes)))
+            if not self._same and not every:
+                # two spellings of one id: the normaliser learns every
+                # spelling seen (its hint names them all)
+                for text in _decode_all(self.tokens.raw):
+                    norm(text)
+            self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int32)))
+        return raw
+
+    def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
+        """Id codes of raw-token codes (the same numbers while no two
+        spellings of one id have been seen)."""
+        return token_codes if self._same else self._of_token[token_codes]
+
+
+def _decode_all(raws: list[bytes]) -> list[str]:
+    """:func:`decode_token` of every token (all at once when all are ASCII)."""
+    joined = b"\n".join(raws)
+    if joined.isascii():
+        return joined.decode("ascii").split("\n") if raws else []
+    return [decode_token(r) for r in raws]
+
+
+def _quoted(lines, k: int) -> int:
+    """How many tokens of field ``k`` start or end with a double quote."""
+    a, b = lines.bounds(k)
+    buf = lines.buffer
+    return int(((buf[a] == 34) | (buf[b - 1] == 34)).sum())
+
+
+@dataclass
+class _QrelsChunk:
+    """What a worker thread makes of a chunk of qrels."""
+
+    number: np.ndarray
+    grades: np.ndarray
+    qids: Packed
+    docs: Packed
+    quoted: int
+
+
+def _probed(packed: Packed, snap: Snapshot) -> Packed:
+    packed.probe(snap)
+    return packed
+
+
+def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
+    first, chunk, docs = piece
+    check_text(path, chunk, "TREC qrels file", first)
+    lines = tokenize(chunk, first, comments=True)
+    check_counts(path, lines, 4, 4, QRELS_FIELDS)
+    grades = integers(path, lines, 3, "the relevance (4th field)", c=c_numbers)
+    big = np.flatnonzero(grades > MAX_GRADE)
+    if big.size:
+        i = int(big[0])
+        raise FormatError(
+            path,
+            f"the relevance grade is too large (at most {MAX_GRADE})",
+            line=int(lines.number[i]),
+            column=lines.column(i, 3),
+            token=decode_token(lines.token(i, 3)),
+        )
+    quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
+    return _QrelsChunk(
+        lines.number, grades, lines.packed(0), _probed(lines.packed(2, runs=False), docs), quoted
+    )
+
+
+def read_qrels(
+    path,
+    *,
+    collection_size: int | None = None,
+    collection: list[str] | None = None,
+    normalize_ids: bool = True,
+    chunk_size: int = CHUNK,
+    c_numbers: bool = False,
+) -> Assessment:
+    """TREC qrels as a graded assessment.  qrels do not know the collection:
+    give its size or its list of ids.  Without either, the collection is the
+    judged documents plus whatever a run retrieves besides (the engine adds
+    a run's other ids and says so in a data check)."""
+    src = open_source(path, "TREC qrels file")
+    path = src.path
+    norm = IdNormalizer(normalize_ids)
+    qc, dc = _Codes(norm), _Codes(norm)
+    q_parts, d_parts, g_parts, n_parts = [], [], [], []
+    quoted = 0
+    # each chunk goes with the document table as it is when the chunk is
+    # handed out: the worker finds the documents seen before
+    pieces = (
+        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
+    )
+    for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
+        quoted += c.quoted
+        q_parts.append(qc.codes(c.qids))
+        d_parts.append(dc.codes(c.docs))
+        g_parts.append(c.grades)
+        n_parts.append(c.number)
+    if not q_parts or not sum(p.size for p in q_parts):
+        raise FormatError(
+            path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
+        )
+    eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
+    negatives = int((grades < 0).sum())
+    # a negative grade is not relevant, and not judged either: trec_eval's
+    # bpref counts only grades 0 .. L-1 as judged non-relevant
+    zero_line = grades == 0
+    grades = np.maximum(grades, 0)
+    keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
+    eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
+    items = collection
+    if items is not None:
+        index = dict(zip(items, range(len(items))))
+        missing = [d for d in dc.ids if d not in index]
+        if missing:
+            raise FormatError(
+                path,
+                f"{len(missing)} judged documents are not in the collection "
+                f"list, e.g. {', '.join(missing[:MAX_EXAMPLES])}",
+            )
+        item_of_doc = np.fromiter(map(index.__getitem__, dc.ids), np.int64, len(dc.ids))
+    else:
+        # the judged documents query by query (queries in file order, each
+        # one's documents in file order), each at its first appearance
+        grouped = not (eq[1:] < eq[:-1]).any()  # as qrels usually are: no sort
+        seq = ed if grouped else ed[np.argsort(eq, kind="stable")]
+        first = np.full(len(dc.ids), seq.size, dtype=np.int64)
+        np.minimum.at(first, seq, np.arange(seq.size))
+        doc_order = np.argsort(first, kind="stable")
+        items = [dc.ids[d] for d in doc_order.tolist()]
+        item_of_doc = np.empty(len(dc.ids), dtype=np.int64)
+        item_of_doc[doc_order] = np.arange(doc_order.size)
+    size = collection_size if collection_size is not None else len(items)
+    if size < len(items):
+        raise FormatError(
+            path,
+            f"the collection size {size} is smaller than the {len(items)} documents the qrels name",
+        )
+    top = int(grades.max()) if grades.size and grades.max() > 0 else 1
+    notes = norm.note(f"qrels {os.path.basename(os.fsdecode(os.fspath(path)))}")
+    if negatives:
+        notes.append(
+            DataWarning(
+                "negative_grades",
+                "negative grades read as not relevant and not judged (bpref leaves them out)",
+                negatives,
+            )
+        )
+    if quoted:
+        notes.append(_quote_note(quoted))
+    # the relevant judgments as CSR rows, items in collection order
+    rel = np.flatnonzero(grades > 0)
+    rq, ri, rg = eq[rel], item_of_doc[ed[rel]], grades[rel]
+    order = np.lexsort((ri, rq))
+    zero = np.flatnonzero(zero_line)
+    zq, zi = eq[zero], item_of_doc[ed[zero]]
+    zorder = np.lexsort((zi, zq))
+    judged_zero = (
+        np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
+        zi[zorder],
+    )
+    # made once (its id indexes are built in __post_init__: a copy would build them again)
+    return Assessment(
+        query_ids=tuple(qc.ids),
+        item_ids=tuple(items),
+        indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
+        judged_items=ri[order],
+        judged_grades=rg[order].astype(np.int32),
+        query_items=np.full(len(qc.ids), -1, dtype=np.int64),
+        collection_size=size,
+        top_grade=top,
+        kind="graded qrels" if top > 1 else "binary qrels",
+        source=str(path),
+        closed=collection is not None,
+        size_inferred=collection is None and collection_size is None,
+        notes=tuple(notes),
+        judged_zero=judged_zero,
+    )
+
+
+def _quote_note(count: int) -> DataWarning:
+    return DataWarning(
+        "quoted_ids",
+        'ids written in double quotes (the quotes are part of the id, as for trec_eval: "d1" '
+        "is not d1)",
+        count,
+    )
+
+
+def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray:
+    """Mask of the first judgment of each (query, document); an error for a
+    pair judged twice with different grades."""
+    key = eq.astype(np.int64) * max(len(d_ids), 1) + ed
+    if not repeated_positions(key, len(q_ids) * max(len(d_ids), 1)).size:
+        return np.ones(key.size, dtype=bool)
+    order = np.argsort(key, kind="stable")
+    ks, gs = key[order], grades[order]
+    again = np.flatnonzero(ks[1:] == ks[:-1]) + 1
+    keep = np.ones(key.size, dtype=bool)
+    keep[order[again]] = False
+    clash = again[gs[again] != gs[again - 1]]
+    if clash.size:
+        # the first line (in file order) that contradicts an earlier one
+        firsts = np.searchsorted(ks, ks[clash])
+        j = int(np.argmin(where[order[clash]]))
+        e, e0 = int(order[clash[j]]), int(order[firsts[j]])
+        raise FormatError(
+            path,
+            f"query {q_ids[eq[e]]}, document {d_ids[ed[e]]} is judged twice with different "
+            f"grades ({grades[e0]} on line {where[e0]}, {grades[e]} here)"
+            + (norm.same_hint(d_ids[ed[e]]) or norm.same_hint(q_ids[eq[e]]) if norm else ""),
+            line=int(where[e]),
+        )
+    return keep
+
+
+@dataclass
+class _RunChunk:
+    """What a worker thread makes of a chunk of a TREC run."""
+
+    number: np.ndarray
+    sims: np.ndarray | None
+    qids: Packed
+    docs: Packed
+    tags: Packed
+    n_extra: int
+    extra_lines: list[int]
+    quoted: int
+
+
+def _run_chunk(
+    path, trec_order: bool, c_numbers: bool, piece: tuple[int, bytes, Snapshot]
+) -> _RunChunk:
+    first, chunk, docs = piece
+    check_text(path, chunk, "TREC run", first)
+    lines = tokenize(chunk, first, comments=True)
+    check_counts(path, lines, 6, None, RUN_FIELDS)
+    score = "the score (5th field)"
+    # the scores order nothing in file order: there they are only checked
+    if trec_order:
+        sims = floats(path, lines, 4, score, c=c_numbers)
+        nan = np.flatnonzero(np.isnan(sims))
+    else:
+        sims = None
+        rest, values = checked_floats(path, lines, 4, score, c=c_numbers)
+        nan = rest[np.isnan(values)]
+    if nan.size:
+        raise FormatError(
+            path,
+            "the score (5th field) is NaN; a number was expected"
+            + (
+                " (trec_eval reads it, but a NaN score has no place in its ranking: NaN is "
+                "neither above nor below any score, so where it lands depends on its C "
+                "library's sort)"
+                if c_numbers
+                else ""
+            ),
+            line=int(lines.number[nan[0]]),
+        )
+    extra = np.flatnonzero(lines.count > 6)
+    quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
+    return _RunChunk(
+        lines.number.astype(np.int32) if first + len(chunk) < 2**31 else lines.number,
+        sims,
+        lines.packed(0),
+        _probed(lines.packed(2, runs=False), docs),
+        lines.packed(5),
+        int(extra.size),
+        lines.number[extra[:MAX_EXAMPLES]].tolist(),
+        quoted,
+    )
+
+
+def read_trec_run(
+    path,
+    assessment: Assessment,
+    *,
+    trec_order: bool = False,
+    name: str | None = None,
+    normalize_ids: bool = True,
+    chunk_size: int = CHUNK,
+    c_numbers: bool = False,
+) -> RankedRun:
+    """A TREC run.  File order by default; ``trec_order`` sorts each query
+    as trec_eval does (score descending, then docno descending, the docnos
+    compared as written in the file).  A docno repeated within a query keeps
+    its first occurrence, with a warning.  Fields past the sixth are ignored
+    (as trec_eval does) and counted in a data check.
+
+    The data is read a chunk of whole lines at a time (``chunk_size`` bytes)
+    with the tokenizer of :mod:`.tokens`; the result does not depend on it."""
+    src = open_source(path, "TREC run")
+    path = src.path
+    norm = IdNormalizer(normalize_ids)
+    qc, dc, rc = _Codes(norm), _Codes(norm), _Codes(IdNormalizer(False))
+    parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
+    extra_lines: list[int] = []
+    n_extra = quoted = 0
+    pieces = (
+        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
+    )
+    for c in in_order(partial(_run_chunk, path, trec_order, c_numbers), pieces):
+        n_extra += c.n_extra
+        extra_lines.extend(c.extra_lines)
+        quoted += c.quoted
+        parts["q"].append(qc.codes(c.qids))
+        docs = dc.token_codes(c.docs)
+        parts["d"].append(dc.id_codes(docs))
+        parts["n"].append(c.number)
+        if trec_order:
+            parts["raw"].append(docs)
+            parts["s"].append(c.sims)
+        rc.codes(c.tags)
+    if not parts["q"] or not sum(p.size for p in parts["q"]):
+        raise FormatError(
+            path,
+            "the file holds no result line; lines 'qid iter docno rank sim run_id' were expected",
+            line=1,
+        )
+    entry_query, entry_doc = np.concatenate(parts["q"]), np.concatenate(parts["d"])
+    line_of = _LineNumbers(parts["n"])
+    if trec_order:
+        raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
+        order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
+        entry_query, entry_doc = entry_query[order], entry_doc[order]
+        line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
+    rid = rc.ids
+    run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
+    how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
+    notes = norm.note(f"run {os.path.basename(os.fsdecode(os.fspath(path)))}")
+    if n_extra:
+        notes.append(
+            DataWarning(
+                "extra_fields",
+                "lines with more than 6 fields (fields past the sixth ignored, as trec_eval does)",
+                n_extra,
+                tuple(f"line {n}" for n in extra_lines[:MAX_EXAMPLES]),
+            )
+        )
+    if quoted:
+        notes.append(_quote_note(quoted))
+    return RankedRun.from_codes(
+        run_name,
+        qc.ids,
+        entry_query,
+        entry_doc,
+        dc.ids,
+        assessment,
+        where=lambda e: f"line {line_of[e]}",
+        source=str(path),
+        format=f"TREC run, {how}",
+        warnings=notes,
+        tags=rid,
+    )
+
+
+class _LineNumbers:
+    """The line number of entry ``e`` from the chunks' line numbers (no
+    file-long array unless the entries were reordered)."""
+
+    def __init__(self, parts: list[np.ndarray]) -> None:
+        self.parts = parts
+        self.starts = np.cumsum([0] + [p.size for p in parts])
+
+    def __getitem__(self, e: int) -> int:
+        k = int(np.searchsorted(self.starts, e, side="right")) - 1
+        return int(self.parts[k][e - self.starts[k]])
+
+
+def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
+    """trec_eval's order within each query: score descending, then docno
+    descending as written (bytes compared as C's strcmp does)."""
+    doc_rank = np.empty(len(raw_ids), dtype=np.int64)
+    doc_rank[np.argsort(np.array(raw_ids, dtype=object), kind="stable")] = np.arange(len(raw_ids))
+    return np.lexsort((-doc_rank[raw], -sims, entry_query))

@@ -1,0 +1,278 @@
+"""Scoring on a Dask cluster: shards of queries, and shards of a gallery.
+
+One machine's scoring (:func:`shrec_eval.scoring.engine.evaluate`) gives each query's
+values from that query alone, so a run splits into *query shards*, scored on
+the cluster's workers (:class:`~shrec_eval.scoring.engine.Scoring`, ``score``) and
+merged on the client (``result``): the same bits as one pass, per-query
+values, means, averages and curves alike.  A top-K run of feature vectors
+(``--top-k``) splits its *gallery* instead: each worker selects every
+query's first K among a range of the gallery's pieces
+(:func:`shrec_eval.reading.formats.topk.select_columns`), the client merges the
+keys (exact: the K smallest keys of the union are those of the whole row,
+ties by collection order) and scores the lists.
+
+The workers need the library alone (``pip install shrec-eval[dask]``, no Qt)
+and, for runs read from files that are never loaded whole (feature vectors,
+binary matrices), the same files at the same paths (a shared file system, as
+on a SLURM cluster; a LocalCluster shares this machine's).  Runs held in
+memory (TREC runs, rank lists, ASCII matrices) travel with the tasks.
+
+Dask is optional: :func:`connect` says how to install it.  Ctrl-C (or the
+app's ``should_stop``) cancels the cluster's futures; a worker lost midway
+is replaced and its tasks run again by Dask, and the result is the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import OptionsError
+from ..model.assessment import Assessment
+from ..model.runs import Run
+from ..options import EvalOptions
+from .engine import Cancelled, QueryScores, Scoring
+from .results import RunResult
+
+__all__ = ["INSTALL_HINT", "connect", "evaluate", "query_shards"]
+
+INSTALL_HINT = (
+    "--dask needs Dask's distributed scheduler, which is not installed: "
+    "pip install 'shrec-eval[dask]' (or pip install dask distributed)"
+)
+#: queries of a shard at the least (each shard prepares the assessment anew)
+MIN_SHARD = 512
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise OptionsError(INSTALL_HINT) from None
+    return distributed
+
+
+@contextlib.contextmanager
+def connect(scheduler: str) -> Iterator:
+    """A ``dask.distributed.Client`` for ``--dask SCHEDULER``: ``local:N``
+    starts a LocalCluster of N worker processes on this machine (one thread
+    each), closed on leaving; ``tcp://host:port`` (or any address Dask
+    takes) joins a running scheduler."""
+    scheduler = scheduler.strip()
+    if scheduler.startswith("local:") or scheduler == "local":
+        n_text = scheduler.partition(":")[2] or "1"
+        try:
+            n = int(n_text)
+        except ValueError:
+            n = 0
+        if not 1 <= n <= 1024:
+            raise OptionsError(
+                f"--dask local:N takes a number of worker processes from 1 to 1024, not {n_text!r}"
+            )
+        distributed = _distributed()
+        with (
+            distributed.LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # any free port (8787 may be taken)
+                silence_logs=50,  # logging.CRITICAL: a lost worker is Dask's to handle
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            _check_versions(client)
+            yield client
+        return
+    if "://" not in scheduler:
+        raise OptionsError(
+            f"--dask takes local:N (N worker processes on this machine) or a scheduler's "
+            f"address such as tcp://host:8786, not {scheduler!r}"
+        )
+    distributed = _distributed()
+    try:
+        client = distributed.Client(scheduler, timeout=30)
+    except OSError as exc:
+        raise OptionsError(f"--dask {scheduler}: cannot reach the scheduler ({exc})") from None
+    with client:
+        _check_versions(client)
+        yield client
+
+
+def _version() -> str:
+    return __version__
+
+
+def _check_versions(client) -> None:
+    """Every worker runs this version of the library (another one could
+    tile or round otherwise: the results would not be the same bits)."""
+    try:
+        client.wait_for_workers(1, timeout=60)
+    except TimeoutError:
+        raise OptionsError("--dask: the scheduler has no worker (none joined in 60 s)") from None
+    other = {w: v for w, v in client.run(_version).items() if v != __version__}
+    if other:
+        worker, version = next(iter(other.items()))
+        raise OptionsError(
+            f"--dask: worker {worker} runs shrec-eval {version}, this is {__version__}; "
+            "install the same version on every worker"
+        )
+
+
+def query_shards(n_queries: int, n_workers: int, align: int = 1) -> list[tuple[int, int]]:
+    """Ranges of queries for ``n_workers``: about four a worker (for an even
+    load and a progress that moves), at least :data:`MIN_SHARD` queries
+    each, boundaries on multiples of ``align`` (an embedding run's tiles of
+    query rows: a tile is computed by one worker)."""
+    if n_queries <= 0:
+        return [(0, 0)]
+    n = max(1, min(4 * max(1, n_workers), n_queries // MIN_SHARD))
+    step = -(-n_queries // n)
+    step = -(-step // align) * align
+    return [(a, min(a + step, n_queries)) for a in range(0, n_queries, step)]
+
+
+def _n_workers(client) -> int:
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _score_shard(assessment: Assessment, run: Run, options, start: int, stop: int) -> QueryScores:
+    """A worker's task: one shard of queries."""
+    return Scoring(assessment, run, options).score(start, stop)
+
+
+def _select_shard(dist, tiles: list[int], c0: int, c1: int, k: int, cols: int) -> list:
+    """A worker's task: every row's first K among gallery pieces [c0, c1)."""
+    from ..reading.formats.topk import select_columns
+
+    return select_columns(dist, tiles, c0, c1, k, cols)
+
+
+def _same(obj):
+    return obj
+
+
+def _put(client, obj):
+    """``obj`` on the cluster as the result of a task, which Dask computes
+    again if the worker holding it is lost (scattered data would be gone,
+    and the tasks that need it with it)."""
+    with warnings.catch_warnings():  # a TREC run held in memory may be large
+        warnings.filterwarnings("ignore", message=".*[Ll]arge object", category=UserWarning)
+        return client.submit(_same, obj, pure=False, retries=2)
+
+
+def _wait(client, futures: list, done: Callable[[object, object], None], should_stop) -> None:
+    """Each future's result handed to ``done`` as it comes; Ctrl-C or
+    ``should_stop`` cancels those left on the cluster."""
+    distributed = _distributed()
+    try:
+        pending = distributed.as_completed(futures, with_results=True)
+        while True:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            try:
+                batch = pending.next_batch(block=False)
+            except StopIteration:
+                return
+            if not batch:
+                if pending.is_empty():
+                    return
+                time.sleep(0.05)
+                continue
+            for future, result in batch:
+                if isinstance(result, BaseException):  # a cancelled future (another client?)
+                    raise result
+                done(future, result)
+    except BaseException:
+        client.cancel(futures, force=True)
+        raise
+
+
+def evaluate(
+    client,
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> RunResult:
+    """:func:`shrec_eval.scoring.engine.evaluate` on the cluster of ``client`` (a
+    ``dask.distributed.Client``): the same result, bit for bit."""
+    from ..reading.formats import distances as tiling
+    from ..reading.formats import embeddings as emb
+
+    job = Scoring(assessment, run, options)
+    nq = assessment.n_queries
+    if isinstance(run, emb.TopKRun):
+        _top_k(client, run, nq, progress, should_stop)
+        # the lists are selected: the measures here, as on one machine
+        part = job.score(0, nq, should_stop=should_stop)
+        if progress is not None:
+            progress(nq, nq)
+        return job.result([part])
+    # an embedding run's tiles of query rows: each made by one worker
+    align = tiling.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
+    shards = query_shards(nq, _n_workers(client), align)
+    a_ref, r_ref = _put(client, assessment), _put(client, run)
+    futures = [
+        client.submit(_score_shard, a_ref, r_ref, job.o, a, b, pure=False, retries=2)
+        for a, b in shards
+    ]
+    parts: list[QueryScores] = []
+
+    def done(_, part: QueryScores) -> None:
+        parts.append(part)
+        if progress is not None:
+            progress(sum(p.stop - p.start for p in parts), nq)
+
+    _wait(client, futures, done, should_stop)
+    if progress is not None and nq == 0:
+        progress(0, 0)
+    return job.result(parts)
+
+
+def _top_k(client, run, nq: int, progress, should_stop) -> None:
+    """Every query's first K of a top-K run, selected by the cluster: the
+    gallery's pieces in shards (a tile's rows of a binary matrix, which is
+    read a block of rows at a time), the keys merged here."""
+    from ..reading.formats import distances as tiling
+    from ..reading.formats.topk import column_shards, merge_keys
+
+    dist = run.distances
+    n_workers = _n_workers(client)
+    ref = _put(client, dist)
+    jobs = []  # (group, tiles, c0, c1)
+    for g in range(run.n_groups):
+        tiles = list(run.group_tiles(g))
+        if getattr(dist, "rows_first", False):
+            jobs += [(g, [t], 0, dist.n_pieces) for t in tiles]
+        else:
+            jobs += [(g, tiles, a, b) for a, b in column_shards(dist.n_pieces, 2 * n_workers)]
+    futures = [
+        client.submit(
+            _select_shard, ref, tiles, c0, c1, run.keep, tiling.TILE_COLS, pure=False, retries=2
+        )
+        for _, tiles, c0, c1 in jobs
+    ]
+    index = {f.key: j for f, j in zip(futures, jobs)}
+    got: dict[int, list] = {}
+
+    def done(future, keys) -> None:
+        for t, k in zip(index[future.key][1], keys):
+            got.setdefault(t, []).append(k)
+        if progress is not None:
+            n = sum(map(len, got.values()))
+            progress(min(nq - 1, n * nq // max(1, total)), nq)
+
+    total = sum(len(j[1]) for j in jobs)
+    _wait(client, futures, done, should_stop)
+    keys_by_group = {}
+    for g in range(run.n_groups):
+        tiles = run.group_tiles(g)
+        keys_by_group[g] = np.concatenate([merge_keys(got[t], run.keep) for t in tiles])
+    run.set_keys(keys_by_group)

@@ -1,0 +1,493 @@
+"""The metric engine: scores a run against an assessment.
+
+For a block of queries at a time it builds the gain matrix (queries x ranked
+list, grades of the ranked items) with numpy and derives every measure of the
+registry and every curve from its cumulative sums.  Blocks are sized from a
+memory budget, so memory stays bounded whatever the contest size; between
+blocks the engine reports progress and checks whether it should stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import Cancelled
+from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, make_warning
+from ..model.parallel import WORKERS, in_order
+from ..model.runs import Run
+from ..options import EvalOptions, OptionsError
+from ..profiles import get_profile
+from .averages import ClassGroups, average_all
+from .blocks import (  # noqa: F401
+    _check_fits,
+    _chunk_size,
+    _hits_block,
+    _lists_block,
+    _prepare,
+    _Prepared,
+    _query_rows,
+    collection_size,
+)
+from .chunk import ChunkContext
+from .curves import CURVES, RECALL_PERCENT_LEVELS
+from .measures import expand
+from .results import CurveData, QueryDetail, RunResult
+
+__all__ = [
+    "Cancelled",
+    "CurveData",
+    "RunResult",
+    "QueryDetail",
+    "QueryScores",
+    "Scoring",
+    "evaluate",
+    "evaluate_runs",
+    "query_detail",
+    "ranks_of_items",
+    "RECALL_PERCENT_LEVELS",
+]
+
+ProgressFn = Callable[[int, int], None]
+StopFn = Callable[[], bool]
+
+#: queries measured at once at the most (the measures of a group run while
+#: the workers rank the next blocks; larger groups saved nothing measurable
+#: and held more memory)
+GROUP_CAP = 2048
+
+
+# ---------------------------------------------------------------------------
+
+
+def evaluate(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> RunResult:
+    """Score one run: every measure of the registry per query, the run
+    means, and every curve.
+
+    ``progress(done, total)`` is called after each block of queries and
+    ``should_stop()`` before each; when it answers True, :class:`Cancelled`
+    is raised and nothing is returned.
+    """
+    job = Scoring(assessment, run, options)
+    nq = assessment.n_queries
+    part = job.score(0, nq, progress=progress, should_stop=should_stop)
+    return job.result([part])
+
+
+@dataclass
+class QueryScores:
+    """The per-query part of a run's scoring, for queries ``[start, stop)``
+    of the assessment: what :meth:`Scoring.result` merges (a shard of
+    queries scored apart, on a cluster's worker, is one of these)."""
+
+    start: int
+    stop: int
+    values: np.ndarray
+    curves: dict[str, np.ndarray]
+    lengths: np.ndarray
+    #: what the run noted of these rows while ranking them (its ties)
+    run_state: object = None
+
+
+class Scoring:
+    """One run's scoring, in parts: the setting (options under the profile,
+    the measures, what the assessment gives), :meth:`score` for any range
+    of queries and :meth:`result` for the whole run from the parts.  Each
+    query's values depend on that query alone (and on no block size), so
+    parts scored anywhere merge to the bits of one pass."""
+
+    def __init__(
+        self, assessment: Assessment, run: Run, options: EvalOptions | None = None
+    ) -> None:
+        _check_types(assessment, run, options)
+        o = options or EvalOptions()
+        profile = get_profile(o.profile)
+        o = profile.apply(o)
+        a = assessment
+        if o.average == "macro" and a.query_classes is None:
+            raise OptionsError(
+                "the macro average needs query classes; this assessment has none "
+                "(choose micro, proportional or reciprocal)"
+            )
+        _check_fits(a, run)
+        profile.check_reading(a, run)  # read by the profile's rules, or other numbers
+        a = _with_own_items(a, run)
+        self.a, self.run, self.o, self.profile = a, run, o, profile
+        self.measures = expand(o.ranks, o.profile)
+        size, self.size_notes = collection_size(a, run, o)
+        self.prep = prep = _prepare(a, o, size)
+        self.qrow, self.warnings = _query_rows(a, run)
+        nq = a.n_queries
+        self.width = width = max(max(o.ranks), o.curve_length)
+        self.curve_list = CURVES + tuple(profile.curves)
+        self.curve_x = {c.key: c.x(o) for c in self.curve_list}
+        self.query_data = profile.query_data(a, o) if profile.query_data is not None else {}
+        self.max_relevant = max_relevant = int((prep.ch + prep.cm).max()) if nq else 0
+        # two blocks are ranked at once (one per thread): half the budget each
+        self.step = step = _chunk_size(a, run, width, o.memory_budget // WORKERS)
+        # the measures of several ranked blocks at once: their arrays span the
+        # prefix of the lists, not the lists, and a few large numpy calls cost
+        # less than many small ones
+        prefix = min(max(run.max_length, width), max(width, 32, 2 * max_relevant, 1))
+        self.group_size = max(step, min(o.memory_budget // (64 * prefix + 64), GROUP_CAP))
+
+    def score(
+        self,
+        start: int,
+        stop: int,
+        *,
+        progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+    ) -> QueryScores:
+        """The measures, curves and list lengths of queries ``[start, stop)``
+        (``progress(done, total)`` counts the assessment's queries)."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        qrow, width, step, measures = self.qrow, self.width, self.step, self.measures
+        nq = a.n_queries
+        n = stop - start
+        values = np.empty((n, len(measures)))
+        curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
+        va_all = np.zeros(n, dtype=np.int64)
+
+        def blocks():
+            for first in range(start, stop, step):
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                yield np.arange(first, min(first + step, stop))
+
+        def ranked(qs: np.ndarray):
+            """Where a block's judged items landed (a worker thread: numpy's
+            sorts and look-ups run without the GIL)."""
+            return qs, *_hits_block(a, run, prep, qs, qrow)
+
+        def score(group: list) -> None:
+            """The measures and curves of consecutive ranked blocks (the calling
+            thread, while the workers rank the next blocks)."""
+            qs = np.concatenate([g[0] for g in group])
+            lengths = np.concatenate([g[1] for g in group])
+            # each block's hit rows count from its own first query
+            hits = tuple(
+                map(
+                    np.concatenate,
+                    zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)),
+                )
+            )
+            ctx = ChunkContext(
+                hits,
+                max(max(g[2] for g in group), width),
+                lengths,
+                prep.ch[qs],
+                prep.cm[qs],
+                prep.ds[qs],
+                prep.nge[qs],
+                prep.levels,
+                a.top_grade,
+                o,
+                self.max_relevant,
+                {
+                    **{k: v[qs] for k, v in self.query_data.items()},
+                    "self_removed": prep.selfs[qs] >= 0,
+                },
+            )
+            at = qs - start
+            for j, m in enumerate(measures):
+                own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
+                if own is None:
+                    values[at, j] = m.compute(ctx)
+                else:
+                    values[at, j] = own(ctx) if m.k is None else own(ctx, m.k)
+            for c in self.curve_list:
+                arr = c.compute(ctx, o)
+                own = profile.curve_rows.get(c.key)
+                curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
+            va_all[at] = lengths
+
+        group: list = []
+        for item in in_order(ranked, blocks(), ahead=WORKERS):
+            group.append(item)
+            done = int(item[0][-1]) + 1
+            if done - int(group[0][0][0]) >= self.group_size or done == stop:
+                score(group)
+                group = []
+            if progress is not None:
+                progress(done, nq)
+        if nq == 0 and progress is not None:
+            progress(0, 0)
+        rows = qrow[start:stop]
+        state = run.row_state(rows[rows >= 0])
+        return QueryScores(start, stop, values, curves_pq, va_all, state)
+
+    def result(self, parts: Sequence[QueryScores]) -> RunResult:
+        """The run's result from the parts that cover its queries (in any
+        order): the per-query values as one pass would give them, then the
+        data checks, the means and the averages."""
+        a, run, o, prep, profile = self.a, self.run, self.o, self.prep, self.profile
+        parts = sorted(parts, key=lambda p: p.start)
+        nq = a.n_queries
+        if [p.start for p in parts] != [0, *(p.stop for p in parts[:-1])] or (
+            parts[-1].stop if parts else 0
+        ) != nq:
+            raise ValueError("the parts do not cover the queries once each")
+        for p in parts:
+            rows = self.qrow[p.start : p.stop]
+            run.set_row_state(rows[rows >= 0], p.run_state)
+        if parts:
+            values = np.concatenate([p.values for p in parts])
+            curves_pq = {
+                c.key: np.concatenate([p.curves[c.key] for p in parts]) for c in self.curve_list
+            }
+            va_all = np.concatenate([p.lengths for p in parts])
+        else:
+            values = np.empty((0, len(self.measures)))
+            curves_pq = {c.key: np.empty((0, self.curve_x[c.key].size)) for c in self.curve_list}
+            va_all = np.zeros(0, dtype=np.int64)
+        qrow = self.qrow
+        scored, notes = profile.scored(a, o)
+        if profile.undefined_is_zero:
+            values[scored] = np.nan_to_num(values[scored], nan=0.0)
+        values[~scored] = np.nan
+        for pq in curves_pq.values():
+            pq[~scored] = np.nan
+        cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
+        included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
+        warnings = (
+            list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
+            + list(run.warnings)
+            + self.size_notes
+            + self.warnings
+            + notes
+            + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
+        )
+        n_rel = prep.ch + prep.cm
+        groups = ClassGroups(a.query_classes, included)
+        curves = {}
+        for key, pq in curves_pq.items():
+            avgs = average_all(pq, included, groups, n_rel)
+            if key in profile.empty_levels_zero:
+                avgs = {
+                    k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()
+                }
+            cnt = (~np.isnan(pq[included])).sum(axis=0)
+            curves[key] = CurveData(key, self.curve_x[key], avgs[o.average], cnt, pq, avgs)
+        return RunResult(
+            run.name,
+            run.source,
+            run.format,
+            a.query_ids,
+            self.measures,
+            values,
+            included,
+            curves,
+            warnings,
+            o,
+            a.query_classes,
+            n_rel,
+        )
+
+
+def _with_own_items(a: Assessment, run: Run) -> Assessment:
+    """The assessment with the queries the run says are collection items
+    (an embedding run whose query row is an item's row: the query's own
+    item, removed from its list as a leave-one-out query's is)."""
+    own = run.own_items
+    if own is None or not (own >= 0).any():
+        return a
+    merged = np.where(a.query_items >= 0, a.query_items, own)
+    return replace(a, query_items=merged)
+
+
+def _check_types(assessment, run, options) -> None:
+    """Clear errors for arguments of the wrong kind (swapped, a dict...)."""
+    for name, value, kind, what in (
+        ("assessment", assessment, Assessment, "an Assessment"),
+        ("run", run, Run, "a Run"),
+        ("options", options, (EvalOptions, type(None)), "an EvalOptions or None"),
+    ):
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"evaluate(assessment, run, options): {name} must be {what}, "
+                f"not {type(value).__name__}"
+            )
+
+
+def _engine_warnings(
+    a: Assessment,
+    prep: _Prepared,
+    va: np.ndarray,
+    qrow: np.ndarray,
+    cutoff: np.ndarray,
+    scored: np.ndarray,
+) -> list[DataWarning]:
+    ids = np.asarray(a.query_ids, dtype=object)
+    out = []
+    cr = np.where(scored, prep.ch + prep.cm, 1)
+    if (cr == 0).any():
+        out.append(
+            make_warning(
+                "no_relevant",
+                "queries without any relevant item "
+                "(their measures are undefined and left out of the means)",
+                list(ids[cr == 0]),
+            )
+        )
+    if a.top_grade > 1 and ((prep.ch == 0) & (cr > 0) & scored).any():
+        out.append(
+            make_warning(
+                "no_highly_relevant",
+                "queries without any highly relevant "
+                "item (their highly relevant measures are undefined)",
+                list(ids[(prep.ch == 0) & (cr > 0) & scored]),
+            )
+        )
+    trunc = (va < prep.ds) & (qrow >= 0) & scored
+    # TREC runs against qrels are cut (at 1000) by convention and every
+    # measure counts the rest as not retrieved: nothing to tell there
+    if trunc.any() and "qrels" not in a.kind:
+        first = np.flatnonzero(trunc)[:MAX_EXAMPLES]
+        out.append(
+            DataWarning(
+                "truncated_lists",
+                "ranked lists shorter than the collection "
+                "(items past the end count as not retrieved)",
+                int(trunc.sum()),
+                tuple(f"{ids[i]} ({va[i]} of {prep.ds[i]})" for i in first),
+            )
+        )
+    if cutoff.any():
+        out.append(
+            make_warning(
+                "psb_class_cutoff",
+                "queries of classes with at most 2 members left out of the means (PSB cutoff)",
+                list(ids[cutoff]),
+            )
+        )
+    return out
+
+
+def evaluate_runs(
+    assessment: Assessment,
+    runs: Iterable[Run],
+    options: EvalOptions | None = None,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
+) -> list[RunResult]:
+    """Score several runs; progress counts queries over all runs."""
+    runs = list(runs)
+    nq = assessment.n_queries
+    total = nq * len(runs)
+    results = []
+    for i, run in enumerate(runs):
+        cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
+        results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
+    return results
+
+
+def ranks_of_items(
+    assessment: Assessment,
+    run: Run,
+    options: EvalOptions,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    labels: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where some items of each query of ``assessment`` land in ``run``'s
+    lists as the engine scores them, whatever the run's kind (TREC run,
+    rank lists, matrix, embeddings, top-K): the self-match taken out (the
+    items after it move up a rank) and ranks past ``max_rank`` dropped.
+    ``items[indptr[q]:indptr[q + 1]]`` are query ``q``'s items (distinct,
+    collection indices), each with a label.  Returns (query index, 0-based
+    rank, label) of every item found, in query and rank order, and the
+    length of every query's list (0 for a query the run does not answer)."""
+    o = get_profile((options or EvalOptions()).profile).apply(options or EvalOptions())
+    a = assessment
+    _check_fits(a, run)
+    prep = _prepare(a, o, collection_size(a, run, o)[0])
+    counts = np.diff(np.asarray(indptr, dtype=np.int64))
+    asked = replace(
+        prep,
+        judged_rows=np.repeat(np.arange(a.n_queries), counts),
+        judged_items=np.asarray(items, dtype=np.int64),
+        judged_grades=np.asarray(labels),
+        indptr=np.asarray(indptr, dtype=np.int64),
+    )
+    qrow, _ = _query_rows(a, run)
+    step = _chunk_size(a, run, 1, o.memory_budget)
+    parts, lengths = [], np.zeros(a.n_queries, dtype=np.int64)
+    for start in range(0, a.n_queries, step):
+        qs = np.arange(start, min(start + step, a.n_queries))
+        got, _, (r, k, lab) = _hits_block(a, run, asked, qs, qrow)
+        lengths[qs] = got
+        parts.append((r + start, k, lab))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
+    q, k, lab = (np.concatenate(p) for p in zip(*parts))
+    return q, k, lab, lengths
+
+
+def check_fits(a: Assessment, run: Run) -> None:
+    """An AssessmentError when ``run`` was read against another assessment."""
+    _check_fits(a, run)
+
+
+def first_tier_lists(
+    a: Assessment, run: Run, queries: Sequence[int], options: EvalOptions
+) -> Iterator[tuple[int, np.ndarray]]:
+    """For each assessment query of ``queries`` (indices), one at a time:
+    the size of its first tier (its relevant items, as the engine counts
+    them under ``options``) and the item indices its ranked list puts
+    there (PAD removed; UNKNOWN for ids outside the collection): what the
+    first-tier confusion counts."""
+    prep = _prepare(a, options, collection_size(a, run, options)[0])
+    qrow, _ = _query_rows(a, run)
+    for q in queries:
+        tier = int(prep.ch[q] + prep.cm[q])
+        idx, lengths = _lists_block(a, run, prep, np.array([q]), qrow)
+        got = idx[0, : min(tier, int(lengths[0]))]
+        yield tier, got[got != PAD]
+
+
+def query_detail(
+    assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
+) -> QueryDetail:
+    """The gain vector of one query of a run (self-match removed as the
+    options, under their profile, say) and its raw, non-interpolated
+    precision-recall points."""
+    o = options or EvalOptions()
+    profile = get_profile(o.profile)
+    o = profile.apply(o)  # its list handling (the self-match rule) as the scores have it
+    q = assessment.query_index(query_id)
+    if q is None:
+        raise KeyError(f"query {query_id!r} is not in the assessment")
+    _check_fits(assessment, run)
+    profile.check_reading(assessment, run)
+    assessment = _with_own_items(assessment, run)
+    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
+    qrow, _ = _query_rows(assessment, run)
+    idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)
+    va = int(lengths[0])
+    _, _, (_, at, grade) = _hits_block(assessment, run, prep, np.array([q]), qrow)
+    gains = np.zeros(va, dtype=np.int64)
+    gains[at] = grade
+    cr = int(prep.ch[q] + prep.cm[q])
+    hits = np.cumsum(gains >= 1)
+    ranks = np.arange(1, va + 1)
+    recall = hits / cr if cr else np.full(va, np.nan)
+    return QueryDetail(
+        query_id,
+        gains,
+        idx[0, :va].astype(np.int64),
+        int(prep.ch[q]),
+        int(prep.cm[q]),
+        recall,
+        hits / ranks,
+    )

@@ -1,0 +1,235 @@
+"""The measure registry: every measure and every curve declared once.
+
+Each :class:`Measure` has its stable key (docs/measures.md lists them all),
+the label people read, its family, a one-line definition, whether higher
+is better, and the small function that computes it for a chunk of queries
+from a :class:`ChunkContext` (the gain matrix and its cumulative sums).  The
+command line, tables, CSV headers and docs all read this table.  The curves
+have their registry beside it (:mod:`shrec_eval.scoring.curves`, re-exported here):
+each :class:`Curve` declares its x values and its compute function.
+
+Values are float64 per query; NaN means *undefined* (nothing to find: the
+assessment has no relevant item of that kind for the query).
+
+The names other tools give the same numbers (trec_eval's ``map``, ``P_10``,
+ir_measures' ``AP``, ``nDCG@10``...) are :data:`ALIASES`; :func:`resolve`
+turns any name a user types into a registry key, and is the one function
+the command line, the reports and the desktop app call for it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ..choices import DEFAULT_PROFILE
+from ..errors import OptionsError
+from .base_measures import (
+    BASE_ALIASES,
+    BASE_MEASURES,
+    FAMILIES,
+    Alias,
+    ConcreteMeasure,
+    Measure,
+    concrete,
+)
+from .curves import CURVES, Curve
+
+__all__ = [
+    "Measure",
+    "MEASURES",  # noqa: F822 - module __getattr__ (the profiles' own measures)
+    "CURVES",
+    "Curve",
+    "expand",
+    "measure_by_key",
+    "FAMILIES",
+    "Alias",
+    "ALIASES",  # noqa: F822 - module __getattr__
+    "UnknownMeasureError",
+    "resolve",
+    "rank_of",
+    "aliases_of",
+]
+
+
+def _profiles():
+    """The profiles of the registry (core/profiles), loaded on first use."""
+    from ..profiles import REGISTRY
+
+    return REGISTRY.values()
+
+
+def all_measures() -> tuple[Measure, ...]:
+    """Every measure: :data:`BASE_MEASURES`, then each profile's own."""
+    out = list(BASE_MEASURES)
+    for p in _profiles():
+        out += [m for m in p.measures if m not in out]
+    return tuple(out)
+
+
+def owner(item):
+    """The profile that alone computes a measure (or that an alias belongs
+    to), None for the measures and names of every profile."""
+    for p in _profiles():
+        if item in p.measures or item in p.aliases:
+            return p
+    return None
+
+
+def _profile_measures(profile) -> tuple[Measure, ...]:
+    if profile is None:
+        return all_measures()
+    from ..profiles import get_profile
+
+    return BASE_MEASURES + tuple(get_profile(profile).measures)
+
+
+def expand(ranks: Sequence[int], profile=DEFAULT_PROFILE) -> list[ConcreteMeasure]:
+    """The concrete measures (table columns) for the given @K ranks, in
+    registry order: those of every profile and those of ``profile`` (a name
+    or a Profile; None: every measure of the registry)."""
+    return concrete(ranks, _profile_measures(profile))
+
+
+def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> ConcreteMeasure:
+    """The measure of a registry key (or of another tool's name for it,
+    :data:`ALIASES`) at these ranks; KeyError when there is none."""
+    table = _by_key(tuple(ranks))
+    if key in table:
+        return table[key]
+    try:
+        return table[resolve(key)]
+    except (KeyError, OptionsError):
+        raise KeyError(key) from None
+
+
+def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
+    return _by_key_of(ranks, all_measures())
+
+
+@lru_cache(maxsize=32)
+def _by_key_of(ranks: tuple[int, ...], measures) -> dict[str, ConcreteMeasure]:
+    return {cm.key: cm for cm in expand(ranks, None)}
+
+
+def all_aliases() -> tuple[Alias, ...]:
+    """Every alias: the profiles' own first (trec_eval's names), then :data:`BASE_ALIASES`."""
+    out: list[Alias] = []
+    for p in _profiles():
+        out += [a for a in p.aliases if a not in out]
+    return tuple(out) + BASE_ALIASES
+
+
+def __getattr__(name: str):
+    """``MEASURES`` and ``ALIASES``: the whole registry, the profiles' own
+    measures and names included (the profiles are loaded on first use)."""
+    if name == "MEASURES":
+        return all_measures()
+    if name == "ALIASES":
+        return all_aliases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def holds_under(alias: Alias, profile) -> bool:
+    """Whether an alias names its tool's measure under ``profile`` (a
+    strict alias of another profile does not)."""
+    if not alias.strict or profile is None:
+        return True
+    from ..profiles import get_profile
+
+    return owner(alias) is get_profile(profile)
+
+
+class UnknownMeasureError(OptionsError):
+    """A measure name that is neither a registry key nor an alias, or that the
+    chosen profile does not compute; the text suggests the nearest names."""
+
+
+def _pattern(template: str) -> re.Pattern:
+    return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
+
+
+def _patterns() -> tuple[list, list]:
+    return _patterns_of(all_measures(), all_aliases())
+
+
+@lru_cache(maxsize=4)
+def _patterns_of(measures, aliases) -> tuple[list, list]:
+    keys = [(_pattern(m.key), m) for m in measures]
+    aliases = [(_pattern(a.name), a) for a in aliases]
+    return keys, aliases
+
+
+def _fill(template: str, match: re.Match) -> str:
+    return template.replace("{k}", match.group(1)) if match.groups() else template
+
+
+def _names(ranks: Sequence[int]) -> list[str]:
+    out = [m.key for m in expand(ranks, None)]
+    for a in all_aliases():
+        out += [a.name.replace("{k}", str(k)) for k in ranks] if "{k}" in a.name else [a.name]
+    return out
+
+
+def _unknown(name: str, ranks: Sequence[int]) -> UnknownMeasureError:
+    near = difflib.get_close_matches(name, _names(ranks), n=3, cutoff=0.6)
+    near += [n for n in _names(ranks) if n.lower() == name.lower() and n not in near]
+    hint = f"; did you mean {' or '.join(repr(n) for n in near[:3])}?" if near else ""
+    return UnknownMeasureError(
+        f"unknown measure {name!r}{hint} ('shrec-eval measures' lists the keys and the "
+        "trec_eval / ir_measures names)"
+    )
+
+
+def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10)) -> str:
+    """The registry key a user's name stands for: a key itself (``ap_trec_r``,
+    ``p@10``, ``p@30``: any rank) or an alias (``map``, ``P_10``, ``nDCG@10``,
+    ``NN``).  With ``profile``, a name that profile does not compute, or an
+    alias defined differently there, is refused saying which profile
+    computes it.  ``ranks`` only shape the suggestions of the error.  The
+    key's rank (:func:`rank_of`) may be one the options do not have yet."""
+    text = name.strip()
+    keys, aliases = _patterns()
+    key = None
+    for pat, a in aliases:
+        hit = pat.match(text)
+        if hit:
+            key = _fill(a.key, hit)
+            if not holds_under(a, profile):
+                home = owner(a).name
+                raise UnknownMeasureError(
+                    f"{text!r} is {a.tool}'s name for {key} under --profile {home}; "
+                    f"the {_name(profile)} profile's {key} is defined differently ({a.note})"
+                )
+            break
+    for pat, m in keys:
+        hit = pat.match(key or text)
+        if hit:
+            home = owner(m)
+            if home is not None and profile is not None and m not in _profile_measures(profile):
+                raise UnknownMeasureError(
+                    f"measure {text!r} is computed under --profile {home.name} only "
+                    f"(this is the {_name(profile)} profile)"
+                )
+            return _fill(m.key, hit)
+    raise _unknown(text, ranks)
+
+
+def rank_of(key: str) -> int | None:
+    """The rank K of a concrete @K key (``p@30`` -> 30), else None."""
+    for pat, m in _patterns()[0]:
+        hit = pat.match(key)
+        if hit and m.at_rank:
+            return int(hit.group(1))
+    return None
+
+
+def _name(profile) -> str:
+    return profile if isinstance(profile, str) else profile.name
+
+
+def aliases_of(key: str) -> list[Alias]:
+    """The aliases that name a registry key or template (``p@{k}``, ``ap_trec_r``)."""
+    return [a for a in all_aliases() if a.key == key]

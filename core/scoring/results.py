@@ -1,0 +1,192 @@
+"""What the engine returns: a run's scores (:class:`RunResult`: per-query
+values of every measure, the means under every average, per-class means,
+curves and data checks), its curves (:class:`CurveData`) and one query's
+ranked list (:class:`QueryDetail`).  Plain data with small accessors; NaN
+means undefined."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import OptionsError
+from ..model.assessment import DataWarning
+from ..model.values import nullable, nullable_list
+from ..options import EvalOptions
+from .averages import ClassGroups, average_all
+from .measures import ConcreteMeasure
+
+__all__ = ["CurveData", "RunResult", "QueryDetail"]
+
+
+@dataclass
+class CurveData:
+    """A curve of a run: its x values, the mean over the queries that define
+    it (NaN where none does), how many queries that is, and the per-query
+    values (NaN = undefined for that query)."""
+
+    key: str
+    x: np.ndarray
+    mean: np.ndarray
+    count: np.ndarray
+    per_query: np.ndarray
+    #: every average (profiles.md): micro, macro (None without classes),
+    #: proportional, reciprocal; ``mean`` is the one the options chose
+    averages: dict = field(default_factory=dict)
+
+    def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
+        """The curve for the JSON document, as numpy arrays (NaN =
+        undefined) that :func:`shrec_eval.outputs.report.write_json` writes whole."""
+        d = {"x": self.x, "mean": self.mean, "count": self.count, "averages": self.averages}
+        if query_ids is not None:
+            d["per_query"] = dict(zip(query_ids, np.ascontiguousarray(self.per_query)))
+        return d
+
+
+@dataclass
+class RunResult:
+    """Scores of one run: per-query values of every measure (NaN =
+    undefined), the averages (``mean`` follows ``options.average``),
+    per-class means, curves and the data checks."""
+
+    run_name: str
+    run_source: str
+    run_format: str
+    query_ids: tuple[str, ...]
+    measures: list[ConcreteMeasure]
+    values: np.ndarray
+    included: np.ndarray
+    curves: dict[str, CurveData]
+    warnings: list[DataWarning]
+    options: EvalOptions
+    query_classes: tuple[str, ...] | None = None
+    #: n_q: relevant items of each query (the weights of the averages)
+    n_relevant: np.ndarray | None = None
+    _col: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._col = {m.key: j for j, m in enumerate(self.measures)}
+        if self.n_relevant is None:
+            self.n_relevant = np.ones(len(self.query_ids), dtype=np.int64)
+
+    @property
+    def keys(self) -> list[str]:
+        return [m.key for m in self.measures]
+
+    @property
+    def profile(self) -> str:
+        return self.options.profile
+
+    def column(self, key: str) -> np.ndarray:
+        """Per-query values of one measure, in the assessment's query order."""
+        try:
+            return self.values[:, self._col[key]]
+        except KeyError:
+            raise KeyError(f"unknown measure {key!r}; known: {', '.join(self.keys)}") from None
+
+    @cached_property
+    def classes(self) -> ClassGroups:
+        """The classes of the queries that enter the averages."""
+        return ClassGroups(self.query_classes, self.included)
+
+    @cached_property
+    def averages(self) -> dict[str, dict[str, float | None] | None]:
+        """Every average of every measure: ``{"micro": {key: value}, "macro":
+        ..., "proportional": ..., "reciprocal": ...}`` (macro None without
+        classes; a value None where no query defines it)."""
+        out = {}
+        for kind, arr in average_all(
+            self.values, self.included, self.classes, self.n_relevant
+        ).items():
+            out[kind] = None if arr is None else dict(zip(self.keys, nullable_list(arr)))
+        return out
+
+    @cached_property
+    def means(self) -> dict[str, float | None]:
+        """The run means, averaged as ``options.average`` says."""
+        avg = self.averages[self.options.average]
+        if avg is None:
+            raise OptionsError("the macro average needs query classes; this assessment has none")
+        return avg
+
+    def mean(self, key: str) -> float | None:
+        """Run mean of one measure (``options.average``) over the queries
+        where it is defined and that the profile keeps; None when no query
+        defines it."""
+        self.column(key)
+        return self.means[key]
+
+    def n_undefined(self, key: str) -> int:
+        """Queries left out of the mean of ``key`` because it is undefined."""
+        return int(np.isnan(self.column(key)[self.included]).sum())
+
+    def value(self, query_id: str, key: str) -> float | None:
+        return nullable(self.column(key)[self.query_ids.index(query_id)])
+
+    def per_query(self, key: str) -> dict[str, float | None]:
+        return dict(zip(self.query_ids, nullable_list(self.column(key))))
+
+    @cached_property
+    def per_class(self) -> dict[str, dict]:
+        """``{class: {"queries": n, key: mean...}}`` over the included
+        queries of each class (empty without classes)."""
+        g = self.classes
+        if not g.n:
+            return {}
+        means = g.means(self.values)
+        counts = g.counts()
+        return {
+            c: {"queries": int(counts[i]), **dict(zip(self.keys, nullable_list(means[i])))}
+            for i, c in enumerate(g.names)
+        }
+
+    def class_means(self, key: str) -> dict[str, float | None]:
+        """Mean of ``key`` per query class (needs classes in the assessment)."""
+        if self.query_classes is None:
+            raise ValueError("the assessment has no query classes")
+        self.column(key)
+        return {c: row[key] for c, row in self.per_class.items()}
+
+    def class_averaged_mean(self, key: str) -> float | None:
+        """Mean over classes of the per-class means (PSB's macro average)."""
+        macro = self.averages["macro"]
+        return None if macro is None else macro[key]
+
+    def to_frame(self, keys=None):
+        """The per-query values as a pandas DataFrame: one row per query
+        (index ``query``), one column per measure (``keys``: registry keys or
+        other tools' names such as ``map``; default every measure), NaN where
+        undefined, plus ``class`` when the assessment has query classes.
+        pandas is optional: it is imported here, and its absence is a
+        clear error."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(
+                "RunResult.to_frame() needs pandas, which shrec-eval does not install: "
+                "pip install pandas"
+            ) from None
+        from .measures import resolve
+
+        cols = self.keys if keys is None else [resolve(k, self.profile) for k in keys]
+        data = {k: self.column(k) for k in cols}
+        frame = pd.DataFrame(data, index=pd.Index(list(self.query_ids), name="query"))
+        if self.query_classes is not None:
+            frame.insert(0, "class", list(self.query_classes))
+        return frame
+
+
+@dataclass
+class QueryDetail:
+    """One query of one run, for ranked-list views and raw curves."""
+
+    query_id: str
+    gains: np.ndarray
+    item_indices: np.ndarray
+    ch: int
+    cm: int
+    recall: np.ndarray
+    precision: np.ndarray
