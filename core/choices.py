@@ -6,6 +6,8 @@ them and are where they take effect."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 #: every profile, in the order the command line and the app list them (the
 #: registry, :mod:`shrec_eval.profiles`, loads a module of each name)
 PROFILE_NAMES: tuple[str, ...] = (
@@ -19,17 +21,85 @@ PROFILE_NAMES: tuple[str, ...] = (
 #: the profile of a contest that names none
 DEFAULT_PROFILE = "shrec"
 
-ASSESSMENT_FORMATS = {
-    "cla": "PSB classification file (.cla)",
-    "qrels": "TREC qrels (qid iter docno rel)",
-}
-RUN_FORMATS = {
-    "ascii-matrix": "ASCII dissimilarity matrix (one row per query)",
-    "binary-matrix": "PSB binary float32 dissimilarity matrix (.matrix)",
-    "ranklists": "folder of rank-list files, one per query",
-    "trec": "TREC run (qid iter docno rank sim run_id)",
-    "embeddings": "feature vectors (.npy, or .npz with ids), ranked by distance",
-}
+
+@dataclass(frozen=True)
+class FormatRow:
+    """One input format, as trec_eval's ``te_rel_info_format[]`` declares
+    them: its name (``--run-format``, contest files), what it is (help, the
+    app's Help and reader dialog), the file names the app's file dialog
+    offers for it, and the module that reads it.
+
+    The formats below are read by :mod:`shrec_eval.reading.readers` and told
+    apart by :mod:`shrec_eval.reading.detect` (their rules weigh one against
+    another: a file of numbers with a shared 6th field is a TREC run, not a
+    matrix).  A format added with :func:`register_run_format` names its
+    ``module``, imported when a file is read, which defines
+    ``sniff(source) -> bool`` (from its first bytes: ``source.head(n)``) and
+    ``read(source, assessment, *, name, normalize_ids) -> Run``; ``folder``:
+    it reads folders, not files."""
+
+    name: str
+    description: str
+    patterns: tuple[str, ...] = ()
+    module: str | None = None
+    folder: bool = False
+
+
+#: the assessment formats, one row each
+ASSESSMENT_FORMAT_TABLE: list[FormatRow] = [
+    FormatRow("cla", "PSB classification file (.cla)", ("*.cla",)),
+    FormatRow("qrels", "TREC qrels (qid iter docno rel)", ("*.qrels", "*.txt")),
+]
+#: the run formats, one row each (:func:`register_run_format` adds one)
+RUN_FORMAT_TABLE: list[FormatRow] = [
+    FormatRow(
+        "ascii-matrix", "ASCII dissimilarity matrix (one row per query)", ("*.txt", "*.matrix")
+    ),
+    FormatRow("binary-matrix", "PSB binary float32 dissimilarity matrix (.matrix)", ("*.matrix",)),
+    FormatRow("ranklists", "folder of rank-list files, one per query", folder=True),
+    FormatRow("trec", "TREC run (qid iter docno rank sim run_id)", ("*.trec", "*.run", "*.res")),
+    FormatRow(
+        "embeddings",
+        "feature vectors (.npy, or .npz with ids), ranked by distance",
+        ("*.npy", "*.npz"),
+    ),
+]
+#: name -> description of each format of the tables (what every face lists)
+ASSESSMENT_FORMATS = {f.name: f.description for f in ASSESSMENT_FORMAT_TABLE}
+RUN_FORMATS = {f.name: f.description for f in RUN_FORMAT_TABLE}
+
+
+def register_run_format(row: FormatRow) -> FormatRow:
+    """Add a run format: its row in :data:`RUN_FORMAT_TABLE` and
+    :data:`RUN_FORMATS`, whence detection, ``--run-format``, the help,
+    contest files and the app's dialogs know it."""
+    if row.name in RUN_FORMATS or row.name in ASSESSMENT_FORMATS:
+        raise ValueError(f"a format named {row.name!r} exists already")
+    if not row.module:
+        raise ValueError("a registered format names the module that reads it")
+    RUN_FORMAT_TABLE.append(row)
+    RUN_FORMATS[row.name] = row.description
+    return row
+
+
+def run_format_row(name: str) -> FormatRow:
+    return next(f for f in RUN_FORMAT_TABLE if f.name == name)
+
+
+def assessment_file_filters() -> str:
+    """The app's Open assessment file filter: the assessment formats' names."""
+    patterns = dict.fromkeys(p for f in ASSESSMENT_FORMAT_TABLE for p in f.patterns)
+    return f"Assessments ({' '.join(patterns)});;All (*)"
+
+
+def run_file_filters() -> str:
+    """The app's Add runs file filter: any file first (rank lists often
+    have no extension: a file's format is told from its content), then the
+    usual names of every run format."""
+    patterns = dict.fromkeys(p for f in RUN_FORMAT_TABLE for p in f.patterns)
+    return f"Runs: any file (*);;Runs with a usual extension ({' '.join(patterns)})"
+
+
 #: the distances between feature vectors (embedding runs)
 METRICS = {
     "cosine": "1 - cos(q, g)",

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.profiles import get_profile
 from shrec_eval.resources import demo_manifest
@@ -22,13 +23,6 @@ from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
 from .welcome import missing_files
 from .worker import classify
-
-#: what the Add runs dialog lists first: any file (rank lists often have no
-#: extension; what a file is, is told from its content)
-RUN_FILTERS = (
-    "Runs: any file (*);;Runs with a usual extension "
-    "(*.txt *.matrix *.trec *.run *.res *.npy *.npz)"
-)
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
@@ -113,7 +107,7 @@ class FileDialogs:
         changes first, then whether to keep the runs (default: start clean)."""
         if not self.confirm_discard():
             return
-        path = self._open_file("Open assessment", "Assessments (*.cla *.qrels *.txt);;All (*)")
+        path = self._open_file("Open assessment", assessment_file_filters())
         if path:  # what the file is, and so which options it needs, is read off this thread
             self.controller.run_task(
                 classify, [path], done=self._assessment_chosen, title="Cannot open the assessment"
@@ -135,7 +129,7 @@ class FileDialogs:
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add runs", self.prefs.last_folder(), RUN_FILTERS
+            self, "Add runs", self.prefs.last_folder(), run_file_filters()
         )
         if paths:
             self.controller.run_task(classify, paths, done=self._runs_chosen)

@@ -34,16 +34,21 @@ def _formats(title: str, formats: dict) -> str:
     return title + "\n" + "".join(f"  {k:14s} {v}\n" for k, v in formats.items())
 
 
-#: what ASSESSMENT and RUN may be (the help of every command that reads a contest)
-INPUTS = (
-    _formats(
-        "ASSESSMENT (format detected from the content, or --assessment-format):", ASSESSMENT_FORMATS
+def inputs_help() -> str:
+    """What ASSESSMENT and RUN may be (the help of every command that reads
+    a contest), from the formats' tables as they are when the parser is made."""
+    return (
+        _formats(
+            "ASSESSMENT (format detected from the content, or --assessment-format):",
+            ASSESSMENT_FORMATS,
+        )
+        + "  a .cla alone: every model is a query (leave-one-out); --queries Q.cla: external\n"
+        "  queries; qrels: give --collection-size N (or --collection FILE) for TN and E.\n\n"
+        + _formats("RUN (any number; detected from the content, or --run-format):", RUN_FORMATS)
+        + _formats("  rank-list folder variants (--variant):", RANKLIST_VARIANTS)
     )
-    + "  a .cla alone: every model is a query (leave-one-out); --queries Q.cla: external\n"
-    "  queries; qrels: give --collection-size N (or --collection FILE) for TN and E.\n\n"
-    + _formats("RUN (any number; detected from the content, or --run-format):", RUN_FORMATS)
-    + _formats("  rank-list folder variants (--variant):", RANKLIST_VARIANTS)
-)
+
+
 MEASURE_NAMES = (
     "Measure names (--columns, --rank-by, compare --measure): the keys of 'shrec-eval\n"
     "measures', or trec_eval's, ir_measures' and the SHREC toolkits' names (map, P_10,\n"
@@ -72,7 +77,7 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
         "evaluate",
         "score runs and print the summary table",
         [common, reading, engine, profile, output, shapes],
-        epilog=INPUTS
+        epilog=inputs_help()
         + "\n"
         + MEASURE_NAMES
         + "\n\n"
@@ -106,7 +111,7 @@ def _check_args(sub, common, reading, profile) -> None:
         "check",
         "check submissions before scoring (exit 1 on problems)",
         [common, reading, profile],
-        epilog=INPUTS
+        epilog=inputs_help()
         + "\n"
         + _examples(
             (
@@ -134,7 +139,7 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
         "compare",
         "which differences are real: paired tests, confidence intervals, corrected p-values",
         [common, reading, engine, profile],
-        epilog=INPUTS
+        epilog=inputs_help()
         + "\n"
         + MEASURE_NAMES
         + "\n\n"

@@ -27,7 +27,6 @@ from ..model.names import name_bytes
 from ..outputs.atomic import stream_fd
 from ..scoring.memory import keep_freed_blocks
 from .command_parsers import (  # noqa: F401
-    INPUTS,
     MEASURE_NAMES,
     _check_args,
     _command,
@@ -39,6 +38,7 @@ from .command_parsers import (  # noqa: F401
     _formats,
     _measures_args,
     _thumbnails_args,
+    inputs_help,
 )
 from .option_groups import (  # noqa: F401
     _argument_type,

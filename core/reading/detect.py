@@ -5,9 +5,11 @@ none or several fit."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
-from ..choices import ASSESSMENT_FORMATS, RUN_FORMATS
+from ..choices import ASSESSMENT_FORMATS, RUN_FORMAT_TABLE, RUN_FORMATS
 from ..errors import AmbiguousFormatError, FormatError
 from ..model.assessment import Assessment
 from ..model.values import is_integer, is_number
@@ -108,10 +110,31 @@ def _candidates(
     """The formats a file's content fits (several when it is ambiguous);
     ``c_numbers``: a TREC run's score is read as C's ``atof`` reads it, so
     any 5th field is one (``0x1p3``, ``1d3``, ``abc``: trec_eval takes them)."""
+    added = _registered(src)
     if src.kind == "folder":
-        return ["ranklists"], None
+        return ["ranklists", *added], None
     if is_embeddings(src.head(8)):  # numpy's .npy, or a zip (.npz)
-        return ["embeddings"], None
+        return ["embeddings", *added], None
+    found, s = _builtin_candidates(src, assessment, c_numbers)
+    return found + added, s
+
+
+def _registered(src: Source) -> list[str]:
+    """The registered formats (:func:`~shrec_eval.choices.register_run_format`)
+    whose ``sniff`` takes the file or folder."""
+    out = []
+    for row in RUN_FORMAT_TABLE:
+        if row.module is not None and row.folder == (src.kind == "folder"):
+            if importlib.import_module(row.module).sniff(src):
+                out.append(row.name)
+    return out
+
+
+def _builtin_candidates(
+    src: Source, assessment: Assessment | None, c_numbers: bool
+) -> tuple[list[str], _Sample]:
+    """The built-in text and binary formats a file fits (their rules weigh
+    one against another)."""
     s = _Sample(src)
     sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
     # more rows than queries: the matrix reader says so with the counts

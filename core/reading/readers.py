@@ -8,11 +8,18 @@ nothing else for anything a file may contain.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ..choices import ASSESSMENT_FORMATS, MATRIX_ORDERS, RANKLIST_VARIANTS, RUN_FORMATS
+from ..choices import (
+    ASSESSMENT_FORMATS,
+    MATRIX_ORDERS,
+    RANKLIST_VARIANTS,
+    RUN_FORMATS,
+    run_format_row,
+)
 from ..errors import AmbiguousFormatError, ContestFileError, FileAccessError, FormatError
 from ..model.assessment import Assessment
 from ..model.runs import Run
@@ -231,6 +238,19 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
         limit=4 * q * t if binary else PIPE_LIMIT,
     )
     fmt = format or detect_run_format(src, assessment, c_numbers=c_numbers)
+    row = run_format_row(fmt)
+    if row.module is not None:  # a registered format: its module reads it
+        if not row.folder:
+            _no_folder(src, a(f"{row.description} file"))
+        elif src.kind != "folder":
+            raise FormatError(src.path, f"{a(row.description)} is a folder; this is a file")
+        for option, value in (("--ids", ids), ("--top-k", top_k), ("--variant", variant)):
+            if value is not None:
+                raise FormatError(src.path, f"{option} does not apply to {a(row.description)}")
+        run = importlib.import_module(row.module).read(
+            src, assessment, name=name, normalize_ids=norm
+        )
+        return run, fmt
     if fmt == "embeddings":
         _no_folder(src, "an embeddings file (.npy, .npz)")
         run = read_embeddings(
