@@ -158,7 +158,7 @@ def test_csv_and_report_outputs(tmp_path):
             str(tmp_path / "csv"),
             "--report",
             str(tmp_path / "rep"),
-            "--gallery-k",  # the demo has shapes: a gallery (tests/test_gallery.py)
+            "--gallery-k",  # the demo has shapes: a gallery (tests/test_outputs_gallery.py)
             "1",
         ]
     )

@@ -3,7 +3,7 @@ search, the numpy floor and pytorch-metric-learning, at 100,000 and
 1,000,000 gallery items, and one vs two Dask workers (not a test; the
 figures go into docs/scale.md).
 
-    python tests/benchmarks/bench_scale.py [--repeat N] [--workdir DIR]
+    python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
         [--skip-100k] [--skip-1m] [--skip-dask] [--pml PYTHON [--pml-1m]]
         [--queries N] [--k K]
 
