@@ -81,9 +81,23 @@ def test_every_test_or_benchmark_file_cited_exists():
         for p in files
         for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
         for name in CITED_TEST.findall(line)
-        if name not in present | KNOWN_STALE and p != Path(__file__).resolve()
+        if name not in present | KNOWN_STALE
+        and p != Path(__file__).resolve()
+        and name == name.lower()  # test_profile_NAME.py: a pattern, not a file
     ]
     assert stale == []
+
+
+def test_the_where_your_change_goes_table_names_files_that_exist():
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    table = text.split("## Where your change goes", 1)[1].split("\n## ", 1)[0]
+    paths = {
+        p
+        for p in re.findall(r"`([\w./]+\.(?:py|md))`", table)
+        if "/" in p and p == p.replace("NAME", "") and "SUBJECT" not in p
+    }
+    assert len(paths) >= 15
+    assert sorted(p for p in paths if not (ROOT / p).exists()) == []
 
 
 def test_the_measure_table_is_the_registrys():
