@@ -379,7 +379,7 @@ def main(argv=None) -> None:
         "--pml", metavar="PYTHON", help="a Python with torch and pytorch-metric-learning"
     )
     args = p.parse_args(argv)
-    workdir = args.workdir or tempfile.mkdtemp(prefix="bench_scale_")
+    workdir = args.workdir or tempfile.mkdtemp(prefix="bench_topk_faiss_")
     os.makedirs(workdir, exist_ok=True)
     t = time.perf_counter()
     print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
