@@ -4,7 +4,7 @@ registry (``shrec_eval.scoring.measures.MEASURES``) with its other tools' names.
     python docs/make_measures_table.py          # rewrite the table in place
     python docs/make_measures_table.py --check  # exit 1 if the doc is stale
 
-tests/test_docs.py runs the check, so the table never drifts from the code.
+tests/test_project_docs.py runs the check, so the table never drifts from the code.
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
 """Small inputs and a command-line runner shared by the tests of issue 11's
-reproduction scripts (tests/test_hostile_*.py)."""
+reproduction scripts (tests/test_reading_hostile.py, test_reading_streams.py,
+test_outputs_hostile.py, test_outputs_gate.py, ...)."""
 
 from __future__ import annotations
 
 import io
 
+import numpy as np
 from shrec_eval.cli.parser import main
 
 S_CLA = "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n"
 S_TXT = "0 1 5 5\n1 0 5 5\n5 5 0 1\n5 5 1 0.5\n"
+CLA6 = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 
 
 def run_cli(argv):
@@ -23,3 +26,13 @@ def small_contest(folder):
     (folder / "s.cla").write_text(S_CLA)
     (folder / "s.txt").write_text(S_TXT)
     return folder
+
+
+def six_contest(folder):
+    """a.cla (2 classes of 3) and m.txt, a 6 x 6 matrix with a clear class structure."""
+    (folder / "a.cla").write_text(CLA6)
+    lab = np.repeat([0, 1], 3)
+    m = np.random.default_rng(0).uniform(1, 2, (6, 6)) - (lab[:, None] == lab[None, :]) * 0.5
+    np.fill_diagonal(m, 0)
+    np.savetxt(folder / "m.txt", m, fmt="%.4f")
+    return folder / "a.cla", folder / "m.txt", m

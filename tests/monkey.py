@@ -1,5 +1,5 @@
 """A seeded monkey for the app (issue 31), run in a child process by
-tests/test_gui_monkey.py (a crash ends the child, not the test run):
+tests/test_app_monkey.py (a crash ends the child, not the test run):
 
     python tests/monkey.py SEED ACTIONS REPORT.json
 

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 
+import numpy as np
 import pytest
+from contest_files import write_ascii_matrix
 from contest_profiles import psb_contest
+from hostile import run_cli
 from shrec_eval.cli.parser import main
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.options import EvalOptions
@@ -117,3 +121,18 @@ def test_cli_native_one_folder_per_run(tmp_path):
     err = io.StringIO()
     code = main(["evaluate", str(cla), str(m), "--native", str(tmp_path / "x")], out=err)
     assert code == 2 and err.getvalue() == ""  # refused before any scoring
+
+
+def test_e18_psbtable_every_class_small_gives_nan_without_numpy_warnings(tmp_path):
+    (tmp_path / "small.cla").write_text("PSB 1\n3 5\n\na 0 2\n0\n1\n\nb 0 1\n2\n\nc 0 2\n3\n4\n")
+    d = np.random.default_rng(1).uniform(1, 2, (5, 5))
+    np.fill_diagonal(d, 0)
+    write_ascii_matrix(tmp_path / "s.txt", d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning fails the test
+        code, _ = run_cli(
+            ["evaluate", tmp_path / "small.cla", tmp_path / "s.txt", "--profile", "psbtable"]
+            + ["--native", tmp_path / "n3"]
+        )
+    assert code == 0
+    assert (tmp_path / "n3" / "micro.txt").read_text().split() == ["nan"] * 5

@@ -21,15 +21,21 @@ Queries are met as Node enumerates object keys: 100001, 100002, 201001
 from __future__ import annotations
 
 import io
+import json
 import math
+import os
+import time
 
 import numpy as np
 import pytest
 from contest_profiles import shapenet_csv, shapenet_method
+from hostile import run_cli
 from shrec_eval.cli.parser import main
+from shrec_eval.errors import FileAccessError
 from shrec_eval.options import EvalOptions
 from shrec_eval.outputs.native import native_files
 from shrec_eval.profiles import shapenet17 as sn
+from shrec_eval.profiles.shapenet_data import read_taxonomy
 from shrec_eval.scoring.engine import evaluate
 
 L2 = math.log2
@@ -221,3 +227,96 @@ def test_a_taxonomy_shaped_as_the_real_one_reads(tmp_path):
     assert sn.query_data(a, EvalOptions(profile="shapenet17"))["R"].tolist() == [1000]
     res = evaluate(a, run, EvalOptions(profile="shapenet17"))
     assert res.column("p_at_n")[0] == 1.0  # 50 of 50 retrieved are of the synset
+
+
+def _taxonomy(folder, n=40, synsets=("02691156", "03001627"), split="test"):
+    rows = ["id,synsetId,subSynsetId,modelId,split"]
+    ids = []
+    for i in range(1, n + 1):
+        mid = f"{i:06d}"
+        syn = synsets[i % len(synsets)]
+        rows.append(f"{mid},{syn},{syn},model{i},{split}")
+        ids.append(mid)
+    (folder / "all.csv").write_text("\n".join(rows) + "\n")
+    return folder / "all.csv", ids
+
+
+def _method(folder, ids, length, seed=0, dataset="test_normal"):
+    rng = np.random.default_rng(seed)
+    (folder / dataset).mkdir(parents=True)
+    for q in ids:
+        pick = rng.permutation(len(ids))[:length]
+        (folder / dataset / q).write_text(
+            "".join(f"{ids[k]} {j / 10}\n" for j, k in enumerate(pick))
+        )
+    return folder
+
+
+# -- e03 / e12 / e16: the input gate for the taxonomy and contest files -------------------------
+
+
+def test_e03_taxonomy_fifo_and_device_are_refused_not_read(tmp_path):
+    fifo = tmp_path / "tax.csv"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    with pytest.raises(FileAccessError, match="no program writing to it"):
+        read_taxonomy(fifo)
+    assert time.monotonic() - start < 30  # the pipe timeout, not a hang
+    with pytest.raises(FileAccessError, match="a device"):
+        read_taxonomy("/dev/zero")
+
+
+def test_e16_taxonomy_with_a_bom_and_an_empty_dataset(tmp_path):
+    tax, ids = _taxonomy(tmp_path, n=6)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + tax.read_bytes())
+    assert read_taxonomy(bom).rows == read_taxonomy(tax).rows
+    (tmp_path / "empty" / "test_normal").mkdir(parents=True)
+    code, out = run_cli(["evaluate", tax, tmp_path / "empty", "--profile", "shapenet17"])
+    assert code == 0 and "without a query file of the test split" in out
+
+
+# -- e10 / e17: shapenet17 methods and row order -------------------------------------------------
+
+
+def test_e10_two_methods_of_the_same_folder_name_stay_apart(tmp_path):
+    tax, ids = _taxonomy(tmp_path)
+    _method(tmp_path / "teamA" / "meth", ids, 5, seed=1)
+    _method(tmp_path / "teamB" / "meth", ids, 30, seed=2)
+    code, _ = run_cli(
+        ["evaluate", tax, tmp_path / "teamA" / "meth", tmp_path / "teamB" / "meth"]
+        + ["--profile", "shapenet17", "--native", tmp_path / "nat", "--json", tmp_path / "r.json"]
+    )
+    assert code == 0
+    names = [r["name"] for r in json.loads((tmp_path / "r.json").read_bytes())["runs"]]
+    assert names == ["meth (teamA)/test_normal", "meth (teamB)/test_normal"]
+    summaries = sorted(
+        f for _root, _d, files in os.walk(tmp_path / "nat") for f in files if "summary" in f
+    )
+    assert summaries == ["meth (teamA).summary.csv", "meth (teamB).summary.csv"]
+
+
+def test_e17_summary_rows_in_javascript_key_order(tmp_path):
+    tax, ids = _taxonomy(tmp_path, n=30, synsets=("02691156", "4379243"))
+    _method(tmp_path / "meth", ids, 10)
+    code, _ = run_cli(
+        [
+            "evaluate",
+            tax,
+            tmp_path / "meth",
+            "--profile",
+            "shapenet17",
+            "--native",
+            tmp_path / "nat",
+        ]
+    )
+    assert code == 0
+    rows = (tmp_path / "nat" / "meth.summary.csv").read_text().splitlines()
+    # for (var id in avgs): the array index 4379243 first, then insertion order
+    assert [r.split(",")[0] for r in rows] == [
+        "class",
+        "4379243",
+        "microALL",
+        "02691156",
+        "macroALL",
+    ]

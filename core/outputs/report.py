@@ -164,7 +164,7 @@ def to_json(
 # cell is estimated from the advance widths of Computer Modern (cmr10 / cmbx10,
 # in em; other fonts of papers are no wider by more than the margin kept), and
 # the font size, the space between columns and the number of column blocks
-# are chosen so that the table fits (tests/test_report_tex.py compiles them
+# are chosen so that the table fits (tests/test_outputs_latex.py compiles them
 # with pdflatex and finds no overfull box).
 
 

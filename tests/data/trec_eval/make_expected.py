@@ -1,5 +1,5 @@
 """Write the expected outputs of this folder with the trec_eval binary, and
-the list of cases (cases.txt) that tests/test_trec_eval_format.py replays:
+the list of cases (cases.txt) that tests/test_outputs_trec_eval.py replays:
 
     python tests/data/trec_eval/make_expected.py /path/to/trec_eval
 

@@ -9,6 +9,7 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import wait_idle  # noqa: E402
+from shrec_eval import EvalOptions  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
@@ -55,3 +56,43 @@ def test_hidden_tabs_catch_up_one_per_pass_once_the_job_ends(win, qtbot):
     # a shown tab is refreshed at once, not left to catch up
     win.curves.on_changed()
     assert not win.curves.missed_changes
+
+
+def test_a_hidden_tab_catches_up_when_shown_during_a_job(win, qtbot, monkeypatch):
+    import time
+
+    import numpy as np
+    import shrec_eval.service as service  # the app scores through the service
+
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    real = service.evaluate
+
+    def slow(a, run, options, progress=None, should_stop=None):
+        time.sleep(0.2)
+        return real(a, run, options, progress=progress, should_stop=should_stop)
+
+    monkeypatch.setattr(service, "evaluate", slow)
+    c, pq = win.controller, win.per_query
+    c.set_options(EvalOptions(ranks=(7,)))
+    pq.mode.setCurrentIndex(1)
+    pq.choice.setCurrentIndex(pq.choice.findData("p@7"))
+
+    def runs_with_p7() -> int:  # columns of the per-query table with values
+        m = pq.model
+        return sum(not np.all(np.isnan(col)) for col in m._arrays)
+
+    assert runs_with_p7() == 0  # nothing scored with the new ranks yet
+    win.tabs.setCurrentWidget(win.summary)
+    c.score()
+    qtbot.waitUntil(
+        lambda: sum(e.result.options.ranks == (7,) for e in c.entries.values()) >= 2, timeout=10000
+    )
+    qtbot.wait(200)  # the coalesced refresh: the Summary shown, Per query hidden
+    assert c.busy and runs_with_p7() == 0
+    rescored = sum(e.result.options.ranks == (7,) for e in c.entries.values())
+    win.tabs.setCurrentWidget(pq)  # shown: it catches up with what is scored so far
+    assert runs_with_p7() == rescored >= 2
+    wait_idle(qtbot, win)
+    assert all(e.result.options.ranks == (7,) for e in c.entries.values())
+    assert runs_with_p7() == 7

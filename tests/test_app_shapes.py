@@ -4,6 +4,7 @@ framed by grade, drawn off the GUI thread from the shared disk cache), K
 adjustable, the 3D view's CPU turntable, File > Shapes… saved in sessions."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
+from guitools import retire, scored_demo_window, settled, wait_idle  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.outputs.gallery import GRADE_COLOURS  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
@@ -201,3 +202,69 @@ def test_a_mesh_asked_for_before_the_folder_is_indexed_still_comes(qtbot):
         assert v.shape[1] == 3 and f.shape[1] == 3 and len(f) > 10
     finally:
         service.shutdown()
+
+
+SCREEN = (1280, 720)
+
+
+def _contest(folder, name, runs, shapes):
+    d = {
+        "version": 3,
+        "name": name,
+        "assessment": {
+            "path": str(DEMO / "target.cla"),
+            "queries": str(DEMO / "queries.cla"),
+            "graded": True,
+        },
+        "runs": runs,
+        "shapes": {"path": str(shapes), "layout": "flat"},
+    }
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(d))
+    return str(path)
+
+
+def test_shapes_not_shown_are_not_carried_to_the_next_contest(win, qtbot, tmp_path):
+    """M3: a contest whose lists reach items without a shape file says so;
+    the next contest (on the same shapes folder, every one of its shapes
+    there) does not repeat it."""
+    shapes = tmp_path / "shapes"
+    shapes.mkdir()
+    for f in (DEMO / "shapes").iterdir():  # the queries, and the items 0-499
+        if f.name.startswith("q") or int(f.stem[1:]) < 500:
+            shutil.copyfile(f, shapes / f.name)  # copies: links out of the folder are refused
+    every_item = _contest(
+        tmp_path,
+        "all-items",
+        [{"name": "VoxelMoments", "format": "binary-matrix",
+          "path": str(DEMO / "voxelmoments.matrix")}],
+        shapes,
+    )  # fmt: skip
+    lines = []
+    for q in range(1, 31):
+        lines += [f"q{q:02d} Q0 {i} {r + 1} {-r} shown" for r, i in enumerate(range(0, 500, 7))]
+    (tmp_path / "shown.trec").write_text("\n".join(lines) + "\n")
+    shown_only = _contest(
+        tmp_path,
+        "shown-only",
+        [{"name": "Shown", "format": "trec", "path": str(tmp_path / "shown.trec")}],
+        shapes,
+    )
+    win.resize(*SCREEN)
+    win.quiet = True
+    strips = win.ranked.thumbs
+
+    def drawn():
+        return bool(strips.rows) and all(t.pixmap is not None for _, ts in strips.rows for t in ts)
+
+    win.controller.open_session(every_item)
+    qtbot.waitUntil(lambda: settled(win, 1), timeout=30000)
+    win.tabs.setCurrentWidget(win.ranked)
+    win.ranked.select_query("q05")
+    qtbot.waitUntil(lambda: "could not be shown" in strips.state.text(), timeout=60000)
+    win.controller.open_session(shown_only)
+    qtbot.waitUntil(lambda: settled(win, 1) and win.ranked.lists is not None, timeout=30000)
+    qtbot.waitUntil(lambda: win.ranked.lists.runs[0].name == "Shown" and drawn(), timeout=60000)
+    qtbot.wait(200)
+    assert strips.service.warning() is None
+    assert "could not be shown" not in strips.state.text()

@@ -14,8 +14,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hostile import run_cli
+from hostile import six_contest as _six
 from shrec_eval.cli.parser import main
-from shrec_eval.reading.formats.source import a
+from shrec_eval.reading.formats.source import a, default_name
 from shrec_eval.shapes.index import ShapeFiles
 from shrec_eval.shapes.render import render_mesh
 from shrec_eval.shapes.thumbnails import thumbnail
@@ -192,3 +194,26 @@ def test_indefinite_articles_follow_the_sound():
 def test_top_k_message_says_an_ascii_matrix(contest):
     code, _, err = cli(["evaluate", contest / "a.cla", contest / "m.txt", "--top-k", "2"])
     assert code == 2 and "this run is an ASCII dissimilarity matrix" in err
+
+
+# -- e19: messages -------------------------------------------------------------------------------
+
+
+def test_e19_messages(tmp_path, capsys):
+    cla, m, _ = _six(tmp_path)
+    run_cli(["evaluate", "/dev/null", m])
+    assert "an assessment was expected" in capsys.readouterr().err
+    run_cli(["evaluate", m, m])
+    assert "it looks like an ASCII" in capsys.readouterr().err
+    code, out = run_cli(
+        ["evaluate", cla, m, "--names", "first line\nsecond | line", "--columns", "nn"]
+    )
+    assert code == 0 and "first line second | line" in out
+    assert all(len(line.split()) > 1 for line in out.splitlines() if line.strip())
+    code, out = run_cli(
+        ["evaluate", cla, m, "--profile", "psbtable", "--keep-self", "--columns", "nn"]
+    )
+    assert "--keep-self is ignored" in capsys.readouterr().err
+    assert "not a column of this table" in out
+    assert default_name("/dev/fd/63") == "pipe 63" and default_name("/proc/self/fd/0") == "stdin"
+    assert default_name("runs/alice.txt") == "alice"

@@ -1,17 +1,22 @@
 """The reproduction scripts of issue 11 (defects d01-d20) that gave wrong
 numbers or unclear messages, written as tests: each shows the clear error or the
 right number.  The scripts themselves are never called; every case is rebuilt
-here with small inputs.  Outputs: test_hostile_outputs.py; pipes, devices, wide
-rows and option ranges: test_hostile_streams.py."""
+here with small inputs; and issue 24's reading defects (e05, e06, e08: bad
+tokens in matrices, truncated binary matrices, ids in two encodings, two
+spellings of one id).  Outputs: test_outputs_hostile.py and test_outputs_gate.py;
+pipes, devices, wide rows and option ranges: test_reading_streams.py."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
-from hostile import S_CLA, S_TXT, run_cli, small_contest
+from contest_files import distances, write_binary_matrix
+from hostile import CLA6, S_CLA, S_TXT, run_cli, small_contest
+from hostile import six_contest as _six
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
@@ -430,3 +435,78 @@ def test_no_measure_leaves_its_range(tmp_path_factory, contest, k):
         return
     run = load_run(tmp / "r.trec", a, format="trec")
     assert_in_range(evaluate(a, run, EvalOptions(ranks=(1, k), curve_length=k)))
+
+
+# -- e05: a near-matrix is never a TREC run -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "row, col, token", [(1, 2, "1.#INF00"), (3, 7, "NA"), (2, 4, "1.#IND00"), (2, 6, "\u0663")]
+)
+def test_e05_matrix_with_a_bad_token_is_an_error_with_line_and_column(tmp_path, row, col, token):
+    sizes = [5, 4, 3]
+    lines = ["PSB 1", "3 12", ""]
+    k = 0
+    for c, s in enumerate(sizes):
+        lines += [f"c{c} 0 {s}"] + [str(k + j) for j in range(s)] + [""]
+        k += s
+    (tmp_path / "a.cla").write_text("\n".join(lines) + "\n")
+    a = load_assessment(tmp_path / "a.cla")
+    rows = [[f"{v:.6f}" for v in r] for r in distances(12, 12)]
+    rows[row][col] = token
+    p = tmp_path / "bad.txt"
+    p.write_text("".join(" ".join(r) + "\n" for r in rows))
+    if token != "\u0663":
+        assert detect_run_format(p, a) == "ascii-matrix"
+    with pytest.raises(FormatError) as e:
+        load_run(p, a, format="ascii-matrix" if token == "\u0663" else None)
+    assert e.value.line == row + 1 and e.value.column is not None and e.value.token == token
+    code, out = run_cli(["evaluate", tmp_path / "a.cla", p])
+    assert code == 2 and out == ""
+
+
+def test_e05_trec_runs_with_numeric_ids_are_still_trec(tmp_path):
+    (tmp_path / "a.cla").write_text(CLA6)
+    a = load_assessment(tmp_path / "a.cla")
+    p = tmp_path / "r.trec"
+    p.write_text("".join(f"{q} Q0 {(q + 1) % 6} 1 0.5 run\n" for q in range(6)))
+    assert detect_run_format(p, a) == "trec"
+
+
+# -- e06: a binary matrix truncated while scored --------------------------------------------
+
+
+def test_e06_binary_matrix_truncated_after_opening_is_an_error(tmp_path):
+    cla, _, d = _six(tmp_path)
+    p = write_binary_matrix(tmp_path / "m.matrix", d)
+    a = load_assessment(cla)
+    run = load_run(p, a)
+    os.truncate(p, 30)
+    with pytest.raises(FormatError, match="truncated or rewritten"):
+        evaluate(a, run)
+
+
+def test_e08_latin1_and_utf8_ids_are_two_ids(tmp_path):
+    (tmp_path / "q.qrels").write_bytes(b"1 0 caf\xc3\xa9 1\n1 0 x 1\n")
+    (tmp_path / "r.trec").write_bytes(b"1 Q0 caf\xe9 1 3 t\n1 Q0 caf\xc3\xa9 2 2 t\n1 Q0 x 3 1 t\n")
+    code, out = run_cli(
+        ["evaluate", tmp_path / "q.qrels", tmp_path / "r.trec", "-N", "10"]
+        + ["--profile", "trec_eval", "--columns", "ap_trec_r,p@5", "--json", tmp_path / "r.json"]
+    )
+    assert code == 0
+    run = json.loads((tmp_path / "r.json").read_bytes())["runs"][0]
+    # trec_eval: (1/2 + 2/3) / 2, three distinct docnos retrieved
+    assert run["mean"]["ap_trec_r"] == pytest.approx((1 / 2 + 2 / 3) / 2, abs=1e-12)
+    # two grades for the two byte strings are two judgments, not a contradiction
+    (tmp_path / "q2.qrels").write_bytes(b"1 0 caf\xc3\xa9 1\n1 0 caf\xe9 0\n1 0 x 1\n")
+    a = load_assessment(tmp_path / "q2.qrels", collection_size=10)
+    assert a.judgments("1") == {"caf\u00e9": 1, "x": 1}
+
+
+@pytest.mark.parametrize("first, second", [("7", "007"), ("007", "7")])
+def test_two_spellings_of_one_qrels_id_named_in_either_order(tmp_path, first, second):
+    # ids that cannot change skip the normaliser; two spellings met are
+    # still both named, whichever comes first
+    (tmp_path / "d.qrels").write_text(f"1 0 {first} 1\n1 0 {second} 2\n")
+    with pytest.raises(FormatError, match="'007' and '7' are the same id once normalised"):
+        load_assessment(tmp_path / "d.qrels", collection_size=10)

@@ -408,7 +408,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     # the app's report adds the gallery of the demo's shapes
     assert [f for f in app_files if f != "gallery.html" and not f.startswith("thumbs")] == files
     assert "figures/class_heatmap.pdf" in files and "summary-wide.tex" in files
-    # the gallery of `shrec-eval demo --report` (tests/test_gallery.py checks its images)
+    # the gallery of `shrec-eval demo --report` (tests/test_outputs_gallery.py checks its images)
     from shrec_eval.cli.parser import main
 
     assert main(["demo", "--report", str(tmp_path / "cli-demo")], out=io.StringIO()) == 0
@@ -611,3 +611,70 @@ def test_a_hidden_plot_exports_its_current_range(qtbot, results):
         assert y0 <= ys.min() and y1 >= ys.max()
     finally:
         fig.close()
+
+
+def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeypatch):
+    """M6: Export figure at a print preset returns at once; matplotlib draws
+    on a file thread while the window goes on (figureDone when written)."""
+    import threading
+
+    from shrec_eval.outputs import figures as core_figures
+
+    from shrec_gui.figures import FigureSettings
+
+    gate, seen = threading.Event(), {}
+    real = core_figures.curve_figure
+
+    def slow(*args, **kwargs):
+        seen["thread"] = threading.current_thread()
+        assert gate.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core_figures, "curve_figure", slow)
+    demo.curves.kind.setCurrentIndex(demo.curves.kind.findData("pr"))
+    demo.curves.select_query(None)
+    path = tmp_path / "pr.pdf"
+    with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
+        demo.export_plot(str(path), "pdf", which="curves", figure=FigureSettings(preset="column"))
+        assert not path.exists()  # returned before the drawing: it waits on its thread
+        qtbot.waitUntil(lambda: "thread" in seen, timeout=10000)
+        qtbot.wait(50)  # the event loop runs while the figure is drawn
+        assert "Drawing the figure" in demo.status_label.text() and not path.exists()
+        gate.set()
+    assert done.args == [str(path), ""]
+    assert seen["thread"] is not threading.main_thread()
+    assert path.read_bytes().startswith(b"%PDF")
+
+
+def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
+    """M4: at a print preset the ranked lists and a class's curves are the
+    core's figures: the title and every run name inside the page, the ranks
+    shown on screen, and the axes (not the legend) take most of the height."""
+    from shrec_eval.outputs.figures import PRESETS
+
+    p = PRESETS["column"]
+    demo.tabs.setCurrentWidget(demo.ranked)
+    demo.ranked.select_query("q05")
+    qtbot.waitUntil(lambda: demo.ranked.lists.query_id == "q05", timeout=10000)
+    fig = demo.exports._print_figure("ranked", p)()
+    renderer = fig.canvas.get_renderer()
+    page = fig.bbox
+    (ax,) = fig.axes
+    lo, hi = ax.get_xlim()
+    shown_ticks = [t for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+    legend = fig.legends[0].get_texts()
+    texts = [fig._suptitle, ax.xaxis.label, *ax.get_yticklabels(), *shown_ticks, *legend]
+    for t in texts:  # nothing cut at the page's edges
+        box = t.get_window_extent(renderer)
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1, t.get_text()
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names == [r.name for r in demo.ranked.shown_runs()]
+    assert fig._suptitle.get_text() == "Ranked lists of query q05 (class vase)"
+    assert (round(lo + 0.5), round(hi - 0.5)) == (1, 200)  # the ranks in view on screen
+    assert fig.get_figwidth() == pytest.approx(p.size_in[0])
+    demo.per_class.select_class("house")
+    fig = demo.exports._print_figure("class_pr", p)()
+    ax = fig.axes[0]
+    assert ax.get_title().endswith("class house")
+    assert ax.get_position().height >= 0.45  # the legend takes no half of the figure
+    assert fig.get_figheight() == pytest.approx(p.size_in[1])

@@ -14,12 +14,13 @@ pytest.importorskip("pytestqt")
 
 pg = pytest.importorskip("pyqtgraph")
 
-from guitools import retire, scored_demo_window  # noqa: E402
+from guitools import retire, scored_demo_window, wait_idle  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QStandardItem, QStandardItemModel  # noqa: E402
 from PySide6.QtWidgets import QStyle  # noqa: E402
+from shrec_eval.outputs.report import HEADLINE  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
-from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
+from shrec_eval.scoring.measures import expand, measure_by_key  # noqa: E402
 
 from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402
@@ -350,3 +351,74 @@ def test_the_colour_key_follows_the_assessments_grades(qtbot, demo):
         if top == 1:
             assert img == [GRADE_COLOURS[g] for g in (2, 2, 0, 2, 2)]
             assert "4 relevant items" in w.info.text()
+
+
+def demo_window(win, qtbot, width=1200):
+    win.resize(width, 760)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+# -- Summary ------------------------------------------------------------------------
+
+
+def click_header(view, section: int) -> None:
+    from pytestqt.qtbot import QtBot
+
+    header = view.horizontalHeader()
+    x = header.sectionViewportPosition(section) + header.sectionSize(section) // 2
+    QtBot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+
+
+def column_values(view, col: int) -> list:
+    p = view.model()
+    return [p.index(r, col).data(SORT_ROLE) for r in range(p.rowCount())]
+
+
+# -- Per query ----------------------------------------------------------------------
+
+
+def test_per_query_columns_scroll_alignment_and_sort_arrow(win, qtbot):
+    w = demo_window(win, qtbot)
+    remembered = w.prefs.summary_columns()  # the next tests' windows start with them
+    w.summary.set_columns(HEADLINE)
+    pq = w.per_query
+    w.tabs.setCurrentWidget(pq)
+    header = pq.view.horizontalHeader()
+    # no sort yet: the file's order, and no arrow claiming one
+    assert pq.proxy.sortColumn() == -1 and header.sortIndicatorSection() == -1
+    ids = list(pq.model.query_ids)
+    assert [pq.proxy.index(r, 0).data() for r in range(len(ids))] == ids
+    m = pq.model
+    assert [m.headerData(c, H) for c in (0, 1)] == ["Query", "Class"]
+    wrap = Qt.TextFlag.TextWordWrap  # headers wrap where the columns would not fit
+    left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | wrap)
+    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter | wrap)
+    align = Qt.ItemDataRole.TextAlignmentRole
+    assert m.headerData(0, H, align) == m.headerData(1, H, align) == left
+    assert m.headerData(2, H, align) == right  # a measure: as its numbers
+    # scrolled sideways (more measures than the width holds, even with their
+    # headers wrapped), then the other mode: shown from the query again
+    o = w.controller.options
+    w.summary.set_columns([m.key for m in expand(o.ranks, o.profile)][:30])
+    qtbot.wait(50)
+    bar = pq.view.horizontalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    pq.mode.setCurrentIndex(pq.mode.findData("measure"))
+    assert bar.value() == 0 and pq.view.columnViewportPosition(0) == 0
+    assert pq.proxy.sortColumn() == -1 and header.sortIndicatorSection() == -1
+    last = m.columnCount() - 1
+    assert m.headerData(last, H) == "Ranking of runs (best first)"
+    assert m.headerData(last, H, align) == left
+    assert pq.view.columnWidth(last) <= pq.view.viewport().width()  # its header in sight
+    assert m.headerData(2, H, align) == right
+    # a run's column: best first on the first click (ADR: higher is better)
+    click_header(pq.view, 2)
+    assert pq.proxy.sortOrder() == Qt.SortOrder.DescendingOrder
+    assert header.sortIndicatorSection() == 2
+    vals = [v for v in column_values(pq.view, 2) if v is not None]
+    assert vals == sorted(vals, reverse=True)
+    pq.mode.setCurrentIndex(pq.mode.findData("run"))
+    w.prefs.set_summary_columns(remembered)

@@ -3,14 +3,15 @@ JSON with paths relative to the file, every bad setting a FormatError that
 names the file, a newer version refused; the demo manifest read with it."""
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from shrec_eval import EvalOptions
+from shrec_eval import EvalOptions, evaluate
 from shrec_eval import contest as contest_module
 from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSource
-from shrec_eval.errors import FormatError, ShrecEvalError
+from shrec_eval.errors import FileAccessError, FormatError, ShrecEvalError
 from shrec_eval.resources import demo_manifest, resource_path
 
 DEMO = resource_path("demo")
@@ -329,3 +330,64 @@ def test_make_demo_regenerates_the_demo_byte_for_byte(tmp_path):
     made, shipped = files(tmp_path), files(DEMO)
     assert sorted(made) == sorted(shipped)
     assert [n for n in made if made[n] != shipped[n]] == []
+
+
+def _contest_case(tmp_path, doc):
+    (tmp_path / "q.qrels").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    (tmp_path / "r.trec").write_text("1 Q0 d1 1 5 t\n1 Q0 d2 2 4 t\n2 Q0 d3 1 1 t\n")
+    s = tmp_path / "s.json"
+    s.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    c = Contest.read(s)
+    a = c.load_assessment()
+    for r in c.runs:
+        evaluate(a, r.load(a), c.options)
+
+
+@pytest.mark.parametrize(
+    "doc, needle",
+    [
+        ({"options": {"pr_levels": 10**9}}, "11 or 21 recall levels"),
+        ({"assessment": {"path": "q.qrels", "collection_size": 10**13}}, "collection size"),
+        ({"assessment": {"path": "q.qrels", "collection_size": 2**63}}, "collection size"),
+        ({"runs": [{"path": "r\u0000.trec"}]}, "'path' must be a string"),
+        ('{"runs": [{"path": "\\ud800"}]}', "'path' must be a string"),
+        ('{"view": {"a": ' + "[" * 100000 + "]" * 100000 + "}}", "nested too deeply"),
+        ('{"options": {"f_beta": NaN}}', "positive number"),
+        ({"options": {"relevance_level": 2**70}}, "relevance level"),
+    ],
+)
+def test_e12_contest_file_values_are_checked_and_name_the_file(tmp_path, doc, needle):
+    base = {"version": 2, "assessment": {"path": "q.qrels"}, "runs": [{"path": "r.trec"}]}
+    if isinstance(doc, dict):
+        doc = {**base, **doc}
+    else:  # JSON text: the base's members spliced in front
+        doc = json.dumps(base)[:-1] + ", " + doc[1:]
+        doc = doc.replace('"runs": [{"path": "r.trec"}], "runs"', '"runs"')
+    with pytest.raises(FormatError) as e:
+        _contest_case(tmp_path, doc)
+    assert str(e.value).startswith(f"{tmp_path / 's.json'}: ") and needle in str(e.value)
+
+
+def test_e12_contest_file_through_a_fifo_times_out(tmp_path):
+    os.mkfifo(tmp_path / "c.json")
+    with pytest.raises(FileAccessError, match="no program writing"):
+        Contest.read(tmp_path / "c.json")
+
+
+def test_e11_contest_saved_through_a_symlinked_folder_reopens_through_it(tmp_path):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "links").mkdir()
+    (tmp_path / "proj" / "q.qrels").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    (tmp_path / "proj" / "r.trec").write_text("1 Q0 d1 1 5 t\n1 Q0 d2 2 4 t\n2 Q0 d3 1 1 t\n")
+    (tmp_path / "proj" / "session.json").touch()
+    (tmp_path / "links" / "current.json").symlink_to("../proj/session.json")
+    # a decoy beside the link, which must never be read
+    (tmp_path / "links" / "q.qrels").write_text("9 0 zz 1\n")
+    c = Contest(
+        AssessmentSource(tmp_path / "proj" / "q.qrels"),
+        (RunSource(tmp_path / "proj" / "r.trec", name="R"),),
+    )
+    c.write(tmp_path / "links" / "current.json")
+    back = Contest.read(tmp_path / "links" / "current.json")
+    assert back.load_assessment().query_ids == ("1", "2")
+    assert os.path.samefile(back.assessment.path, tmp_path / "proj" / "q.qrels")

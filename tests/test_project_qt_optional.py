@@ -18,7 +18,7 @@ class NoQt(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, NoQt())
 import pytest
-files = sorted(glob.glob("test_gui*.py"))
+files = sorted(glob.glob("test_app*.py"))
 args = ["--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:pytest-qt"]
 sys.exit(pytest.main([*args, *files]))
 """
@@ -28,7 +28,7 @@ def test_gui_tests_skip_without_qt():
     p = subprocess.run(
         [sys.executable, "-c", CHILD], cwd=TESTS, capture_output=True, text=True, timeout=300
     )
-    gui_files = sorted(TESTS.glob("test_gui*.py"))
+    gui_files = sorted(TESTS.glob("test_app*.py"))
     assert p.returncode in (0, 5), p.stdout[-3000:]  # 5: nothing collected, all skipped
     assert "ERROR" not in p.stdout, p.stdout[-3000:]
     assert p.stdout.count("SKIPPED") == len(gui_files) >= 9, p.stdout[-3000:]

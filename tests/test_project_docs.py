@@ -55,6 +55,46 @@ def test_no_file_cites_a_path_outside_the_repository():
     assert cited == []
 
 
+#: a test or benchmark file named anywhere: ``tests/test_x.py``, ``test_x.py``, ``bench_x.py``
+CITED_TEST = re.compile(r"(?<![\w/.-])(?:tests/(?:benchmarks/)?)?((?:test|bench)_\w+\.py)\b")
+
+
+def test_every_test_or_benchmark_file_cited_exists():
+    """Test files are named by subject and renamed with git mv: no page, comment
+    or script may keep naming one that is gone."""
+    files = [ROOT / "README.md", ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    for folder in ("tests", "packaging", "docs", "core", "shrec_gui"):
+        files += [
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.suffix in (".py", ".md", ".txt", ".toml", ".spec", ".sh") and p.is_file()
+        ]
+    present = {p.name for p in (ROOT / "tests").glob("test_*.py")}
+    present |= {p.name for p in (ROOT / "tests" / "benchmarks").glob("bench_*.py")}
+    stale = [
+        f"{p.relative_to(ROOT)}:{i}: {name}"
+        for p in files
+        for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        for name in CITED_TEST.findall(line)
+        if name not in present
+        and p != Path(__file__).resolve()
+        and name == name.lower()  # test_profile_NAME.py: a pattern, not a file
+    ]
+    assert stale == []
+
+
+def test_the_where_your_change_goes_table_names_files_that_exist():
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    table = text.split("## Where your change goes", 1)[1].split("\n## ", 1)[0]
+    paths = {
+        p
+        for p in re.findall(r"`([\w./]+\.(?:py|md))`", table)
+        if "/" in p and p == p.replace("NAME", "") and "SUBJECT" not in p
+    }
+    assert len(paths) >= 15
+    assert sorted(p for p in paths if not (ROOT / p).exists()) == []
+
+
 def test_the_measure_table_is_the_registrys():
     spec = importlib.util.spec_from_file_location(
         "make_measures_table", ROOT / "docs" / "make_measures_table.py"

@@ -127,7 +127,7 @@ def test_warnings_panel_lists_data_checks(demo):
 
 
 def test_ranked_list_shows_where_relevant_items_landed(demo, qtbot, engine_results):
-    """Every run's list of the query, stacked (tests/test_gui_lists.py checks
+    """Every run's list of the query, stacked (tests/test_app_lists.py checks
     the items); one run's alone when it is picked."""
     ranked = demo.ranked
     demo.tabs.setCurrentWidget(ranked)
@@ -490,3 +490,54 @@ def test_a_long_comparison_is_cancelled_on_close(qtbot):
     time.sleep(0.3)
     w.close()  # returns once the comparison stopped (how fast: the benchmark)
     assert w.controller.thread.isFinished()
+
+
+def demo_window(win, qtbot, width=1200):
+    win.resize(width, 760)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+def test_significance_says_what_to_do_when_every_run_is_scored(win, qtbot):
+    w = demo_window(win, qtbot)
+    w.tabs.setCurrentWidget(w.significance)
+    text = w.significance.status.text()
+    assert "Score runs" not in text and text.startswith("7 runs scored")
+    w.controller.remove(list(w.controller.entries)[1:])
+    wait_idle(qtbot, w)
+    assert w.significance.status.text().startswith("At least two scored runs")
+
+
+def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
+    """L12: Help offers the keyboard shortcuts (F1; read from the menus, so
+    every entry with keys is there), the measures, profiles and file
+    formats, then About."""
+    from shrec_eval.profiles import REGISTRY
+    from shrec_eval.scoring.measures import MEASURES
+
+    from shrec_gui.help import menu_shortcuts, open_help
+
+    (help_menu,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&Help"]
+    texts = [a.text() for a in help_menu.actions() if not a.isSeparator()]
+    assert texts == [
+        "Keyboard shortcuts…",
+        "Measures…",
+        "Evaluator profiles…",
+        "File formats…",
+        "&About",
+    ]
+    assert help_menu.actions()[0].shortcut().toString() == "F1"
+    rows = menu_shortcuts(win.menuBar())
+    assert ("Scoring", "Score all runs", "F5") in rows and ("File", "Add runs", "Ctrl+R") in rows
+    d = open_help(win, "shortcuts")
+    qtbot.addWidget(d)
+    page = d.pages["shortcuts"].toPlainText()
+    for _, what, keys in rows:
+        assert what in page and keys in page
+    d.show_page("measures")
+    assert d.tabs.currentWidget() is d.pages["measures"]
+    text = d.pages["measures"].toPlainText()
+    assert all(m.key.replace("{k}", "K") in text for m in MEASURES)
+    assert all(name in d.pages["profiles"].toPlainText() for name in REGISTRY)
+    assert "binary-matrix" in d.pages["formats"].toPlainText()

@@ -2,7 +2,7 @@
 speed, and matrices against the speed of a sort (not a test; the figures go
 into the issue note).
 
-    python tests/benchmarks/bench_issue12.py [--repeat N] [--workdir DIR]
+    python tests/benchmarks/bench_end_to_end.py [--repeat N] [--workdir DIR]
                                              [--shapenet] [--big-matrix]
                                              [--trec-eval PATH]
 

@@ -2,7 +2,7 @@
 (``shrec_eval.load_assessment(path, profile=...)``, ``load_run``,
 ``evaluate``), the command line's JSON, its ``--format`` text output where
 the profile has one (trec_eval's), and the app's headless export
-(tests/test_parity.py holds the app's files equal to the command line's).
+(tests/test_app_profile_parity.py holds the app's files equal to the command line's).
 And where the library cannot give the command line's numbers (files read
 by another profile's rules), it says so: never other numbers.
 """
@@ -29,13 +29,13 @@ GENERATED = DATA / "sipiran21" / "generated"
 
 
 def _cla_contest(folder: Path) -> Contest:
-    from test_parity import cla_contest
+    from test_app_profile_parity import cla_contest
 
     return cla_contest(folder)
 
 
 def _qrels_contest(folder: Path) -> Contest:
-    from test_parity import qrels_contest
+    from test_app_profile_parity import qrels_contest
 
     return qrels_contest(folder)
 

@@ -3,7 +3,7 @@ search, the numpy floor and pytorch-metric-learning, at 100,000 and
 1,000,000 gallery items, and one vs two Dask workers (not a test; the
 figures go into docs/scale.md).
 
-    python tests/benchmarks/bench_scale.py [--repeat N] [--workdir DIR]
+    python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
         [--skip-100k] [--skip-1m] [--skip-dask] [--pml PYTHON [--pml-1m]]
         [--queries N] [--k K]
 
@@ -379,7 +379,7 @@ def main(argv=None) -> None:
         "--pml", metavar="PYTHON", help="a Python with torch and pytorch-metric-learning"
     )
     args = p.parse_args(argv)
-    workdir = args.workdir or tempfile.mkdtemp(prefix="bench_scale_")
+    workdir = args.workdir or tempfile.mkdtemp(prefix="bench_topk_faiss_")
     os.makedirs(workdir, exist_ok=True)
     t = time.perf_counter()
     print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")

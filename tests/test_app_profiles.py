@@ -17,12 +17,15 @@ pytest.importorskip("pytestqt")
 
 from contest_profiles import boli_contest  # noqa: E402
 from guitools import wait_idle  # noqa: E402
+from PySide6.QtWidgets import QDialog  # noqa: E402
 from shrec_eval.cli.parser import main as cli_main  # noqa: E402
-from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
+from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import REGISTRY  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.service import score_runs  # noqa: E402
+
+from shrec_gui.dialogs import OptionsDialog  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
@@ -234,3 +237,36 @@ def test_switching_to_trec_eval_and_back_reads_the_files_again(fresh, qtbot):
         assert c.assessment.reading["normalize_ids"] == (profile != "trec_eval")
     assert {e.name: e.result.means for e in c.entries.values()} == before
     assert c.session_path == session
+
+
+def test_profile_is_scored_named_and_saved(win, qtbot, monkeypatch, tmp_path):
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    assert "profile <b>shrec</b>" in win.summary.rank_label.text()
+    before = {e.name: e.result.mean("ft_psb") for e in win.controller.entries.values()}
+
+    def fill(self):
+        self.profile.setCurrentIndex(self.profile.findData("psbtable"))
+        self.average.setCurrentIndex(self.average.findData("macro"))
+        self.f_beta.setValue(2.0)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(OptionsDialog, "exec", fill)
+    win.options_dialog()
+    qtbot.waitUntil(
+        lambda: all(
+            e.result is not None and e.result.options.profile == "psbtable"
+            for e in win.controller.entries.values()
+        ),
+        timeout=30000,
+    )
+    wait_idle(qtbot, win, 7)
+    after = {e.name: e.result.mean("ft_psb") for e in win.controller.entries.values()}
+    assert after != before  # macro averaging over the demo's unequal classes moves FT
+    text = win.summary.rank_label.text()
+    assert "profile <b>psbtable</b>" in text and "--average macro" in text
+    assert win.summary.grab().save(str(tmp_path / "summary_profile.png"))
+    path = tmp_path / "s.json"
+    assert win.controller.save_session(str(path))
+    o = Contest.read(path).options
+    assert (o.profile, o.average, o.f_beta) == ("psbtable", "macro", 2.0)

@@ -5,6 +5,8 @@ every path that replaces the contest (drop, recent file, open assessment,
 close, the welcome page)."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -14,11 +16,13 @@ pytest.importorskip("pytestqt")
 from guitools import answer_questions, wait_idle  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
-from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
-from shrec_eval.contest import Contest  # noqa: E402
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox  # noqa: E402
+from shrec_eval.contest import AssessmentSource, Contest  # noqa: E402
+from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
 from shrec_gui import view_state  # noqa: E402
+from shrec_gui.file_dialogs import unsaved_question  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE  # noqa: E402
 from shrec_gui.welcome import PATH_ROLE  # noqa: E402
@@ -329,3 +333,169 @@ def test_a_version_1_session_still_opens(qtbot, tmp_path, dialogs):
     first = next(iter(w.controller.entries.values()))
     assert first.name == "SpectralNet" and first.colour == "#123456"
     assert not w.controller.unsaved() and dialogs == []
+
+
+def demo_window(win, qtbot, width=1200):
+    win.resize(width, 760)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+def contest_copy(tmp_path) -> Path:
+    """The demo contest copied to a folder of the user's (writable)."""
+    folder = tmp_path / "my contest"
+    shutil.copytree(DEMO, folder)
+    return folder / "contest.json"
+
+
+# -- the unsaved-changes question ---------------------------------------------------
+
+
+def test_the_question_says_what_changed_and_of_which_session(win, qtbot):
+    w = demo_window(win, qtbot)
+    c = w.controller
+    c.remove([next(iter(c.entries))])
+    c.set_options(EvalOptions(f_beta=2.0))
+    changes = c.unsaved_changes()
+    assert changes == ["1 run removed", "the scoring options (f_beta)"]
+    box, _, _ = unsaved_question(w, changes, "contest.json")
+    qtbot.addWidget(box)
+    assert "contest.json" in box.text() and "1 run removed" in box.text()
+    assert "the scoring options (f_beta)" in box.text()
+
+
+def test_without_a_session_the_question_names_no_session(win, qtbot):
+    w = win
+    w.controller.open_assessment(AssessmentSource(DEMO / "target.cla"))
+    wait_idle(qtbot, w)
+    assert w.controller.unsaved() and w.controller.session_path is None
+    changes = w.controller.unsaved_changes()
+    assert changes == ["the assessment target.cla and 0 runs"]
+    box, _, _ = unsaved_question(w, changes, None)
+    qtbot.addWidget(box)
+    assert "since the session" not in box.text() and "No session holds" in box.text()
+    assert "target.cla" in box.text()
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_S, Qt.Key.Key_D])
+def test_the_question_answers_to_alt_s_and_alt_d(qtbot, key):
+    box, save, discard = unsaved_question(None, ["1 run added"], "mine.json")
+    qtbot.addWidget(box)
+    box.show()
+    qtbot.waitExposed(box)
+    box.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is box)
+    assert [save.text(), discard.text()] == ["&Save session", "&Discard changes"]
+    qtbot.keyClick(box, key, Qt.KeyboardModifier.AltModifier)
+    # a mnemonic "animates" the click: the button is clicked a moment later
+    want = save if key == Qt.Key.Key_S else discard
+    qtbot.waitUntil(lambda: box.clickedButton() is want, timeout=2000)
+
+
+# -- sessions: name, title, folder --------------------------------------------------
+
+
+def test_a_session_is_saved_under_the_contests_name_in_its_folder(
+    win, qtbot, monkeypatch, tmp_path
+):
+    manifest = contest_copy(tmp_path)
+    name = Contest.read(manifest).name
+    win.controller.open_session(str(manifest))
+    wait_idle(qtbot, win, 7)
+    assert win.windowTitle() == f"SHREC evaluation — {name}"
+    starts = []
+    target = manifest.parent / "saved.json"
+
+    def fake(parent, title, start, filters, *a, **k):
+        starts.append(start)
+        return str(target), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
+    win.controller.remove([next(iter(win.controller.entries))])
+    assert win.save_session_dialog()
+    assert Path(starts[0]).parent == manifest.parent  # the contest's folder
+    assert Contest.read(target).name == name and name in win.windowTitle()
+
+
+def test_a_new_contest_takes_the_name_of_its_session_file(win, qtbot, monkeypatch, tmp_path):
+    win.controller.open_assessment(AssessmentSource(DEMO / "target.cla"))
+    wait_idle(qtbot, win)
+    target = tmp_path / "shrec2026.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert win.save_session_action()
+    assert Contest.read(target).name == "shrec2026"
+    assert win.windowTitle() == "SHREC evaluation — shrec2026"
+    assert "shrec-gui session" not in target.read_text()
+
+
+# -- the welcome page ---------------------------------------------------------------
+
+
+def test_welcome_page_tab_order_and_narrow_window(win, qtbot):
+    w = win
+    w.welcome.set_recent([str(DEMO / "contest.json"), str(DEMO / "target.cla")])
+    assert w.showing_welcome()
+    w.activateWindow()
+    w.welcome.demo_button.setFocus()
+    qtbot.waitUntil(lambda: w.welcome.demo_button.hasFocus())
+    order = []
+    for _ in range(6):
+        order.append(QApplication.focusWidget())
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    p = w.welcome
+    want = [
+        p.demo_button,
+        p.assessment_button,
+        p.session_button,
+        p.recent,
+        p.remove_button,
+        p.demo_button,
+    ]
+    assert order == want
+    assert w.minimumSizeHint().width() <= 800
+    w.resize(800, 600)
+    qtbot.waitUntil(lambda: w.width() == 800)
+    assert p.demo_button.isVisible() and p.demo_button.width() < 800
+
+
+def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
+    win, qtbot, monkeypatch, tmp_path
+):
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    assert not win.controller.unsaved()  # as the demo manifest has it
+    asked = []
+    answer = [QMessageBox.StandardButton.Cancel]
+    answer_questions(monkeypatch, answer, asked)
+    opened = []
+    monkeypatch.setattr(win.controller, "open_session", opened.append)
+    win.open_demo()
+    assert asked == [] and len(opened) == 1  # nothing changed: no question
+    win.controller.remove([next(iter(win.controller.entries))])
+    assert win.controller.unsaved()
+    win.open_demo()
+    assert asked == ["Unsaved changes"] and len(opened) == 1  # Cancel: the session stays
+    win.quit_action()
+    assert win.isVisible()  # Cancel: the app stays
+    answer[0] = QMessageBox.StandardButton.Save
+    monkeypatch.setattr(win, "ask_save_path", lambda *a: str(tmp_path / "mine.json"))
+    win.open_demo()  # Save: written (the demo's own file is never overwritten), then replaced
+    assert len(opened) == 2 and not win.controller.unsaved()
+    assert len(Contest.read(tmp_path / "mine.json").runs) == 6
+    win.controller.set_options(EvalOptions(f_beta=3.0))
+    answer[0] = QMessageBox.StandardButton.Discard
+    win.open_demo()
+    assert len(opened) == 3 and len(asked) == 4
+
+
+def test_a_session_of_a_newer_version_is_refused(win, qtbot, tmp_path, dialogs):
+    doc = Contest.read(demo_manifest()).to_dict()  # absolute paths
+    doc["version"] = 99
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(doc))
+    win.controller.open_session(str(path))
+    qtbot.waitUntil(lambda: bool(dialogs), timeout=10000)
+    assert "future.json" in dialogs[-1][1] and "version 99" in dialogs[-1][1]
+    wait_idle(qtbot, win)
+    assert win.controller.assessment is None and not win.controller.entries

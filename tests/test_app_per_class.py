@@ -12,6 +12,7 @@ pytest.importorskip("pytestqt")
 from guitools import retire, scored_demo_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtWidgets import QLabel  # noqa: E402
 from shrec_eval.options import AVERAGES  # noqa: E402
 from shrec_eval.scoring.confusion import first_tier_confusion, item_classes  # noqa: E402
 
@@ -223,3 +224,24 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
     }
     assert len(colours) > 20
     tab.plots.setCurrentWidget(tab.plot)
+
+
+def test_class_plot_says_what_it_will_show_and_frames_are_explained(demo, qtbot):
+    """L8: before a class is clicked the plot says to click one (and its
+    export asks for one); L7: the thumbnails' frame colours are named."""
+    from shrec_gui.shape_views import QUERY_COLOUR
+
+    tab = demo.per_class
+    demo.tabs.setCurrentWidget(tab)
+    tab.show_class(None)
+    assert tab.empty_note.isVisible() and "Click a class" in tab.empty_note.textItem.toPlainText()
+    demo.exports.export_plot_dialog("figure", "class_pr")  # no dialog: a word in the status
+    assert "Click a class" in demo.status_label.text()
+    tab.select_class("house")
+    assert not tab.empty_note.isVisible()
+    square = "#{:02x}{:02x}{:02x}".format(*QUERY_COLOUR)
+    assert square in tab.class_shapes.key.text() and "queries" in tab.class_shapes.key.text()
+    strips_key = [
+        w.text() for w in demo.ranked.thumbs.findChildren(QLabel) if w.text().startswith("Frames:")
+    ]
+    assert strips_key and square in strips_key[0] and "the query" in strips_key[0]

@@ -6,7 +6,7 @@ the command line's own LocalCluster; cancelling cancels the futures;
 without Dask, ``--dask`` says how to install it.
 
 Every profile shards: a query's values depend on that query alone (the
-engine's blocks already split the queries; tests/test_engine_hits.py), and
+engine's blocks already split the queries; tests/test_scoring_engine_hits.py), and
 the means, averages and curves are made once, on the client, from all of
 them.  shapenet17 shards each of its datasets."""
 

@@ -1,0 +1,195 @@
+"""The app's exports pass the same output gate as the command line (issue
+24): a tab's CSV, a plot and the report folder are never written over an
+input of what is open, nor through a link to one."""
+
+import csv
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+
+import numpy as np  # noqa: E402
+from guitools import wait_idle  # noqa: E402
+from PySide6.QtWidgets import QFileDialog  # noqa: E402
+from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
+from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
+
+from shrec_gui import settings  # noqa: E402
+from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+
+CLA = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
+
+
+@pytest.fixture
+def opened(qtbot, tmp_path):
+    (tmp_path / "a.cla").write_text(CLA)
+    lab = np.repeat([0, 1], 3)
+    m = np.random.default_rng(0).uniform(1, 2, (6, 6)) - (lab[:, None] == lab[None, :]) * 0.5
+    np.fill_diagonal(m, 0)
+    np.savetxt(tmp_path / "m.txt", m, fmt="%.4f")
+    Contest(AssessmentSource(tmp_path / "a.cla"), (RunSource(tmp_path / "m.txt"),)).write(
+        tmp_path / "s.json"
+    )
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    w.controller.open_session(str(tmp_path / "s.json"))
+    wait_idle(qtbot, w, 1)
+    return w
+
+
+def test_exports_never_replace_an_input(opened, qtbot, tmp_path):
+    w = opened
+    before = {p: p.read_bytes() for p in (tmp_path / "a.cla", tmp_path / "m.txt")}
+    (tmp_path / "link.csv").symlink_to(tmp_path / "a.cla")
+    for target in (tmp_path / "a.cla", tmp_path / "link.csv"):
+        w.exports.export_tab(w.summary, str(target))
+        assert "would replace an input" in w.errors[-1]
+    w.exports.export_plot(str(tmp_path / "m.txt"), "csv")
+    assert "would replace an input" in w.errors[-1]
+    w.exports.export_report(str(tmp_path))  # the folder holding the inputs
+    assert "holds the input" in w.errors[-1]
+    assert {p: p.read_bytes() for p in before} == before
+    # a fresh path is written
+    w.exports.export_tab(w.summary, str(tmp_path / "summary.csv"))
+    assert (tmp_path / "summary.csv").read_text().splitlines()[1].startswith("m,1,0.7778")
+
+
+DEMO = demo_manifest().parent
+
+
+def demo_window(win, qtbot, width=1200):
+    win.resize(width, 760)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+def save_dialog_starts(monkeypatch) -> list[str]:
+    """Where each save dialog opens (the dialog itself answers Cancel)."""
+    starts = []
+
+    def fake(parent, title, start, filters, *a, **k):
+        starts.append(start)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
+    return starts
+
+
+def inside(path, folder) -> bool:
+    path, folder = Path(path).resolve(), Path(folder).resolve()
+    return path == folder or folder in path.parents
+
+
+def contest_copy(tmp_path) -> Path:
+    """The demo contest copied to a folder of the user's (writable)."""
+    folder = tmp_path / "my contest"
+    shutil.copytree(DEMO, folder)
+    return folder / "contest.json"
+
+
+# -- default output folders --------------------------------------------------------
+
+
+def test_outputs_of_the_demo_default_to_the_documents_folder(win, qtbot, monkeypatch):
+    """The demo lives in the installation: the report, figure, CSV and
+    session dialogs open in the documents folder, never there."""
+    demo_window(win, qtbot)
+    starts = save_dialog_starts(monkeypatch)
+    win.exports.export_report_dialog()
+    win.exports.export_tab_dialog()
+    win.exports.export_plot_dialog("csv", "curves")
+    win.save_session_dialog()
+    assert len(starts) == 4
+    docs = settings.documents_folder()
+    for start in starts:
+        assert Path(start).parent == Path(docs)
+        assert not inside(start, resources_dir())
+    assert Path(starts[0]).name == "report" and Path(starts[3]).name == "session.json"
+
+
+def test_outputs_of_a_contest_default_to_its_folder(win, qtbot, monkeypatch, tmp_path):
+    manifest = contest_copy(tmp_path)
+    win.controller.open_session(str(manifest))
+    wait_idle(qtbot, win, 7)
+    starts = save_dialog_starts(monkeypatch)
+    win.prefs.remember_folder(str(tmp_path))  # another folder used last: not for outputs
+    win.exports.export_report_dialog()
+    win.save_session_dialog()
+    assert [Path(s).parent for s in starts] == [manifest.parent] * 2
+
+
+def test_an_unwritable_or_installed_folder_gives_the_documents_folder(monkeypatch, tmp_path):
+    docs = settings.documents_folder()
+    assert settings.output_folder(tmp_path) == str(tmp_path.resolve())
+    assert settings.output_folder(DEMO) == docs  # inside the installation
+    assert settings.output_folder(None) == docs
+    assert settings.output_folder(tmp_path / "gone") == docs
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # read-only (tests run as root)
+    assert settings.output_folder(tmp_path) == docs
+
+
+def test_the_last_folder_is_stored_absolute(win, monkeypatch, tmp_path):
+    (tmp_path / "runs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    win.prefs.remember_folder("runs/alice.txt")
+    stored = win.prefs.qsettings.value("files/lastFolder")
+    assert stored == str(tmp_path / "runs") and Path(stored).is_absolute()
+    win.prefs.remember_folder("runs")  # a folder: itself
+    assert win.prefs.last_folder() == str(tmp_path / "runs")
+
+
+@pytest.fixture
+def save_as(monkeypatch, tmp_path):
+    """File > Save dialogs answer a path in tmp_path (the name offered)."""
+    offered = []
+
+    def answer(parent, title, start, filters):
+        offered.append(os.path.basename(start))
+        return str(tmp_path / os.path.basename(start)), filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
+    return offered
+
+
+def read_csv(path) -> list[list[str]]:
+    with open(path, newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
+    demo.tabs.setCurrentWidget(demo.summary)
+    demo.export_action.trigger()  # Ctrl+E
+    rows = read_csv(tmp_path / "table.csv")
+    assert rows[0][0] == "Run" and len(rows) == 8
+    sig = demo.significance
+    sig.measure.setCurrentIndex(sig.measure.findData("adr"))
+    sig.resamples.setValue(200)
+    sig.request()
+    qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
+    demo.tabs.setCurrentWidget(sig)
+    demo.export_action.trigger()
+    assert save_as[-1] == "p-values-adr.csv"
+    rows = read_csv(tmp_path / "p-values-adr.csv")
+    names = sig.pmodel.names
+    assert rows[0] == ["run"] + names and [r[0] for r in rows[1:]] == names
+    test = sig.test.currentData()
+    a, b = names[0], names[-1]
+    want = sig.comparison.pair(a, b).p_corrected[test]
+    assert float(rows[1][len(names)]) == pytest.approx(want)
+    assert rows[1][1] == ""  # a run against itself
+    demo.tabs.setCurrentWidget(demo.curves)
+    demo.export_action.trigger()
+    assert len(read_csv(tmp_path / save_as[-1])[0]) == 14  # x and y of 7 curves
+    demo.tabs.setCurrentWidget(demo.per_query)
+    demo.per_query.mode.setCurrentIndex(0)
+    demo.export_action.trigger()
+    rows = read_csv(tmp_path / "per-query.csv")
+    assert rows[0][0] == "Query" and len(rows) == 31

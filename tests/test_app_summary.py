@@ -1,0 +1,159 @@
+"""The Summary tab: the first click on a column sorts best first, the Rank
+column follows the ranking measure, every column fits 1,200 px, the Columns
+menu toggles and remembers columns, the columns and the ranking said."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from guitools import settled, wait_idle  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from shrec_eval.outputs.report import HEADLINE  # noqa: E402
+from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
+
+from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.models import SORT_ROLE, competition_ranks  # noqa: E402
+from shrec_gui.settings import Preferences  # noqa: E402
+
+H = Qt.Orientation.Horizontal
+
+
+def demo_window(win, qtbot, width=1200):
+    win.resize(width, 760)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    return win
+
+
+# -- Summary ------------------------------------------------------------------------
+
+
+def click_header(view, section: int) -> None:
+    from pytestqt.qtbot import QtBot
+
+    header = view.horizontalHeader()
+    x = header.sectionViewportPosition(section) + header.sectionSize(section) // 2
+    QtBot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+
+
+def column_values(view, col: int) -> list:
+    p = view.model()
+    return [p.index(r, col).data(SORT_ROLE) for r in range(p.rowCount())]
+
+
+def test_the_first_click_on_a_column_sorts_best_first(win, qtbot):
+    w = demo_window(win, qtbot)
+    s = w.summary
+    s.set_columns(["nn", "ft_psb", "adr", "fp_r"])  # fp_r: lower is better
+    for key in ("ft_psb", "fp_r", "adr"):
+        col = s.model.column(key)
+        click_header(s.view, col)
+        higher = measure_by_key(key).higher_is_better
+        want = Qt.SortOrder.DescendingOrder if higher else Qt.SortOrder.AscendingOrder
+        assert s.proxy.sortColumn() == col and s.proxy.sortOrder() == want, key
+        vals = column_values(s.view, col)
+        assert vals == sorted(vals, reverse=higher), key  # the best run on top
+    click_header(s.view, s.model.column("adr"))  # the second click: worst first
+    assert s.proxy.sortOrder() == Qt.SortOrder.AscendingOrder
+
+
+def test_the_rank_column_follows_the_ranking_measure(win, qtbot):
+    w = demo_window(win, qtbot)
+    s = w.summary
+    key = s.rank_key()
+    assert s.model.rank_key == key and f"[{key}]" in s.rank_label.text()
+    means = {e.name: e.result.mean(key) for e in w.controller.scored_entries()}
+    want = sorted(means, key=lambda n: -means[n])  # higher is better: the demo's ADR
+
+    def ranks():
+        p = s.proxy
+        return {p.index(r, 0).data(): int(p.index(r, s.model.RANK).data()) for r in range(7)}
+
+    assert ranks() == {n: want.index(n) + 1 for n in want}
+    assert [s.proxy.index(r, 0).data() for r in range(7)] == want  # sorted by rank at first
+    click_header(s.view, s.model.column("nn"))  # sorted by another measure: ranks stay
+    assert ranks() == {n: want.index(n) + 1 for n in want}
+    assert not s.view.verticalHeader().isVisible()  # no row numbers that read like ranks
+    assert s.model.headerData(s.model.RANK, H) == "Rank"
+    assert competition_ranks([0.5, 0.9, None, 0.9, 0.1], True) == [3, 1, None, 1, 4]
+    assert competition_ranks([0.5, 0.9, 0.5], False) == [1, 3, 1]
+
+
+def test_every_summary_column_fits_1200_px(win, qtbot):
+    w = demo_window(win, qtbot)
+    s = w.summary
+    s.set_columns(HEADLINE)  # the default columns (a test before may have chosen others)
+    w.tabs.setCurrentWidget(s)
+    qtbot.wait(20)
+    assert w.width() == 1200 and len(s.keys) == 8
+    assert s.view.horizontalScrollBar().maximum() == 0  # no sideways scrolling
+    header = s.view.horizontalHeader()
+    fm = header.fontMetrics()
+    lines = max(1, (header.height() - 8) // fm.lineSpacing())
+    for c in range(s.proxy.columnCount()):
+        text = s.proxy.headerData(c, H)
+        assert s.view.columnWidth(c) >= max(fm.horizontalAdvance(x) for x in text.split()), text
+        flags = int(Qt.TextFlag.TextWordWrap)
+        need = fm.boundingRect(0, 0, s.view.columnWidth(c) - 8, 1000, flags, text).height()
+        assert need <= lines * fm.lineSpacing(), text  # the whole header is shown
+        for r in range(s.proxy.rowCount()):  # and every value
+            cell = s.proxy.index(r, c).data()
+            assert fm.horizontalAdvance(cell) <= s.view.columnWidth(c), cell
+    assert s.model.headerData(s.model.column("adr"), H, Qt.ItemDataRole.InitialSortOrderRole) == (
+        Qt.SortOrder.DescendingOrder.value
+    )
+
+
+def test_columns_menu_toggles_and_remembers_summary_columns(demo, qtbot):
+    s = demo.summary
+    before = list(s.keys)
+    assert "p@10" not in before
+    s.column_action("p@10").setChecked(True)
+    assert "p@10" in s.keys and s.model.columnCount() == 2 + len(before) + 1  # run, rank
+    j = s.model.column("p@10")
+    ref = {e.name: e.result.mean("p@10") for e in demo.controller.scored_entries()}
+    for r in range(s.model.rowCount()):
+        assert s.model.index(r, j).data(SORT_ROLE) == pytest.approx(ref[s.model.index(r, 0).data()])
+    assert s.model.headerData(j, Qt.Orientation.Horizontal) == measure_by_key("p@10").label
+    assert Preferences().summary_columns() == s.keys
+    other = MainWindow(app_settings())
+    qtbot.addWidget(other)
+    assert other.summary.keys == s.keys  # a new window shows the same columns
+    other.close()
+    s.column_action("p@10").setChecked(False)
+    s.column_action("adr").setChecked(False)
+    assert "adr" not in s.keys and s.model.columnCount() == 2 + len(before) - 1
+    s.column_action("adr").setChecked(True)
+    assert s.keys == before and Preferences().summary_columns() == before
+
+
+def test_summary_columns_and_ranking_said(demo, qtbot):
+    """L1, L2, L14: the last column is as wide as its values, no doubled
+    parentheses in a label, no row numbers; a profile that ranks by a
+    measure it does not show (boli: ADR) says so, and each rank tells its value."""
+    import dataclasses
+
+    from shrec_eval.scoring.measures import measure_by_key
+
+    s = demo.summary
+    assert not s.view.horizontalHeader().stretchLastSection()
+    assert measure_by_key("ap_trec_r").label == "Average Precision (trec, relevant)"
+    for tab in (demo.summary, demo.per_query, demo.per_class, demo.checks):
+        assert not tab.table().verticalHeader().isVisible(), tab.title
+    c = demo.controller
+    c.set_options(dataclasses.replace(c.options, profile="boli"))
+    c.score()
+    qtbot.waitUntil(lambda: settled(demo, 7) and not c.stale_entries(), timeout=60000)
+    try:
+        assert "adr" not in s.keys
+        assert "Rank by <b>Average Dynamic Recall</b> [adr] (not a column of this table" in (
+            s.rank_label.text()
+        )
+        tip = s.proxy.index(0, s.model.RANK).data(Qt.ItemDataRole.ToolTipRole)
+        top = max(e.result.means["adr"] for e in c.readable_entries())
+        assert tip == f"rank 1 by Average Dynamic Recall [adr] = {top:.4f}"
+    finally:
+        c.set_options(dataclasses.replace(c.options, profile="shrec"))
+        c.score()
+        qtbot.waitUntil(lambda: settled(demo, 7) and not c.stale_entries(), timeout=60000)
