@@ -77,3 +77,24 @@ def demo(qapp):
     w = scored_demo_window(qapp)
     yield w
     retire(w)
+
+
+@pytest.fixture
+def with_failed_first(win, qtbot, tmp_path):
+    """The demo contest with an unreadable run listed first (as a session
+    that names a file gone bad would open)."""
+    from guitools import wait_idle
+    from shrec_eval.contest import Contest, RunSource
+    from shrec_eval.resources import demo_manifest
+
+    bad = tmp_path / "broken.txt"
+    bad.write_text("1.0 2.0\n3.0 x\n")
+    contest = Contest.read(demo_manifest())
+    win.controller.open_assessment(
+        contest.assessment,
+        runs=[RunSource(bad, format="ascii-matrix", name="Broken")] + list(contest.runs),
+        options=contest.options,
+    )
+    qtbot.waitUntil(lambda: len(win.controller.scored_entries()) == 7, timeout=30000)
+    wait_idle(qtbot, win)
+    return win

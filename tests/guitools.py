@@ -80,3 +80,21 @@ def answer_questions(monkeypatch, answer: list, asked: list) -> None:
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", exec_)
+
+
+def select_rows(view, rows) -> None:
+    """Select whole rows ``rows`` of a table view (the others cleared)."""
+    from PySide6.QtCore import QItemSelectionModel
+
+    sel = view.selectionModel()
+    sel.clearSelection()
+    for r in rows:
+        sel.select(
+            view.model().index(r, 0),
+            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+        )
+
+
+def names_of(w) -> list[str]:
+    """The names of a window's runs, in the controller's order."""
+    return [e.name for e in w.controller.entries.values()]

@@ -533,103 +533,33 @@ def _check_vector(name, got, expected, tol=1e-6):
 
 
 if __name__ == "__main__":
-    G = [2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]
-    JUDGED = [2] * 6 + [1] * 5  # Ch = 6, Cm = 5
-    DS = 1814
-    TOP = 2
+    from worked_example import (  # the worked example's numbers, written once
+        CG,
+        DCG,
+        DS,
+        EXPECTED,
+        ICG,
+        IDCG,
+        JUDGED,
+        NCG,
+        NDCG,
+        PRINTED,
+        TOP,
+        G,
+    )
+
     m = reference_query(G, JUDGED, DS, TOP)
 
-    # Every number of spec section 2's worked example.
-    spec_numbers = {
-        "tp_hr": 5,
-        "fp_hr": 9,
-        "tn_hr": 1799,
-        "fn_hr": 1,
-        "ft_hr": 0.666667,
-        "st_hr": 0.416667,
-        "prec_hr": 0.357143,
-        "rec_hr": 0.833333,
-        "ap_hr": 0.800909,
-        "tp_r": 9,
-        "fp_r": 5,
-        "tn_r": 1798,
-        "fn_r": 2,
-        "ft_r": 0.818182,
-        "st_r": 0.642857,
-        "prec_r": 0.642857,
-        "rec_r": 0.818182,
-        "ap_r": 0.943687,
-        "adr": 0.819221,
-    }
+    # Every number of spec section 2's worked example (the counts exact, the
+    # decimals as printed).
+    spec_numbers = {**{k: v for k, v in EXPECTED.items() if isinstance(v, int)}, **PRINTED}
     for key, value in spec_numbers.items():
         _check(key, m[key], value)
 
-    # Seed 000's vectors (printed as float32, 14 ranks; ICG/IDCG 11 ranks).
-    seed_cg = [2, 4, 5, 7, 9, 10, 10, 11, 11, 12, 14, 14, 14, 14]
-    seed_dcg = [
-        2.0,
-        4.0,
-        4.63093,
-        5.63093,
-        6.492283,
-        6.8791356,
-        6.8791356,
-        7.212469,
-        7.212469,
-        7.5134993,
-        8.091629,
-        8.091629,
-        8.091629,
-        8.091629,
-    ]
-    seed_icg = [2, 4, 6, 8, 10, 12, 13, 14, 15, 16, 17]
-    seed_idcg = [
-        2.0,
-        4.0,
-        5.2618594,
-        6.2618594,
-        7.123213,
-        7.8969183,
-        8.253125,
-        8.586458,
-        8.901923,
-        9.202953,
-        9.492018,
-    ]
-    # Decimal NCG of the seed (its fraction list has typos at ranks 8..11,
-    # spec 2 [resolved]: rank 8 is 11/14).
-    seed_ncg = [
-        1.0,
-        1.0,
-        0.8333333,
-        0.875,
-        0.9,
-        0.8333333,
-        0.7692308,
-        0.78571427,
-        0.73333335,
-        0.75,
-        0.8235294,
-        0.8235294,
-        0.8235294,
-        0.8235294,
-    ]
-    seed_ndcg = [
-        1.0,
-        1.0,
-        0.8800938,
-        0.89924246,
-        0.9114262,
-        0.87111646,
-        0.83351886,
-        0.83998185,
-        0.8102147,
-        0.81642264,
-        0.8524667,
-        0.8524667,
-        0.8524667,
-        0.8524667,
-    ]
+    # Seed 000's vectors (printed as float32, 14 ranks; ICG/IDCG 11 ranks; the
+    # decimal NCG, whose fraction list has typos at ranks 8..11, spec 2
+    # [resolved]: rank 8 is 11/14).
+    seed_cg, seed_dcg, seed_icg, seed_idcg, seed_ncg, seed_ndcg = CG, DCG, ICG, IDCG, NCG, NDCG
 
     curves = reference_curves(G, JUDGED, DS, TOP)
     _check_vector("cg", curves["cg"], seed_cg)

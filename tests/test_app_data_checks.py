@@ -9,10 +9,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import wait_idle  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel  # noqa: E402
-from shrec_eval.contest import Contest, RunSource  # noqa: E402
-from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
+from guitools import names_of, select_rows, wait_idle  # noqa: E402
+from shrec_eval.resources import resources_dir  # noqa: E402
 
 
 def demo_window(win, qtbot, width=1200):
@@ -58,37 +56,6 @@ def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot, tmp_
     total = sum(v.columnWidth(c) for c in range(m.columnCount()))
     assert total <= v.viewport().width()  # every column on screen (the long ones wrap)
     assert win.grab().save(str(tmp_path / "checks_1200_wrapped.png"))
-
-
-@pytest.fixture
-def with_failed_first(win, qtbot, tmp_path):
-    """The demo contest with an unreadable run listed first (as a session
-    that names a file gone bad would open)."""
-    bad = tmp_path / "broken.txt"
-    bad.write_text("1.0 2.0\n3.0 x\n")
-    contest = Contest.read(demo_manifest())
-    win.controller.open_assessment(
-        contest.assessment,
-        runs=[RunSource(bad, format="ascii-matrix", name="Broken")] + list(contest.runs),
-        options=contest.options,
-    )
-    qtbot.waitUntil(lambda: len(win.controller.scored_entries()) == 7, timeout=30000)
-    wait_idle(qtbot, win)
-    return win
-
-
-def select_rows(view, rows) -> None:
-    sel = view.selectionModel()
-    sel.clearSelection()
-    for r in rows:
-        sel.select(
-            view.model().index(r, 0),
-            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
-        )
-
-
-def names_of(w) -> list[str]:
-    return [e.name for e in w.controller.entries.values()]
 
 
 def test_a_failed_run_is_removed_from_data_checks(with_failed_first, qtmodeltester):

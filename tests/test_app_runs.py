@@ -13,49 +13,17 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import wait_idle  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer  # noqa: E402
+from guitools import names_of, select_rows, wait_idle  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QLabel  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.choices import run_file_filters  # noqa: E402
-from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
+from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
-from shrec_eval.resources import demo_manifest  # noqa: E402
 
 from shrec_gui.dialogs import TrecOrderDialog  # noqa: E402
 from shrec_gui.models import KEY_ROLE  # noqa: E402
-
-
-@pytest.fixture
-def with_failed_first(win, qtbot, tmp_path):
-    """The demo contest with an unreadable run listed first (as a session
-    that names a file gone bad would open)."""
-    bad = tmp_path / "broken.txt"
-    bad.write_text("1.0 2.0\n3.0 x\n")
-    contest = Contest.read(demo_manifest())
-    win.controller.open_assessment(
-        contest.assessment,
-        runs=[RunSource(bad, format="ascii-matrix", name="Broken")] + list(contest.runs),
-        options=contest.options,
-    )
-    qtbot.waitUntil(lambda: len(win.controller.scored_entries()) == 7, timeout=30000)
-    wait_idle(qtbot, win)
-    return win
-
-
-def select_rows(view, rows) -> None:
-    sel = view.selectionModel()
-    sel.clearSelection()
-    for r in rows:
-        sel.select(
-            view.model().index(r, 0),
-            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
-        )
-
-
-def names_of(w) -> list[str]:
-    return [e.name for e in w.controller.entries.values()]
 
 
 def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_first, dialogs):
