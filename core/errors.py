@@ -129,3 +129,14 @@ class AmbiguousFormatError(FormatError):
 class OutputError(ContestFileError):
     """An output cannot be written where it was asked (it would replace an
     input, it is a device or a folder, the folder is missing...)."""
+
+
+def user_message(exc: BaseException, path=None) -> str:
+    """An exception in words for a person, as every face says it: a
+    ShrecEvalError says what went wrong itself; an OSError names the file
+    (``path`` when writing it); anything else is a bug, said as one."""
+    if isinstance(exc, ShrecEvalError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{path or exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+    return f"unexpected {type(exc).__name__}: {exc}"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from .contest import Contest, RunSource
-from .errors import AmbiguousFormatError, ShrecEvalError
+from .errors import AmbiguousFormatError, user_message
 from .model.assessment import Assessment
 from .model.runs import Run
 from .options import EvalOptions
@@ -68,16 +68,6 @@ def effective_options(options: EvalOptions) -> EvalOptions:
     """The options the engine scores with under ``options.profile``: what
     every result of these options carries (``RunResult.options``)."""
     return get_profile(options.profile).apply(options)
-
-
-def user_message(exc: BaseException, path=None) -> str:
-    """An exception in words for a person: a ShrecEvalError says what went
-    wrong itself; an OSError names the file (``path`` when writing it)."""
-    if isinstance(exc, ShrecEvalError):
-        return str(exc)
-    if isinstance(exc, OSError):
-        return f"{path or exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-    return f"unexpected {type(exc).__name__}: {exc}"
 
 
 def _fingerprint(path) -> tuple | None:

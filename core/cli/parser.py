@@ -22,7 +22,7 @@ from collections.abc import Sequence
 # Only light modules here: --help and --version answer without numpy (the
 # commands, the engine and the readers are imported once a command runs).
 from .._version import __version__
-from ..errors import ShrecEvalError, UsageError, shown
+from ..errors import ShrecEvalError, UsageError, shown, user_message
 from ..model.names import name_bytes
 from ..outputs.atomic import stream_fd
 from ..scoring.memory import keep_freed_blocks
@@ -167,12 +167,10 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     except Exception as exc:
         if debug:
             raise
-        if isinstance(exc, ShrecEvalError):  # the one place user errors are caught
-            msg = str(exc)
-        elif isinstance(exc, OSError):
-            msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-        else:
-            msg = f"unexpected {type(exc).__name__}: {exc} (run with --debug for details)"
+        # the one place user errors are caught: in the words every face uses
+        msg = user_message(exc)
+        if not isinstance(exc, (ShrecEvalError, OSError)):
+            msg += " (run with --debug for details)"
         sys.stderr.write(f"{PROG}: error: {shown(msg)}\n")
         return 2
 
