@@ -334,6 +334,19 @@ def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **
         gate_outputs(gated, [*contest.inputs(), contest_file])
 
 
+def guarded_contest(args, options: EvalOptions, *outputs: str, check=None) -> Contest:
+    """The contest the arguments name, scored with ``options`` (the feature
+    vectors' settings fitted), then ``check(contest)`` (a command's own
+    checks of its options), then the files the command writes through the
+    output gate before any work: ``outputs`` names those options of the
+    command (``json``, ``csv``, ``report``, ``native``, ``save_contest``)."""
+    contest = _fit_embedding_options(args, contest_of(args, options))
+    if check is not None:
+        check(contest)
+    _guard_outputs(contest, _contest_file_of(args), **{k: getattr(args, k) for k in outputs})
+    return contest
+
+
 def _guard_shapes(contest: Contest, report=None) -> dict:
     """Before any scoring: the shapes folders exist, and with ``report``
     (the gallery's only use of them) each one is indexed, so that a folder

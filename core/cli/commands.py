@@ -60,6 +60,7 @@ from .arguments import (  # noqa: F401
     _table_keys,
     _text_profile,
     contest_of,
+    guarded_contest,
     is_contest_file,
 )
 from .steps import (  # noqa: F401
@@ -83,16 +84,11 @@ def cmd_evaluate(args, out) -> int:
     elif args.per_query:
         formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
         raise UsageError(f"--per-query (-q) goes with --format {formats}")
-    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
-    _check_gallery_options(args, contest)
-    _guard_outputs(
-        contest,
-        _contest_file_of(args),
-        json=args.json,
-        csv=args.csv,
-        report=args.report,
-        native=args.native,
-        save_contest=args.save_contest,
+    contest = guarded_contest(
+        args,
+        _options(args),
+        *("json", "csv", "report", "native", "save_contest"),
+        check=lambda c: _check_gallery_options(args, c),
     )
     shapes = _guard_shapes(contest, report=args.report)
     assessment = None
@@ -220,17 +216,8 @@ def check_run(
 
 
 def cmd_check(args, out) -> int:
-    contest = _fit_embedding_options(
-        args,
-        contest_of(args, EvalOptions(remove_self=not args.keep_self, **_profile_options(args))),
-    )
-    _guard_outputs(
-        contest,
-        _contest_file_of(args),
-        json=args.json,
-        native=args.native,
-        save_contest=args.save_contest,
-    )
+    options = EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
+    contest = guarded_contest(args, options, "json", "native", "save_contest")
     _no_own_reader(contest.options, "check")
     _save_contest(args, contest)
     assessment = load_assessment(contest)
@@ -287,15 +274,7 @@ def cmd_check(args, out) -> int:
 
 
 def cmd_compare(args, out) -> int:
-    contest = _fit_embedding_options(args, contest_of(args, _options(args)))
-    _guard_outputs(
-        contest,
-        _contest_file_of(args),
-        json=args.json,
-        report=args.report,
-        native=args.native,
-        save_contest=args.save_contest,
-    )
+    contest = guarded_contest(args, _options(args), "json", "report", "native", "save_contest")
     _no_own_reader(contest.options, "compare")
     args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
