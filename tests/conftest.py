@@ -98,3 +98,28 @@ def with_failed_first(win, qtbot, tmp_path):
     qtbot.waitUntil(lambda: len(win.controller.scored_entries()) == 7, timeout=30000)
     wait_idle(qtbot, win)
     return win
+
+
+@pytest.fixture
+def toy_measure(monkeypatch):
+    """A toy measure in the registry for one test, as one entry added to
+    BASE_MEASURES in core/scoring/base_measures.py would be (its compute
+    function is nn's, so its values are nn's): tests/test_measures_toy.py,
+    tests/test_app_toy_measure.py."""
+    from shrec_eval.profiles import base as profile_base
+    from shrec_eval.scoring import base_measures
+    from shrec_eval.scoring import measures as registry
+
+    m = base_measures.Measure(
+        key="toy_nn",
+        label="Toy nearest neighbour",
+        family="psb",
+        definition="the nearest neighbour again, registered by a test",
+        compute=base_measures.m_nn,
+        short="TOY",
+    )
+    extended = base_measures.BASE_MEASURES + (m,)
+    # every module that reads the tuple (an edit of base_measures.py changes it for all)
+    for module in (base_measures, registry, profile_base):
+        monkeypatch.setattr(module, "BASE_MEASURES", extended)
+    return m

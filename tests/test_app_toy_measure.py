@@ -9,26 +9,11 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import wait_idle  # noqa: E402
-from shrec_eval.scoring import measures as registry  # noqa: E402
 
 KEY = "toy_nn"
 
 
-@pytest.fixture
-def toy(monkeypatch):
-    m = registry.Measure(
-        key=KEY,
-        label="Toy nearest neighbour",
-        family="psb",
-        definition="the nearest neighbour again, registered by a test",
-        compute=registry.m_nn,
-        short="TOY",
-    )
-    monkeypatch.setattr(registry, "BASE_MEASURES", registry.BASE_MEASURES + (m,))
-    return m
-
-
-def test_the_summary_offers_and_shows_the_toy_measure(toy, win, qtbot):
+def test_the_summary_offers_and_shows_the_toy_measure(toy_measure, win, qtbot):
     win.quiet = True
     win.open_demo()
     wait_idle(qtbot, win, 7, timeout=120000)

@@ -1,5 +1,5 @@
 """A new measure is one registry entry (docs/development.md, "Where your
-change goes"): a toy measure added to ``shrec_eval.scoring.measures.BASE_MEASURES``
+change goes"): a toy measure added to ``shrec_eval.scoring.base_measures.BASE_MEASURES``
 in a test (its compute function is nn's, so its values are nn's) is seen by
 every face that lists or computes measures: the ``measures`` command, the
 library's results, ``evaluate``'s JSON, printed table (``--columns``), CSV
@@ -14,7 +14,6 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 from hostile import small_contest
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.cli.parser import main
@@ -24,29 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "toy_nn"
 
 
-@pytest.fixture
-def toy(monkeypatch):
-    """The toy measure in the registry for one test (as one entry added to
-    BASE_MEASURES in core/scoring/measures.py would be)."""
-    m = registry.Measure(
-        key=KEY,
-        label="Toy nearest neighbour",
-        family="psb",
-        definition="the nearest neighbour again, registered by a test",
-        compute=registry.m_nn,
-        short="TOY",
-    )
-    monkeypatch.setattr(registry, "BASE_MEASURES", registry.BASE_MEASURES + (m,))
-    return m
-
-
 def cli(argv) -> tuple[int, str]:
     out = io.StringIO()
     code = main([str(a) for a in argv], out=out)
     return code, out.getvalue()
 
 
-def test_the_measures_command_lists_it(toy):
+def test_the_measures_command_lists_it(toy_measure):
     code, out = cli(["measures"])
     assert code == 0
     (line,) = [ln for ln in out.splitlines() if ln.startswith(KEY + " ")]
@@ -55,7 +38,7 @@ def test_the_measures_command_lists_it(toy):
     assert registry.resolve(KEY) == KEY
 
 
-def test_the_library_computes_it(toy, tmp_path):
+def test_the_library_computes_it(toy_measure, tmp_path):
     small_contest(tmp_path)
     a = load_assessment(tmp_path / "s.cla")
     r = evaluate(a, load_run(tmp_path / "s.txt", a), EvalOptions())
@@ -63,7 +46,7 @@ def test_the_library_computes_it(toy, tmp_path):
     assert r.mean(KEY) == r.mean("nn")
 
 
-def test_json_table_and_csv_carry_it(toy, tmp_path):
+def test_json_table_and_csv_carry_it(toy_measure, tmp_path):
     small_contest(tmp_path)
     code, out = cli(
         [
@@ -90,7 +73,7 @@ def test_json_table_and_csv_carry_it(toy, tmp_path):
         assert KEY in next(csv.reader(f))
 
 
-def test_the_docs_measure_table_gains_its_row(toy):
+def test_the_docs_measure_table_gains_its_row(toy_measure):
     spec = importlib.util.spec_from_file_location(
         "make_measures_table", ROOT / "docs" / "make_measures_table.py"
     )

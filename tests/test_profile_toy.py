@@ -1,8 +1,8 @@
-"""A new profile is one module plus one line (core/profiles/__init__.py's
-NAMES; docs/development.md, "Where your change goes"): a toy profile module
-written in a temporary folder that the profiles package searches, and its name
-added to NAMES before anything else reads it, as the line in the source would
-be.  Then, in that child Python: ``--profile toy`` is a choice of the command
+"""A new profile is one module plus one line (core/choices.py's
+PROFILE_NAMES; docs/development.md, "Where your change goes"): a toy profile
+module written in a temporary folder that the profiles package searches, and
+its name added to PROFILE_NAMES before anything else reads it, as the line in
+the source would be.  Then, in that child Python: ``--profile toy`` is a choice of the command
 line (its help lists it), ``measures --profile toy`` states its columns,
 ``evaluate --profile toy`` scores with them and writes its name in the JSON,
 a contest file names it, and the library's ``load_assessment`` / ``evaluate``
@@ -36,9 +36,11 @@ PROFILE = Profile(
 CHILD = r"""
 import contextlib, io, json, sys
 folder = sys.argv[1]
+import shrec_eval.choices as choices
+choices.PROFILE_NAMES = choices.PROFILE_NAMES + ("toy",)  # the one registry line
 import shrec_eval.profiles as profiles
 profiles.__path__.append(folder + "/pkg")           # where the toy module lies
-profiles.NAMES = profiles.NAMES + ("toy",)          # the one registry line
+profiles.NAMES = choices.PROFILE_NAMES              # (read from choices at its import)
 
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.cli.parser import main
