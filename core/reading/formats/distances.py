@@ -215,9 +215,10 @@ class Distances:
                 kept.popitem(last=False)
         return block
 
-    def piece(self, t: int, c: int) -> np.ndarray:
-        """Tile ``(t, c)``: query rows [512 t, 512 t + 512) x item columns
-        [1024 c, 1024 c + 1024), float32."""
+    def _products(self, t: int, c: int) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+        """The inner products of tile ``(t, c)`` (its query and gallery
+        blocks as :meth:`_kept` keeps them), and the tile's row and column
+        bounds (qa, qb, ga, gb)."""
         qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
         ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
         q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
@@ -225,10 +226,14 @@ class Distances:
             "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
         )
         with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
-            s = np.matmul(q, g.T)
-        del q, g
+            return np.matmul(q, g.T), (qa, qb, ga, gb)
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        """Tile ``(t, c)``: query rows [512 t, 512 t + 512) x item columns
+        [1024 c, 1024 c + 1024), float32."""
+        s, bounds = self._products(t, c)
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._finish(s, qa, qb, ga, gb)
+            return self._finish(s, *bounds)
 
     def key_piece(self, t: int, c: int) -> tuple[np.ndarray, bool]:
         """Tile ``(t, c)`` for the top-K selection (:mod:`.topk`), and
@@ -237,14 +242,7 @@ class Distances:
         or check them), else :meth:`piece`."""
         if not self.products_fit:
             return self.piece(t, c), False
-        qa, qb = t * TILE_ROWS, min((t + 1) * TILE_ROWS, self.shape[0])
-        ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
-        q = self._kept("query", t, lambda: self._take(self.query, self.qidx, qa, qb, self.qshift))
-        g = self._kept(
-            "gallery", c, lambda: self._take(self.gallery, self.gidx, ga, gb, self.gshift)
-        )
-        with one_blas_thread():
-            return np.matmul(q, g.T), True
+        return self._products(t, c)[0], True
 
     def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
         """The metric's distances from the inner products ``s`` (in place),

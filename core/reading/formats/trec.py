@@ -94,7 +94,6 @@ class _Codes:
         if len(self.tokens) > known:
             new = self.tokens.raw[known:]
             norm, by_id, ids = self.norm, self._code, self.ids
-            codes = []
             # only an id that starts with a zero or an m / model_ prefix can
             # change (formats.ids): the others skip the normaliser while no
             # two spellings of one id have been seen
@@ -104,21 +103,22 @@ class _Codes:
                 # new ids all (the usual case): codes in order, made at once
                 by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
                 ids.extend(texts)
-                codes = list(range(known, known + len(texts)))
+                codes = np.arange(known, known + len(texts), dtype=np.int32)
             else:
-                for ident in texts:
-                    code = by_id.get(ident)
-                    if code is None:
-                        code = by_id[ident] = len(ids)
-                        ids.append(ident)
-                    codes.append(code)
-            self._same = self._same and codes == list(range(known, known + len(codes)))
+                codes = np.array(
+                    [by_id.setdefault(ident, len(by_id)) for ident in texts], dtype=np.int32
+                )
+                for ident in list(by_id)[len(ids) :]:  # the ids met for the first time
+                    ids.append(ident)
+                self._same = self._same and bool(
+                    (codes == np.arange(known, known + codes.size)).all()
+                )
             if not self._same and not every:
                 # two spellings of one id: the normaliser learns every
                 # spelling seen (its hint names them all)
                 for text in _decode_all(self.tokens.raw):
                     norm(text)
-            self._of_token = np.concatenate((self._of_token, np.array(codes, dtype=np.int32)))
+            self._of_token = np.concatenate((self._of_token, codes))
         return raw
 
     def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
