@@ -115,10 +115,10 @@ class _Rows:
             self._fill(np.negative(d) if negated else d, col0, k)
             return
         if negated:
-            at = _true_at(d > np.negative(self.limit)[:, None])
+            at = np.flatnonzero(d > np.negative(self.limit)[:, None])
             values = np.negative(d.reshape(-1)[at])
         else:
-            at = _true_at(d < self.limit[:, None])
+            at = np.flatnonzero(d < self.limit[:, None])
             values = d.reshape(-1)[at]
         if at.size:
             r, c = np.divmod(at, d.shape[1])

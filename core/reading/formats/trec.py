@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import partial
+from itertools import repeat
 
 import numpy as np
 
@@ -223,16 +224,18 @@ def read_qrels(
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
     eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items = collection
+    index = None
     if items is not None:
+        items = tuple(items)
         index = dict(zip(items, range(len(items))))
-        missing = [d for d in dc.ids if d not in index]
-        if missing:
+        item_of_doc = np.fromiter(map(index.get, dc.ids, repeat(-1)), np.int64, len(dc.ids))
+        if (item_of_doc < 0).any():
+            missing = [dc.ids[d] for d in np.flatnonzero(item_of_doc < 0).tolist()]
             raise FormatError(
                 path,
                 f"{len(missing)} judged documents are not in the collection "
                 f"list, e.g. {', '.join(missing[:MAX_EXAMPLES])}",
             )
-        item_of_doc = np.fromiter(map(index.__getitem__, dc.ids), np.int64, len(dc.ids))
     else:
         # the judged documents query by query (queries in file order, each
         # one's documents in file order), each at its first appearance
@@ -276,7 +279,7 @@ def read_qrels(
     # made once (its id indexes are built in __post_init__: a copy would build them again)
     return Assessment(
         query_ids=tuple(qc.ids),
-        item_ids=tuple(items),
+        item_ids=items if isinstance(items, tuple) else tuple(items),
         indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
         judged_items=ri[order],
         judged_grades=rg[order].astype(np.int32),
@@ -289,6 +292,9 @@ def read_qrels(
         size_inferred=collection is None and collection_size is None,
         notes=tuple(notes),
         judged_zero=judged_zero,
+        # the collection's index, made above (the assessment would make it again)
+        _item_index=index,
+        _indexed=(items if index is not None else None, None),
     )
 
 
