@@ -80,14 +80,6 @@ def test_descending_rows_merge_often():
     _check(m, 50, 4, 100, 3)
 
 
-def test_the_mask_search_finds_every_true_entry():
-    rng = np.random.default_rng(2)
-    for size in (0, 1, 7, 8, 9, 64, 1001):
-        for p in (0.0, 0.01, 0.5, 1.0):
-            mask = rng.random(size) < p
-            assert np.array_equal(topk._true_at(mask), np.flatnonzero(mask))
-
-
 @pytest.mark.slow
 def test_any_matrix_tiles_and_shards():
     from hypothesis import HealthCheck, given, settings

@@ -69,21 +69,6 @@ def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
     return np.ascontiguousarray(keys)
 
 
-def _true_at(mask: np.ndarray) -> np.ndarray:
-    """The flat positions of the True entries of a sparse boolean array:
-    its bytes read 8 at a time (a word that is not zero holds one), then
-    only those words looked at (several times faster than
-    ``np.flatnonzero`` of the whole mask when few are True)."""
-    flat = mask.reshape(-1)
-    n = flat.size - flat.size % 8
-    words = np.flatnonzero(flat[:n].view(np.uint64))
-    i, j = np.nonzero(flat[:n].reshape(-1, 8)[words])
-    at = words[i] * 8 + j
-    if n < flat.size:
-        at = np.concatenate((at, n + np.flatnonzero(flat[n:])))
-    return at
-
-
 class _Rows:
     """The keys kept so far for a tile's rows (unsorted) and, once every
     row has K of them, each row's K-th value (the threshold).  Candidates
@@ -114,6 +99,8 @@ class _Rows:
         if self.limit is None:
             self._fill(np.negative(d) if negated else d, col0, k)
             return
+        # (numpy 2's nonzero of a boolean array counts, then fills, a word
+        # at a time: faster than any scan of ours, at every density)
         if negated:
             at = np.flatnonzero(d > np.negative(self.limit)[:, None])
             values = np.negative(d.reshape(-1)[at])
