@@ -20,6 +20,7 @@ the command line, the reports and the desktop app call for it.
 from __future__ import annotations
 
 import difflib
+import operator
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -63,10 +64,21 @@ def _profiles():
 
 def all_measures() -> tuple[Measure, ...]:
     """Every measure: :data:`BASE_MEASURES`, then each profile's own."""
+    # made again only when a tuple it is made of is another one (a test's
+    # patched registry); a list's `in` compares every field of every
+    # measure, and the command line asks a few hundred times
+    parts = (BASE_MEASURES, *(p.measures for p in _profiles()))
+    made = _ALL.get("parts")
+    if made is not None and len(made) == len(parts) and all(map(operator.is_, made, parts)):
+        return _ALL["out"]
     out = list(BASE_MEASURES)
-    for p in _profiles():
-        out += [m for m in p.measures if m not in out]
-    return tuple(out)
+    for measures in parts[1:]:
+        out += [m for m in measures if m not in out]
+    _ALL.update(parts=parts, out=tuple(out))
+    return _ALL["out"]
+
+
+_ALL: dict = {}
 
 
 def owner(item):
