@@ -122,3 +122,20 @@ def test_the_blocks_and_groups_of_queries_change_no_value(profile):
     for budget in (1 << 12, 1 << 15):
         small = evaluate(a, run, EvalOptions(profile=profile, memory_budget=budget))
         assert_same(small, big)
+
+
+def test_grade_levels_counted_or_sorted_are_the_distinct_grades_and_the_top():
+    from shrec_eval.scoring.blocks import _grade_levels
+
+    rng = np.random.default_rng(5)
+    cases = [
+        (np.ones(1000, np.int32), 1),
+        (np.array([1, 3, 3, 1], np.int32), 3),
+        (np.zeros(0, np.int32), 7),
+        (rng.integers(1, 5, 300).astype(np.int32), 9),
+        (np.array([5, 2**31 - 1], np.int32), 2**31 - 1),  # too many levels to count
+    ]
+    for grades, top in cases:
+        want = np.unique(np.concatenate((grades, [top])))
+        got = _grade_levels(grades, top)
+        assert np.array_equal(got, want) and got.dtype == want.dtype
