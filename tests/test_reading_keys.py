@@ -119,3 +119,20 @@ def test_qrels_equal_the_assessment_built_from_a_dict(tmp_path, seed):
     for name in ("indptr", "judged_items", "judged_grades", "query_items"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
     assert got.top_grade == want.top_grade
+
+
+def test_pieces_cut_from_one_buffer_are_the_slices():
+    from shrec_eval.reading.formats.keys import pieces
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        data = rng.integers(0, 256, int(rng.integers(1, 3000))).astype(np.uint8).tobytes()
+        n = int(rng.integers(0, 400))  # below and above the size sliced one at a time
+        a = rng.integers(0, len(data), n)
+        b = np.minimum(a + rng.integers(0, 12, n), len(data))
+        # (random bytes: newlines inside pieces too, which are then sliced)
+        assert pieces(data, a, b) == [data[x:y] for x, y in zip(a.tolist(), b.tolist())]
+    ids = b"".join(b"g%d\n" % i for i in range(1000))
+    ends = np.array([i for i, c in enumerate(ids) if c == 10])
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    assert pieces(ids, starts, ends) == [b"g%d" % i for i in range(1000)]

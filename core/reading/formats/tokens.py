@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import FormatError
-from .keys import Packed, TokenCodes, padded
+from .keys import Packed, TokenCodes, padded, pieces
 from .numparse import parse_floats, parse_ints, plain_decimals
 
 BOM = b"\xef\xbb\xbf"
@@ -68,8 +68,7 @@ class Lines:
     @cached_property
     def tokens(self) -> list[bytes]:
         """Every token as bytes (small files only: one object per token)."""
-        d = self.data
-        return [d[a:b] for a, b in zip(self.offsets.tolist(), self.ends.tolist())]
+        return pieces(self.data, self.offsets, self.ends)
 
     def bounds(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Start and end offsets of field ``k`` of every line."""
@@ -116,9 +115,7 @@ class Lines:
 
     def field(self, k: int) -> list[bytes]:
         """Field ``k`` (0-based) of every line (every line has more than k)."""
-        a, b = self.bounds(k)
-        d = self.data
-        return [d[x:y] for x, y in zip(a.tolist(), b.tolist())]
+        return pieces(self.data, *self.bounds(k))
 
     def text(self, i: int) -> str:
         """Line ``i`` (content-line index) as text, for messages."""
