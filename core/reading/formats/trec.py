@@ -82,6 +82,8 @@ class _Codes:
         self._of_token = np.zeros(0, dtype=np.int32)
         #: every token its own id so far (no two spellings of one id)
         self._same = True
+        #: every id so far spelt as its token (none changed by the normaliser)
+        self._verbatim = True
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The id code of every token of ``packed``."""
@@ -99,8 +101,14 @@ class _Codes:
             # change (formats.ids): the others skip the normaliser while no
             # two spellings of one id have been seen
             every = not self._same
-            texts = [norm(t) if every or t[:1] in "0mM" else t for t in _decode_all(new)]
-            if not every and by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts):
+            decoded = _decode_all(new)
+            texts = [norm(t) if every or t[:1] in "0mM" else t for t in decoded]
+            # every id so far its token as written: the new tokens (distinct,
+            # and none of them seen before) are new, distinct ids
+            self._verbatim = self._verbatim and not every and texts == decoded
+            if not every and (
+                self._verbatim or (by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts))
+            ):
                 # new ids all (the usual case): codes in order, made at once
                 by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
                 ids.extend(texts)
