@@ -4,10 +4,10 @@ search, the numpy floor and pytorch-metric-learning, at 100,000 and
 figures go into docs/scale.md).
 
     python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
-        [--skip-100k] [--skip-1m] [--skip-dask] [--pml PYTHON [--pml-1m]]
+        [--skip-100k] [--skip-1m] [--skip-dask] [--no-floor] [--pml PYTHON [--pml-1m]]
         [--queries N] [--k K]
 
-Every side is a whole process, measured in turn (A B C A B C ...), its peak
+Every side is a whole process, measured in turn (A B C, then C B A, ...), its peak
 memory the kernel's account of it (``ru_maxrss``):
 
 * **ours**: ``shrec-eval evaluate x.qrels --collection ids.txt FEATURES
@@ -256,7 +256,7 @@ def ours_cmd(w: dict, k: int, out: str, *extra: str) -> list[str]:
     return cmd
 
 
-def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
+def compare(w: dict, k: int, repeat: int, pml: str | None, floor: bool = True) -> None:
     sides = {"ours": ours_cmd(w, k, os.path.join(os.path.dirname(w["qrels"]), "out.json"))}
     args = [w["kind"], w["features"], str(w["nq"]), str(k)]
     try:
@@ -265,7 +265,8 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
         sides["faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
     except ImportError:
         print("    (faiss-cpu is not installed here: no faiss column)")
-    sides["floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
+    if floor:
+        sides["floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
     if pml:
         sides["pml"] = [pml, "-c", PML_CHILD, *args, w["labels"]]
     res = {s: [] for s in sides}
@@ -274,9 +275,11 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
             pass
     for cmd in sides.values():  # one round untimed: bytecode written, libraries read
         run(cmd)
-    for _ in range(repeat):
-        for s, cmd in sides.items():
-            res[s].append(run(cmd))
+    for r in range(repeat):
+        # each round in the other order of the last (a machine's drift falls
+        # on every side alike)
+        for s in list(sides)[:: 1 if r % 2 == 0 else -1]:
+            res[s].append(run(sides[s]))
     size = os.path.getsize(w["features"])
     print(
         f"[{w['n']:,} gallery] {w['nq']:,} queries x {w['n']:,} x {DIM} float32 "
@@ -289,9 +292,10 @@ def compare(w: dict, k: int, repeat: int, pml: str | None) -> None:
         anon = max(x["anon"] for x in res[s])
         line = f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s} (anonymous {mib(anon):>10s})"
         if s != "ours":
-            ratio = statistics.median(o["wall"] / x["wall"] for o, x in zip(res["ours"], res[s]))
-            line += f"   ours / {s} = {ratio:.2f} (pair by pair)"
+            ratios = [o["wall"] / x["wall"] for o, x in zip(res["ours"], res[s])]
+            line += f"   ours / {s} = {statistics.median(ratios):.2f} (pair by pair)"
         print(line)
+        print("           rounds: " + " ".join(f"{x['wall']:.2f}" for x in res[s]))
     if pml:
         with open(os.path.join(os.path.dirname(w["qrels"]), "out.json"), "rb") as fh:
             mean = json.load(fh)["runs"][0]["mean"]
@@ -311,7 +315,7 @@ DASK_CHILD = r"""
 import sys, time, json
 from shrec_eval.reading.readers import load_assessment, load_run
 from shrec_eval.scoring import distributed as dist
-from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.formats import distances as dm
 import distributed
 qrels, coll, feats, k, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 if __name__ == "__main__":
@@ -327,13 +331,13 @@ if __name__ == "__main__":
         d = run.distances
         tiles = list(run.group_tiles(0))
         ref = c.scatter(d, broadcast=True)
-        c.submit(dist._select_shard, ref, tiles, 0, 1, run.keep, emb.TILE_COLS, pure=False).result()
+        c.submit(dist._select_shard, ref, tiles, 0, 1, run.keep, dm.TILE_COLS, pure=False).result()
         pieces = min(d.n_pieces, 24)
         t = time.perf_counter()
-        c.submit(dist._select_shard, ref, tiles, 0, pieces, run.keep, emb.TILE_COLS,
+        c.submit(dist._select_shard, ref, tiles, 0, pieces, run.keep, dm.TILE_COLS,
                  pure=False).result()
         shard = time.perf_counter() - t
-        pairs = a.n_queries * min(d.shape[1], pieces * emb.TILE_COLS)
+        pairs = a.n_queries * min(d.shape[1], pieces * dm.TILE_COLS)
     print(json.dumps({"total": total, "shard": shard, "pairs": pairs}))
 """
 
@@ -372,6 +376,7 @@ def main(argv=None) -> None:
     p.add_argument("--skip-1m", action="store_true")
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--skip-100k", action="store_true")
+    p.add_argument("--no-floor", action="store_true", help="leave out the numpy floor")
     p.add_argument(
         "--pml-1m", action="store_true", help="pytorch-metric-learning at 1,000,000 too (slow)"
     )
@@ -385,12 +390,18 @@ def main(argv=None) -> None:
     print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     w = make_workload(workdir, 100_000, args.queries, "npz")
     if not args.skip_100k:
-        compare(w, args.k, args.repeat, args.pml)
+        compare(w, args.k, args.repeat, args.pml, floor=not args.no_floor)
     if not args.skip_dask:
         dask_figures(w, args.k, args.repeat)
     if not args.skip_1m:
         w = make_workload(workdir, 1_000_000, args.queries, "npy")
-        compare(w, args.k, max(1, args.repeat - 1), args.pml if args.pml_1m else None)
+        compare(
+            w,
+            args.k,
+            max(1, args.repeat - 1),
+            args.pml if args.pml_1m else None,
+            floor=not args.no_floor,
+        )
     print(
         f"(workloads in {workdir}; {time.perf_counter() - t:.0f} s in all; load average at "
         f"the end: {os.getloadavg()[0]:.1f})"
