@@ -49,8 +49,8 @@ def test_stacked_pieces_are_each_tiles_own_bits(small, metric, dtype):
             own, own_negated = d.key_piece(t, c)
             assert negated == own_negated
             assert np.array_equal(_bits(piece), _bits(own)), (metric, t, c)
-    # every shape of stacked call was checked, on this machine's BLAS: same bits
-    assert d._stacks and all(d._stacks.values())
+    # every shape of stacked call was checked once (whether this machine's
+    # BLAS gives the tiles' bits for it or not: the pieces are the same)
     assert set(d._stacks) == {(24, 24), (24, 11), (13, 24), (13, 11)}
 
 
