@@ -374,6 +374,27 @@ def test_e12_contest_file_through_a_fifo_times_out(tmp_path):
         Contest.read(tmp_path / "c.json")
 
 
+def test_paths_outside_the_folder_read_back_as_they_were_written(tmp_path):
+    """A contest file beside, not above, its data: the paths it writes climb
+    (..) and read back spelt as they were before (one file, one spelling),
+    through a linked folder too."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "sessions" / "deep").mkdir(parents=True)
+    (tmp_path / "ln").symlink_to(tmp_path / "sessions")
+    qrels = (tmp_path / "data" / "q.qrels").resolve()
+    qrels.write_text("1 0 d1 1\n")
+    inside = tmp_path / "sessions" / "deep" / "r.trec"
+    c = Contest(AssessmentSource(qrels), (RunSource(inside),))
+    for where in (tmp_path / "sessions" / "deep", tmp_path / "ln" / "deep"):
+        c.write(where / "s.json")
+        d = json.loads((where / "s.json").read_text())
+        assert d["assessment"]["path"] == "../../data/q.qrels" and d["runs"][0]["path"] == "r.trec"
+        back = Contest.read(where / "s.json")
+        assert back.assessment.path == qrels and ".." not in back.assessment.path.parts
+        assert back.runs[0].path.resolve() == inside.resolve()
+        assert ".." not in back.runs[0].path.parts
+
+
 def test_e11_contest_saved_through_a_symlinked_folder_reopens_through_it(tmp_path):
     (tmp_path / "proj").mkdir()
     (tmp_path / "links").mkdir()

@@ -91,8 +91,15 @@ def _one_of(value, known, what: str, source) -> None:
 
 
 def _path(value, base) -> Path:
+    """A path as a contest file in ``base`` writes it: relative ones joined
+    to ``base``, and those that climb (``..``, as :func:`_relative` writes a
+    file outside the folder) canonical, as the path was before it was
+    written (one file, one spelling: the app compares a session's paths with
+    its contest's, the messages name the file as the library names it)."""
     p = Path(value)
-    return p if base is None or p.is_absolute() else Path(base) / p
+    if base is None or p.is_absolute():
+        return p
+    return _canonical(Path(base) / p) if ".." in p.parts else Path(base) / p
 
 
 def _canonical(path: Path) -> Path:
