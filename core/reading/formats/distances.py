@@ -263,7 +263,7 @@ class Distances:
     def key_pieces(self, tiles, c: int) -> Iterator[tuple[int, tuple[np.ndarray, bool]]]:
         """``(t, key_piece(t, c))`` for each tile of ``tiles``: up to
         STACK_TILES consecutive tiles multiplied with gallery piece ``c`` by
-        one BLAS call (the gallery packed once: 8 to 15 % less time for the
+        one BLAS call (the gallery packed once: about a tenth less time for the
         top K) where that call gives every tile exactly the bits of its own
         call, which the matrix path makes.  A BLAS library's sums depend on
         the shape of the call, not on the values, so this is checked once
