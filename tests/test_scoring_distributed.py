@@ -286,8 +286,8 @@ def _nothing_left(client) -> None:
 
 def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
     """KeyboardInterrupt while the shards come back (as Ctrl-C arrives in
-    the waiting thread): every shard's future is cancelled, and none is
-    left on the scheduler."""
+    the waiting thread): every shard's future is cancelled, and the data
+    they use, and none is left on the scheduler."""
 
     from shrec_eval.reading.readers import load_assessment, load_run
 
@@ -303,7 +303,10 @@ def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
 
     with pytest.raises(KeyboardInterrupt):
         dist.evaluate(client, a, run, progress=interrupt)
-    assert len(cancelled) == len(dist.query_shards(a.n_queries, 2)) > 1
+    # every shard's future, and the assessment and run they use
+    shards = [f for f in cancelled if str(f.key).startswith("_score_shard")]
+    assert len(shards) == len(dist.query_shards(a.n_queries, 2)) > 1
+    assert sum(str(f.key).startswith("_same") for f in cancelled) == 2
     _nothing_left(client)
 
 

@@ -165,9 +165,13 @@ def _put(client, obj):
         return client.submit(_same, obj, pure=False, retries=2)
 
 
-def _wait(client, futures: list, done: Callable[[object, object], None], should_stop) -> None:
+def _wait(
+    client, futures: list, done: Callable[[object, object], None], should_stop, data=()
+) -> None:
     """Each future's result handed to ``done`` as it comes; Ctrl-C or
-    ``should_stop`` cancels those left on the cluster."""
+    ``should_stop`` cancels those left on the cluster, and the ``data``
+    they use (else the cluster keeps it until this call's frames, held by
+    the exception's traceback, are collected)."""
     distributed = _distributed()
     try:
         pending = distributed.as_completed(futures, with_results=True)
@@ -188,7 +192,7 @@ def _wait(client, futures: list, done: Callable[[object, object], None], should_
                     raise result
                 done(future, result)
     except BaseException:
-        client.cancel(futures, force=True)
+        client.cancel([*futures, *data], force=True)
         raise
 
 
@@ -230,7 +234,7 @@ def evaluate(
         if progress is not None:
             progress(sum(p.stop - p.start for p in parts), nq)
 
-    _wait(client, futures, done, should_stop)
+    _wait(client, futures, done, should_stop, data=(a_ref, r_ref))
     if progress is not None and nq == 0:
         progress(0, 0)
     return job.result(parts)
@@ -270,7 +274,7 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
             progress(min(nq - 1, n * nq // max(1, total)), nq)
 
     total = sum(len(j[1]) for j in jobs)
-    _wait(client, futures, done, should_stop)
+    _wait(client, futures, done, should_stop, data=(ref,))
     keys_by_group = {}
     for g in range(run.n_groups):
         tiles = run.group_tiles(g)
