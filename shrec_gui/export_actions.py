@@ -14,7 +14,7 @@ from shrec_eval.outputs import figures as print_figures
 from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
 from shrec_eval.outputs.figures import figure_bytes
 from shrec_eval.outputs.native import write_native
-from shrec_eval.profiles import get_profile
+from shrec_eval.profiles import REGISTRY, get_profile
 
 from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
@@ -70,22 +70,60 @@ class ExportActions(QObject):
         self.figure_tasks.done.connect(self._figure_written)
         self.figure_tasks.failed.connect(self._figure_failed)
         self._figures: dict[int, str] = {}  # request -> path
+        #: exports of folders waiting for the runs to be scored with the
+        #: options now chosen: (what, folder, the export to start again)
+        self._waiting: list[tuple] = []
+        c = window.controller
+        c.changed.connect(self._resume)
+        c.progress.connect(self._resume)
+        c.closed.connect(self._forget_waiting)
 
-    def _results(self) -> list | None:
+    def _results(self, what: str, folder: str, again) -> list | None:
         """The results an export shows: every readable run, scored with the
-        options now chosen; None (and the status says why) otherwise."""
+        options now chosen.  Results of other options (the options or the
+        profile changed since) are scored first, as F5 scores them, and the
+        export starts again once they are (``again(folder)``); None then, and
+        the status says so."""
         c = self.w.controller
         entries = [e for e in c.readable_entries() if e.result is not None]
         if c.assessment is None or not entries:
-            self.w.status_label.setText("Score runs first: the report shows their results.")
+            message = "Score runs first: the report shows their results."
+            self.w.status_label.setText(message)
+            self.folderDone.emit(what, folder, message)
             return None
         if c.stale_entries() or c.busy:
+            self._waiting.append((what, folder, again))
+            if not c.busy:
+                c.score()
             self.w.status_label.setText(
-                "The results are not all scored with the current options: "
-                "press F5 and export once scoring has finished."
+                "Scoring the runs with the current options first; the export follows."
             )
             return None
         return entries
+
+    def _forget_waiting(self) -> None:
+        """The contest closed: an export waiting for it is not for the next one."""
+        waiting, self._waiting = self._waiting, []
+        for what, folder, _ in waiting:
+            self.folderDone.emit(what, folder, "the contest was closed before it was scored")
+
+    def _resume(self, *_) -> None:
+        """Scoring done: the export that waited for it, or why it cannot go
+        on (a run scoring did not bring to the current options: cancelled)."""
+        c = self.w.controller
+        if not self._waiting or not c.idle():
+            return
+        waiting, self._waiting = self._waiting, []
+        for what, folder, again in waiting:
+            if c.stale_entries():
+                message = (
+                    "the results are not all scored with the current options "
+                    "(scoring was stopped): press F5, then export again"
+                )
+                self.w.status_label.setText(f"The {what} was not written: {message}.")
+                self.folderDone.emit(what, folder, message)
+            else:
+                again(folder)
 
     def export_native_dialog(self) -> None:
         path = self.w.ask_save_path("Export native files (a folder)", "native", "Folder (*)")
@@ -95,14 +133,14 @@ class ExportActions(QObject):
     def export_native(self, folder: str) -> None:
         """The evaluator's own files (as ``shrec-eval evaluate --native``),
         written on a file thread."""
-        entries = self._results()
+        entries = self._results("native", folder, self.export_native)
         if entries is None:
             return
         profile = get_profile(entries[0].result.profile)
         if profile.native is None:
+            having = " and ".join(p.name for p in REGISTRY.values() if p.native is not None)
             self.w.status_label.setText(
-                f"The {profile.name} profile has no native files "
-                "(boli, psbtable and shapenet17 have)."
+                f"The {profile.name} profile has no native files ({having} have)."
             )
             self.folderDone.emit("native", folder, "the profile has no native files")
             return
@@ -146,7 +184,7 @@ class ExportActions(QObject):
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
         c = self.w.controller
-        scored = self._results()
+        scored = self._results("report", folder, self.export_report)
         if scored is None:
             return
         try:

@@ -270,3 +270,62 @@ def test_profile_is_scored_named_and_saved(win, qtbot, monkeypatch, tmp_path):
     assert win.controller.save_session(str(path))
     o = Contest.read(path).options
     assert (o.profile, o.average, o.f_beta) == ("psbtable", "macro", 2.0)
+
+
+@pytest.mark.parametrize("profile", ["boli", "psbtable", "trec_eval"])
+def test_export_after_a_profile_change_scores_first_and_writes_the_command_lines_files(
+    fresh, qtbot, tmp_path, profile
+):
+    """Export report and native files right after the profile changed, no F5:
+    the runs are scored with the new profile first (trec_eval reads the files
+    again by its rules), then the folders are those of `shrec-eval demo
+    --profile`: the same summary.csv and per_query.csv, the same native files."""
+    c = fresh.controller
+    c.set_options(replace(c.options, profile=profile))
+    assert c.stale_entries()
+    done: list = []
+    fresh.exports.folderDone.connect(lambda what, folder, err: done.append((what, err)))
+    fresh.exports.export_report(str(tmp_path / "app"))
+    assert "scoring the runs with the current options first" in (fresh.status_label.text().lower())
+    native = REGISTRY[profile].native is not None
+    if native:  # a second export asked for while the first waits: both follow
+        fresh.exports.export_native(str(tmp_path / "app-native"))
+        qtbot.waitUntil(lambda: ("native", "") in done, timeout=180000)
+    qtbot.waitUntil(lambda: ("report", "") in done, timeout=180000)
+    assert not c.stale_entries() and all(e.result.profile == profile for e in c.entries.values())
+    cli = ["demo", "--profile", profile, "--csv", str(tmp_path / "cli")]
+    assert (
+        cli_main(
+            cli + (["--native", str(tmp_path / "cli-native")] if native else []), out=io.StringIO()
+        )
+        == 0
+    )
+    for name in ("summary.csv", "per_query.csv"):
+        assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    if native:
+
+        def files(root):
+            return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+        names = files(tmp_path / "cli-native")
+        assert names and names == files(tmp_path / "app-native")
+        for n in names:
+            assert (tmp_path / "app-native" / n).read_bytes() == (
+                tmp_path / "cli-native" / n
+            ).read_bytes(), n
+
+
+def test_an_export_waiting_for_scoring_that_is_stopped_says_so(fresh, qtbot, tmp_path):
+    c = fresh.controller
+    c.set_options(replace(c.options, average="macro"))
+    done: list = []
+    fresh.exports.folderDone.connect(lambda what, folder, err: done.append((what, err)))
+    fresh.exports.export_report(str(tmp_path / "r"))
+    c.cancel()
+    qtbot.waitUntil(lambda: bool(done), timeout=60000)
+    what, err = done[0]
+    if err:  # stopped before every run was scored again: nothing written, and why
+        assert what == "report" and "press F5, then export again" in err
+        assert not (tmp_path / "r").exists()
+    else:  # (scoring had finished before the cancel): the report is whole
+        assert (tmp_path / "r" / "summary.csv").is_file()
