@@ -2,6 +2,7 @@
 
     shrec-gui [FILES...]          an assessment and runs, or a session (.json)
     shrec-gui --demo              the bundled demo contest
+    ... --profile NAME ...        shrec-eval's scoring options, over the contest's
     shrec-gui CONTEST.json --export-report DIR [--native DIR]
                                   headless: score through the app, write what
                                   File > Export report (native files) writes
@@ -23,12 +24,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 from shrec_eval import __version__
+from shrec_eval.errors import ShrecEvalError
+from shrec_eval.option_args import eval_options, given_fields, given_options, scoring_parsers
 from shrec_eval.scoring.memory import keep_freed_blocks
 
 
-def parse_args(argv):
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="shrec-gui", description="Score 3D shape retrieval contests in a desktop app."
+        prog="shrec-gui",
+        description="Score 3D shape retrieval contests in a desktop app. The measures' and "
+        "the profile's options are those of shrec-eval; written here they go over the "
+        "contest's own (a contest file's settings, the app's Scoring > Options).",
+        parents=scoring_parsers(),
     )
     p.add_argument("files", nargs="*", help="an assessment and runs, or a session (.json)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo contest")
@@ -43,17 +50,29 @@ def parse_args(argv):
         help="no window: score the contest (FILES or --demo) as the app does, write what "
         "File > Export report writes to DIR, exit (0, or 1 with the message on stderr)",
     )
-    p.add_argument(
-        "--native",
-        metavar="DIR",
-        help="with --export-report: also the evaluator's own files (File > Export native files)",
-    )
     p.add_argument("--version", action="version", version=f"shrec-gui {__version__}")
+    return p
+
+
+def parse_args(argv):
+    """The command line; ``args.given``: the scoring options it wrote, as
+    (EvalOptions, the fields written) for the contest it opens, or None."""
+    argv = list(argv)
+    p = build_parser()
     args = p.parse_args(argv)
     if args.native and not args.export_report:
-        p.error("--native goes with --export-report")
+        p.error("--native goes with --export-report (File > Export native files)")
     if args.export_report and not (args.files or args.demo):
         p.error("--export-report needs a contest: CONTEST.json, ASSESSMENT RUN..., or --demo")
+    names = given_fields(given_options(argv, build_parser()))
+    args.given = None
+    if names:
+        if args.smoke_test:
+            p.error("--smoke-test scores the demo as it is: no scoring options with it")
+        try:
+            args.given = (eval_options(args, say=lambda line: say(line.rstrip("\n"))), names)
+        except ShrecEvalError as exc:
+            p.error(str(exc))
     return args
 
 
@@ -206,7 +225,12 @@ def main(argv=None) -> int:
 
         try:
             return export(
-                args.files, report=args.export_report, native=args.native, demo=args.demo, say=say
+                args.files,
+                report=args.export_report,
+                native=args.native,
+                demo=args.demo,
+                given=args.given,
+                say=say,
             )
         except Exception as exc:  # noqa: BLE001 - one line for whoever scripted us
             say(f"shrec-gui: error: unexpected {type(exc).__name__}: {exc}")
@@ -244,9 +268,9 @@ def open_window(args, settings=None):
                 "Recovered the unsaved work; the contest of the command line was not opened."
             )
     elif args.demo:
-        win.open_demo()
+        win.open_demo(given=args.given)
     elif args.files:
-        win.open_files(args.files)
+        win.open_files(args.files, given=args.given)
     return win, closer, autosave
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
-from shrec_eval.profiles import get_profile
+from shrec_eval.profiles import get_profile, options_given
 
 from .worker import Job, classify, user_message
 
@@ -76,27 +76,32 @@ class ContestFiles:
             Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
         )
 
-    def open_files(self, paths, confirm=None, keep_runs=None) -> None:
+    def open_files(self, paths, confirm=None, keep_runs=None, given=None) -> None:
         """Open files and folders (recent files, drag and drop, command line),
         told apart by content off the GUI thread: a session, or an assessment
         first and then the runs.  When a session or an assessment among them
         would replace what is open, ``confirm()`` is asked first (False: nothing
         changes); runs alone are added without asking.  A new assessment
         starts clean (with the runs opened with it) unless ``keep_runs()``
-        answers True (None: nothing changes) for the runs already open."""
+        answers True (None: nothing changes) for the runs already open.
+        ``given`` (the command line's scoring options: EvalOptions and the
+        fields it wrote) goes over the options of the session or assessment
+        opened."""
         self.run_task(
             classify,
             [str(p) for p in paths],
-            done=lambda kinds: self._open_classified(kinds, confirm, keep_runs),
+            done=lambda kinds: self._open_classified(kinds, confirm, keep_runs, given),
         )
 
-    def _open_classified(self, kinds: list[tuple[str, str]], confirm=None, keep_runs=None) -> None:
+    def _open_classified(
+        self, kinds: list[tuple[str, str]], confirm=None, keep_runs=None, given=None
+    ) -> None:
         sessions = [p for p, k in kinds if k == "session"]
         replaces = sessions or any(k in ("cla", "qrels") for _, k in kinds)
         if replaces and confirm is not None and not confirm():
             return
         if sessions:
-            self.open_session(sessions[0])
+            self.open_session(sessions[0], given=given)
             return
         assessments = [p for p, k in kinds if k in ("cla", "qrels")]
         runs = [RunSource(p) for p, _ in kinds if p not in assessments]
@@ -105,7 +110,14 @@ class ContestFiles:
             if keep is None:
                 return
             kept = self.run_sources() if keep else []
-            self.open_assessment(AssessmentSource(assessments[0]), runs=kept + runs)
+            try:
+                options = self.options if given is None else options_given(self.options, *given)
+            except ShrecEvalError as exc:
+                self.problem.emit("Cannot use the options", str(exc))
+                return
+            self.open_assessment(
+                AssessmentSource(assessments[0]), runs=kept + runs, options=options
+            )
             self.fileUsed.emit(assessments[0], True)
         elif runs:
             self.add_runs(runs)
@@ -148,17 +160,29 @@ class ContestFiles:
         self.status.emit("Closed. Open the demo, an assessment or a session.")
 
     # -- sessions ---------------------------------------------------------------------
-    def open_session(self, path: str) -> None:
+    def open_session(self, path: str, given=None) -> None:
         """A session or contest file (the demo manifest's format), read off
-        the GUI thread; it takes effect once its assessment has loaded."""
+        the GUI thread; it takes effect once its assessment has loaded.
+        ``given``: the command line's scoring options (EvalOptions, the fields
+        it wrote) over the file's, as ``shrec-eval evaluate CONTEST.json``
+        takes them; the session is then unsaved (the file has its own)."""
         self.run_task(
             Contest.read,
             str(path),
-            done=lambda contest, p=str(path): self._open_contest(p, contest),
+            done=lambda contest, p=str(path): self._open_contest(p, contest, given=given),
             title="Cannot open the session",
         )
 
-    def _open_contest(self, path: str, contest: Contest, *, recovered: bool = False) -> None:
+    def _open_contest(
+        self, path: str, contest: Contest, *, recovered: bool = False, given=None
+    ) -> None:
+        own = contest.options
+        if given is not None:
+            try:
+                contest = replace(contest, options=options_given(own, *given))
+            except ShrecEvalError as exc:
+                self.problem.emit("Cannot open the session", f"{path}: {exc}")
+                return
         self.shapes.set_sources(contest.shapes, contest.query_shapes)
         self.open_assessment(
             contest.assessment,
@@ -168,7 +192,9 @@ class ContestFiles:
             view=contest.view,
         )
         if self._pending is not None:  # its other fields (description...) are kept
-            self._pending.update(contest=contest, recovered=recovered)
+            self._pending.update(contest=replace(contest, options=own), recovered=recovered)
+            if contest.options != own:  # what the file holds, for "unsaved changes"
+                self._pending["saved_options"] = own
 
     def recover(self, autosave: str, session: str | None, name: str) -> None:
         """Open the contest an autosave holds (autosave.py) as the session

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+from shrec_eval.outputs.native import NativeError, check_native
 
 from .lifecycle import SignalCloser, exit_status
 
@@ -54,19 +55,22 @@ def export(
     report: str | None,
     native: str | None = None,
     demo: bool = False,
+    given=None,
     say=print,
     timeout_s: float = 3600.0,
     windows: list | None = None,
 ) -> int:
     """Open ``files`` (a contest file, or an assessment and runs; ``demo``:
     the bundled demo), score, write ``report`` and ``native`` folders.
-    ``say(line)`` tells the user (stderr in the command); ``windows`` (tests)
-    keeps the closed window alive to the end of the process."""
+    ``given``: the command line's scoring options (EvalOptions, the fields
+    it wrote), over the contest's own.  ``say(line)`` tells the user (stderr
+    in the command); ``windows`` (tests) keeps the closed window alive to the
+    end of the process."""
     with private_settings() as settings:
-        return _export(files, settings, report, native, demo, say, timeout_s, windows)
+        return _export(files, settings, report, native, demo, given, say, timeout_s, windows)
 
 
-def _export(files, settings, report, native, demo, say, timeout_s, windows) -> int:
+def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
     from shrec_eval.resources import demo_manifest
 
     from .mainwindow import MainWindow
@@ -90,9 +94,9 @@ def _export(files, settings, report, native, demo, say, timeout_s, windows) -> i
         tasks.threaded = False
     try:
         if demo:
-            c.open_session(str(demo_manifest()))
+            c.open_session(str(demo_manifest()), given=given)
         else:
-            c.open_files(files)
+            c.open_files(files, given=given)
 
         def opened() -> bool:
             return bool(win.errors) or (
@@ -116,6 +120,12 @@ def _export(files, settings, report, native, demo, say, timeout_s, windows) -> i
         if not c.entries:
             say("shrec-gui: error: the contest has no runs to score")
             return 1
+        if native:  # as the command line: refused before anything is written
+            try:
+                check_native(c.options.profile)
+            except NativeError as exc:
+                say(f"shrec-gui: error: {exc}")
+                return 1
         win.exports.folderDone.connect(lambda what, _folder, err: written.__setitem__(what, err))
         for what, folder, start in (
             ("report", report, win.exports.export_report),

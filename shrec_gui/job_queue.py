@@ -86,6 +86,10 @@ class JobQueue:
             self.session_path = pending["session"][0] or None
             self.session_view = pending["view"] or {}
             self._saved_state = None if self.recovered else self._state()
+            if self._saved_state is not None and "saved_options" in pending:
+                # opened under the command line's options: the file holds its own
+                source, runs, _, shapes = self._saved_state
+                self._saved_state = (source, runs, pending["saved_options"], shapes)
             self.sessionOpened.emit(*pending["session"])
             if not self.recovered:
                 self.fileUsed.emit(pending["session"][0], True)

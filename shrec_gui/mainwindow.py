@@ -269,17 +269,18 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.setWindowTitle("SHREC evaluation")
 
     # -- opening ------------------------------------------------------------------------
-    def open_files(self, paths) -> None:
+    def open_files(self, paths, *, given=None) -> None:
         """Files and folders from drag and drop or the command line: told
         apart by content, off the GUI thread; asked about unsaved changes
-        before a session or an assessment among them replaces the contest."""
+        before a session or an assessment among them replaces the contest.
+        ``given``: the command line's scoring options, over the contest's."""
         self.controller.open_files(
-            paths, confirm=self.confirm_discard, keep_runs=self.ask_keep_runs
+            paths, confirm=self.confirm_discard, keep_runs=self.ask_keep_runs, given=given
         )
 
-    def open_demo(self) -> None:
+    def open_demo(self, *, given=None) -> None:
         if self.confirm_discard():
-            self.controller.open_session(str(demo_manifest()))
+            self.controller.open_session(str(demo_manifest()), given=given)
 
     def options_dialog(self) -> None:
         d = OptionsDialog(self.controller.options, self)

@@ -13,10 +13,15 @@ from pathlib import Path
 
 from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ShrecEvalError, UsageError
+from ..option_args import (  # noqa: F401  (the commands take them from here)
+    OPTION_FIELDS,
+    eval_options,
+    given_fields,
+)
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs
 from ..outputs.native import NativeError, check_native
-from ..profiles import REGISTRY, get_profile
+from ..profiles import REGISTRY, get_profile, options_given
 from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
 from ..scoring.measures import (
@@ -26,17 +31,6 @@ from ..scoring.measures import (
     resolve,
 )
 from ..shapes.index import ShapesSource
-
-
-def _profile_options(args) -> dict:
-    """The evaluator profile's options (every command that scores has them)."""
-    return {
-        "profile": args.profile,
-        "average": args.average,
-        "max_rank": args.max_rank,
-        "relevance_level": args.relevance_level,
-        "complete_queries": args.complete_queries,
-    }
 
 
 def _asked_keys(args) -> list[str]:
@@ -55,48 +49,14 @@ def _asked_keys(args) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
-def _options(args) -> EvalOptions:
+def _options(args, say=None) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
-    or ``p@20`` adds 20); a note when the profile fixes an option the command
-    line asked for."""
+    or ``p@20`` adds 20), and those of --format's text."""
     extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
-    profile = get_profile(args.profile)
     if getattr(args, "format", "table") != "table":
         extra |= set(_text_profile(args).text_ranks)
-    if args.keep_self and profile.options.get("remove_self") is True:
-        sys.stderr.write(
-            f"note: the {profile.name} profile always leaves a query out of its own list "
-            f"(as {profile.label} does): --keep-self is ignored\n"
-        )
-    return EvalOptions(
-        ranks=tuple(args.ranks) + tuple(sorted(extra - set(args.ranks))),
-        curve_length=args.curve_length,
-        pr_levels=args.pr_levels,
-        pr_interpolation=args.pr_interpolation,
-        remove_self=not args.keep_self,
-        psb_class_cutoff=args.psb_cutoff,
-        f_beta=args.f_beta,
-        **_profile_options(args),
-    )
-
-
-#: command-line option (argparse dest) -> the EvalOptions field it sets
-OPTION_FIELDS = {
-    "ranks": "ranks",
-    "curve_length": "curve_length",
-    "pr_levels": "pr_levels",
-    "pr_interpolation": "pr_interpolation",
-    "keep_self": "remove_self",
-    "psb_cutoff": "psb_class_cutoff",
-    "f_beta": "f_beta",
-    "profile": "profile",
-    "average": "average",
-    "max_rank": "max_rank",
-    "relevance_level": "relevance_level",
-    "complete_queries": "complete_queries",
-    "collection_size": "collection_size",
-}
+    return eval_options(args, extra, say)
 
 
 def is_contest_file(path) -> bool:
@@ -264,11 +224,8 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     options ``args.given`` names) over the file's settings."""
     contest = Contest.read(args.assessment)
     given = getattr(args, "given", set())
-    fields = {OPTION_FIELDS[d] for d in given if d in OPTION_FIELDS}
     try:
-        merged = replace(contest.options, **{f: getattr(options, f) for f in fields})
-        if "profile" in fields:  # another profile's own options (trec_eval's -c) reset
-            merged = get_profile(merged.profile).fit(merged)
+        merged = options_given(contest.options, options, given_fields(given))
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
     a = contest.assessment

@@ -18,6 +18,7 @@ from .. import __version__
 from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ContestFileError, OutputError, UsageError
 from ..model.values import text_grid
+from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from ..outputs.gallery import thumb_names
@@ -54,7 +55,6 @@ from .arguments import (  # noqa: F401
     _guard_shapes,
     _inputs,
     _options,
-    _profile_options,
     _save_contest,
     _shapes_args,
     _table_keys,

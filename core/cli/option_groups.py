@@ -12,7 +12,6 @@ import re
 # commands, the engine and the readers are imported once a command runs).
 from ..choices import (
     ASSESSMENT_FORMATS,
-    DEFAULT_PROFILE,
     FIGURE_PRESETS,
     GALLERY_MODES,
     MATRIX_ORDERS,
@@ -20,15 +19,19 @@ from ..choices import (
     RANKLIST_VARIANTS,
     RUN_FORMATS,
 )
-from ..choices import PROFILE_NAMES as PROFILES
-from ..errors import OptionsError, UsageError
+from ..errors import UsageError
+from ..option_args import (  # noqa: F401  (the command line's parsers use them)
+    _argument_type,
+    _beta,
+    _bounded,
+    _level,
+    _max_rank,
+    _not_zero,
+    _rank,
+    _ranks,
+)
 from ..options import (
-    AVERAGES,
-    MAX_BETA,
     MAX_COLLECTION,
-    MAX_RANK,
-    PR_INTERPOLATIONS,
-    EvalOptions,
 )
 
 
@@ -48,70 +51,11 @@ def _nearest_choice(message: str) -> str:
     return f"; did you mean {near[0]}?" if near else ""
 
 
-def _argument_type(name: str):
-    """An argparse ``type`` from a parser of :mod:`shrec_eval.model.values`
-    (imported when an option is read: values needs numpy)."""
-
-    def convert(text: str):
-        from ..model import values
-
-        try:
-            return getattr(values, name)(text)
-        except OptionsError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = name
-    return convert
-
-
-def _bounded(name: str, *bounds, **kw):
-    """An argparse ``type`` for a number in a range (the error names the option)."""
-
-    def convert(text: str):
-        from ..model import values
-
-        try:
-            return getattr(values, name)(text, *bounds, **kw)
-        except OptionsError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = "number"
-    return convert
-
-
-def _not_zero(convert, why: str):
-    """``convert`` (a whole number from 0 up) refusing 0 with ``why``: what
-    trec_eval makes of 0 for the option, and why shrec-eval does not take it."""
-
-    def checked(text: str):
-        value = convert(text)
-        if value == 0:
-            raise argparse.ArgumentTypeError(f"0 is not taken: {why}")
-        return value
-
-    checked.__name__ = "number"
-    return checked
-
-
-_ranks = _argument_type("parse_ranks")
-_rank = _bounded("parse_whole", 1, MAX_RANK)
 _collection = _bounded("parse_whole", 1, MAX_COLLECTION)
 #: randomization and bootstrap resamples: 1,000,000 is about 8 bytes x
 #: queries x resamples of working memory at once
 _resamples = _bounded("parse_whole", 1, 1_000_000)
 _seed = _bounded("parse_whole", 0, 2**63 - 1)
-_level = _not_zero(
-    _bounded("parse_whole", 0, 2**31 - 1),
-    "trec_eval -l 0 counts every judged document relevant, grade-0 lines too, while "
-    "shrec-eval keeps grade 0 for 'judged not relevant'; for trec_eval's default measures, "
-    "raise the qrels' grade 0 to 1 and give -l 1 (the same numbers)",
-)
-_max_rank = _not_zero(
-    _bounded("parse_whole", 0, MAX_RANK),
-    "trec_eval -M 0 keeps no document of any list (every value 0, and its "
-    "iprec_at_recall printed as -nan); give -M 1 or more",
-)
-_beta = _bounded("parse_real", 0.0, MAX_BETA)
 _probability = _bounded("parse_real", 0.0, 0.999999)
 
 
@@ -224,101 +168,6 @@ def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
             help="keep each query's first K results (partial selection; measures past "
             "rank K become bounds, see the note)",
         )
-
-
-def _engine_parser() -> argparse.ArgumentParser:
-    """The engine options (evaluate, compare, demo)."""
-    p = argparse.ArgumentParser(add_help=False)
-    g = p.add_argument_group("measures")
-    g.add_argument(
-        "--ranks",
-        type=_ranks,
-        default=EvalOptions().ranks,
-        metavar="K1,K2,...",
-        help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)",
-    )
-    g.add_argument(
-        "--curve-length",
-        type=_rank,
-        default=100,
-        metavar="N",
-        help="ranks of the (N)(D)CG and F curves (default 100)",
-    )
-    g.add_argument(
-        "--pr-levels",
-        type=int,
-        choices=(11, 21),
-        default=21,
-        help="recall levels of the precision-recall curve (default 21)",
-    )
-    g.add_argument(
-        "--pr-interpolation",
-        choices=PR_INTERPOLATIONS,
-        default="max",
-        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB; "
-        "psbplot: psbPlot's own curve (the query counted as relevant, float32)",
-    )
-    g.add_argument(
-        "--keep-self",
-        action="store_true",
-        help="do not remove a query from its own ranked list (leave-one-out)",
-    )
-    g.add_argument(
-        "--psb-cutoff",
-        action="store_true",
-        help="leave queries of classes with at most 2 members out of the means",
-    )
-    g.add_argument("--f-beta", type=_beta, default=1.0, help="weight of the F-measure curve")
-    return p
-
-
-def _profile_parser() -> argparse.ArgumentParser:
-    """The evaluator profile and the averaging (evaluate, check, compare, demo)."""
-    p = argparse.ArgumentParser(add_help=False)
-    g = p.add_argument_group("evaluator profile and averaging")
-    g.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=DEFAULT_PROFILE,
-        help="follow the rules of an official evaluator: its list handling, definitions, "
-        "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
-        "--profile NAME' shows what it computes)",
-    )
-    g.add_argument(
-        "--average",
-        choices=AVERAGES,
-        default="micro",
-        help="what the run mean is: micro (over queries), macro (over classes), "
-        "proportional or reciprocal (queries weighted by n_q or 1/n_q)",
-    )
-    g.add_argument(
-        "--native",
-        metavar="DIR",
-        help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
-    )
-    g.add_argument(
-        "--max-rank",
-        "-M",
-        type=_max_rank,
-        metavar="N",
-        help="only the first N entries of each list count (trec_eval -M)",
-    )
-    g.add_argument(
-        "--relevance-level",
-        "-l",
-        type=_level,
-        default=1,
-        metavar="L",
-        help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
-    )
-    g.add_argument(
-        "--complete-queries",
-        "-c",
-        action="store_true",
-        help="trec_eval profile: average over every query of the qrels, a missing one "
-        "scoring 0 (trec_eval -c; -N is --collection-size)",
-    )
-    return p
 
 
 def _output_parser() -> argparse.ArgumentParser:

@@ -24,6 +24,9 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import ShrecEvalError, UsageError, shown, user_message
 from ..model.names import name_bytes
+from ..option_args import engine_parser as _engine_parser
+from ..option_args import given_options as given_args
+from ..option_args import profile_parser as _profile_parser
 from ..outputs.atomic import stream_fd
 from ..scoring.memory import keep_freed_blocks
 from .command_parsers import (  # noqa: F401
@@ -46,7 +49,6 @@ from .option_groups import (  # noqa: F401
     _bounded,
     _collection,
     _embeddings_group,
-    _engine_parser,
     _figure_preset_option,
     _k,
     _level,
@@ -57,7 +59,6 @@ from .option_groups import (  # noqa: F401
     _output_parser,
     _Parser,
     _probability,
-    _profile_parser,
     _rank,
     _ranks,
     _reading_parser,
@@ -176,19 +177,10 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
 
 
 def given_options(argv: Sequence[str]) -> set[str]:
-    """The options written on the command line (argparse dests), told from
-    those left at their defaults: a contest file's settings give way to
-    the former only."""
-    parser = build_parser()
-    stack = [parser]
-    while stack:
-        p = stack.pop()
-        for action in p._actions:  # argparse keeps no public list of them
-            if isinstance(action, argparse._SubParsersAction):
-                stack.extend(action.choices.values())
-            elif action.dest not in ("help", "version"):
-                action.default = argparse.SUPPRESS
-    return set(vars(parser.parse_known_args(argv)[0])) - {"command", "assessment", "runs"}
+    """The options written on ``shrec-eval``'s command line (argparse
+    dests), told from those left at their defaults: a contest file's
+    settings give way to the former only."""
+    return given_args(argv, build_parser()) - {"command", "assessment", "runs"}
 
 
 class _ClosablePipe:

@@ -21,7 +21,16 @@ from functools import cache
 from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
 from ..errors import OptionsError
 
-__all__ = ["DEFAULT", "Profile", "get_profile", "load_assessment", "load_run", "REGISTRY", "NAMES"]
+__all__ = [
+    "DEFAULT",
+    "Profile",
+    "get_profile",
+    "load_assessment",
+    "load_run",
+    "REGISTRY",
+    "NAMES",
+    "options_given",
+]
 
 #: every profile, in the order the command line and the app list them
 NAMES: tuple[str, ...] = PROFILE_NAMES
@@ -84,3 +93,19 @@ def load_run(path, assessment, *, profile=None, **settings):
 
         return read(path, assessment, **settings)
     return get_profile(profile).load_run(path, assessment, **settings)
+
+
+def options_given(base, given, names):
+    """``base`` (a contest file's options, the app's) with the options a
+    command line wrote (``names``: EvalOptions fields, their values those of
+    ``given``) over it; a profile written there resets the options that
+    belong to other profiles (trec_eval's -c), as switching to it does.  The
+    command line and the app open a contest file under ``--profile`` with
+    this one function."""
+    from dataclasses import replace
+
+    names = set(names)
+    merged = replace(base, **{f: getattr(given, f) for f in names})
+    if "profile" in names:
+        merged = get_profile(merged.profile).fit(merged)
+    return merged
