@@ -469,7 +469,9 @@ def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
     answer = [QMessageBox.StandardButton.Cancel]
     answer_questions(monkeypatch, answer, asked)
     opened = []
-    monkeypatch.setattr(win.controller, "open_session", opened.append)
+    monkeypatch.setattr(
+        win.controller, "open_session", lambda path, given=None: opened.append(path)
+    )
     win.open_demo()
     assert asked == [] and len(opened) == 1  # nothing changed: no question
     win.controller.remove([next(iter(win.controller.entries))])
