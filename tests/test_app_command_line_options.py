@@ -66,67 +66,74 @@ def test_a_wrong_scoring_option_is_a_usage_error(argv, says, capsys):
     assert says in capsys.readouterr().err
 
 
+def _scored_window(qtbot, tmp_path, open_it):
+    """A window (its own preferences) that ``open_it(window)`` opened, once
+    every run is scored."""
+    from PySide6.QtCore import QSettings
+
+    from shrec_gui.mainwindow import MainWindow
+
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    open_it(w)
+    c = w.controller
+    qtbot.waitUntil(lambda: bool(c.assessment is not None and c.entries), timeout=120000)
+    qtbot.waitUntil(
+        lambda: c.idle() and all(e.result is not None for e in c.entries.values()),
+        timeout=120000,
+    )
+    assert not w.errors
+    return w
+
+
+def _csv_files(w) -> dict[str, bytes]:
+    """summary.csv and per_query.csv of the window's results, as its report
+    writes them (export_actions: the core writers, the app's ranking)."""
+    from shrec_eval.outputs.summary import Summary
+    from shrec_eval.outputs.tables import per_query_csv, summary_csv
+
+    c = w.controller
+    results = [e.result for e in c.readable_entries()]
+    return {
+        "summary.csv": summary_csv(Summary.build(results, None, c.default_rank_key())).encode(),
+        "per_query.csv": per_query_csv(results).encode(),
+    }
+
+
+def _cli_csv(tmp_path, argv) -> dict[str, bytes]:
+    assert cli_main([*argv, "--csv", str(tmp_path / "cli")], out=io.StringIO()) == 0
+    return {n: (tmp_path / "cli" / n).read_bytes() for n in ("summary.csv", "per_query.csv")}
+
+
 @pytest.mark.parametrize(
     "options",
     [
-        ["--profile", "psbtable"],
-        ["--profile", "trec_eval"],
-        ["--profile", "boli"],
-        ["--profile", "trec_eval", "-c", "--average", "macro"],
-        ["--average", "macro", "--ranks", "4,9", "--keep-self"],
+        ["--profile", "trec_eval", "-c", "--average", "macro", "--ranks", "4,9"],
+        ["--profile", "boli", "--keep-self", "--f-beta", "2"],
     ],
     ids=lambda o: " ".join(o),
 )
-def test_the_demo_under_options_is_the_demo_commands(qapp, tmp_path, options):
-    """``shrec-gui --demo OPTIONS --export-report DIR [--native DIR]`` (parsed
-    here, scored by the app's controller) against ``shrec-eval demo OPTIONS
-    --report DIR [--native DIR]``: the same files."""
-    native = "boli" in options or "psbtable" in options
-    argv = ["--demo", *options, "--export-report", str(tmp_path / "app")]
-    argv += ["--native", str(tmp_path / "app-native")] if native else []
-    args = parse_args(argv)
-    said: list[str] = []
-    status = export(
-        args.files,
-        report=args.export_report,
-        native=args.native,
-        demo=args.demo,
-        given=args.given,
-        say=said.append,
-        windows=_KEEP,
-    )
-    assert status == 0, said
-    cli = ["demo", *options, "--report", str(tmp_path / "cli")]
-    cli += ["--native", str(tmp_path / "cli-native")] if native else []
-    assert cli_main(cli, out=io.StringIO()) == 0
-    app, ours = _tree(tmp_path / "app"), _tree(tmp_path / "cli")
-    for name in ("summary.csv", "per_query.csv"):
-        assert app[name] == ours[name], name
-    assert {n: b for n, b in app.items() if n in ours} == ours
-    if native:
-        assert _tree(tmp_path / "app-native") == _tree(tmp_path / "cli-native") != {}
+def test_the_demo_under_options_is_the_demo_commands(qtbot, tmp_path, options):
+    """``shrec-gui --demo OPTIONS`` scores what ``shrec-eval demo OPTIONS``
+    scores: the same options, the same summary.csv and per_query.csv."""
+    given = parse_args(["--demo", *options]).given
+    w = _scored_window(qtbot, tmp_path, lambda w: w.open_demo(given=given))
+    assert w.controller.options == given[0]
+    assert _csv_files(w) == _cli_csv(tmp_path, ["demo", *options])
 
 
-def test_a_contest_files_own_options_give_way_to_those_written_only(qapp, tmp_path):
-    """A contest file with its own options (macro, ranks 3 and 8) opened
-    with --profile psbtable: the profile is the command line's, the rest the
-    file's, in the app as in ``shrec-eval evaluate CONTEST.json``."""
+def test_a_contest_files_own_options_give_way_to_those_written_only(qtbot, tmp_path):
+    """A contest file with its own options (macro, ranks 3 and 8, beta 2)
+    opened with --profile psbtable: the profile is the command line's, the
+    rest the file's, in the app as in ``shrec-eval evaluate CONTEST.json``."""
     contest = Contest.read(demo_manifest())
-    contest = replace(
-        contest, options=replace(contest.options, average="macro", ranks=(3, 8), f_beta=2.0)
-    )
+    own = replace(contest.options, average="macro", ranks=(3, 8), f_beta=2.0)
     path = tmp_path / "contest.json"
-    contest.write(path)
-    args = parse_args([str(path), "--profile", "psbtable", "--export-report", str(tmp_path / "a")])
-    said: list[str] = []
-    assert export(args.files, report=args.export_report, given=args.given, say=said.append,
-                  windows=_KEEP) == 0, said  # fmt: skip
-    cli = ["evaluate", str(path), "--profile", "psbtable", "--report", str(tmp_path / "c")]
-    assert cli_main(cli, out=io.StringIO()) == 0
-    app, ours = _tree(tmp_path / "a"), _tree(tmp_path / "c")
-    assert {n: b for n, b in app.items() if n in ours} == ours
-    header = (tmp_path / "a" / "summary.csv").read_text().splitlines()[0]
-    assert "p@3" in header.lower() or "P@3" in header  # the file's ranks were kept
+    replace(contest, options=own).write(path)
+    given = parse_args([str(path), "--profile", "psbtable"]).given
+    w = _scored_window(qtbot, tmp_path, lambda w: w.open_files([str(path)], given=given))
+    assert w.controller.options == replace(own, profile="psbtable")
+    assert _csv_files(w) == _cli_csv(tmp_path, ["evaluate", str(path), "--profile", "psbtable"])
 
 
 def test_native_files_under_a_profile_without_them_are_refused_before_anything_is_written(
@@ -159,19 +166,9 @@ def test_the_window_opens_the_demo_under_the_options_unsaved(qtbot, tmp_path):
     """In the window, the demo opened with --profile psbtable is scored under
     psbtable, and the session is unsaved: the contest file holds other options
     (saving writes the new ones)."""
-    from PySide6.QtCore import QSettings
-
-    from shrec_gui.mainwindow import MainWindow
-
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(settings)
-    qtbot.addWidget(w)
-    w.open_demo(given=parse_args(["--demo", "--profile", "psbtable", "--average", "macro"]).given)
+    given = parse_args(["--demo", "--profile", "psbtable", "--average", "macro"]).given
+    w = _scored_window(qtbot, tmp_path, lambda w: w.open_demo(given=given))
     c = w.controller
-    qtbot.waitUntil(lambda: bool(c.assessment is not None and c.entries), timeout=120000)
-    qtbot.waitUntil(
-        lambda: all(e.result is not None for e in c.entries.values()) and c.idle(), timeout=120000
-    )
     assert (c.options.profile, c.options.average) == ("psbtable", "macro")
     assert all(e.result.profile == "psbtable" for e in c.entries.values())
     assert c.unsaved()
@@ -183,12 +180,17 @@ def test_the_window_opens_the_demo_under_the_options_unsaved(qtbot, tmp_path):
 
 
 def test_the_installed_command_takes_the_profile(tmp_path):
-    """The command as a user types it, in its own process."""
+    """The command as a user types it, in its own process: the report and
+    the native files of the demo's runs under psbtable, as the command
+    line's (a contest file of the demo without its shapes: no gallery)."""
+    contest = Contest.read(demo_manifest())
+    path = tmp_path / "contest.json"
+    replace(contest, shapes=None, query_shapes=None).write(path)
     env = dict(
         os.environ, QT_QPA_PLATFORM="offscreen", SHREC_EVAL_CACHE_DIR=str(tmp_path / "cache")
     )
     p = subprocess.run(
-        [sys.executable, "-m", "shrec_gui", "--demo", "--profile", "psbtable"]
+        [sys.executable, "-m", "shrec_gui", str(path), "--profile", "psbtable"]
         + ["--export-report", str(tmp_path / "app"), "--native", str(tmp_path / "app-native")],
         capture_output=True,
         text=True,
@@ -196,8 +198,9 @@ def test_the_installed_command_takes_the_profile(tmp_path):
         timeout=300,
     )
     assert p.returncode == 0, p.stderr
-    cli = ["demo", "--profile", "psbtable", "--csv", str(tmp_path / "cli")]
+    assert not (tmp_path / "app" / "gallery.html").exists()
+    cli = ["evaluate", str(path), "--profile", "psbtable", "--csv", str(tmp_path / "cli")]
     assert cli_main(cli + ["--native", str(tmp_path / "cli-native")], out=io.StringIO()) == 0
     for name in ("summary.csv", "per_query.csv"):
         assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
-    assert _tree(tmp_path / "app-native") == _tree(tmp_path / "cli-native")
+    assert _tree(tmp_path / "app-native") == _tree(tmp_path / "cli-native") != {}
