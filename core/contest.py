@@ -470,21 +470,21 @@ class Contest:
         ``json`` a file (``-``: standard output), ``csv`` and ``report``
         folders written whole, ``native`` the profile's native files (their
         names planned from the runs), ``more`` any other
-        :class:`~shrec_eval.outputs.atomic.Output` (a session, figures...).  Returns
-        the outputs; an OutputError naming the first one refused."""
-        from .outputs.native import native_plan
+        :class:`~shrec_eval.outputs.atomic.Output` (a session, figures...).  A
+        folder holding other files than its output writes (an earlier report,
+        the profile's native files) is refused too.  Returns the outputs; an
+        OutputError naming the first one refused."""
+        from .outputs.native import native_holds, native_plan
+        from .outputs.report import REPORT_FILES
 
         gate = [
-            Output(option, path, kind)
-            for option, path, kind in (
-                ("--json", json, "file"),
-                ("--csv", csv, "folder"),
-                ("--report", report, "folder"),
-            )
+            Output("--json", json),
+            Output("--csv", csv, "folder", holds=REPORT_FILES),
+            Output("--report", report, "folder", holds=REPORT_FILES),
         ]
         if native is not None:
             names = native_plan(self.profile, self.profile.native_groups(self.runs))
-            gate.append(Output("--native", native, "tree", names))
+            gate.append(Output("--native", native, "tree", names, native_holds(self.profile)))
         return gate_outputs([*gate, *more], self.inputs())
 
     def write(self, path) -> None:

@@ -67,18 +67,20 @@ def _cut(name: str, limit: int, shift: int) -> str:
 NAME_KEPT = 120
 
 
-def safe_name(name: str, fallback: str = "run") -> str:
+def safe_name(name: str, fallback: str = "run", *, hashed: bool = False) -> str:
     """A run or method name as one file name: letters, digits and
     ``-_.+ ()#`` kept, anything else (``/``, ``\\``, ``:``, control characters,
     bytes that are not UTF-8) ``_``, no leading or trailing dot or space (so
     never ``.`` or ``..``).  A name that had to change, or is longer than
     :data:`NAME_KEPT` bytes, gets ``~`` and 8 hex digits of a hash of the
     name as given: stable from run to run, and two names that differ stay
-    distinct (``a/b`` -> ``a_b~…``, ``a:b`` -> ``a_b~…``, ``a_b`` unchanged)."""
+    distinct (``a/b`` -> ``a_b~…``, ``a:b`` -> ``a_b~…``, ``a_b`` unchanged).
+    ``hashed``: the suffix whatever the name (two names one file on a system
+    that does not tell their case apart, a name Windows reserves)."""
     safe = "".join(
         c if (c.isalnum() and c.isprintable()) or c in "-_.+ ()#" else "_" for c in name
     ).strip(" .")
-    if safe == name and 0 < len(safe.encode("utf-8")) <= NAME_KEPT:
+    if not hashed and safe == name and 0 < len(safe.encode("utf-8")) <= NAME_KEPT:
         return safe
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     while len(safe.encode("utf-8")) > NAME_KEPT:

@@ -14,9 +14,10 @@
   lies inside an input folder (or an output folder that holds an input).
 * :func:`gate_outputs` is the one gate every output of a command goes
   through before any scoring: :func:`check_outputs`, the links and devices
-  inside a folder files are written into, and the outputs against each
-  other (two outputs never share a file, a file never lies in an output
-  folder).  :func:`safe_name` makes a run or method name one file name.
+  inside a folder files are written into, a folder holding other files
+  than its output writes, and the outputs against each other (two outputs
+  never share a file, a file never lies in an output folder).
+  :func:`safe_name` makes a run or method name one file name.
 * ``-`` (standard output) and ``/dev/stdout``, ``/dev/stderr``,
   ``/dev/fd/N``, ``/proc/self/fd/N`` are streams: written to (appended
   when the shell opened them with ``>>``), never replaced.
@@ -123,13 +124,21 @@ class Output:
       written whole, :func:`write_folder`: a report) or ``"tree"`` (a
       folder files are written into, some in subfolders: ``--native``);
     * ``names``: the files a folder or tree will hold, relative to it,
-      when they are known before scoring (they are checked too).
+      when they are known before scoring (they are checked too);
+    * ``holds``: what an existing folder may hold besides ``names``: the
+      files of an earlier output of the same kind, which this one replaces
+      (names, or patterns where ``*`` is any text within one name:
+      ``table_*.txt``, ``*/micro.txt``).  Anything else there is refused
+      before scoring ("the folder holds other files than this output
+      writes"); None: the folder is not looked at (``thumbnails OUT`` adds
+      its files to any folder).
     """
 
     option: str
     path: object
     kind: str = "file"
     names: tuple[str, ...] = ()
+    holds: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.path, bytes):  # a name that is not UTF-8, as bytes
@@ -266,6 +275,9 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Ou
     * inside a ``tree`` output (``--native DIR``): an entry that is a link
       to an input or into an input folder, or a device, FIFO or socket, and
       a planned file name that leaves the folder or is too long;
+    * a folder or tree output whose folder holds other files than it
+      writes (its ``names`` and ``holds``), as :func:`write_folder` refuses
+      it: ``--csv``, ``--report``, ``--native``;
     * two outputs sharing a file or a folder (:func:`_against_each_other`);
     * a file name longer than the system allows.
 
@@ -294,12 +306,8 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Ou
     for o in outs:
         if o.kind == "tree":
             _check_tree(o, ins)
+    for o in outs:
+        if o.holds is not None and o.kind != "file" and os.path.isdir(o.path):
+            check_folder(o.path, o.names, o.holds)
     _against_each_other(outs)
     return outs
-
-
-def checked_write(path, text: str, inputs: Iterable[object], option: str = "output") -> None:
-    """:func:`write_text` after the input check, at the moment of writing
-    (a file of a tree output whose name was not known before scoring)."""
-    check_outputs([(option, path, "file")], inputs)
-    write_text(path, text)

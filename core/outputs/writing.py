@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from ..errors import OutputError, shown
@@ -258,41 +259,79 @@ def _remove(path) -> None:
         pass
 
 
-def _unknown_entries(folder: Path, known: set[str]) -> list[str]:
+def _matches(rel: str, known: set[str], patterns: list[tuple[str, ...]]) -> bool:
+    """Whether ``rel`` ("a.csv", "run/micro.txt") is a known name or matches
+    a pattern of as many parts (``*`` any text within one name)."""
+    if rel in known:
+        return True
+    parts = rel.split("/")
+    return any(
+        len(p) == len(parts) and all(fnmatchcase(a, b) for a, b in zip(parts, p))
+        for p in patterns
+    )
+
+
+#: entries named in "the folder holds other files than this output writes (...)"
+_OTHERS_SHOWN = 3
+
+
+def _unknown_entries(
+    folder: Path, known: set[str], patterns: Iterable[str] = (), limit: int = _OTHERS_SHOWN + 1
+) -> list[str]:
     """What ``folder`` holds besides the ``known`` names ("a.csv",
-    "figures/b.pdf"; a subfolder is known when it is the start of one)."""
+    "figures/b.pdf"; a subfolder is known when it is the start of one) and
+    the names matching ``patterns`` ("table_*.txt", "*/micro.txt": ``*`` any
+    text within one name): the first ``limit`` of them, in name order (a
+    folder of many files is not walked whole to say that it is not empty)."""
+    pats = [tuple(p.split("/")) for p in patterns]
     tops = {n.split("/")[0] for n in known}
-    out = []
-    for p in folder.iterdir():
-        if p.name not in tops:
+    deep = [p[0] for p in pats if len(p) > 1]
+    out: list[str] = []
+
+    def below(path: Path, rel: str) -> None:
+        for q in sorted(path.iterdir()):
+            if len(out) >= limit:
+                return
+            name = f"{rel}/{q.name}"
+            if not _matches(name, known, pats):
+                out.append(name)
+            if q.is_dir() and not q.is_symlink():
+                below(q, name)
+
+    for p in sorted(folder.iterdir()):
+        if len(out) >= limit:
+            break
+        if _matches(p.name, known, pats):
+            continue  # a known file, or a known folder as a whole (thumbs)
+        inner = p.name in tops or any(fnmatchcase(p.name, d) for d in deep)
+        if inner and p.is_dir() and not p.is_symlink():
+            below(p, p.name)  # a folder of known files (figures/, a run's)
+        else:
             out.append(p.name)
-        elif p.name not in known and p.is_dir() and not p.is_symlink():
-            out += [
-                f"{p.name}/{q.relative_to(p).as_posix()}"
-                for q in p.rglob("*")
-                if f"{p.name}/{q.relative_to(p).as_posix()}" not in known
-            ]
-        elif p.name not in known:
-            out.append(p.name)
-    return out
+    return out[:limit]
 
 
-def check_folder(folder, known: Iterable[str]) -> Path:
+def check_folder(folder, known: Iterable[str], patterns: Iterable[str] = ()) -> Path:
     """Refuse (OutputError) a ``folder`` that write_folder would refuse: a
-    file, a folder holding other files than the ``known`` names, or one
-    whose parent does not exist; its real path otherwise.  Called before
-    slow work too (a report's figures), so that a refusal comes at once."""
+    file, a folder holding other files than the ``known`` names (or names
+    matching ``patterns``, see :func:`_unknown_entries`), or one whose
+    parent does not exist; its real path otherwise.  The output gate calls
+    it before any scoring, a writer again as it writes."""
     known = set(known)
     real = Path(os.path.realpath(folder))
     if real.exists():
         if not real.is_dir():
             raise OutputError(folder, "this is a file; a folder was expected for this output")
-        others = sorted(_unknown_entries(real, known))
+        try:
+            others = _unknown_entries(real, known, patterns)
+        except OSError as exc:
+            raise OutputError(folder, f"cannot read the folder: {_reason(exc)}") from exc
         if others:
             raise OutputError(
                 folder,
                 "the folder holds other files than this output writes "
-                f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}); "
+                f"({', '.join(others[:_OTHERS_SHOWN])}"
+                f"{', ...' if len(others) > _OTHERS_SHOWN else ''}); "
                 "choose a new or empty folder",
             )
     if not real.parent.is_dir():

@@ -47,8 +47,11 @@ class ReadingError(ShrecEvalError, ValueError):
     """Files read by other reading rules than the profile that scores them."""
 
 
-#: native file writer: (results of one group, assessment) -> {file name: text}
-NativeWriter = Callable[[list, Assessment], dict[str, str]]
+#: native file writer: (results of one group, assessment) -> {file: text}, a file
+#: being one of the profile's ``native_files`` (``"table.txt"``) or, for a name
+#: made from the data, a pattern of them and that name (``("table_*.txt", class)``:
+#: shrec_eval.outputs.native makes the file names, never the writer)
+NativeWriter = Callable[[list, Assessment], dict]
 
 
 def _no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
@@ -136,6 +139,9 @@ class Profile:
     #: evaluator reports its own (else the project's headline)
     headline: tuple[str, ...] = ()
     rank_key: str | None = None
+    #: every file its native writer may write (relative to a run's folder):
+    #: names, and patterns where ``*`` is a name from the data (a class, a
+    #: method); a ``--native`` folder holding anything else is refused
     native_files: tuple[str, ...] = ()
     #: a profile that reads its contests its own way (shapenet17's method
     #: folders): (assessment path, run sources) -> (index of the source, its

@@ -35,7 +35,6 @@ from pathlib import Path
 import numpy as np
 
 from ..model.assessment import Assessment
-from ..model.names import safe_name
 from ..scoring.base_measures import Measure
 from ..scoring.chunk import ratio
 from ..scoring.curves import Curve
@@ -310,7 +309,7 @@ def _add_vec(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return a + b
 
 
-def native(results: list, assessment: Assessment) -> dict[str, str]:
+def native(results: list, assessment: Assessment) -> dict:
     """<method>.summary.csv and <method>.pr.csv of a method's datasets."""
     method = results[0].run_name.rpartition("/")[0]
     summary = ["class,P@N,R@N,F1@N,mAP,NDCG,dataset,method\n"]
@@ -341,8 +340,8 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
                 pr.extend(
                     f"{g},{js_number(a)},{js_number(b)},{dataset},{method}\n" for a, b in zip(p, r)
                 )
-    name = safe_name(method)
-    return {f"{name}.summary.csv": "".join(summary), f"{name}.pr.csv": "".join(pr)}
+    # the method's name made one file name where the names are made (outputs.native)
+    return {("*.summary.csv", method): "".join(summary), ("*.pr.csv", method): "".join(pr)}
 
 
 PROFILE = Profile(
@@ -355,6 +354,7 @@ PROFILE = Profile(
     query_data=query_data,
     curves=CURVES,
     native=native,
+    native_files=("*.summary.csv", "*.pr.csv"),
     group=lambda result: result.run_name.rpartition("/")[0] or result.run_name,
     native_groups=method_names,
     contest_reader=read_contest,

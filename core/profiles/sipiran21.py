@@ -189,7 +189,7 @@ def _tables(lines: list[tuple[str, list[float]]]) -> tuple[str, str]:
     return "".join(txt), "".join(tex)
 
 
-def native(results: list, assessment: Assessment) -> dict[str, str]:
+def native(results: list, assessment: Assessment) -> dict:
     """table.txt and table.tex of every run (the script's ``all``, or with
     the macro average its ``avg_class``), and each query class's tables."""
     average = results[0].options.average
@@ -216,7 +216,8 @@ def native(results: list, assessment: Assessment) -> dict[str, str]:
     out = {"table.txt": txt, "table.tex": tex}
     for cname, rows in classes:
         txt, tex = _tables([(n, _figures(r, rows)) for n, r in zip(names, runs)])
-        out[f"table_{cname}.txt"], out[f"table_{cname}.tex"] = txt, tex
+        # the class name made one file name where the names are made (outputs.native)
+        out[("table_*.txt", cname)], out[("table_*.tex", cname)] = txt, tex
     return out
 
 
@@ -231,7 +232,7 @@ PROFILE = Profile(
     reading={"matrix_order": "id", "class_match": "position", "extra_rows": "ignore"},
     measures=MEASURES,
     native=native,
-    native_files=("table.txt", "table.tex"),
+    native_files=("table.txt", "table.tex", "table_*.txt", "table_*.tex"),
     group=lambda result: "",
     native_groups=lambda runs: [""],
     headline=COLUMNS,
