@@ -266,8 +266,7 @@ def _matches(rel: str, known: set[str], patterns: list[tuple[str, ...]]) -> bool
         return True
     parts = rel.split("/")
     return any(
-        len(p) == len(parts) and all(fnmatchcase(a, b) for a, b in zip(parts, p))
-        for p in patterns
+        len(p) == len(parts) and all(fnmatchcase(a, b) for a, b in zip(parts, p)) for p in patterns
     )
 
 
