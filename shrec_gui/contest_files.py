@@ -42,6 +42,11 @@ class ContestFiles:
     """Opening, saving and closing, for the
     :class:`~shrec_gui.controller.ContestController`."""
 
+    #: called with the contest about to be read and scored, before its job
+    #: starts (a headless export's output gate); an error it raises is told
+    #: and nothing is read
+    before_scoring = None
+
     def open_assessment(
         self,
         source: AssessmentSource,
@@ -61,9 +66,19 @@ class ContestFiles:
         if why is not None:
             self.problem.emit("Cannot open the contest", why)
             return
-        self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
         options = options or self.options
+        if self.before_scoring is not None:
+            shapes = self.shapes
+            contest = Contest(
+                source, tuple(runs), options, shapes=shapes.source, query_shapes=shapes.query_source
+            )
+            try:
+                self.before_scoring(contest)
+            except ShrecEvalError as exc:
+                self.problem.emit("Cannot write the outputs", str(exc))
+                return
+        self.fileUsed.emit(str(source.path), False)
         pairs = [(self._new_key(), r) for r in runs]
         self._pending = {
             "runs": pairs,

@@ -126,17 +126,17 @@ class ExportActions(QObject):
                 again(folder)
 
     def export_native_dialog(self) -> None:
-        path = self.w.ask_save_path("Export native files (a folder)", "native", "Folder (*)")
+        path = self.w.ask_output_folder("Export native files (a folder)", "native")
         if path:
             self.export_native(path)
 
     def export_native(self, folder: str) -> None:
         """The evaluator's own files (as ``shrec-eval evaluate --native``),
-        written on a file thread."""
-        entries = self._results("native", folder, self.export_native)
-        if entries is None:
-            return
-        profile = get_profile(entries[0].result.profile)
+        written on a file thread.  The profile and the folder are checked
+        before the runs are scored with the options chosen (as the command
+        line's gate: a folder of other files refused before any work)."""
+        c = self.w.controller
+        profile = get_profile(c.options.profile)
         if profile.native is None:
             having = " and ".join(p.name for p in REGISTRY.values() if p.native is not None)
             self.w.status_label.setText(
@@ -144,11 +144,16 @@ class ExportActions(QObject):
             )
             self.folderDone.emit("native", folder, "the profile has no native files")
             return
-        contest = self.w.controller.contest()
-        try:  # as the command line's --native: the gate before, each file as written
-            contest.gate_outputs(native=folder)
-        except ShrecEvalError as exc:
-            self._native_failed(0, user_message(exc, folder))
+        contest = c.contest()
+        if contest is not None:
+            try:  # as the command line's --native: the gate before, each file as written
+                contest.gate_outputs(native=folder)
+            except ShrecEvalError as exc:
+                self._native_folder = folder
+                self._native_failed(0, user_message(exc, folder))
+                return
+        entries = self._results("native", folder, self.export_native)
+        if entries is None:
             return
         self._native_folder = folder
         self.w.status_label.setText(f"Writing the native files to {folder}…")
@@ -170,7 +175,7 @@ class ExportActions(QObject):
         self.folderDone.emit("native", self._native_folder, message)
 
     def export_report_dialog(self) -> None:
-        path = self.w.ask_save_path("Export report (a folder)", "report", "Folder (*)")
+        path = self.w.ask_output_folder("Export report (a folder)", "report")
         if path:
             self.export_report(path)
 
@@ -184,13 +189,16 @@ class ExportActions(QObject):
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
         c = self.w.controller
+        contest = c.contest()
+        if contest is not None:
+            try:  # the gate before the runs are scored (an earlier report is replaced)
+                contest.gate_outputs(report=folder)
+            except ShrecEvalError as exc:
+                self._report_folder = folder
+                self._report_failed(0, user_message(exc, folder))
+                return
         scored = self._results("report", folder, self.export_report)
         if scored is None:
-            return
-        try:
-            self._gate("the report", folder, "folder")
-        except ShrecEvalError as exc:
-            self._report_failed(0, user_message(exc, folder))
             return
         entries = [(e.name, e.colour, e.result) for e in scored]
         results = [r for _, _, r in entries]

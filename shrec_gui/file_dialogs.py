@@ -48,6 +48,36 @@ def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
     return box, save, discard
 
 
+class OutputFolderDialog(QFileDialog):
+    """Where an export writes its folder (a report, native files): an
+    existing folder, chosen as it is or opened (an empty one, an earlier
+    export's: the output gate says whether it may be written), or a new
+    folder's name typed in an existing one.  (A save dialog opens every
+    existing folder instead of choosing it.)"""
+
+    def __init__(self, parent, title: str, start: str) -> None:
+        super().__init__(parent, title)
+        self.setOption(QFileDialog.Option.DontUseNativeDialog)  # accept() below decides
+        self.setFileMode(QFileDialog.FileMode.Directory)
+        self.setOption(QFileDialog.Option.ShowDirsOnly)
+        self.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        self.setLabelText(QFileDialog.DialogLabel.Accept, "&Choose")
+        self.setDirectory(os.path.dirname(start))
+        self.selectFile(os.path.basename(start))
+
+    def accept(self) -> None:
+        files = self.selectedFiles()
+        path = files[0] if files else ""
+        if path and not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
+            QDialog.accept(self)  # a new folder (Qt's own dialog wants it to exist)
+            return
+        super().accept()
+
+    def path(self) -> str:
+        files = self.selectedFiles()
+        return files[0] if files and self.result() == QDialog.DialogCode.Accepted else ""
+
+
 class FileDialogs:
     def confirm_discard(self) -> bool:
         """Before the contest is replaced or closed, or the app quits (the one
@@ -175,6 +205,17 @@ class FileDialogs:
         start = os.path.join(output_folder(self.contest_folder()), name)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path
+
+    def ask_output_folder(self, title: str, name: str) -> str:
+        """The folder an export writes (:class:`OutputFolderDialog`), offered
+        where :meth:`ask_save_path` offers files; "" when cancelled."""
+        start = os.path.join(output_folder(self.contest_folder()), name)
+        dialog = OutputFolderDialog(self, title, start)
+        try:
+            dialog.exec()
+            return dialog.path()
+        finally:
+            dialog.deleteLater()
 
     # -- recent files, closing ----------------------------------------------------------
     def open_recent(self, path: str) -> None:

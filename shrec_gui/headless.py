@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
-from shrec_eval.outputs.native import NativeError, check_native
+from shrec_eval.outputs.native import check_native
 
 from .lifecycle import SignalCloser, exit_status
 
@@ -92,6 +92,14 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
     written: dict[str, str] = {}
     for tasks in (win.exports.report_tasks, win.exports.native_tasks):
         tasks.threaded = False
+
+    def gate(contest) -> None:
+        """As the command line: the outputs through the gate before any scoring."""
+        if native:
+            check_native(contest.options.profile)
+        contest.gate_outputs(report=report, native=native)
+
+    c.before_scoring = gate
     try:
         if demo:
             c.open_session(str(demo_manifest()), given=given)
@@ -120,12 +128,6 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
         if not c.entries:
             say("shrec-gui: error: the contest has no runs to score")
             return 1
-        if native:  # as the command line: refused before anything is written
-            try:
-                check_native(c.options.profile)
-            except NativeError as exc:
-                say(f"shrec-gui: error: {exc}")
-                return 1
         win.exports.folderDone.connect(lambda what, _folder, err: written.__setitem__(what, err))
         for what, folder, start in (
             ("report", report, win.exports.export_report),

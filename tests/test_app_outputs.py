@@ -15,11 +15,12 @@ pytest.importorskip("pytestqt")
 
 import numpy as np  # noqa: E402
 from guitools import wait_idle  # noqa: E402
-from PySide6.QtWidgets import QFileDialog  # noqa: E402
+from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
 
 from shrec_gui import settings  # noqa: E402
+from shrec_gui.file_dialogs import OutputFolderDialog  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 
 CLA = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
@@ -72,14 +73,20 @@ def demo_window(win, qtbot, width=1200):
 
 
 def save_dialog_starts(monkeypatch) -> list[str]:
-    """Where each save dialog opens (the dialog itself answers Cancel)."""
+    """Where each save dialog (and each output folder's) opens (the dialog
+    itself answers Cancel)."""
     starts = []
 
     def fake(parent, title, start, filters, *a, **k):
         starts.append(start)
         return "", ""
 
+    def folder(dialog):
+        starts.append(dialog.selectedFiles()[0])
+        return QDialog.DialogCode.Rejected
+
     monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
+    monkeypatch.setattr(OutputFolderDialog, "exec", folder)
     return starts
 
 
