@@ -36,3 +36,19 @@ def six_contest(folder):
     np.fill_diagonal(m, 0)
     np.savetxt(folder / "m.txt", m, fmt="%.4f")
     return folder / "a.cla", folder / "m.txt", m
+
+
+def sipiran21_contest(folder, names):
+    """A SHREC 2021 contest (``--profile sipiran21``: ids 0..N-1, query
+    classes matched to the targets by position) with one query class of 2
+    models per name of ``names``: t.cla, q.cla and M.run1.txt in ``folder``."""
+    k, n = len(names), 2 * len(names)
+    parts = (f"\n{c} 0 2\n{2 * i}\n{2 * i + 1}\n" for i, c in enumerate(names))
+    (folder / "q.cla").write_text(f"PSB 1\n{k} {n}\n" + "".join(parts), encoding="utf-8")
+    parts = (f"\nc{i} 0 2\n{2 * i}\n{2 * i + 1}\n" for i in range(k))
+    (folder / "t.cla").write_text(f"PSB 1\n{k} {n}\n" + "".join(parts), encoding="utf-8")
+    lab = np.repeat(np.arange(k), 2)
+    m = np.random.default_rng(k).uniform(1, 2, (n, n)) - (lab[:, None] == lab[None, :]) * 0.5
+    np.fill_diagonal(m, 0)
+    np.savetxt(folder / "M.run1.txt", m, fmt="%.4f")
+    return folder / "t.cla", folder / "q.cla", folder / "M.run1.txt"

@@ -2,6 +2,9 @@
 a file of no known kind is told with its line, the offscreen smoke test says
 one line."""
 
+import io
+import os
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -59,6 +62,74 @@ def test_headless_says_the_readers_words_only(qapp, tmp_path):
 
 
 _KEEP: list = []  # headless windows, alive to the end of the session (guitools.retire)
+
+
+def _six_contest_file(tmp_path, profile: str):
+    from hostile import six_contest
+    from shrec_eval.contest import AssessmentSource, Contest, RunSource
+    from shrec_eval.options import EvalOptions
+
+    cla, m, _ = six_contest(tmp_path)
+    path = tmp_path / "contest.json"
+    Contest(AssessmentSource(cla), (RunSource(m),), EvalOptions(profile=profile)).write(path)
+    return path
+
+
+@pytest.mark.parametrize("which", ["native", "report"])
+def test_headless_refuses_a_folder_of_other_files_before_reading_the_contest(qapp, tmp_path, which):
+    """``shrec-gui CONTEST --export-report DIR --native DIR`` with a folder of
+    the user's: refused in the command line's words before the contest is
+    read or scored, nothing written (f04, f08)."""
+    from shrec_gui.headless import export
+
+    contest = _six_contest_file(tmp_path, "psbtable")
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "micro.txt").write_text("mine\n")
+    (paper / "notes.txt").write_text("mine\n")
+    outputs = {"report": str(tmp_path / "rep"), "native": str(tmp_path / "nat")}
+    outputs[which] = str(paper)
+    said: list[str] = []
+    windows: list = []
+    status = export([str(contest)], **outputs, say=said.append, windows=windows)
+    _KEEP.extend(windows)
+    others = "notes.txt" if which == "native" else "micro.txt, notes.txt"
+    assert status == 1 and said == [
+        f"shrec-gui: error: {paper}: the folder holds other files than this output writes "
+        f"({others}); choose a new or empty folder"
+    ]
+    assert windows[0].controller.assessment is None  # nothing was read, nothing scored
+    assert sorted(os.listdir(paper)) == ["micro.txt", "notes.txt"]
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "nat").exists()
+
+
+def test_headless_native_class_tables_stay_in_the_folder_as_the_command_lines(qapp, tmp_path):
+    """sipiran21's class tables of hostile class names (f01): the app writes
+    the command line's files, every one directly in the folder."""
+    from hostile import sipiran21_contest
+    from shrec_eval.cli.parser import main as cli_main
+    from shrec_eval.contest import AssessmentSource, Contest, RunSource
+    from shrec_eval.options import EvalOptions
+
+    from shrec_gui.headless import export
+
+    names = ["a/../../escaped", "../x", "a\\b", "Vase", "vase", "CON", "x" * 300, "c"]
+    t, q, run = sipiran21_contest(tmp_path, names)
+    path = tmp_path / "contest.json"
+    options = EvalOptions(profile="sipiran21")
+    Contest(AssessmentSource(t, queries=q), (RunSource(run),), options).write(path)
+    nat = tmp_path / "out" / "nat"
+    (nat / "table_a").mkdir(parents=True)
+    said: list[str] = []
+    status = export([str(path)], report=str(tmp_path / "rep"), native=str(nat),
+                    say=said.append, windows=_KEEP)  # fmt: skip
+    assert status == 0, said
+    cli = ["evaluate", str(path), "--native", str(tmp_path / "cli")]
+    assert cli_main(cli, out=io.StringIO()) == 0
+    app = {f: (nat / f).read_bytes() for f in os.listdir(nat) if f != "table_a"}
+    cli = {f: (tmp_path / "cli" / f).read_bytes() for f in os.listdir(tmp_path / "cli")}
+    assert app == cli and len(app) == 2 + 2 * len(names)
+    assert os.listdir(tmp_path / "out") == ["nat"] and os.listdir(nat / "table_a") == []
 
 
 def test_offscreen_smoke_test_says_one_line(tmp_path):

@@ -5,6 +5,7 @@ input of what is open, nor through a link to one."""
 import csv
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,8 @@ pytest.importorskip("pytestqt")
 
 import numpy as np  # noqa: E402
 from guitools import wait_idle  # noqa: E402
-from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
 
@@ -60,6 +62,70 @@ def test_exports_never_replace_an_input(opened, qtbot, tmp_path):
     # a fresh path is written
     w.exports.export_tab(w.summary, str(tmp_path / "summary.csv"))
     assert (tmp_path / "summary.csv").read_text().splitlines()[1].startswith("m,1,0.7778")
+
+
+def test_exports_refuse_a_folder_of_other_files_before_scoring(opened, qtbot, tmp_path):
+    """Export native files and Export report after a profile change (the
+    runs not scored under it yet): a folder of the user's is refused at once,
+    as the command line refuses it, before a scoring job starts; the folder
+    and the results shown stay as they were."""
+    w, c = opened, opened.controller
+    c.set_options(replace(c.options, profile="psbtable"))
+    assert c.stale_entries() and not c.busy
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "class.txt").write_text("the lab's class list, not a copy\n")
+    (paper / "notes.txt").write_text("notes\n")
+    done = []
+    w.exports.folderDone.connect(lambda what, folder, err: done.append((what, folder, err)))
+    for export, said in (
+        (w.exports.export_native, "(notes.txt)"),
+        (w.exports.export_report, "(class.txt, notes.txt)"),
+    ):
+        export(str(paper))
+        assert not c.busy and c.stale_entries()  # no job started
+        assert w.errors[-1] == (
+            f"{paper}: the folder holds other files than this output writes {said}; "
+            "choose a new or empty folder"
+        )
+    assert [(what, folder) for what, folder, _ in done] == [
+        ("native", str(paper)),
+        ("report", str(paper)),
+    ]
+    assert sorted(os.listdir(paper)) == ["class.txt", "notes.txt"]
+    assert (paper / "class.txt").read_text() == "the lab's class list, not a copy\n"
+
+
+def _take_the_folder_offered(shots: list, path: str = "") -> None:
+    """The user presses Enter in the folder dialog open (its picture saved
+    to ``path``); a dialog that opened the folder instead of taking it is
+    cancelled."""
+    dialog = QApplication.activeModalWidget()
+    shots.append(dialog)
+    if path:
+        dialog.grab().save(path)
+    dialog.accept()
+    if dialog.isVisible():
+        dialog.reject()
+
+
+def test_the_folder_dialogs_take_an_existing_empty_folder(opened, monkeypatch, tmp_path):
+    """Export native files (and Export report) offer their folder in the
+    contest's folder: an existing empty folder (or an earlier export's) is
+    taken as it is, a new name is taken too (a save dialog opened every
+    existing folder instead: an empty one could never be chosen)."""
+    w = opened
+    chosen: list[str] = []
+    monkeypatch.setattr(w.exports, "export_native", chosen.append)
+    monkeypatch.setattr(w.exports, "export_report", chosen.append)
+    (tmp_path / "native").mkdir()
+    shots: list = []
+    QTimer.singleShot(0, lambda: _take_the_folder_offered(shots, "/tmp/native_folder_dialog.png"))
+    w.exports.export_native_dialog()
+    assert chosen == [str(tmp_path / "native")] and len(shots) == 1
+    QTimer.singleShot(0, lambda: _take_the_folder_offered(shots))  # "report": a new folder
+    w.exports.export_report_dialog()
+    assert chosen[1:] == [str(tmp_path / "report")] and not (tmp_path / "report").exists()
 
 
 DEMO = demo_manifest().parent

@@ -20,7 +20,7 @@ import unicodedata
 
 import numpy as np
 import pytest
-from hostile import run_cli
+from hostile import run_cli, sipiran21_contest
 from hostile import six_contest as _six
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import NativeError, OutputError
@@ -152,23 +152,6 @@ def test_a_writer_names_only_what_its_profile_declares(monkeypatch, tmp_path):
 # -- sipiran21's class tables (f01) ---------------------------------------------------------------
 
 
-def _sipiran21(folder, names):
-    """A SHREC 2021 contest (ids 0..N-1, query classes matched to the
-    targets by position): one query class of 2 models per name."""
-    k, n = len(names), 2 * len(names)
-    q = f"PSB 1\n{k} {n}\n" + "".join(
-        f"\n{c} 0 2\n{2 * i}\n{2 * i + 1}\n" for i, c in enumerate(names)
-    )
-    t = f"PSB 1\n{k} {n}\n" + "".join(f"\nc{i} 0 2\n{2 * i}\n{2 * i + 1}\n" for i in range(k))
-    (folder / "q.cla").write_text(q, encoding="utf-8")
-    (folder / "t.cla").write_text(t, encoding="utf-8")
-    lab = np.repeat(np.arange(k), 2)
-    m = np.random.default_rng(k).uniform(1, 2, (n, n)) - (lab[:, None] == lab[None, :]) * 0.5
-    np.fill_diagonal(m, 0)
-    np.savetxt(folder / "M.run1.txt", m, fmt="%.4f")
-    return folder / "t.cla", folder / "q.cla", folder / "M.run1.txt"
-
-
 def _library_tables(t, q, run):
     from shrec_eval import evaluate, load_assessment, load_run
 
@@ -179,7 +162,7 @@ def _library_tables(t, q, run):
 def test_class_names_never_leave_the_folder_and_never_share_a_file(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
-    t, q, run = _sipiran21(work, HOSTILE)
+    t, q, run = sipiran21_contest(work, HOSTILE)
     (work / "nat" / "table_a").mkdir(parents=True)  # as f01: a folder the names could enter
     (work / "escaped.txt").write_text("an unrelated file that must stay\n")
     before = _tree(tmp_path)
@@ -206,7 +189,7 @@ def test_class_names_never_leave_the_folder_and_never_share_a_file(tmp_path):
 def test_one_hostile_class_is_written_inside_after_the_others(tmp_path, name):
     """The script's own cases one at a time (f01: ``../x`` failed after
     scoring with table.txt written; ``a/b`` wrote into a subfolder)."""
-    t, q, run = _sipiran21(tmp_path, ["c", name])
+    t, q, run = sipiran21_contest(tmp_path, ["c", name])
     nat = tmp_path / "out" / "nat"
     code, _ = run_cli(["evaluate", t, "--queries", q, run, "--profile", "sipiran21",
                        "--native", nat])  # fmt: skip
@@ -261,7 +244,7 @@ def test_a_folder_of_other_files_is_refused_before_anything_is_read(
     if profile == "shapenet17":
         contest = _taxonomy_contest(tmp_path)
     elif profile == "sipiran21":
-        t, q, run = _sipiran21(tmp_path, ["a", "b"])
+        t, q, run = sipiran21_contest(tmp_path, ["a", "b"])
         contest = [t, "--queries", q, run]
     else:
         cla, m, _ = _six(tmp_path)
@@ -296,7 +279,7 @@ def test_an_earlier_native_output_is_replaced(tmp_path):
     """What the profile wrote there before (other classes, one run or
     several) is its own: written over, and never refused."""
     nat = tmp_path / "nat"
-    t, q, run = _sipiran21(tmp_path, ["Dog", "Cat"])
+    t, q, run = sipiran21_contest(tmp_path, ["Dog", "Cat"])
     args = ["evaluate", t, "--queries", q, run, "--profile", "sipiran21", "--native", nat]
     assert run_cli(args)[0] == 0
     (tmp_path / "q.cla").write_text((tmp_path / "q.cla").read_text().replace("Dog", "Emu"))
@@ -335,7 +318,7 @@ def test_runs_whose_names_one_file_system_merges_get_their_own_folders(tmp_path)
 
 
 def test_the_library_refuses_a_folder_of_other_files_and_writes_nothing(tmp_path):
-    t, q, run = _sipiran21(tmp_path, ["c", "a/../../escaped"])
+    t, q, run = sipiran21_contest(tmp_path, ["c", "a/../../escaped"])
     from shrec_eval import evaluate, load_assessment, load_run
 
     a = load_assessment(t, queries=q, profile="sipiran21")
