@@ -202,7 +202,8 @@ def _gallery(
 
 def _native(args, assessment, results, contest: Contest | None = None) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
-    there are several), each checked against the inputs as it is written."""
+    there are several), each checked against the inputs before the first
+    is written (the folder passed the gate before scoring)."""
     if args.native:  # every command with results has the profile options
         inputs = _inputs(contest) if contest is not None else ()
         write_native(args.native, assessment, results, inputs=inputs)
