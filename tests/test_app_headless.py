@@ -103,6 +103,33 @@ def test_headless_refuses_a_folder_of_other_files_before_reading_the_contest(qap
     assert not (tmp_path / "rep").exists() and not (tmp_path / "nat").exists()
 
 
+@pytest.mark.parametrize(
+    "which, target, says",
+    [
+        ("native", "", "--native holds the input"),  # the contest's own folder
+        ("report", "m.txt", "this is a file; --report writes a folder"),
+        ("native", "/dev/null", "this is a file; --native writes a folder"),
+        ("report", "nat", "--report and --native"),  # both in one folder
+    ],
+)
+def test_headless_gate_refuses_before_reading_the_contest(qapp, tmp_path, which, target, says):
+    """The rest of the gate, as the command line's, before the contest is read."""
+    from shrec_gui.headless import export
+
+    contest = _six_contest_file(tmp_path, "psbtable")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    outputs = {"report": str(tmp_path / "rep"), "native": str(tmp_path / "nat")}
+    outputs[which] = target if target.startswith("/") else str(tmp_path / target)
+    said: list[str] = []
+    windows: list = []
+    status = export([str(contest)], **outputs, say=said.append, windows=windows)
+    _KEEP.extend(windows)
+    assert status == 1 and len(said) == 1 and says in said[0], said
+    assert windows[0].controller.assessment is None
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "nat").exists()
+
+
 def test_headless_native_class_tables_stay_in_the_folder_as_the_command_lines(qapp, tmp_path):
     """sipiran21's class tables of hostile class names (f01): the app writes
     the command line's files, every one directly in the folder."""
