@@ -136,16 +136,16 @@ class ExportActions(QObject):
         before the runs are scored with the options chosen (as the command
         line's gate: a folder of other files refused before any work)."""
         c = self.w.controller
-        profile = get_profile(c.options.profile)
-        if profile.native is None:
-            having = " and ".join(p.name for p in REGISTRY.values() if p.native is not None)
-            self.w.status_label.setText(
-                f"The {profile.name} profile has no native files ({having} have)."
-            )
-            self.folderDone.emit("native", folder, "the profile has no native files")
-            return
         contest = c.contest()
-        if contest is not None:
+        if contest is not None:  # else: nothing to write yet (_results says so)
+            profile = get_profile(c.options.profile)
+            if profile.native is None:
+                having = " and ".join(p.name for p in REGISTRY.values() if p.native is not None)
+                self.w.status_label.setText(
+                    f"The {profile.name} profile has no native files ({having} have)."
+                )
+                self.folderDone.emit("native", folder, "the profile has no native files")
+                return
             try:  # as the command line's --native: the gate before, each file as written
                 contest.gate_outputs(native=folder)
             except ShrecEvalError as exc:
