@@ -123,3 +123,73 @@ def toy_measure(monkeypatch):
     for module in (base_measures, registry, profile_base):
         monkeypatch.setattr(module, "BASE_MEASURES", extended)
     return m
+
+
+# -- tiers and subjects (tests/tiers.py; docs/development.md) -------------------------------
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="the full tier: every test, the slow ones included, with each property test's "
+        "own number of examples (hypothesis profile 'ci'); what CI runs",
+    )
+
+
+def pytest_configure(config):
+    import tiers
+    from hypothesis import settings
+
+    # the fast tier runs a tenth of each property test's examples (tests call
+    # tiers.examples(n)); --hypothesis-profile chooses otherwise
+    settings.register_profile("fast", max_examples=10)
+    settings.register_profile("ci", max_examples=100)
+    settings.register_profile("thorough", max_examples=1000)
+    if config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("ci" if config.getoption("--full") else "fast")
+    for name, text in tiers.MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def pytest_collection_modifyitems(config, items):
+    from pathlib import Path
+
+    import tiers
+
+    full = config.getoption("--full")
+    kept, slow = [], []
+    subjects: dict[str, int] = {}
+    for item in items:
+        file_name = Path(str(item.fspath)).name
+        fn = getattr(item, "function", None)
+        for marker in sorted(tiers.needs(file_name, fn, getattr(item, "fixturenames", ()))):
+            item.add_marker(marker)
+        own = {m.name for m in item.iter_markers()}
+        if tiers.is_slow(file_name, getattr(fn, "__name__", item.name), own):
+            item.add_marker("slow")
+            if not full:
+                slow.append(item)
+                continue
+        kept.append(item)
+        s = tiers.subject(file_name)
+        if s:
+            subjects[s] = subjects.get(s, 0) + 1
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = kept
+    # the whole folder collected for the fast tier: every subject keeps tests in it
+    args = [a for a in config.args if not a.startswith("-")]
+    whole = not args or all(Path(a).resolve() == Path(config.rootpath, "tests") for a in args)
+    if not full and whole and not config.getoption("-k") and not config.getoption("-m"):
+        missing = [s for s in dict.fromkeys(tiers.SUBJECTS.values()) if not subjects.get(s)]
+        if missing:
+            raise pytest.UsageError(
+                f"the fast tier has no test of: {', '.join(missing)} (tests/tiers.py)"
+            )
+
+
+def pytest_report_header(config):
+    if config.getoption("--full"):
+        return "tier: full (every test; hypothesis profile 'ci')"
+    return "tier: fast (slow tests deselected, see tests/tiers.py; --full runs every test)"

@@ -27,6 +27,7 @@ from shrec_eval.reading.formats import distances as tiles
 from shrec_eval.reading.formats import embeddings as emb
 from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff
 from shrec_eval.scoring.measures import measure_by_key, resolve
+from tiers import examples
 
 N, DIM, N_CLASSES = 150, 12, 6
 METRICS = ("cosine", "euclidean", "sqeuclidean", "dot")
@@ -633,7 +634,7 @@ def test_any_features_tiles_and_blocks_score_as_their_matrix(tmp_path):
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
     @given(
         n=st.integers(2, 70),
         dim=st.integers(1, 6),

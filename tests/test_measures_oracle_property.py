@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import reference_curves, reference_query
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
+from tiers import examples
 
 RANKS = (1, 3, 5, 10)
 CURVE = 12
@@ -66,7 +67,7 @@ def close(got, want):
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), st.sampled_from([1, 2**12, 2**30]))
 def test_engine_matches_oracle(contest, budget):
     a, lists, judgments, self_removed, remove_self = contest

@@ -17,6 +17,7 @@ from contest_files import distances
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shrec_eval.cli.parser import main
+from tiers import examples
 
 CLA = b"PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 RUN_NAMES = [b"m", b"m\xff", b"r\xe9sultat", b"run one"]
@@ -127,7 +128,7 @@ def _state_of_file(path: bytes):
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -31,6 +31,7 @@ from shrec_eval.errors import shown
 from shrec_eval.model.names import ELLIPSIS, shortened
 from shrec_eval.outputs.gallery import thumb_names
 from shrec_eval.outputs.report import REPORT_FILES, md_escape, tex_escape
+from tiers import examples
 
 OFF = b"OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 2 3\n3 1 2 3\n"
 
@@ -351,7 +352,7 @@ def _state(paths) -> list:
 
 @pytest.mark.slow
 @settings(
-    max_examples=8,
+    max_examples=examples(8),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from shrec_eval import evaluate
 from shrec_eval.errors import ContestFileError
 from shrec_eval.reading.readers import load_assessment, load_run
+from tiers import examples
 
 CLASSES = make_classes((0, 3, 2, 0, 3, 2, 2))
 N = sum(len(m) for _, _, m in CLASSES)
@@ -139,7 +140,7 @@ token_ops = st.lists(
     max_size=6,
 )
 FUZZ = settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -24,6 +24,7 @@ from shrec_eval.errors import AmbiguousFormatError, FileAccessError, FormatError
 from shrec_eval.model.assessment import AssessmentError
 from shrec_eval.reading.formats.trec import read_trec_run
 from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run
+from tiers import examples
 
 
 @pytest.fixture
@@ -417,7 +418,7 @@ def open_contests(draw):
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(open_contests(), st.integers(1, 40))
 def test_no_measure_leaves_its_range(tmp_path_factory, contest, k):
     qrels, lists, size = contest

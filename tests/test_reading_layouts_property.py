@@ -16,6 +16,7 @@ from shrec_eval.reading.formats.source import Source
 from shrec_eval.reading.formats.tokens import floats, integers, plain_float, plain_int, tokenize
 from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
 from shrec_eval.reading.readers import load_assessment, load_run
+from tiers import examples
 
 SEPS = [" ", "  ", "\t", " \t ", "\x0b", "\x0c"]
 
@@ -93,7 +94,7 @@ def same(r1, r2):
 
 @pytest.mark.slow
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))
 def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, layout, chunk):
     items, judgments, lists = contest
@@ -122,7 +123,7 @@ def test_every_trec_reader_path_reads_the_same_run(tmp_path_factory, contest, la
 
 @pytest.mark.slow
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contests(), layouts(), st.integers(1, 200))
 def test_every_qrels_reader_path_reads_the_same_judgments(tmp_path_factory, contest, layout, chunk):
     items, judgments, _ = contest
@@ -271,7 +272,7 @@ def test_edge_numbers_read_bit_for_bit_as_python_does():
     _check_numbers(many, "float")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.one_of(
@@ -297,7 +298,7 @@ ID_BYTES = st.binary(min_size=1, max_size=40).map(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.one_of(

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from shrec_eval.reading.formats.rowsort import rank_block, rank_pairs, rank_rows
+from tiers import examples
 
 
 def reference(block):
@@ -31,7 +32,7 @@ def blocks(dtype):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(blocks(np.float32), blocks(np.float64)))
 def test_same_order_and_ties_as_a_stable_argsort(block):
     order, ties = rank_block(block)
@@ -80,7 +81,7 @@ def reference_ranks(block, rows, cols):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(blocks(np.float32), blocks(np.float64)), st.randoms(use_true_random=False))
 def test_rank_pairs_finds_where_a_stable_argsort_puts_each_entry(block, rnd):
     B, n = block.shape

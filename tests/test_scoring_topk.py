@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from shrec_eval.reading.formats import topk
+from tiers import examples
 
 
 class _Matrix:
@@ -85,7 +86,7 @@ def test_any_matrix_tiles_and_shards():
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
     @given(
         n_rows=st.integers(1, 30),
         n_cols=st.integers(1, 120),

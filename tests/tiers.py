@@ -1,0 +1,211 @@
+"""The suite's tiers and subjects, applied by ``tests/conftest.py``.
+
+Two tiers (docs/development.md, "Which tests to run when"):
+
+* the **fast tier**, what a bare ``pytest -q`` runs: every test but those of
+  :data:`SLOW` and those marked ``slow`` or ``bundle`` in their module, with
+  the hypothesis profile ``fast`` (a tenth of each property test's examples);
+  every subject of :data:`SUBJECTS` keeps tests in it (conftest checks this
+  whenever the whole folder is collected);
+* the **full tier**, ``pytest -q --full`` (what CI runs): every test, with the
+  hypothesis profile ``ci`` (each property test's own number of examples).
+
+Every test is also marked by what it needs, so that ``-m`` picks them:
+``app`` (Qt: the desktop app), ``subprocess`` (starts a process of ours),
+``latex`` (pdflatex), ``packaging`` (builds a wheel or the bundle), ``dask``
+(a Dask cluster), ``slow`` (the full tier only).  Examples:
+``pytest -q -m app``, ``pytest -q --full -m "not packaging"``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+#: the markers conftest gives (pyproject.toml declares none of them again)
+MARKERS = {
+    "app": "the desktop app (Qt; skipped without PySide6)",
+    "subprocess": "starts a process of ours (the command line, the app, python)",
+    "latex": "compiles LaTeX with pdflatex",
+    "packaging": "builds a wheel or the PyInstaller bundle",
+    "dask": "starts a Dask cluster",
+    "slow": "the full tier only (pytest --full): tests/tiers.py says why",
+}
+
+#: test-file prefix -> subject (docs/development.md, "Where a test goes")
+SUBJECTS = {
+    "test_reading_": "reading",
+    "test_measures_": "measures",
+    "test_scoring_": "scoring",
+    "test_profile_": "profiles",
+    "test_outputs_": "outputs",
+    "test_shapes_": "shapes",
+    "test_embeddings": "embeddings",
+    "test_cli": "cli",
+    "test_app": "app",
+    "test_project_": "project",
+}
+
+#: tests of the full tier only (file::function, every parametrisation), with
+#: why: each takes 8 s or more on a 2-core machine.  Their subjects keep
+#: faster tests of the same promises in the fast tier.
+SLOW = {
+    "test_app_profile_parity.py::test_app_and_command_line_write_the_same_files": (
+        "18 whole reports, each written by the app and by the command line"
+    ),
+    "test_app_monkey.py::test_more_seeds_of_the_monkey": "four more monkey runs",
+    "test_outputs_unchanged.py::test_every_output_is_byte_identical_to_before_the_restructure": (
+        "every output of every profile written and compared"
+    ),
+    "test_outputs_gate_property.py::test_hostile_inputs_and_outputs_leave_every_input_as_it_was": (
+        "a report per example"
+    ),
+    "test_outputs_hostile_names.py::test_hostile_names_through_every_output_of_a_report": (
+        "a report with its figures and gallery"
+    ),
+    "test_outputs_hostile_names.py::test_latex_tables_compile_with_any_name": ("pdflatex per name"),
+    "test_outputs_hostile_names.py::test_long_names_are_shortened_in_figures_and_whole_in_the_tables": (  # noqa: E501
+        "a report with its figures"
+    ),
+    "test_outputs_hostile_names.py::test_names_are_drawn_as_written_never_as_mathtext": (
+        "a figure per name"
+    ),
+    "test_app_profiles.py::test_a_new_assessment_asks_whether_to_keep_the_runs": (
+        "the demo scored twice per case"
+    ),
+    "test_app_profiles.py::test_each_profile_scores_in_the_app": "the demo under each profile",
+    "test_app_profiles.py::test_export_after_a_profile_change_scores_first_and_writes_the_command_lines_files": (  # noqa: E501
+        "an export after scoring, against the command line"
+    ),
+    "test_app_profiles.py::test_stale_results_say_so_until_f5": "the demo scored twice",
+    "test_app_profiles.py::test_switching_to_trec_eval_and_back_reads_the_files_again": (
+        "the demo scored three times"
+    ),
+    "test_app_profiles.py::test_profile_is_scored_named_and_saved": "the demo scored twice",
+    "test_scoring_distributed.py::test_a_worker_lost_midway_changes_no_byte": (
+        "a cluster whose worker is killed"
+    ),
+    "test_scoring_distributed.py::test_a_cla_contest_is_the_same_bytes_on_the_cluster": (
+        "a cluster per profile"
+    ),
+    "test_scoring_distributed.py::test_the_command_lines_own_local_cluster": (
+        "the command line starting its own cluster"
+    ),
+    "test_outputs_print_figures.py::test_report_writes_every_figure_in_three_formats": (
+        "every figure in three formats"
+    ),
+    "test_outputs_print_figures.py::test_cli_figure_preset": "a report per preset",
+    "test_app_figures.py::test_export_report_writes_the_cli_folder_and_the_figures": (
+        "a whole report from the app and from the command line"
+    ),
+    "test_outputs_hostile.py::test_d13_signal_mid_write_leaves_old_output_and_no_temp": (
+        "a process signalled mid-report, per signal"
+    ),
+    "test_project_qt_optional.py::test_gui_tests_skip_without_qt": (
+        "the app's tests collected in a venv without Qt"
+    ),
+    "test_project_packaging.py::test_the_wheel_carries_the_license_and_no_bundle_only_file": (
+        "builds a wheel"
+    ),
+    "test_reading_chunks.py::test_a_large_run_is_never_held_in_memory_whole": (
+        "a 37 MB run read in a process"
+    ),
+    "test_app_lifecycle.py::test_the_headless_export_leaves_no_temporary_folder": (
+        "a headless export in a process"
+    ),
+    "test_app_lifecycle.py::test_sigterm_ends_the_headless_export_quietly": (
+        "a headless export in a process"
+    ),
+    "test_shapes_bounds.py::test_thumbnails_and_reports_carry_on_past_an_image_bomb": (
+        "a report with thumbnails"
+    ),
+    "test_shapes_bounds.py::test_links_out_of_the_shapes_folder_are_not_followed": (
+        "a report with thumbnails"
+    ),
+    "test_app_per_class.py::test_heatmap_plot_exports_as_a_figure": "a figure in three formats",
+    "test_outputs_gate.py::test_e04_closed_stdout_still_writes_every_file": (
+        "a report in a process"
+    ),
+    "test_outputs_print_figures.py::test_heatmap_55_classes_labels_colour_bar_and_contrast": (
+        "a 55-class heatmap"
+    ),
+    "test_shapes_gates.py::test_outputs_beside_the_shapes_folder_are_written": (
+        "a report with thumbnails"
+    ),
+    "test_app_command_line_options.py::test_the_installed_command_takes_the_profile": (
+        "the app and the command line in processes"
+    ),
+    "test_app_outputs.py::test_outputs_of_a_contest_default_to_its_folder": "a whole report",
+    "test_app_outputs.py::test_ctrl_e_exports_the_tab_shown": "an export per tab",
+    "test_cli.py::test_csv_and_report_outputs": "a whole report",
+    "test_app_outputs.py::test_outputs_of_the_demo_default_to_the_documents_folder": (
+        "a whole report"
+    ),
+    "test_outputs_print_figures.py::test_every_figure_text_at_least_7_pt_and_lines_in_points": (
+        "every figure at every preset"
+    ),
+    "test_app_figures.py::test_export_figure_at_a_print_preset_is_the_core_figure": (
+        "a figure at each preset"
+    ),
+}
+
+#: what a test's source (or its module's helpers it calls) shows it needs
+_NEEDS = {
+    "subprocess": re.compile(r"\bsubprocess\.|\bsys\.executable\b|\bPopen\b"),
+    "latex": re.compile(r"pdflatex|\bcompile_tex\b|\blatex_compiles\b"),
+    "dask": re.compile(r"\bdask\b|LocalCluster|--dask"),
+    "packaging": re.compile(r"PyInstaller|pyinstaller|pip\b.*\bwheel\b|\bbdist_wheel\b|\bbundle\b"),
+}
+
+#: modules whose every test needs one of these
+_MODULE_NEEDS = {
+    "test_project_bundle.py": ("packaging", "subprocess"),
+    "test_scoring_distributed.py": ("dask",),
+    "test_outputs_latex.py": ("latex",),
+}
+
+
+def examples(n: int) -> int:
+    """A property test's number of examples under the loaded hypothesis
+    profile: ``n`` under ``ci`` (max_examples 100), a tenth under ``fast``
+    (at least 2), ten times under ``thorough``."""
+    from hypothesis import settings
+
+    return max(2, round(n * settings.default.max_examples / 100))
+
+
+def subject(file_name: str) -> str | None:
+    """The subject of a test file, from its name (None: not a test file of a subject)."""
+    return next((s for p, s in SUBJECTS.items() if file_name.startswith(p)), None)
+
+
+def is_slow(file_name: str, function: str, own_markers) -> bool:
+    """Whether a test belongs to the full tier only."""
+    return f"{file_name}::{function}" in SLOW or "slow" in own_markers or "bundle" in own_markers
+
+
+def _source(obj) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        return ""
+
+
+def needs(file_name: str, fn, fixture_names=()) -> set[str]:
+    """The markers of what a test needs, from its module and its source: the
+    test function's, and that of the functions and fixtures of its module it
+    names (one level: a helper that starts a process marks its callers)."""
+    out = set(_MODULE_NEEDS.get(file_name, ()))
+    if file_name.startswith("test_app"):
+        out.add("app")
+    module = inspect.getmodule(fn)
+    src = _source(fn)
+    names = set(getattr(getattr(fn, "__code__", None), "co_names", ())) | set(fixture_names)
+    for name in sorted(names):
+        obj = getattr(module, name, None)
+        if inspect.isfunction(obj) or hasattr(obj, "__wrapped__"):
+            src += _source(getattr(obj, "__wrapped__", obj))
+    for marker, pattern in _NEEDS.items():
+        if pattern.search(src):
+            out.add(marker)
+    return out
