@@ -21,7 +21,10 @@ class OtherReading:
     """What a data check found another reading of the files would give: the
     setting that reads them so (``matrix_order``) and its value there, the
     run's ``measure`` as read (``here``) and read so (``there``), and the
-    profile that fixes the setting (None: the user chooses it)."""
+    profile that fixes the setting (None: the user chooses it).
+    ``nearest_other``: when each query is kept in its own list (and so
+    finds itself first in either reading), the same two figures with its
+    own item left out, which tell the readings apart."""
 
     setting: str
     value: object
@@ -29,6 +32,7 @@ class OtherReading:
     here: float | None
     there: float | None
     fixed_by: str | None = None
+    nearest_other: tuple | None = None
 
 
 @dataclass(frozen=True)

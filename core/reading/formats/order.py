@@ -23,7 +23,14 @@ from ...errors import FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.data_warnings import OtherReading
 
-__all__ = ["by_id", "first_hits", "id_positions", "order_note", "with_other_order"]
+__all__ = [
+    "by_id",
+    "first_hits",
+    "id_positions",
+    "order_note",
+    "readable_by_id",
+    "with_other_order",
+]
 
 ROWS_AT_ONCE = 256
 
@@ -50,6 +57,12 @@ def _positions(a: Assessment) -> tuple[np.ndarray, np.ndarray] | None:
     if queries is None:
         return None
     return queries, items
+
+
+def readable_by_id(a: Assessment) -> bool:
+    """Whether matrices can be read by id against ``a``: its ids are
+    exactly 0..N-1 (read in either order)."""
+    return a.matrix_order == "id" or _positions(a) is not None
 
 
 def _inverse(p: np.ndarray) -> np.ndarray:
@@ -264,8 +277,9 @@ def order_note(
             f"itself first either way: its nearest other item is relevant for "
             f"{_shown(there[0])} as read, {_shown(there[1])} read {other_words}"
         )
+    advice = ""  # the command line's words: the app says its own
     if fixed_by is not None:
-        advice = f" (the {fixed_by} profile reads {what[a.matrix_order].split(' (')[0]})"
+        text += f" (the {fixed_by} profile reads {what[a.matrix_order].split(' (')[0]})"
     else:
         advice = f" (--matrix-order {other})"
     return DataWarning(
@@ -273,7 +287,7 @@ def order_note(
         text + advice,
         0,
         advice=advice,
-        other=OtherReading("matrix_order", other, "nn", here[0], here[1], fixed_by),
+        other=OtherReading("matrix_order", other, "nn", here[0], here[1], fixed_by, there),
     )
 
 
