@@ -154,6 +154,10 @@ def test_the_matrix_order_is_in_scoring_options(win, qtbot, by_id, monkeypatch):
     wait_idle(qtbot, win, 2)
     assert _nns(win) == ids
     assert c.history.stack.undoText() == "Scoring options"
+    c.history.undo()
+    qtbot.waitUntil(lambda: c.assessment.matrix_order == "listing", timeout=30000)
+    wait_idle(qtbot, win, 2)
+    assert _nns(win) == {r.stem: _nn(cla, r, "listing") for r in runs}
 
 
 def test_options_grey_the_matrix_order_a_profile_fixes_and_keep_the_users(qtbot):
