@@ -93,8 +93,9 @@ class AssessmentSource:
     collection: Path | None = None
     normalize_ids: bool = True
     #: how matrices map onto the assessment: "listing" or "id"
-    #: (:mod:`shrec_eval.reading.formats.order`); a profile may fix it
-    matrix_order: str = "listing"
+    #: (:mod:`shrec_eval.reading.formats.order`); None: not said (the
+    #: profile's rule, else listing); a profile may fix it
+    matrix_order: str | None = None
 
     KINDS = {
         "path": _PATH,
@@ -141,7 +142,7 @@ class AssessmentSource:
             "collection": _relative(self.collection, base),
             "normalize_ids": self.normalize_ids,
         }
-        if self.matrix_order != "listing":
+        if self.matrix_order not in (None, "listing"):
             d["matrix_order"] = self.matrix_order
         return d
 
@@ -168,7 +169,7 @@ class AssessmentSource:
             collection_size=d.get("collection_size"),
             collection=_path(d["collection"], base) if d.get("collection") is not None else None,
             normalize_ids=d.get("normalize_ids") is not False,
-            matrix_order=d.get("matrix_order") or "listing",
+            matrix_order=d.get("matrix_order"),
         )
 
 
@@ -385,6 +386,15 @@ class Contest:
         """The contest's assessment, read by its profile's rules."""
         return self.profile.load_assessment(self.assessment)
 
+    def refuse_fixed(self) -> None:
+        """An OptionsError when a reading setting the contest states (its
+        assessment's matrix order) is one its profile fixes otherwise,
+        naming both values.  The scoring options are not asked of it: they
+        keep the user's choices beneath the profile (the app shows them
+        greyed while a profile fixes them)."""
+        stated = {"matrix_order": self.assessment.matrix_order}
+        self.profile.refuse_others(stated, lambda name, value: f'"{name}": {json.dumps(value)}')
+
     def to_dict(self, base=None) -> dict:
         d = {"version": CONTEST_VERSION, "name": self.name}
         if self.description:
@@ -407,7 +417,7 @@ class Contest:
         if not isinstance(d, dict) or "assessment" not in d:
             raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
         d = _checked(_migrated(d, source), "contest", cls.KINDS, source)
-        return cls(
+        contest = cls(
             AssessmentSource.from_dict(d["assessment"], base, source=source),
             tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
             _options_from_dict(d.get("options", {}), source),
@@ -417,6 +427,11 @@ class Contest:
             shapes=_shapes_from_dict(d.get("shapes"), "shapes", base, source),
             query_shapes=_shapes_from_dict(d.get("query_shapes"), "query_shapes", base, source),
         )
+        try:
+            contest.refuse_fixed()
+        except OptionsError as exc:
+            raise FormatError(source, str(exc)) from None
+        return contest
 
     @classmethod
     def read(cls, path) -> Contest:

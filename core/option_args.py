@@ -12,7 +12,6 @@ read, the profiles when the options are made.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterable, Sequence
 
 from .choices import DEFAULT_PROFILE
@@ -201,6 +200,48 @@ OPTION_FIELDS = {
 }
 
 
+#: command-line option (argparse dest) -> the reading rule it sets, and its value
+_READING_FLAGS = {
+    "matrix_order": ("matrix_order", lambda args: args.matrix_order),
+    "no_normalize_ids": ("normalize_ids", lambda args: False),
+    "trec_order": ("trec_order", lambda args: True),
+}
+
+
+def settings_given(args, given: Iterable[str] | None = None) -> dict:
+    """The settings a command line asked for (setting -> value: EvalOptions
+    fields and reading rules), from the options it wrote (argparse dests,
+    :func:`given_options`; None: the flags that are on), for a profile to
+    refuse those it fixes otherwise (:meth:`Profile.refuse_others
+    <shrec_eval.profiles.base.Profile.refuse_others>`)."""
+    if given is None:
+        flags = ("keep_self", "psb_cutoff", "complete_queries", "no_normalize_ids", "trec_order")
+        given = {d for d in flags if getattr(args, d, False)}
+    out = {}
+    for dest in given:
+        if dest == "keep_self":
+            out["remove_self"] = not args.keep_self
+        elif dest in OPTION_FIELDS and hasattr(args, dest):
+            out[OPTION_FIELDS[dest]] = getattr(args, dest)
+        elif dest in _READING_FLAGS and hasattr(args, dest):
+            rule, value = _READING_FLAGS[dest]
+            out[rule] = value(args)
+    return out
+
+
+def command_line_words(setting: str, value) -> str:
+    """How a command line asks for a setting (``--matrix-order listing``)."""
+    if setting == "remove_self":
+        return "--keep-self" if not value else "no --keep-self"
+    if setting == "normalize_ids":
+        return "--no-normalize-ids" if not value else "no --no-normalize-ids"
+    dest = {f: d for d, f in OPTION_FIELDS.items()}.get(setting, setting)
+    flag = "--" + dest.replace("_", "-")
+    if isinstance(value, bool):
+        return flag if value else f"no {flag}"
+    return f"{flag} {value}"
+
+
 def given_options(argv: Sequence[str], parser: argparse.ArgumentParser) -> set[str]:
     """The options ``argv`` writes (argparse dests), told from those left at
     their defaults; ``parser``: a new parser of that command line (its
@@ -233,19 +274,16 @@ def profile_options(args) -> dict:
     }
 
 
-def eval_options(args, extra_ranks: Iterable[int] = (), say=None) -> EvalOptions:
+def eval_options(args, extra_ranks: Iterable[int] = (), given=None) -> EvalOptions:
     """The options of the measures' and the profile's groups in ``args``,
     with ``extra_ranks`` after those of --ranks (the measures a command asks
-    for by name); a note (to ``say``, standard error by default) when the
-    profile fixes an option the command line asked for."""
+    for by name); an OptionsError when an option the command line wrote
+    (``given``: argparse dests, :func:`given_options`; None: the flags that
+    are on) is one the profile fixes otherwise (``--profile psbtable
+    --keep-self``), naming both values."""
     from .profiles import get_profile
 
-    profile = get_profile(args.profile)
-    if args.keep_self and profile.options.get("remove_self") is True:
-        (say or sys.stderr.write)(
-            f"note: the {profile.name} profile always leaves a query out of its own list "
-            f"(as {profile.label} does): --keep-self is ignored\n"
-        )
+    get_profile(args.profile).refuse_others(settings_given(args, given), command_line_words)
     return EvalOptions(
         ranks=tuple(args.ranks) + tuple(sorted(set(extra_ranks) - set(args.ranks))),
         curve_length=args.curve_length,

@@ -64,13 +64,14 @@ def parse_args(argv):
         p.error("--native goes with --export-report (File > Export native files)")
     if args.export_report and not (args.files or args.demo):
         p.error("--export-report needs a contest: CONTEST.json, ASSESSMENT RUN..., or --demo")
-    names = given_fields(given_options(argv, build_parser()))
+    dests = given_options(argv, build_parser())
+    names = given_fields(dests)
     args.given = None
     if names:
         if args.smoke_test:
             p.error("--smoke-test scores the demo as it is: no scoring options with it")
         try:
-            args.given = (eval_options(args, say=lambda line: say(line.rstrip("\n"))), names)
+            args.given = (eval_options(args, given=dests), names)
         except ShrecEvalError as exc:
             p.error(str(exc))
     return args

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
+from shrec_eval.option_args import command_line_words
 from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import get_profile, options_given
 
@@ -126,7 +127,11 @@ class ContestFiles:
                 return
             kept = self.run_sources() if keep else []
             try:
-                options = self.options if given is None else options_given(self.options, *given)
+                options = (
+                    self.options
+                    if given is None
+                    else options_given(self.options, *given, spell=command_line_words)
+                )
             except ShrecEvalError as exc:
                 self.problem.emit("Cannot use the options", str(exc))
                 return
@@ -194,7 +199,10 @@ class ContestFiles:
         own = contest.options
         if given is not None:
             try:
-                contest = replace(contest, options=options_given(own, *given))
+                contest = replace(
+                    contest, options=options_given(own, *given, spell=command_line_words)
+                )
+                contest.refuse_fixed()  # the file's reading settings, under the profile given
             except ShrecEvalError as exc:
                 self.problem.emit("Cannot open the session", f"{path}: {exc}")
                 return

@@ -30,6 +30,9 @@ from .shapes_service import ShapesService
 from .undo import UndoHistory, undoable
 from .worker import FileTasks, Job, ScoringThread
 
+#: how each matrix order reads matrices, in words (menus, captions, the undo history)
+MATRIX_ORDER_WORDS = {"listing": "in listing order", "id": "by id"}
+
 
 class ContestController(ContestFiles, JobQueue, QObject):
     changed = Signal()  # runs added, removed, scored or failed (results coalesced)
@@ -154,7 +157,9 @@ class ContestController(ContestFiles, JobQueue, QObject):
             return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
         source, runs, options, shapes = self._saved_state
         out = []
-        if source != self.assessment_source:
+        if source != self.assessment_source and source.path == self.assessment_source.path:
+            out.append(f"how the assessment is read (matrices {self.matrix_order_words()})")
+        elif source != self.assessment_source:
             out.append(f"the assessment ({name} now)")
         before = [r.path for r in runs]
         now = [r.path for r in self.run_sources()]
@@ -279,11 +284,45 @@ class ContestController(ContestFiles, JobQueue, QObject):
         self._distinct_names()
 
     @undoable("Scoring options")
-    def change_options(self, options: EvalOptions) -> None:
-        """The options the user chose (the options dialog): every run scored
-        with them; undoable."""
+    def change_options(self, options: EvalOptions, matrix_order: str | None = None) -> None:
+        """The options the user chose (the options dialog), and how matrices
+        are read (``matrix_order``; None: as they are): every run scored with
+        them (the assessment read again for another matrix order); undoable."""
+        self._set_matrix_order(matrix_order)
         self.set_options(options)
         self.score()
+
+    @undoable(lambda self, order: f"Read matrices {MATRIX_ORDER_WORDS[order]}")
+    def set_matrix_order(self, order: str) -> None:
+        """Read the matrices in another order (the assessment read again and
+        every run scored: the other reading a data check offers); undoable."""
+        self._set_matrix_order(order)
+        self.score()
+
+    def _set_matrix_order(self, order: str | None) -> None:
+        source = self.assessment_source
+        if source is not None and order is not None and order != self.matrix_order():
+            self.assessment_source = replace(source, matrix_order=order)
+
+    def matrix_order(self) -> str:
+        """The matrix order the user chose for the assessment (beneath a
+        profile that fixes it): listing unless said."""
+        source = self.assessment_source
+        return (source.matrix_order if source is not None else None) or "listing"
+
+    def matrix_order_words(self) -> str:
+        """How the matrices are read now (the profile's rule over the user's
+        choice): ``by id`` or ``in listing order``."""
+        a = self.assessment
+        return MATRIX_ORDER_WORDS[a.matrix_order if a is not None else self.matrix_order()]
+
+    def apply_reading(self, other) -> None:
+        """Score the runs in another reading a data check offers (an
+        ``OtherReading``: the matrix order, or an option); undoable."""
+        if other.setting == "matrix_order":
+            self.set_matrix_order(other.value)
+        else:
+            self.change_options(replace(self.options, **{other.setting: other.value}))
 
     @undoable("Shapes folders")
     def set_shapes(self, shapes, query_shapes=None) -> None:

@@ -50,9 +50,19 @@ def _shown(value) -> str:
 
 
 class OptionsDialog(QDialog):
-    """Engine options (re-score with F5 after changing them)."""
+    """Engine options (re-score with F5 after changing them), and how the
+    open assessment's matrices are read (``matrix_order``: the user's
+    choice, None: no assessment open; ``by_id``: whether its ids allow
+    reading them by id)."""
 
-    def __init__(self, options: EvalOptions, parent=None) -> None:
+    def __init__(
+        self,
+        options: EvalOptions,
+        parent=None,
+        *,
+        matrix_order: str | None = None,
+        by_id: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Scoring options")
         self.base = options
@@ -73,6 +83,13 @@ class OptionsDialog(QDialog):
         self.remove_self.setChecked(options.remove_self)
         self.cutoff = QCheckBox("Leave classes of at most 2 members out of the means (psbTable)")
         self.cutoff.setChecked(options.psb_class_cutoff)
+        self.matrix_order = _matrix_order_box()
+        self._order_open = matrix_order is not None
+        self.matrix_order.setCurrentIndex(self.matrix_order.findData(matrix_order or "listing"))
+        if not by_id:  # ids other than 0..N-1: no reading by id
+            item = self.matrix_order.model().item(self.matrix_order.findData("id"))
+            item.setEnabled(False)
+            item.setToolTip("The assessment's ids are not 0..N-1: matrices cannot be read by id.")
         self.collection_size = QSpinBox()
         self.collection_size.setRange(0, 2_000_000_000)
         self.collection_size.setSpecialValueText("from the assessment")
@@ -109,6 +126,7 @@ class OptionsDialog(QDialog):
         f.addRow("Interpolation:", self.interp)
         f.addRow(self.remove_self)
         f.addRow(self.cutoff)
+        f.addRow("Matrix rows and columns:", self.matrix_order)
         f.addRow("Collection size:", self.collection_size)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -124,11 +142,16 @@ class OptionsDialog(QDialog):
                 self.interp,
                 lambda v: self.interp.setCurrentIndex(self.interp.findData(v)),
             ),
+            "matrix_order": (
+                self.matrix_order,
+                lambda v: self.matrix_order.setCurrentIndex(self.matrix_order.findData(v)),
+            ),
         }
         self._user = {  # the user's own choices, back when a profile lets go
             "remove_self": options.remove_self,
             "psb_class_cutoff": options.psb_class_cutoff,
             "pr_interpolation": options.pr_interpolation,
+            "matrix_order": matrix_order or "listing",
         }
         self._fixed: set[str] = set()
         self.profile.currentIndexChanged.connect(self._show_forced)
@@ -146,13 +169,17 @@ class OptionsDialog(QDialog):
         for name in set(self._fixable) - self._fixed:
             self._user[name] = self._value(name)
         profile = REGISTRY[self.profile.currentData()]
-        fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
+        fixed = {k: v for k, v in profile.fixed().items() if k in self._fixable}
         self._fixed = set(fixed)
         for name, value in fixed.items():
             widget, show = self._fixable[name]
             show(value)
             widget.setEnabled(False)
-            widget.setToolTip(f"Fixed by the {profile.name} profile: {profile.why}")
+            why = profile.why if name in profile.options else f"it reads {describe(name, value)}"
+            widget.setToolTip(f"Fixed by the {profile.name} profile: {why}")
+        if not self._order_open:
+            self.matrix_order.setEnabled(False)
+            self.matrix_order.setToolTip("How an assessment's matrices are read: open one first.")
         self.forced.setText(self._about(profile))
 
     def _about(self, profile) -> str:
@@ -190,9 +217,14 @@ class OptionsDialog(QDialog):
         return self._user[name] if name in self._fixed else self._value(name)
 
     def _value(self, name: str):
-        if name == "pr_interpolation":
-            return self.interp.currentData()
+        if name in ("pr_interpolation", "matrix_order"):
+            return self._fixable[name][0].currentData()
         return self._fixable[name][0].isChecked()
+
+    def chosen_matrix_order(self) -> str | None:
+        """The matrix order chosen (the user's own beneath a profile that
+        fixes it); None when no assessment is open."""
+        return self._own("matrix_order") if self._order_open else None
 
     def options(self) -> EvalOptions:
         """The options shown (the others, e.g. the profile, as they were);
@@ -220,7 +252,9 @@ class ReaderDialog(QDialog):
     for feature vectors the distance and top-K (TREC runs: TrecOrderDialog,
     one question for all)."""
 
-    def __init__(self, kind: str, path: str, parent=None, start_dir: str = "") -> None:
+    def __init__(
+        self, kind: str, path: str, parent=None, start_dir: str = "", profile=None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Reading {Path(path).name}")
         f = QFormLayout(self)
@@ -244,13 +278,15 @@ class ReaderDialog(QDialog):
             f.addRow(self.graded)
         if kind in ("cla", "qrels"):
             # how dissimilarity matrices map onto it (a profile may fix it: sipiran21 by id)
-            self.matrix_order = QComboBox()
-            for k, text in MATRIX_ORDERS.items():
-                self.matrix_order.addItem(f"{k}: {text}", k)
-            self.matrix_order.setToolTip(
-                "When the ids are 0..N-1 but listed out of order, the two readings give other "
-                "numbers: the Data checks tab then gives the NN of both."
-            )
+            self.matrix_order = _matrix_order_box()
+            fixed = profile.reading.get("matrix_order") if profile is not None else None
+            if fixed is not None:  # shown at the profile's value, greyed (the choice kept)
+                self.matrix_order.setCurrentIndex(self.matrix_order.findData(fixed))
+                self.matrix_order.setEnabled(False)
+                self.matrix_order.setToolTip(
+                    f"Fixed by the {profile.name} profile: it reads "
+                    f"{describe('matrix_order', fixed)}."
+                )
             f.addRow("Matrix rows and columns:", self.matrix_order)
         if kind == "qrels":
             self.collection_size = QSpinBox()
@@ -294,22 +330,34 @@ class ReaderDialog(QDialog):
             self.queries.setText(path)
 
     def values(self) -> dict:
+        if self.kind in ("cla", "qrels"):
+            # a matrix order the profile fixes is not the user's choice: not said
+            order = self.matrix_order.currentData() if self.matrix_order.isEnabled() else None
         if self.kind == "cla":
             return {
                 "queries": self.queries.text().strip() or None,
                 "graded": self.graded.isChecked(),
-                "matrix_order": self.matrix_order.currentData(),
+                "matrix_order": order,
             }
         if self.kind == "qrels":
-            return {
-                "collection_size": self.collection_size.value() or None,
-                "matrix_order": self.matrix_order.currentData(),
-            }
+            return {"collection_size": self.collection_size.value() or None, "matrix_order": order}
         if self.kind == "ranklists":
             return {"variant": self.variant.currentData()}
         if self.kind == "embeddings":
             return {"metric": self.distance.currentData(), "top_k": self.top_k.value() or None}
         return {}
+
+
+def _matrix_order_box() -> QComboBox:
+    """The matrix orders to choose from (the reader dialog, Scoring > Options)."""
+    box = QComboBox()
+    for k, text in MATRIX_ORDERS.items():
+        box.addItem(f"{k}: {text}", k)
+    box.setToolTip(
+        "When the ids are 0..N-1 but listed out of order, the two readings give other "
+        "numbers: a banner over the tabs then gives the NN of both."
+    )
+    return box
 
 
 class TrecOrderDialog(QDialog):

@@ -147,7 +147,8 @@ class FileDialogs:
         path, kind = kinds[0]
         values = {}
         if kind in ("cla", "qrels"):
-            d = ReaderDialog(kind, path, self, self.prefs.last_folder())
+            profile = get_profile(self.controller.options.profile)
+            d = ReaderDialog(kind, path, self, self.prefs.last_folder(), profile=profile)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             values = d.values()

@@ -23,8 +23,11 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QStackedWidget,
     QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 from shrec_eval.options import OptionsError
+from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .controller import ContestController
@@ -32,6 +35,7 @@ from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
+from .reading_banner import ReadingBanner
 from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
@@ -95,8 +99,15 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.welcome.recentActivated.connect(self.open_recent)
         self.welcome.recentRemoved.connect(self.forget_recent)
         self.pages = QStackedWidget()  # the welcome page until a contest is open, then the tabs
+        # the contest's page: a banner for checks that change numbers, over the tabs
+        self.banner = ReadingBanner(c)
+        self.contest_page = QWidget()
+        column = QVBoxLayout(self.contest_page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.banner)
+        column.addWidget(self.tabs, 1)
         self.pages.addWidget(self.welcome)
-        self.pages.addWidget(self.tabs)
+        self.pages.addWidget(self.contest_page)
         self._show(self.welcome)
         self.setCentralWidget(self.pages)
         c.changed.connect(self._show_page)
@@ -159,7 +170,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         what changed while hidden), else the welcome page with the recent files."""
         if self.controller.assessment_source is not None:
             if self.showing_welcome():
-                self._show(self.tabs)
+                self._show(self.contest_page)
                 self.current_tab().refresh_if_stale()
         elif not self.showing_welcome():
             self._show(self.welcome)
@@ -169,7 +180,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
     def _show(self, page) -> None:
         """Show a page; only its own minimum size bounds the window's (a
         hidden page's is ignored: the welcome page fits a narrow window)."""
-        for w in (self.welcome, self.tabs):
+        for w in (self.welcome, self.contest_page):
             policy = QSizePolicy.Policy.Preferred if w is page else QSizePolicy.Policy.Ignored
             w.setSizePolicy(policy, policy)
         self.pages.setCurrentWidget(page)
@@ -221,6 +232,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         for tab in self.all_tabs():
             tab.set_dark(self.dark)
         self.welcome.set_dark(self.dark)
+        self.banner.set_dark(self.dark)
         (self.dark_action if self.dark else self.light_action).setChecked(True)
         self.prefs.set_dark(self.dark)
 
@@ -283,7 +295,13 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
             self.controller.open_session(str(demo_manifest()), given=given)
 
     def options_dialog(self) -> None:
-        d = OptionsDialog(self.controller.options, self)
+        c = self.controller
+        d = OptionsDialog(
+            c.options,
+            self,
+            matrix_order=c.matrix_order() if c.assessment_source is not None else None,
+            by_id=c.assessment is None or readable_by_id(c.assessment),
+        )
         try:
             while d.exec() == QDialog.DialogCode.Accepted:
                 try:
@@ -291,7 +309,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
                 except OptionsError as exc:
                     self._tell("Scoring options", str(exc))
                     continue
-                self.controller.change_options(opts)  # undoable
+                c.change_options(opts, matrix_order=d.chosen_matrix_order())  # undoable
                 return
         finally:
             d.deleteLater()  # one dialog per opening, not one kept per opening

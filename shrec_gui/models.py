@@ -37,7 +37,7 @@ def problems(result) -> list:
 
 def problem_text(result) -> str:
     """One line per problem: code, count and what it means."""
-    return "\n".join(f"{w.code} ({w.count}): {w.message}" for w in problems(result))
+    return "\n".join(f"{w.code} ({w.count}): {app_words(w)}" for w in problems(result))
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -275,8 +275,23 @@ class SummaryModel(_Base):
         return None
 
 
+#: a data check's advice in the app's words (its ``advice`` names a command-line option)
+APP_ADVICE = {
+    "matrix_order": " (Scoring > Options > Matrix rows and columns, or the banner's button)",
+    "self_match": ", kept when Scoring > Options > Remove a query from its own list is off",
+    "top_k": " (the run's Keep the first setting)",
+}
+
+
+def app_words(w) -> str:
+    """A data check's message as the app says it: its own controls, never
+    a command-line option."""
+    return w.worded(APP_ADVICE.get(w.code, ""))
+
+
 class WarningsModel(FixedColumns):
-    """Every run's data checks."""
+    """Every run's data checks; a check with another reading (it changes
+    numbers: the banner over the tabs gives both figures) is a warning."""
 
     HEADERS = ("Run", "Check", "Kind", "Count", "What", "Examples")
 
@@ -296,8 +311,11 @@ class WarningsModel(FixedColumns):
             source = str(res.run_source)
             for w in res.warnings:
                 kind = "problem" if w.code in PROBLEMS else "note"
+                if w.other is not None and kind == "note":
+                    kind = "warning"
                 # the run's file by its name (its full path is the Run column's tooltip)
-                what = w.message.replace(source, Path(source).name) if source else w.message
+                text = app_words(w)
+                what = text.replace(source, Path(source).name) if source else text
                 self.rows.append((name, w.code, kind, w.count, what, ", ".join(w.examples)))
                 self.keys.append(key)
         for key, name, message in errors or []:
@@ -315,7 +333,11 @@ class WarningsModel(FixedColumns):
         if role == KEY_ROLE:
             return self.keys[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 3 and v == 0 and self.rows[index.row()][2] == "warning":
+                return ""  # a reading's figures, not cases: the banner gives them
             return str(v)
+        if role == SORT_ROLE and index.column() == 2:  # problems, then warnings, then notes
+            return ("note", "warning", "problem").index(v)
         if role == SORT_ROLE:
             return v if not isinstance(v, str) else v.lower()
         if role == Qt.ItemDataRole.ToolTipRole and index.column() >= 4:

@@ -10,7 +10,8 @@ the assessment is read again (the trec_eval profile reads ids as written),
 states do not.  Undo and redo bring the contest to a state: runs that stay
 keep their results; runs taken out are kept aside with their results and
 come back as they were (nothing read or scored again); runs never scored are
-read; new options score every run again (read from memory).
+read; new options score every run again (read from memory); another matrix
+order reads the assessment again.
 
 Opening or closing a contest starts a new history.  Edits are recorded by
 the controller's own methods (``with history.edit("Remove 2 runs"): ...``),
@@ -34,11 +35,13 @@ UNDO_LIMIT = 100
 
 @dataclass(frozen=True)
 class ContestState:
-    """What an edit changes (the assessment never: a new one is a new history)."""
+    """What an edit changes (another assessment never: a new one is a new
+    history; how it is read, its matrix order, may be)."""
 
     runs: tuple  # RunSource with the colour shown and the name given (None: its own)
     options: object  # EvalOptions
     shapes: tuple  # (ShapesSource | None, query ShapesSource | None)
+    assessment: object = None  # AssessmentSource: its matrix order
 
 
 def identity(source):
@@ -82,7 +85,10 @@ class UndoHistory(QObject):
     def state(self) -> ContestState:
         c = self.c
         return ContestState(
-            tuple(c.run_sources()), c.options, (c.shapes.source, c.shapes.query_source)
+            tuple(c.run_sources()),
+            c.options,
+            (c.shapes.source, c.shapes.query_source),
+            c.assessment_source,
         )
 
     @contextmanager
@@ -149,6 +155,9 @@ class UndoHistory(QObject):
             rescore = target.options != c.options
             if rescore:
                 c.set_options(target.options)
+            if target.assessment is not None and target.assessment != c.assessment_source:
+                c.assessment_source = target.assessment  # read again by score()
+                rescore = True
             if target.shapes != (c.shapes.source, c.shapes.query_source):
                 c.shapes.set_sources(*target.shapes)
             to_score = self._apply_runs(target.runs)

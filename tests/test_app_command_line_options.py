@@ -57,6 +57,12 @@ def test_the_scoring_options_are_parsed_as_the_command_line_parses_them():
         (["--smoke-test", "x.png", "--profile", "boli"], "--smoke-test scores the demo as it is"),
         (["--demo", "--ranks", "0"], "--ranks"),
         (["--demo", "--profile", "nope"], "invalid choice: 'nope'"),
+        # an option the profile fixes otherwise: refused, both values named (f13)
+        (["--demo", "--profile", "psbtable", "--keep-self"], "--keep-self: the psbtable profile"),
+        (
+            ["--demo", "--profile", "boli", "--pr-interpolation", "max"],
+            "pr interpolation = psb (the toolkits",
+        ),
     ],
 )
 def test_a_wrong_scoring_option_is_a_usage_error(argv, says, capsys):

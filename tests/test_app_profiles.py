@@ -264,7 +264,7 @@ def test_profile_is_scored_named_and_saved(win, qtbot, monkeypatch, tmp_path):
     after = {e.name: e.result.mean("ft_psb") for e in win.controller.entries.values()}
     assert after != before  # macro averaging over the demo's unequal classes moves FT
     text = win.summary.rank_label.text()
-    assert "profile <b>psbtable</b>" in text and "--average macro" in text
+    assert "profile <b>psbtable</b>" in text and "macro mean" in text and "--" not in text
     assert win.summary.grab().save(str(tmp_path / "summary_profile.png"))
     path = tmp_path / "s.json"
     assert win.controller.save_session(str(path))

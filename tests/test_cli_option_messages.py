@@ -213,7 +213,11 @@ def test_e19_messages(tmp_path, capsys):
     code, out = run_cli(
         ["evaluate", cla, m, "--profile", "psbtable", "--keep-self", "--columns", "nn"]
     )
-    assert "--keep-self is ignored" in capsys.readouterr().err
+    # an option the profile fixes otherwise is refused, never dropped (f13)
+    assert code == 2 and "--keep-self: the psbtable profile fixes remove self = on" in (
+        capsys.readouterr().err
+    )
+    code, out = run_cli(["evaluate", cla, m, "--profile", "psbtable", "--columns", "nn"])
     assert "not a column of this table" in out
     assert default_name("/dev/fd/63") == "pipe 63" and default_name("/proc/self/fd/0") == "stdin"
     assert default_name("runs/alice.txt") == "alice"

@@ -257,9 +257,49 @@ def test_top_k_keeps_the_first_k_of_the_ranking(tmp_path, small_tiles, k, metric
     exact = rf.n_relevant <= k  # R, the query's own item left out
     for key in ("map@r", "ft_psb"):
         assert np.array_equal(rf.column(key)[exact], rt.column(key)[exact]), key
-    note = next(w for w in rt.warnings if w.code == "top_k")
+    notes = [w for w in rt.warnings if w.code == "top_k"]
+    if k + 1 >= N:  # no list is cut: every value exact, and no note calls one a bound
+        assert not notes
+        assert all(np.array_equal(rf.column(m), rt.column(m), equal_nan=True) for m in rf.keys)
+        return
+    note = notes[0]
     assert note.count == int((rf.n_relevant > k).sum())
     assert f"first {k} results" in note.message and "map@r where R <=" in note.message
+
+
+@pytest.mark.parametrize(
+    "own, k, cut",
+    [(True, 4, True), (True, 5, False), (True, 100, False), (False, 5, True), (False, 6, False)],
+)
+def test_top_k_notes_bounds_only_when_a_list_is_cut(tmp_path, own, k, cut):
+    """A gallery of 6: K = 5 cuts no list of a query that is a gallery item
+    (its own item is kept besides the K), an external query's needs K = 6;
+    a K that cuts nothing gives every value of the full ranking and no note
+    calls one a bound."""
+    rng = np.random.default_rng(4)
+    target = write_cla(
+        tmp_path / "t.cla", [("a", "0", ["0", "1", "2"]), ("b", "0", ["3", "4", "5"])]
+    )
+    gallery = rng.standard_normal((6, 3)).astype(np.float32)
+    if own:
+        path = tmp_path / "f.npy"
+        np.save(path, gallery)
+        a = load_assessment(target)
+    else:
+        queries = write_cla(tmp_path / "q.cla", [("a", "0", ["s1"]), ("b", "0", ["s2"])])
+        path = tmp_path / "x.npz"
+        np.savez(path, query_features=rng.standard_normal((2, 3)).astype(np.float32),
+                 query_ids=np.array(["s1", "s2"]), gallery_features=gallery,
+                 gallery_ids=np.arange(6))  # fmt: skip
+        a = load_assessment(target, queries=queries)
+    full, top = load_run(path, a), load_run(path, a, top_k=k)
+    notes = [w for w in top.warnings if w.code == "top_k"]
+    rf, rt = evaluate(a, full), evaluate(a, top)
+    if cut:
+        assert len(notes) == 1 and "become lower bounds" in notes[0].message
+    else:
+        assert not notes
+        assert all(np.array_equal(rf.column(m), rt.column(m), equal_nan=True) for m in rf.keys)
 
 
 def test_top_k_with_external_queries(tmp_path, small_tiles):

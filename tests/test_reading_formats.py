@@ -466,6 +466,26 @@ def test_undecidable_formats(tmp_path, loo):
         load_assessment(tmp_path / "x.txt", format="cla", collection_size=3)
 
 
+@pytest.mark.parametrize("extra", [1, -1, 3])
+def test_a_matrix_of_another_width_is_told_as_a_matrix(tmp_path, loo, extra):
+    """Rows of numbers one column too many or too few (or more): detection
+    takes the file for the matrix it clearly is, and the matrix reader says
+    which row has how many values, as with --run-format ascii-matrix."""
+    n = loo.n_items
+    m = tmp_path / "m.txt"
+    write_ascii_matrix(m, np.arange(n * (n + extra), dtype=float).reshape(n, n + extra))
+    want = f"row 1 has {n + extra} values; {n} were expected"
+    for fmt in (None, "ascii-matrix"):
+        with pytest.raises(FormatError, match=want) as got:
+            load_run(m, loo, format=fmt)
+        assert got.value.line == 1 and "cannot tell" not in str(got.value)
+    # a short list of another kind (three numbers a line) is not taken for one
+    triples = tmp_path / "t.txt"
+    triples.write_text("1 5 0.5\n1 6 0.25\n2 5 0.75\n")
+    with pytest.raises(FormatError, match="cannot tell what this run is"):
+        load_run(triples, loo)
+
+
 def test_every_error_is_a_contest_file_error():
     assert issubclass(FormatError, ContestFileError) and issubclass(
         FileAccessError, ContestFileError

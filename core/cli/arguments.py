@@ -15,8 +15,10 @@ from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ShrecEvalError, UsageError
 from ..option_args import (  # noqa: F401  (the commands take them from here)
     OPTION_FIELDS,
+    command_line_words,
     eval_options,
     given_fields,
+    settings_given,
 )
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs
@@ -49,14 +51,28 @@ def _asked_keys(args) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
-def _options(args, say=None) -> EvalOptions:
+def _options(args) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
     or ``p@20`` adds 20), and those of --format's text."""
     extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
     if getattr(args, "format", "table") != "table":
         extra |= set(_text_profile(args).text_ranks)
-    return eval_options(args, extra, say)
+    try:
+        return eval_options(args, extra, getattr(args, "given", None))
+    except ShrecEvalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _refuse_fixed(args, profile) -> None:
+    """A setting the command line wrote (--keep-self, --matrix-order
+    listing...) that ``profile`` fixes otherwise: a usage error naming the
+    profile's value and the one asked for."""
+    given = settings_given(args, getattr(args, "given", None))
+    try:
+        get_profile(profile).refuse_others(given, command_line_words)
+    except ShrecEvalError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def is_contest_file(path) -> bool:
@@ -84,6 +100,8 @@ def contest_of(args, options: EvalOptions) -> Contest:
         if len(names) != len(args.runs):
             raise UsageError(f"--names gives {len(names)} names for {len(args.runs)} runs")
     normalize = not args.no_normalize_ids
+    _refuse_fixed(args, options.profile)
+    given = getattr(args, "given", None)
     return Contest(
         AssessmentSource(
             args.assessment,
@@ -92,7 +110,8 @@ def contest_of(args, options: EvalOptions) -> Contest:
             graded=args.sister_classes,
             collection=args.collection,
             normalize_ids=normalize,
-            matrix_order=args.matrix_order,
+            # not written: the profile's rule, else listing
+            matrix_order=args.matrix_order if given is None or "matrix_order" in given else None,
         ),
         tuple(
             RunSource(
@@ -225,9 +244,12 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     contest = Contest.read(args.assessment)
     given = getattr(args, "given", set())
     try:
-        merged = options_given(contest.options, options, given_fields(given))
+        merged = options_given(
+            contest.options, options, given_fields(given), spell=command_line_words
+        )
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
+    _refuse_fixed(args, merged.profile)
     a = contest.assessment
     reading = {
         "assessment_format": ("format", args.assessment_format),
@@ -257,7 +279,12 @@ def _contest_file(args, options: EvalOptions) -> Contest:
         runs = [replace(r, name=n) for r, n in zip(runs, names)]
     if not runs:
         raise UsageError(f"{args.assessment}: the contest has no runs to score")
-    return replace(contest, assessment=a, runs=tuple(runs), options=merged, view={})
+    contest = replace(contest, assessment=a, runs=tuple(runs), options=merged, view={})
+    try:  # the file's own reading settings under the profile written
+        contest.refuse_fixed()
+    except ShrecEvalError as exc:
+        raise UsageError(f"{args.assessment}: {exc}") from None
+    return contest
 
 
 def _contest_file_of(args):

@@ -17,14 +17,47 @@ MAX_EXAMPLES = 5
 
 
 @dataclass(frozen=True)
+class OtherReading:
+    """What a data check found another reading of the files would give: the
+    setting that reads them so (``matrix_order``) and its value there, the
+    run's ``measure`` as read (``here``) and read so (``there``), and the
+    profile that fixes the setting (None: the user chooses it).
+    ``nearest_other``: when each query is kept in its own list (and so
+    finds itself first in either reading), the same two figures with its
+    own item left out, which tell the readings apart."""
+
+    setting: str
+    value: object
+    measure: str
+    here: float | None
+    there: float | None
+    fixed_by: str | None = None
+    nearest_other: tuple | None = None
+
+
+@dataclass(frozen=True)
 class DataWarning:
     """One data check that found something: a code scripts can test, a
-    sentence for people, how many cases, and the first few of them."""
+    sentence for people, how many cases, and the first few of them.
+
+    ``advice``: the words of ``message`` that name a command-line option
+    (`` (--matrix-order id)``), which the app says in its own words;
+    ``other``: another reading of the files and its figures, for a check
+    whose numbers depend on a reading setting (:class:`OtherReading`)."""
 
     code: str
     message: str
     count: int
     examples: tuple[str, ...] = ()
+    advice: str = ""
+    other: OtherReading | None = None
+
+    def worded(self, advice: str = "") -> str:
+        """The message with its command-line words replaced by ``advice``
+        (another face's words for the same choice; empty: left out)."""
+        if not self.advice:
+            return self.message
+        return self.message.replace(self.advice, advice)
 
     def to_dict(self) -> dict:
         return {

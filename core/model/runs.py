@@ -44,6 +44,10 @@ class Run:
     #: when the run says so (an embedding run whose query row is an item's
     #: row), else -1; None: only the assessment says (``query_items``)
     own_items: np.ndarray | None = None
+    #: a dissimilarity matrix whose row r and column c stand for the
+    #: assessment's query r and item c by their place (matrix runs), which
+    #: the matrix-order data check reads again; None for other runs
+    positional: object = None
 
     def fits(self, assessment: Assessment) -> bool:
         """Whether the run was read against this assessment's collection."""

@@ -95,17 +95,21 @@ def load_run(path, assessment, *, profile=None, **settings):
     return get_profile(profile).load_run(path, assessment, **settings)
 
 
-def options_given(base, given, names):
+def options_given(base, given, names, spell=None):
     """``base`` (a contest file's options, the app's) with the options a
     command line wrote (``names``: EvalOptions fields, their values those of
     ``given``) over it; a profile written there resets the options that
-    belong to other profiles (trec_eval's -c), as switching to it does.  The
-    command line and the app open a contest file under ``--profile`` with
-    this one function."""
+    belong to other profiles (trec_eval's -c), as switching to it does.  An
+    option written that the profile (the file's, or the one written) fixes
+    otherwise is an OptionsError naming both values (``spell(field,
+    value)``: how the command line wrote it).  The command line and the app
+    open a contest file under ``--profile`` with this one function."""
     from dataclasses import replace
 
     names = set(names)
     merged = replace(base, **{f: getattr(given, f) for f in names})
+    profile = get_profile(merged.profile)
+    profile.refuse_others({f: getattr(given, f) for f in names}, spell)
     if "profile" in names:
-        merged = get_profile(merged.profile).fit(merged)
+        merged = profile.fit(merged)
     return merged

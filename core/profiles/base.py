@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import ShrecEvalError
+from ..errors import OptionsError, ShrecEvalError
 from ..model.assessment import Assessment, DataWarning
 from ..model.runs import Run
 from ..reading.formats.rules import RULES, describe
@@ -41,6 +41,26 @@ def default_rank_key(assessment: Assessment | None) -> str:
         and assessment.classification is not None
     )
     return "adr" if graded_classes else "ap_trec_r"
+
+
+def _rules_given(settings: Mapping) -> dict:
+    """The reading rules a caller gave explicitly (keywords not None); a
+    source's settings are not among them: they are the user's beneath the
+    profile, as the app keeps them."""
+    return {k: v for k, v in settings.items() if k in RULES and v is not None}
+
+
+def _keyword(name: str, value) -> str:
+    return f"{name}={value!r}"
+
+
+def _shown(value) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+def _setting(name: str, value) -> str:
+    """A setting and its value in words (``matrix order = id``)."""
+    return f"{name.replace('_', ' ')} = {_shown(value)}"
 
 
 class ReadingError(ShrecEvalError, ValueError):
@@ -182,6 +202,32 @@ class Profile:
         has (name -> the evaluator's value)."""
         return {k: v for k, v in self.options.items() if getattr(options, k) != v}
 
+    def fixed(self) -> dict[str, object]:
+        """Every setting the evaluator fixes: its options and its reading
+        rules (name -> its value)."""
+        return {**self.options, **self.reading}
+
+    def refuse_others(self, given: Mapping[str, object], spell=None) -> None:
+        """An OptionsError when a setting given explicitly (``given``: name ->
+        the value asked for: a command-line option, a library keyword, a
+        contest file's reading setting) is one this profile fixes, with
+        another value: naming the profile's value and the one asked for
+        (``spell(name, value)``: how the asker writes it, e.g.
+        ``--matrix-order listing``).  The same value is fine."""
+        fixed = self.fixed()
+        for name, value in given.items():
+            if name in fixed and value is not None and value != fixed[name]:
+                asked = spell(name, value) if spell is not None else _setting(name, value)
+                why = (
+                    f"it reads {describe(name, fixed[name]).split(' (')[0]}"
+                    if name in RULES
+                    else self.why or self.help
+                )
+                raise OptionsError(
+                    f"{asked}: the {self.name} profile fixes {_setting(name, fixed[name])} "
+                    f"({why}), not {_shown(value)}; leave {asked} out, or choose another profile"
+                )
+
     def apply(self, options):
         """The options with the evaluator's fixed values: what a result
         scored under this profile carries (``RunResult.options``)."""
@@ -209,6 +255,7 @@ class Profile:
 
         if self.contest_reader is not None:
             raise self._own_reader()
+        self.refuse_others(_rules_given(settings), _keyword)
         if hasattr(path, "reader_settings"):  # an AssessmentSource
             settings = {**path.reader_settings(), **settings}
             path = path.path
@@ -223,6 +270,7 @@ class Profile:
 
         if self.contest_reader is not None:
             raise self._own_reader()
+        self.refuse_others(_rules_given(settings), _keyword)
         if hasattr(path, "reader_settings"):  # a RunSource
             settings = {**path.reader_settings(), **settings}
             path = path.path

@@ -171,11 +171,24 @@ def _builtin_candidates(
         and (not numeric or shared_tag)
     ):
         out.append("trec")
-    if matrix or near:  # a near-matrix: the matrix reader names its bad value
+    if matrix or near or (not out and numeric and _other_width(s, width)):
+        # a near-matrix, or rows of numbers of another width than the
+        # assessment's: the matrix reader names the bad value or row
         out.append("ascii-matrix")
     if not out and sized:
         out.append("binary-matrix")
     return out, s
+
+
+def _other_width(s: _Sample, width: int) -> bool:
+    """Rows of numbers all of one length, as a matrix's are, but not the
+    ``width`` the assessment asks for: clearly a matrix when its rows are
+    longer than a TREC line or at least half that width (a few short rows
+    of numbers may be a list of another kind)."""
+    rows = s.rows[:-1] if s.cut_last and len(s.rows) > 1 else s.rows
+    n = len(rows[0])
+    wide = n > 6 or (n >= 2 and 2 * n >= width and len(rows) > 1)
+    return wide and all(len(r) == n for r in rows)
 
 
 def _near_matrix(s: _Sample, width: int | None) -> bool:

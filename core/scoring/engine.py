@@ -34,6 +34,7 @@ from .blocks import (  # noqa: F401
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
 from .measures import expand
+from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
 
 __all__ = [
@@ -259,15 +260,16 @@ class Scoring:
             pq[~scored] = np.nan
         cutoff = scored & ~(prep.class_size > 2) if o.psb_class_cutoff else np.zeros(nq, bool)
         included = scored & profile.included(a, o, prep.class_size, qrow >= 0)
+        n_rel = prep.ch + prep.cm
         warnings = (
             list(a.notes)  # the assessment's own data checks (ids normalised, classes by position)
-            + list(run.warnings)
+            # with the matrix order's check: NN as read and read otherwise, by these rules
+            + run_checks(a, run, o, profile, self.measures, values, included, n_rel)
             + self.size_notes
             + self.warnings
             + notes
             + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
         )
-        n_rel = prep.ch + prep.cm
         groups = ClassGroups(a.query_classes, included)
         curves = {}
         for key, pq in curves_pq.items():

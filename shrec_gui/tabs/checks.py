@@ -22,7 +22,8 @@ class ChecksTab(QWidget, Tab):
         self.proxy.setSourceModel(self.model)
         self.view = CopyTable()
         self.view.setModel(self.proxy)
-        self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # "problem" before "note"
+        # problems, then warnings, then notes
+        self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)
         self.view.installEventFilter(self)
         self.remove_button = QPushButton("Remove the selected runs")
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
@@ -30,6 +31,7 @@ class ChecksTab(QWidget, Tab):
         bar = QHBoxLayout()
         intro = QLabel(
             "Data checks of every run: problems first (what makes shrec-eval check fail), "
+            "then warnings (another reading gives other numbers: the banner over the tabs), "
             "then notes; unreadable runs are listed here."
         )
         intro.setWordWrap(True)  # the window may be narrow

@@ -28,6 +28,7 @@ from shrec_eval.scoring.measures import (
 )
 from shrec_eval.scoring.measures import resolve as resolve_measure
 
+from ..dialogs import AVERAGE_TEXT
 from ..menus import StayOpenMenu
 from ..models import SortProxy, SummaryModel, plural, problems
 from ..tables import CopyTable
@@ -158,10 +159,10 @@ class SummaryTab(QWidget, Tab):
         where = "" if key in self.keys else " (not a column of this table: Columns adds it)"
         text = (
             f"Rank by <b>{m.label}</b> [{key}]{where}, "
-            f"{'higher' if m.higher_is_better else 'lower'} "
-            f"is better ({shown.average} mean, profile <b>{shown.profile}</b>), as "
-            f"<tt>shrec-eval evaluate --profile {shown.profile} --average "
-            f"{shown.average}</tt> ranks them; a click on a column sorts by it, best first."
+            f"{'higher' if m.higher_is_better else 'lower'} is better: profile "
+            f"<b>{shown.profile}</b>, {shown.average} mean ({AVERAGE_TEXT[shown.average]}), "
+            f"matrices read <b>{c.matrix_order_words()}</b> (Scoring &gt; Options). "
+            "A click on a column sorts by it, best first."
         )
         stale = c.stale_entries()
         if stale:

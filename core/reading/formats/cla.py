@@ -35,6 +35,8 @@ class Classification:
     models: list[str]
     model_class: dict[str, str]
     notes: list = field(default_factory=list)
+    #: model id -> the line of the file that lists it (for messages)
+    model_lines: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_name = {c.name: c for c in self.classes}
@@ -139,6 +141,7 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
     names: dict[str, ClassInfo] = {}
     models: list[str] = []
     model_class: dict[str, str] = {}
+    model_lines: dict[str, int] = {}
     while not tk.done():
         name, cline, ccol = tk.next("a class line 'className parentClassName numModels'")
         if len(classes) == n_classes:
@@ -182,6 +185,7 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
                     token=mid,
                 )
             model_class[mid] = name
+            model_lines[mid] = mline
             members.append(mid)
         info = ClassInfo(name, None if parent == ROOT else parent, members, cline)
         classes.append(info)
@@ -198,7 +202,13 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
             path, f"line 2 announces {n_models} models but the classes list {len(models)}", line=2
         )
     return Classification(
-        str(path), version, classes, models, model_class, norm.note(f".cla file {Path(path).name}")
+        str(path),
+        version,
+        classes,
+        models,
+        model_class,
+        norm.note(f".cla file {Path(path).name}"),
+        model_lines,
     )
 
 

@@ -116,15 +116,17 @@ def top_k_of_matrix(run: MatrixRun, assessment: Assessment, k: int) -> TopKRun:
             "this matrix's float64 values is not made from keys of 32 bits "
             "(--max-rank cuts its lists after a full ranking)",
         )
-    return TopKRun(
+    top = TopKRun(
         run.name,
         MatrixPieces(run.matrix),
         assessment,
         k,
         source=run.source,
         format=f"{run.format}, first {k}",
-        warnings=[*run.warnings, _top_k_note(assessment, k)],
+        warnings=[*run.warnings, *_top_k_note(assessment, k)],
     )
+    top.positional = run.positional  # the matrix-order check reads the whole rows
+    return top
 
 
 # -- runs ------------------------------------------------------------------------
@@ -293,28 +295,37 @@ def _self_note(a: Assessment) -> list[DataWarning]:
             "(at distance 0 or so); the profile's self-match rule applies: taken out by "
             "default, kept with --keep-self",
             n,
+            advice=", kept with --keep-self",
         )
     ]
 
 
-def _top_k_note(a: Assessment, k: int) -> DataWarning:
+def _top_k_note(a: Assessment, k: int) -> list[DataWarning]:
     """Which measures a cut at rank K leaves exact and which become bounds;
-    the count is the queries whose R (relevant items) exceeds K."""
+    the count is the queries whose R (relevant items) exceeds K.  Nothing
+    when K cuts no list (every query keeps its whole list, its own item
+    aside: every value is exact, none a bound)."""
+    reach = np.where(a.query_items >= 0, k + 1, k)  # a query's own item is kept besides K
+    if (reach >= a.n_items).all():
+        return []
     counts = np.diff(a.indptr)
     qidx = np.repeat(np.arange(a.n_queries), counts)
     own = a.judged_items == a.query_items[qidx]  # a query's own item is not counted in R
     n_rel = counts - np.bincount(qidx[own], minlength=a.n_queries)
     over = int((n_rel > k).sum())
     exact = f"nn, and p, r, cg, dcg, ncg, ndcg @K for K <= {k}" + (", e_measure" if k >= 32 else "")
-    return DataWarning(
-        "top_k",
-        f"only each query's first {k} results are kept (--top-k {k}): exact are {exact}; "
-        f"ft, ft_psb and map@r where R <= {k}, st and st_psb where 2R <= {k}; the others "
-        "(ap, adr, dcg_psb, recall, tp/fp/fn/tn, acc, e_measure below 32, the curves past "
-        f"rank {k}) see only the first {k}: items past it count as not retrieved "
-        "(ap, adr, dcg_psb and recall become lower bounds); queries with R > K",
-        over,
-    )
+    return [
+        DataWarning(
+            "top_k",
+            f"only each query's first {k} results are kept (--top-k {k}): exact are {exact}; "
+            f"ft, ft_psb and map@r where R <= {k}, st and st_psb where 2R <= {k}; the others "
+            "(ap, adr, dcg_psb, recall, tp/fp/fn/tn, acc, e_measure below 32, the curves past "
+            f"rank {k}) see only the first {k}: items past it count as not retrieved "
+            "(ap, adr, dcg_psb and recall become lower bounds); queries with R > K",
+            over,
+            advice=f" (--top-k {k})",
+        )
+    ]
 
 
 def read_embeddings(
@@ -368,7 +379,7 @@ def read_embeddings(
             top_k,
             source=f.path,
             format=_describe(f, metric) + f", first {top_k}",
-            warnings=notes + [_top_k_note(assessment, top_k)],
+            warnings=notes + _top_k_note(assessment, top_k),
         )
     else:
         run = EmbeddingRun(

@@ -10,7 +10,6 @@ from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import Run
 from .numparse import parse_floats
-from .order import order_note
 from .rowsort import rank_pairs, rank_rows
 from .source import a, default_name, open_source
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
@@ -55,6 +54,7 @@ class MatrixRun(Run):
         self.n_items = assessment.n_items
         self.item_ids = assessment.item_ids
         self._base_warnings = list(warnings)
+        self.positional = matrix  # the matrix-order check reads its rows again
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
         self._line_of_row = line_of_row
         #: the reader checked every value is finite (ranking skips the NaN check)
@@ -270,7 +270,7 @@ def read_binary_matrix(
         source=str(path),
         format="PSB binary matrix (float32)",
         finite=True,
-        warnings=notes + order_note(m, assessment),
+        warnings=notes,
     )
 
 
@@ -314,7 +314,7 @@ def read_ascii_matrix(
         source=str(path),
         format="ASCII matrix",
         finite=True,
-        warnings=notes + order_note(m, assessment),
+        warnings=notes,
     )
 
 
