@@ -323,3 +323,59 @@ def test_check_and_compare_take_the_cluster_too(tmp_path, client, capsys):
         cmp = ["compare", *args, "--measure", "map", "--resamples", "200", "--seed", "1"]
         assert main([*cmp, "--json", str(tmp_path / f"k{i}.json"), *extra]) == 0
     assert (tmp_path / "k0.json").read_bytes() == (tmp_path / "k1.json").read_bytes()
+
+
+def _one_array(folder: Path, dim: int) -> list[str]:
+    """The contest of :func:`_embeddings` with its features in one .npy
+    (queries first), its rows named by an ids file (``--ids``)."""
+    args = _embeddings(folder, dim=dim)
+    z = np.load(args[3])
+    np.save(folder / "x.npy", np.concatenate([z["query_features"], z["gallery_features"]]))
+    ids = [*z["query_ids"].tolist(), *z["gallery_ids"].tolist()]
+    (folder / "rows.txt").write_text("".join(f"{i}\n" for i in ids))
+    return [*args[:3], str(folder / "x.npy"), "--ids", str(folder / "rows.txt")]
+
+
+@pytest.mark.parametrize("extra", [["--top-k", "20"], []], ids=["top-k", "every item"])
+def test_feature_files_are_read_by_the_workers_never_sent(tmp_path, client, monkeypatch, extra):
+    """f05: what the client sends of a run of features read from a file is
+    where the workers read them from, never the values: the same size for 8
+    and 512 dimensions (0.1 and 6.6 MB of features), one array (.npy) or
+    two (.npz), a few bytes a row (ids, the rows' places and norms); no
+    "Sending large graph" warning of Dask's."""
+    import pickle
+    import warnings
+
+    import dask
+    from shrec_eval import Assessment
+
+    sent: list[int] = []  # the sizes of the runs sent (the assessment is sent too, as it is)
+    real = dist._put
+
+    def put(c, obj):
+        if not isinstance(obj, Assessment):
+            sent.append(len(pickle.dumps(obj)))
+        return real(c, obj)
+
+    monkeypatch.setattr(dist, "_put", put)
+    sizes = {}
+    for dim in (8, 512):
+        for layout in ("npy", "npz"):
+            folder = tmp_path / f"{layout}{dim}"
+            folder.mkdir()
+            args = _one_array(folder, dim) if layout == "npy" else _embeddings(folder, dim=dim)
+            sent.clear()
+            out = str(folder / "x.json")
+            with (
+                warnings.catch_warnings(record=True) as caught,
+                dask.config.set({"distributed.admin.large-graph-warning-threshold": "500kB"}),
+            ):
+                warnings.simplefilter("always")
+                cmd = ["evaluate", *args, "--metric", "dot", *extra, "--json", out]
+                assert main([*cmd, "--dask", client.scheduler.address]) == 0
+            assert not [w for w in caught if "large graph" in str(w.message)]
+            sizes[layout, dim] = sum(sent), os.path.getsize(args[3])
+    for layout in ("npy", "npz"):
+        (small, _), (large, features) = sizes[layout, 8], sizes[layout, 512]
+        assert sent and abs(large - small) < 200, sizes
+        assert large < features / 50, sizes

@@ -161,7 +161,9 @@ def _put(client, obj):
     again if the worker holding it is lost (scattered data would be gone,
     and the tasks that need it with it)."""
     with warnings.catch_warnings():  # a TREC run held in memory may be large
-        warnings.filterwarnings("ignore", message=".*[Ll]arge object", category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=".*([Ll]arge object|[Ll]arge graph)", category=UserWarning
+        )
         return client.submit(_same, obj, pure=False, retries=2)
 
 
