@@ -130,7 +130,7 @@ def test_features_truncated_while_scored_are_an_error_and_the_app_keeps_running(
     _drop(win, [tmp_path / "cut.npy"])
     qtbot.waitUntil(lambda: bool(win.errors), timeout=10000)
     wait_idle(qtbot, win)
-    assert "cut.npy: the file ended after 5000 bytes while it was read" in win.errors[-1]
+    assert "cut.npy: the file ended after 5,000 bytes while it was read" in win.errors[-1]
     assert "truncated or rewritten while it was scored" in win.errors[-1]
     failed = [e.name for e in win.controller.entries.values() if e.error is not None]
     assert failed == ["cut.npy"]

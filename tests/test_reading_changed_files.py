@@ -116,14 +116,14 @@ def test_the_messages_say_what_the_file_should_hold(tmp_path):
     for kind, words in (
         ("npy", f"the .npy file's header declares {N} x {DIM} float32, {4 * N * DIM:,} bytes"),
         ("npz", f"its member features is {N} x {DIM} float32, bytes "),
-        ("matrix", f"a binary float32 matrix of {N} x {N} has {4 * N * N} bytes"),
+        ("matrix", f"a binary float32 matrix of {N} x {N} has {4 * N * N:,} bytes"),
     ):
         path = _write(tmp_path, kind)
         run = load_run(path, a)
         os.truncate(path, 1000)
         with pytest.raises(FormatError) as e:
             evaluate(a, run)
-        assert e.value.message.startswith("the file ended after 1000 bytes while it was read; ")
+        assert e.value.message.startswith("the file ended after 1,000 bytes while it was read; ")
         assert words in e.value.message, e.value.message
 
 

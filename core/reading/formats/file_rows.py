@@ -87,7 +87,7 @@ class FileRows:
         what = f"; {self.what}" if self.what else ""
         return FormatError(
             self.path,
-            f"the file ended after {end} bytes while it was read{what} (was it truncated or "
+            f"the file ended after {end:,} bytes while it was read{what} (was it truncated or "
             "rewritten while it was scored?)",
         )
 
@@ -148,7 +148,7 @@ class FileRows:
         if now[0] < self.offset + self.nbytes:
             raise self._error(now[0])
         how = (
-            f"it had {self.stamp[0]} bytes when it was opened, it has {now[0]}"
+            f"it had {self.stamp[0]:,} bytes when it was opened, it has {now[0]:,}"
             if now[0] != self.stamp[0]
             else "its modification time is not the one it had when it was opened"
         )

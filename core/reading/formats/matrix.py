@@ -204,7 +204,7 @@ def read_binary_matrix(
                 path,
                 (q, t),
                 "<f4",
-                what=f"a binary float32 matrix of {q} x {t} has {4 * q * t} bytes",
+                what=f"a binary float32 matrix of {q} x {t} has {4 * q * t:,} bytes",
             )
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
