@@ -505,3 +505,23 @@ def test_feature_files_are_read_by_the_workers_never_sent(tmp_path, client, monk
         (small, _), (large, features) = sizes[layout, 8], sizes[layout, 512]
         assert sent and abs(large - small) < 200, sizes
         assert large < features / 50, sizes
+
+
+@pytest.mark.parametrize("top_k", [None, 20])
+def test_a_feature_file_changed_under_the_workers_is_an_error_naming_it(
+    tmp_path, client, top_k
+):
+    """f03 on a cluster: a feature file truncated after the client read it
+    is, on the workers that read it, the error of one machine, naming it."""
+    from shrec_eval.errors import FormatError
+    from shrec_eval.reading.readers import load_assessment, load_run
+
+    args = _one_array(tmp_path, 64)
+    a = load_assessment(args[0], collection=args[2])
+    run = load_run(args[3], a, ids=args[5], metric="dot", top_k=top_k)
+    os.truncate(args[3], 20000)
+    with pytest.raises(FormatError) as e:
+        dist.evaluate(client, a, run)
+    assert e.value.path == args[3]
+    assert "the file ended after 20,000 bytes while it was read" in e.value.message
+    _nothing_left(client)

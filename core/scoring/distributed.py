@@ -326,6 +326,9 @@ def _wait(
             for future, result in batch:
                 if isinstance(result, BaseException):  # a cancelled future (another client?)
                     raise result
+                if future.status == "error":  # the task's own error, as on one machine
+                    _, exc, tb = result
+                    raise exc.with_traceback(tb)
                 done(future, result)
     except BaseException:
         client.cancel([*futures, *data], force=True)
