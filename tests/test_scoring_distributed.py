@@ -341,7 +341,8 @@ def test_a_refused_connection_is_said_at_once(tmp_path, capsys):
 def test_a_port_where_no_scheduler_speaks_is_said(monkeypatch):
     """A program that accepts the connection but is not a Dask scheduler
     (Dask would wait for its handshake for ever): said after CONNECT_WAIT;
-    one that closes the connection at once, at once."""
+    one that closes the connection at once, at once; one that speaks other
+    words (an SSH server), in the tool's words."""
     monkeypatch.setattr(dist, "CONNECT_WAIT", 0.5)
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
@@ -367,6 +368,25 @@ def test_a_port_where_no_scheduler_speaks_is_said(monkeypatch):
             with dist.connect(f"tcp://127.0.0.1:{port}"):
                 pass
         t.join()
+    with socket.socket() as ssh:  # speaks first, not Dask's words (Dask: a MemoryError)
+        ssh.bind(("127.0.0.1", 0))
+        ssh.listen(2)
+        port = ssh.getsockname()[1]
+        conns = []
+
+        def banner():
+            for _ in range(2):  # the probe, then Dask
+                conn, _ = ssh.accept()
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+                conns.append(conn)
+
+        t = threading.Thread(target=banner, daemon=True)
+        t.start()
+        with pytest.raises(OptionsError, match="cannot connect to a Dask scheduler there"):
+            with dist.connect(f"tcp://127.0.0.1:{port}"):
+                pass
+        for conn in conns:
+            conn.close()
 
 
 def test_unreachable_hosts_and_tls_without_settings(monkeypatch):
@@ -508,9 +528,7 @@ def test_feature_files_are_read_by_the_workers_never_sent(tmp_path, client, monk
 
 
 @pytest.mark.parametrize("top_k", [None, 20])
-def test_a_feature_file_changed_under_the_workers_is_an_error_naming_it(
-    tmp_path, client, top_k
-):
+def test_a_feature_file_changed_under_the_workers_is_an_error_naming_it(tmp_path, client, top_k):
     """f03 on a cluster: a feature file truncated after the client read it
     is, on the workers that read it, the error of one machine, naming it."""
     from shrec_eval.errors import FormatError

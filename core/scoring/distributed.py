@@ -227,8 +227,8 @@ def connect(scheduler: str) -> Iterator:
     _reachable(where, shown)
     try:
         client = distributed.Client(where.address, timeout=30)
-    except (OSError, ValueError, TypeError) as exc:  # (TimeoutError is an OSError)
-        reason = str(exc) or exc.__class__.__name__
+    except Exception as exc:  # Dask's, whatever answers there (a MemoryError for an SSH server)
+        reason = f"{exc.__class__.__name__}: {exc}" if str(exc) else exc.__class__.__name__
         raise OptionsError(
             f"--dask {shown}: cannot connect to a Dask scheduler there ({reason})"
         ) from None
