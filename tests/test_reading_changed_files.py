@@ -144,6 +144,8 @@ def test_file_rows_give_the_arrays_rows(tmp_path, order, dtype):
         slice(10, 20),
         slice(90, 200),
         slice(5, 60, 7),
+        slice(None, None, -3),
+        slice(80, 2, -1),
         slice(30, 10),
         3,
         -1,

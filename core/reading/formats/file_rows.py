@@ -160,8 +160,9 @@ class FileRows:
     def __getitem__(self, key) -> np.ndarray:
         if isinstance(key, slice):
             start, stop, step = key.indices(self.shape[0])
-            block = self._read([start], [max(stop, start)])
-            return block if step == 1 else block[::step]
+            if step != 1:
+                return self[np.arange(start, stop, step)]
+            return self._read([start], [max(stop, start)])
         rows = np.asarray(key, dtype=np.int64)
         if rows.ndim == 0:
             r = int(rows) + (self.shape[0] if int(rows) < 0 else 0)
