@@ -4,6 +4,8 @@ line scores them, and shown in the Summary."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,43 @@ def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch)
     a = load_assessment(cla)
     want = evaluate(a, load_run(tmp_path / "net.npy", a, metric="dot", top_k=5))
     assert np.array_equal(entry.result.values, want.values, equal_nan=True)
+
+
+def test_features_truncated_while_scored_are_an_error_and_the_app_keeps_running(
+    win, qtbot, tmp_path, monkeypatch
+):
+    """A feature file truncated between its reading and its scoring (f03):
+    the run's error names the file (the app scores in its own process: a
+    mapping's SIGBUS would end it), the other run's results stay."""
+    from shrec_eval.reading.formats import distances
+
+    labels = np.repeat(np.arange(4), 10)
+    cla = write_cla(
+        tmp_path / "s.cla",
+        [(f"c{c}", "0", [str(m) for m in np.flatnonzero(labels == c)]) for c in range(4)],
+    )
+    rng = np.random.default_rng(2)
+    np.save(tmp_path / "kept.npy", rng.standard_normal((40, 256)).astype("f4"))
+    np.save(tmp_path / "cut.npy", rng.standard_normal((40, 256)).astype("f4"))
+    _drop(win, [cla, tmp_path / "kept.npy"])
+    qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
+    wait_idle(qtbot, win, 1)
+    kept = next(iter(win.controller.entries.values()))
+    before = kept.result.column("nn")
+    real = distances.Distances.__init__
+
+    def init(self, *args, **kwargs):  # read and checked; then cut short
+        real(self, *args, **kwargs)
+        if self.path.endswith("cut.npy"):
+            os.truncate(self.path, 5000)
+
+    monkeypatch.setattr(distances.Distances, "__init__", init)
+    _drop(win, [tmp_path / "cut.npy"])
+    qtbot.waitUntil(lambda: bool(win.errors), timeout=10000)
+    wait_idle(qtbot, win)
+    assert "cut.npy: the file ended after 5,000 bytes while it was read" in win.errors[-1]
+    assert "truncated or rewritten while it was scored" in win.errors[-1]
+    failed = [e.name for e in win.controller.entries.values() if e.error is not None]
+    assert failed == ["cut.npy"]
+    assert np.array_equal(kept.result.column("nn"), before)
+    assert win.isVisible()

@@ -25,6 +25,7 @@ from shrec_eval.contest import Contest, RunSource
 from shrec_eval.errors import ContestFileError, FormatError
 from shrec_eval.reading.formats import distances as tiles
 from shrec_eval.reading.formats import embeddings as emb
+from shrec_eval.reading.formats.file_rows import FileRows
 from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff
 from shrec_eval.scoring.measures import measure_by_key, resolve
 from tiers import examples
@@ -154,8 +155,10 @@ def test_ids_in_any_order_score_as_rows_in_item_order(tmp_path, small_tiles):
     (tmp_path / "ids.txt").write_text("".join(f"{i}\n" for i in perm))
     a = load_assessment(cla)
     in_order = evaluate(a, load_run(tmp_path / "f.npy", a))
-    # an uncompressed .npz is memory-mapped (never read whole), a compressed one read
-    assert isinstance(emb.load_features(tmp_path / "shuffled.npz").gallery, np.memmap)
+    # an uncompressed .npz is read from the file a block of rows at a time
+    # (never whole, never memory-mapped), a compressed one read whole
+    assert isinstance(emb.load_features(tmp_path / "shuffled.npz").gallery, FileRows)
+    assert isinstance(emb.load_features(tmp_path / "packed.npz").gallery, np.ndarray)
     for run in (
         load_run(tmp_path / "shuffled.npz", a),
         load_run(tmp_path / "packed.npz", a),

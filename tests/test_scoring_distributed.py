@@ -13,7 +13,11 @@ them.  shapenet17 shards each of its datasets."""
 from __future__ import annotations
 
 import os
+import re
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -249,11 +253,153 @@ def test_without_dask_the_option_says_how_to_install_it(tmp_path, monkeypatch, c
     assert "pip install 'shrec-eval[dask]'" in capsys.readouterr().err
 
 
-def test_bad_schedulers_are_refused():
-    for bad, words in (("local:0", "from 1 to 1024"), ("local:x", "'x'"), ("host:1", "tcp://")):
-        with pytest.raises(OptionsError, match=words):
-            with dist.connect(bad):
+BAD_SCHEDULERS = [
+    ("local:0", "from 1 to 1024, not '0'"),
+    ("local:x", "from 1 to 1024, not 'x'"),
+    ("local:-2", "from 1 to 1024, not '-2'"),
+    ("host:1", "or a scheduler's address, tcp://HOST:PORT, such as tcp://host:8786, not 'host:1'"),
+    ("", "not ''"),
+    ("tcp://", "'tcp://': the address has no host"),
+    ("tcp://:8786", "the address has no host"),
+    ("tcp://127.0.0.1", "the address has no port; tcp://127.0.0.1:PORT was expected"),
+    ("tcp://[::1", "the IPv6 host '[::1' lacks its closing ']'"),
+    ("tcp://[::1]", "no port after [::1]"),
+    ("tcp://[::g]:8786", "[::g] is not an IPv6 address"),
+    ("tcp://::1:8786", "must be written in brackets: [::1]:PORT"),
+    ("inproc://x", "the scheme 'inproc://' is not one shrec-eval connects with"),
+    ("ucx://127.0.0.1:1", "the scheme 'ucx://' is not one"),
+    ("ws://127.0.0.1:1", "the scheme 'ws://' is not one"),
+    ("tcp://127.0.0.1:99999", "the port 99999 is out of range; a port is from 1 to 65535"),
+    ("tcp://127.0.0.1:0", "the port 0 is out of range"),
+    ("tcp://127.0.0.1:80a", "the port '80a' is not a number"),
+    ("tcp://127.0.0.1:٨٧", "the port '٨٧' is not a number"),
+    ("tcp://127.0.0.1:8786/x", "is not HOST:PORT (no path, user or spaces"),
+    ("tcp://me@host:8786", "is not HOST:PORT"),
+    ("tcp://my host:8786", "is not HOST:PORT"),
+    ("tcp://-bad-:8786", "'-bad-' is not a host name or an IP address"),
+    ("tcp://a..b:8786", "'a..b' is not a host name"),
+]
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"), BAD_SCHEDULERS, ids=[b or "empty" for b, _ in BAD_SCHEDULERS]
+)
+def test_bad_schedulers_are_refused_naming_the_bad_part(bad, words):
+    """f10: every --dask string checked before anything connects (Dask is
+    not even asked), the message naming what is wrong."""
+    with pytest.raises(OptionsError) as e:
+        dist.parse_scheduler(bad)
+    assert words in str(e.value)
+    with pytest.raises(OptionsError, match=re.escape(words)):
+        with dist.connect(bad):
+            pass
+
+
+def test_good_schedulers_are_read():
+    assert dist.parse_scheduler(" local:3 ") == dist.Scheduler(workers=3)
+    assert dist.parse_scheduler("local") == dist.Scheduler(workers=1)
+    for text, address in (
+        ("tcp://10.1.2.3:8786", "tcp://10.1.2.3:8786"),
+        ("TCP://Node-7.cluster.example:1", "tcp://Node-7.cluster.example:1"),
+        ("tcp://[::1]:65535", "tcp://[::1]:65535"),
+        ("tls://login_2:8786", "tls://login_2:8786"),
+    ):
+        assert dist.parse_scheduler(text).address == address
+
+
+def test_the_command_line_checks_the_scheduler_before_reading(tmp_path, capsys):
+    """A bad --dask is said before the contest is read (here: a missing
+    assessment), in the tool's words, exit 2, for every command taking it."""
+    for command in ("evaluate", "check", "compare"):
+        for bad, words in (("tcp://[::1", "lacks its closing"), ("inproc://x", "scheme")):
+            args = [command, str(tmp_path / "missing.cla"), str(tmp_path / "m.txt")]
+            args += ["--measure", "map"] if command == "compare" else []
+            assert main([*args, "--dask", bad]) == 2
+            err = capsys.readouterr().err
+            assert words in err and "missing.cla" not in err and "unexpected" not in err, err
+
+
+def _closed_port() -> int:
+    """A local port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_refused_connection_is_said_at_once(tmp_path, capsys):
+    """f10: nothing listening is said within CONNECT_WAIT (5 s), where Dask
+    retries for its whole time-out (30 s)."""
+    cla, runs = _cla_contest(tmp_path)
+    port = _closed_port()
+    start = time.monotonic()
+    assert main(["evaluate", str(cla), str(runs[0]), "--dask", f"tcp://127.0.0.1:{port}"]) == 2
+    assert time.monotonic() - start < 5
+    err = capsys.readouterr().err
+    assert f"the connection was refused: nothing listens on port {port} of 127.0.0.1" in err
+
+
+def test_a_port_where_no_scheduler_speaks_is_said(monkeypatch):
+    """A program that accepts the connection but is not a Dask scheduler
+    (Dask would wait for its handshake for ever): said after CONNECT_WAIT;
+    one that closes the connection at once, at once; one that speaks other
+    words (an SSH server), in the tool's words."""
+    monkeypatch.setattr(dist, "CONNECT_WAIT", 0.5)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        port = silent.getsockname()[1]
+        start = time.monotonic()
+        with pytest.raises(OptionsError, match="it said nothing in 0.5 s"):
+            with dist.connect(f"tcp://127.0.0.1:{port}"):
                 pass
+        assert time.monotonic() - start < 3
+    with socket.socket() as closing:
+        closing.bind(("127.0.0.1", 0))
+        closing.listen(1)
+        port = closing.getsockname()[1]
+
+        def close_it():
+            conn, _ = closing.accept()
+            conn.close()
+
+        t = threading.Thread(target=close_it)
+        t.start()
+        with pytest.raises(OptionsError, match="is not a Dask scheduler .it closed the connection"):
+            with dist.connect(f"tcp://127.0.0.1:{port}"):
+                pass
+        t.join()
+    with socket.socket() as ssh:  # speaks first, not Dask's words (Dask: a MemoryError)
+        ssh.bind(("127.0.0.1", 0))
+        ssh.listen(2)
+        port = ssh.getsockname()[1]
+        conns = []
+
+        def banner():
+            for _ in range(2):  # the probe, then Dask
+                conn, _ = ssh.accept()
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+                conns.append(conn)
+
+        t = threading.Thread(target=banner, daemon=True)
+        t.start()
+        with pytest.raises(OptionsError, match="cannot connect to a Dask scheduler there"):
+            with dist.connect(f"tcp://127.0.0.1:{port}"):
+                pass
+        for conn in conns:
+            conn.close()
+
+
+def test_unreachable_hosts_and_tls_without_settings(monkeypatch):
+    def no_answer(*args, **kwargs):
+        raise TimeoutError
+
+    with pytest.raises(OptionsError, match="tls:// needs Dask's TLS settings"):
+        with dist.connect("tls://127.0.0.1:8786"):
+            pass
+    monkeypatch.setattr(socket, "create_connection", no_answer)
+    with pytest.raises(OptionsError, match="did not answer on port 8786 within 5 s"):
+        with dist.connect("tcp://10.1.2.3:8786"):
+            pass
 
 
 def test_the_app_command_without_qt_says_how_to_install_it(monkeypatch, capsys):
@@ -323,3 +469,77 @@ def test_check_and_compare_take_the_cluster_too(tmp_path, client, capsys):
         cmp = ["compare", *args, "--measure", "map", "--resamples", "200", "--seed", "1"]
         assert main([*cmp, "--json", str(tmp_path / f"k{i}.json"), *extra]) == 0
     assert (tmp_path / "k0.json").read_bytes() == (tmp_path / "k1.json").read_bytes()
+
+
+def _one_array(folder: Path, dim: int) -> list[str]:
+    """The contest of :func:`_embeddings` with its features in one .npy
+    (queries first), its rows named by an ids file (``--ids``)."""
+    args = _embeddings(folder, dim=dim)
+    z = np.load(args[3])
+    np.save(folder / "x.npy", np.concatenate([z["query_features"], z["gallery_features"]]))
+    ids = [*z["query_ids"].tolist(), *z["gallery_ids"].tolist()]
+    (folder / "rows.txt").write_text("".join(f"{i}\n" for i in ids))
+    return [*args[:3], str(folder / "x.npy"), "--ids", str(folder / "rows.txt")]
+
+
+@pytest.mark.parametrize("extra", [["--top-k", "20"], []], ids=["top-k", "every item"])
+def test_feature_files_are_read_by_the_workers_never_sent(tmp_path, client, monkeypatch, extra):
+    """f05: what the client sends of a run of features read from a file is
+    where the workers read them from, never the values: the same size for 8
+    and 512 dimensions (0.1 and 6.6 MB of features), one array (.npy) or
+    two (.npz), a few bytes a row (ids, the rows' places and norms); no
+    "Sending large graph" warning of Dask's."""
+    import pickle
+    import warnings
+
+    import dask
+    from shrec_eval import Assessment
+
+    sent: list[int] = []  # the sizes of the runs sent (the assessment is sent too, as it is)
+    real = dist._put
+
+    def put(c, obj):
+        if not isinstance(obj, Assessment):
+            sent.append(len(pickle.dumps(obj)))
+        return real(c, obj)
+
+    monkeypatch.setattr(dist, "_put", put)
+    sizes = {}
+    for dim in (8, 512):
+        for layout in ("npy", "npz"):
+            folder = tmp_path / f"{layout}{dim}"
+            folder.mkdir()
+            args = _one_array(folder, dim) if layout == "npy" else _embeddings(folder, dim=dim)
+            sent.clear()
+            out = str(folder / "x.json")
+            with (
+                warnings.catch_warnings(record=True) as caught,
+                dask.config.set({"distributed.admin.large-graph-warning-threshold": "500kB"}),
+            ):
+                warnings.simplefilter("always")
+                cmd = ["evaluate", *args, "--metric", "dot", *extra, "--json", out]
+                assert main([*cmd, "--dask", client.scheduler.address]) == 0
+            assert not [w for w in caught if "large graph" in str(w.message)]
+            sizes[layout, dim] = sum(sent), os.path.getsize(args[3])
+    for layout in ("npy", "npz"):
+        (small, _), (large, features) = sizes[layout, 8], sizes[layout, 512]
+        assert sent and abs(large - small) < 200, sizes
+        assert large < features / 50, sizes
+
+
+@pytest.mark.parametrize("top_k", [None, 20])
+def test_a_feature_file_changed_under_the_workers_is_an_error_naming_it(tmp_path, client, top_k):
+    """f03 on a cluster: a feature file truncated after the client read it
+    is, on the workers that read it, the error of one machine, naming it."""
+    from shrec_eval.errors import FormatError
+    from shrec_eval.reading.readers import load_assessment, load_run
+
+    args = _one_array(tmp_path, 64)
+    a = load_assessment(args[0], collection=args[2])
+    run = load_run(args[3], a, ids=args[5], metric="dot", top_k=top_k)
+    os.truncate(args[3], 20000)
+    with pytest.raises(FormatError) as e:
+        dist.evaluate(client, a, run)
+    assert e.value.path == args[3]
+    assert "the file ended after 20,000 bytes while it was read" in e.value.message
+    _nothing_left(client)

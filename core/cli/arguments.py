@@ -1,8 +1,8 @@
 """From parsed arguments to what a command works on: the options (EvalOptions)
 and the contest the arguments name (contest_of: a contest file, or an
 assessment and runs), its embedding and gallery settings, the outputs
-checked by the gate before anything is read, the measures asked for and the
-profile whose text output --format names."""
+checked by the gate before anything is read (and --dask's scheduler), the
+measures asked for and the profile whose text output --format names."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from ..outputs.native import NativeError, check_native
 from ..profiles import REGISTRY, get_profile, options_given
 from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
+from ..scoring.distributed import parse_scheduler
 from ..scoring.measures import (
     UnknownMeasureError,
     expand,
@@ -323,7 +324,10 @@ def guarded_contest(args, options: EvalOptions, *outputs: str, check=None) -> Co
     vectors' settings fitted), then ``check(contest)`` (a command's own
     checks of its options), then the files the command writes through the
     output gate before any work: ``outputs`` names those options of the
-    command (``json``, ``csv``, ``report``, ``native``, ``save_contest``)."""
+    command (``json``, ``csv``, ``report``, ``native``, ``save_contest``).
+    ``--dask``'s scheduler is checked first."""
+    if getattr(args, "dask", None) is not None:
+        parse_scheduler(args.dask)  # before anything is read or connects
     contest = _fit_embedding_options(args, contest_of(args, options))
     if check is not None:
         check(contest)

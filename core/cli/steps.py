@@ -101,7 +101,7 @@ def _score(contest: Contest, assessment=None, runs: list | None = None, client=N
 def _cluster(args):
     """The Dask client of ``--dask SCHEDULER`` (None without it)."""
     scheduler = getattr(args, "dask", None)
-    if not scheduler:
+    if scheduler is None:
         yield None
         return
     from ..scoring.distributed import connect

@@ -25,9 +25,13 @@ is replaced and its tasks run again by Dask, and the result is the same.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import re
+import socket
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,7 +43,7 @@ from ..options import EvalOptions
 from .engine import Cancelled, QueryScores, Scoring
 from .results import RunResult
 
-__all__ = ["INSTALL_HINT", "connect", "evaluate", "query_shards"]
+__all__ = ["INSTALL_HINT", "Scheduler", "connect", "evaluate", "parse_scheduler", "query_shards"]
 
 INSTALL_HINT = (
     "--dask needs Dask's distributed scheduler, which is not installed: "
@@ -57,27 +61,149 @@ def _distributed():
     return distributed
 
 
-@contextlib.contextmanager
-def connect(scheduler: str) -> Iterator:
-    """A ``dask.distributed.Client`` for ``--dask SCHEDULER``: ``local:N``
-    starts a LocalCluster of N worker processes on this machine (one thread
-    each), closed on leaving; ``tcp://host:port`` (or any address Dask
-    takes) joins a running scheduler."""
-    scheduler = scheduler.strip()
-    if scheduler.startswith("local:") or scheduler == "local":
-        n_text = scheduler.partition(":")[2] or "1"
-        try:
-            n = int(n_text)
-        except ValueError:
-            n = 0
+#: seconds to wait for a scheduler's port to answer before saying it does not
+CONNECT_WAIT = 5.0
+#: the schemes --dask connects with (tls with Dask's TLS settings)
+SCHEMES = ("tcp", "tls")
+_HOST = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
+_USAGE = "local:N (N worker processes on this machine) or a scheduler's address, tcp://HOST:PORT"
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """What ``--dask`` names: ``workers`` processes of a LocalCluster
+    (``local:N``), or a running scheduler's ``scheme``, ``host`` and
+    ``port``."""
+
+    workers: int = 0
+    scheme: str = ""
+    host: str = ""
+    port: int = 0
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}"
+
+
+def parse_scheduler(text: str) -> Scheduler:
+    """``--dask``'s value checked before anything connects (Dask not
+    imported): ``local:N`` with 1 <= N <= 1024, or ``tcp://HOST:PORT`` /
+    ``tls://HOST:PORT`` with a host name or an IP address (IPv6 in
+    brackets) and a port from 1 to 65535; an :class:`OptionsError` naming
+    the part that is not."""
+    given = text
+    text = text.strip()
+
+    def bad(why: str) -> OptionsError:
+        return OptionsError(f"--dask {given!r}: {why}")
+
+    if text == "local" or text.startswith("local:"):
+        n_text = text.partition(":")[2] or "1"
+        n = int(n_text) if n_text.strip().isdigit() else 0
         if not 1 <= n <= 1024:
             raise OptionsError(
                 f"--dask local:N takes a number of worker processes from 1 to 1024, not {n_text!r}"
             )
-        distributed = _distributed()
+        return Scheduler(workers=n)
+    if "://" not in text:
+        raise OptionsError(f"--dask takes {_USAGE}, such as tcp://host:8786, not {given!r}")
+    scheme, _, rest = text.partition("://")
+    if scheme.lower() not in SCHEMES:
+        raise bad(
+            f"the scheme {scheme + '://'!r} is not one shrec-eval connects with; tcp:// (or "
+            "tls:// with Dask's TLS settings) was expected, or local:N"
+        )
+    if not rest:
+        raise bad("the address has no host; tcp://HOST:PORT was expected")
+    if any(c in rest for c in "/?#@") or any(c.isspace() for c in rest):
+        raise bad(f"{rest!r} is not HOST:PORT (no path, user or spaces may follow the scheme)")
+    if rest.startswith("["):  # an IPv6 address: [::1]:8786
+        host, close, after = rest[1:].partition("]")
+        if not close:
+            raise bad(f"the IPv6 host {rest!r} lacks its closing ']'")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise bad(f"[{host}] is not an IPv6 address") from None
+        if not after.startswith(":"):
+            raise bad(f"the address has no port after [{host}]; [{host}]:PORT was expected")
+        port_text = after[1:]
+    else:
+        host, colon, port_text = rest.rpartition(":")
+        if not colon:
+            raise bad(f"the address has no port; {scheme}://{rest}:PORT was expected (8786?)")
+        if not host:
+            raise bad("the address has no host; tcp://HOST:PORT was expected")
+        if ":" in host:
+            raise bad(f"the IPv6 host {host!r} must be written in brackets: [{host}]:PORT")
+        if not _HOST.fullmatch(host) or len(host) > 253:
+            raise bad(f"{host!r} is not a host name or an IP address")
+    if not port_text.isdigit() or not port_text.isascii():
+        raise bad(f"the port {port_text!r} is not a number from 1 to 65535")
+    port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise bad(f"the port {port} is out of range; a port is from 1 to 65535")
+    return Scheduler(scheme=scheme.lower(), host=host, port=port)
+
+
+def _reachable(where: Scheduler, shown: str) -> None:
+    """The scheduler's port answers within :data:`CONNECT_WAIT` seconds (a
+    TCP connection, closed again), and over ``tcp://`` a Dask scheduler
+    speaks there (it sends its handshake first, unasked); else an
+    :class:`OptionsError` saying why.  Dask itself retries a refused
+    connection for its whole time-out, and waits for ever for the handshake
+    of a port where another program listens."""
+    try:
+        sock = socket.create_connection((where.host, where.port), timeout=CONNECT_WAIT)
+    except socket.gaierror as exc:
+        raise OptionsError(
+            f"--dask {shown}: cannot find the host {where.host!r} ({exc.strerror})"
+        ) from None
+    except ConnectionRefusedError:
+        raise OptionsError(
+            f"--dask {shown}: the connection was refused: nothing listens on port "
+            f"{where.port} of {where.host} (is the scheduler running, at this address?)"
+        ) from None
+    except TimeoutError:
+        raise OptionsError(
+            f"--dask {shown}: {where.host} did not answer on port {where.port} within "
+            f"{CONNECT_WAIT:g} s (a firewall, or a machine that is down?)"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        raise OptionsError(f"--dask {shown}: cannot reach the scheduler ({reason})") from None
+    with sock:
+        if where.scheme != "tcp":  # (over TLS the client speaks first)
+            return
+        try:
+            first = sock.recv(1)
+        except TimeoutError:
+            first = None
+        except OSError:
+            first = b""
+    if not first:
+        said = "closed the connection" if first == b"" else f"said nothing in {CONNECT_WAIT:g} s"
+        raise OptionsError(
+            f"--dask {shown}: a program listens on port {where.port} of {where.host}, but it "
+            f"is not a Dask scheduler (it {said}); a scheduler's port is 8786 by default"
+        )
+
+
+@contextlib.contextmanager
+def connect(scheduler: str) -> Iterator:
+    """A ``dask.distributed.Client`` for ``--dask SCHEDULER``: ``local:N``
+    starts a LocalCluster of N worker processes on this machine (one thread
+    each), closed on leaving; ``tcp://HOST:PORT`` (``tls://`` with Dask's
+    TLS settings) joins a running scheduler.  The string is checked first
+    (:func:`parse_scheduler`), then whether the port answers (a refused
+    connection is said at once, no answer after :data:`CONNECT_WAIT` s)."""
+    where = parse_scheduler(scheduler)
+    distributed = _distributed()
+    if where.workers:
         with (
             distributed.LocalCluster(
-                n_workers=n,
+                n_workers=where.workers,
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",  # any free port (8787 may be taken)
@@ -88,16 +214,24 @@ def connect(scheduler: str) -> Iterator:
             _check_versions(client)
             yield client
         return
-    if "://" not in scheduler:
+    shown = where.address
+    if (
+        where.scheme == "tls"
+        and distributed.Security().get_connection_args("client").get("ssl_context") is None
+    ):
         raise OptionsError(
-            f"--dask takes local:N (N worker processes on this machine) or a scheduler's "
-            f"address such as tcp://host:8786, not {scheduler!r}"
+            f"--dask {shown}: tls:// needs Dask's TLS settings for a client, and there are "
+            "none: set distributed.comm.tls.ca-file, .client.cert and .client.key in Dask's "
+            "configuration (or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and the like)"
         )
-    distributed = _distributed()
+    _reachable(where, shown)
     try:
-        client = distributed.Client(scheduler, timeout=30)
-    except OSError as exc:
-        raise OptionsError(f"--dask {scheduler}: cannot reach the scheduler ({exc})") from None
+        client = distributed.Client(where.address, timeout=30)
+    except Exception as exc:  # Dask's, whatever answers there (a MemoryError for an SSH server)
+        reason = f"{exc.__class__.__name__}: {exc}" if str(exc) else exc.__class__.__name__
+        raise OptionsError(
+            f"--dask {shown}: cannot connect to a Dask scheduler there ({reason})"
+        ) from None
     with client:
         _check_versions(client)
         yield client
@@ -161,7 +295,9 @@ def _put(client, obj):
     again if the worker holding it is lost (scattered data would be gone,
     and the tasks that need it with it)."""
     with warnings.catch_warnings():  # a TREC run held in memory may be large
-        warnings.filterwarnings("ignore", message=".*[Ll]arge object", category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=".*([Ll]arge object|[Ll]arge graph)", category=UserWarning
+        )
         return client.submit(_same, obj, pure=False, retries=2)
 
 
@@ -190,6 +326,9 @@ def _wait(
             for future, result in batch:
                 if isinstance(result, BaseException):  # a cancelled future (another client?)
                     raise result
+                if future.status == "error":  # the task's own error, as on one machine
+                    _, exc, tb = result
+                    raise exc.with_traceback(tb)
                 done(future, result)
     except BaseException:
         client.cancel([*futures, *data], force=True)

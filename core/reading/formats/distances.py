@@ -5,7 +5,6 @@ make, written a piece at a time (matrix_pieces)."""
 
 from __future__ import annotations
 
-import mmap
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -14,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...choices import METRICS
-from ...errors import FileAccessError, FormatError
+from ...errors import FormatError
 from ...model.parallel import WORKERS, in_order
 from .blas_threads import (
     one_blas_thread,
@@ -440,21 +439,17 @@ class Distances:
 
     # -- sent to another process (a cluster's worker)
     def __getstate__(self) -> dict:
-        """The features as where they are mapped from (never their data:
-        a worker maps the same file; the cluster's machines share it),
-        arrays in memory as they are; the caches left behind."""
+        """The features as they are: those of a file as where they are
+        read from (:class:`~.file_rows.FileRows`, never their values: a
+        worker reads the same file; the cluster's machines share it), arrays
+        in memory with their values; the caches left behind."""
         # (a worker's BLAS may sum otherwise: it checks the stacked calls again)
         state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local", "_stacks")}
-        state["query"] = _portable(self.query)
-        state["gallery"] = self.query if self.gallery is self.query else _portable(self.gallery)
         state["_tiles_keep"] = self._tiles._keep
         return state
 
     def __setstate__(self, state: dict) -> None:
         keep = state.pop("_tiles_keep")
-        same = state["gallery"] is state["query"]
-        state["query"] = _mapped(state["query"])
-        state["gallery"] = state["query"] if same else _mapped(state["gallery"])
         self.__dict__.update(state)
         self._tiles = _Cache(self._tile, keep=keep)
         self._stacks = {}
@@ -466,25 +461,6 @@ class Distances:
         order, exactly: :mod:`.topk`); one pass over the gallery for all the
         tiles, its pieces split between the two cores."""
         return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
-
-
-def _portable(arr: np.ndarray):
-    """A memory-mapped array as its file, offset, type and shape (mapped
-    again where it is unpickled); any other array as it is."""
-    if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.filename:
-        order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
-        return ("memmap", arr.filename, arr.offset, arr.dtype.str, arr.shape, order)
-    return arr
-
-
-def _mapped(desc) -> np.ndarray:
-    if isinstance(desc, tuple) and desc and desc[0] == "memmap":
-        _, path, offset, dtype, shape, order = desc
-        try:
-            return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
-        except OSError as exc:
-            raise FileAccessError.wrap(path, exc) from exc
-    return desc
 
 
 class MatrixPieces:
@@ -505,7 +481,7 @@ class MatrixPieces:
 
     def piece(self, t: int, c: int) -> np.ndarray:
         # a binary matrix is read a block of whole rows at a time (never
-        # memory-mapped, so a file cut short is an error, not SIGBUS): the
+        # memory-mapped, so a file cut short is an error, not SIGBUS: FileRows): the
         # tile's rows once (kept by the thread for the tile's next pieces),
         # then the piece's columns
         if getattr(self._strip, "t", None) != t:

@@ -48,8 +48,6 @@ from .distances import (  # noqa: F401
     MatrixPieces,
     _Cache,
     _id_text,
-    _mapped,
-    _portable,
     matrix_pieces,
 )
 from .features import (  # noqa: F401
@@ -66,13 +64,13 @@ from .features import (  # noqa: F401
     _identity,
     _ids_of,
     _index,
-    _mapped_member,
     _member,
     _npy_array,
     _npy_header,
     _objects,
     _rows_for,
     _shape_text,
+    _stored_member,
     _unclosed,
     is_embeddings,
     load_features,

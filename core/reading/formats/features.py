@@ -1,12 +1,14 @@
 """Feature-vector files read under bounds that do not depend on their honesty:
 a .npy or .npz header checked before any value is read (shape, type, the
-inflation of a compressed member), ids from the .npz or a list, and the rows
-of an assessment's queries and items found in them (Features,
-load_features)."""
+inflation of a compressed member), the features then read a block of rows at
+a time from the file (never memory-mapped: :mod:`.file_rows`), ids from the
+.npz or a list, and the rows of an assessment's queries and items found in
+them (Features, load_features)."""
 
 from __future__ import annotations
 
 import io
+import os
 import struct
 import zipfile
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ import numpy as np
 
 from ...errors import FileAccessError, FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment
+from .file_rows import FileRows, file_stamp
 from .ids import IdNormalizer
 from .source import Source, open_source
 
@@ -38,8 +41,8 @@ class Features:
     assessment's item order)."""
 
     path: str
-    query: np.ndarray
-    gallery: np.ndarray
+    query: np.ndarray | FileRows
+    gallery: np.ndarray | FileRows
     query_ids: list[str] | None
     gallery_ids: list[str] | None
     cross: bool
@@ -119,22 +122,36 @@ def _declared(where, name: str, shape: tuple, dtype: np.dtype, have: int, max_ro
     return need
 
 
-def _npy_array(where, data, mapped: bool, max_rows) -> np.ndarray:
-    """The array of a .npy file (memory-mapped when ``mapped``: ``data`` is
-    its path; else ``data`` is a BytesIO of its bytes), its header checked
-    first (:func:`_declared`)."""
-    with open(data, "rb") if mapped else _unclosed(data) as fh:
+def _npy_array(where, data, from_file: bool, max_rows) -> np.ndarray | FileRows:
+    """The array of a .npy file (read a block of rows at a time when
+    ``from_file``, :func:`_file_rows`: ``data`` is its path; else ``data`` is
+    a BytesIO of its bytes), its header checked first (:func:`_declared`)."""
+    with open(data, "rb") if from_file else _unclosed(data) as fh:
         shape, fortran, dtype = _npy_header(fh, where, "the .npy file")
         offset = fh.tell()
         size = fh.seek(0, io.SEEK_END)
-    _declared(where, "the .npy file", shape, dtype, size - offset, max_rows)
-    if not mapped:
+        stamp = file_stamp(os.fstat(fh.fileno())) if from_file else None
+    need = _declared(where, "the .npy file", shape, dtype, size - offset, max_rows)
+    if not from_file:
         data.seek(0)
         return np.load(data, allow_pickle=False)
-    if 0 in shape:
-        return np.empty(shape, dtype)
-    order = "F" if fortran else "C"
-    return np.memmap(data, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+    what = (
+        f"the .npy file's header declares {_shape_text(shape, dtype)}, {need:,} bytes "
+        f"of values after a header of {offset} bytes"
+    )
+    return _file_rows(data, shape, fortran, dtype, offset, what, stamp)
+
+
+def _file_rows(path, shape, fortran, dtype, offset, what, stamp) -> np.ndarray | FileRows:
+    """Features stored in a file from byte ``offset`` on, read a block of
+    rows at a time (:class:`~.file_rows.FileRows`: never memory-mapped, so a
+    file truncated or rewritten while it is scored is an error naming it,
+    not SIGBUS); an array of another shape than two nonzero lengths as a
+    stand-in of that shape and type, holding no value (refused by
+    :func:`_check_features`)."""
+    if len(shape) != 2 or 0 in shape:
+        return np.broadcast_to(np.empty((), dtype), shape)
+    return FileRows(path, shape, dtype, offset=offset, fortran=fortran, what=what, stamp=stamp)
 
 
 @contextmanager
@@ -150,12 +167,12 @@ INFLATE_RATIO = 32
 INFLATE_FLOOR = 256 << 20
 
 
-def _member(where, npz, key: str, mapped: bool, max_rows) -> np.ndarray:
+def _member(where, npz, key: str, from_file: bool, max_rows) -> np.ndarray | FileRows:
     """An array of an ``.npz``: its .npy header read first from the zip,
     its shape and size checked (:func:`_declared`) and, for a compressed
     member, what it would inflate to against the budget, before any value
-    is read; then memory-mapped where it is stored uncompressed (features,
-    ``mapped``), else read."""
+    is read; then read a block of rows at a time from the file where it is
+    stored uncompressed (features, ``from_file``), else read whole."""
     info = npz.zip.getinfo(key + ".npy")
     with npz.zip.open(info) as fh:
         shape, _, dtype = _npy_header(fh, where, key)
@@ -172,8 +189,8 @@ def _member(where, npz, key: str, mapped: bool, max_rows) -> np.ndarray:
                 f"at most ({INFLATE_FLOOR >> 20} MiB for a small one): save features with "
                 "numpy.save or numpy.savez (not compressed: read a block at a time)",
             )
-    if mapped and key.endswith("features"):
-        return _mapped_member(where, npz, key)
+    if from_file and key.endswith("features"):
+        return _stored_member(where, npz, key)
     return npz[key]
 
 
@@ -209,13 +226,15 @@ def _check_features(path, arr: np.ndarray, name: str) -> None:
         raise FormatError(path, f"{name} is empty (shape {arr.shape})")
 
 
-def _mapped_member(path, npz, key: str) -> np.ndarray:
-    """An array of an ``.npz``, memory-mapped where it is stored
-    uncompressed (``numpy.savez``: a ``.npy`` inside the zip, at an offset
-    its local header gives), else read (``savez_compressed``)."""
+def _stored_member(path, npz, key: str) -> np.ndarray | FileRows:
+    """An array of an ``.npz``, read a block of rows at a time from the
+    file where it is stored uncompressed (``numpy.savez``: a ``.npy`` inside
+    the zip, at an offset its local header gives; :func:`_file_rows`), else
+    read whole (``savez_compressed``)."""
     info = npz.zip.getinfo(key + ".npy")
     if info.compress_type == zipfile.ZIP_STORED:
         with open(path, "rb") as fh:
+            stamp = file_stamp(os.fstat(fh.fileno()))
             fh.seek(info.header_offset)
             local = fh.read(30)
             if len(local) == 30 and local[:4] == b"PK\x03\x04":
@@ -229,14 +248,12 @@ def _mapped_member(path, npz, key: str) -> np.ndarray:
                 if read_header is not None:
                     shape, fortran, dtype = read_header(fh)
                     if not dtype.hasobject:
-                        return np.memmap(
-                            path,
-                            dtype=dtype,
-                            mode="r",
-                            offset=fh.tell(),
-                            shape=shape,
-                            order="F" if fortran else "C",
+                        at = fh.tell()
+                        what = (
+                            f"its member {key} is {_shape_text(shape, dtype)}, bytes {at:,} "
+                            f"to {at + int(np.prod(shape)) * dtype.itemsize:,}"
                         )
+                        return _file_rows(path, shape, fortran, dtype, at, what, stamp)
     return npz[key]
 
 

@@ -9,6 +9,7 @@ from ...errors import FileAccessError, FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import Run
+from .file_rows import FileRows
 from .numparse import parse_floats
 from .rowsort import rank_pairs, rank_rows
 from .source import a, default_name, open_source
@@ -108,67 +109,6 @@ class MatrixRun(Run):
         return np.asarray(self.matrix[rows])
 
 
-class BinaryRows:
-    """A binary float32 matrix file read a block of rows at a time, never
-    memory-mapped: a file truncated or rewritten while it is scored is a
-    FormatError naming it, where a mapping kills the process (SIGBUS).  The
-    engine asks for rows a block at a time, so the matrix is never whole in
-    memory; ``np.asarray`` of it reads it whole."""
-
-    ndim = 2
-    dtype = np.dtype("<f4")
-
-    def __init__(self, path, shape: tuple[int, int]) -> None:
-        self.path = path
-        self.shape = shape
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def _read(self, start: int, stop: int) -> np.ndarray:
-        q, t = self.shape
-        out = np.empty((max(stop - start, 0), t), dtype=self.dtype)
-        view = memoryview(out).cast("B")
-        got = 0
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(4 * start * t)
-                while got < len(view):
-                    k = fh.readinto(view[got:])
-                    if not k:
-                        break
-                    got += k
-        except OSError as exc:
-            raise FileAccessError.wrap(self.path, exc) from exc
-        if got < len(view):
-            raise FormatError(
-                self.path,
-                f"the file ended after {4 * start * t + got} bytes while it was read; a binary "
-                f"float32 matrix of {q} x {t} has {4 * q * t} bytes (was it truncated or "
-                "rewritten while it was scored?)",
-            )
-        return out
-
-    def __getitem__(self, key) -> np.ndarray:
-        if isinstance(key, slice):
-            start, stop, step = key.indices(self.shape[0])
-            block = self._read(start, max(stop, start))
-            return block if step == 1 else block[::step]
-        rows = np.asarray(key, dtype=np.int64)
-        if rows.ndim == 0:
-            return self._read(int(rows), int(rows) + 1)[0]
-        if not rows.size:
-            return np.empty((0, self.shape[1]), dtype=self.dtype)
-        lo, hi = int(rows.min()), int(rows.max()) + 1
-        if hi - lo <= 4 * rows.size:  # one read of the span
-            return self._read(lo, hi)[rows - lo]
-        return np.stack([self._read(int(r), int(r) + 1)[0] for r in rows])
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        whole = self._read(0, self.shape[0])
-        return whole if dtype is None else whole.astype(dtype)
-
-
 def _expected_shape(assessment: Assessment) -> tuple[int, int]:
     return assessment.n_queries, assessment.n_items
 
@@ -228,8 +168,9 @@ def read_binary_matrix(
 ) -> MatrixRun:
     """PSB binary matrix: native little-endian float32, no header, Q x T
     entries in the order of the classification; read a block of rows at a
-    time (:class:`BinaryRows`).  ``extra_rows="ignore"`` reads the first Q
-    rows of a longer matrix (with a note)."""
+    time (:class:`~.file_rows.FileRows`, never memory-mapped).
+    ``extra_rows="ignore"`` reads the first Q rows of a longer matrix (with
+    a note)."""
     q, t = _expected_shape(assessment)
     limit = None if extra_rows == "ignore" else 4 * q * t
     src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=limit)
@@ -259,7 +200,12 @@ def read_binary_matrix(
         if src.in_memory:  # a pipe, read once
             m = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
         else:
-            m = BinaryRows(path, (q, t))
+            m = FileRows(
+                path,
+                (q, t),
+                "<f4",
+                what=f"a binary float32 matrix of {q} x {t} has {4 * q * t:,} bytes",
+            )
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
     _check_finite(path, m)
