@@ -9,8 +9,11 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def _isolated_qsettings(tmp_path_factory):
+    """QSettings in a folder of each test module's own: what one module's
+    tests save (columns, recent files, geometry) never reaches another's,
+    whatever order or process (pytest-xdist) runs them in."""
     try:
         from PySide6.QtCore import QSettings
     except ImportError:  # core-only environments
