@@ -270,7 +270,7 @@ def open_window(args, settings=None):
     elif args.demo:
         win.open_demo(given=args.given)
     elif args.files:
-        win.open_files(args.files, given=args.given)
+        win.open_files(args.files, given=args.given, ordered=True)
     return win, closer, autosave
 
 

@@ -16,8 +16,9 @@ from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import get_profile, options_given
+from shrec_eval.reading.contest_fields import contest_roles, is_contest_file
 
-from .worker import Job, classify, user_message
+from .worker import Job, classify, dropped_order, read_assessment, user_message
 
 
 def app_leaves_out(profile) -> str | None:
@@ -51,15 +52,15 @@ class ContestFiles:
         session: tuple[str, str] | None = None,
         view: dict | None = None,
         keep_session: bool = False,
+        loaded=None,
     ) -> None:
-        """Load an assessment in the worker; on success it replaces the
+        """Load an assessment in the worker (``loaded``: read already, by
+        :func:`~shrec_gui.worker.read_assessment`); on success it replaces the
         current one (with ``options``, and the ``session`` (path, name) and
         ``view`` state it came from, or the session open when ``keep_session``)
         and the runs (by default the current ones) are read and scored again;
         on failure nothing changes and the reader is quoted."""
-        why = app_leaves_out(get_profile((options or self.options).profile))
-        if why is not None:
-            self.problem.emit("Cannot open the contest", why)
+        if self._left_out(options or self.options):
             return
         self.fileUsed.emit(str(source.path), False)
         runs = self.run_sources() if runs is None else list(runs)
@@ -73,54 +74,83 @@ class ContestFiles:
             "keep_session": keep_session,
         }
         self._start(
-            Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
+            Job(pairs, options, source, loaded=loaded),
+            f"Reading {Path(source.path).name}…",
+            supersede=True,
         )
 
-    def open_files(self, paths, confirm=None, keep_runs=None, given=None) -> None:
-        """Open files and folders (recent files, drag and drop, command line),
-        told apart by content off the GUI thread: a session, or an assessment
-        first and then the runs.  When a session or an assessment among them
-        would replace what is open, ``confirm()`` is asked first (False: nothing
-        changes); runs alone are added without asking.  A new assessment
-        starts clean (with the runs opened with it) unless ``keep_runs()``
-        answers True (None: nothing changes) for the runs already open.
-        ``given`` (the command line's scoring options: EvalOptions and the
-        fields it wrote) goes over the options of the session or assessment
-        opened."""
-        self.run_task(
-            classify,
-            [str(p) for p in paths],
-            done=lambda kinds: self._open_classified(kinds, confirm, keep_runs, given),
-        )
+    def _left_out(self, options: EvalOptions) -> bool:
+        """Whether the app leaves a contest of these options' profile out (said)."""
+        why = app_leaves_out(get_profile(options.profile))
+        if why is not None:
+            self.problem.emit("Cannot open the contest", why)
+        return why is not None
 
-    def _open_classified(
-        self, kinds: list[tuple[str, str]], confirm=None, keep_runs=None, given=None
-    ) -> None:
-        sessions = [p for p, k in kinds if k == "session"]
-        replaces = sessions or any(k in ("cla", "qrels") for _, k in kinds)
-        if replaces and confirm is not None and not confirm():
+    def open_files(self, paths, confirm=None, keep_runs=None, given=None, *, ordered=False):
+        """Open files and folders (drag and drop; ``ordered``: the command
+        line, a recent file) as the command line takes them (contest_roles):
+        a session alone, or the assessment first and the runs after it.  Not
+        ``ordered`` (dropped together, no order meant), the assessment among
+        them (told by content, off the GUI thread) goes first, and without
+        one they are runs, added.  A file that cannot be read is said before
+        any question.  When a session or an assessment
+        would replace what is open, ``confirm()`` is asked (False: nothing
+        changes).  A new assessment starts clean (with the runs opened with
+        it) unless ``keep_runs()`` answers True (None: nothing changes) for
+        the runs already open.  ``given`` (the command line's scoring options:
+        EvalOptions and the fields it wrote) goes over the options of the
+        session or assessment opened."""
+        paths = [str(p) for p in paths]
+
+        def found(order) -> None:
+            if order is None:  # runs alone: added to the contest open
+                self.add_runs([RunSource(p) for p in paths])
+            else:
+                self._open_paths(order, confirm, keep_runs, given)
+
+        if ordered:  # checked (regular files and folders of a known kind), in this order
+            self.run_task(classify, paths, done=lambda _: found(paths))
+        else:
+            self.run_task(dropped_order, paths, self.assessment is not None, done=found)
+
+    def _open_paths(self, paths, confirm=None, keep_runs=None, given=None) -> None:
+        session, assessment, runs = contest_roles(paths)
+        if session is not None:
+            self.open_session(session, given=given, confirm=confirm)
             return
+        if assessment is None:
+            return
+        sessions = [Path(p).name for p in paths if is_contest_file(p)]
         if sessions:
-            self.open_session(sessions[0], given=given)
+            self.problem.emit(
+                "Cannot open the files",
+                f"{', '.join(sessions)}: a session or contest file opens alone (it names its "
+                f"assessment and runs); nothing was opened of {', '.join(map(str, paths))}.",
+            )
             return
-        assessments = [p for p, k in kinds if k in ("cla", "qrels")]
-        runs = [RunSource(p) for p, _ in kinds if p not in assessments]
-        if assessments:
+        try:
+            options = self.options if given is None else options_given(self.options, *given)
+        except ShrecEvalError as exc:
+            self.problem.emit("Cannot use the options", str(exc))
+            return
+        if self._left_out(options):
+            return
+        source = AssessmentSource(assessment)
+
+        def read(loaded) -> None:  # the assessment can be read: now the questions
+            if confirm is not None and not confirm():
+                return
             keep = bool(self.entries) and keep_runs is not None and keep_runs()
             if keep is None:
                 return
             kept = self.run_sources() if keep else []
-            try:
-                options = self.options if given is None else options_given(self.options, *given)
-            except ShrecEvalError as exc:
-                self.problem.emit("Cannot use the options", str(exc))
-                return
             self.open_assessment(
-                AssessmentSource(assessments[0]), runs=kept + runs, options=options
+                source, runs=kept + [RunSource(p) for p in runs], options=options, loaded=loaded
             )
-            self.fileUsed.emit(assessments[0], True)
-        elif runs:
-            self.add_runs(runs)
+
+        self.run_task(
+            read_assessment, source, options.profile, done=read, title="Cannot open the assessment"
+        )
 
     def run_task(self, fn, *args, done, title: str = "Cannot open the file") -> None:
         """``fn(*args)`` on a file thread; ``done(value)`` on the GUI thread,
@@ -160,18 +190,19 @@ class ContestFiles:
         self.status.emit("Closed. Open the demo, an assessment or a session.")
 
     # -- sessions ---------------------------------------------------------------------
-    def open_session(self, path: str, given=None) -> None:
+    def open_session(self, path: str, given=None, confirm=None) -> None:
         """A session or contest file (the demo manifest's format), read off
         the GUI thread; it takes effect once its assessment has loaded.
         ``given``: the command line's scoring options (EvalOptions, the fields
         it wrote) over the file's, as ``shrec-eval evaluate CONTEST.json``
-        takes them; the session is then unsaved (the file has its own)."""
-        self.run_task(
-            Contest.read,
-            str(path),
-            done=lambda contest, p=str(path): self._open_contest(p, contest, given=given),
-            title="Cannot open the session",
-        )
+        takes them.  ``confirm()`` (the unsaved-changes question) is asked
+        once the file has been read (False: nothing changes)."""
+
+        def read(contest, p=str(path)) -> None:
+            if confirm is None or confirm():
+                self._open_contest(p, contest, given=given)
+
+        self.run_task(Contest.read, str(path), done=read, title="Cannot open the session")
 
     def _open_contest(
         self, path: str, contest: Contest, *, recovered: bool = False, given=None

@@ -97,6 +97,7 @@ class JobQueue:
             self.session_path = None
             self.session_view = {}
             self.assessmentOpened.emit(str(source.path))
+            self.fileUsed.emit(str(source.path), True)  # read: a recent file now
         self.changed.emit()
 
     def _on_assessment_failed(self, gen, source, message) -> None:

@@ -198,10 +198,18 @@ def sniff(path) -> str | None:
     """What a file or folder looks like, from its content: one of the
     assessment or run format names, or None.  A pipe or device is never
     opened here (None); see :func:`classify_path`."""
-    if classify_path(path) not in ("file", "folder") and not isinstance(path, Source):
-        return None
-    found, _ = _candidates(open_source(path), None)
+    found = sniff_all(path)
     return found[0] if found else None
+
+
+def sniff_all(path) -> list[str]:
+    """Every assessment and run format a file's or folder's content fits,
+    the likeliest first (several: a matrix of four whole-number columns
+    reads as qrels too); none for a pipe or device (never opened here)."""
+    if classify_path(path) not in ("file", "folder") and not isinstance(path, Source):
+        return []
+    found, _ = _candidates(open_source(path), None)
+    return found
 
 
 def detect_assessment_format(path) -> str:
