@@ -34,6 +34,12 @@ def app_leaves_out(profile) -> str | None:
     )
 
 
+#: said when the contest of an autosave cannot be opened (autosave.py keeps it)
+RECOVERY_KEPT = (
+    "\n\nThe autosave copy is kept: the next start offers it again (once the files it "
+    "names are back where they were, it opens)."
+)
+
 #: what the app edits of a contest; the other fields of the contest file
 #: it opened are written back as they were
 _EDITED = {"assessment", "runs", "options", "name", "view", "shapes", "query_shapes"}
@@ -152,19 +158,24 @@ class ContestFiles:
             read_assessment, source, options.profile, done=read, title="Cannot open the assessment"
         )
 
-    def run_task(self, fn, *args, done, title: str = "Cannot open the file") -> None:
+    def run_task(
+        self, fn, *args, done, title: str = "Cannot open the file", failed=None, more: str = ""
+    ) -> None:
         """``fn(*args)`` on a file thread; ``done(value)`` on the GUI thread,
-        or the message goes to :attr:`problem` under ``title``."""
-        self._tasks[self.files.start(fn, *args)] = (done, title)
+        or the message goes to :attr:`problem` under ``title`` (with ``more``
+        after it) and to ``failed(message)``."""
+        self._tasks[self.files.start(fn, *args)] = (done, title, failed, more)
 
     def _task_done(self, request: int, value) -> None:
-        done, _ = self._tasks.pop(request, (None, ""))
+        done = self._tasks.pop(request, (None,))[0]
         if done is not None:
             done(value)
 
     def _task_failed(self, request: int, message: str) -> None:
-        _, title = self._tasks.pop(request, (None, ""))
-        self.problem.emit(title, message)
+        _, title, failed, more = self._tasks.pop(request, (None, "", None, ""))
+        self.problem.emit(title, message + more)
+        if failed is not None:
+            failed(message)
 
     def close(self) -> None:
         """Nothing open any more: no assessment, no runs, no session, the
@@ -230,14 +241,22 @@ class ContestFiles:
     def recover(self, autosave: str, session: str | None, name: str) -> None:
         """Open the contest an autosave holds (autosave.py) as the session
         ``session`` it was (None: none yet) named ``name``, with its changes
-        unsaved."""
+        unsaved.  :attr:`recoveryEnded` says whether it opened; when it does
+        not (a damaged copy, files moved), the problem says so and that the
+        copy is kept for the next start."""
+
+        def read(contest) -> None:
+            self._open_contest(session or "", replace(contest, name=name), recovered=True)
+            if self._pending is None:  # refused before reading (a profile the app leaves out)
+                self.recoveryEnded.emit("not opened")
+
         self.run_task(
             Contest.read,
             str(autosave),
-            done=lambda contest: self._open_contest(
-                session or "", replace(contest, name=name), recovered=True
-            ),
+            done=read,
             title="Cannot recover the autosave",
+            failed=lambda message: self.recoveryEnded.emit(message),
+            more=RECOVERY_KEPT,
         )
 
     def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
+from .contest_files import RECOVERY_KEPT
 from .plots import colour_for
 from .run_entry import RunEntry
 from .undo import undoable
@@ -99,9 +100,15 @@ class JobQueue:
             self.assessmentOpened.emit(str(source.path))
             self.fileUsed.emit(str(source.path), True)  # read: a recent file now
         self.changed.emit()
+        if pending.get("recovered"):
+            self.recoveryEnded.emit("")
 
     def _on_assessment_failed(self, gen, source, message) -> None:
-        self._pending = None
+        pending, self._pending = self._pending, None
+        if pending is not None and pending.get("recovered"):
+            self.problem.emit("Cannot recover the autosave", message + RECOVERY_KEPT)
+            self.recoveryEnded.emit(message)
+            return
         self.problem.emit("Cannot open the assessment", message)
 
     def _on_run_started(self, gen, key, name) -> None:
