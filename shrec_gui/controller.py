@@ -282,9 +282,10 @@ class ContestController(ContestFiles, JobQueue, QObject):
         self.changed.emit()
 
     def names_changed(self) -> None:
-        """The runs' names again from their sources (a rename, an undo)."""
+        """The runs' names again from their sources (a rename, an undo), by
+        the one rule of RunEntry.name."""
         for e in self.scored_entries():
-            e.base_name = e.source.name or e.own_name or Path(e.source.path).name
+            e.base_name = e.source.name or e.own_name or e.path_name
         self._distinct_names()
 
     @undoable("Scoring options")

@@ -128,9 +128,10 @@ class JobQueue:
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
-        e.result, e.error, e.base_name, e.run = result, None, result.run_name, run
-        if e.source.name is None:
-            e.own_name = result.run_name
+        # read under no name (ScoringWorker.run_job): the reader's own, shown
+        # unless the run was given one (RunEntry.name)
+        e.result, e.error, e.run, e.own_name = result, None, run, result.run_name
+        e.base_name = e.source.name or e.own_name
         self._distinct_names()
         self._changed_soon()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
@@ -184,9 +184,12 @@ class ScoringWorker(QObject):
             # the scoring service of every front end (shrec_eval.service): each
             # run read with the profile's reader settings, then scored; text is
             # parsed a chunk at a time by numpy loops that release the GIL
+            # each run read under no name: the app names its runs itself
+            # (RunEntry.name: the name given, else this reader's own, a TREC
+            # run's tag), so a name taken back shows the reader's again
             outcomes = score_runs(
                 self._assessment,
-                [source for _, source in job.runs],
+                [replace(source, name=None) for _, source in job.runs],
                 job.options,
                 cache=self._cache,
                 errors="collect",
