@@ -114,3 +114,70 @@ def test_a_session_with_other_files_is_refused_naming_them(win, qtbot, contest):
     assert "contest.json: a session or contest file opens alone" in win.errors[0]
     assert str(contest / "m.txt") in win.errors[0]
     assert win.controller.assessment is None and not win.controller.entries
+
+
+# -- a file that cannot be read is said before any question --------------------------------
+BAD_CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nc 0 two\n2\n3\n"
+
+
+@pytest.fixture
+def unsaved(win, qtbot, contest, monkeypatch):
+    """A contest open with a run and nothing saved (every question would be
+    asked); the questions asked recorded in ``win.asked`` (Discard, then
+    Start clean), ReaderDialog's too."""
+    from PySide6.QtWidgets import QDialog, QMessageBox
+
+    from shrec_gui.dialogs import ReaderDialog
+
+    win.open_files([str(contest / "a.cla"), str(contest / "m.txt")], ordered=True)
+    wait_idle(qtbot, win, 1)
+    assert win.controller.unsaved()
+    win.asked = []
+
+    def exec_(box):
+        win.asked.append(box.windowTitle())
+        texts = {b.text(): b for b in box.buttons()}
+        (texts.get("&Discard changes") or texts["Start &clean"]).click()
+        return 0
+
+    def reader_exec(dialog):
+        win.asked.append(dialog.windowTitle())
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
+    monkeypatch.setattr(ReaderDialog, "exec", reader_exec)
+    (contest / "bad.cla").write_text(BAD_CLA)
+    return win
+
+
+def test_a_bad_assessment_is_said_before_any_question(
+    unsaved, qtbot, contest, dialogs, monkeypatch
+):
+    w = unsaved
+    drop(w, contest / "bad.cla")
+    qtbot.waitUntil(lambda: bool(dialogs), timeout=10000)
+    assert dialogs[-1][0] == "Cannot open the assessment"
+    assert dialogs[-1][1].startswith(
+        f"{contest / 'bad.cla'}, line 8, column 5: the number of models of class 'c' was expected"
+    )
+    assert w.asked == []  # not the unsaved changes, not whether to keep the runs
+    w.open_files([str(contest / "bad.cla"), str(contest / "m.txt")], ordered=True)
+    qtbot.waitUntil(lambda: len(dialogs) == 2, timeout=10000)
+    assert w.asked == []
+    # File > Open assessment: the unsaved changes first (nothing chosen yet), then
+    # the error, not the reader's options nor the runs' question
+    from PySide6.QtWidgets import QFileDialog
+
+    chosen = str(contest / "bad.cla")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (chosen, ""))
+    w.open_assessment_dialog()
+    qtbot.waitUntil(lambda: len(dialogs) == 3, timeout=10000)
+    assert w.asked == ["Unsaved changes"]
+    assert w.controller.assessment_source.path == contest / "a.cla"  # nothing changed
+    assert [e.name for e in w.controller.entries.values()] == ["m"]
+    # a good one: the questions, then it opens
+    w.asked.clear()
+    drop(w, contest / "a.cla")
+    qtbot.waitUntil(lambda: len(w.asked) == 2, timeout=10000)
+    wait_idle(qtbot, w)
+    assert w.asked == ["Unsaved changes", "New assessment"]
