@@ -181,3 +181,21 @@ def test_a_bad_assessment_is_said_before_any_question(
     qtbot.waitUntil(lambda: len(w.asked) == 2, timeout=10000)
     wait_idle(qtbot, w)
     assert w.asked == ["Unsaved changes", "New assessment"]
+
+
+def test_an_image_is_named_for_what_it_is_not_a_matrix(tmp_path):
+    """An image dropped or added in the app: told for what it is (it was
+    called "a PSB binary float32 dissimilarity matrix")."""
+    from PIL import Image
+
+    from shrec_gui.worker import classify
+
+    png = tmp_path / "shot.png"
+    Image.new("RGB", (8, 8)).save(png)
+    with pytest.raises(Exception) as err:
+        classify([str(png)])
+    assert str(err.value) == (
+        f"{png}: this is neither an assessment (.cla, qrels) nor a run (matrix, TREC run, folder "
+        "of rank lists, .npy or .npz features); the file is not text: it is a .png file "
+        "(image/png)"
+    )
