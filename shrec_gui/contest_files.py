@@ -235,8 +235,6 @@ class ContestFiles:
         )
         if self._pending is not None:  # its other fields (description...) are kept
             self._pending.update(contest=replace(contest, options=own), recovered=recovered)
-            if contest.options != own:  # what the file holds, for "unsaved changes"
-                self._pending["saved_options"] = own
 
     def recover(self, autosave: str, session: str | None, name: str) -> None:
         """Open the contest an autosave holds (autosave.py) as the session

@@ -49,6 +49,9 @@ def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
 
 
 class FileDialogs:
+    #: the unsaved-changes question (or its Save's file dialog) is open
+    asking_unsaved = False
+
     def confirm_discard(self) -> bool:
         """Before the contest is replaced or closed, or the app quits (the one
         question every such path asks): Save (True once written), Discard
@@ -59,12 +62,18 @@ class FileDialogs:
         box, save, discard = unsaved_question(
             self, self.controller.unsaved_changes(), Path(path).name if path else None
         )
-        box.exec()
-        if box.clickedButton() is discard:
-            return True
-        if box.clickedButton() is save:
-            return self.save_session_action()
-        return False
+        # while it (or the save dialog of its Save) is open, a SIGTERM or SIGINT
+        # closes the app without asking again, the autosave kept (lifecycle.py)
+        self.asking_unsaved = True
+        try:
+            box.exec()
+            if box.clickedButton() is discard:
+                return True
+            if box.clickedButton() is save:
+                return self.save_session_action()
+            return False
+        finally:
+            self.asking_unsaved = False
 
     def ask_keep_runs(self) -> bool | None:
         """A new assessment over open runs: start clean (the default), keep

@@ -86,11 +86,11 @@ class JobQueue:
         if pending["session"] is not None:  # a session or contest file: now it has opened
             self.session_path = pending["session"][0] or None
             self.session_view = pending["view"] or {}
+            # opened under the command line's options (shrec-gui --profile X): they
+            # are how this launch reads the contest, as shrec-eval evaluate
+            # CONTEST.json --profile X reads it, not a change of the user's (the
+            # same command shows the same again): nothing unsaved, nothing asked
             self._saved_state = None if self.recovered else self._state()
-            if self._saved_state is not None and "saved_options" in pending:
-                # opened under the command line's options: the file holds its own
-                source, runs, _, shapes = self._saved_state
-                self._saved_state = (source, runs, pending["saved_options"], shapes)
             self.sessionOpened.emit(*pending["session"])
             if not self.recovered:
                 self.fileUsed.emit(pending["session"][0], True)
