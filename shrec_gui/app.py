@@ -265,7 +265,7 @@ def open_window(args, settings=None):
     if autosave.offer_recovery():  # the work recovered, not replaced by the command line's
         if args.demo or args.files:
             win.status_label.setText(
-                "Recovered the unsaved work; the contest of the command line was not opened."
+                "Recovering the unsaved work; the contest of the command line was not opened."
             )
     elif args.demo:
         win.open_demo(given=args.given)

@@ -164,6 +164,10 @@ def test_a_bad_assessment_is_said_before_any_question(
     w.open_files([str(contest / "bad.cla"), str(contest / "m.txt")], ordered=True)
     qtbot.waitUntil(lambda: len(dialogs) == 2, timeout=10000)
     assert w.asked == []
+    (contest / "bad.json").write_text('{"version": 3, "assessment": ')  # a session cut short
+    drop(w, contest / "bad.json")
+    qtbot.waitUntil(lambda: len(dialogs) == 3, timeout=10000)
+    assert dialogs[-1][0] == "Cannot open the session" and w.asked == []
     # File > Open assessment: the unsaved changes first (nothing chosen yet), then
     # the error, not the reader's options nor the runs' question
     from PySide6.QtWidgets import QFileDialog
@@ -171,7 +175,7 @@ def test_a_bad_assessment_is_said_before_any_question(
     chosen = str(contest / "bad.cla")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (chosen, ""))
     w.open_assessment_dialog()
-    qtbot.waitUntil(lambda: len(dialogs) == 3, timeout=10000)
+    qtbot.waitUntil(lambda: len(dialogs) == 4, timeout=10000)
     assert w.asked == ["Unsaved changes"]
     assert w.controller.assessment_source.path == contest / "a.cla"  # nothing changed
     assert [e.name for e in w.controller.entries.values()] == ["m"]
