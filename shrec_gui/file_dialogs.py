@@ -123,11 +123,11 @@ class FileDialogs:
             profile = self.controller.options.profile
             self.controller.run_task(
                 lambda: (classify([path])[0][1], read_assessment(AssessmentSource(path), profile)),
-                done=lambda found: self._assessment_chosen(path, *found),
+                done=lambda found: self._assessment_chosen(path, *found, profile),
                 title="Cannot open the assessment",
             )
 
-    def _assessment_chosen(self, path: str, kind: str, loaded) -> None:
+    def _assessment_chosen(self, path: str, kind: str, loaded, profile: str) -> None:
         values = {}
         if kind in ("cla", "qrels"):
             d = ReaderDialog(kind, path, self, self.prefs.last_folder())
@@ -141,8 +141,10 @@ class FileDialogs:
         self.controller.open_assessment(
             source,
             runs=None if keep else [],
-            # read again only when the reader's options change the reading
-            loaded=loaded if source == AssessmentSource(path) else None,
+            # read again only when the reader's options (or the profile) change the reading
+            loaded=loaded
+            if source == AssessmentSource(path) and profile == self.controller.options.profile
+            else None,
         )
 
     def add_runs_dialog(self) -> None:
