@@ -31,6 +31,7 @@ from .model.assessment import Assessment
 from .model.runs import Run
 from .options import EvalOptions
 from .profiles import get_profile
+from .reading.formats.source import default_name
 from .reading.readers import distinct_names
 from .scoring.engine import Cancelled, evaluate
 from .scoring.results import RunResult
@@ -182,7 +183,7 @@ def score_runs(
         if should_stop is not None and should_stop():
             raise Cancelled()
         if started is not None:
-            started(i, source.name or os.path.basename(os.fspath(source.path)))
+            started(i, source.name or default_name(source.path))
         try:
             run = cache.get(source, reader) if cache is not None else None
             if run is None:

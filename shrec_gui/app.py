@@ -266,12 +266,12 @@ def open_window(args, settings=None):
     if autosave.offer_recovery():  # the work recovered, not replaced by the command line's
         if args.demo or args.files:
             win.status_label.setText(
-                "Recovered the unsaved work; the contest of the command line was not opened."
+                "Recovering the unsaved work; the contest of the command line was not opened."
             )
     elif args.demo:
         win.open_demo(given=args.given)
     elif args.files:
-        win.open_files(args.files, given=args.given)
+        win.open_files(args.files, given=args.given, ordered=True)
     return win, closer, autosave
 
 

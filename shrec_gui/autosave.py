@@ -15,10 +15,14 @@ Each running app has a folder ``<data>/autosave/<id>/`` holding
   changed and when.
 
 Closing the app (the unsaved-changes question answered) removes the folder.
-A crash, SIGKILL or a second Ctrl-C leaves it: at the next start the
-folders whose lock is free are offered back (Recover, Discard, or Decide
-later).  A recovered contest opens as the session it was, with its changes
-unsaved (Ctrl+S writes that session).
+A crash, SIGKILL, a second Ctrl-C or a SIGTERM while the question is open
+leaves it: at the next start the folders whose lock is free are offered back
+(Recover, Discard, or Decide later).  A recovered contest opens as the
+session it was, with its changes unsaved (Ctrl+S writes that session); the
+copy is opened where it is and goes only once its contest has opened (then
+this app's own copy holds the work, until it is saved or discarded).  A copy
+that cannot be opened (damaged, its assessment moved) is kept and offered
+again at the next start.
 
 ``<data>`` is Qt's AppDataLocation (``~/.local/share/shrec-eval/shrec-gui``
 on Linux), or ``$SHREC_GUI_DATA_DIR`` (tests).  The file is written off the
@@ -152,6 +156,7 @@ class Autosave(QObject):
         self.lock = _lock(self.folder)
         self.enabled = not self.error and self.lock.tryLock(0)
         self._last: str | None = None  # the text last written (None: no file)
+        self._recovering: Recoverable | None = None  # a copy being opened (its lock held)
         self._thread: threading.Thread | None = None
         self._again = False
         self._timer = QTimer(self)
@@ -262,6 +267,9 @@ class Autosave(QObject):
         and kept, to be offered at the next start."""
         self._timer.stop()
         self._view_timer.stop()
+        if self._recovering is not None:  # not opened yet: kept for the next start
+            self._recovering.later()
+            self._recovering = None
         if not self.enabled:
             return
         if keep:
@@ -298,20 +306,31 @@ class Autosave(QObject):
         return False
 
     def _recover(self, r: Recoverable) -> None:
-        """The copy becomes this app's own (kept if this app crashes too) and opens."""
-        try:
-            for name in (ABOUT, SESSION):
-                if (r.folder / name).exists():
-                    os.replace(r.folder / name, self.folder / name)
-        except OSError as exc:  # left where it is, offered again next time
-            r.later()
-            self.w.controller.problem.emit(
-                "Cannot recover the autosave", f"{r.folder / SESSION}: {exc.strerror or exc}"
-            )
+        """Open the copy where it is, its folder locked by this app meanwhile;
+        once its contest has opened, it is this app's unsaved work (this
+        app's own copy written, then the old one goes: kept while unsaved,
+        gone once saved or discarded with the unsaved-changes question).  A
+        copy that cannot be opened (damaged, its files moved) stays, for the
+        next start."""
+        self._recovering = r
+        c = self.w.controller
+        c.recoveryEnded.connect(self._recovery_ended)
+        c.recover(str(r.folder / SESSION), r.session, r.name)
+
+    def _recovery_ended(self, why: str) -> None:
+        r, self._recovering = self._recovering, None
+        self.w.controller.recoveryEnded.disconnect(self._recovery_ended)
+        if r is None:
             return
-        r.discard()
-        self.w.controller.recover(str(self.folder / SESSION), r.session, r.name)
+        if why:  # not opened: kept, offered again at the next start
+            r.later()
+            return
         self.w.contest_name = r.name
+        self.flush()  # this app's copy of the work recovered, before the old one goes
+        if (self.folder / SESSION).is_file() and not self.error:
+            r.discard()
+        else:
+            r.later()
 
     def _ask(self, r: Recoverable) -> str:
         box = QMessageBox(self.w)
@@ -319,8 +338,9 @@ class Autosave(QObject):
         box.setWindowTitle("Recover unsaved work")
         box.setText(r.describe() + " Recover it?")
         box.setInformativeText(
-            "Recover opens it with its changes unsaved (Ctrl+S saves them); Discard deletes "
-            "the copy; Decide later asks again at the next start."
+            "Recover opens it with its changes unsaved (Ctrl+S saves them; a copy that cannot "
+            "be opened is kept for the next start); Discard deletes the copy; Decide later asks "
+            "again at the next start."
         )
         recover = box.addButton("&Recover", QMessageBox.ButtonRole.AcceptRole)
         discard = box.addButton("&Discard", QMessageBox.ButtonRole.DestructiveRole)

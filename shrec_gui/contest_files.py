@@ -17,8 +17,9 @@ from shrec_eval.errors import ShrecEvalError
 from shrec_eval.option_args import command_line_words
 from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import get_profile, options_given
+from shrec_eval.reading.contest_fields import contest_roles, is_contest_file
 
-from .worker import Job, classify, user_message
+from .worker import Job, classify, dropped_order, read_assessment, user_message
 
 
 def app_leaves_out(profile) -> str | None:
@@ -33,6 +34,12 @@ def app_leaves_out(profile) -> str | None:
         f"--profile {profile.name} (--report DIR, --native DIR)."
     )
 
+
+#: said when the contest of an autosave cannot be opened (autosave.py keeps it)
+RECOVERY_KEPT = (
+    "\n\nThe autosave copy is kept: the next start offers it again (once the files it "
+    "names are back where they were, it opens)."
+)
 
 #: what the app edits of a contest; the other fields of the contest file
 #: it opened are written back as they were
@@ -57,15 +64,15 @@ class ContestFiles:
         session: tuple[str, str] | None = None,
         view: dict | None = None,
         keep_session: bool = False,
+        loaded=None,
     ) -> None:
-        """Load an assessment in the worker; on success it replaces the
+        """Load an assessment in the worker (``loaded``: read already, by
+        :func:`~shrec_gui.worker.read_assessment`); on success it replaces the
         current one (with ``options``, and the ``session`` (path, name) and
         ``view`` state it came from, or the session open when ``keep_session``)
         and the runs (by default the current ones) are read and scored again;
         on failure nothing changes and the reader is quoted."""
-        why = app_leaves_out(get_profile((options or self.options).profile))
-        if why is not None:
-            self.problem.emit("Cannot open the contest", why)
+        if self._left_out(options or self.options):
             return
         runs = self.run_sources() if runs is None else list(runs)
         options = options or self.options
@@ -89,72 +96,106 @@ class ContestFiles:
             "keep_session": keep_session,
         }
         self._start(
-            Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
+            Job(pairs, options, source, loaded=loaded),
+            f"Reading {Path(source.path).name}…",
+            supersede=True,
         )
 
-    def open_files(self, paths, confirm=None, keep_runs=None, given=None) -> None:
-        """Open files and folders (recent files, drag and drop, command line),
-        told apart by content off the GUI thread: a session, or an assessment
-        first and then the runs.  When a session or an assessment among them
-        would replace what is open, ``confirm()`` is asked first (False: nothing
-        changes); runs alone are added without asking.  A new assessment
-        starts clean (with the runs opened with it) unless ``keep_runs()``
-        answers True (None: nothing changes) for the runs already open.
-        ``given`` (the command line's scoring options: EvalOptions and the
-        fields it wrote) goes over the options of the session or assessment
-        opened."""
-        self.run_task(
-            classify,
-            [str(p) for p in paths],
-            done=lambda kinds: self._open_classified(kinds, confirm, keep_runs, given),
-        )
+    def _left_out(self, options: EvalOptions) -> bool:
+        """Whether the app leaves a contest of these options' profile out (said)."""
+        why = app_leaves_out(get_profile(options.profile))
+        if why is not None:
+            self.problem.emit("Cannot open the contest", why)
+        return why is not None
 
-    def _open_classified(
-        self, kinds: list[tuple[str, str]], confirm=None, keep_runs=None, given=None
-    ) -> None:
-        sessions = [p for p, k in kinds if k == "session"]
-        replaces = sessions or any(k in ("cla", "qrels") for _, k in kinds)
-        if replaces and confirm is not None and not confirm():
+    def open_files(self, paths, confirm=None, keep_runs=None, given=None, *, ordered=False):
+        """Open files and folders (drag and drop; ``ordered``: the command
+        line, a recent file) as the command line takes them (contest_roles):
+        a session alone, or the assessment first and the runs after it.  Not
+        ``ordered`` (dropped together, no order meant), the assessment among
+        them (told by content, off the GUI thread) goes first, and without
+        one they are runs, added.  A file that cannot be read is said before
+        any question.  When a session or an assessment
+        would replace what is open, ``confirm()`` is asked (False: nothing
+        changes).  A new assessment starts clean (with the runs opened with
+        it) unless ``keep_runs()`` answers True (None: nothing changes) for
+        the runs already open.  ``given`` (the command line's scoring options:
+        EvalOptions and the fields it wrote) goes over the options of the
+        session or assessment opened."""
+        paths = [str(p) for p in paths]
+
+        def found(order) -> None:
+            if order is None:  # runs alone: added to the contest open
+                self.add_runs([RunSource(p) for p in paths])
+            else:
+                self._open_paths(order, confirm, keep_runs, given)
+
+        if ordered:  # checked (regular files and folders of a known kind), in this order
+            self.run_task(classify, paths, done=lambda _: found(paths))
+        else:
+            self.run_task(dropped_order, paths, self.assessment is not None, done=found)
+
+    def _open_paths(self, paths, confirm=None, keep_runs=None, given=None) -> None:
+        session, assessment, runs = contest_roles(paths)
+        if session is not None:
+            self.open_session(session, given=given, confirm=confirm)
             return
+        if assessment is None:
+            return
+        sessions = [Path(p).name for p in paths if is_contest_file(p)]
         if sessions:
-            self.open_session(sessions[0], given=given)
+            self.problem.emit(
+                "Cannot open the files",
+                f"{', '.join(sessions)}: a session or contest file opens alone (it names its "
+                f"assessment and runs); nothing was opened of {', '.join(map(str, paths))}.",
+            )
             return
-        assessments = [p for p, k in kinds if k in ("cla", "qrels")]
-        runs = [RunSource(p) for p, _ in kinds if p not in assessments]
-        if assessments:
+        try:
+            options = (
+                self.options
+                if given is None
+                else options_given(self.options, *given, spell=command_line_words)
+            )
+        except ShrecEvalError as exc:
+            self.problem.emit("Cannot use the options", str(exc))
+            return
+        if self._left_out(options):
+            return
+        source = AssessmentSource(assessment)
+
+        def read(loaded) -> None:  # the assessment can be read: now the questions
+            if confirm is not None and not confirm():
+                return
             keep = bool(self.entries) and keep_runs is not None and keep_runs()
             if keep is None:
                 return
             kept = self.run_sources() if keep else []
-            try:
-                options = (
-                    self.options
-                    if given is None
-                    else options_given(self.options, *given, spell=command_line_words)
-                )
-            except ShrecEvalError as exc:
-                self.problem.emit("Cannot use the options", str(exc))
-                return
             self.open_assessment(
-                AssessmentSource(assessments[0]), runs=kept + runs, options=options
+                source, runs=kept + [RunSource(p) for p in runs], options=options, loaded=loaded
             )
-            self.fileUsed.emit(assessments[0], True)
-        elif runs:
-            self.add_runs(runs)
 
-    def run_task(self, fn, *args, done, title: str = "Cannot open the file") -> None:
+        self.run_task(
+            read_assessment, source, options.profile, done=read, title="Cannot open the assessment"
+        )
+
+    def run_task(
+        self, fn, *args, done, title: str = "Cannot open the file", failed=None, more: str = ""
+    ) -> None:
         """``fn(*args)`` on a file thread; ``done(value)`` on the GUI thread,
-        or the message goes to :attr:`problem` under ``title``."""
-        self._tasks[self.files.start(fn, *args)] = (done, title)
+        or the message goes to :attr:`problem` under ``title`` (with ``more``
+        after it) and to ``failed(message)``."""
+        self._tasks[self.files.start(fn, *args)] = (done, title, failed, more)
 
     def _task_done(self, request: int, value) -> None:
-        done, _ = self._tasks.pop(request, (None, ""))
+        done = self._tasks.pop(request, (None,))[0]
         if done is not None:
             done(value)
 
     def _task_failed(self, request: int, message: str) -> None:
-        _, title = self._tasks.pop(request, (None, ""))
-        self.problem.emit(title, message)
+        _, title, failed, more = self._tasks.pop(request, (None, "", None, ""))
+        self.problem.emit(title, message + more)
+        if failed is not None:
+            failed(message)
 
     def close(self) -> None:
         """Nothing open any more: no assessment, no runs, no session, the
@@ -180,18 +221,19 @@ class ContestFiles:
         self.status.emit("Closed. Open the demo, an assessment or a session.")
 
     # -- sessions ---------------------------------------------------------------------
-    def open_session(self, path: str, given=None) -> None:
+    def open_session(self, path: str, given=None, confirm=None) -> None:
         """A session or contest file (the demo manifest's format), read off
         the GUI thread; it takes effect once its assessment has loaded.
         ``given``: the command line's scoring options (EvalOptions, the fields
         it wrote) over the file's, as ``shrec-eval evaluate CONTEST.json``
-        takes them; the session is then unsaved (the file has its own)."""
-        self.run_task(
-            Contest.read,
-            str(path),
-            done=lambda contest, p=str(path): self._open_contest(p, contest, given=given),
-            title="Cannot open the session",
-        )
+        takes them.  ``confirm()`` (the unsaved-changes question) is asked
+        once the file has been read (False: nothing changes)."""
+
+        def read(contest, p=str(path)) -> None:
+            if confirm is None or confirm():
+                self._open_contest(p, contest, given=given)
+
+        self.run_task(Contest.read, str(path), done=read, title="Cannot open the session")
 
     def _open_contest(
         self, path: str, contest: Contest, *, recovered: bool = False, given=None
@@ -216,20 +258,26 @@ class ContestFiles:
         )
         if self._pending is not None:  # its other fields (description...) are kept
             self._pending.update(contest=replace(contest, options=own), recovered=recovered)
-            if contest.options != own:  # what the file holds, for "unsaved changes"
-                self._pending["saved_options"] = own
 
     def recover(self, autosave: str, session: str | None, name: str) -> None:
         """Open the contest an autosave holds (autosave.py) as the session
         ``session`` it was (None: none yet) named ``name``, with its changes
-        unsaved."""
+        unsaved.  :attr:`recoveryEnded` says whether it opened; when it does
+        not (a damaged copy, files moved), the problem says so and that the
+        copy is kept for the next start."""
+
+        def read(contest) -> None:
+            self._open_contest(session or "", replace(contest, name=name), recovered=True)
+            if self._pending is None:  # refused before reading (a profile the app leaves out)
+                self.recoveryEnded.emit("not opened")
+
         self.run_task(
             Contest.read,
             str(autosave),
-            done=lambda contest: self._open_contest(
-                session or "", replace(contest, name=name), recovered=True
-            ),
+            done=read,
             title="Cannot recover the autosave",
+            failed=lambda message: self.recoveryEnded.emit(message),
+            more=RECOVERY_KEPT,
         )
 
     def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:

@@ -42,6 +42,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
     problem = Signal(str, str)  # title, message for the user
     fileUsed = Signal(str, bool)  # path, whether it belongs in the recent files
     sessionOpened = Signal(str, str)  # path, name
+    recoveryEnded = Signal(str)  # the contest of an autosave: "" opened, else why not
     assessmentOpened = Signal(str)  # the path of an assessment opened without a session
     closed = Signal()  # the contest was closed: nothing is open
     listsReady = Signal(object)  # QueryLists: one query's ranked list in every run
@@ -161,15 +162,23 @@ class ContestController(ContestFiles, JobQueue, QObject):
             out.append(f"how the assessment is read (matrices {self.matrix_order_words()})")
         elif source != self.assessment_source:
             out.append(f"the assessment ({name} now)")
+        now_runs = self.run_sources()
         before = [r.path for r in runs]
-        now = [r.path for r in self.run_sources()]
+        now = [r.path for r in now_runs]
         added = sum(p not in before for p in now)
         removed = sum(p not in now for p in before)
+        names = {}  # the names runs had, by file (a file twice: in order)
+        for r in runs:
+            names.setdefault(r.path, []).append(r.name)
+        renamed = sum(r.name != names[r.path].pop(0) for r in now_runs if names.get(r.path))
         if added:
             out.append(f"{plural(added, 'run')} added")
         if removed:
             out.append(f"{plural(removed, 'run')} removed")
-        if not added and not removed and tuple(runs) != tuple(self.run_sources()):
+        if renamed:
+            out.append(f"{plural(renamed, 'run')} renamed")
+        unnamed = [replace(r, name=None) for r in runs], [replace(r, name=None) for r in now_runs]
+        if not added and not removed and unnamed[0] != unnamed[1]:
             out.append("how runs are read or shown")
         if options != self.options:
             changed = [
@@ -278,9 +287,10 @@ class ContestController(ContestFiles, JobQueue, QObject):
         self.changed.emit()
 
     def names_changed(self) -> None:
-        """The runs' names again from their sources (a rename, an undo)."""
+        """The runs' names again from their sources (a rename, an undo), by
+        the one rule of RunEntry.name."""
         for e in self.scored_entries():
-            e.base_name = e.source.name or e.own_name or Path(e.source.path).name
+            e.base_name = e.source.name or e.own_name or e.path_name
         self._distinct_names()
 
     @undoable("Scoring options")

@@ -22,7 +22,7 @@ from . import view_state
 from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
 from .welcome import missing_files
-from .worker import classify
+from .worker import classify, read_assessment
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
@@ -79,6 +79,9 @@ class OutputFolderDialog(QFileDialog):
 
 
 class FileDialogs:
+    #: the unsaved-changes question (or its Save's file dialog) is open
+    asking_unsaved = False
+
     def confirm_discard(self) -> bool:
         """Before the contest is replaced or closed, or the app quits (the one
         question every such path asks): Save (True once written), Discard
@@ -89,12 +92,18 @@ class FileDialogs:
         box, save, discard = unsaved_question(
             self, self.controller.unsaved_changes(), Path(path).name if path else None
         )
-        box.exec()
-        if box.clickedButton() is discard:
-            return True
-        if box.clickedButton() is save:
-            return self.save_session_action()
-        return False
+        # while it (or the save dialog of its Save) is open, a SIGTERM or SIGINT
+        # closes the app without asking again, the autosave kept (lifecycle.py)
+        self.asking_unsaved = True
+        try:
+            box.exec()
+            if box.clickedButton() is discard:
+                return True
+            if box.clickedButton() is save:
+                return self.save_session_action()
+            return False
+        finally:
+            self.asking_unsaved = False
 
     def ask_keep_runs(self) -> bool | None:
         """A new assessment over open runs: start clean (the default), keep
@@ -134,17 +143,21 @@ class FileDialogs:
 
     def open_assessment_dialog(self) -> None:
         """A new assessment replaces the open one: asked about unsaved
-        changes first, then whether to keep the runs (default: start clean)."""
+        changes first; the file chosen is read (off this thread), and one
+        that cannot be read is said before any question about it; then the
+        reader's options and whether to keep the runs (default: start clean)."""
         if not self.confirm_discard():
             return
         path = self._open_file("Open assessment", assessment_file_filters())
-        if path:  # what the file is, and so which options it needs, is read off this thread
+        if path:
+            profile = self.controller.options.profile
             self.controller.run_task(
-                classify, [path], done=self._assessment_chosen, title="Cannot open the assessment"
+                lambda: (classify([path])[0][1], read_assessment(AssessmentSource(path), profile)),
+                done=lambda found: self._assessment_chosen(path, *found, profile),
+                title="Cannot open the assessment",
             )
 
-    def _assessment_chosen(self, kinds) -> None:
-        path, kind = kinds[0]
+    def _assessment_chosen(self, path: str, kind: str, loaded, profile: str) -> None:
         values = {}
         if kind in ("cla", "qrels"):
             profile = get_profile(self.controller.options.profile)
@@ -155,8 +168,15 @@ class FileDialogs:
         keep = self.ask_keep_runs()
         if keep is None:
             return
-        self.controller.open_assessment(AssessmentSource(path, **values), runs=None if keep else [])
-        self._on_file_used(path, True)
+        source = AssessmentSource(path, **values)
+        self.controller.open_assessment(
+            source,
+            runs=None if keep else [],
+            # read again only when the reader's options (or the profile) change the reading
+            loaded=loaded
+            if source == AssessmentSource(path) and profile == self.controller.options.profile
+            else None,
+        )
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
@@ -222,7 +242,7 @@ class FileDialogs:
     def open_recent(self, path: str) -> None:
         """A recent session or assessment (it replaces the contest)."""
         if self.confirm_discard():
-            self.controller.open_files([path])
+            self.controller.open_files([path], ordered=True)
 
     def _show_recent(self) -> None:
         """The recent files on the welcome page; the missing ones are found

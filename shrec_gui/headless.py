@@ -104,7 +104,7 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
         if demo:
             c.open_session(str(demo_manifest()), given=given)
         else:
-            c.open_files(files, given=given)
+            c.open_files(files, given=given, ordered=True)  # as shrec-eval evaluate takes them
 
         def opened() -> bool:
             return bool(win.errors) or (

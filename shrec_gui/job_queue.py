@@ -13,6 +13,7 @@ from dataclasses import replace
 from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
+from .contest_files import RECOVERY_KEPT
 from .plots import colour_for
 from .run_entry import RunEntry
 from .undo import undoable
@@ -85,11 +86,11 @@ class JobQueue:
         if pending["session"] is not None:  # a session or contest file: now it has opened
             self.session_path = pending["session"][0] or None
             self.session_view = pending["view"] or {}
+            # opened under the command line's options (shrec-gui --profile X): they
+            # are how this launch reads the contest, as shrec-eval evaluate
+            # CONTEST.json --profile X reads it, not a change of the user's (the
+            # same command shows the same again): nothing unsaved, nothing asked
             self._saved_state = None if self.recovered else self._state()
-            if self._saved_state is not None and "saved_options" in pending:
-                # opened under the command line's options: the file holds its own
-                source, runs, _, shapes = self._saved_state
-                self._saved_state = (source, runs, pending["saved_options"], shapes)
             self.sessionOpened.emit(*pending["session"])
             if not self.recovered:
                 self.fileUsed.emit(pending["session"][0], True)
@@ -97,10 +98,17 @@ class JobQueue:
             self.session_path = None
             self.session_view = {}
             self.assessmentOpened.emit(str(source.path))
+            self.fileUsed.emit(str(source.path), True)  # read: a recent file now
         self.changed.emit()
+        if pending.get("recovered"):
+            self.recoveryEnded.emit("")
 
     def _on_assessment_failed(self, gen, source, message) -> None:
-        self._pending = None
+        pending, self._pending = self._pending, None
+        if pending is not None and pending.get("recovered"):
+            self.problem.emit("Cannot recover the autosave", message + RECOVERY_KEPT)
+            self.recoveryEnded.emit(message)
+            return
         self.problem.emit("Cannot open the assessment", message)
 
     def _on_run_started(self, gen, key, name) -> None:
@@ -120,9 +128,10 @@ class JobQueue:
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
-        e.result, e.error, e.base_name, e.run = result, None, result.run_name, run
-        if e.source.name is None:
-            e.own_name = result.run_name
+        # read under no name (ScoringWorker.run_job): the reader's own, shown
+        # unless the run was given one (RunEntry.name)
+        e.result, e.error, e.run, e.own_name = result, None, run, result.run_name
+        e.base_name = e.source.name or e.own_name
         self._distinct_names()
         self._changed_soon()
 

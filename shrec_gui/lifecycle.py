@@ -10,9 +10,11 @@ on its other end wakes the loop), and then:
 
 * with a window shown, does what the window's close button does: the
   unsaved-changes question (Save, Discard, Cancel: Cancel keeps the app
-  running), after closing any dialog the user had open; a second signal
-  while that question is open closes the app without asking again (the
-  autosave is kept, and offered at the next start: nothing is lost);
+  running), after closing any dialog the user had open; a signal while
+  that question is open (a first signal's, or one the user opened by
+  quitting or opening another contest, or the file dialog of its Save)
+  closes the app without asking again (the autosave is kept, and offered at
+  the next start: nothing is lost);
 * without a window (the headless export), quietly: ``on_signal(signum)``.
 
 Helper processes dying with the app is parent_watch.py's part.
@@ -96,7 +98,10 @@ class SignalCloser(QObject):
             else:
                 QApplication.quit()
             return
-        if self.asking:  # asked already and signalled again: close without asking
+        if self.asking or getattr(w, "asking_unsaved", False):
+            # the unsaved-changes question open already (a signal's, or the user's
+            # own, or its Save's file dialog): asked once, not again; closed, the
+            # autosave kept for the next start
             self.forced = True
             self._close_dialogs()
             QTimer.singleShot(0, self._close_now)

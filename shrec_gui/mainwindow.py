@@ -281,13 +281,19 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.setWindowTitle("SHREC evaluation")
 
     # -- opening ------------------------------------------------------------------------
-    def open_files(self, paths, *, given=None) -> None:
-        """Files and folders from drag and drop or the command line: told
-        apart by content, off the GUI thread; asked about unsaved changes
-        before a session or an assessment among them replaces the contest.
-        ``given``: the command line's scoring options, over the contest's."""
+    def open_files(self, paths, *, given=None, ordered=False) -> None:
+        """Files and folders dropped (the assessment among them told by
+        content) or ``ordered`` as on the command line (a session, or the
+        assessment first and the runs after it, as shrec-eval takes them),
+        read off the GUI thread; asked about unsaved changes before a session
+        or an assessment replaces the contest.  ``given``: the command line's
+        scoring options, over the contest's."""
         self.controller.open_files(
-            paths, confirm=self.confirm_discard, keep_runs=self.ask_keep_runs, given=given
+            paths,
+            confirm=self.confirm_discard,
+            keep_runs=self.ask_keep_runs,
+            given=given,
+            ordered=ordered,
         )
 
     def open_demo(self, *, given=None) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QRect, QSettings, QStandardPaths
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
-from shrec_eval.resources import resources_dir
+from shrec_eval.resources import demo_manifest, resources_dir
 
 from .figure_settings import FigureSettings
 
@@ -66,6 +66,18 @@ def output_folder(contest_folder: str | Path | None) -> str:
     return documents_folder()
 
 
+def same_contest(path: str) -> str:
+    """The recent file ``path`` (resolved) stands for: itself, or for the
+    bundled demo of any installation of the app (a source checkout's
+    ``resources/``, a wheel's ``shrec_eval/_resources/``, a bundle's), this
+    app's demo: one entry, not one per installation ever used."""
+    p = Path(path)
+    demo = p.name == "contest.json" and p.parent.name == "demo"
+    if demo and p.parent.parent.name in ("resources", "_resources"):
+        return str(demo_manifest().resolve())
+    return path
+
+
 def app_settings() -> QSettings:
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG, APP)
 
@@ -94,10 +106,12 @@ class Preferences:
         self.qsettings.setValue("files/lastFolder", str(p if p.is_dir() else p.parent))
 
     def recent(self) -> list[str]:
-        return _strings(self.qsettings.value("files/recent", []))
+        """The recent files, newest first, each contest once (same_contest)."""
+        items = [same_contest(x) for x in _strings(self.qsettings.value("files/recent", []))]
+        return list(dict.fromkeys(items))
 
     def remember_recent(self, path: str) -> None:
-        path = str(Path(path).resolve())
+        path = same_contest(str(Path(path).resolve()))
         items = [path] + [x for x in self.recent() if x != path]
         self.qsettings.setValue("files/recent", items[:MAX_RECENT])
 

@@ -12,15 +12,22 @@ from __future__ import annotations
 
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 from shrec_eval import Cancelled, EvalOptions
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.errors import ContestFileError, FileAccessError, FormatError, ShrecEvalError
+from shrec_eval.reading.contest_fields import is_contest_file
 from shrec_eval.reading.formats.source import KINDS
-from shrec_eval.reading.readers import classify_path, detect_run_format, sniff
+from shrec_eval.reading.readers import (
+    ASSESSMENT_FORMATS,
+    RUN_FORMATS,
+    classify_path,
+    detect_run_format,
+    sniff_all,
+)
 from shrec_eval.scoring.confusion import first_tier_confusion
 from shrec_eval.scoring.memory import release_freed_blocks
 from shrec_eval.scoring.stats import compare
@@ -37,8 +44,17 @@ class Job:
     runs: list[tuple[int, RunSource]]
     options: EvalOptions
     assessment: AssessmentSource | None = None
+    #: the assessment already read from ``assessment`` (read_assessment), or None
+    loaded: object = None
     generation: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
+
+
+def read_assessment(source: AssessmentSource, profile: str):
+    """The assessment of ``source`` read by the rules of ``profile``: in the
+    scoring thread when a contest opens, or on a file thread first (a file
+    that cannot be read is said before any question about it)."""
+    return source.load(profile)
 
 
 def classify(paths) -> list[tuple[str, str]]:
@@ -46,6 +62,11 @@ def classify(paths) -> list[tuple[str, str]]:
     .json), an assessment ("cla", "qrels") or a run format; a folder of rank
     lists.  Pipes and devices are refused (the app opens files and folders).
     Reads the files, so it runs off the GUI thread (:class:`FileTasks`)."""
+    return [(p, fits[0]) for p, fits in _formats(paths)]
+
+
+def _formats(paths) -> list[tuple[str, list[str]]]:
+    """(path, every kind its content fits, the likeliest first): see classify."""
     out = []
     for p in map(str, paths):
         what = classify_path(p)
@@ -57,11 +78,39 @@ def classify(paths) -> list[tuple[str, str]]:
                 f"this is {KINDS[what]}; the app opens regular files and folders "
                 "(the command line reads a pipe once)",
             )
-        kind = "session" if p.lower().endswith(".json") else sniff(p)
-        if kind is None:
+        fits = ["session"] if is_contest_file(p) else sniff_all(p)
+        if not fits:
             raise _unknown(p)
-        out.append((p, kind))
+        out.append((p, fits))
     return out
+
+
+def dropped_order(paths, contest_open: bool) -> list[str] | None:
+    """Files dropped together (no order meant), read off the GUI thread: in
+    the order contest_roles takes them, the assessment among them first (a
+    session: as they are); None: no assessment among them (runs to add).  A
+    file that can only be an assessment (a .cla) goes before one that reads
+    as a run too (a matrix of four whole-number columns reads as qrels); such
+    a file with no other assessment is the assessment when no contest is
+    open, and with one open which it is cannot be told: ContestFileError."""
+    found = _formats(paths)
+    if any(fits == ["session"] for _, fits in found):
+        return [p for p, _ in found]
+    sure = [p for p, fits in found if set(fits) <= set(ASSESSMENT_FORMATS)]
+    maybe = [p for p, fits in found if fits[0] in ASSESSMENT_FORMATS]
+    first = (sure or maybe or [None])[0]
+    if first is None:
+        return None
+    if not sure and contest_open:
+        fits = dict(found)[first]
+        runs = [RUN_FORMATS[k] for k in fits if k in RUN_FORMATS]
+        raise ContestFileError(
+            first,
+            f"this reads both as an assessment ({ASSESSMENT_FORMATS[fits[0]]}) and as a run "
+            f"({'; '.join(runs)}): File > Open assessment… opens it as the assessment, "
+            "File > Add runs… adds it as a run",
+        )
+    return [first] + [p for p, _ in found if p != first]
 
 
 def _unknown(path: str) -> ContestFileError:
@@ -114,7 +163,9 @@ class ScoringWorker(QObject):
         try:
             if job.assessment is not None:
                 try:
-                    a = job.assessment.load(job.options.profile)
+                    a = job.loaded
+                    if a is None:
+                        a = read_assessment(job.assessment, job.options.profile)
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     self.assessmentFailed.emit(gen, job.assessment, user_message(exc))
                     return
@@ -133,9 +184,12 @@ class ScoringWorker(QObject):
             # the scoring service of every front end (shrec_eval.service): each
             # run read with the profile's reader settings, then scored; text is
             # parsed a chunk at a time by numpy loops that release the GIL
+            # each run read under no name: the app names its runs itself
+            # (RunEntry.name: the name given, else this reader's own, a TREC
+            # run's tag), so a name taken back shows the reader's again
             outcomes = score_runs(
                 self._assessment,
-                [source for _, source in job.runs],
+                [replace(source, name=None) for _, source in job.runs],
                 job.options,
                 cache=self._cache,
                 errors="collect",

@@ -217,3 +217,111 @@ def test_no_data_folder_no_autosave_and_no_crash(win, qtbot, tmp_path):
     a.save()
     assert not a.offer_recovery(ask=lambda r: pytest.fail("nothing to offer"))
     a.finish(keep=True)
+
+
+# -- a copy that cannot be opened (f02) -------------------------------------------------------
+CLA = "PSB 1\n2 4\n\na 0 2\n0\n1\n\nc 0 2\n2\n3\n"
+MATRIX = "0 1 2 3\n1 0 2 3\n2 3 0 1\n3 2 1 0\n"
+
+
+def _crashed_app(tmp_path, root):
+    """What an app that crashed leaves: its folder (no live lock) with a copy
+    naming a contest of its own (a run added and renamed: unsaved work)."""
+    contest = tmp_path / "contest"
+    contest.mkdir()
+    (contest / "a.cla").write_text(CLA)
+    (contest / "m.txt").write_text(MATRIX)
+    (contest / "second.txt").write_text(MATRIX)
+    folder = root / "4242-deadbeef"
+    folder.mkdir(parents=True)
+    session = {
+        "version": 3,
+        "name": "my contest",
+        "assessment": {"path": str(contest / "a.cla")},
+        "runs": [
+            {"path": str(contest / "m.txt"), "name": "Mine (renamed)"},
+            {"path": str(contest / "second.txt")},
+        ],
+    }
+    (folder / SESSION).write_text(json.dumps(session))
+    about = {"session": None, "name": "my contest", "changes": ["2 runs added", "1 run renamed"]}
+    (folder / ABOUT).write_text(json.dumps(about))
+    return contest, folder
+
+
+@pytest.mark.parametrize("how", ["assessment moved", "copy damaged"])
+def test_a_copy_that_cannot_be_opened_is_kept_and_offered_again(win, qtbot, tmp_path, how):
+    root = tmp_path / "autosave"
+    contest, crashed = _crashed_app(tmp_path, root)
+    copy = (crashed / SESSION).read_text()
+    if how == "assessment moved":
+        contest.rename(tmp_path / "moved")
+    else:
+        (crashed / SESSION).write_text(copy[: len(copy) // 2])  # cut short
+    win.quiet = True
+    now = Autosave(win, root=root)
+    assert now.offer_recovery(ask=lambda r: "recover")
+    qtbot.waitUntil(lambda: bool(win.errors), timeout=10000)
+    assert "The autosave copy is kept: the next start offers it again" in win.errors[0]
+    # the file that could not be read, named
+    bad = contest / "a.cla" if how == "assessment moved" else crashed / SESSION
+    assert win.errors[0].startswith(f"{bad}")
+    c = win.controller
+    assert c.assessment is None and not c.unsaved()
+    now.finish()  # a normal close: nothing unsaved, nothing asked
+    assert not now.folder.exists()
+    assert (crashed / SESSION).is_file() and (crashed / ABOUT).is_file()
+    # the next start offers it again
+    (offered,) = recoverable(root)
+    assert offered.folder == crashed and "1 run renamed" in offered.describe()
+    offered.later()
+    # the files put back (the copy mended): it opens
+    if how == "assessment moved":
+        (tmp_path / "moved").rename(contest)
+    else:
+        (crashed / SESSION).write_text(copy)
+    win.errors.clear()
+    again = Autosave(win, root=root)
+    try:
+        assert again.offer_recovery(ask=lambda r: "recover")
+        wait_idle(qtbot, win, 2, timeout=30000)
+        assert not win.errors
+        assert [e.name for e in c.entries.values()] == ["Mine (renamed)", "second"]
+        assert c.unsaved() and win.contest_name == "my contest"
+        # opened: this app's copy holds the work now, the crashed app's folder is gone
+        qtbot.waitUntil(lambda: not crashed.exists(), timeout=5000)
+        assert (again.folder / SESSION).is_file()
+        assert [r.name for r in Contest.read(again.folder / SESSION).runs][0] == "Mine (renamed)"
+    finally:
+        again.finish()
+
+
+def test_a_recovery_still_opening_at_a_normal_close_is_kept(win, qtbot, tmp_path):
+    root = tmp_path / "autosave"
+    _, crashed = _crashed_app(tmp_path, root)
+    now = Autosave(win, root=root)
+    assert now.offer_recovery(ask=lambda r: "recover")
+    now.finish()  # closed before the copy was read
+    assert (crashed / SESSION).is_file()
+    (offered,) = recoverable(root)
+    offered.later()
+
+
+def test_the_question_names_every_unsaved_change_renames_too(saved_win, qtbot):
+    win, autosave = saved_win
+    c = win.controller
+    keys = list(c.entries)
+    c.rename_run(keys[0], "Renamed")
+    assert c.unsaved_changes() == ["1 run renamed"]
+    c.remove(keys[1:3])
+    c.rename_run(keys[3], "Renamed too")
+    assert c.unsaved_changes() == ["2 runs removed", "2 runs renamed"]
+    _written(qtbot, autosave)
+    about = json.loads((autosave.folder / ABOUT).read_text(encoding="utf-8"))
+    assert about["changes"] == ["2 runs removed", "2 runs renamed"]
+    autosave.finish(keep=True)
+    (offered,) = recoverable(autosave.root)
+    try:
+        assert "(unsaved: 2 runs removed; 2 runs renamed)" in offered.describe()
+    finally:
+        offered.later()

@@ -168,17 +168,21 @@ def test_a_profile_the_app_does_not_open_says_the_command_that_scores_it(qapp, t
     assert said and "shrec-eval evaluate" in said[0] and "--profile shapenet17" in said[0]
 
 
-def test_the_window_opens_the_demo_under_the_options_unsaved(qtbot, tmp_path):
+def test_the_window_opens_the_demo_under_the_options_nothing_unsaved(qtbot, tmp_path):
     """In the window, the demo opened with --profile psbtable is scored under
-    psbtable, and the session is unsaved: the contest file holds other options
-    (saving writes the new ones)."""
+    psbtable.  The command line's options are how this launch reads the
+    contest (as shrec-eval evaluate CONTEST.json --profile psbtable reads
+    it), not a change of the user's: untouched, nothing is unsaved (quitting
+    asks nothing, no autosave); a change after it is, named alone; saving
+    writes the options shown."""
     given = parse_args(["--demo", "--profile", "psbtable", "--average", "macro"]).given
     w = _scored_window(qtbot, tmp_path, lambda w: w.open_demo(given=given))
     c = w.controller
     assert (c.options.profile, c.options.average) == ("psbtable", "macro")
     assert all(e.result.profile == "psbtable" for e in c.entries.values())
-    assert c.unsaved()
-    assert c.unsaved_changes() == ["the scoring options (profile, average)"]
+    assert not c.unsaved() and c.unsaved_changes() == []
+    c.rename_run(next(iter(c.entries)), "Renamed")
+    assert c.unsaved_changes() == ["1 run renamed"]
     assert c.save_session(str(tmp_path / "saved.json"))
     o = Contest.read(tmp_path / "saved.json").options
     assert (o.profile, o.average) == ("psbtable", "macro")

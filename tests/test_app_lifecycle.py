@@ -274,6 +274,89 @@ def test_sigterm_ends_the_headless_export_quietly(tmp_path):
     assert [x.name for x in tmp_path.iterdir() if x.name.startswith(".r")] == []
 
 
+# -- quitting under the command line's profile ----------------------------------------------
+QUITTING_APP = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import shrec_gui.app as app
+
+opened = app.open_window
+
+
+def open_window(args, settings=None):  # the user: (a change,) then File > Quit
+    win, closer, autosave = opened(args, settings)
+    c = win.controller
+
+    def scored():
+        if not (len(c.entries) == 7 and c.idle() and all(e.result for e in c.entries.values())):
+            QTimer.singleShot(50, scored)
+            return
+        if CHANGE:
+            c.remove([next(iter(c.entries))])
+        print("quitting", flush=True)
+        QTimer.singleShot(0, win.quit_action)
+        QTimer.singleShot(50, asked)
+
+    def asked():
+        box = QApplication.activeModalWidget()
+        if box is None:
+            QTimer.singleShot(50, asked)
+        else:
+            print("asked", box.windowTitle(), flush=True)
+
+    QTimer.singleShot(50, scored)
+    return win, closer, autosave
+
+
+app.open_window = open_window
+sys.exit(app.main(["--demo", "--profile", "psbtable"]))
+"""
+
+
+def _quitting_app(tmp_path, change: bool):
+    return subprocess.Popen(
+        [sys.executable, "-c", f"CHANGE = {change}\n" + QUITTING_APP],
+        env=app_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_quitting_the_demo_untouched_under_a_profile_asks_nothing(tmp_path):
+    """The command line's --profile is how this launch reads the contest,
+    not a change of the user's: quitting asks nothing, keeps no autosave."""
+    p = _quitting_app(tmp_path, change=False)
+    try:
+        out, err = p.communicate(timeout=180)
+    finally:
+        p.kill()  # (a question left open: not to leave the process behind)
+    assert p.returncode == 0, err[-2000:]
+    assert out.splitlines() == ["quitting"]  # no question
+    assert list((tmp_path / "data" / "autosave").iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM")
+def test_sigterm_while_the_quit_question_is_open_ends_the_app_keeping_the_work(tmp_path):
+    """The user quits with a change unsaved; while the unsaved-changes
+    question is open a SIGTERM comes (a logout): the app ends, not asking
+    again, and the autosave keeps the change for the next start."""
+    p = _quitting_app(tmp_path, change=True)
+    try:
+        assert p.stdout.readline().strip() == "quitting", p.stderr.read()[-2000:]
+        assert p.stdout.readline().strip() == "asked Unsaved changes"
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
+    (folder,) = (tmp_path / "data" / "autosave").iterdir()
+    copy = Contest.read(folder / "session.json")
+    assert len(copy.runs) == 6 and copy.options.profile == "psbtable"
+
+
 # -- sessions keep the contest file's fields -------------------------------------------------
 def test_a_saved_session_keeps_every_field_of_its_contest_file(win, qtbot, tmp_path):
     from dataclasses import replace

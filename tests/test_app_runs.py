@@ -113,7 +113,7 @@ def test_status_and_caption_after_removing_runs(win, qtbot, tmp_path, dialogs):
     w.controller.remove(bad)
     # what was removed (undoable), and the runs left
     assert w.status_label.text() == (
-        "Removed 1 run (broken.txt); Edit > Undo (Ctrl+Z) brings it back. "
+        "Removed 1 run (broken); Edit > Undo (Ctrl+Z) brings it back. "
         "7 of 7 runs scored with the current options."
     )
     keys = list(w.controller.entries)

@@ -94,7 +94,7 @@ def test_add_rename_options_shapes_undo_and_redo(demo_win, qtbot):
     assert c.entries[added.key].name == "Renamed"
     # a rename to nothing shows the name the file gives
     c.rename_run(added.key, "  ")
-    assert c.entries[added.key].name == "spectralnet.txt"
+    assert c.entries[added.key].name == "spectralnet"  # the command line's name of the file
     w.undo_action.trigger()
     assert c.entries[added.key].name == "Renamed"
     # the profile (an option): every run scored again, and back

@@ -24,6 +24,7 @@ from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs
 from ..outputs.native import NativeError, check_native
 from ..profiles import REGISTRY, get_profile, options_given
+from ..reading.contest_fields import contest_roles, is_contest_file  # noqa: F401
 from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
 from ..scoring.distributed import parse_scheduler
@@ -76,25 +77,19 @@ def _refuse_fixed(args, profile) -> None:
         raise UsageError(str(exc)) from None
 
 
-def is_contest_file(path) -> bool:
-    """A contest file (a session saved by the app, the demo's contest.json)
-    is told by its name, as the app tells it."""
-    return str(path).lower().endswith(".json")
-
-
 def contest_of(args, options: EvalOptions) -> Contest:
     """The contest a command line names (evaluate, check, compare): the
     sources with their reader options, and ``options`` with the collection
     size, which sets Ds in the engine whatever the assessment's format.
     ASSESSMENT alone as a contest file (.json): that contest, with the
     options given on the command line over the file's."""
-    if not args.runs:
-        if not is_contest_file(args.assessment):
-            raise UsageError(
-                "at least one RUN is needed after ASSESSMENT "
-                "(or a contest file, CONTEST.json, alone)"
-            )
+    contest_file, _, runs = contest_roles([args.assessment, *args.runs])
+    if contest_file is not None:
         return _contest_file(args, options)
+    if not runs:
+        raise UsageError(
+            "at least one RUN is needed after ASSESSMENT (or a contest file, CONTEST.json, alone)"
+        )
     names = [None] * len(args.runs)
     if args.names:
         names = [t.strip() for t in args.names.split(",")]

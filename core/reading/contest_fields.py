@@ -189,3 +189,24 @@ def _migrated(d: dict, source) -> dict:
         d = _MIGRATIONS[version](d, source)
         version = d["version"]
     return d
+
+
+def is_contest_file(path) -> bool:
+    """A contest file (a session saved by the app, the demo's contest.json)
+    is told by its name: ``.json``."""
+    return os.fspath(path).lower().endswith(".json")
+
+
+def contest_roles(paths) -> tuple[str | None, str | None, list[str]]:
+    """What each file a command line names is, as ``shrec-eval evaluate`` and
+    ``shrec-gui`` take them: a contest file (``.json``) named alone, else the
+    assessment first and the runs after it (whatever their content looks
+    like: an integer matrix of four columns reads as qrels, yet after the
+    assessment it is a run).  Returns (contest file, assessment, runs); one
+    of the first two is None; no path is left out."""
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        return None, None, []
+    if len(paths) == 1 and is_contest_file(paths[0]):
+        return paths[0], None, []
+    return None, paths[0], paths[1:]

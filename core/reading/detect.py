@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 
+import filetype
 import numpy as np
 
 from ..choices import ASSESSMENT_FORMATS, RUN_FORMAT_TABLE, RUN_FORMATS
@@ -60,6 +61,9 @@ class _Sample:
         self.utf16 = looks_utf16(data)
         # a few stray control bytes leave it text (the reader names their line)
         self.binary = self.utf16 or control * 20 > min(len(data), HEAD)
+        #: what a file that is not text is by its signature (an image, a PDF,
+        #: an archive: filetype's), None when unknown
+        self.known = filetype.guess(data) if self.binary and not self.utf16 else None
         self.rows: list[list[bytes]] = []
         self.numbers: list[int] = []
         self.cut_last = False
@@ -85,6 +89,8 @@ class _Sample:
         """What the first content line looks like, for messages."""
         if self.utf16:
             return "the file is UTF-16 text (save it as UTF-8)"
+        if self.known is not None:
+            return f"the file is not text: it is a .{self.known.extension} file ({self.known.mime})"
         if self.binary:
             return "the file is not text"
         if not self.rows:
@@ -145,7 +151,11 @@ def _builtin_candidates(
         and src.size % (4 * assessment.n_items) == 0
     )
     if s.binary:
-        fits = assessment is None or sized or longer
+        # an image or another file of a known kind is no matrix, unless it has
+        # a matrix's very size for the assessment; nor is one of a size that
+        # is no whole number of float32 values
+        unknown = s.known is None and src.size % 4 == 0
+        fits = sized or (unknown and (assessment is None or longer))
         return (["binary-matrix"] if not s.utf16 and fits else []), s
     if not s.rows:
         return [], s
@@ -211,10 +221,18 @@ def sniff(path) -> str | None:
     """What a file or folder looks like, from its content: one of the
     assessment or run format names, or None.  A pipe or device is never
     opened here (None); see :func:`classify_path`."""
-    if classify_path(path) not in ("file", "folder") and not isinstance(path, Source):
-        return None
-    found, _ = _candidates(open_source(path), None)
+    found = sniff_all(path)
     return found[0] if found else None
+
+
+def sniff_all(path) -> list[str]:
+    """Every assessment and run format a file's or folder's content fits,
+    the likeliest first (several: a matrix of four whole-number columns
+    reads as qrels too); none for a pipe or device (never opened here)."""
+    if classify_path(path) not in ("file", "folder") and not isinstance(path, Source):
+        return []
+    found, _ = _candidates(open_source(path), None)
+    return found
 
 
 def detect_assessment_format(path) -> str:
@@ -258,9 +276,10 @@ def detect_run_format(
     if s is not None and s.binary and not s.utf16 and assessment is not None:
         # not text, and not of a binary matrix's size
         q, t = assessment.n_queries, assessment.n_items
+        what = f"a .{s.known.extension} file ({s.known.mime})" if s.known else "not a text file"
         raise FormatError(
             src.path,
-            f"this is not a text file, and its {src.size} bytes are not those of a binary "
+            f"this is {what}, and its {src.size} bytes are not those of a binary "
             f"float32 matrix of {q} x {t} ({4 * q * t} bytes)",
         )
     looks = next((k for k in found if k in ASSESSMENT_FORMATS), None)

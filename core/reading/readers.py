@@ -34,6 +34,7 @@ from .detect import (  # noqa: F401
     detect_assessment_format,
     detect_run_format,
     sniff,
+    sniff_all,
 )
 from .formats.cla import assessment_from_cla, read_cla
 from .formats.embeddings import METRICS, read_embeddings, top_k_of_matrix
@@ -60,6 +61,7 @@ __all__ = [
     "load_assessment",
     "load_run",
     "sniff",
+    "sniff_all",
 ]
 
 

@@ -12,7 +12,7 @@ from ...model.assessment import Assessment, make_warning
 from ...model.runs import RankedRun
 from ...model.values import is_number
 from .ids import IdNormalizer
-from .source import open_source
+from .source import default_name, open_source
 from .tokens import read_lines
 
 VARIANTS = RANKLIST_VARIANTS
@@ -234,7 +234,7 @@ def read_ranklist_folder(
             )
         )
     return RankedRun.from_lists(
-        name or folder.name,
+        name or default_name(folder),
         lists,
         assessment,
         source=str(folder),

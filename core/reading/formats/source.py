@@ -67,14 +67,19 @@ _FD = re.compile(r"/dev/fd/(\d+)|/proc/self/fd/(\d+)|/dev/stdin")
 
 
 def default_name(path) -> str:
-    """The name a run gets from its path: the file name without extension;
-    a pipe of the shell (``<(cmd)`` is ``/dev/fd/63``) is "pipe 63", and
-    standard input "stdin"."""
+    """The name a run gets from its path when neither the user nor its
+    content names it (a TREC run's tag does), in every face (the command
+    line's tables, the app from the moment a run is added): the file name
+    without extension, a folder's (of rank lists) whole name; a pipe of the
+    shell (``<(cmd)`` is ``/dev/fd/63``) is "pipe 63", and standard input
+    "stdin"."""
     text = os.fsdecode(os.fspath(path))
     m = _FD.fullmatch(text)
     if m:
         fd = m.group(1) or m.group(2)
         return "stdin" if fd in (None, "0") else f"pipe {fd}"
+    if os.path.isdir(text):
+        return os.path.basename(os.path.normpath(text)) or text
     return os.path.splitext(os.path.basename(text))[0] or text
 
 
