@@ -62,7 +62,8 @@ class ContestFiles:
             self.problem.emit("Cannot open the contest", why)
             return
         self.fileUsed.emit(str(source.path), False)
-        runs = self.run_sources() if runs is None else list(runs)
+        now = runs is None  # the runs open, read again: each one's key now (see _adopt)
+        runs = self.run_sources() if now else list(runs)
         options = options or self.options
         pairs = [(self._new_key(), r) for r in runs]
         self._pending = {
@@ -71,9 +72,11 @@ class ContestFiles:
             "session": session,
             "view": view,
             "keep_session": keep_session,
+            "replaces": set(self.entries),  # the runs open while it is read
+            "was": dict(zip((k for k, _ in pairs), self.entries)) if now else {},
         }
-        self._start(
-            Job(pairs, options, source), f"Reading {Path(source.path).name}…", supersede=True
+        self._pending["generation"] = self._start(
+            Job(list(pairs), options, source), f"Reading {Path(source.path).name}…", supersede=True
         )
 
     def open_files(self, paths, confirm=None, keep_runs=None, given=None) -> None:
