@@ -33,6 +33,10 @@ from .ranked_data import QueryLists, RunList, class_names, run_list
 #: words) for a developer's log; the user sees the message, never stderr
 log = logging.getLogger(__name__)
 
+#: seconds between two reading steps told to the window, at least (a reader's
+#: steps, a megabyte or a file, come faster than a progress bar shows them)
+PROGRESS_EVERY = 0.05
+
 
 @dataclass
 class Job:
@@ -164,7 +168,7 @@ class ScoringWorker(QObject):
                 cache=self._cache,
                 errors="collect",
                 started=lambda i, name: self.runStarted.emit(gen, keys[i], name),
-                reading=_every(0.05, lambda i, d, t: self.reading.emit(gen, keys[i], d, t)),
+                reading=_every(lambda i, d, t: self.reading.emit(gen, keys[i], d, t)),
                 progress=lambda i, d, t: self.progress.emit(gen, keys[i], d, t),
                 should_stop=stop.is_set,
             )
@@ -266,15 +270,14 @@ class ScoringWorker(QObject):
         self._by_key[key] = run
 
 
-def _every(seconds: float, fn):
-    """``fn(i, done, total)`` at most once every ``seconds`` for one ``i``
-    (a run's first and last calls always): a reader's steps (a megabyte, a
-    file) come faster than a progress bar can show them."""
+def _every(fn):
+    """``fn(i, done, total)`` at most once every :data:`PROGRESS_EVERY`
+    seconds for one ``i`` (a run's first and last calls always)."""
     last = [None, 0.0]
 
     def call(i: int, done: int, total: int) -> None:
         now = time.monotonic()
-        if i != last[0] or done >= total or now - last[1] >= seconds:
+        if i != last[0] or done >= total or now - last[1] >= PROGRESS_EVERY:
             last[0], last[1] = i, now
             fn(i, done, total)
 
