@@ -195,8 +195,10 @@ class ContestController(ContestFiles, JobQueue, QObject):
         )
 
     def set_options(self, options: EvalOptions) -> None:
-        """New engine options (the runs are scored with them on F5; until
-        then their results are stale)."""
+        """New engine options: results scored with others are stale until F5
+        (OK in Options scores at once); runs added or brought back from now
+        on are scored with these (job_queue.py: the assessment read again
+        first when their profile reads it by other rules)."""
         self.options = options
         self.optionsChanged.emit(options)
         stale = len(self.stale_entries())
