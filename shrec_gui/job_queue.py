@@ -288,6 +288,8 @@ class JobQueue:
     def _on_finished(self, gen, cancelled) -> None:
         # runs a cancelled or superseded job never answered: off the bar
         self._queue_done += max(self._job_left.pop(gen, 0), 0)
+        if self._pending_job(gen):  # stopped before the assessment was in: nothing changes
+            self._pending = None  # (runs added meanwhile stay unscored: F5 scores them)
         unchanged = self._unchanged.pop(gen, False)
         if self._failures:  # one message for every run of the job that could not be read
             failures, self._failures = self._failures, []

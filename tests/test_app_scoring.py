@@ -165,6 +165,40 @@ def test_runs_added_while_the_switch_reads_the_assessment_and_redone_are_scored(
     _no_traceback(capfd)
 
 
+def test_a_reading_stopped_leaves_the_contest_as_it_was_and_the_next_run_scored(
+    win, qtbot, capfd, small, monkeypatch
+):
+    """Esc while the assessment is read again for the profile: the contest
+    stays as it was (undo and redo work again), a run added meanwhile waits
+    for F5, and the next run added reads it again and is scored."""
+    from shrec_eval.contest import AssessmentSource as Source
+
+    cla, runs = small
+    c = _open(win, qtbot, cla, runs[:1])
+    assessment = c.assessment
+    real = Source.load
+
+    def slow(self, *args, **kwargs):
+        import time
+
+        time.sleep(0.5)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Source, "load", slow)
+    c.change_options(replace(c.options, profile="trec_eval"))
+    c.add_runs([RunSource(str(runs[1]), name="meanwhile")])
+    assert c.opening()
+    c.cancel()
+    qtbot.waitUntil(lambda: c.idle() and not c.opening(), timeout=20000)
+    assert c.assessment is assessment and win.controller.history.blocked() is None
+    waiting = [e for e in c.entries.values() if e.name == "meanwhile"]
+    assert waiting and waiting[0].result is None and waiting[0].error is None
+    monkeypatch.undo()
+    c.add_runs([RunSource(str(runs[2]), name="next")])
+    _scored_with(win, qtbot, "trec_eval", 3)
+    _no_traceback(capfd)
+
+
 @pytest.mark.parametrize("mode", ["add", "undo"])
 def test_the_demo_switched_to_trec_eval_scores_the_run_added_or_restored(win, qtbot, capfd, mode):
     """repro4 f06 itself, on the demo."""
