@@ -43,6 +43,7 @@ __all__ = [
     "effective_options",
     "final_names",
     "load_assessment",
+    "run_stamp",
     "score_contest",
     "score_runs",
     "user_message",
@@ -116,6 +117,15 @@ class RunCache:
         self._runs.clear()
 
 
+def run_stamp(source: RunSource, options: EvalOptions) -> tuple:
+    """What a run's result depends on besides the assessment: the source as
+    the cache knows it (reader settings, the file's size and time) and the
+    options it is scored with (under its profile).  Two equal stamps against
+    one assessment: the same result (the app's F5 leaves such a run as it is)."""
+    reader = dict(get_profile(options.profile).reading)
+    return (RunCache.key(source, reader), effective_options(options))
+
+
 @dataclass
 class Outcome:
     """What became of one run source (``index``: its place in the sources
@@ -162,6 +172,7 @@ def score_runs(
     progress: IndexedProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
     client=None,
+    reading: IndexedProgressFn | None = None,
 ) -> Iterator[Outcome]:
     """Read and score each source in turn, under ``options.profile``: one
     :class:`Outcome` per source, in order.  Each run is read by the
@@ -172,8 +183,12 @@ def score_runs(
     and goes on (the app's way: one run that cannot be read or scored never
     stops the others).  :class:`~shrec_eval.errors.Cancelled` ends the loop
     when ``should_stop`` answers True (between sources and between blocks of
-    queries).  ``client``: a ``dask.distributed.Client`` scores on its
-    cluster (:mod:`shrec_eval.scoring.distributed`: the same results)."""
+    queries, and while a run is read: between blocks of a file, files of a
+    folder).  ``progress(index, done, total)`` counts the queries scored,
+    ``reading(index, done, total)`` what the reader has read of a run not
+    in the ``cache`` (bytes of a file, files of a folder, rows of a binary
+    matrix checked).  ``client``: a ``dask.distributed.Client`` scores on
+    its cluster (:mod:`shrec_eval.scoring.distributed`: the same results)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
     profile = get_profile(options.profile)
@@ -187,7 +202,10 @@ def score_runs(
         try:
             run = cache.get(source, reader) if cache is not None else None
             if run is None:
-                run = profile.load_run(source, assessment)
+                watch = {"should_stop": should_stop}
+                if reading is not None:
+                    watch["progress"] = lambda d, t, i=i: reading(i, d, t)
+                run = profile.load_run(source, assessment, **watch)
                 if cache is not None:
                     cache.put(source, reader, run)
             result = _evaluate(i, assessment, run, options, progress, should_stop, client)

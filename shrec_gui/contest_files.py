@@ -74,7 +74,8 @@ class ContestFiles:
         on failure nothing changes and the reader is quoted."""
         if self._left_out(options or self.options):
             return
-        runs = self.run_sources() if runs is None else list(runs)
+        now = runs is None  # the runs open, read again: each one's key now (see _adopt)
+        runs = self.run_sources() if now else list(runs)
         options = options or self.options
         if self.before_scoring is not None:
             shapes = self.shapes
@@ -94,9 +95,11 @@ class ContestFiles:
             "session": session,
             "view": view,
             "keep_session": keep_session,
+            "replaces": set(self.entries),  # the runs open while it is read
+            "was": dict(zip((k for k, _ in pairs), self.entries)) if now else {},
         }
-        self._start(
-            Job(pairs, options, source, loaded=loaded),
+        self._pending["generation"] = self._start(
+            Job(list(pairs), options, source, loaded=loaded),
             f"Reading {Path(source.path).name}…",
             supersede=True,
         )

@@ -66,8 +66,13 @@ class ContestController(ContestFiles, JobQueue, QObject):
         self._next_key = 1
         self._pending: dict | None = None
         self._failures: list[str] = []
+        # the progress bar: runs of the jobs since the worker was last idle,
+        # runs each job has left to answer, what each run is at (job_queue.py)
         self._queue_total = 1
         self._queue_done = 0
+        self._job_left: dict[int, int] = {}
+        self._phase: dict[int, str] = {}
+        self._unchanged: dict[int, bool] = {}  # F5 jobs that found nothing to do
         self._comparison = 0
         self._lists_request = 0
         self._tasks: dict[int, tuple] = {}
@@ -87,7 +92,9 @@ class ContestController(ContestFiles, JobQueue, QObject):
         w.assessmentLoaded.connect(self._on_assessment_loaded)
         w.assessmentFailed.connect(self._on_assessment_failed)
         w.runStarted.connect(self._on_run_started)
+        w.reading.connect(self._on_reading)
         w.progress.connect(self._on_progress)
+        w.unchanged.connect(self._on_unchanged)
         w.runScored.connect(self._on_run_scored)
         w.runFailed.connect(self._on_run_failed)
         w.runAmbiguous.connect(self._on_run_ambiguous)
@@ -202,8 +209,10 @@ class ContestController(ContestFiles, JobQueue, QObject):
         )
 
     def set_options(self, options: EvalOptions) -> None:
-        """New engine options (the runs are scored with them on F5; until
-        then their results are stale)."""
+        """New engine options: results scored with others are stale until F5
+        (OK in Options scores at once); runs added or brought back from now
+        on are scored with these (job_queue.py: the assessment read again
+        first when their profile reads it by other rules)."""
         self.options = options
         self.optionsChanged.emit(options)
         stale = len(self.stale_entries())

@@ -13,11 +13,16 @@ from dataclasses import replace
 from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
-from .contest_files import RECOVERY_KEPT
+from .contest_files import RECOVERY_KEPT, app_leaves_out
 from .plots import colour_for
 from .run_entry import RunEntry
-from .undo import undoable
+from .undo import identity, undoable
 from .worker import Job
+
+#: the share of a run's part of the progress bar its reading takes (bytes of
+#: a file, files of a folder); scoring (queries) takes the rest, or all of it
+#: for a run read already (scored again from memory)
+READ_SHARE = 0.5
 
 
 class JobQueue:
@@ -25,33 +30,51 @@ class JobQueue:
     :class:`~shrec_gui.controller.ContestController`."""
 
     # -- scoring ----------------------------------------------------------------------
-    def _start(self, job: Job, text: str, *, supersede: bool = False) -> None:
-        self._queue_total = max(len(job.runs), 1)
-        self._queue_done = 0
-        self.scoring.start(job, supersede=supersede)
+    def _start(self, job: Job, text: str, *, supersede: bool = False) -> int | None:
+        """The one way a job starts (its generation; None: not now).  A job of
+        runs (no assessment of its own) is scored against the assessment as
+        the options' profile reads it: while an assessment is being read,
+        the runs wait for it (scored once it is in, :meth:`_adopt`); when the
+        profile reads it by other rules than it was read with (the profile
+        changed since: trec_eval reads ids as written, sipiran21 matrices by
+        id), it is read again first, with every run, as F5 does."""
+        if job.assessment is None and self.assessment is not None:
+            if self._pending is not None:
+                self.status.emit("The assessment is being read; the runs are scored once it is in.")
+                return None
+            profile = get_profile(job.options.profile)
+            if profile.rereads(self.assessment, self.assessment_source):
+                self.open_assessment(self.assessment_source, keep_session=True)
+                if self._pending is None:  # refused (the window said why): so do the runs
+                    self._not_scored(self.entries.values(), app_leaves_out(profile) or "")
+                return None
+        if not self.busy:  # a new batch: the bar counts its runs
+            self._queue_total = self._queue_done = 0
+            self._phase = {}
+        gen = self.scoring.start(job, supersede=supersede)
+        self._queue_total += len(job.runs)
+        self._job_left[gen] = len(job.runs)
         self.status.emit(text)
-        self.progress.emit(0)
+        self.progress.emit(self._bar())
+        return gen
 
     def score(self) -> None:
-        """Score every run again (after changing options)."""
+        """F5: score every run that needs it (added, failed, scored with other
+        options, its file changed since; the others stay as they are), the
+        assessment read again first when the profile reads it otherwise.
+        Nothing to do: the status bar says so."""
         if self.assessment is None:
-            self.problem.emit("Nothing to score", "Open an assessment and add runs first.")
+            self.status.emit(
+                "Nothing to score: open an assessment (Ctrl+O), a session or the demo (Ctrl+D)."
+            )
             return
         if not self.entries:
             self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
             return
-        profile = get_profile(self.options.profile)
-        if profile.rereads(self.assessment, self.assessment_source):
-            # the profile reads the assessment by other rules (trec_eval: ids
-            # as written, numbers as C reads them; sipiran21: by id): read again
-            self.open_assessment(
-                self.assessment_source,
-                runs=self.run_sources(),
-                options=self.options,
-                keep_session=True,
-            )
-            return
-        self._start(Job([(k, e.source) for k, e in self.entries.items()], self.options), "Scoring…")
+        self._start(
+            Job([(k, e.source) for k, e in self.entries.items()], self.options, only_changed=True),
+            "Scoring…",
+        )
 
     def cancel(self) -> None:
         if self.busy:
@@ -65,19 +88,21 @@ class JobQueue:
     def _current(self, gen: int) -> bool:
         return gen == self.scoring.generation
 
+    def _pending_job(self, gen: int) -> bool:
+        """Whether ``gen`` is the job reading the assessment now awaited."""
+        return self._pending is not None and self._pending.get("generation") == gen
+
     def _on_assessment_loaded(self, gen, source, assessment) -> None:
-        if not self._current(gen) or self._pending is None:
+        if not self._pending_job(gen):
             return
         pending, self._pending = self._pending, None
         self.assessment_source = source
         self.assessment = assessment
         if not pending["keep_session"]:  # another contest: its own shapes problems
             self.shapes.new_contest()
-        if pending["options"] is not self.options:
+        if pending["options"] is not self.options and not pending["keep_session"]:
             self.set_options(pending["options"])
-        self.entries = {
-            k: RunEntry(k, s, s.colour or colour_for(i)) for i, (k, s) in enumerate(pending["runs"])
-        }
+        waiting = self._adopt(pending)
         self.history.forget_runs_aside()  # read for another reading of the assessment
         if not pending["keep_session"]:  # another contest: another history
             self.history.clear()
@@ -102,29 +127,117 @@ class JobQueue:
         self.changed.emit()
         if pending.get("recovered"):
             self.recoveryEnded.emit("")
+        # what changed while it was read: other options (their profile may read it
+        # otherwise again), runs added or read another way
+        if pending["options"] != self.options:
+            self.score()
+        elif waiting:
+            self.score_entries(waiting)
+
+    def _adopt(self, pending: dict) -> list[RunEntry]:
+        """The runs of an assessment now read: those it was read with (the
+        worker scores them), less those removed meanwhile, with the names
+        and formats given meanwhile, and the runs added meanwhile.  Returns
+        the runs still to score (added, or read another way since)."""
+        was, now = pending["was"], self.entries
+        entries, waiting = {}, []
+        for i, (k, s) in enumerate(pending["runs"]):
+            old = now.get(was[k]) if k in was else None
+            if k in was and old is None:  # removed while it was read
+                continue
+            e = RunEntry(k, s, s.colour or colour_for(i))
+            if old is not None:
+                e.source, e.colour = old.source, old.colour
+                if identity(old.source) != identity(s):
+                    waiting.append(e)
+            entries[k] = e
+        for k, e in now.items():
+            if k not in pending["replaces"]:  # added while it was read
+                entries[k] = e
+                waiting.append(e)
+        self.entries = entries
+        return waiting
 
     def _on_assessment_failed(self, gen, source, message) -> None:
+        if not self._pending_job(gen):
+            return
         pending, self._pending = self._pending, None
-        if pending is not None and pending.get("recovered"):
+        if pending.get("recovered"):
             self.problem.emit("Cannot recover the autosave", message + RECOVERY_KEPT)
             self.recoveryEnded.emit(message)
             return
-        self.problem.emit("Cannot open the assessment", message)
+        added = [e for k, e in self.entries.items() if k not in pending["replaces"]]
+        if not pending["keep_session"]:  # the contest open stays: runs added meanwhile join it
+            self.problem.emit("Cannot open the assessment", message)
+            if added:
+                self.score_entries(added)
+            return
+        # read again for the options' profile: the runs it was to score say why not
+        profile = pending["options"].profile
+        unscored = self._not_scored(
+            self.entries.values(), f"the {profile} profile cannot read the assessment: {message}"
+        )
+        self.problem.emit(
+            f"Cannot read the assessment under the {profile} profile",
+            f"{message}\n\nNo run is scored under the {profile} profile"
+            + (f"; never scored: {', '.join(e.name for e in unscored)}" if unscored else "")
+            + "; earlier results are kept (stale). Scoring > Options: another profile.",
+        )
+
+    def _not_scored(self, entries, why: str) -> list[RunEntry]:
+        """The runs of ``entries`` without a result or an error get ``why``
+        they are not scored (Data checks show it; F5 tries again)."""
+        out = [e for e in entries if e.result is None and e.error is None]
+        for e in out:
+            e.error = f"not scored: {why}"
+        if out:
+            self._changed_soon()
+        return out
+
+    def _bar(self, part: float = 0.0) -> int:
+        """The progress bar (0..1000): the runs answered, and ``part`` of the next."""
+        return int(1000 * min(1.0, (self._queue_done + part) / max(self._queue_total, 1)))
+
+    def _answered(self, gen: int, n: int = 1) -> None:
+        self._queue_done += n
+        if gen in self._job_left:
+            self._job_left[gen] -= n
+
+    def _label(self, key: int, name: str = "") -> str:
+        e = self.entries.get(key)
+        return f"{e.name if e else name} ({self._queue_done + 1} of {self._queue_total})"
 
     def _on_run_started(self, gen, key, name) -> None:
-        if self._current(gen):
-            e = self.entries.get(key)
-            label = e.name if e else name
-            self.status.emit(f"Scoring {label} ({self._queue_done + 1} of {self._queue_total})")
+        if gen in self._job_left:
+            self.status.emit(f"Scoring {self._label(key, name)}")
+
+    def _on_reading(self, gen, key, done, total) -> None:
+        """A run being read: the first part of its share of the bar."""
+        if gen not in self._job_left:
+            return
+        if key not in self._phase:
+            self._phase[key] = "reading"
+            self.status.emit(f"Reading {self._label(key)}")
+        self.progress.emit(self._bar(READ_SHARE * (done / total if total else 1.0)))
 
     def _on_progress(self, gen, key, done, total) -> None:
-        if self._current(gen):
-            frac = (self._queue_done + (done / total if total else 1)) / self._queue_total
-            self.progress.emit(int(1000 * frac))
+        """A run being scored: the rest of its share (all of it, read from memory)."""
+        if gen not in self._job_left:
+            return
+        read = READ_SHARE if key in self._phase else 0.0
+        if self._phase.get(key) == "reading":
+            self._phase[key] = "scoring"
+            self.status.emit(f"Scoring {self._label(key)}")
+        self.progress.emit(self._bar(read + (1 - read) * (done / total if total else 1.0)))
+
+    def _on_unchanged(self, gen, n) -> None:
+        """Runs an F5 left as they were (scored with these options, files
+        unchanged): all of the job's, and there was nothing to do."""
+        self._unchanged[gen] = n == self._job_left.get(gen)
+        self._answered(gen, n)
 
     def _on_run_scored(self, gen, key, result, run) -> None:
-        if self._current(gen):
-            self._queue_done += 1
+        self._answered(gen)
         e = self.entries.get(key)
         if e is None:  # removed meanwhile
             return
@@ -147,20 +260,18 @@ class JobQueue:
             e.result.run_name = name
 
     def _on_run_failed(self, gen, key, message) -> None:
-        if self._current(gen):
-            self._queue_done += 1
+        self._answered(gen)
         e = self.entries.get(key)
         if e is None:  # removed, or of an assessment superseded before it was adopted
             return
         e.error, e.result = message, None  # kept (a session still lists it; F5 tries again)
-        self._failures.append(message)
+        self._failures.append(f"{e.name}: {message}")
         self._changed_soon()
 
     def _on_run_ambiguous(self, gen, key, message, candidates) -> None:
         """A run that fits several formats: kept unread (Data checks quote the
         reader) and the window asks which format (``choose_run_format``)."""
-        if self._current(gen):
-            self._queue_done += 1
+        self._answered(gen)
         e = self.entries.get(key)
         if e is None:
             return
@@ -183,11 +294,18 @@ class JobQueue:
             self._changed_timer.start()
 
     def _on_finished(self, gen, cancelled) -> None:
+        # runs a cancelled or superseded job never answered: off the bar
+        self._queue_done += max(self._job_left.pop(gen, 0), 0)
+        if self._pending_job(gen):  # stopped before the assessment was in: nothing changes
+            self._pending = None  # (runs added meanwhile stay unscored: F5 scores them)
+        unchanged = self._unchanged.pop(gen, False)
         if self._failures:  # one message for every run of the job that could not be read
             failures, self._failures = self._failures, []
             more = f"\n\n({len(failures) - 3} more in Data checks.)" if len(failures) > 3 else ""
             self.problem.emit(
-                "Cannot read a run" if len(failures) == 1 else f"Cannot read {len(failures)} runs",
+                "Cannot read or score a run"
+                if len(failures) == 1
+                else f"Cannot read or score {len(failures)} runs",
                 "\n\n".join(failures[:3]) + more + "\n\nThe other results are kept.",
             )
         if not self._current(gen):
@@ -195,8 +313,11 @@ class JobQueue:
         self._changed_timer.stop()  # the last results now, in every tab
         self.changed.emit()
         self.progress.emit(-1)
+        nothing = unchanged and not cancelled
         self.status.emit(
-            ("Cancelled; earlier results kept. " if cancelled else "") + self.scored_status()
+            ("Cancelled; earlier results kept. " if cancelled else "")
+            + ("Nothing to score (no option or file changed): " if nothing else "")
+            + self.scored_status()
         )
 
     # -- details and comparisons ------------------------------------------------------

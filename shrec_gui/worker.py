@@ -10,8 +10,9 @@ between two blocks of queries.
 
 from __future__ import annotations
 
+import logging
 import threading
-import traceback
+import time
 from dataclasses import dataclass, field, replace
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
@@ -31,15 +32,25 @@ from shrec_eval.reading.readers import (
 from shrec_eval.scoring.confusion import first_tier_confusion
 from shrec_eval.scoring.memory import release_freed_blocks
 from shrec_eval.scoring.stats import compare
-from shrec_eval.service import RunCache, effective_options, score_runs, user_message
+from shrec_eval.service import RunCache, effective_options, run_stamp, score_runs, user_message
 
 from .ranked_data import QueryLists, RunList, class_names, run_list
+
+#: a job's defects (exceptions that are not a reader's or the system's
+#: words) for a developer's log; the user sees the message, never stderr
+log = logging.getLogger(__name__)
+
+#: seconds between two reading steps told to the window, at least (a reader's
+#: steps, a megabyte or a file, come faster than a progress bar shows them)
+PROGRESS_EVERY = 0.05
 
 
 @dataclass
 class Job:
     """Score ``runs`` (run key, source) against the assessment (loading it
-    first when ``assessment`` is given)."""
+    first when ``assessment`` is given).  ``only_changed`` (F5): a run this
+    worker scored already with these options, whose file has not changed
+    since, is left as it is (told by ``unchanged``)."""
 
     runs: list[tuple[int, RunSource]]
     options: EvalOptions
@@ -48,6 +59,7 @@ class Job:
     loaded: object = None
     generation: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
+    only_changed: bool = False
 
 
 def read_assessment(source: AssessmentSource, profile: str):
@@ -136,7 +148,9 @@ class ScoringWorker(QObject):
     assessmentLoaded = Signal(int, object, object)  # generation, AssessmentSource, Assessment
     assessmentFailed = Signal(int, object, str)  # generation, AssessmentSource, message
     runStarted = Signal(int, int, str)  # generation, run key, name
-    progress = Signal(int, int, int, int)  # generation, run key, done, total
+    reading = Signal(int, int, int, int)  # generation, run key, read, total (bytes, files...)
+    progress = Signal(int, int, int, int)  # generation, run key, queries scored, total
+    unchanged = Signal(int, int)  # generation, runs of the job left as they were (F5)
     runScored = Signal(int, int, object, object)  # generation, run key, RunResult, Run
     runFailed = Signal(int, int, str)  # generation, run key, message
     runAmbiguous = Signal(int, int, str, object)  # generation, run key, message, formats
@@ -152,14 +166,20 @@ class ScoringWorker(QObject):
         self._assessment = None
         self._cache = RunCache()  # runs read, for scoring again with other options
         self._by_key: dict = {}  # run key -> Run
+        self._stamps: dict = {}  # run key -> what its last result depends on (run_stamp)
         self._options = EvalOptions()
         self._classes = None  # (assessment, class of each item): for the ranked lists
 
     @Slot(object)
     def run_job(self, job: Job) -> None:
+        """Load the assessment (when the job has one), then read and score the
+        job's runs, each answered by a signal.  Never raises: an exception
+        (a defect too) fails the runs not answered yet, with its message
+        (the window names each run); ``finished`` always ends the job."""
         gen = job.generation
         stop = job.stop
         cancelled = False
+        answered: set[int] = set()  # keys answered
         try:
             if job.assessment is not None:
                 try:
@@ -175,12 +195,20 @@ class ScoringWorker(QObject):
                 self._assessment = a
                 self._cache.clear()
                 self._by_key.clear()
+                self._stamps.clear()
                 self.assessmentLoaded.emit(gen, job.assessment, a)
             if self._assessment is None:
                 return
             # the ranked lists and confusions follow the profile as the scores do
             self._options = effective_options(job.options)
-            keys = [key for key, _ in job.runs]
+            runs = job.runs
+            if job.only_changed:
+                runs = [(k, s) for k, s in runs if self._stamps.get(k) != run_stamp(s, job.options)]
+                if len(runs) < len(job.runs):
+                    self.unchanged.emit(gen, len(job.runs) - len(runs))
+                answered.update(k for k, _ in job.runs)
+                answered.difference_update(k for k, _ in runs)
+            keys = [key for key, _ in runs]
             # the scoring service of every front end (shrec_eval.service): each
             # run read with the profile's reader settings, then scored; text is
             # parsed a chunk at a time by numpy loops that release the GIL
@@ -189,31 +217,51 @@ class ScoringWorker(QObject):
             # run's tag), so a name taken back shows the reader's again
             outcomes = score_runs(
                 self._assessment,
-                [replace(source, name=None) for _, source in job.runs],
+                [replace(source, name=None) for _, source in runs],
                 job.options,
                 cache=self._cache,
                 errors="collect",
                 started=lambda i, name: self.runStarted.emit(gen, keys[i], name),
+                reading=_every(lambda i, d, t: self.reading.emit(gen, keys[i], d, t)),
                 progress=lambda i, d, t: self.progress.emit(gen, keys[i], d, t),
                 should_stop=stop.is_set,
             )
-            try:
-                for o in outcomes:
-                    key = keys[o.index]
-                    if o.candidates:  # the user is asked which format
-                        self.runAmbiguous.emit(gen, key, o.error, o.candidates)
-                    elif o.error is not None:
-                        if not isinstance(o.exception, (ShrecEvalError, OSError, type(None))):
-                            traceback.print_exception(o.exception)  # a defect, for the log
-                        self.runFailed.emit(gen, key, o.error)
-                    else:
-                        self._by_key[key] = o.run
-                        self.runScored.emit(gen, key, o.result, o.run)
-            except Cancelled:
-                cancelled = True
+            for o in outcomes:
+                key = keys[o.index]
+                answered.add(key)
+                if o.candidates:  # the user is asked which format
+                    self.runAmbiguous.emit(gen, key, o.error, o.candidates)
+                elif o.error is not None:
+                    if not isinstance(o.exception, (ShrecEvalError, OSError, type(None))):
+                        log.debug("run %s: a defect", key, exc_info=o.exception)
+                    self._stamps.pop(key, None)
+                    self.runFailed.emit(gen, key, o.error)
+                else:
+                    self._by_key[key] = o.run
+                    self._stamps[key] = run_stamp(runs[o.index][1], job.options)
+                    self.runScored.emit(gen, key, o.result, o.run)
+        except Cancelled:
+            cancelled = True
+        except Exception as exc:  # noqa: BLE001 - the job's guard: said in the window
+            if not isinstance(exc, (ShrecEvalError, OSError)):
+                log.debug("scoring job %s: a defect", gen, exc_info=exc)
+            self._fail(gen, [k for k, _ in job.runs if k not in answered], user_message(exc))
         finally:
             release_freed_blocks()  # the memory the job freed, back to the system
-            self.finished.emit(gen, int(cancelled or stop.is_set()))
+            self._emit(self.finished, gen, int(cancelled or stop.is_set()))
+
+    def _fail(self, gen: int, keys, message: str) -> None:
+        """The runs ``keys`` failed with ``message`` (the window names each)."""
+        for key in keys:
+            self._stamps.pop(key, None)
+            self._emit(self.runFailed, gen, key, message)
+
+    @staticmethod
+    def _emit(signal, *args) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # the window (and the receiver) went away meanwhile
+            pass
 
     @Slot(int, str, object, object)
     def lists(self, request: int, query_id: str, runs, stop) -> None:
@@ -268,11 +316,26 @@ class ScoringWorker(QObject):
     @Slot(int)
     def forget(self, key: int) -> None:
         self._by_key.pop(key, None)
+        self._stamps.pop(key, None)
 
     @Slot(int, object)
     def remember(self, key: int, run) -> None:
         """A run taken out and brought back (undo): its ranked lists again."""
         self._by_key[key] = run
+
+
+def _every(fn):
+    """``fn(i, done, total)`` at most once every :data:`PROGRESS_EVERY`
+    seconds for one ``i`` (a run's first and last calls always)."""
+    last = [None, 0.0]
+
+    def call(i: int, done: int, total: int) -> None:
+        now = time.monotonic()
+        if i != last[0] or done >= total or now - last[1] >= PROGRESS_EVERY:
+            last[0], last[1] = i, now
+            fn(i, done, total)
+
+    return call
 
 
 def collect_garbage_on_the_gui_thread() -> None:

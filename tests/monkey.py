@@ -16,7 +16,12 @@ actions, drawn from SEED:
 * a column header clicked (a sort), rows selected and Del;
 * a button clicked, a combo box choice;
 * the window resized to 1280 x 720 and back;
-* time for the event loop (scoring, thumbnails).
+* time for the event loop (scoring, thumbnails);
+* the scoring options changed as OK in Scoring > Options changes them (a
+  profile the demo reads, the average, the ranks), and a run of the demo
+  added as File > Add runs adds it; the app is then left to settle and every
+  run (after an options change), or the run added, must end scored with the
+  options in force, without F5 (a miss is reported as an error).
 
 Every modal dialog (and menu) that opens is answered as a user pressing
 Escape would: Cancel.  The report (JSON) lists the Python exceptions
@@ -35,10 +40,17 @@ import threading
 import time
 import traceback
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 faulthandler.enable()  # a crash prints where it happened (the test shows it)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+#: the profiles the demo can be scored under (sipiran21 reads matrices by
+#: id, the demo's ids are names; shapenet17 reads its own contests)
+DEMO_PROFILES = ("shrec", "trec_eval", "psbtable", "boli")
+#: the demo's runs the monkey adds
+DEMO_RUNS = ("spectralnet.txt", "viewharmonics.trec", "voxelmoments.matrix", "lightfield-200")
 
 #: words typed into line edits: measure names, other tools' names, junk
 WORDS = [
@@ -66,6 +78,8 @@ class Monkey:
         self.escaper.start()
         self.size = win.size()
         self.trail = None  # a file: each action before it is done (a crash's last one)
+        self.misses: list[str] = []  # runs not scored with the options in force
+        self.added = 0
 
     # -- the user who presses Escape on every dialog ------------------------------------------
     def _escape(self) -> None:
@@ -288,6 +302,67 @@ class Monkey:
         self.win.resize(self.size)
         return f"resize back {self.size.width()}x{self.size.height()}"
 
+    def options(self) -> str:
+        """Other scoring options, as OK in Scoring > Options sets them
+        (undoable, every run scored at once): then every run must end
+        scored with them."""
+        c = self.win.controller
+        if c.assessment is None:
+            return "options (nothing open)"
+        new = replace(
+            c.options,
+            profile=self.rng.choice(DEMO_PROFILES),
+            average=self.rng.choice(("micro", "macro")),
+            ranks=self.rng.choice(((5, 10, 25, 50, 100), (1, 10), (7,))),
+        )
+        c.change_options(new)
+        what = f"options {new.profile} {new.average} {new.ranks}"
+        if self.rng.random() < 0.5:  # a run added at once (the assessment may be read again)
+            what += ", " + self._add()
+        return what + self.settle(None)
+
+    def add_run(self) -> str:
+        """A run of the demo added, as File > Add runs adds it: then it must
+        end scored with the options in force."""
+        if self.win.controller.assessment is None:
+            return "add run (nothing open)"
+        what = self._add()
+        return what + self.settle(f"monkey {self.added}")
+
+    def _add(self) -> str:
+        from shrec_eval.contest import RunSource
+        from shrec_eval.resources import demo_manifest
+
+        self.added += 1
+        name = f"monkey {self.added}"
+        path = Path(demo_manifest()).parent / self.rng.choice(DEMO_RUNS)
+        self.win.controller.add_runs([RunSource(str(path), name=name)])
+        return f"add run {path.name} as {name!r}"
+
+    def settle(self, name: str | None) -> str:
+        """Time for the app to read and score (no F5); then the runs (every
+        one, or the one named) must be scored with the options in force."""
+        c = self.win.controller
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not (c.idle() and not c.opening()):
+            self.spin(20)
+        runs = [e for e in c.entries.values() if name is None or e.source.name == name]
+        missed = [
+            f"{e.name} ({'error: ' + e.error if e.error else 'not scored'})"
+            if e.result is None
+            else f"{e.name} (scored under {e.result.options.profile}, stale)"
+            for e in runs
+            if not c.is_current(e.result)
+        ]
+        if missed:
+            self.misses.append(
+                f"after {self.log[-1] if self.log else 'the start'} then "
+                f"{'options' if name is None else 'add ' + name}, under "
+                f"{c.current_options().profile}: not scored with the options in force: "
+                + "; ".join(missed)
+            )
+        return f" ({len(runs)} scored)" if not missed else " (MISSED)"
+
     def wait(self) -> str:
         ms = self.rng.choice([0, 10, 50, 200, 500])
         self.spin(ms)
@@ -304,6 +379,8 @@ class Monkey:
         ("combo", 2),
         ("resize", 1),
         ("wait", 2),
+        ("options", 1),
+        ("add_run", 1),
     ]
 
     def step(self, i: int) -> None:
@@ -444,6 +521,7 @@ def run(seed: int, n_actions: int, report: Path) -> int:
         if i % 20 == 0:
             helpers_seen |= set(descendants(os.getpid()))
     actions_s = time.monotonic() - t0
+    errors.extend(monkey.misses)
     # settle, then close as Quit does (the question answered by the monkey: Cancel),
     # and at last without asking
     deadline = time.monotonic() + 60

@@ -254,10 +254,13 @@ def test_cancel_mid_run_keeps_earlier_results(fresh, qtbot, monkeypatch):
             time.sleep(0.02)
             return should_stop()
 
-        return real(a, run, EvalOptions(memory_budget=1), progress=progress, should_stop=stop)
+        return real(
+            a, run, EvalOptions(ranks=(7,), memory_budget=1), progress=progress, should_stop=stop
+        )
 
     monkeypatch.setattr(service, "evaluate", slow)
     before = {k: e.result for k, e in fresh.controller.entries.items()}
+    fresh.controller.set_options(EvalOptions(ranks=(7,)))  # F5 scores what changed
     fresh.controller.score()
     first = next(iter(fresh.controller.entries))
     qtbot.waitUntil(

@@ -2,9 +2,11 @@
 window: several hundred random actions (every menu action with its dialogs
 answered Cancel, shortcuts, tab switches, text typed with the suggestions
 popup open and Enter, sorts, rows selected and Del, buttons, combo boxes,
-resizes to 1280 x 720 and back).  Each seed runs in a child process: no
-crash, no Python exception, no thread or helper process left once the
-window has closed, and none alive once the process has ended.  A few seeds
+resizes to 1280 x 720 and back, options and profiles changed and runs
+added, each then scored with the options in force without F5).  Each seed
+runs in a child process: no crash, no Python exception, no thread or
+helper process left once the window has closed, and none alive once the
+process has ended.  A few seeds
 run at once here; more under the ``slow`` marker."""
 
 from __future__ import annotations
@@ -105,6 +107,8 @@ def test_the_monkey_finds_no_crash_no_exception_no_orphan(tmp_path):
     kinds = sum((list(r["kinds"]) for r in results), [])
     # what issue 31's H1 needed: Enter in a suggestions popup, among the actions
     assert "enter in a suggestions popup" in kinds
+    # options and profiles changed, runs added: each then scored without F5 (check)
+    assert "options" in kinds and "add_run" in kinds
     assert sum(sum(r["dialogs"].values()) for r in results) >= 10  # dialogs opened and cancelled
 
 

@@ -121,9 +121,11 @@ def test_status_and_caption_after_removing_runs(win, qtbot, tmp_path, dialogs):
     wait_idle(qtbot, w)
     assert w.status_label.text().endswith(" 1 of 1 run scored with the current options.")
     assert w.summary.assessment_label.text().endswith("; 1 run")
-    w.controller.score()  # F5: the end of a job says the same
+    w.controller.score()  # F5 with nothing to do says so, and the same count
     wait_idle(qtbot, w, 1)
-    assert w.status_label.text() == "1 of 1 run scored with the current options."
+    assert w.status_label.text() == (
+        "Nothing to score (no option or file changed): 1 of 1 run scored with the current options."
+    )
 
 
 # -- adding TREC runs ---------------------------------------------------------------

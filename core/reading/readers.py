@@ -9,7 +9,7 @@ nothing else for anything a file may contain.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,7 +42,7 @@ from .formats.matrix import read_ascii_matrix, read_binary_matrix
 from .formats.order import by_id, with_other_order
 from .formats.ranklists import read_ranklist_folder
 from .formats.rules import RULES, applicable, resolved
-from .formats.source import PIPE_LIMIT, Source, a, classify_path, open_source
+from .formats.source import PIPE_LIMIT, ReadWatch, Source, a, classify_path, open_source
 from .formats.trec import read_collection_list, read_qrels, read_trec_run
 
 __all__ = [
@@ -181,6 +181,8 @@ def load_run(
     metric: str | None = None,
     ids=None,
     top_k: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  ``chunk_size`` (bytes) is how much of a
@@ -198,7 +200,13 @@ def load_run(
     them: trec_eval); ``skip_names`` and ``nonfinite_distances`` (rank-list
     folders: :func:`~shrec_eval.reading.formats.ranklists.read_ranklist_folder`);
     ``extra_rows`` (``refuse`` or ``ignore`` matrix rows past the queries).
-    The run records the rules that applied to its format (``Run.reading``)."""
+    The run records the rules that applied to its format (``Run.reading``).
+
+    ``progress(done, total)`` follows the reading (bytes of a text file,
+    files of a rank-list folder, rows of a binary matrix checked) and
+    ``should_stop()`` is asked at the same points (True:
+    :class:`~shrec_eval.errors.Cancelled`): a front end's progress bar and
+    Cancel (:class:`~shrec_eval.reading.formats.source.ReadWatch`)."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -221,14 +229,17 @@ def load_run(
             )
         },
     }
+    watch = None if progress is None and should_stop is None else ReadWatch(progress, should_stop)
     run, fmt = _load_run(
-        path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values
+        path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values, watch
     )
     run.reading = applicable(fmt, values)
     return run
 
 
-def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values):
+def _load_run(
+    path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values, watch=None
+):
     trec_order, norm, c_numbers = values["trec_order"], values["normalize_ids"], values["c_numbers"]
     skip_names, nonfinite_distances = values["skip_names"], values["nonfinite_distances"]
     q, t = assessment.n_queries, assessment.n_items
@@ -239,6 +250,8 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
         f"binary float32 matrix of {q} x {t}" if binary else "run",
         limit=4 * q * t if binary else PIPE_LIMIT,
     )
+    if watch is not None:  # the reader reports to it (never the caller's Source changed)
+        src = replace(src, watch=watch)
     fmt = format or detect_run_format(src, assessment, c_numbers=c_numbers)
     row = run_format_row(fmt)
     if row.module is not None:  # a registered format: its module reads it
@@ -276,7 +289,7 @@ def _load_run(path, assessment, format, variant, name, chunk_size, metric, ids, 
         if src.kind != "folder":
             raise FormatError(src.path, "a folder of rank-list files was expected, this is a file")
         run = read_ranklist_folder(
-            src.path,
+            src,
             assessment,
             variant=variant,
             name=name,

@@ -12,7 +12,7 @@ from ...model.runs import Run
 from .file_rows import FileRows
 from .numparse import parse_floats
 from .rowsort import rank_pairs, rank_rows
-from .source import a, default_name, open_source
+from .source import a, default_name, open_source, watch_step
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -120,8 +120,11 @@ def _shape_text(a: Assessment) -> str:
     return f"{q} x {t} ({q} queries, {t} targets)"
 
 
-def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
+def _check_finite(path, m: np.ndarray, line_of_row=None, src=None) -> None:
+    """Every value finite, else a FormatError naming the first one; ``src``'s
+    watch follows the rows read (:func:`.source.watch_step`)."""
     for start in range(0, m.shape[0], SCAN_ROWS):
+        watch_step(src, start, m.shape[0])
         block = np.asarray(m[start : start + SCAN_ROWS])
         bad = ~np.isfinite(block)
         if bad.any():
@@ -135,6 +138,7 @@ def _check_finite(path, m: np.ndarray, line_of_row=None) -> None:
                 line=line,
                 column=None,
             )
+    watch_step(src, m.shape[0], m.shape[0])
 
 
 def _extra_rows(path, rows: int, a: Assessment, extra_rows: str) -> list[DataWarning]:
@@ -208,7 +212,7 @@ def read_binary_matrix(
             )
     except OSError as exc:
         raise FileAccessError.wrap(path, exc) from exc
-    _check_finite(path, m)
+    _check_finite(path, m, src=src)
     return MatrixRun(
         name or default_name(path),
         m,

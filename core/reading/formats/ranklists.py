@@ -12,7 +12,7 @@ from ...model.assessment import Assessment, make_warning
 from ...model.runs import RankedRun
 from ...model.values import is_number
 from .ids import IdNormalizer
-from .source import default_name, open_source
+from .source import default_name, open_source, watch_step
 from .tokens import read_lines
 
 VARIANTS = RANKLIST_VARIANTS
@@ -104,8 +104,9 @@ def read_ranklist_folder(
     ``skip_names``: files of the folder that are not lists (the SHREC
     toolkits write Stats_test.txt and PR_test.txt there; skipped with a
     note); ``nonfinite_distances``: NaN and infinite distances are accepted
-    (file order ranks; noted) instead of being an error."""
-    folder = Path(folder)
+    (file order ranks; noted) instead of being an error.  ``folder`` may
+    be a :class:`~.source.Source`: its watch follows the files read."""
+    source, folder = folder, Path(folder)
     files = list_files(folder, skip_names)
     skipped = sorted(p.name for p in folder.iterdir() if p.name in skip_names and p.is_file())
     nonfinite: list[str] = []
@@ -121,7 +122,8 @@ def read_ranklist_folder(
     lines: dict[str, tuple[str, list[int]]] = {}
     mismatched: list[str] = []
     unsorted: list[str] = []
-    for f in files:
+    for done, f in enumerate(files):
+        watch_step(source, done, len(files))
         qid = norm(query_id_of(f))
         if qid in lists:
             raise FormatError(
@@ -199,6 +201,7 @@ def read_ranklist_folder(
             unsorted.append(f.name)
         lists[qid] = ids
         lines[qid] = (f.name, where)
+    watch_step(source, len(files), len(files))
     how = "detected" if detected else "chosen"
     found = []
     if skipped:

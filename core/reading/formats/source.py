@@ -24,10 +24,10 @@ import re
 import select
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ...errors import FileAccessError, FormatError
+from ...errors import Cancelled, FileAccessError, FormatError
 
 #: default cap of what a pipe may send (the reader that knows its format
 #: may ask for less, e.g. a binary matrix's exact size)
@@ -106,12 +106,39 @@ def classify_path(path) -> str:
 
 
 @dataclass
+class ReadWatch:
+    """Who follows a reading (the app's progress bar and Cancel): told
+    ``progress(done, total)`` as the reader goes (bytes of a file read,
+    files of a folder, rows of a matrix checked) and asked ``should_stop()``
+    at the same points, before each step (True: :class:`Cancelled`)."""
+
+    progress: Callable[[int, int], None] | None = None
+    should_stop: Callable[[], bool] | None = None
+
+    def step(self, done: int, total: int) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled()
+        if self.progress is not None:
+            self.progress(done, total)
+
+
+def watch_step(src, done: int, total: int) -> None:
+    """One step of the reading of ``src`` (a :class:`Source`, or a path: no
+    one follows it) for its :class:`ReadWatch`."""
+    watch = getattr(src, "watch", None)
+    if watch is not None:
+        watch.step(done, total)
+
+
+@dataclass
 class Source:
-    """One input: its path, its kind, and (for a pipe) the bytes it sent."""
+    """One input: its path, its kind, and (for a pipe) the bytes it sent;
+    ``watch``: who follows its reading (:class:`ReadWatch`), or None."""
 
     path: str
     kind: str
     _data: bytes | None = field(default=None, repr=False)
+    watch: ReadWatch | None = field(default=None, repr=False, compare=False)
 
     def __fspath__(self) -> str:
         return self.path
@@ -155,12 +182,22 @@ class Source:
         held in memory whole."""
         size = max(size, 1)
         if self._data is not None:
-            for at in range(0, len(self._data), size):
+            total = len(self._data)
+            for at in range(0, total, size):
+                watch_step(self, at, total)
                 yield self._data[at : at + size]
+            watch_step(self, total, total)
             return
         try:
             with open(self.path, "rb") as fh:
-                while block := fh.read(size):
+                total = os.fstat(fh.fileno()).st_size
+                done = 0
+                while True:
+                    watch_step(self, done, max(total, done))
+                    block = fh.read(size)
+                    if not block:
+                        break
+                    done += len(block)
                     yield block
         except IsADirectoryError as exc:
             raise FileAccessError(self.path, "this is a folder, a file was expected") from exc
