@@ -55,7 +55,7 @@ class MeasureBarsWidget(QWidget):
         lay.addWidget(self.plot, 1)
         self.names = NameTicks(self.plot.getPlotItem())
         self.chosen: list[str] = list(SHREC_BARS)
-        self.entries: list = []  # (name, colour, RunResult)
+        self.entries: list = []  # (name, RunLook, RunResult)
         self._labels: dict[str, str] = {}
 
     @property

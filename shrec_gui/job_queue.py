@@ -13,7 +13,6 @@ from dataclasses import replace
 from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
-from .plots import colour_for
 from .run_entry import RunEntry
 from .undo import undoable
 from .worker import Job
@@ -74,9 +73,7 @@ class JobQueue:
             self.shapes.new_contest()
         if pending["options"] is not self.options:
             self.set_options(pending["options"])
-        self.entries = {
-            k: RunEntry(k, s, s.colour or colour_for(i)) for i, (k, s) in enumerate(pending["runs"])
-        }
+        self.entries = {k: RunEntry(k, s, s.colour) for k, s in pending["runs"]}
         self.history.forget_runs_aside()  # read for another reading of the assessment
         if not pending["keep_session"]:  # another contest: another history
             self.history.clear()

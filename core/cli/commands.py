@@ -35,7 +35,7 @@ from ..scoring.measures import (
     holds_under,
     owner,
 )
-from ..scoring.stats import CORRECTIONS, TESTS, compare
+from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
 from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
@@ -294,7 +294,7 @@ def cmd_compare(args, out) -> int:
         unit=args.unit,
         progress=Progress(label="comparing"),
     )
-    out.write(comparison_text(c))
+    out.write(comparison_text(c, contest.options.average))
     _native(args, assessment, results, contest)
     if args.json:
         write_json(
@@ -315,12 +315,15 @@ def cmd_compare(args, out) -> int:
             comparison=c,
             test=tests[0],
             figure_preset=args.figure_preset,
+            looks=contest.looks(results),
         )
     return 0
 
 
-def comparison_text(c) -> str:
-    """The ranking with intervals, then a matrix of corrected p-values per test."""
+def comparison_text(c, average: str = "micro") -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per
+    test; which average the means are, unless the contest's micro one
+    (``average``: the contest's)."""
     pct = f"{c.confidence:.0%}"
     unit = "queries" if c.unit == "query" else "classes"
     lines = [
@@ -330,6 +333,8 @@ def comparison_text(c) -> str:
         f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
         "",
     ]
+    if (average, c.unit) != ("micro", "query"):
+        lines.insert(1, f"average: {average_note(average, c.unit)}")
     rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
     for i, r in enumerate(c.ranking(), start=1):
         ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""

@@ -160,6 +160,7 @@ def _outputs(
             keys=keys,
             rank_key=rank_key,
             figure_preset=args.figure_preset,
+            looks=contest.looks(results),
             extra=gallery,
         )
     _native(args, assessment, results, contest)

@@ -249,6 +249,32 @@ def bootstrap_ci(
     return (float(lo), float(hi))
 
 
+#: what the runs' values paired are, by the contest's average: the micro
+#: average is the mean of the per-query values, the macro average the mean of
+#: the class means.  The weighted averages (proportional, reciprocal) are
+#: means of no values a paired test can pair: their runs are paired per query,
+#: unweighted (:func:`average_note` says so)
+AVERAGE_UNITS = {"micro": "query", "macro": "class", "proportional": "query", "reciprocal": "query"}
+
+
+def average_unit(average: str) -> str:
+    """The unit the runs' values are paired in under the contest's ``average``."""
+    return AVERAGE_UNITS[average]
+
+
+def average_note(average: str, unit: str) -> str:
+    """In words, which average the means of a comparison paired by ``unit``
+    are, against the contest's ``average`` (what the Significance tab and
+    ``compare`` say)."""
+    of = {"query": "the micro average (mean over queries)", "class": "the macro average"}
+    means = f"paired per {unit}; the means are {of[unit]}" + (
+        " (mean over classes of the class means)" if unit == "class" else ""
+    )
+    if AVERAGE_UNITS[average] == unit and average in ("micro", "macro"):
+        return f"{means}, the contest's average"
+    return f"{means}, not the contest's {average} average"
+
+
 def compare(
     results: Sequence[RunResult],
     measure: str,
@@ -259,16 +285,20 @@ def compare(
     resamples: int = 10000,
     seed: int = 0,
     confidence: float = 0.95,
-    unit: str = "query",
+    unit: str | None = None,
     progress=None,
     should_stop=None,
 ) -> Comparison:
     """Every pair of runs on one measure: the chosen paired tests, corrected
     across the pairs (per test), and each run's bootstrap interval.  With
     ``unit="class"`` the pairs are the runs' class means (macro view); the
-    "queries" counts of the result are then classes."""
+    "queries" counts of the result are then classes.  ``unit`` None: the
+    unit of the results' average (:func:`average_unit`), so that the runs
+    are ranked by the means their tables give."""
     if len(results) < 1:
         raise StatsError("no run to compare")
+    if unit is None:
+        unit = average_unit(results[0].options.average)
     tests = tuple(tests)
     for t in tests:
         if t not in TESTS:
