@@ -84,6 +84,8 @@ class RunCurve(pg.PlotDataItem):
 
     def updateItems(self, styleUpdate: bool = True) -> None:
         super().updateItems(styleUpdate)
+        if getattr(self, "look", None) is None:  # while pyqtgraph builds the item
+            return
         mark = self.marked()
         if self.opts["symbol"] is None or mark.all() or self.xData is None:
             return
