@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -100,6 +102,37 @@ class RunCurve(pg.PlotDataItem):
         )
 
 
+class RunSample(pg.ItemSample):
+    """A legend sample long enough to show a run's line style (dashed,
+    dotted, dash-dotted) with its marker in the middle; other items as
+    pyqtgraph draws them."""
+
+    WIDTH = 36
+
+    def __init__(self, item) -> None:
+        super().__init__(item)
+        if isinstance(item, RunCurve):
+            self.setFixedWidth(self.WIDTH)
+
+    def boundingRect(self):
+        if isinstance(self.item, RunCurve):
+            return QRectF(0, 0, self.WIDTH, 20)
+        return super().boundingRect()
+
+    def paint(self, p, *args):
+        item = self.item
+        if not isinstance(item, RunCurve) or not item.isVisible():
+            super().paint(p, *args)
+            return
+        o = item.opts
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(pg.mkPen(o["pen"]))
+        p.drawLine(QPointF(0, 11), QPointF(self.WIDTH, 11))
+        p.translate(self.WIDTH / 2, 11)
+        drawSymbol(p, o["symbol"], o["symbolSize"], pg.mkPen(o["symbolPen"]),
+                   pg.mkBrush(o["symbolBrush"]))  # fmt: skip
+
+
 #: legend background on screen (light, dark); exports are always light (figures.py)
 LEGEND_BRUSH = {False: (255, 255, 255, 215), True: (32, 33, 36, 215)}
 #: room around the [0, 1] x [0, 1] of a precision-recall plot: a point at 1
@@ -159,7 +192,9 @@ class CurvesWidget(QWidget):
         self._qids: tuple = ()
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.plot.addLegend(
+            offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample
+        )
         self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the data, else outside
         numeric_axes(self.plot)
         self.bars = MeasureBarsWidget()

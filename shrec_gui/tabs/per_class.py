@@ -30,6 +30,7 @@ from ..plots import (
     LEGEND_BRUSH,
     UNIT_PADDING,
     RunCurve,
+    RunSample,
     export_buttons,
     numeric_axes,
     set_widget_theme,
@@ -76,7 +77,9 @@ class PerClassTab(QWidget, Tab):
         self.class_label.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.plot.addLegend(
+            offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample
+        )
         self.legend_place = LegendPlacer(self.plot.getPlotItem())
         numeric_axes(self.plot)
         spec = next(c for c in CURVES if c.key == "pr")
