@@ -29,7 +29,7 @@ STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between stri
 ROW_PX = 28  # on-screen height of a run's row
 #: the least height of a run's row, in lines of its name: every run is named
 #: (the plot scrolls where the tab is shorter than its rows)
-ROW_LINES = 1.15
+ROW_LINES = 1.05
 #: the height of the plot's view at least: a window of 720 px holds the tab
 #: whatever the number of runs (the plot scrolls in it)
 MIN_PLOT_PX = 190
@@ -158,7 +158,7 @@ class RankedListsWidget(QWidget):
         lay.addWidget(self.plot_scroll, 3)
         lay.addLayout(row)
         lay.addWidget(self.readout)
-        lay.addWidget(self.info_scroll, 1)
+        lay.addWidget(self.info_scroll)  # what the rows leave (a few lines at least)
         lay.addStretch(0)
         self.top_grade = 0
         self._set_grade_key(2)
