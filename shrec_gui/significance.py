@@ -221,7 +221,8 @@ class SignificanceWidget(QWidget):
         c = self.comparison
         unit = c.unit if c is not None else average_unit(average)
         self._average = (average, unit)
-        self.average.setText(f"{average}: {average_note(average, unit)}.")
+        note = average_note(average, unit)
+        self.average.setText(note[0].upper() + note[1:] + ".")
 
     HINTS = (
         "Score runs, then compute.",

@@ -263,16 +263,20 @@ def average_unit(average: str) -> str:
 
 
 def average_note(average: str, unit: str) -> str:
-    """In words, which average the means of a comparison paired by ``unit``
-    are, against the contest's ``average`` (what the Significance tab and
-    ``compare`` say)."""
-    of = {"query": "the micro average (mean over queries)", "class": "the macro average"}
-    means = f"paired per {unit}; the means are {of[unit]}" + (
-        " (mean over classes of the class means)" if unit == "class" else ""
-    )
-    if AVERAGE_UNITS[average] == unit and average in ("micro", "macro"):
-        return f"{means}, the contest's average"
-    return f"{means}, not the contest's {average} average"
+    """In words, what a comparison paired by ``unit`` pairs and which
+    average its means are, against the contest's ``average`` (said by the
+    Significance tab and by ``compare``)."""
+    what = {
+        "query": "each query's values paired, the means over queries (micro)",
+        "class": "the class means paired, the means over classes (macro)",
+    }[unit]
+    if (average, unit) in (("micro", "query"), ("macro", "class")):
+        return f"the contest's {average} average: {what}"
+    if unit == "query" and average in ("proportional", "reciprocal"):
+        return (
+            f"{what}, not the contest's {average} average: the paired tests weigh every query alike"
+        )
+    return f"{what}, not the contest's {average} average"
 
 
 def compare(
