@@ -71,6 +71,9 @@ class ClassHeatmap(pg.PlotWidget):
         self._hover = pg.SignalProxy(
             self.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self._show_tip(e[0])
         )
+        # the cells' room changes with the colour bar's label too, not only
+        # with the widget's size: the names are fitted to the view as laid out
+        pi.vb.sigResized.connect(lambda *_: self.fit_ticks())
 
     def set_model(self, model) -> None:
         """Colour every class cell of a PerClassModel (grey where undefined)."""
