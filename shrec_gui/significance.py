@@ -36,6 +36,15 @@ ROW_LINES = 1.4
 NAME_SHARE = 0.6
 
 
+def title_over_axes(pi) -> None:
+    """The plot's title over its whole width (the run names' axis too), not
+    over the view only: a title wider than the view beside long names would
+    make the plot wider than its place (and the figure copied from it)."""
+    pi.layout.removeItem(pi.titleLabel)
+    pi.layout.addItem(pi.titleLabel, 0, 0, 1, 3)
+    pi._title_over_axes = True  # the figure's copy does the same (figure_layout)
+
+
 class SignificanceWidget(QWidget):
     """Controls, p-value matrix, means with intervals, head to head."""
 
@@ -98,7 +107,7 @@ class SignificanceWidget(QWidget):
         self.pview.horizontalHeader().setStretchLastSection(False)
         # means with intervals
         self.means_plot = pg.PlotWidget()
-        self.means_plot.showGrid(y=True, alpha=0.25)
+        self.means_plot.showGrid(x=True, alpha=0.25)
         self.means_plot.getPlotItem().setTitle("Run means with bootstrap intervals")
         self.means_plot.setMouseEnabled(x=False, y=False)
         numeric_axes(self.means_plot)
@@ -111,6 +120,7 @@ class SignificanceWidget(QWidget):
         self.means_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._ranked_names: list[str] = []
         self.means_plot.getPlotItem().vb.sigResized.connect(lambda *_: self._name_runs())
+        title_over_axes(self.means_plot.getPlotItem())
         self._hover = pg.SignalProxy(
             self.means_plot.scene().sigMouseMoved,
             rateLimit=30,
