@@ -33,7 +33,6 @@ from .model.assessment import Assessment
 from .model.runs import Run
 from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
-from .outputs.palette import RunLook, run_looks
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import NAMES as PROFILES
 from .profiles import get_profile
@@ -386,16 +385,6 @@ class Contest:
     def load_assessment(self) -> Assessment:
         """The contest's assessment, read by its profile's rules."""
         return self.profile.load_assessment(self.assessment)
-
-    def looks(self, results) -> dict[str, RunLook]:
-        """Run name -> how each result is drawn: the look of its run's place
-        in the contest, in the run's own colour when the file gives one (as
-        the app draws it; shrec_eval.outputs.palette.run_looks).  With more
-        results than runs (shapenet17: one per dataset), by their places."""
-        colours = [r.colour for r in self.runs]
-        if len(colours) != len(results):
-            colours = [None] * len(results)
-        return dict(zip((r.run_name for r in results), run_looks(colours)))
 
     def to_dict(self, base=None) -> dict:
         d = {"version": CONTEST_VERSION, "name": self.name}

@@ -27,7 +27,7 @@ from guitools import retire, settled  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from shrec_eval.cli.parser import main as cli_main  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
-from shrec_eval.outputs.palette import run_look  # noqa: E402
+from shrec_eval.outputs.palette import result_looks, run_look  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
 from shrec_gui.headless import export  # noqa: E402
@@ -72,7 +72,8 @@ def test_the_curves_draw_every_run_in_a_look_of_its_own_the_reports(qapp, tmp_pa
         assert len(set(drawn)) == n_runs  # every run told apart
         # the look of its place in the contest, as the command line's report draws it
         contest = Contest.read(path)
-        report = contest.looks([e.result for e in w.controller.entries.values()])
+        results = [e.result for e in w.controller.entries.values()]
+        report = result_looks(results, [r.colour for r in contest.runs])
         for i, (name, look, item) in enumerate(items):
             want = run_look(i, OWN.get(i))
             assert look == want == report[name]

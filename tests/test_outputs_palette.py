@@ -16,7 +16,15 @@ from matplotlib.colors import to_hex
 from shrec_eval.contest import Contest
 from shrec_eval.errors import FormatError
 from shrec_eval.outputs.figures import PRESETS, curve_figure
-from shrec_eval.outputs.palette import DASHES, MARKERS, PALETTE, RunLook, run_look, run_looks
+from shrec_eval.outputs.palette import (
+    DASHES,
+    MARKERS,
+    PALETTE,
+    RunLook,
+    result_looks,
+    run_look,
+    run_looks,
+)
 from shrec_eval.outputs.summary import Summary
 from shrec_eval.service import score_contest
 
@@ -72,7 +80,7 @@ def test_report_figures_draw_each_run_in_the_look_of_its_place(many):
     contest's), each run's line has the colour, marker and line style of its
     place in the contest: 28 distinct looks."""
     contest, results = many
-    looks = contest.looks(results)
+    looks = result_looks(results, [r.colour for r in contest.runs])
     ranked = Summary.build(results, None, "ap_trec_r").results
     assert [r.run_name for r in ranked] != [r.run_name for r in results]  # a real reordering
     fig = curve_figure(ranked, "pr", PRESETS["column"], looks=[looks[r.run_name] for r in ranked])
@@ -106,7 +114,7 @@ def test_the_report_takes_the_contests_looks(many, monkeypatch):
         figures, "report_figures", lambda *a, **k: real(*a, **{**k, "formats": ("svg",)})
     )
     some = results[18:22]
-    looks = contest.looks(results)
+    looks = result_looks(results, [r.colour for r in contest.runs])
     own = report_figure_files(
         some, rank_key="ap_trec_r", looks={r.run_name: looks[r.run_name] for r in some}
     )
@@ -134,3 +142,12 @@ def test_a_colour_that_is_not_rrggbb_is_refused_naming_the_file(tmp_path):
     doc["runs"][1]["colour"] = "#a1B2c3"
     path.write_text(json.dumps(doc))
     assert Contest.read(path).runs[1].colour == "#a1B2c3"
+
+
+def test_result_looks_take_the_runs_colours_one_per_result(many):
+    contest, results = many
+    colours = [r.colour for r in contest.runs]
+    looks = result_looks(results, colours)
+    assert [looks[r.run_name] for r in results] == run_looks(colours)
+    # not one colour per result (shapenet17: a result per dataset): by places only
+    assert result_looks(results[:3], colours) == result_looks(results[:3])

@@ -22,6 +22,7 @@ from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from ..outputs.gallery import thumb_names
+from ..outputs.palette import result_looks
 from ..outputs.report import (
     write_json,
     write_report,
@@ -315,7 +316,7 @@ def cmd_compare(args, out) -> int:
             comparison=c,
             test=tests[0],
             figure_preset=args.figure_preset,
-            looks=contest.looks(results),
+            looks=result_looks(results, [r.colour for r in contest.runs]),
         )
     return 0
 

@@ -83,6 +83,15 @@ def run_looks(colours: Sequence[str | None]) -> list[RunLook]:
     return [run_look(i, c) for i, c in enumerate(colours)]
 
 
+def result_looks(results, colours: Sequence[str | None] = ()) -> dict[str, RunLook]:
+    """Run name -> the look of each result (RunResult), by its place among
+    ``results`` (a contest's, in its order), in its run's own colour
+    (``colours``: a contest's runs' ``colour``, as the app draws them; not
+    used unless one per result: shapenet17 gives a result per dataset)."""
+    own = list(colours) if len(colours) == len(results) else [None] * len(results)
+    return dict(zip((r.run_name for r in results), run_looks(own)))
+
+
 #: the report's figures (shrec_eval.outputs.figures draws them) and their formats;
 #: here, so that the report's file list is known without importing matplotlib
 REPORT_FIGURES = {

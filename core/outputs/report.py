@@ -33,7 +33,7 @@ from .json_pieces import (  # noqa: F401
     json_pieces,
     write_json,
 )
-from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, run_looks
+from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, result_looks
 from .summary import (  # noqa: F401
     AVERAGE_TEXT,
     Summary,
@@ -287,8 +287,7 @@ def report_figure_files(
 
     preset = _preset(preset)
     # a run without a look given: the look of its place in the contest
-    own = dict(zip((r.run_name for r in results), run_looks([None] * len(results))))
-    looks = {**own, **(looks or {})}
+    looks = {**result_looks(results), **(looks or {})}
     ranked = Summary.build(results, None, rank_key).results
     return figures.report_figures(
         ranked,
