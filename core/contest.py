@@ -38,6 +38,7 @@ from .profiles import NAMES as PROFILES
 from .profiles import get_profile
 from .reading.contest_fields import (  # noqa: F401
     _BOOL,
+    _COLOUR,
     _INT,
     _INTS,
     _MIGRATIONS,
@@ -199,7 +200,7 @@ class RunSource:
         "trec_order": _BOOL,
         "normalize_ids": _BOOL,
         "name": _STR,
-        "colour": _STR,
+        "colour": _COLOUR,
         "metric": _STR,
         "ids": _PATH,
         "top_k": _INT,

@@ -55,8 +55,13 @@ class MeasureBarsWidget(QWidget):
         lay.addWidget(self.plot, 1)
         self.names = NameTicks(self.plot.getPlotItem())
         self.chosen: list[str] = list(SHREC_BARS)
-        self.entries: list = []  # (name, colour, RunResult)
+        self.entries: list = []  # (name, RunLook, RunResult)
         self._labels: dict[str, str] = {}
+        self._hover = pg.SignalProxy(
+            self.plot.scene().sigMouseMoved,
+            rateLimit=30,
+            slot=lambda e: self.plot.setToolTip(self.tip_at(e[0])),
+        )
 
     @property
     def plot_item(self):
@@ -146,6 +151,22 @@ class MeasureBarsWidget(QWidget):
         self.note.setText(
             "Counts share the axis with scores: " + ", ".join(counts) + "." if counts else ""
         )
+
+    def tip_at(self, scene_pos) -> str:
+        """The whole name and the values of the run whose bars (or name
+        under them) are at a scene position; "" elsewhere."""
+        pi = self.plot.getPlotItem()
+        over = pi.vb.sceneBoundingRect().united(pi.getAxis("bottom").sceneBoundingRect())
+        if not self.entries or not over.contains(scene_pos):
+            return ""
+        i = round(pi.vb.mapSceneToView(scene_pos).x())
+        if not 0 <= i < len(self.entries):
+            return ""
+        vals = self.values()[i]
+        shown = [
+            f"{self._labels[k]} {v:.4f}" for k, v in zip(self.shown_measures(), vals) if v == v
+        ]
+        return self.entries[i][0] + (": " + ", ".join(shown) if shown else "")
 
     def _is_count(self, key: str) -> bool:
         for _, _, res in self.entries:

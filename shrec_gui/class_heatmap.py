@@ -44,6 +44,10 @@ class ClassHeatmap(pg.PlotWidget):
         self.bar.axis.enableAutoSIPrefix(False)  # "x0.001" never; the ticks are the values
         pi = self.getPlotItem()
         pi.layout.addItem(self.bar, 2, 5)
+        # room right of the bar for its label's whole box (pyqtgraph puts the
+        # turned label a few pixels past the bar's own width)
+        left, top, _, bottom = pi.layout.getContentsMargins()
+        pi.layout.setContentsMargins(left, top, 8, bottom)
         # the run names over the cells: the top axis, and over it a second row
         # where the title was (the title goes into that row's label)
         pi.layout.removeItem(pi.titleLabel)
@@ -67,6 +71,9 @@ class ClassHeatmap(pg.PlotWidget):
         self._hover = pg.SignalProxy(
             self.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self._show_tip(e[0])
         )
+        # the cells' room changes with the colour bar's label too, not only
+        # with the widget's size: the names are fitted to the view as laid out
+        pi.vb.sigResized.connect(lambda *_: self.fit_ticks())
 
     def set_model(self, model) -> None:
         """Colour every class cell of a PerClassModel (grey where undefined)."""
@@ -105,6 +112,7 @@ class ClassHeatmap(pg.PlotWidget):
             self.bar.setColorMap(cmap)
             self.bar.setLevels((lo, hi))
             self.bar.axis.setLabel(f"{m.short or m.key}, class mean (brighter = better)")
+        self._fit_minimum()  # the colour bar's label known
         pi.setRange(xRange=(-0.5, rgb.shape[0] - 0.5), yRange=(-0.5, rgb.shape[1] - 0.5), padding=0)
 
     def set_dark(self, dark: bool) -> None:
@@ -133,10 +141,14 @@ class ClassHeatmap(pg.PlotWidget):
         widest_class = max((fm.horizontalAdvance(c) for c in self.classes), default=0.0)
         axes = 2 * (fm.height() + 12)  # the run names, two rows over the cells
         title = 2 * fm.height()
-        bar = 90  # the colour bar, its ticks and its label
+        # the colour bar: the bar, its values, its label turned along it (as
+        # long as the bar may be short, as thick as it is wide: whole)
+        label = self.bar.axis.label.boundingRect() if self.bar.isVisible() else QRectF()
+        values = fm.horizontalAdvance("0.000")
+        bar = 14 + 10 + values + label.height() + 16
         self.setMinimumSize(
             int(widest_class + 24 + max(len(self.runs), 1) * self._min_cell(fm) + bar),
-            int(len(self.classes) * line + axes + title + 16),
+            int(max(len(self.classes) * line, label.width() + 2 * line) + axes + title + 16),
         )
 
     @staticmethod

@@ -18,13 +18,13 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.options import EvalOptions
+from shrec_eval.outputs.palette import RunLook, run_looks
 from shrec_eval.profiles import get_profile
 from shrec_eval.service import effective_options
 
 from .contest_files import ContestFiles
 from .job_queue import JobQueue
 from .models import plural
-from .plots import colour_for
 from .run_entry import RunEntry
 from .shapes_service import ShapesService
 from .undo import UndoHistory, undoable
@@ -121,6 +121,13 @@ class ContestController(ContestFiles, JobQueue, QObject):
     def readable_entries(self) -> list[RunEntry]:
         """The runs that could be read (result None while pending)."""
         return [e for e in self.entries.values() if e.error is None]
+
+    def looks(self) -> dict[int, RunLook]:
+        """Run key -> how the run is drawn: the look of its place in the
+        contest (its own colour when it has one), as the command line's
+        report draws the same contest (shrec_eval.outputs.palette.run_looks)."""
+        entries = list(self.entries.values())
+        return dict(zip((e.key for e in entries), run_looks([e.colour for e in entries])))
 
     def scored_entries(self) -> list[RunEntry]:
         return [e for e in self.entries.values() if e.result is not None]
@@ -258,8 +265,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
         pairs = []
         for s in sources:
             key = self._new_key()
-            colour = s.colour or colour_for(len(self.entries))
-            self.entries[key] = RunEntry(key, s, colour)
+            self.entries[key] = RunEntry(key, s, s.colour)
             pairs.append((key, s))
             self.fileUsed.emit(str(s.path), False)
         self.changed.emit()

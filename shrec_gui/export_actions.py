@@ -200,9 +200,9 @@ class ExportActions(QObject):
         scored = self._results("report", folder, self.export_report)
         if scored is None:
             return
-        entries = [(e.name, e.colour, e.result) for e in scored]
-        results = [r for _, _, r in entries]
-        colours = {r.run_name: colour for _, colour, r in entries}
+        results = [e.result for e in scored]
+        look_of = c.looks()
+        looks = {e.result.run_name: look_of[e.key] for e in scored}
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
         shapes = None
@@ -216,7 +216,7 @@ class ExportActions(QObject):
             results,
             results[0].options,
             report_preset(self.w.prefs.figure()),
-            colours,
+            looks,
             list(self.w.summary.keys),
             shapes,
         )
@@ -360,10 +360,10 @@ class ExportActions(QObject):
             if cw.showing_bars():
                 keys = cw.bars.shown_measures()
                 return lambda: print_figures.bars_figure(results, preset, keys, names=names)
-            colours = [c for _, c, _ in entries]
+            looks = [look for _, look, _ in entries]
             key = cw.kind.currentData()
             return lambda: print_figures.curve_figure(
-                results, key, preset, names=names, colours=colours
+                results, key, preset, names=names, looks=looks
             )
         if which == "class_heatmap":
             model = self.w.per_class.model
@@ -378,13 +378,13 @@ class ExportActions(QObject):
             query_class = tab.current_class
             if query_class is None or not tab.model.entries:
                 return None
-            colour_of = {e.key: e.colour for e in self.w.controller.readable_entries()}
+            look_of = self.w.controller.looks()
             entries = tab.model.entries
             names = [n for _, n, _ in entries]
-            colours = [colour_of.get(k) for k, _, _ in entries]
+            looks = [look_of[k] for k, _, _ in entries]
             results = [r for _, _, r in entries]
             return lambda: print_figures.curve_figure(
-                results, "pr", preset, names=names, colours=colours, query_class=query_class
+                results, "pr", preset, names=names, looks=looks, query_class=query_class
             )
         if which == "ranked":  # the strips shown, over the ranks in view
             tab = self.w.ranked

@@ -63,7 +63,9 @@ def copy_item(item, scale: float, xr, yr):
             "symbolPen": _pen(o["symbolPen"], scale) if o["symbolPen"] is not None else None,
         }
         inside = (x >= xr[0]) & (x <= xr[1]) & (y >= yr[0]) & (y <= yr[1])
-        if inside.all() or not np.isfinite(x).any():
+        # a run's curve marks some of its points only (plots.RunCurve)
+        marked = item.marked() if hasattr(item, "marked") else np.ones(len(x), bool)
+        if (inside.all() or not np.isfinite(x).any()) and marked.all():
             copy = pg.PlotDataItem(x, y, antialias=True, name=item.name(), **style)
             return [copy]
         parts = []
@@ -73,8 +75,9 @@ def copy_item(item, scale: float, xr, yr):
             line._legend_opts = style  # the legend shows line and symbol
             parts.append(line)
         if style["symbol"] is not None:
+            shown = inside & marked
             parts.append(
-                pg.PlotDataItem(x[inside], y[inside], antialias=True, **{**style, "pen": None})
+                pg.PlotDataItem(x[shown], y[shown], antialias=True, **{**style, "pen": None})
             )
         return parts
     if isinstance(item, pg.BarGraphItem):

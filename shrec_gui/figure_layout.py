@@ -230,6 +230,9 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     title = src_plot.titleLabel
     if title.isVisible() and title.text:
         plot.setTitle(title.text, color=INK, size=f"{round(s.font_px * 1.15)}px")
+        if getattr(src_plot, "_title_over_axes", False):  # as on screen (significance.py)
+            plot.layout.removeItem(plot.titleLabel)
+            plot.layout.addItem(plot.titleLabel, 0, 0, 1, 3)
     plot.vb.setRange(xRange=xr, yRange=yr, padding=0)
     plot.vb.disableAutoRange()
     margin = s.font_px / 2

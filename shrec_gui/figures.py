@@ -90,14 +90,18 @@ def flatten_cosmetic_strokes(svg: bytes) -> bytes:
             for c in kids
         ):
             continue
-        if any(set(re.sub(r"[^A-Za-z]", "", c.getAttribute("d"))) - _PATH_COMMANDS for c in kids):
+        # the commands of a path (its numbers taken out: "1.38778e-17" is one)
+        if any(
+            set(re.sub(r"[^A-Za-z]", "", _NUMBER.sub(" ", c.getAttribute("d")))) - _PATH_COMMANDS
+            for c in kids
+        ):
             continue
         for c in kids:
             if c.tagName == "polyline":
                 c.setAttribute("points", " ".join(_mapped_pairs(c.getAttribute("points"), m)))
             else:
                 d = c.getAttribute("d")
-                pieces = re.split(r"([A-Za-z])", d)
+                pieces = re.split(r"([MLCZ])", d)
                 mapped = []
                 for piece in pieces:
                     if piece.isalpha():

@@ -14,7 +14,6 @@ from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
 from .contest_files import RECOVERY_KEPT, app_leaves_out
-from .plots import colour_for
 from .run_entry import RunEntry
 from .undo import identity, undoable
 from .worker import Job
@@ -141,11 +140,11 @@ class JobQueue:
         the runs still to score (added, or read another way since)."""
         was, now = pending["was"], self.entries
         entries, waiting = {}, []
-        for i, (k, s) in enumerate(pending["runs"]):
+        for k, s in pending["runs"]:
             old = now.get(was[k]) if k in was else None
             if k in was and old is None:  # removed while it was read
                 continue
-            e = RunEntry(k, s, s.colour or colour_for(i))
+            e = RunEntry(k, s, s.colour)
             if old is not None:
                 e.source, e.colour = old.source, old.colour
                 if identity(old.source) != identity(s):

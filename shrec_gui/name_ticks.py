@@ -1,5 +1,5 @@
-"""Run names under bars (measure bars, significance means) at the text's
-full size and never overlapping: on one line where they fit their bar's
+"""Run names under bars (the measure bars) at the text's full size, never
+overlapping and never dropped: on one line where they fit their bar's
 room, else every second name on a second line, else shortened with an
 ellipsis (the whole name in the data and the tooltips).  Shrinking the font
 instead made the names half the size of the other text."""
@@ -48,9 +48,14 @@ class NameTicks(QObject):
         width = self.plot.vb.width()
         room = width / max(x1 - x0, 1e-9)  # pixels between two bars
         font = axis.style["tickFont"] or axis.font()
-        ticks = fit_names(self.names, room, QFontMetricsF(font))
+        metrics = QFontMetricsF(font)
+        ticks = fit_names(self.names, room, metrics)
         axis.setTicks([list(enumerate(ticks))])
-        set_name_height(axis, ticks, QFontMetricsF(font))
+        # the first and last names may reach past the axis' ends by half their
+        # width (pyqtgraph drops a name reaching further: never one here)
+        widest = max((metrics.horizontalAdvance(t.strip()) for t in ticks), default=0.0)
+        axis.setStyle(hideOverlappingLabels=int(widest / 2) + 2)
+        set_name_height(axis, ticks, metrics)
 
 
 def set_name_height(axis, ticks: list[str], metrics: QFontMetricsF) -> None:

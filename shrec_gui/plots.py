@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -17,7 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.outputs.palette import PALETTE
+from shrec_eval.outputs.palette import RunLook
 from shrec_eval.scoring.measures import CURVES
 
 from .charts import MeasureBarsWidget
@@ -26,8 +28,109 @@ from .legend_place import LegendPlacer
 MEAN = "Mean over queries"
 
 
-def colour_for(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
+#: the runs' markers (shrec_eval.outputs.palette.MARKERS, matplotlib's names) as
+#: pyqtgraph names the same shapes
+SYMBOLS = {
+    "o": "o",
+    "s": "s",
+    "^": "t1",
+    "D": "d",
+    "v": "t",
+    "P": "+",
+    "X": "x",
+    "<": "t3",
+    ">": "t2",
+    "*": "star",
+}
+#: the runs' line styles (shrec_eval.outputs.palette.DASHES) as Qt's pen styles
+DASH_STYLES = {
+    "solid": Qt.PenStyle.SolidLine,
+    "dashed": Qt.PenStyle.DashLine,
+    "dotted": Qt.PenStyle.DotLine,
+    "dashdot": Qt.PenStyle.DashDotLine,
+}
+
+
+def look_pen(look: RunLook, width: float = 2):
+    """The pen of a run's line: its colour and line style."""
+    return pg.mkPen(look.colour, width=width, style=DASH_STYLES[look.dash])
+
+
+class RunCurve(pg.PlotDataItem):
+    """A run's curve in its look (shrec_eval.outputs.palette.run_look, as in
+    the print figures): the line in its colour and line style, its marker on
+    the points RunLook.marks gives (about ten), and line and marker in the
+    legend."""
+
+    def __init__(self, look: RunLook, name: str | None = None) -> None:
+        super().__init__(
+            [],
+            [],
+            pen=look_pen(look),
+            symbol=SYMBOLS[look.marker],
+            symbolSize=7,
+            symbolBrush=look.colour,
+            symbolPen=None,
+            antialias=True,
+        )
+        self.opts["name"] = name
+        self.look = look
+
+    def marked(self) -> np.ndarray:
+        """Which points carry the marker (those of the print figures)."""
+        n = 0 if self.xData is None else len(self.xData)
+        first, every = self.look.marks(n)
+        out = np.zeros(n, bool)
+        out[first::every] = True
+        return out
+
+    def updateItems(self, styleUpdate: bool = True) -> None:
+        super().updateItems(styleUpdate)
+        if getattr(self, "look", None) is None:  # while pyqtgraph builds the item
+            return
+        mark = self.marked()
+        if self.opts["symbol"] is None or mark.all() or self.xData is None:
+            return
+        o = self.opts
+        self.scatter.setData(
+            x=np.asarray(self.xData)[mark],
+            y=np.asarray(self.yData)[mark],
+            symbol=o["symbol"],
+            size=o["symbolSize"],
+            pen=o["symbolPen"],
+            brush=o["symbolBrush"],
+        )
+
+
+class RunSample(pg.ItemSample):
+    """A legend sample long enough to show a run's line style (dashed,
+    dotted, dash-dotted) with its marker in the middle; other items as
+    pyqtgraph draws them."""
+
+    WIDTH = 36
+
+    def __init__(self, item) -> None:
+        super().__init__(item)
+        if isinstance(item, RunCurve):
+            self.setFixedWidth(self.WIDTH)
+
+    def boundingRect(self):
+        if isinstance(self.item, RunCurve):
+            return QRectF(0, 0, self.WIDTH, 20)
+        return super().boundingRect()
+
+    def paint(self, p, *args):
+        item = self.item
+        if not isinstance(item, RunCurve) or not item.isVisible():
+            super().paint(p, *args)
+            return
+        o = item.opts
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(pg.mkPen(o["pen"]))
+        p.drawLine(QPointF(0, 11), QPointF(self.WIDTH, 11))
+        p.translate(self.WIDTH / 2, 11)
+        drawSymbol(p, o["symbol"], o["symbolSize"], pg.mkPen(o["symbolPen"]),
+                   pg.mkBrush(o["symbolBrush"]))  # fmt: skip
 
 
 #: legend background on screen (light, dark); exports are always light (figures.py)
@@ -89,7 +192,9 @@ class CurvesWidget(QWidget):
         self._qids: tuple = ()
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.plot.addLegend(
+            offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample
+        )
         self.legend_place = LegendPlacer(self.plot.getPlotItem())  # off the data, else outside
         numeric_axes(self.plot)
         self.bars = MeasureBarsWidget()
@@ -112,8 +217,8 @@ class CurvesWidget(QWidget):
         self._hover = pg.SignalProxy(
             self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
         )
-        self.entries: list = []  # (name, colour, RunResult)
-        self._items: list = []  # (name, colour, PlotDataItem) on the plot
+        self.entries: list = []  # (name, RunLook, RunResult)
+        self._items: list = []  # (name, RunLook, RunCurve) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)
         self.query.currentIndexChanged.connect(self.redraw)
 
@@ -148,20 +253,20 @@ class CurvesWidget(QWidget):
         self.query.setCurrentIndex(self._qids.index(query_id) + 1 if query_id in self._qids else 0)
 
     def curve_data(self):
-        """(name, colour, x, y) of the curves."""
+        """(name, look, x, y) of the curves."""
         key = self.kind.currentData()
         if key == BARS:
             return []
         q = self.current_query()
         out = []
-        for name, colour, res in self.entries:
+        for name, look, res in self.entries:
             c = res.curves[key]
             if q is None:
                 y = c.mean
             else:
                 y = c.per_query[res.query_ids.index(q)]
             ok = ~np.isnan(y)
-            out.append((name, colour, c.x[ok], y[ok]))
+            out.append((name, look, c.x[ok], y[ok]))
         return out
 
     def nearest_point(self, scene_pos, radius: float = 10.0):
@@ -208,18 +313,17 @@ class CurvesWidget(QWidget):
         pi.setLabel("left", spec.y_label)
         q = self.current_query()
         pi.setTitle(f"{spec.label} — {'mean over queries' if q is None else 'query ' + q}")
-        symbol = "o" if spec.key in ("pr", "cg_recall", "dcg_recall") else None
         data = self.curve_data()
-        wanted = [(name, colour) for name, colour, _, _ in data]
+        wanted = [(name, look) for name, look, _, _ in data]
         if wanted != [(n, c) for n, c, _ in self._items]:
             self._items = self._reuse_items(pi, wanted)
         key = spec.key
-        for (_, colour, item), (_, _, x, y), (_, _, res) in zip(self._items, data, self.entries):
+        for (_, _, item), (_, _, x, y), (_, _, res) in zip(self._items, data, self.entries):
             was = getattr(item, "_shows", None)
             if was is not None and was[:2] == (key, q) and was[2] is res:
                 continue  # the same curve of the same result: nothing to redraw
             item._shows = (key, q, res)
-            item.setData(x, y, symbol=symbol, symbolSize=5, symbolBrush=colour, symbolPen=None)
+            item.setData(x, y)
         if spec.key in ("pr",):
             pi.setXRange(0, 1, padding=UNIT_PADDING)
             pi.setYRange(0, 1, padding=UNIT_PADDING)
@@ -227,7 +331,7 @@ class CurvesWidget(QWidget):
             pi.enableAutoRange()
 
     def _reuse_items(self, pi, wanted: list) -> list:
-        """Curve items for ``wanted`` (name, colour) pairs: the existing
+        """Curve items for ``wanted`` (name, look) pairs: the existing
         ones kept (a run arriving adds one item instead of redrawing all),
         the others removed; the legend follows the order of ``wanted``."""
         have = {(n, c): item for n, c, item in self._items}
@@ -235,12 +339,13 @@ class CurvesWidget(QWidget):
             if key not in wanted:
                 pi.removeItem(item)
         items = []
-        for name, colour in wanted:
-            item = have.get((name, colour))
+        for name, look in wanted:
+            item = have.get((name, look))
             if item is None:
-                item = pi.plot([], [], pen=pg.mkPen(colour, width=2))
+                item = RunCurve(look)
+                pi.addItem(item)  # nameless: the legend is kept below, in order
                 item.opts["name"] = name
-            items.append((name, colour, item))
+            items.append((name, look, item))
         if pi.legend is not None:
             shown = [sample.item for sample, _ in pi.legend.items]
             kept = [item for _, _, item in items[: len(shown)]]

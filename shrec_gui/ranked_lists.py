@@ -27,9 +27,15 @@ GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 ALL_RUNS = "All runs, stacked"
 STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between strips)
 ROW_PX = 28  # on-screen height of a run's row
-#: the plot's least height: a window of 720 px holds the tab whatever the
-#: number of runs (rows get thinner; names are thinned out where they would overlap)
+#: the least height of a run's row, in lines of its name: every run is named
+#: (the plot scrolls where the tab is shorter than its rows)
+ROW_LINES = 1.05
+#: the height of the plot's view at least: a window of 720 px holds the tab
+#: whatever the number of runs (the plot scrolls in it)
 MIN_PLOT_PX = 190
+#: the widest a run name is drawn down the left, in share of the plot's width;
+#: a longer one is cut in the middle (whole in the tooltip over it)
+NAME_SHARE = 0.4
 INFO_LINES = 4  # lines of the per-run summary shown at least (the rest scrolls)
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
@@ -139,12 +145,20 @@ class RankedListsWidget(QWidget):
         self.info_scroll.setWidgetResizable(True)
         self.info_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.info_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # every run's row a line tall at least, named: the plot scrolls in a
+        # short window rather than leave runs unnamed
+        self.plot_scroll = QScrollArea()
+        self.plot_scroll.setWidget(self.plot)
+        self.plot_scroll.setWidgetResizable(True)
+        self.plot_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.plot_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_scroll.setMinimumHeight(MIN_PLOT_PX)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
-        lay.addWidget(self.plot, 3)
+        lay.addWidget(self.plot_scroll, 3)
         lay.addLayout(row)
         lay.addWidget(self.readout)
-        lay.addWidget(self.info_scroll, 1)
+        lay.addWidget(self.info_scroll)  # what the rows leave (a few lines at least)
         lay.addStretch(0)
         self.top_grade = 0
         self._set_grade_key(2)
@@ -246,32 +260,51 @@ class RankedListsWidget(QWidget):
         self.draw()
 
     def _fit_height(self, n_rows: int) -> None:
-        """The plot as tall as its rows need, down to MIN_PLOT_PX where the
-        window has less room; the summary a few lines tall at least, no
-        taller than its text."""
+        """The plot as tall as its rows need (ROW_PX a run), down to a line
+        of text a run (ROW_LINES: every run named), scrolled where the
+        window has less room (its view MIN_PLOT_PX at least, and no taller
+        than the plot); the summary a few lines tall at least, no taller
+        than its text."""
         pi = self.plot.getPlotItem()
         title = pi.layout.rowMaximumHeight(0)  # the title row (0 when it has none)
-        h = ROW_PX * n_rows + pi.getAxis("bottom").height() + title + 24
-        self.plot.setMinimumHeight(min(h, MIN_PLOT_PX))
+        extra = pi.getAxis("bottom").height() + title + 24
+        h = ROW_PX * n_rows + extra
+        least = int(self._name_metrics().height() * ROW_LINES * n_rows + extra)
+        self.plot.setMinimumHeight(min(least, h))
         self.plot.setMaximumHeight(h)
+        self.plot_scroll.setMaximumHeight(h)
         lines = self.info.text().count("\n") + 1
         line = self.info.fontMetrics().lineSpacing()
         self.info_scroll.setMinimumHeight(min(lines, INFO_LINES) * line + 4)
         self.info_scroll.setMaximumHeight(self.info.sizeHint().height() + 4)
         self._thin_names()
 
-    def _thin_names(self) -> None:
-        """The run names down the left, every k-th one where the rows are
-        thinner than a line of text (a short window, many runs)."""
-        runs = self.shown_runs()
-        n = len(runs)
+    def _name_metrics(self) -> QFontMetrics:
         left = self.plot.getPlotItem().getAxis("left")
-        fm = QFontMetrics(left.style["tickFont"] or self.font())
-        room = max(self.plot.getPlotItem().vb.boundingRect().height(), 1.0) / max(n, 1)
-        step = max(1, int(np.ceil(fm.height() / room))) if n else 1
-        left.setTicks(
-            [[(n - 1 - i + 0.5, r.name) for i, r in enumerate(runs) if i % step == 0], []]
-        )
+        return QFontMetrics(left.style["tickFont"] or self.font())
+
+    def shown_names(self) -> list[str]:
+        """The run names down the left, top to bottom, as drawn: whole, or
+        cut in the middle where wider than NAME_SHARE of the plot (the
+        tooltip over the name gives it whole)."""
+        fm = self._name_metrics()
+        room = int(max(self.plot.width(), 400) * NAME_SHARE)
+        return [
+            r.name
+            if fm.horizontalAdvance(r.name) <= room
+            else fm.elidedText(r.name, Qt.TextElideMode.ElideMiddle, room)
+            for r in self.shown_runs()
+        ]
+
+    def _thin_names(self) -> None:
+        """Every run named down the left, on its row (the plot is a line of
+        text a row at least, see _fit_height)."""
+        names = self.shown_names()
+        n = len(names)
+        left = self.plot.getPlotItem().getAxis("left")
+        left.setTicks([[(n - 1 - i + 0.5, name) for i, name in enumerate(names)], []])
+        fm = self._name_metrics()
+        left.setWidth(max((fm.horizontalAdvance(t) for t in names), default=20) + 16)
 
     def draw(self) -> None:
         """One strip per run shown; run i's strip at y in [n-1-i, n-i)."""
@@ -291,9 +324,6 @@ class RankedListsWidget(QWidget):
         q = self.lists.query_id if self.lists is not None else None
         q_class = f" (class {self._classes[q]})" if q in self._classes else ""
         pi.setTitle(f"Ranked lists of query {q}{q_class}" if q else None)
-        left = pi.getAxis("left")
-        fm = QFontMetrics(left.style["tickFont"] or self.font())
-        left.setWidth(max((fm.horizontalAdvance(r.name) for r in runs), default=20) + 16)
         longest = max((len(r) for r in runs), default=0)
         vb = pi.vb
         vb.setLimits(xMax=max(longest, 5) + 0.5, yMin=0, yMax=max(n, 1))
@@ -309,6 +339,16 @@ class RankedListsWidget(QWidget):
                 head += f": {relevant_counts(d, self.top_grade)}"
             self.info.setText("\n".join([head + "."] + [summary_line(r) for r in runs]))
         self._fit_height(max(n, 1))
+
+    def name_at(self, scene_pos) -> str | None:
+        """The whole name of the run whose name (down the left) is under a
+        scene position, or None."""
+        runs = self.shown_runs()
+        pi = self.plot.getPlotItem()
+        if not runs or not pi.getAxis("left").sceneBoundingRect().contains(scene_pos):
+            return None
+        i = len(runs) - 1 - int(np.floor(pi.vb.mapSceneToView(scene_pos).y()))
+        return runs[i].name if 0 <= i < len(runs) else None
 
     def item_at(self, scene_pos):
         """(RunList, rank) of the strip place under a scene position, or None."""
@@ -329,4 +369,4 @@ class RankedListsWidget(QWidget):
         hit = self.item_at(scene_pos)
         text = " " if hit is None else describe(*hit)
         self.readout.setText(text)
-        self.plot.setToolTip(text.strip())
+        self.plot.setToolTip(text.strip() or self.name_at(scene_pos) or "")

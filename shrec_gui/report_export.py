@@ -2,8 +2,8 @@
 writes for the same runs (summary.csv, per_query.csv, summary.md, the LaTeX
 tables, index.html, per_class.csv where there are classes) with its figures
 under figures/, written by the same core code (shrec_eval.outputs.report.write_report;
-the figures drawn from the results by shrec_eval.outputs.figures, in the runs'
-colours of the app), on a file thread."""
+the figures drawn from the results by shrec_eval.outputs.figures, each run in
+its look, the same as the command line's), on a file thread."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def report_preset(settings) -> str:
 
 
 def write_app_report(
-    folder, assessment, results, options, preset: str, colours: dict, shown=(), shapes=None
+    folder, assessment, results, options, preset: str, looks: dict, shown=(), shapes=None
 ) -> list:
     """The report folder with the figures, written whole (atomically, an
     earlier report replaced, any other folder refused).  File thread.  The
@@ -42,7 +42,7 @@ def write_app_report(
         keys=keys,
         rank_key=rank_key,
         figure_preset=preset,
-        colours=colours,
+        looks=looks,
         extra=extra,
     )
 

@@ -1,5 +1,6 @@
-"""One run of the contest the window shows, by key: its source, the colour
-it is drawn in, and its result once scored (or the reader's message)."""
+"""One run of the contest the window shows, by key: its source, its own
+colour (a contest file's; None: its place's, see Controller.looks), and its
+result once scored (or the reader's message)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from shrec_eval.reading.formats.source import default_name
 class RunEntry:
     key: int
     source: RunSource
-    colour: str
+    colour: str | None = None
     result: object = None
     error: str | None = None  # the reader's message when the file could not be used
     base_name: str | None = None  # the run's own name (the result's may get a suffix)

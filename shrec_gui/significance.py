@@ -8,25 +8,41 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 from shrec_eval.scoring.measures import expand
-from shrec_eval.scoring.stats import CORRECTIONS, TESTS
+from shrec_eval.scoring.stats import CORRECTIONS, TESTS, average_note, average_unit
 
 from .models import PValueModel
-from .name_ticks import NameTicks
 from .plots import export_buttons, numeric_axes
+
+#: a run's row in the means plot, in lines of text (its name on the left, whole)
+ROW_LINES = 1.4
+#: the widest a run name is drawn on the means plot's axis, in share of the
+#: plot's width; a longer one is cut in the middle (whole in the tooltip)
+NAME_SHARE = 0.6
+
+
+def title_over_axes(pi) -> None:
+    """The plot's title over its whole width (the run names' axis too), not
+    over the view only: a title wider than the view beside long names would
+    make the plot wider than its place (and the figure copied from it)."""
+    pi.layout.removeItem(pi.titleLabel)
+    pi.layout.addItem(pi.titleLabel, 0, 0, 1, 3)
+    pi._title_over_axes = True  # the figure's copy does the same (figure_layout)
 
 
 class SignificanceWidget(QWidget):
@@ -64,10 +80,15 @@ class SignificanceWidget(QWidget):
         self.compute.clicked.connect(self.request)
         self.status = QLabel("Score runs, then compute.")
         self.status.setWordWrap(True)
+        # which average the means are: the contest's (the Summary's means)
+        self.average = QLabel("")
+        self.average.setWordWrap(True)
+        self._average = ("micro", "query")  # the results' average and the unit paired
         form = QFormLayout()
         form.addRow("Measure:", self.measure)
         form.addRow("Test:", self.test)
         form.addRow("Correction:", self.correction)
+        form.addRow("Average:", self.average)
         row = QHBoxLayout()
         row.addWidget(QLabel("alpha"))
         row.addWidget(self.alpha)
@@ -82,12 +103,29 @@ class SignificanceWidget(QWidget):
         self.pview = table_view_factory()
         self.pview.setSortingEnabled(False)
         self.pview.setModel(self.pmodel)
+        self.pview.verticalHeader().setVisible(True)  # the runs, as the columns
+        self.pview.horizontalHeader().setStretchLastSection(False)
         # means with intervals
         self.means_plot = pg.PlotWidget()
-        self.means_plot.showGrid(y=True, alpha=0.25)
+        self.means_plot.showGrid(x=True, alpha=0.25)
         self.means_plot.getPlotItem().setTitle("Run means with bootstrap intervals")
-        self.means_plot.setMouseEnabled(x=False, y=True)
+        self.means_plot.setMouseEnabled(x=False, y=False)
         numeric_axes(self.means_plot)
+        # a run a row, named whole on the left (best on top); the plot is as
+        # tall as its rows need and scrolls where the tab is shorter
+        self.means_scroll = QScrollArea()
+        self.means_scroll.setWidget(self.means_plot)
+        self.means_scroll.setWidgetResizable(True)
+        self.means_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.means_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._ranked_names: list[str] = []
+        self.means_plot.getPlotItem().vb.sigResized.connect(lambda *_: self._name_runs())
+        title_over_axes(self.means_plot.getPlotItem())
+        self._hover = pg.SignalProxy(
+            self.means_plot.scene().sigMouseMoved,
+            rateLimit=30,
+            slot=lambda e: self.means_plot.setToolTip(self.means_tip(e[0])),
+        )
         # head to head
         self.run_a = QComboBox()
         self.run_b = QComboBox()
@@ -110,7 +148,7 @@ class SignificanceWidget(QWidget):
             QLabel("Corrected p-values (green: significant at alpha; runs ranked by their mean):")
         )
         ll.addWidget(self.pview, 2)
-        ll.addWidget(self.means_plot, 2)
+        ll.addWidget(self.means_scroll, 2)
         ll.addLayout(self._export_row("means"))
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -157,6 +195,7 @@ class SignificanceWidget(QWidget):
         """name -> RunResult of the scored runs.  A comparison of other
         results (runs added, removed or scored again) is taken down."""
         self.results = results
+        self.show_average()
         if self.comparison is not None and self._compared != self._identity(results):
             self.comparison = None
             self.show_current()
@@ -181,6 +220,19 @@ class SignificanceWidget(QWidget):
             self.run_b.setCurrentIndex(names.index(other))
             self.run_b.blockSignals(False)
         self.draw_h2h()
+
+    def show_average(self) -> None:
+        """Say which average the means and the pairs are: the comparison's
+        (the unit it paired), else what Compute will pair for the scored
+        runs' average (shrec_eval.scoring.stats.compare pairs as the contest
+        averages: per query under micro, per class under macro)."""
+        first = next(iter(self.results.values()), None)
+        average = first.options.average if first is not None else self._average[0]
+        c = self.comparison
+        unit = c.unit if c is not None else average_unit(average)
+        self._average = (average, unit)
+        note = average_note(average, unit)
+        self.average.setText(note[0].upper() + note[1:] + ".")
 
     HINTS = (
         "Score runs, then compute.",
@@ -225,6 +277,7 @@ class SignificanceWidget(QWidget):
     def set_comparison(self, comparison) -> None:
         self.comparison = comparison
         self._compared = self._identity(self.results)
+        self.show_average()
         self.status.setText(
             f"{comparison.label}: {len(comparison.runs)} runs, {len(comparison.pairs)} pairs, "
             f"{CORRECTIONS[comparison.correction]} correction per test, alpha = "
@@ -277,39 +330,84 @@ class SignificanceWidget(QWidget):
         pi = self.means_plot.getPlotItem()
         pi.clear()
         if c is None:
+            self._ranked_names = []
+            self._name_runs()
             return
         ranked = c.ranking()
-        x = np.arange(len(ranked))
-        y = np.array([r.mean if r.mean is not None else np.nan for r in ranked])
+        n = len(ranked)
+        y = n - 1 - np.arange(n, dtype=float)  # the best on top
+        mean = np.array([r.mean if r.mean is not None else np.nan for r in ranked])
         lo = np.array([r.ci[0] if r.ci else np.nan for r in ranked])
         hi = np.array([r.ci[1] if r.ci else np.nan for r in ranked])
         pi.addItem(
             pg.BarGraphItem(
-                x=x,
-                height=np.nan_to_num(y),
-                width=0.6,
+                x0=np.zeros(n),
+                y=y,
+                width=np.nan_to_num(mean),
+                height=0.6,
                 brush=QColor(0, 114, 178, 170),
                 pen=pg.mkPen(None),
             )
         )
         pi.addItem(
             pg.ErrorBarItem(
-                x=x,
+                x=mean,
                 y=y,
-                top=np.nan_to_num(hi - y),
-                bottom=np.nan_to_num(y - lo),
+                left=np.nan_to_num(mean - lo),
+                right=np.nan_to_num(hi - mean),
                 beam=0.25,
                 pen=pg.mkPen("#D55E00", width=2),
             )
         )
         pi.setTitle(self._means_title())
-        pi.setLabel("left", "mean")
-        pi.setXRange(-0.6, len(ranked) - 0.4, padding=0)
-        if getattr(self, "_names", None) is None:
-            self._names = NameTicks(pi)
-        self._names.set_names([r.name for r in ranked])
-        top = np.nanmax(np.concatenate([hi, y])) if len(ranked) else 1.0
-        pi.setYRange(0, max(float(top), 1e-9) * 1.05, padding=0)
+        pi.setLabel("bottom", "mean")
+        pi.setLabel("left", "")
+        pi.setYRange(-0.6, n - 0.4, padding=0)
+        top = np.nanmax(np.concatenate([hi, mean])) if n else 1.0
+        pi.setXRange(0, max(float(np.nan_to_num(top)), 1e-9) * 1.05, padding=0)
+        self._ranked_names = [r.name for r in ranked]
+        self._name_runs()
+
+    def _name_runs(self) -> None:
+        """The run names down the left, each on its row, whole (a name wider
+        than NAME_SHARE of the plot cut in the middle; means_tip tells it
+        whole); the plot a line and a half a run tall, at least."""
+        pi = self.means_plot.getPlotItem()
+        left = pi.getAxis("left")
+        fm = QFontMetricsF(left.style["tickFont"] or self.means_plot.font())
+        room = max(self.means_scroll.viewport().width(), 300) * NAME_SHARE
+        names = [
+            n
+            if fm.horizontalAdvance(n) <= room
+            else fm.elidedText(n, Qt.TextElideMode.ElideMiddle, room)
+            for n in self._ranked_names
+        ]
+        n = len(names)
+        left.setTicks([[(n - 1 - i, t) for i, t in enumerate(names)], []])
+        left.setWidth(int(max((fm.horizontalAdvance(t) for t in names), default=20) + 16))
+        title = pi.titleLabel.boundingRect().height() if pi.titleLabel.isVisible() else 0
+        rows = max(n, 1) * fm.height() * ROW_LINES
+        self.means_plot.setMinimumHeight(int(rows + title + pi.getAxis("bottom").height() + 24))
+
+    def means_tip(self, scene_pos) -> str:
+        """Run, mean and interval of the row under a scene position ("" elsewhere)."""
+        c = self.comparison
+        pi = self.means_plot.getPlotItem()
+        if c is None or not self._ranked_names:
+            return ""
+        box = pi.vb.sceneBoundingRect()
+        left = pi.getAxis("left").sceneBoundingRect()
+        if not (box.contains(scene_pos) or left.contains(scene_pos)):
+            return ""
+        row = round(pi.vb.mapSceneToView(scene_pos).y())
+        n = len(self._ranked_names)
+        if not 0 <= n - 1 - row < n:
+            return ""
+        r = c.ranking()[n - 1 - row]
+        if r.mean is None:
+            return f"{r.name}: no mean (the measure is undefined for every {c.unit})"
+        ci = f", {c.confidence:.0%} interval [{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        return f"{r.name}: mean {r.mean:.4f}{ci}"
 
     def h2h_values(self):
         """(a values, b values, query ids) of the head-to-head pair, both defined."""

@@ -173,14 +173,13 @@ class UndoHistory(QObject):
         """The runs of ``runs`` in their order: those open kept, those kept
         aside back, others new; those open and not wanted go aside.  Returns
         the entries to read or score again."""
-        from .plots import colour_for
 
         c = self.c
         open_now: dict = {}
         for e in c.entries.values():
             open_now.setdefault(identity(e.source), []).append(e)
         entries, to_score = {}, []
-        for i, s in enumerate(runs):
+        for s in runs:
             key = identity(s)
             if open_now.get(key):
                 e = open_now[key].pop(0)
@@ -191,10 +190,10 @@ class UndoHistory(QObject):
                 if e.result is None and e.error is None or not c.is_current(e.result):
                     to_score.append(e)
             else:
-                e = RunEntry(c._new_key(), s, s.colour or colour_for(i))
+                e = RunEntry(c._new_key(), s, s.colour)
                 to_score.append(e)
             e.source = replace(e.source, name=s.name)
-            e.colour = s.colour or e.colour
+            e.colour = s.colour
             entries[e.key] = e
         for left in open_now.values():
             self.put_aside(left)

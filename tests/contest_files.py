@@ -95,3 +95,27 @@ def write_qrels(path, judgments):
     lines = [f"{q} 0 {d} {g}" for q, docs in judgments.items() for d, g in docs.items()]
     Path(path).write_text("\n".join(lines) + "\n")
     return path
+
+
+def write_many_runs(folder, n_runs, *, colours=None, names=None):
+    """A contest file ``contest.json`` in ``folder``: the 19 models of
+    make_classes() (5 classes, leave-one-out queries) and ``n_runs`` ASCII
+    matrices of their own seed, named ``names`` (default "Run 0", ...) and
+    coloured ``colours`` (run index -> "#rrggbb") where given."""
+    import json
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    classes = make_classes()
+    write_cla(folder / "a.cla", classes)
+    models = sum(len(m) for _, _, m in classes)
+    runs = []
+    for i in range(n_runs):
+        write_ascii_matrix(folder / f"r{i}.txt", distances(models, models, seed=i))
+        run = {"path": f"r{i}.txt", "name": names[i] if names else f"Run {i}"}
+        if colours and i in colours:
+            run["colour"] = colours[i]
+        runs.append(run)
+    path = folder / "contest.json"
+    path.write_text(json.dumps({"version": 3, "assessment": {"path": "a.cla"}, "runs": runs}))
+    return path

@@ -23,6 +23,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from shrec_eval import evaluate  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
+from shrec_eval.outputs.palette import run_looks  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
@@ -59,8 +60,8 @@ def curves(qtbot, results):
     qtbot.addWidget(w)
     w.resize(900, 600)
     w.show()
-    palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255"]
-    w.set_entries([(n, c, r) for (n, r), c in zip(results, palette)])
+    looks = run_looks([None] * len(results))  # each run the look of its place
+    w.set_entries([(n, look, r) for (n, r), look in zip(results, looks)])
     return w
 
 
@@ -428,7 +429,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
     assert float(box[1]) == pytest.approx(PRESETS["column"].size_pt[0], abs=0.01)
     svg = (out / "figures" / "precision_recall.svg").read_text()
-    colours = {e.colour.lower() for e in w.controller.readable_entries()}
+    colours = {look.colour.lower() for look in w.controller.looks().values()}
     assert colours <= set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
     w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
     qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
@@ -600,7 +601,7 @@ def test_a_hidden_plot_exports_its_current_range(qtbot, results):
     the new curve's range (the auto range is applied before copying)."""
     w = CurvesWidget()
     qtbot.addWidget(w)  # never shown
-    w.set_entries([(n, "#0072B2", r) for n, r in results])
+    w.set_entries([(n, look, r) for (n, r), look in zip(results, run_looks([None] * len(results)))])
     w.kind.setCurrentIndex(w.kind.findData("dcg"))
     fig = build_figure(w.plot_item, FigureSettings())
     try:

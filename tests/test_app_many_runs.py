@@ -188,3 +188,125 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
 
 
 _KEEP: list = []  # headless windows, alive to the end of the session (guitools.retire)
+
+
+def drawn_texts(axis) -> list[str]:
+    """The tick texts an axis draws (pyqtgraph's own choice: what it would
+    leave out for overlapping its ends or its neighbours is not here)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(10, 10, QImage.Format.Format_ARGB32)
+    p = QPainter(img)
+    try:
+        specs = axis.generateDrawSpecs(p)
+    finally:
+        p.end()
+    return [] if specs is None else [text for _, _, text in specs[2]]
+
+
+LONG = "A run whose name is far longer than any strip's room for it, " * 3
+
+
+@pytest.fixture(scope="module")
+def twenty_six(qapp, tmp_path_factory):
+    """A 1280 x 720 window with 26 small runs scored (the last with a very
+    long name)."""
+    from contest_files import write_many_runs
+
+    names = [f"Participant {i}" for i in range(25)] + [LONG]
+    path = write_many_runs(tmp_path_factory.mktemp("twenty-six"), 26, names=names)
+    w = MainWindow(app_settings())
+    w.quiet = True
+    w.resize(*SCREEN)
+    w.show()
+    w.controller.open_session(str(path))
+    deadline = time.monotonic() + 120
+    while not settled(w, 26):
+        assert time.monotonic() < deadline, w.errors
+        qapp.processEvents()
+        time.sleep(0.005)
+    yield w
+    retire(w)
+
+
+def test_every_ranked_list_strip_is_named_with_26_runs(twenty_six, qapp):
+    """M5 (round 3): every strip has its run's name on its row, a line of
+    text apart (the plot scrolls rather than leave one out); a name too long
+    for the room is cut in the middle and whole in the tooltip over it."""
+    from PySide6.QtCore import QPointF
+
+    w = twenty_six
+    r = w.ranked
+    w.tabs.setCurrentWidget(r)
+    r.select_query(r.query.itemText(3))
+    spin(qapp, 0.5)
+    assert w.size().toTuple() == SCREEN and w.minimumSizeHint().height() <= SCREEN[1]
+    runs = r.shown_runs()
+    assert len(runs) == 26
+    pi = r.plot.getPlotItem()
+    left = pi.getAxis("left")
+    ticks = left._tickLevels[0]
+    assert [round(v - 0.5) for v, _ in ticks] == list(range(25, -1, -1))  # one on each row
+    names = [t for _, t in ticks]
+    assert names[:25] == [run.name for run in runs[:25]]
+    assert drawn_texts(left) == names  # drawn, none left out
+    pitch = pi.vb.boundingRect().height() / 26
+    assert pitch >= r.fontMetrics().height()  # a line of text a row: no overlap
+    # the long name: cut in the middle to its room, whole in the tooltip
+    assert "…" in names[25] and names[25] != LONG
+    assert names[25].startswith(LONG[:10]) and names[25].endswith(LONG[-5:])
+    assert r.fontMetrics().horizontalAdvance(names[25]) <= r.plot.width() * 0.4 + 1
+    row = left.sceneBoundingRect()
+    below = pi.vb.mapViewToScene(QPointF(1, 0.5))  # the last run's row
+    assert r.name_at(QPointF(row.center().x(), below.y())) == LONG
+    assert r.name_at(QPointF(row.center().x(), pi.vb.mapViewToScene(QPointF(1, 25.5)).y())) == (
+        "Participant 0"
+    )
+    # the plot scrolls in the tab when the window is shorter than its rows
+    assert r.plot.minimumHeight() >= 26 * r.fontMetrics().height()
+
+
+def test_every_measure_bar_is_named_with_26_runs(twenty_six, qapp):
+    """M5: the measure bars' run names, all drawn (the first and the last
+    reached past the axis' ends and were dropped), cut to fit where they
+    must, each whole in the tooltip over its bars."""
+    from PySide6.QtCore import QPointF
+
+    w = twenty_six
+    cw = w.curves
+    w.tabs.setCurrentWidget(cw)
+    cw.kind.setCurrentIndex(cw.kind.findData("bars"))
+    spin(qapp, 0.5)
+    pi = cw.bars.plot.getPlotItem()
+    axis = pi.getAxis("bottom")
+    ticks = [t for _, t in sorted(axis._tickLevels[0])]
+    assert len(ticks) == 26
+    assert sorted(drawn_texts(axis)) == sorted(ticks)
+    names = [e[0] for e in cw.bars.entries]
+    for j in (0, 12, 25):
+        pos = pi.vb.mapViewToScene(QPointF(j, 0.5))
+        tip = cw.bars.tip_at(pos)
+        assert tip.startswith(names[j] + ": ") and "Nearest Neighbour" in tip
+    assert cw.bars.tip_at(pi.vb.mapViewToScene(QPointF(30, 0.5))) == ""
+    cw.kind.setCurrentIndex(cw.kind.findData("pr"))
+
+
+def test_the_heatmaps_colour_bar_label_is_drawn_whole(twenty_six, qapp):
+    """Low item: at 1280 x 720 the colour bar's label lies inside the
+    heatmap (its box reached past the plot's right edge) and along the bar."""
+    w = twenty_six
+    tab = w.per_class
+    w.tabs.setCurrentWidget(tab)
+    tab.plots.setCurrentWidget(tab.heat_scroll)
+    spin(qapp, 0.5)
+    for key in ("nn", "ap_trec_r", "ndcg@100"):
+        tab.measure.setCurrentIndex(tab.measure.findData(key))
+        spin(qapp, 0.3)
+        heat = tab.heat
+        label = heat.bar.axis.label
+        assert label.isVisible() and "class mean" in heat.bar.axis.labelText
+        box = label.mapRectToScene(label.boundingRect())
+        whole = heat.mapToScene(heat.rect()).boundingRect()
+        assert whole.contains(box), (key, box, whole)
+        bar = heat.bar.axis.sceneBoundingRect()
+        assert bar.top() <= box.top() and box.bottom() <= bar.bottom(), key

@@ -158,3 +158,40 @@ def test_compare_leaves_out_what_the_means_leave_out():
     c = compare([A, B], "ap_trec_r", resamples=200)
     assert c.runs[0].n == 4 and c.runs[0].mean == pytest.approx(A.mean("ap_trec_r"))
     assert c.pairs[0].n == 4 and c.pairs[0].n_left_out == 2
+
+
+def _class_results(folder, average: str):
+    """Three runs of the small classified contest, scored under ``average``."""
+    from contest_files import write_many_runs
+    from shrec_eval.contest import Contest
+    from shrec_eval.service import score_contest
+
+    contest = Contest.read(write_many_runs(folder, 3))
+    contest = Contest(contest.assessment, contest.runs, EvalOptions(average=average))
+    return score_contest(contest)[1]
+
+
+@pytest.mark.parametrize(
+    "average, unit",
+    [("micro", "query"), ("macro", "class"), ("proportional", "query"), ("reciprocal", "query")],
+)
+def test_compare_pairs_as_the_results_average_unless_told(tmp_path, average, unit):
+    """M7 (round 3): without a unit, compare pairs the runs' class means
+    under the macro average and their per-query values otherwise, so that
+    under micro and macro the means it ranks by are the contest's."""
+    from shrec_eval.scoring.stats import average_note
+
+    results = _class_results(tmp_path, average)
+    c = compare(results, "nn", resamples=200)
+    assert c.unit == unit
+    assert c.to_dict() == compare(results, "nn", resamples=200, unit=unit).to_dict()
+    if average in ("micro", "macro"):
+        means = {r.name: r.mean for r in c.runs}
+        assert means == pytest.approx({r.run_name: r.mean("nn") for r in results}, abs=1e-12)
+        assert average_note(average, unit).startswith(f"the contest's {average} average")
+    else:  # a weighted average: said not to be the one paired
+        assert f"not the contest's {average} average" in average_note(average, unit)
+        assert "weigh every query alike" in average_note(average, unit)
+    other = {"query": "class", "class": "query"}[unit]
+    assert compare(results, "nn", resamples=200, unit=other).unit == other
+    assert f"not the contest's {average} average" in average_note(average, other)

@@ -163,8 +163,9 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
     g.add_argument(
         "--unit",
         choices=UNITS,
-        default="query",
-        help="pair the runs' values per query (default) or per class (class means)",
+        default=None,
+        help="pair the runs' values per query or per class (class means); default: as the "
+        "contest's --average (per class under macro, else per query)",
     )
     g.add_argument(
         "--measure",

@@ -22,6 +22,7 @@ from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from ..outputs.gallery import thumb_names
+from ..outputs.palette import result_looks
 from ..outputs.report import (
     write_json,
     write_report,
@@ -35,7 +36,7 @@ from ..scoring.measures import (
     holds_under,
     owner,
 )
-from ..scoring.stats import CORRECTIONS, TESTS, compare
+from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
 from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
@@ -294,7 +295,7 @@ def cmd_compare(args, out) -> int:
         unit=args.unit,
         progress=Progress(label="comparing"),
     )
-    out.write(comparison_text(c))
+    out.write(comparison_text(c, contest.options.average))
     _native(args, assessment, results, contest)
     if args.json:
         write_json(
@@ -315,12 +316,15 @@ def cmd_compare(args, out) -> int:
             comparison=c,
             test=tests[0],
             figure_preset=args.figure_preset,
+            looks=result_looks(results, [r.colour for r in contest.runs]),
         )
     return 0
 
 
-def comparison_text(c) -> str:
-    """The ranking with intervals, then a matrix of corrected p-values per test."""
+def comparison_text(c, average: str = "micro") -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per
+    test; which average the means are, unless the contest's micro one
+    (``average``: the contest's)."""
     pct = f"{c.confidence:.0%}"
     unit = "queries" if c.unit == "query" else "classes"
     lines = [
@@ -330,6 +334,8 @@ def comparison_text(c) -> str:
         f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
         "",
     ]
+    if (average, c.unit) != ("micro", "query"):
+        lines.insert(1, f"average: {average_note(average, c.unit)}")
     rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
     for i, r in enumerate(c.ranking(), start=1):
         ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""

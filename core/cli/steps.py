@@ -14,6 +14,7 @@ from ..errors import UsageError
 from ..options import EvalOptions
 from ..outputs.gallery import gallery_files, run_lists
 from ..outputs.native import write_native
+from ..outputs.palette import result_looks
 from ..outputs.report import (
     Summary,
     to_json,
@@ -160,6 +161,7 @@ def _outputs(
             keys=keys,
             rank_key=rank_key,
             figure_preset=args.figure_preset,
+            looks=result_looks(results, [r.colour for r in contest.runs]),
             extra=gallery,
         )
     _native(args, assessment, results, contest)

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import OptionsError, shown
 from ..model.names import shortened
 from .palette import FIGURE_FORMATS as FORMATS
-from .palette import PALETTE
+from .palette import MARKERS, RunLook, run_looks  # noqa: F401 - MARKERS read from here
 
 CM = 1 / 2.54  # inches
 MIN_FONT_PT = 7.0
@@ -26,7 +26,6 @@ MIN_FONT_PT = 7.0
 SHREC_BARS = ("nn", "ft_psb", "st_psb", "e_measure", "dcg_psb")
 #: bar colours (one per measure; Okabe-Ito, readable in grey too with the hatches)
 BAR_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 UNDEFINED_CELL = "#d9d9d9"  # a class where no query defines the measure
 
 
@@ -263,11 +262,9 @@ def _text_width(text: str, size: float) -> float:
     return TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}).get_extents().width
 
 
-def _run_style(i: int, colour: str | None):
-    return {
-        "color": colour or PALETTE[i % len(PALETTE)],
-        "marker": MARKERS[i % len(MARKERS)],
-    }
+def _run_style(look: RunLook) -> dict:
+    """matplotlib's line settings for a run's look."""
+    return {"color": look.colour, "marker": look.marker, "linestyle": look.dash}
 
 
 def name_limit(preset: FigurePreset) -> int:
@@ -305,10 +302,12 @@ def _drawable(text: str) -> str:
     return "".join(c if font.get_char_index(ord(c)) else f"[U+{ord(c):04X}]" for c in text)
 
 
-def _names_colours(results, names, colours, preset: FigurePreset):
+def _names_looks(results, names, looks, preset: FigurePreset):
+    """The names as drawn, and each run's look (by default: by its place
+    among ``results``, shrec_eval.outputs.palette.run_looks)."""
     names = figure_names(names if names is not None else [r.run_name for r in results], preset)
-    colours = list(colours) if colours is not None else [None] * len(results)
-    return names, colours
+    looks = list(looks) if looks is not None else run_looks([None] * len(results))
+    return names, looks
 
 
 def _turn_overlapping(fig, ax, angles=(0, 30, 90)) -> None:

@@ -42,7 +42,7 @@ from .figure_style import (  # noqa: F401
     _hex,
     _legend,
     _luminance,
-    _names_colours,
+    _names_looks,
     _new_figure,
     _overlapping,
     _rc,
@@ -62,7 +62,7 @@ from .figure_style import (  # noqa: F401
     text_colour,
 )
 from .palette import FIGURE_FORMATS as FORMATS
-from .palette import GRADE_COLOURS, REPORT_FIGURES, grade_colour, grade_words
+from .palette import GRADE_COLOURS, REPORT_FIGURES, RunLook, grade_colour, grade_words
 
 __all__ = [
     "PRESETS",
@@ -93,19 +93,21 @@ def curve_figure(
     preset: FigurePreset,
     *,
     names: Sequence[str] | None = None,
-    colours: Sequence[str | None] | None = None,
+    looks: Sequence[RunLook] | None = None,
     title: str | None = None,
     query_class: str | None = None,
 ):
     """One curve of the registry (``pr``, ``ndcg``, ...) for every run:
     the mean over queries (the options' average), or with ``query_class``
     the mean over that class's queries (as the app's Per class tab shows
-    it); a line and markers per run (colour and marker, readable in grey)."""
+    it); a line and markers per run in its look (colour, marker and line
+    style, readable in grey; ``looks``: each run's, by default by its place
+    among ``results``)."""
     p = preset.checked()
     curve = next((c for c in CURVES if c.key == key), None)
     if curve is None:
         raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
-    names, colours = _names_colours(results, names, colours, p)
+    names, looks = _names_looks(results, names, looks, p)
     if query_class is not None and title is None:
         title = f"{curve.label}, class {figure_names([query_class], p)[0]}"
     with _rc_context(p):
@@ -124,18 +126,18 @@ def curve_figure(
                 if query_class not in g.names:
                     continue
                 y = np.asarray(g.means(c.per_query)[g.names.index(query_class)], float)
-            every = max(1, len(x) // 10)
+            first, every = looks[i].marks(len(x))
             (line,) = ax.plot(
                 x,
                 y,
                 linewidth=p.line_pt,
                 markersize=p.font_pt * 0.45,
-                markevery=(i % every, every) if every > 1 else None,
+                markevery=(first, every) if every > 1 else None,
                 markeredgewidth=p.thin_pt,
                 # the limits hold every point: a marker on them drawn whole, not
                 # half cut by the axes
                 clip_on=False,
-                **_run_style(i, colours[i]),
+                **_run_style(looks[i]),
             )
             handles.append((line, names[i]))
             if np.isfinite(y).any():
@@ -171,7 +173,7 @@ def bars_figure(
     bars, one per measure (short labels in the legend); run names under the
     groups, turned when they would overlap."""
     p = preset.checked()
-    names, _ = _names_colours(results, names, None, p)
+    names, _ = _names_looks(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     keys = [k for k in keys if results and all(k in r.keys for r in results)]
     measures = [measure_by_key(k, ranks) for k in keys]
@@ -329,7 +331,7 @@ def heatmap_figure(
     from matplotlib.colors import Normalize
 
     p = preset.checked()
-    names, _ = _names_colours(results, names, None, p)
+    names, _ = _names_looks(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     measure = measure_by_key(key, ranks)
     classes, mat = class_matrix(results, key)
@@ -416,17 +418,16 @@ def report_figures(
     *,
     rank_key: str,
     names: Sequence[str] | None = None,
-    colours: Sequence[str | None] | None = None,
+    looks: Sequence[RunLook] | None = None,
     formats: Sequence[str] = FORMATS,
 ) -> dict[str, bytes]:
     """File name (``figures/NAME.FMT``) -> bytes of the report's figures,
-    runs in the given order (the report's ranking)."""
+    runs in the given order (the report's ranking), each in its look
+    (``looks``, in the same order)."""
     out: dict[str, bytes] = {}
     figs = {
-        "precision_recall": lambda: curve_figure(
-            results, "pr", preset, names=names, colours=colours
-        ),
-        "ndcg": lambda: curve_figure(results, "ndcg", preset, names=names, colours=colours),
+        "precision_recall": lambda: curve_figure(results, "pr", preset, names=names, looks=looks),
+        "ndcg": lambda: curve_figure(results, "ndcg", preset, names=names, looks=looks),
         "measure_bars": lambda: bars_figure(
             results,
             preset,

@@ -1,9 +1,14 @@
-"""Run colours shared by the app's plots and the print figures, the grade
-colours of ranked results (gallery, figures, the app's shape views), and the
-report's figures (names and formats)."""
+"""The runs' looks (colour, marker and dash) shared by the app's plots and
+the print figures, the grade colours of ranked results (gallery, figures,
+the app's shape views), and the report's figures (names and formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
-#: muted), readable on white and on dark; a run keeps its colour (saved with the session)
+#: muted), readable on white and on dark
 PALETTE = [
     "#0072B2",
     "#D55E00",
@@ -24,6 +29,68 @@ PALETTE = [
     "#6699CC",
     "#888888",
 ]
+
+#: the runs' markers (matplotlib's names; the app draws the same shapes)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+#: the runs' line styles (matplotlib's names), one more each time the colours start again
+DASHES = ("solid", "dashed", "dotted", "dashdot")
+
+
+#: markers along a curve, about
+MARKS = 10
+
+
+@dataclass(frozen=True)
+class RunLook:
+    """How a run is drawn: its colour (``#rrggbb``), marker and line style
+    (matplotlib's names, see MARKERS and DASHES), and its place in the
+    contest (where its markers sit along a curve, :meth:`marks`)."""
+
+    colour: str
+    marker: str
+    dash: str
+    place: int = 0
+
+    def marks(self, n: int) -> tuple[int, int]:
+        """(first, step): the points of a curve of ``n`` that carry the
+        marker (matplotlib's ``markevery``): every k-th, about MARKS of
+        them, from an offset that follows the run's place, so that the
+        runs' markers do not pile up on the same points."""
+        every = max(1, n // MARKS)
+        return self.place % every, every
+
+
+def run_look(position: int, colour: str | None = None) -> RunLook:
+    """The look of the run at ``position`` (from 0) in its contest, in the
+    app and in every figure: the colour cycles through PALETTE (18), the
+    marker through MARKERS (10), and the line style changes each time the
+    colours start again (solid for the first 18 runs, then dashed, dotted,
+    dash-dotted).  No two of the first 72 runs share colour and line style,
+    none of the first 90 colour and marker.  ``colour``: the run's own (a
+    contest file's ``"colour"``) instead of the palette's."""
+    n = len(PALETTE)
+    return RunLook(
+        colour or PALETTE[position % n],
+        MARKERS[position % len(MARKERS)],
+        DASHES[position // n % len(DASHES)],
+        position,
+    )
+
+
+def run_looks(colours: Sequence[str | None]) -> list[RunLook]:
+    """The looks of a contest's runs, in its order; ``colours``: each run's
+    own colour, or None for the palette's (:func:`run_look`)."""
+    return [run_look(i, c) for i, c in enumerate(colours)]
+
+
+def result_looks(results, colours: Sequence[str | None] = ()) -> dict[str, RunLook]:
+    """Run name -> the look of each result (RunResult), by its place among
+    ``results`` (a contest's, in its order), in its run's own colour
+    (``colours``: a contest's runs' ``colour``, as the app draws them; not
+    used unless one per result: shapenet17 gives a result per dataset)."""
+    own = list(colours) if len(colours) == len(results) else [None] * len(results)
+    return dict(zip((r.run_name for r in results), run_looks(own)))
+
 
 #: the report's figures (shrec_eval.outputs.figures draws them) and their formats;
 #: here, so that the report's file list is known without importing matplotlib

@@ -33,7 +33,7 @@ from .json_pieces import (  # noqa: F401
     json_pieces,
     write_json,
 )
-from .palette import FIGURE_FORMATS, PALETTE, REPORT_FIGURES
+from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, result_looks
 from .summary import (  # noqa: F401
     AVERAGE_TEXT,
     Summary,
@@ -217,16 +217,16 @@ def write_report(
     test: str | None = None,
     figure_preset=None,
     figures: bool = True,
-    colours: dict[str, str] | None = None,
+    looks: dict[str, RunLook] | None = None,
     extra: dict | None = None,
 ) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex, summary-wide.tex,
     index.html (with classes per_class.csv, per_class.tex, per_class-wide.tex)
     and the figures under figures/ (shrec_eval.outputs.figures, at ``figure_preset``:
     a FigurePreset or a preset name, default the column); with a
-    ``comparison``, its significance markers and their legend.  ``colours``:
-    run name -> colour of its curves (the app's); ``extra``: more files of
-    the folder (the gallery of the shapes: gallery.html, thumbs/)."""
+    ``comparison``, its significance markers and their legend.  ``looks``:
+    run name -> the look of its curves (see report_figure_files); ``extra``:
+    more files of the folder (the gallery of the shapes: gallery.html, thumbs/)."""
     cut = figure_cut_names(results, figure_preset) if figures else ()
     files = report_files(
         assessment,
@@ -242,7 +242,7 @@ def write_report(
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
         rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
         files.update(
-            report_figure_files(results, rank_key=rank_key, preset=figure_preset, colours=colours)
+            report_figure_files(results, rank_key=rank_key, preset=figure_preset, looks=looks)
         )
     return write_folder(folder, files, replaces=REPORT_FILES)
 
@@ -276,23 +276,24 @@ def report_figure_files(
     *,
     rank_key: str | None = None,
     preset=None,
-    colours: dict[str, str] | None = None,
+    looks: dict[str, RunLook] | None = None,
 ) -> dict[str, bytes]:
     """``figures/NAME.FMT`` -> bytes: the report's figures, runs in the
     report's ranking (shrec_eval.outputs.figures; matplotlib is imported here only),
-    each in its ``colours`` (by run name; by default the palette's colour of
-    its place among ``results``, as the app colours a contest's runs)."""
+    each in its look: ``looks`` (by run name: the contest's, see
+    shrec_eval.outputs.palette.run_looks), else that of its place among
+    ``results``."""
     from . import figures
 
     preset = _preset(preset)
-    if colours is None:  # each run the colour the app gives it: its place in the contest
-        colours = {r.run_name: PALETTE[i % len(PALETTE)] for i, r in enumerate(results)}
+    # a run without a look given: the look of its place in the contest
+    looks = {**result_looks(results), **(looks or {})}
     ranked = Summary.build(results, None, rank_key).results
     return figures.report_figures(
         ranked,
         preset,
         rank_key=rank_key or results[0].keys[0],
-        colours=[(colours or {}).get(r.run_name) for r in ranked],
+        looks=[looks[r.run_name] for r in ranked],
     )
 
 

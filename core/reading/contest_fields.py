@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from .._version import __version__
@@ -20,6 +21,11 @@ CONTEST_VERSION = 3
 _INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
 _BOOL = ("true or false", lambda v: isinstance(v, bool))
 _STR = ("a string", lambda v: isinstance(v, str))
+#: a run's colour, as the app and the figures draw it
+_COLOUR = (
+    'a colour written "#rrggbb" (e.g. "#1f77b4")',
+    lambda v: isinstance(v, str) and re.fullmatch(r"#[0-9A-Fa-f]{6}", v) is not None,
+)
 
 
 def _path_text(v) -> bool:

@@ -249,6 +249,36 @@ def bootstrap_ci(
     return (float(lo), float(hi))
 
 
+#: what the runs' values paired are, by the contest's average: the micro
+#: average is the mean of the per-query values, the macro average the mean of
+#: the class means.  The weighted averages (proportional, reciprocal) are
+#: means of no values a paired test can pair: their runs are paired per query,
+#: unweighted (:func:`average_note` says so)
+AVERAGE_UNITS = {"micro": "query", "macro": "class", "proportional": "query", "reciprocal": "query"}
+
+
+def average_unit(average: str) -> str:
+    """The unit the runs' values are paired in under the contest's ``average``."""
+    return AVERAGE_UNITS[average]
+
+
+def average_note(average: str, unit: str) -> str:
+    """In words, what a comparison paired by ``unit`` pairs and which
+    average its means are, against the contest's ``average`` (said by the
+    Significance tab and by ``compare``)."""
+    what = {
+        "query": "each query's values paired, the means over queries (micro)",
+        "class": "the class means paired, the means over classes (macro)",
+    }[unit]
+    if (average, unit) in (("micro", "query"), ("macro", "class")):
+        return f"the contest's {average} average: {what}"
+    if unit == "query" and average in ("proportional", "reciprocal"):
+        return (
+            f"{what}, not the contest's {average} average: the paired tests weigh every query alike"
+        )
+    return f"{what}, not the contest's {average} average"
+
+
 def compare(
     results: Sequence[RunResult],
     measure: str,
@@ -259,16 +289,20 @@ def compare(
     resamples: int = 10000,
     seed: int = 0,
     confidence: float = 0.95,
-    unit: str = "query",
+    unit: str | None = None,
     progress=None,
     should_stop=None,
 ) -> Comparison:
     """Every pair of runs on one measure: the chosen paired tests, corrected
     across the pairs (per test), and each run's bootstrap interval.  With
     ``unit="class"`` the pairs are the runs' class means (macro view); the
-    "queries" counts of the result are then classes."""
+    "queries" counts of the result are then classes.  ``unit`` None: the
+    unit of the results' average (:func:`average_unit`), so that the runs
+    are ranked by the means their tables give."""
     if len(results) < 1:
         raise StatsError("no run to compare")
+    if unit is None:
+        unit = average_unit(results[0].options.average)
     tests = tuple(tests)
     for t in tests:
         if t not in TESTS:

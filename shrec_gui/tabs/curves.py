@@ -17,7 +17,9 @@ class CurvesTab(CurvesWidget, Tab):
         controller.changed.connect(self.on_changed)
 
     def refresh(self) -> None:
-        self.set_entries([(e.name, e.colour, e.result) for e in self.controller.readable_entries()])
+        looks = self.controller.looks()
+        entries = self.controller.readable_entries()
+        self.set_entries([(e.name, looks[e.key], e.result) for e in entries])
 
     def plot_items(self) -> dict:
         return {"curves": self.plot_item}

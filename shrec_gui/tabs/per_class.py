@@ -29,6 +29,8 @@ from ..models import SortProxy
 from ..plots import (
     LEGEND_BRUSH,
     UNIT_PADDING,
+    RunCurve,
+    RunSample,
     export_buttons,
     numeric_axes,
     set_widget_theme,
@@ -75,7 +77,9 @@ class PerClassTab(QWidget, Tab):
         self.class_label.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]))
+        self.plot.addLegend(
+            offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample
+        )
         self.legend_place = LegendPlacer(self.plot.getPlotItem())
         numeric_axes(self.plot)
         spec = next(c for c in CURVES if c.key == "pr")
@@ -247,13 +251,13 @@ class PerClassTab(QWidget, Tab):
         self.class_shapes.show_examples(queries, items)
 
     def class_curves(self) -> list[tuple]:
-        """(run name, colour, recall, precision) of the class shown: the
+        """(run name, look, recall, precision) of the class shown: the
         engine's per-class mean (ClassGroups.means, as for the measures) of
         each run's per-query PR curves; a cheap reduction of results held."""
         out = []
         if self.current_class is None:
             return out
-        colours = {e.key: e.colour for e in self.controller.readable_entries()}
+        looks = self.controller.looks()
         for key, name, res in self.model.entries:
             g = res.classes
             if self.current_class not in g.names:
@@ -261,7 +265,7 @@ class PerClassTab(QWidget, Tab):
             c = res.curves["pr"]
             y = g.means(c.per_query)[g.names.index(self.current_class)]
             ok = ~np.isnan(y)
-            out.append((name, colours.get(key, "#888888"), c.x[ok], y[ok]))
+            out.append((name, looks[key], c.x[ok], y[ok]))
         return out
 
     def _draw_curves(self) -> None:
@@ -270,11 +274,12 @@ class PerClassTab(QWidget, Tab):
             pi.removeItem(item)
             if pi.legend is not None:
                 pi.legend.removeItem(item)
-        self._curves = [
-            pi.plot(x, y, name=name, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5,
-                    symbolBrush=colour, symbolPen=None)
-            for name, colour, x, y in self.class_curves()
-        ]  # fmt: skip
+        self._curves = []
+        for name, look, x, y in self.class_curves():
+            curve = RunCurve(look, name)
+            curve.setData(x, y)
+            pi.addItem(curve)  # named: in the legend
+            self._curves.append(curve)
         pi.setTitle(f"Precision-recall — class {self.current_class}" if self.current_class else "")
         self.empty_note.setVisible(self.current_class is None)
         pi.setXRange(0, 1, padding=UNIT_PADDING)
