@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -27,10 +28,11 @@ GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
 ALL_RUNS = "All runs, stacked"
 STRIP = 0.7  # a strip's height in a run's row (the rest is the gap between strips)
 ROW_PX = 28  # on-screen height of a run's row
-#: the plot's least height: a window of 720 px holds the tab whatever the
-#: number of runs (rows get thinner; names are thinned out where they would overlap)
-MIN_PLOT_PX = 190
-INFO_LINES = 4  # lines of the per-run summary shown at least (the rest scrolls)
+#: the plot's least height: a screen of 960 x 540 holds the tab with its
+#: thumbnails, whatever the number of runs (rows get thinner; names are
+#: thinned out where they would overlap)
+MIN_PLOT_PX = 140
+INFO_LINES = 2  # lines of the per-run summary shown at least (the rest scrolls)
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
 
@@ -124,11 +126,14 @@ class RankedListsWidget(QWidget):
         bar.addWidget(self.query)
         bar.addStretch(1)
         self.key = QLabel()  # the colours' key
+        self.readout = QLabel(" ")  # the item under the mouse (a long one is cut, never widens)
+        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
-        row.addWidget(self.key, 1)
+        row.addWidget(self.key)
+        row.addSpacing(12)
+        row.addWidget(self.readout, 1)
         for b in export_buttons(self.exportRequested.emit, csv=False):
             row.addWidget(b)
-        self.readout = QLabel(" ")  # the item under the mouse
         self.info = QLabel(NOTHING)
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -143,7 +148,6 @@ class RankedListsWidget(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.plot, 3)
         lay.addLayout(row)
-        lay.addWidget(self.readout)
         lay.addWidget(self.info_scroll, 1)
         lay.addStretch(0)
         self.top_grade = 0
