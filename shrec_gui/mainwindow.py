@@ -32,7 +32,7 @@ from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
-from .settings import Preferences, app_settings, apply_theme
+from .settings import Preferences, app_settings, apply_theme, fit_to_screen
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
 from .tabs.curves import CurvesTab
@@ -403,6 +403,15 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
     def quit_action(self) -> None:
         if self.confirm_discard():
             self.close()
+
+    def showEvent(self, event) -> None:
+        """Shown the first time: into the screen again, now that the frame
+        the window manager gives it may be known (restore_window could only
+        guess it)."""
+        super().showEvent(event)
+        if not getattr(self, "_fitted", False):
+            self._fitted = True
+            QTimer.singleShot(0, self, lambda: fit_to_screen(self))
 
     def closeEvent(self, event) -> None:
         # the window's close button asks; close() from code (Quit, tests) has asked or won't
