@@ -47,8 +47,10 @@ def welcome_overlaps(w):
     widgets = [p.demo_button, p.assessment_button, p.session_button, p.recent_label,
                p.none_label, p.recent, p.note, p.remove_button]
     shown = [x for x in widgets if x.isVisible()]
-    boxes = [(x, x.geometry().translated(x.parentWidget().mapTo(p.page, x.parentWidget().rect().topLeft())))
-             for x in shown]
+    def box(x):  # in the page's coordinates
+        return x.geometry().translated(x.parentWidget().mapTo(p.page, QPoint(0, 0)))
+
+    boxes = [(x, box(x)) for x in shown]
     out = []
     for i, (a, ra) in enumerate(boxes):
         if not p.page.rect().contains(ra):
