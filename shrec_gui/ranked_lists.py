@@ -132,7 +132,8 @@ class RankedListsWidget(QWidget):
         row.addWidget(self.key)
         row.addSpacing(12)
         row.addWidget(self.readout, 1)
-        for b in export_buttons(self.exportRequested.emit, csv=False):
+        self.export_buttons = export_buttons(self.exportRequested.emit, csv=False)
+        for b in self.export_buttons:
             row.addWidget(b)
         self.info = QLabel(NOTHING)
         self.info.setWordWrap(True)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import resources_dir
 
 from .figure_settings import FigureSettings
+from .focus import FocusStyle, show_focus
 
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10
@@ -227,9 +228,11 @@ def fit_to_screen(window) -> None:
 
 
 def apply_theme(dark: bool) -> None:
-    """Fusion with a dark palette, or the style's own light one."""
+    """Fusion with a dark palette, or the style's own light one; the focus
+    shown by a ring in the highlight colour (focus.py)."""
     app = QApplication.instance()
-    app.setStyle("Fusion")
+    app.setStyle(FocusStyle())
+    show_focus(app)
     if dark:
         pal = QPalette()
         for role, colour in DARK_PALETTE.items():

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTab
 
 from .models import COLUMN_ROLE, KEY_ROLE
 
+INITIAL_ORDER = Qt.ItemDataRole.InitialSortOrderRole
+
 #: widest a column is sized to its contents, in average characters; longer
 #: texts are elided (the model gives them in full as a tooltip)
 MAX_COLUMN_CHARS = 160
@@ -35,6 +37,9 @@ class CopyTable(QTableView):
         # sizing columns to their contents looks at a sample of rows, not all
         self.horizontalHeader().setResizeContentsPrecision(60)
         self._shape = None
+        # Tab goes on to the next control (the arrow keys move between cells):
+        # moving from cell to cell, it never left the table
+        self.setTabKeyNavigation(False)
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -139,6 +144,29 @@ class CopyTable(QTableView):
         header.setDefaultAlignment(align | Qt.TextFlag.TextWordWrap)
         height = lines * header.fontMetrics().lineSpacing() + 8
         header.setFixedHeight(height)
+
+    def sort_by_current_column(self) -> str | None:
+        """Sort by the current cell's column as a click on its head does: the
+        first time in the column's first order (a measure's best first), again
+        in the other; without a current cell, the column sorted by, the other
+        way.  What was done, in words; None when the table keeps its order."""
+        if not self.isSortingEnabled() or self.model() is None:
+            return None
+        header = self.horizontalHeader()
+        col = self.currentIndex().column()
+        if col < 0:
+            col = max(header.sortIndicatorSection(), 0)
+        if col >= self.model().columnCount():
+            return None
+        if header.sortIndicatorSection() == col:
+            descending = header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+        else:
+            first = self.model().headerData(col, Qt.Orientation.Horizontal, INITIAL_ORDER)
+            descending = first is not None and int(first) == Qt.SortOrder.DescendingOrder.value
+        order = Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder
+        self.sortByColumn(col, order)
+        name = str(self.model().headerData(col, Qt.Orientation.Horizontal) or col)
+        return f"Sorted by {name}, {'descending' if descending else 'ascending'}"
 
     def sort_state(self) -> tuple | None:
         """(column id, order) of the sort shown, the column named by the
