@@ -420,13 +420,13 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
             self.close()
 
     def showEvent(self, event) -> None:
-        """Shown the first time: into the screen again, now that the frame
-        the window manager gives it may be known (restore_window could only
-        guess it)."""
+        """Shown the first time: into the screen again, with the frame the
+        window manager gives it where it is known by now (restore_window
+        could only guess it)."""
         super().showEvent(event)
         if not getattr(self, "_fitted", False):
             self._fitted = True
-            QTimer.singleShot(0, self, lambda: fit_to_screen(self))
+            fit_to_screen(self)
 
     def closeEvent(self, event) -> None:
         # the window's close button asks; close() from code (Quit, tests) has asked or won't

@@ -4,8 +4,8 @@ its sort on the same column when the model's columns change."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
 from .models import COLUMN_ROLE, KEY_ROLE
@@ -19,6 +19,11 @@ MAX_COLUMN_CHARS = 160
 
 class CopyTable(QTableView):
     """A sortable table whose selection copies as TSV (Ctrl+C)."""
+
+    #: the table's own size changed (its viewport laid out again): a tab that
+    #: fits its columns to the width does it then, not on its own resize (a
+    #: hidden tab's table is resized only once shown, after the tab)
+    resized = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -40,6 +45,10 @@ class CopyTable(QTableView):
         # Tab goes on to the next control (the arrow keys move between cells):
         # moving from cell to cell, it never left the table
         self.setTabKeyNavigation(False)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -118,7 +127,7 @@ class CopyTable(QTableView):
                 self.setColumnWidth(c, w)
             self._header_lines(1)
             return 1
-        fm = header.fontMetrics()
+        fm = _label_metrics(header)
         pad = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 14
         texts = [str(self.model().headerData(c, Qt.Orientation.Horizontal) or "") for c in range(n)]
         for lines in range(2, max_lines + 1):
@@ -142,7 +151,7 @@ class CopyTable(QTableView):
             header.setMaximumHeight(16777215)
             return
         header.setDefaultAlignment(align | Qt.TextFlag.TextWordWrap)
-        height = lines * header.fontMetrics().lineSpacing() + 8
+        height = lines * _label_metrics(header).lineSpacing() + 8
         header.setFixedHeight(height)
 
     def sort_by_current_column(self) -> str | None:
@@ -195,6 +204,15 @@ class CopyTable(QTableView):
                 self.sortByColumn(c, order)
                 return True
         return False
+
+
+def _label_metrics(header) -> QFontMetrics:
+    """The metrics of a header's labels as drawn at their widest: bold, as
+    the style draws the head of the column that holds the current cell (a
+    wrapped label measured in the plain font ran over its section then)."""
+    bold = QFont(header.font())
+    bold.setBold(True)
+    return QFontMetrics(bold)
 
 
 def _wrapped_width(fm, text: str, lines: int) -> int:
