@@ -32,7 +32,7 @@ from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
-from .settings import Preferences, app_settings, apply_theme, fit_to_screen
+from .settings import Preferences, app_settings, apply_theme
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
 from .tabs.curves import CurvesTab
@@ -420,13 +420,8 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
             self.close()
 
     def showEvent(self, event) -> None:
-        """Shown the first time: into the screen again, with the frame the
-        window manager gives it where it is known by now (restore_window
-        could only guess it)."""
         super().showEvent(event)
-        if not getattr(self, "_fitted", False):
-            self._fitted = True
-            fit_to_screen(self)
+        self.prefs.fit_placed_window(self)  # its frame known now
 
     def closeEvent(self, event) -> None:
         # the window's close button asks; close() from code (Quit, tests) has asked or won't

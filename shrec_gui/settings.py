@@ -83,6 +83,7 @@ class Preferences:
 
     def __init__(self, settings: QSettings | None = None) -> None:
         self.qsettings = settings or app_settings()
+        self._placed: QSize | None = None  # the size restore_window gave the window
 
     # folders and recent files
     def last_folder(self) -> str:
@@ -139,9 +140,18 @@ class Preferences:
         if not restored or not usable_size(window, saved if saved is not None else window.size()):
             default_geometry(window)
         fit_to_screen(window)
+        self._placed = window.size()
         state = self.qsettings.value("window/state")
         if state is not None:
             window.restoreState(state)
+
+    def fit_placed_window(self, window) -> None:
+        """Shown: a window as restore_window sized it (not resized since)
+        into the screen again, with the frame the window manager gave it
+        where it is known by now (restore_window could only guess it)."""
+        if self._placed == window.size():
+            fit_to_screen(window)
+        self._placed = None
 
     def save_window(self, window) -> None:
         self.qsettings.setValue("window/geometry", window.saveGeometry())
