@@ -154,5 +154,11 @@ def test_the_focus_is_shown_in_the_options_dialog(win, qtbot, dark):
             assert [f.widget() for f in frames] == [field], type(field).__name__
             assert ring_colour(d, field) == highlight, type(field).__name__
         assert ring_colour(d, d.ranks) != highlight  # the ring left it
+        # a ring, not a fill: the see-through end of a check box's row shows the dialog
+        box = d.remove_self
+        box.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(lambda: focused() is box, timeout=2000)
+        end = box.mapTo(d, QPoint(box.width() - 4, box.height() // 2))
+        assert d.grab().toImage().pixelColor(end).name() == before
     finally:
         win.set_dark(False)
