@@ -141,7 +141,7 @@ class WelcomePage(QWidget):
         heading.addWidget(logo)
         heading.addWidget(title, 1)
         column = QVBoxLayout()
-        column.addStretch(1)
+        column.addStretch(0)
         column.addLayout(heading)
         column.addWidget(intro)
         column.addSpacing(12)
@@ -150,9 +150,9 @@ class WelcomePage(QWidget):
         column.addSpacing(16)
         column.addWidget(self.recent_label)
         column.addWidget(self.none_label)
-        column.addWidget(self.recent, 10)  # the room left goes to the list first
+        column.addWidget(self.recent, 1)  # the room left goes to the list first, then around
         column.addLayout(below)
-        column.addStretch(3)
+        column.addStretch(0)
         inner = QWidget()
         inner.setLayout(column)
         inner.setMaximumWidth(760)
