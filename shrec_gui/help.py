@@ -31,6 +31,7 @@ OTHER_KEYS = (
     ("Welcome page", "Enter, Del", "open the recent file selected, take it off the list"),
     ("Tabs", "Ctrl+Tab / Ctrl+Shift+Tab", "the next / previous tab"),
     ("Tables", "a click on a column's head", "sort by it (best first), again: reverse"),
+    ("Tables", "arrow keys; Tab", "move between cells; go on to the next control"),
     ("Summary", "Enter in Add column", "add the measure typed (a key, a label, map, P@10...)"),
     ("Unsaved-changes question", "Alt+S / Alt+D / Esc", "save the session, discard, cancel"),
 )

@@ -354,6 +354,21 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         if view is not None:
             QApplication.clipboard().setText(view.selection_tsv())
 
+    def sort_current_table(self) -> None:
+        """F9: the table with the focus (else the current tab's) sorted by
+        the column of its current cell, as a click on that column's head."""
+        view = self.focusWidget()
+        if not isinstance(view, CopyTable):
+            view = None if self.showing_welcome() else self.current_tab().table()
+        done = view.sort_by_current_column() if view is not None else None
+        self.status_label.setText(
+            f"{done}; F9 again: the other way."
+            if done
+            else "This table keeps its own order (not sorted by a column)."
+            if view is not None
+            else "No table to sort here."
+        )
+
     def show_query(self, query_id: str) -> None:
         """A query picked (a Per query row, a head-to-head point): its curves
         and its ranked list."""
@@ -427,6 +442,10 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
     def quit_action(self) -> None:
         if self.confirm_discard():
             self.close()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.prefs.fit_placed_window(self)  # its frame known now
 
     def closeEvent(self, event) -> None:
         # the window's close button asks; close() from code (Quit, tests) has asked or won't

@@ -111,6 +111,14 @@ class MenuBar:
             group.addAction(a)
             v.addAction(a)
             a.triggered.connect(lambda _=False, d=dark: self.set_dark(d))
+        v.addSeparator()
+        self.sort_action = self._action(
+            v,
+            "&Sort by the current column",
+            self.sort_current_table,
+            "F9",
+            "the column of the table's current cell, as a click on its head; again: the other way",
+        )
         h = mb.addMenu("&Help")
         help_actions(self, h)  # the shortcuts (F1), measures, profiles, file formats
         h.addSeparator()

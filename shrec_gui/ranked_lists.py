@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -30,13 +31,13 @@ ROW_PX = 28  # on-screen height of a run's row
 #: the least height of a run's row, in lines of its name: every run is named
 #: (the plot scrolls where the tab is shorter than its rows)
 ROW_LINES = 1.05
-#: the height of the plot's view at least: a window of 720 px holds the tab
-#: whatever the number of runs (the plot scrolls in it)
-MIN_PLOT_PX = 190
+#: the plot's least height: a screen of 960 x 540 holds the tab with its
+#: thumbnails, whatever the number of runs (the plot scrolls in it)
+MIN_PLOT_PX = 140
 #: the widest a run name is drawn down the left, in share of the plot's width;
 #: a longer one is cut in the middle (whole in the tooltip over it)
 NAME_SHARE = 0.4
-INFO_LINES = 4  # lines of the per-run summary shown at least (the rest scrolls)
+INFO_LINES = 2  # lines of the per-run summary shown at least (the rest scrolls)
 SHOWN_RANKS = 200  # ranks in view when a query is drawn (zoom and pan for the rest)
 NOTHING = "Score a contest to see its ranked lists."
 
@@ -130,11 +131,15 @@ class RankedListsWidget(QWidget):
         bar.addWidget(self.query)
         bar.addStretch(1)
         self.key = QLabel()  # the colours' key
+        self.readout = QLabel(" ")  # the item under the mouse (a long one is cut, never widens)
+        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
-        row.addWidget(self.key, 1)
-        for b in export_buttons(self.exportRequested.emit, csv=False):
+        row.addWidget(self.key)
+        row.addSpacing(12)
+        row.addWidget(self.readout, 1)
+        self.export_buttons = export_buttons(self.exportRequested.emit, csv=False)
+        for b in self.export_buttons:
             row.addWidget(b)
-        self.readout = QLabel(" ")  # the item under the mouse
         self.info = QLabel(NOTHING)
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -157,8 +162,7 @@ class RankedListsWidget(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.plot_scroll, 3)
         lay.addLayout(row)
-        lay.addWidget(self.readout)
-        lay.addWidget(self.info_scroll)  # what the rows leave (a few lines at least)
+        lay.addWidget(self.info_scroll, 1)  # what the rows leave (a few lines at least)
         lay.addStretch(0)
         self.top_grade = 0
         self._set_grade_key(2)

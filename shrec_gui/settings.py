@@ -8,12 +8,13 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QSettings, QStandardPaths
+from PySide6.QtCore import QRect, QSettings, QSize, QStandardPaths, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import demo_manifest, resources_dir
 
 from .figure_settings import FigureSettings
+from .focus import FocusStyle, show_focus
 
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10
@@ -94,6 +95,7 @@ class Preferences:
 
     def __init__(self, settings: QSettings | None = None) -> None:
         self.qsettings = settings or app_settings()
+        self._placed: QSize | None = None  # the size restore_window gave the window
 
     # folders and recent files
     def last_folder(self) -> str:
@@ -140,21 +142,35 @@ class Preferences:
 
     # window
     def restore_window(self, window) -> None:
-        """The window's last place and size (or 1200 x 760), never larger
-        than the screen's free area: a geometry saved on a larger screen,
-        or the default on a 1280 x 720 one, is shrunk to fit."""
+        """The window's last place and size where they fit the screen's free
+        area and are of use; else the default size (DEFAULT_SIZE, bounded by
+        that area) in the middle of the screen: a geometry saved on a larger
+        screen, or a window once shrunk to a strip (331 x 508), does not come
+        back."""
         geo = self.qsettings.value("window/geometry")
-        if geo is not None:
-            window.restoreGeometry(geo)
-        else:
-            window.resize(1200, 760)
+        # the size saved (restoreGeometry itself shrinks one larger than the screen)
+        saved = self.qsettings.value("window/size")
+        restored = geo is not None and window.restoreGeometry(geo)
+        if not restored or not usable_size(window, saved if saved is not None else window.size()):
+            default_geometry(window)
         fit_to_screen(window)
+        self._placed = window.size()
         state = self.qsettings.value("window/state")
         if state is not None:
             window.restoreState(state)
 
+    def fit_placed_window(self, window) -> None:
+        """Shown: a window as restore_window sized it (not resized since)
+        into the screen again, with the frame the window manager gave it
+        where it is known by now (restore_window could only guess it)."""
+        if self._placed == window.size():
+            fit_to_screen(window)
+        self._placed = None
+
     def save_window(self, window) -> None:
         self.qsettings.setValue("window/geometry", window.saveGeometry())
+        normal = window.normalGeometry() if window.isMaximized() else window.geometry()
+        self.qsettings.setValue("window/size", normal.size())
         self.qsettings.setValue("window/state", window.saveState())
         self.qsettings.sync()
 
@@ -162,12 +178,58 @@ class Preferences:
 #: room kept for the window manager's title bar and frame, not known before
 #: the window is first shown
 DECORATION_PX = 32
+#: a first window's size (and a window's whose saved size is of no use),
+#: smaller on a smaller screen
+DEFAULT_SIZE = QSize(1200, 760)
+#: the least saved size restored (or the screen's whole free area, when
+#: smaller): every tab is whole in it
+USABLE_SIZE = QSize(800, 500)
 
 
 def available_area(window) -> QRect | None:
     """The free area (without panels and task bars) of the window's screen."""
     screen = window.screen() or QGuiApplication.primaryScreen()
     return screen.availableGeometry() if screen is not None else None
+
+
+def _room(window, area: QRect) -> QSize:
+    """The most a window's inside may take of ``area`` (its frame, or
+    DECORATION_PX of title bar before the first showing, left out)."""
+    geo, frame = window.geometry(), window.frameGeometry()
+    extra_w = max(frame.width() - geo.width(), 0)
+    extra_h = max(frame.height() - geo.height(), 0) or DECORATION_PX
+    return QSize(area.width() - extra_w, area.height() - extra_h)
+
+
+def usable_size(window, size: QSize) -> bool:
+    """A saved size fits the window's screen and is of use there (at least
+    USABLE_SIZE, or the whole room of a smaller screen)."""
+    area = available_area(window)
+    if area is None or area.isEmpty():
+        return True
+    room = _room(window, area)
+    least = USABLE_SIZE.boundedTo(room)
+    return (
+        least.width() <= size.width() <= room.width()
+        and least.height() <= size.height() <= room.height()
+    )
+
+
+def default_geometry(window) -> None:
+    """DEFAULT_SIZE, bounded by the screen's free area, in its middle."""
+    area = available_area(window)
+    state = window.windowState()  # a maximised one (restored) shown in a window
+    window.setWindowState(
+        state & ~(Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)
+    )
+    if area is None or area.isEmpty():
+        window.resize(DEFAULT_SIZE)
+        return
+    size = DEFAULT_SIZE.boundedTo(_room(window, area))
+    window.resize(size)
+    frame = window.frameGeometry()
+    centre = area.center()
+    window.move(centre.x() - frame.width() // 2, centre.y() - frame.height() // 2)
 
 
 def fit_to_screen(window) -> None:
@@ -190,9 +252,11 @@ def fit_to_screen(window) -> None:
 
 
 def apply_theme(dark: bool) -> None:
-    """Fusion with a dark palette, or the style's own light one."""
+    """Fusion with a dark palette, or the style's own light one; the focus
+    shown by a ring in the highlight colour (focus.py)."""
     app = QApplication.instance()
-    app.setStyle("Fusion")
+    app.setStyle(FocusStyle())
+    show_focus(app)
     if dark:
         pal = QPalette()
         for role, colour in DARK_PALETTE.items():

@@ -4,11 +4,13 @@ its sort on the same column when the model's columns change."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
 from .models import COLUMN_ROLE, KEY_ROLE
+
+INITIAL_ORDER = Qt.ItemDataRole.InitialSortOrderRole
 
 #: widest a column is sized to its contents, in average characters; longer
 #: texts are elided (the model gives them in full as a tooltip)
@@ -17,6 +19,11 @@ MAX_COLUMN_CHARS = 160
 
 class CopyTable(QTableView):
     """A sortable table whose selection copies as TSV (Ctrl+C)."""
+
+    #: the table's own size changed (its viewport laid out again): a tab that
+    #: fits its columns to the width does it then, not on its own resize (a
+    #: hidden tab's table is resized only once shown, after the tab)
+    resized = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -35,6 +42,13 @@ class CopyTable(QTableView):
         # sizing columns to their contents looks at a sample of rows, not all
         self.horizontalHeader().setResizeContentsPrecision(60)
         self._shape = None
+        # Tab goes on to the next control (the arrow keys move between cells):
+        # moving from cell to cell, it never left the table
+        self.setTabKeyNavigation(False)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -113,7 +127,7 @@ class CopyTable(QTableView):
                 self.setColumnWidth(c, w)
             self._header_lines(1)
             return 1
-        fm = header.fontMetrics()
+        fm = _label_metrics(header)
         pad = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin) + 14
         texts = [str(self.model().headerData(c, Qt.Orientation.Horizontal) or "") for c in range(n)]
         for lines in range(2, max_lines + 1):
@@ -137,8 +151,31 @@ class CopyTable(QTableView):
             header.setMaximumHeight(16777215)
             return
         header.setDefaultAlignment(align | Qt.TextFlag.TextWordWrap)
-        height = lines * header.fontMetrics().lineSpacing() + 8
+        height = lines * _label_metrics(header).lineSpacing() + 8
         header.setFixedHeight(height)
+
+    def sort_by_current_column(self) -> str | None:
+        """Sort by the current cell's column as a click on its head does: the
+        first time in the column's first order (a measure's best first), again
+        in the other; without a current cell, the column sorted by, the other
+        way.  What was done, in words; None when the table keeps its order."""
+        if not self.isSortingEnabled() or self.model() is None:
+            return None
+        header = self.horizontalHeader()
+        col = self.currentIndex().column()
+        if col < 0:
+            col = max(header.sortIndicatorSection(), 0)
+        if col >= self.model().columnCount():
+            return None
+        if header.sortIndicatorSection() == col:
+            descending = header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+        else:
+            first = self.model().headerData(col, Qt.Orientation.Horizontal, INITIAL_ORDER)
+            descending = first is not None and int(first) == Qt.SortOrder.DescendingOrder.value
+        order = Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder
+        self.sortByColumn(col, order)
+        name = str(self.model().headerData(col, Qt.Orientation.Horizontal) or col)
+        return f"Sorted by {name}, {'descending' if descending else 'ascending'}"
 
     def sort_state(self) -> tuple | None:
         """(column id, order) of the sort shown, the column named by the
@@ -167,6 +204,15 @@ class CopyTable(QTableView):
                 self.sortByColumn(c, order)
                 return True
         return False
+
+
+def _label_metrics(header) -> QFontMetrics:
+    """The metrics of a header's labels as drawn at their widest: bold, as
+    the style draws the head of the column that holds the current cell (a
+    wrapped label measured in the plain font ran over its section then)."""
+    bold = QFont(header.font())
+    bold.setBold(True)
+    return QFontMetrics(bold)
 
 
 def _wrapped_width(fm, text: str, lines: int) -> int:

@@ -8,21 +8,27 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QKeySequence, QPainter, QPalette, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QApplication,
     QCommandLinkButton,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+#: recent files the list shows at least before it scrolls (the rest of the
+#: page keeps its room: a list of ten files never pushes the buttons away)
+RECENT_ROWS_SHOWN = 2
 
 
 def missing_files(paths: list[str]) -> list[str]:
@@ -61,6 +67,15 @@ def _mix(a: QColor, b: QColor) -> QColor:
 
 def _kind(path: str) -> str:
     return "session" if path.lower().endswith(".json") else "assessment"
+
+
+class RecentList(QListWidget):
+    """The recent files: as tall as its rows where the page has room, else
+    a few rows and a scroll bar; its size hint is that least height, so that
+    the page asks only for the room it needs and gives the list the rest."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight())
 
 
 class WelcomePage(QWidget):
@@ -105,7 +120,7 @@ class WelcomePage(QWidget):
         bold = QFont(self.recent_label.font())
         bold.setBold(True)
         self.recent_label.setFont(bold)
-        self.recent = QListWidget()
+        self.recent = RecentList()
         self.recent.setAlternatingRowColors(True)
         self.recent.setWordWrap(True)
         self.recent.setSpacing(2)
@@ -126,7 +141,7 @@ class WelcomePage(QWidget):
         heading.addWidget(logo)
         heading.addWidget(title, 1)
         column = QVBoxLayout()
-        column.addStretch(1)
+        column.addStretch(0)
         column.addLayout(heading)
         column.addWidget(intro)
         column.addSpacing(12)
@@ -135,16 +150,28 @@ class WelcomePage(QWidget):
         column.addSpacing(16)
         column.addWidget(self.recent_label)
         column.addWidget(self.none_label)
-        column.addWidget(self.recent)
+        column.addWidget(self.recent, 1)  # the room left goes to the list first, then around
         column.addLayout(below)
-        column.addStretch(3)
+        column.addStretch(0)
         inner = QWidget()
         inner.setLayout(column)
         inner.setMaximumWidth(760)
-        row = QHBoxLayout(self)
+        row = QHBoxLayout()
         row.addStretch(1)
         row.addWidget(inner, 4)
         row.addStretch(1)
+        # laid out, never placed: a window too small for the page scrolls it
+        # (the wrapped texts' heights included), nothing is drawn over the rest
+        self.page = QWidget()
+        self.page.setLayout(row)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.page)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the buttons
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
         self.setTabOrder(self.demo_button, self.assessment_button)
         self.setTabOrder(self.assessment_button, self.session_button)
         self.setTabOrder(self.session_button, self.recent)
@@ -170,10 +197,15 @@ class WelcomePage(QWidget):
             if p == current:
                 self.recent.setCurrentItem(item)
         self._style_items()
-        rows = sum(
+        # as tall as its rows where the page has room, else at least a few of
+        # them and a scroll bar (the page itself scrolls in a smaller window)
+        heights = [
             self.recent.sizeHintForRow(i) + 2 * self.recent.spacing() for i in range(len(paths))
-        )
-        self.recent.setFixedHeight(rows + 2 * self.recent.frameWidth() + 4)
+        ]
+        edge = 2 * self.recent.frameWidth() + 4
+        self.recent.setMaximumHeight(sum(heights) + edge)
+        self.recent.setMinimumHeight(sum(heights[:RECENT_ROWS_SHOWN]) + edge)
+        self.recent.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.recent.setVisible(bool(paths))
         self.note.setVisible(bool(paths))
         self.remove_button.setVisible(bool(paths))

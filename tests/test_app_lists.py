@@ -150,8 +150,10 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
     summary = demo.summary
     demo.tabs.setCurrentWidget(summary)
     v = summary.view
-    v.sortByColumn(summary.model.column("st_psb"), Qt.SortOrder.AscendingOrder)
-    added = ["p@10", "p@25"]  # before st_psb in the registry's order: st_psb moves right
+    summary.toggle_column("r@5", True)  # after the default ones, in the registry's order
+    v.sortByColumn(summary.model.column("r@5"), Qt.SortOrder.AscendingOrder)
+    at = summary.keys.index("r@5")
+    added = ["p@10", "p@25"]  # before r@5 in the registry's order: r@5 moves right
     assert not set(added) & set(summary.keys)
     sub, first = _open_submenu(qtbot, summary.columns_menu, added[0])
     second = next(a for a in sub.actions() if a.text().endswith(f"[{added[1]}]"))
@@ -166,25 +168,25 @@ def test_adding_columns_keeps_the_sort_and_the_menu_open(demo, qtbot):
         assert not second.isChecked() and added[1] not in summary.keys and sub.isVisible()
         qtbot.keyClick(sub, Qt.Key.Key_Return)
         assert second.isChecked() and sub.isVisible()
-        assert v.sort_state() == ("st_psb", Qt.SortOrder.AscendingOrder)
-        assert v.horizontalHeader().sortIndicatorSection() == summary.model.column("st_psb")
-        assert summary.keys.index("st_psb") > 2
-        vals = _column_values(v, "st_psb")
+        assert v.sort_state() == ("r@5", Qt.SortOrder.AscendingOrder)
+        assert v.horizontalHeader().sortIndicatorSection() == summary.model.column("r@5")
+        assert summary.keys.index("r@5") == at + 2
+        vals = _column_values(v, "r@5")
         assert vals == sorted(vals)
         # Per query, one run: its sort stays on its measure too
         pq = demo.per_query
         pq.mode.setCurrentIndex(pq.mode.findData("run"))
         pq.view.sortByColumn(
-            pq.model.first + summary.keys.index("e_measure"), Qt.SortOrder.DescendingOrder
+            pq.model.first + summary.keys.index("r@5"), Qt.SortOrder.DescendingOrder
         )
-        summary.column_action(added[0]).setChecked(False)
-        assert pq.view.sort_state() == ("e_measure", Qt.SortOrder.DescendingOrder)
-        vals = _column_values(pq.view, "e_measure")
+        summary.column_action(added[0]).setChecked(False)  # before r@5: it moves left
+        assert pq.view.sort_state() == ("r@5", Qt.SortOrder.DescendingOrder)
+        vals = _column_values(pq.view, "r@5")
         assert vals == sorted(vals, reverse=True)
     finally:
         sub.hide()
         summary.columns_menu.hide()
-        for k in added:
+        for k in added + ["r@5"]:
             summary.column_action(k).setChecked(False)
 
 

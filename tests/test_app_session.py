@@ -501,3 +501,20 @@ def test_a_session_of_a_newer_version_is_refused(win, qtbot, tmp_path, dialogs):
     assert "future.json" in dialogs[-1][1] and "version 99" in dialogs[-1][1]
     wait_idle(qtbot, win)
     assert win.controller.assessment is None and not win.controller.entries
+
+
+def test_the_welcome_page_gives_its_room_to_the_recent_list(win, qtbot):
+    """In a window on a 960 x 540 screen: three recent files shown whole (no
+    scroll bar), ten in a list that scrolls while the page itself does not;
+    in a strip of a window the page scrolls instead of drawing over itself."""
+    p = win.welcome
+    win.resize(958, 508)
+    for n, scrolls in ((3, False), (10, True)):
+        p.set_recent([f"/tmp/folder-{i}/session-{i}.json" for i in range(n)])
+        qtbot.waitUntil(lambda: p.recent.isVisible())
+        qtbot.wait(20)
+        assert (p.recent.verticalScrollBar().maximum() > 0) == scrolls, n
+        assert p.scroll.verticalScrollBar().maximum() == 0, n  # the page fits
+    win.resize(331, 300)
+    qtbot.waitUntil(lambda: p.scroll.verticalScrollBar().maximum() > 0)
+    assert win.height() == 300  # the window keeps its size; the page scrolls

@@ -157,3 +157,123 @@ def test_summary_columns_and_ranking_said(demo, qtbot):
         c.set_options(dataclasses.replace(c.options, profile="shrec"))
         c.score()
         qtbot.waitUntil(lambda: settled(demo, 7) and not c.stale_entries(), timeout=60000)
+
+
+# -- review day, round 3: the Summary's lows ---------------------------------------
+
+
+def _shown_widths(s):
+    return [s.view.columnWidth(c) for c in range(s.proxy.columnCount())]
+
+
+def _header_lines(view) -> int:
+    header = view.horizontalHeader()
+    return max(1, round((header.height() - 8) / header.fontMetrics().lineSpacing()))
+
+
+def test_summary_columns_refit_after_a_resize(win, qtbot):
+    """Resized while shown, or while another tab was (the table is resized
+    only once shown again): the columns and their headers fit the new width:
+    one line of headers where the columns fit, wrapped where they do not,
+    never a sideways scroll bar."""
+    w = demo_window(win, qtbot, width=900)
+    s = w.summary
+    s.set_columns(HEADLINE)
+    w.tabs.setCurrentWidget(s)
+    qtbot.waitUntil(lambda: _header_lines(s.view) > 1)  # 900 px: the headers wrapped
+    for hidden in (False, True):
+        if hidden:
+            w.resize(900, 760)
+            qtbot.waitUntil(lambda: _header_lines(s.view) > 1)
+            w.tabs.setCurrentWidget(w.curves)
+        w.resize(1800, 760)
+        qtbot.wait(20)
+        w.tabs.setCurrentWidget(s)
+        qtbot.waitUntil(lambda: _header_lines(s.view) == 1, timeout=3000)
+        natural = [
+            max(s.view.sizeHintForColumn(c), s.view.horizontalHeader().sectionSizeHint(c))
+            for c in range(s.proxy.columnCount())
+        ]
+        assert _shown_widths(s) == natural, hidden  # each column as wide as it asks
+    w.resize(900, 760)
+    qtbot.waitUntil(lambda: _header_lines(s.view) > 1, timeout=3000)
+    assert s.view.horizontalScrollBar().maximum() == 0
+
+
+def _cli_table_columns(profile: str) -> list[str]:
+    """The columns ``shrec-eval measures --profile NAME`` says the printed
+    table has (the command line's own order)."""
+    import io
+
+    from shrec_eval.cli.parser import main
+
+    out = io.StringIO()
+    assert main(["measures", "--profile", profile], out=out) == 0
+    line = next(x for x in out.getvalue().splitlines() if "table columns:" in x)
+    return [k.strip() for k in line.split(":", 1)[1].split(",")]
+
+
+def test_summary_default_columns_are_in_the_command_lines_order(win, qtbot):
+    """The default columns of every profile the app offers, in the order the
+    command line prints them (the Summary's headers too); a column added
+    comes after them, and the order holds across a profile change."""
+    import dataclasses
+
+    from shrec_eval.profiles import REGISTRY
+    from shrec_eval.scoring.measures import expand
+
+    from shrec_gui.contest_files import app_leaves_out
+
+    c, s = win.controller, win.summary
+    start = c.options
+    try:
+        for name, profile in REGISTRY.items():
+            if app_leaves_out(profile) is not None:
+                continue
+            c.set_options(dataclasses.replace(start, profile=name))
+            want = _cli_table_columns(name)
+            assert s.keys == want, name
+            labels = [s.model.headerData(s.model.column(k), H) for k in want]
+            shown = [s.model.headerData(i, H) for i in range(2, s.model.columnCount())]
+            assert shown == labels, name
+        c.set_options(dataclasses.replace(start, profile="shrec"))
+        s.toggle_column("p@10", True)
+        assert s.keys == _cli_table_columns("shrec") + ["p@10"]
+        kept = set(s.keys)
+        c.set_options(dataclasses.replace(start, profile="psbtable"))  # the columns kept
+        first = _cli_table_columns("psbtable")  # psbTable's, then the others by registry
+        known = [m.key for m in expand(c.options.ranks, "psbtable")]
+        assert s.keys == first + [k for k in known if k in kept and k not in first]
+    finally:
+        c.set_options(start)
+        s.set_columns(HEADLINE)
+
+
+def test_the_bold_header_of_the_current_column_fits_it(win, qtbot):
+    """The style draws the head of the current cell's column bold: wrapped,
+    it still fits its column and the header's lines (it ran over both)."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    w = demo_window(win, qtbot, width=1100)
+    s = w.summary
+    s.set_columns(HEADLINE)
+    w.tabs.setCurrentWidget(s)
+    qtbot.waitUntil(lambda: _header_lines(s.view) == 2)
+    header = s.view.horizontalHeader()
+    bold = QFont(header.font())
+    bold.setBold(True)
+    fm = QFontMetrics(bold)
+    room = header.height() - 8
+    margin = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMargin)
+    flags = int(Qt.TextFlag.TextWordWrap)
+    wrapped = 0
+    for c in range(s.proxy.columnCount()):
+        text = s.proxy.headerData(c, H)
+        if " " not in text:  # one word: Qt's own size for the section, bold included
+            continue
+        s.view.setCurrentIndex(s.proxy.index(0, c))
+        width = s.view.columnWidth(c) - margin - 14  # the sort arrow's room
+        need = fm.boundingRect(0, 0, width, 1000, flags, text)
+        assert need.height() <= room and need.width() <= width, text
+        wrapped += need.height() > fm.lineSpacing()
+    assert wrapped >= 3  # Average Precision (trec, relevant), First Tier (PSB)...

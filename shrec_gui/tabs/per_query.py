@@ -5,7 +5,7 @@ one class (set from the Per-class tab)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, QTimer
+from PySide6.QtCore import QSortFilterProxyModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -63,6 +63,7 @@ class PerQueryTab(QWidget, Tab):
         self.view.setModel(self.proxy)
         # each column as wide as its values (the ranking: _fit_ranking)
         self.view.horizontalHeader().setStretchLastSection(False)
+        self.view.resized.connect(self._resized)
         self.mode = QComboBox()
         self.mode.addItem("One run: queries x measures", "run")
         self.mode.addItem("One measure: queries x runs, with each query's ranking", "measure")
@@ -175,16 +176,11 @@ class PerQueryTab(QWidget, Tab):
             natural = max(v.sizeHintForColumn(n - 1), v.horizontalHeader().sectionSizeHint(n - 1))
             v.setColumnWidth(n - 1, min(natural, v.viewport().width()))
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
+    def _resized(self) -> None:
+        """The table resized (once shown, when resized while hidden): the
+        headers and the ranking for its width."""
         self._fit_headers()
         self._fit_ranking()
-
-    def showEvent(self, event) -> None:
-        """Filled while hidden (its width then not the one shown): fit again
-        once laid out."""
-        super().showEvent(event)
-        QTimer.singleShot(0, self._fit_headers)
 
     def _row_picked(self, current, _previous) -> None:
         if current.isValid():

@@ -4,6 +4,8 @@ the lists, item ids and classes are made in the worker)."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QWidget
+
 from ..exports import write_table_csv
 from ..plots import set_widget_theme
 from ..ranked_lists import RankedListsWidget
@@ -20,6 +22,11 @@ class RankedListTab(RankedListsWidget, Tab):
         # the shapes of the lists shown (hidden while the contest has no shapes)
         self.thumbs = ThumbStrips(controller.shapes)
         self.layout().insertWidget(self.layout().indexOf(self.info_scroll), self.thumbs, 2)
+        # Tab as the tab reads, top to bottom: the strips' controls before the summary below them
+        t = self.thumbs
+        order = [*self.export_buttons, t.k, t.cancel, t.scroll, self.info_scroll]
+        for a, b in zip(order, order[1:]):
+            QWidget.setTabOrder(a, b)
         self.listsRequested.connect(controller.request_lists)
         controller.listsReady.connect(self.show_lists)
         controller.changed.connect(self.on_changed)

@@ -43,8 +43,8 @@ class SummaryTab(QWidget, Tab):
         super().__init__(parent)
         self.controller = controller
         ranks = controller.options.ranks
-        known = _known(controller.options)
-        self.keys = [k for k in known if k in columns] or _headline(controller.options)
+        order = _order(controller.options)
+        self.keys = [k for k in order if k in columns] or _headline(controller.options)
         self._options = controller.options  # whose default columns these may be
         self.model = SummaryModel(self)
         self.model.set_columns(self.keys, ranks)
@@ -57,6 +57,7 @@ class SummaryTab(QWidget, Tab):
         # a measure's column as wide as its values: the last one not stretched to the edge
         self.view.horizontalHeader().setStretchLastSection(False)
         self.view.sortByColumn(SummaryModel.RANK, Qt.SortOrder.AscendingOrder)
+        self.view.resized.connect(lambda: self._fit(again=True))  # the headers for the new width
         self.columns_button = QToolButton()
         self.columns_button.setText("Columns")
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -122,16 +123,12 @@ class SummaryTab(QWidget, Tab):
 
     def _fit(self, *, again: bool = False) -> None:
         """Columns sized to their contents when the table's shape changed
-        (or ``again``: the tab was resized), their headers wrapped when the
+        (or ``again``: the table was resized), their headers wrapped when the
         measures would not fit the width otherwise."""
         shape = self.view._shape
         self.view.fit_columns()
         if again or shape != self.view._shape:
             self.view.fit_to_width()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit(again=True)
 
     def rank_key(self) -> str | None:
         """The measure ``shrec-eval evaluate`` ranks these runs by (its default)."""
@@ -220,11 +217,10 @@ class SummaryTab(QWidget, Tab):
         """New options: the columns kept where the options still compute
         them; the previous profile's default columns (not chosen by the user)
         become the new profile's, as ``shrec-eval evaluate`` prints them."""
-        known = _known(options)
         if self.keys == _headline(self._options):
             self.keys = _headline(options)
         else:
-            self.keys = [k for k in self.keys if k in known] or _headline(options)
+            self.keys = [k for k in _order(options) if k in self.keys] or _headline(options)
         self._options = options
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, options.ranks)
@@ -287,8 +283,7 @@ class SummaryTab(QWidget, Tab):
         self._rebuild_columns_menu()
 
     def _show_columns(self, keys: set) -> None:
-        order = _known(self.controller.options)
-        self.keys = [k for k in order if k in keys]
+        self.keys = [k for k in _order(self.controller.options) if k in keys]
         sort = self.view.sort_state()
         self.model.set_columns(self.keys, self.controller.options.ranks)
         if not self.view.restore_sort(sort):  # its column went: by rank
@@ -314,7 +309,14 @@ def _known(options) -> list[str]:
 
 
 def _headline(options) -> list[str]:
-    """The profile's default columns (those ``shrec-eval evaluate`` prints), in
-    registry order as every column set of the tab is."""
-    keys = get_profile(options.profile).table(None, options)[0]
-    return [k for k in _known(options) if k in keys]
+    """The profile's default columns, in the order ``shrec-eval evaluate``
+    prints them (the profile's table: the command line's, the reports')."""
+    known = set(_known(options))
+    return [k for k in get_profile(options.profile).table(None, options)[0] if k in known]
+
+
+def _order(options) -> list[str]:
+    """The order of the tab's columns: the profile's default ones as the
+    command line prints them, then the others in registry order."""
+    headline = _headline(options)
+    return headline + [k for k in _known(options) if k not in headline]
