@@ -150,14 +150,17 @@ class FileDialogs:
             return
         path = self._open_file("Open assessment", assessment_file_filters())
         if path:
-            profile = self.controller.options.profile
+            options = self.controller.options
             self.controller.run_task(
-                lambda: (classify([path])[0][1], read_assessment(AssessmentSource(path), profile)),
-                done=lambda found: self._assessment_chosen(path, *found, profile),
+                lambda: (
+                    classify([path])[0][1],
+                    read_assessment(AssessmentSource(path), options.profile),
+                ),
+                done=lambda found: self._assessment_chosen(path, *found, options),
                 title="Cannot open the assessment",
             )
 
-    def _assessment_chosen(self, path: str, kind: str, loaded, profile: str) -> None:
+    def _assessment_chosen(self, path: str, kind: str, loaded, options) -> None:
         values = {}
         if kind in ("cla", "qrels"):
             profile = get_profile(self.controller.options.profile)
@@ -172,9 +175,10 @@ class FileDialogs:
         self.controller.open_assessment(
             source,
             runs=None if keep else [],
-            # read again only when the reader's options (or the profile) change the reading
+            # read again only when the reader's settings (or the options, and with
+            # them the profile's rules) changed since it was read
             loaded=loaded
-            if source == AssessmentSource(path) and profile == self.controller.options.profile
+            if source == AssessmentSource(path) and options is self.controller.options
             else None,
         )
 

@@ -133,6 +133,6 @@ def test_features_truncated_while_scored_are_an_error_and_the_app_keeps_running(
     assert "cut.npy: the file ended after 5,000 bytes while it was read" in win.errors[-1]
     assert "truncated or rewritten while it was scored" in win.errors[-1]
     failed = [e.name for e in win.controller.entries.values() if e.error is not None]
-    assert failed == ["cut.npy"]
+    assert failed == ["cut"]  # named as the command line names it (no extension)
     assert np.array_equal(kept.result.column("nn"), before)
     assert win.isVisible()

@@ -79,7 +79,12 @@ def _cli(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict | None, str
 def _library(contest: Contest, profile: str):
     """The library call a user writes, with the contest's reader settings."""
     a_src = contest.assessment
-    settings = {k: v for k, v in a_src.reader_settings().items() if v is not None}
+    # what a user writes: the settings the contest sets, not the defaults (a
+    # profile refuses a setting it fixes otherwise when it is given)
+    default = AssessmentSource(a_src.path).reader_settings()
+    settings = {
+        k: v for k, v in a_src.reader_settings().items() if v is not None and v != default[k]
+    }
     a = load_assessment(a_src.path, profile=profile, **settings)
     options = replace(contest.options, profile=profile)
     return a, [evaluate(a, load_run(r.path, a, **_run_settings(r)), options) for r in contest.runs]
