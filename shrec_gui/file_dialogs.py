@@ -293,5 +293,5 @@ class FileDialogs:
         if not self.controller.save_session(path, view_state.capture(self), name):
             return False
         self.contest_name = name
-        self.setWindowTitle(f"SHREC evaluation — {name}")
+        self.set_title(name)
         return True

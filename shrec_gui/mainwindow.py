@@ -141,6 +141,23 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
             self.tabs.addTab(tab, tab.title)
         self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
         self.controller.changed.connect(self._catch_up_later)
+        self.controller.changed.connect(self.show_unsaved)
+
+    def set_title(self, name: str | None) -> None:
+        """The title: the app, the contest's name (its session, else its
+        assessment file), and an asterisk while it has unsaved changes (Qt's
+        ``[*]``: the window-modified mark of each platform)."""
+        self.setWindowTitle(f"SHREC evaluation — {name}[*]" if name else "SHREC evaluation")
+        self.show_unsaved()
+
+    def shown_title(self) -> str:
+        """The title as the window shows it (the ``[*]`` placeholder as "*"
+        while there are unsaved changes, else nothing)."""
+        return self.windowTitle().replace("[*]", "*" if self.isWindowModified() else "")
+
+    def show_unsaved(self) -> None:
+        """The title's unsaved mark: what the unsaved-changes question would ask about."""
+        self.setWindowModified(self.controller.unsaved())
 
     def _catch_up_later(self) -> None:
         if not self.controller.busy and not self._closed:
@@ -265,20 +282,20 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         kind), and again once its runs are scored (the sorts by runs' columns,
         a run chosen)."""
         self.contest_name = name
-        self.setWindowTitle(f"SHREC evaluation — {name}")
+        self.set_title(name)
         view = self.controller.session_view
         restore_view(self, view)
         self._view_to_restore = view or None
 
     def _on_assessment_opened(self, path: str) -> None:
         """An assessment opened on its own: the title names it (no session)."""
-        self.setWindowTitle(f"SHREC evaluation — {Path(path).name}")
+        self.set_title(Path(path).name)
         self._view_to_restore = None
 
     def _on_closed(self) -> None:
         self._view_to_restore = None
         self.contest_name = None
-        self.setWindowTitle("SHREC evaluation")
+        self.set_title(None)
 
     # -- opening ------------------------------------------------------------------------
     def open_files(self, paths, *, given=None, ordered=False) -> None:

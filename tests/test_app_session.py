@@ -6,6 +6,7 @@ close, the welcome page)."""
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -90,13 +91,13 @@ def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, di
     qtbot.keyClick(w.welcome.demo_button, Qt.Key.Key_Space)
     wait_idle(qtbot, w, 7)
     assert not w.showing_welcome() and w.tabs.isVisible() and w.summary.model.rowCount() == 7
-    assert "SHREC demo contest" in w.windowTitle()
+    assert "SHREC demo contest" in w.shown_title()
     # File > Close contest: back to the welcome page, nothing open, the demo in the recent files
     w.close_contest()
     wait_idle(qtbot, w)
     c = w.controller
     assert w.showing_welcome() and c.assessment is None and not c.entries
-    assert c.session_path is None and w.windowTitle() == "SHREC evaluation"
+    assert c.session_path is None and w.shown_title() == "SHREC evaluation"
     assert w.welcome.paths() == [str(demo_manifest().resolve())]
     assert dialogs == []
 
@@ -403,7 +404,7 @@ def test_a_session_is_saved_under_the_contests_name_in_its_folder(
     name = Contest.read(manifest).name
     win.controller.open_session(str(manifest))
     wait_idle(qtbot, win, 7)
-    assert win.windowTitle() == f"SHREC evaluation — {name}"
+    assert win.shown_title() == f"SHREC evaluation — {name}"
     starts = []
     target = manifest.parent / "saved.json"
 
@@ -415,7 +416,33 @@ def test_a_session_is_saved_under_the_contests_name_in_its_folder(
     win.controller.remove([next(iter(win.controller.entries))])
     assert win.save_session_dialog()
     assert Path(starts[0]).parent == manifest.parent  # the contest's folder
-    assert Contest.read(target).name == name and name in win.windowTitle()
+    assert Contest.read(target).name == name and name in win.shown_title()
+
+
+def test_the_title_marks_unsaved_changes_until_saved(win, qtbot, monkeypatch, tmp_path):
+    """The title says when the contest has unsaved changes (an asterisk, Qt's
+    window-modified mark): none once opened, one after a change (a run
+    removed, an option), none again once saved, back after an undo."""
+    manifest = contest_copy(tmp_path)
+    name = Contest.read(manifest).name
+    c = win.controller
+    c.open_session(str(manifest))
+    wait_idle(qtbot, win, 7)
+    assert win.shown_title() == f"SHREC evaluation — {name}" and not win.isWindowModified()
+    c.remove([next(iter(c.entries))])
+    assert win.shown_title() == f"SHREC evaluation — {name}*" and c.unsaved()
+    target = tmp_path / "saved.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert win.save_session_dialog()
+    assert win.shown_title() == f"SHREC evaluation — {name}" and not c.unsaved()
+    win.undo_action.trigger()  # the run back: differs from the file saved
+    qtbot.waitUntil(lambda: len(c.entries) == 7)
+    assert win.shown_title().endswith("*")
+    c.set_options(replace(c.options, ranks=(3, 9)))
+    wait_idle(qtbot, win, 7)
+    assert win.shown_title().endswith("*")
+    c.close()
+    assert win.shown_title() == "SHREC evaluation"
 
 
 def test_a_new_contest_takes_the_name_of_its_session_file(win, qtbot, monkeypatch, tmp_path):
@@ -425,7 +452,7 @@ def test_a_new_contest_takes_the_name_of_its_session_file(win, qtbot, monkeypatc
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     assert win.save_session_action()
     assert Contest.read(target).name == "shrec2026"
-    assert win.windowTitle() == "SHREC evaluation — shrec2026"
+    assert win.shown_title() == "SHREC evaluation — shrec2026"
     assert "shrec-gui session" not in target.read_text()
 
 
