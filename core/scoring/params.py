@@ -40,6 +40,7 @@ __all__ = [
     "Family",
     "MeasureNameError",
     "Param",
+    "UnknownMeasureError",
     "is_family_name",
     "parse",
     "split_names",
@@ -49,7 +50,12 @@ __all__ = [
 TEMPLATE = "{k}"
 
 
-class MeasureNameError(OptionsError):
+class UnknownMeasureError(OptionsError):
+    """A measure name that is neither a registry key nor an alias, or that the
+    chosen profile does not compute; the text suggests the nearest names."""
+
+
+class MeasureNameError(UnknownMeasureError):
     """A measure name with parameters that the families do not take: the
     message names the bad part and lists what is allowed."""
 
