@@ -233,11 +233,14 @@ def profile_options(args) -> dict:
     }
 
 
-def eval_options(args, extra_ranks: Iterable[int] = (), say=None) -> EvalOptions:
+def eval_options(
+    args, extra_ranks: Iterable[int] = (), say=None, measures: Sequence[str] = ()
+) -> EvalOptions:
     """The options of the measures' and the profile's groups in ``args``,
-    with ``extra_ranks`` after those of --ranks (the measures a command asks
-    for by name); a note (to ``say``, standard error by default) when the
-    profile fixes an option the command line asked for."""
+    with ``extra_ranks`` after those of --ranks and the ``measures`` with
+    parameters (the measures a command asks for by name); a note (to
+    ``say``, standard error by default) when the profile fixes an option the
+    command line asked for."""
     from .profiles import get_profile
 
     profile = get_profile(args.profile)
@@ -254,5 +257,6 @@ def eval_options(args, extra_ranks: Iterable[int] = (), say=None) -> EvalOptions
         remove_self=not args.keep_self,
         psb_class_cutoff=args.psb_cutoff,
         f_beta=args.f_beta,
+        measures=tuple(measures),
         **profile_options(args),
     )

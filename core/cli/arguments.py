@@ -26,10 +26,13 @@ from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
 from ..scoring.measures import (
     UnknownMeasureError,
-    expand,
+    canonical,
+    columns,
+    is_registry_key,
     rank_of,
     resolve,
 )
+from ..scoring.params import split_names
 from ..shapes.index import ShapesSource
 
 
@@ -39,7 +42,7 @@ def _asked_keys(args) -> list[str]:
     as ``map`` or ``P_10`` included)."""
     names = []
     if getattr(args, "columns", None):
-        names += [k for k in args.columns.split(",") if k.strip()]
+        names += split_names(args.columns)
     for opt in ("rank_by", "measure"):
         if getattr(args, opt, None):
             names.append(getattr(args, opt))
@@ -52,11 +55,15 @@ def _asked_keys(args) -> list[str]:
 def _options(args, say=None) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
-    or ``p@20`` adds 20), and those of --format's text."""
-    extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
+    or ``p@20`` adds 20), and those of --format's text; the measures with
+    parameters asked for that no registry key names
+    (``ndcg(discount=log2_from_1)@10`` under the shrec profile)."""
+    keys = _asked_keys(args)
+    extra = {k for k in map(rank_of, keys) if k is not None}
     if getattr(args, "format", "table") != "table":
         extra |= set(_text_profile(args).text_ranks)
-    return eval_options(args, extra, say)
+    measures = [canonical(k) for k in keys if not is_registry_key(k)]
+    return eval_options(args, extra, say, measures=measures)
 
 
 def is_contest_file(path) -> bool:
@@ -226,6 +233,8 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     given = getattr(args, "given", set())
     try:
         merged = options_given(contest.options, options, given_fields(given))
+        if options.measures:  # the measures asked for beside the file's
+            merged = replace(merged, measures=merged.measures + options.measures)
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
     a = contest.assessment
@@ -327,7 +336,7 @@ def _guard_shapes(contest: Contest, report=None) -> dict:
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
     """The registry keys of measure names (keys or aliases), each one a
     measure the profile computes with these ranks."""
-    known = {m.key for m in expand(options.ranks, options.profile)}
+    known = {m.key for m in columns(options)}
     out = []
     for name in keys:
         try:
@@ -350,7 +359,7 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     if args.rank_by:
         rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
-        keys = _check_keys([k for k in args.columns.split(",") if k.strip()], options)
+        keys = _check_keys(split_names(args.columns), options)
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
 

@@ -83,6 +83,7 @@ FAMILIES = {
     "cutoff": "At rank K",
     "psb": "PSB / SHREC 2012",
     "trec": "trec_eval",
+    "params": "With parameters",
 }
 
 

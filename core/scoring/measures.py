@@ -55,6 +55,8 @@ __all__ = [
     "resolve",
     "columns",
     "canonical",
+    "is_registry_key",
+    "key_bindings",
     "rank_of",
     "aliases_of",
 ]
@@ -320,9 +322,19 @@ def resolve_binding(b: Binding, profile=None) -> str:
     if key is not None:
         return key.replace("{k}", str(b.at)) if isinstance(b.at, int) else key
     name = b.name()
-    if any(pat.match(name) for pat, _ in _patterns()[0]):
-        return b.name(full=True)
-    return name
+    return b.name(full=True) if is_registry_key(name) else name
+
+
+def key_bindings(profile=None) -> list[tuple[str, str]]:
+    """(registry key, the binding it computes) of every measure that is a
+    binding, under ``profile`` (None: every profile's measure under its own
+    profile), templates with ``{k}``."""
+    out = []
+    for m in _profile_measures(profile):
+        b = binding_of(m, profile if profile is not None else owner(m))
+        if b is not None:
+            out.append((m.key, b.name()))
+    return out
 
 
 def canonical(name: str) -> str:
@@ -373,6 +385,11 @@ def columns(options) -> list[ConcreteMeasure]:
             have.add(key)
             out.append(_concrete(key))
     return out
+
+
+def is_registry_key(key: str) -> bool:
+    """Whether ``key`` is a registry key (of any profile, at any rank)."""
+    return any(pat.match(key) for pat, _ in _patterns()[0])
 
 
 def rank_of(key: str) -> int | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +42,7 @@ __all__ = [
     "MeasureNameError",
     "Param",
     "UnknownMeasureError",
+    "family_lines",
     "is_family_name",
     "parse",
     "split_names",
@@ -300,3 +302,25 @@ def split_names(text: str) -> list[str]:
             start = i + 1
     out.append(text[start:])
     return [n.strip() for n in out if n.strip()]
+
+
+def family_lines(width: int = 100) -> list[str]:
+    """Every family with its cutoff, definition and parameters (each value
+    with its meaning, the default marked): what ``shrec-eval measures
+    --params`` prints."""
+
+    def wrap(text: str, first: int, rest: int) -> list[str]:
+        return textwrap.wrap(text, width, initial_indent=" " * first, subsequent_indent=" " * rest)
+
+    out = []
+    for f in _families().values():
+        out.append(f"{f.name}: {f.label}; cutoff {f.cutoffs()}")
+        out += wrap(f.definition, 4, 4)
+        for p in f.params:
+            out += wrap(f"{p.name}: {p.desc}", 2, 4)
+            for value, meaning in p.values.items():
+                mark = " (default)" if value == p.default else ""
+                out += wrap(f"{value}{mark}: {meaning}", 6, 8)
+            if p.grade:
+                out += wrap("2, 3, ...: grade >= that number", 6, 8)
+    return out
