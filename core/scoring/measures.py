@@ -318,7 +318,8 @@ def resolve_binding(b: Binding, profile=None) -> str:
     parameter written where the short one is a registry key of another
     measure (under trec_eval the SHREC NDCG is
     ``ndcg(gain=grade,discount=log2_from_2,ideal=judged)@10``)."""
-    key = _shapes(profile).get(b.shape())
+    shapes = _shapes(profile)
+    key = shapes.get(b.shape()) or shapes.get(b.shape(template=True))
     if key is not None:
         return key.replace("{k}", str(b.at)) if isinstance(b.at, int) else key
     name = b.name()

@@ -159,10 +159,11 @@ class Binding:
         text = self.family.name + (f"({','.join(shown)})" if shown else "")
         return text + ("" if self.at is None else f"@{self.at}")
 
-    def shape(self) -> tuple:
-        """What identifies the measure whatever its rank K: a registry
-        template (``ndcg@{k}``) and every binding at a rank K share it."""
-        at = TEMPLATE if isinstance(self.at, int) else self.at
+    def shape(self, template: bool = False) -> tuple:
+        """What identifies the measure; ``template``: whatever its rank K (a
+        registry template ``ndcg@{k}`` has the shape of every binding at a
+        rank K)."""
+        at = TEMPLATE if template and isinstance(self.at, int) else self.at
         return (self.family.name, self.values, at)
 
     def at_rank(self, k: int | None) -> Binding:
