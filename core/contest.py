@@ -330,6 +330,11 @@ _OPTION_KINDS = {
     "max_rank": _INT,
     "relevance_level": _INT,
     "complete_queries": _BOOL,
+    # measures with parameters scored beside the profile's (EvalOptions.measures)
+    "measures": (
+        "a list of measure names",
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    ),
 }
 
 
