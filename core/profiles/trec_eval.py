@@ -108,7 +108,8 @@ _TE_AVG = (
 )
 _NDCG = (
     "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
-    "the other profiles' ndcg@K leave rank 1 undiscounted (use ndcg@K there)"
+    "the other profiles' ndcg@K leave rank 1 undiscounted; ndcg(discount=log2_from_1)@K "
+    "is trec_eval's formula under every profile"
 )
 #: trec_eval's and ir_measures' names: they give the tool's numbers under this profile
 #: (ir_measures spells Rprec as trec_eval does: one alias serves both)

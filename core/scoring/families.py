@@ -31,7 +31,7 @@ __all__ = ["BY_NAME", "FAMILY_LIST"]
 
 REL = Param(
     "rel",
-    {"1": "relevant: grade >= 1", "top": "highly relevant: grade = the top grade"},
+    {"1": "grade >= 1 (relevant)", "top": "grade = the top grade (highly relevant)"},
     "1",
     "the grade from which an item counts as relevant (C, V and hits count those items)",
     grade=True,
@@ -257,7 +257,10 @@ FAMILY_LIST: tuple[Family, ...] = (
             TIER,
             Param(
                 "divide",
-                {"T": "T (PSB)", "min_va": "min(Va, T), the tier the list has (SHREC 2006)"},
+                {
+                    "T": "the tier size T (PSB)",
+                    "min_va": "min(Va, T), the part of the tier the list has (SHREC 2006)",
+                },
                 "T",
                 "what the hits are divided by",
             ),
@@ -277,9 +280,9 @@ FAMILY_LIST: tuple[Family, ...] = (
             Param(
                 "divide",
                 {
-                    "T": "T: a recall, 1 for a perfect list (PSB)",
-                    "2T": "2T (SHREC 2021's script)",
-                    "min_va": "min(Va, 2T), the tiers the list has (SHREC 2006)",
+                    "T": "the tier size T: a recall, 1 for a perfect list (PSB)",
+                    "2T": "twice the tier size (SHREC 2021's script)",
+                    "min_va": "min(Va, 2T), the part of the two tiers the list has (SHREC 2006)",
                 },
                 "T",
                 "what the hits are divided by",
@@ -288,8 +291,8 @@ FAMILY_LIST: tuple[Family, ...] = (
             Param(
                 "early_exit",
                 {
-                    "none": "computed as above",
-                    "1": "1 unless the C-th relevant item is retrieved at rank 2T or later "
+                    "none": "no early exit: computed as the other parameters say",
+                    "1": "1.0 unless the C-th relevant item is retrieved at rank 2T or later "
                     "(SHREC 2021's loop stops at the last relevant item)",
                 },
                 "none",
