@@ -3,9 +3,12 @@
 function that computes it for a chunk of queries from a
 :class:`~shrec_eval.scoring.chunk.ChunkContext`), the other tools' names for
 them (:class:`Alias`), and :func:`concrete`, a list of measures at @K ranks
-as table columns.  A profile declares its own measures with these types; the
-registry across profiles (:func:`~shrec_eval.scoring.measures.expand`,
-``resolve``...) is :mod:`shrec_eval.scoring.measures`.
+as table columns.  Most measures are bindings of a measure family with
+parameters (:class:`Bound`: ``ft_r`` is ``ft(divide=min_va)``; the families
+are :mod:`shrec_eval.scoring.families`).  A profile declares its own
+measures with these types; the registry across profiles
+(:func:`~shrec_eval.scoring.measures.expand`, ``resolve``...) is
+:mod:`shrec_eval.scoring.measures`.
 
 Values are float64 per query; NaN means *undefined* (nothing to find: the
 assessment has no relevant item of that kind for the query).

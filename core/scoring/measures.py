@@ -14,7 +14,11 @@ assessment has no relevant item of that kind for the query).
 The names other tools give the same numbers (trec_eval's ``map``, ``P_10``,
 ir_measures' ``AP``, ``nDCG@10``...) are :data:`ALIASES`; :func:`resolve`
 turns any name a user types into a registry key, and is the one function
-the command line, the reports and the desktop app call for it.
+the command line, the reports and the desktop app call for it.  A measure
+with parameters (``ndcg(discount=log2_from_1,ideal=retrieved)``,
+:mod:`shrec_eval.scoring.params`) resolves to the registry key that computes
+it under the profile, else to its canonical name; :func:`columns` are the
+measures a scoring computes (the profile's, then ``EvalOptions.measures``).
 """
 
 from __future__ import annotations
