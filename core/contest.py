@@ -44,6 +44,7 @@ from .reading.contest_fields import (  # noqa: F401
     _NUMBER,
     _PATH,
     _STR,
+    _STRS,
     _VIEW,
     CONTEST_VERSION,
     _as_path,
@@ -330,11 +331,7 @@ _OPTION_KINDS = {
     "max_rank": _INT,
     "relevance_level": _INT,
     "complete_queries": _BOOL,
-    # measures with parameters scored beside the profile's (EvalOptions.measures)
-    "measures": (
-        "a list of measure names",
-        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-    ),
+    "measures": _STRS,  # measures with parameters beside the profile's (EvalOptions.measures)
 }
 
 
