@@ -269,3 +269,11 @@ def test_canonical_of_names_that_are_no_family():
     assert canonical("DCG") == "ndcg(gain=binary)"
     with pytest.raises(MeasureNameError, match="has no parameters"):
         canonical("rr")
+
+
+def test_a_family_written_in_capitals_is_pointed_to():
+    with pytest.raises(UnknownMeasureError) as err:
+        resolve("nDCG(discount=log2_from_1)@10", "shrec")
+    assert "did you mean 'ndcg(discount=log2_from_1)@10' (families are lower case)?" in str(
+        err.value
+    )

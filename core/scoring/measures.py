@@ -226,6 +226,9 @@ def _unknown(name: str, ranks: Sequence[int]) -> UnknownMeasureError:
     near = difflib.get_close_matches(name, _names(ranks), n=3, cutoff=0.6)
     near += [n for n in _names(ranks) if n.lower() == name.lower() and n not in near]
     hint = f"; did you mean {' or '.join(repr(n) for n in near[:3])}?" if near else ""
+    head, sep, rest = name.partition("(")
+    if sep and is_family_name(head.strip().lower()):  # nDCG(...): the families are lower case
+        hint = f"; did you mean {head.strip().lower() + sep + rest!r} (families are lower case)?"
     return UnknownMeasureError(
         f"unknown measure {name!r}{hint} ('shrec-eval measures' lists the keys and the "
         "trec_eval / ir_measures names)"
