@@ -45,6 +45,7 @@ from .reading.contest_fields import (  # noqa: F401
     _NUMBER,
     _PATH,
     _STR,
+    _STRS,
     _VIEW,
     CONTEST_VERSION,
     _as_path,
@@ -332,6 +333,7 @@ _OPTION_KINDS = {
     "max_rank": _INT,
     "relevance_level": _INT,
     "complete_queries": _BOOL,
+    "measures": _STRS,  # measures with parameters beside the profile's (EvalOptions.measures)
 }
 
 

@@ -274,13 +274,15 @@ def profile_options(args) -> dict:
     }
 
 
-def eval_options(args, extra_ranks: Iterable[int] = (), given=None) -> EvalOptions:
+def eval_options(
+    args, extra_ranks: Iterable[int] = (), given=None, measures: Sequence[str] = ()
+) -> EvalOptions:
     """The options of the measures' and the profile's groups in ``args``,
-    with ``extra_ranks`` after those of --ranks (the measures a command asks
-    for by name); an OptionsError when an option the command line wrote
-    (``given``: argparse dests, :func:`given_options`; None: the flags that
-    are on) is one the profile fixes otherwise (``--profile psbtable
-    --keep-self``), naming both values."""
+    with ``extra_ranks`` after those of --ranks and the ``measures`` with
+    parameters (the measures a command asks for by name); an OptionsError
+    when an option the command line wrote (``given``: argparse dests,
+    :func:`given_options`; None: the flags that are on) is one the profile
+    fixes otherwise (``--profile psbtable --keep-self``), naming both values."""
     from .profiles import get_profile
 
     get_profile(args.profile).refuse_others(settings_given(args, given), command_line_words)
@@ -292,5 +294,6 @@ def eval_options(args, extra_ranks: Iterable[int] = (), given=None) -> EvalOptio
         remove_self=not args.keep_self,
         psb_class_cutoff=args.psb_cutoff,
         f_beta=args.f_beta,
+        measures=tuple(measures),
         **profile_options(args),
     )

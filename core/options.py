@@ -75,6 +75,11 @@ class EvalOptions:
       the assessment, a missing one scoring 0 (trec_eval's ``-c``); without
       it only the queries of the run count, as in trec_eval.  The other
       profiles always average over every query.
+    * ``measures``: measures with parameters computed beside the profile's
+      (``ndcg(discount=log2_from_1,ideal=retrieved)``, docs/measures.md),
+      held by their canonical names (:func:`shrec_eval.scoring.measures.canonical`;
+      a registry key or alias is taken as the binding it stands for).  A
+      measure the profile computes under a key of its own is that column.
     * ``memory_budget``: bytes of working arrays per chunk of queries.
     """
 
@@ -91,6 +96,7 @@ class EvalOptions:
     max_rank: int | None = None
     relevance_level: int = 1
     complete_queries: bool = False
+    measures: tuple[str, ...] = ()
     memory_budget: int = field(default=96 * 2**20, compare=False)
 
     def __post_init__(self) -> None:
@@ -141,9 +147,26 @@ class EvalOptions:
         if int(self.relevance_level) < 1:
             raise OptionsError("the relevance level (-l) must be a positive integer")
         check_own_options(self)
+        if self.measures:
+            object.__setattr__(self, "measures", _measures(self.measures))
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("memory_budget")
         d["ranks"] = list(self.ranks)
+        if self.measures:
+            d["measures"] = list(self.measures)
+        else:  # the files of options without them stay as they were
+            d.pop("measures")
         return d
+
+
+def _measures(names) -> tuple[str, ...]:
+    """The canonical names of ``measures``, each once, in their order."""
+    from .scoring.measures import canonical
+
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise OptionsError(
+            f"measures must be a list of measure names (ndcg(gain=exp2)@10), not {names!r}"
+        )
+    return tuple(dict.fromkeys(canonical(n) for n in names))

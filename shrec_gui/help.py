@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowse
 from shrec_eval.profiles import REGISTRY
 from shrec_eval.reading.formats.rules import describe
 from shrec_eval.reading.readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
-from shrec_eval.scoring.measures import ALIASES, FAMILIES, MEASURES, owner
+from shrec_eval.scoring.families import FAMILY_LIST
+from shrec_eval.scoring.measures import ALIASES, FAMILIES, MEASURES, binding_of, owner
 
 PAGES = ("shortcuts", "measures", "profiles", "formats")
 TITLES = {
@@ -32,7 +33,11 @@ OTHER_KEYS = (
     ("Tabs", "Ctrl+Tab / Ctrl+Shift+Tab", "the next / previous tab"),
     ("Tables", "a click on a column's head", "sort by it (best first), again: reverse"),
     ("Tables", "arrow keys; Tab", "move between cells; go on to the next control"),
-    ("Summary", "Enter in Add column", "add the measure typed (a key, a label, map, P@10...)"),
+    (
+        "Summary",
+        "Enter in Add column",
+        "add the measure typed (a key, a label, map, P@10, ndcg(gain=exp2)@10...)",
+    ),
     ("Unsaved-changes question", "Alt+S / Alt+D / Esc", "save the session, discard, cancel"),
 )
 
@@ -84,6 +89,7 @@ def measures_html() -> str:
             for a in ALIASES
             if a.key == m.key
         )
+        b = binding_of(m, owner(m))
         rows.append(
             (
                 f"<tt>{escape(m.key.replace('{k}', 'K'))}</tt>",
@@ -92,13 +98,51 @@ def measures_html() -> str:
                 escape(m.definition.replace("{k}", "K")),
                 escape(owner(m).name if owner(m) is not None else "all"),
                 names,
+                "" if b is None else f"<tt>{escape(b.name().replace('{k}', 'K'))}</tt>",
             )
         )
     return (
         "<h3>Measures</h3><p>Every measure of the registry (K: each rank of Scoring &gt; "
         "Options). The Summary's Columns menu and its Add column box take a key, a label or "
         "another tool's name.</p>"
-        + _table(("Key", "Label", "Family", "Definition", "Profiles", "Other names"), rows)
+        + _table(
+            ("Key", "Label", "Family", "Definition", "Profiles", "Other names", "With parameters"),
+            rows,
+        )
+        + families_html()
+    )
+
+
+def families_html() -> str:
+    """The measure families and their parameters (the Add column box takes them)."""
+    rows = []
+    for f in FAMILY_LIST:
+        params = "<br>".join(
+            f"<tt>{escape(p.name)}</tt>: "
+            + "; ".join(
+                f"<tt>{'<b>' if v == p.default else ''}{escape(v)}"
+                f"{'</b>' if v == p.default else ''}</tt>: {escape(t)}"
+                for v, t in p.values.items()
+            )
+            + ("; <tt>2</tt>, <tt>3</tt>, ...: grade &gt;= that number" if p.grade else "")
+            for p in f.params
+        )
+        rows.append(
+            (
+                f"<tt>{escape(f.name)}</tt>",
+                f"{escape(f.label)}: {escape(f.definition)}",
+                escape(f.cutoffs()),
+                params,
+            )
+        )
+    return (
+        "<h3>Measures with parameters</h3><p>Typed in the Summary's Add column box as "
+        "<tt>FAMILY(PARAM=VALUE,...)@K</tt> (<tt>@R</tt>: the query's relevant items; no "
+        "<tt>@</tt>: the whole list), e.g. "
+        "<tt>ndcg(gain=exp2,discount=log2_from_1,ideal=retrieved)@10</tt>: the measure is "
+        "added to the scoring options and scored (Edit &gt; Undo takes it back). Defaults "
+        "in bold; a key of the table above is the measure its last column names.</p>"
+        + _table(("Family", "What it is", "Cutoff", "Parameters"), rows)
     )
 
 

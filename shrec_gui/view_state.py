@@ -17,7 +17,7 @@ fits (a measure of other ranks, a run gone, a hand-edited value) is passed over.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from shrec_eval.scoring.measures import expand
+from shrec_eval.scoring.measures import columns
 
 #: window attribute (the tab) -> its combo boxes kept, in the order they are set back
 COMBOS = {
@@ -63,7 +63,7 @@ def restore(window, view) -> None:
     summary = view.get("summary")
     if isinstance(summary, dict) and isinstance(summary.get("columns"), list):
         o = window.controller.options
-        known = {m.key for m in expand(o.ranks, o.profile)}
+        known = {m.key for m in columns(o)}
         keys = [k for k in summary["columns"] if isinstance(k, str) and k in known]
         if keys:  # none of them measured with these ranks: the columns shown stay
             window.summary.set_columns(keys)

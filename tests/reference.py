@@ -413,6 +413,141 @@ def reference_query(gains, judged, ds, top, ranks=(5, 10, 25, 50, 100)):
 
 
 # ---------------------------------------------------------------------------
+# Measures with parameters (docs/measures.md, "Measures with parameters"):
+# each family written out from its definition, with plain loops.
+# ---------------------------------------------------------------------------
+
+
+def discount_at(discount, i):
+    """The factor of a gain at 1-based rank i."""
+    if discount == "log2_from_2":
+        return 1.0 if i == 1 else 1 / math.log2(i)
+    if discount == "log2_from_1":
+        return 1 / math.log2(i + 1)
+    return 1.0  # none
+
+
+def gain_of(gain, g):
+    """What an item of grade g gains."""
+    if gain == "grade":
+        return g
+    if gain == "binary":
+        return 1 if g >= 1 else 0
+    return 2**g - 1  # exp2
+
+
+def discounted_sum(grades, depth, gain, discount):
+    """sum over the first ``depth`` items (None: all) of gain x discount."""
+    total = 0.0
+    for i in range(1, len(grades) + 1):
+        if depth is not None and i > depth:
+            break
+        total += gain_of(gain, grades[i - 1]) * discount_at(discount, i)
+    return total
+
+
+def rank_of_nth(gains, wanted, n):
+    """The 1-based rank of the n-th item of ``wanted`` grade, None if fewer."""
+    seen = 0
+    for i in range(1, len(gains) + 1):
+        if wanted(gains[i - 1]):
+            seen += 1
+            if seen == n:
+                return i
+    return None
+
+
+def reference_param(family, params, at, gains, judged, ds, top, contest_max=None):
+    """One measure with parameters for one query: ``params`` maps every
+    parameter of the family to its value, ``at`` is K, "R" or None (the
+    whole list), ``contest_max`` the largest Cr of the contest (ap's
+    divide=contest_max).  None when undefined."""
+    gains = list(gains)
+    rel = params.get("rel", "1")
+    level = top if rel == "top" else int(rel)
+
+    def wanted(g):
+        return g >= level
+
+    c = sum(1 for g in judged if g >= level)
+    va = len(gains)
+    v = count_all(gains, wanted)
+    depth = None if at is None else (c if at == "R" else at)
+    if family == "tp":
+        return float(v)
+    if family == "fp":
+        return float(va - v)
+    if family == "fn":
+        return float(c - v)
+    if family == "tn":
+        return float(ds + v - va - c)
+    if family == "acc":
+        tp, tn, fp, fn = v, ds + v - va - c, va - v, c - v
+        return float(Fraction(tp + tn, tp + tn + fp + fn)) if ds else 0.0
+    if family == "p":
+        if at is None:
+            return float(Fraction(v, va)) if va else 0.0
+        if at == "R":
+            return None if c == 0 else float(Fraction(count_within(gains, c, wanted), c))
+        return float(Fraction(count_within(gains, at, wanted), at))
+    if family == "r":
+        if c == 0:
+            return None
+        hits = v if depth is None else count_within(gains, depth, wanted)
+        return float(Fraction(hits, c))
+    if family in ("ft", "st"):
+        if c == 0:
+            return None
+        t = c if params["tier"] == "C" else max(c - 1, 0)
+        look = t if family == "ft" else 2 * t
+        hits = count_within(gains, look, wanted) + (1 if params["plus_one"] == "true" else 0)
+        divisor = {"T": t, "2T": 2 * t, "min_va": min(va, look)}[params["divide"]]
+        value = float(Fraction(hits, divisor)) if divisor else 0.0
+        if family == "st" and params["early_exit"] == "1":
+            last = rank_of_nth(gains, wanted, c)
+            if last is None or last < look:
+                value = 1.0
+        return value
+    if family == "ap":
+        if c == 0:
+            return None
+        total, hits = Fraction(0), 0
+        for i in range(1, va + 1):
+            if depth is not None and i > depth:
+                break
+            if wanted(gains[i - 1]):
+                hits += 1
+                total += Fraction(hits, i)
+        divisor = {
+            "relevant": c,
+            "found": hits,
+            "min_k": min(c, va if depth is None else depth),
+            "contest_max": contest_max,
+        }[params["divide"]]
+        return float(total / divisor) if divisor else 0.0
+    if family == "e":
+        if c == 0:
+            return None
+        k = min(depth, ds)
+        return float(Fraction(2 * count_within(gains, k, wanted), k + c))
+    if family in ("dcg", "ndcg"):
+        cr = len(judged)
+        cut = None if at is None else (cr if at == "R" else at)
+        dcg = discounted_sum(gains, cut, params["gain"], params["discount"])
+        if family == "dcg":
+            return dcg
+        if cr == 0:
+            return None
+        if params["ideal"] == "judged":
+            ideal = sorted(judged, reverse=True)
+        else:
+            ideal = sorted((g for g in gains if g >= 1), reverse=True)
+        best = discounted_sum(ideal, cut, params["gain"], params["discount"])
+        return dcg / best if best else 0.0
+    raise ValueError(family)
+
+
+# ---------------------------------------------------------------------------
 # Curves
 # ---------------------------------------------------------------------------
 

@@ -542,5 +542,13 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     assert d.tabs.currentWidget() is d.pages["measures"]
     text = d.pages["measures"].toPlainText()
     assert all(m.key.replace("{k}", "K") in text for m in MEASURES)
+    # the measure families, each parameter with its values; the keys' forms
+    from shrec_eval.scoring.families import FAMILY_LIST
+
+    for f in FAMILY_LIST:
+        assert f"{f.label}: {f.definition}" in text
+        for p in f.params:
+            assert f"{p.name}: {p.default}: {p.values[p.default]}" in text
+    assert "ndcg(gain=binary)" in text and "ap(divide=found)" in text
     assert all(name in d.pages["profiles"].toPlainText() for name in REGISTRY)
     assert "binary-matrix" in d.pages["formats"].toPlainText()

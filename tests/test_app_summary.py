@@ -1,6 +1,9 @@
 """The Summary tab: the first click on a column sorts best first, the Rank
 column follows the ranking measure, every column fits 1,200 px, the Columns
-menu toggles and remembers columns, the columns and the ranking said."""
+menu toggles and remembers columns, the columns and the ranking said; a
+measure with parameters typed in the column search is scored and shown."""
+
+import math
 
 import pytest
 
@@ -277,3 +280,58 @@ def test_the_bold_header_of_the_current_column_fits_it(win, qtbot):
         assert need.height() <= room and need.width() <= width, text
         wrapped += need.height() > fm.lineSpacing()
     assert wrapped >= 3  # Average Precision (trec, relevant), First Tier (PSB)...
+
+
+# -- measures with parameters ---------------------------------------------------------
+
+
+def test_the_column_search_scores_a_measure_with_parameters(win, qtbot, tmp_path):
+    """A measure with parameters typed in the search box is added to the
+    options, scored (the value the library gives) and shown; a bad one says
+    what is wrong under the box and changes nothing; Edit > Undo takes it
+    back out of the options."""
+    from PySide6.QtCore import Qt as _Qt
+    from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
+    from shrec_eval.contest import AssessmentSource, RunSource
+
+    (tmp_path / "a.qrels").write_text("q1 0 d1 1\nq1 0 d2 1\nq1 0 d3 1\nq2 0 d1 1\nq2 0 d4 1\n")
+    (tmp_path / "r.trec").write_text(
+        "q1 Q0 d4 1 0.9 x\nq1 Q0 d1 2 0.8 x\nq1 Q0 d2 3 0.7 x\nq2 Q0 d1 1 0.9 x\nq2 Q0 d2 2 0.8 x\n"
+    )
+    win.quiet = True
+    c = win.controller
+    c.open_assessment(
+        AssessmentSource(tmp_path / "a.qrels", collection_size=5),
+        runs=[RunSource(tmp_path / "r.trec")],
+    )
+    wait_idle(qtbot, win, 1)
+    s, box = win.summary, win.summary.find_column
+    before = list(s.keys)
+    name = "ndcg(ideal=retrieved, discount=log2_from_1)"  # any spelling
+    key = "ndcg(discount=log2_from_1,ideal=retrieved)"  # its canonical name
+    box.setText(name)
+    qtbot.keyClick(box, _Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: settled(win, 1) and not c.stale_entries(), timeout=20000)
+    assert c.options.measures == (key,) and s.keys == before + [key]
+    a = load_assessment(tmp_path / "a.qrels", collection_size=5)
+    want = evaluate(a, load_run(tmp_path / "r.trec", a), EvalOptions(measures=[key])).mean(key)
+    assert want == pytest.approx(
+        ((1 / math.log2(3) + 1 / 2) / (1 + 1 / math.log2(3)) + 1) / 2, abs=1e-15
+    )
+    j = s.model.column(key)
+    assert s.model.index(0, j).data(SORT_ROLE) == want
+    assert s.model.headerData(j, H) == "NDCG (discount=log2_from_1, ideal=retrieved)"
+    assert s.column_action(key).isChecked() and box.text() == ""
+    # a measure the registry names is its key's column, the options unchanged
+    box.setText("ft(divide=min_va)")
+    qtbot.keyClick(box, _Qt.Key.Key_Return)
+    assert "ft_r" in s.keys and c.options.measures == (key,)
+    # a bad one: said under the box, nothing changed
+    box.setText("ndcg(discount=log3)")
+    qtbot.keyClick(box, _Qt.Key.Key_Return)
+    assert "discount='log3' is not allowed; expected log2_from_2 (default)" in box.toolTip()
+    assert c.options.measures == (key,) and key in s.keys
+    win.undo_action.trigger()  # the options before the measure was added
+    qtbot.waitUntil(lambda: settled(win, 1) and not c.stale_entries(), timeout=20000)
+    assert c.options.measures == () and key not in s.keys
+    s.set_columns(before)  # the columns are remembered for the next windows

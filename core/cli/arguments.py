@@ -30,10 +30,13 @@ from ..reading.formats.source import classify_path, open_source
 from ..scoring.distributed import parse_scheduler
 from ..scoring.measures import (
     UnknownMeasureError,
-    expand,
+    canonical,
+    columns,
+    is_registry_key,
     rank_of,
     resolve,
 )
+from ..scoring.params import split_names
 from ..shapes.index import ShapesSource
 
 
@@ -43,7 +46,7 @@ def _asked_keys(args) -> list[str]:
     as ``map`` or ``P_10`` included)."""
     names = []
     if getattr(args, "columns", None):
-        names += [k for k in args.columns.split(",") if k.strip()]
+        names += split_names(args.columns)
     for opt in ("rank_by", "measure"):
         if getattr(args, opt, None):
             names.append(getattr(args, opt))
@@ -56,12 +59,16 @@ def _asked_keys(args) -> list[str]:
 def _options(args) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
-    or ``p@20`` adds 20), and those of --format's text."""
-    extra = {k for k in map(rank_of, _asked_keys(args)) if k is not None}
+    or ``p@20`` adds 20), and those of --format's text; the measures with
+    parameters asked for that no registry key names
+    (``ndcg(discount=log2_from_1)@10`` under the shrec profile)."""
+    keys = _asked_keys(args)
+    extra = {k for k in map(rank_of, keys) if k is not None}
     if getattr(args, "format", "table") != "table":
         extra |= set(_text_profile(args).text_ranks)
+    measures = [canonical(k) for k in keys if not is_registry_key(k)]
     try:
-        return eval_options(args, extra, getattr(args, "given", None))
+        return eval_options(args, extra, getattr(args, "given", None), measures=measures)
     except ShrecEvalError as exc:
         raise UsageError(str(exc)) from None
 
@@ -243,6 +250,8 @@ def _contest_file(args, options: EvalOptions) -> Contest:
         merged = options_given(
             contest.options, options, given_fields(given), spell=command_line_words
         )
+        if options.measures:  # the measures asked for beside the file's
+            merged = replace(merged, measures=merged.measures + options.measures)
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
     _refuse_fixed(args, merged.profile)
@@ -353,7 +362,7 @@ def _guard_shapes(contest: Contest, report=None) -> dict:
 def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
     """The registry keys of measure names (keys or aliases), each one a
     measure the profile computes with these ranks."""
-    known = {m.key for m in expand(options.ranks, options.profile)}
+    known = {m.key for m in columns(options)}
     out = []
     for name in keys:
         try:
@@ -376,7 +385,7 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     if args.rank_by:
         rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
-        keys = _check_keys([k for k in args.columns.split(",") if k.strip()], options)
+        keys = _check_keys(split_names(args.columns), options)
     _check_keys(keys + [rank_key], options)
     return keys, rank_key
 

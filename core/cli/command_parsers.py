@@ -220,6 +220,11 @@ def _measures_args(sub, common) -> None:
                 "what the trec_eval profile computes, trec_eval's names for it, and its table",
             ),
             ("shrec-eval measures --ranks 1,20", "the @K measures at ranks 1 and 20"),
+            (
+                "shrec-eval measures --params",
+                "the measure families, their parameters (allowed values, defaults) and "
+                "the keys that are measures with parameters",
+            ),
         ),
     )
     me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
@@ -228,6 +233,11 @@ def _measures_args(sub, common) -> None:
         choices=PROFILES,
         help="only the measures this profile computes, the names that hold there, "
         "and its table columns and ranking measure",
+    )
+    me.add_argument(
+        "--params",
+        action="store_true",
+        help="the measure families and their parameters (ndcg(gain=exp2)@10), instead of the keys",
     )
 
 

@@ -34,8 +34,10 @@ from ..scoring.measures import (
     all_aliases,
     expand,
     holds_under,
+    key_bindings,
     owner,
 )
+from ..scoring.params import family_lines
 from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
@@ -151,6 +153,8 @@ def _alias_names(cm, profile: str | None) -> list[str]:
 
 def cmd_measures(args, out) -> int:
     profile = args.profile
+    if args.params:
+        return _measure_params(profile, out)
     own = get_profile(profile).overrides if profile is not None else {}
     rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
     for m in expand(args.ranks, profile):
@@ -174,6 +178,24 @@ def cmd_measures(args, out) -> int:
         keys, rank_key = get_profile(opts.profile).table(None, opts)
         rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
         out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
+    return 0
+
+
+def _measure_params(profile, out) -> int:
+    """``measures --params``: the families, their parameters, and the keys
+    that are measures with parameters (under ``profile`` when given)."""
+    intro = (
+        "Measures with parameters: FAMILY(PARAM=VALUE,...)@K (@R: the query's relevant items; "
+        "no @: the whole list), the parameters in any order, a default left out, e.g. "
+        "ndcg(gain=exp2,discount=log2_from_1)@10. --columns, --rank-by, compare --measure "
+        "and the app's column search take them; a key's name is its canonical form."
+    )
+    out.write(textwrap.fill(intro, 100) + "\n\n")
+    out.write("".join(line + "\n" for line in family_lines()))
+    where = f" under --profile {profile}" if profile is not None else ""
+    out.write(f"\nKeys that are measures with parameters{where}:\n")
+    rows = [(key.replace("{k}", "K"), b.replace("{k}", "K")) for key, b in key_bindings(profile)]
+    out.write("".join(f"  {k} = {b}\n" for k, b in rows))
     return 0
 
 

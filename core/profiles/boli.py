@@ -25,8 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.assessment import Assessment
-from ..scoring.base_measures import Measure
-from ..scoring.chunk import ratio
+from ..scoring.base_measures import Bound, Measure
 from .base import Profile
 
 #: the files the toolkit writes into the rank-list folder
@@ -36,12 +35,6 @@ STATS_HEAD = "        NN     FT     ST      E       DCG\n"
 MEANS_HEAD = "NN       FT       ST       E       DCG \n"
 
 
-def m_ap_boli(ctx, v=None, k=None):
-    # the SHREC MATLAB toolkits' row of precisions is as wide as the largest
-    # class of the contest, zero-padded, and its mean is taken
-    return ratio(ctx.precision_sum["r"], ctx.max_relevant, ctx.no_rel)
-
-
 AP_BOLI = Measure(
     "ap_boli",
     "Average Precision (SHREC toolkit, / max C)",
@@ -49,7 +42,9 @@ AP_BOLI = Measure(
     "sum of precision at the ranks of the retrieved hits / the largest Cr of the "
     "contest, as the SHREC MATLAB toolkits compute it (their bug; ap_trec_r is "
     "the corrected figure)",
-    m_ap_boli,
+    # the SHREC MATLAB toolkits' row of precisions is as wide as the largest
+    # class of the contest, zero-padded, and its mean is taken
+    Bound("ap(divide=contest_max)"),
     short="AP-max",
 )
 

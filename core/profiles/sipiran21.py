@@ -40,12 +40,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import NativeError
 from ..model.assessment import Assessment
-from ..scoring.base_measures import Measure
-from ..scoring.chunk import ratio
+from ..scoring.base_measures import Bound, Measure
 from .base import Profile
 
 FAMILY = "SHREC 2021 (experiments.py)"
@@ -55,34 +52,6 @@ HEADS = ("NN", "FT", "ST", "mAP", "NDCG")
 TABLES = {"micro": "all", "macro": "avg_class"}
 
 
-def m_ft(ctx, v=None, k=None):
-    """(hits in the first C + 1) / C (experiments.py's FT)."""
-    return ratio(ctx.at(ctx.cum_rel, ctx.cr) + 1, ctx.cr, ctx.no_rel)
-
-
-def m_st(ctx, v=None, k=None):
-    """(hits in the first 2C + 1) / (2C), 1.0 when the last hit comes before rank 2C."""
-    r, c, _, m = ctx.hit_list
-    last = np.full(ctx.B, -1, dtype=np.int64)
-    at_c = m == ctx.cr[r]
-    last[r[at_c]] = c[at_c]  # the 0-based rank of the C-th hit
-    reached = last >= 2 * ctx.cr - 1
-    st = ratio(ctx.at(ctx.cum_rel, np.where(reached, 2 * ctx.cr, 0)) + 1, 2 * ctx.cr)
-    out = np.where(reached, st, 1.0)
-    out[ctx.no_rel] = np.nan
-    return out
-
-
-def m_ndcg(ctx, v=None, k=None):
-    """DCG of the whole list, 1 / log2(i + 2) at each hit (0-based rank i),
-    over that of the list sorted; both added in rank order."""
-    r, c, _, _ = ctx.hit_list
-    dcg = np.bincount(r, weights=1.0 / np.log2(c + 2.0), minlength=ctx.B)
-    n = int(ctx.cr.max()) if ctx.B else 0
-    ideal = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, n + 2, dtype=float)))))
-    return ratio(dcg, ideal[ctx.cr], ctx.no_rel)
-
-
 MEASURES = (
     Measure(
         "ft_s21",
@@ -90,7 +59,7 @@ MEASURES = (
         FAMILY,
         "(relevant in the first C + 1) / C, as experiments.py computes it (ft_psb is the "
         "corrected figure)",
-        m_ft,
+        Bound("ft(plus_one=true)"),
         short="FT-21",
     ),
     Measure(
@@ -99,7 +68,7 @@ MEASURES = (
         FAMILY,
         "(relevant in the first 2C + 1) / (2C), 1 when every relevant item comes before rank "
         "2C, as experiments.py computes it (st_psb is the corrected figure)",
-        m_st,
+        Bound("st(divide=2T,plus_one=true,early_exit=1)"),
         short="ST-21",
     ),
     Measure(
@@ -108,7 +77,8 @@ MEASURES = (
         FAMILY,
         "sum over the whole list of (2^rel - 1) / log2(i + 1) at rank i, over the same sum "
         "of the ideal list",
-        m_ndcg,
+        # the script's rel is 1 or 0 (same class or not): 2^rel - 1 is binary
+        Bound("ndcg(gain=binary,discount=log2_from_1)"),
         short="NDCG-21",
     ),
 )

@@ -25,21 +25,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..scoring.base_measures import Alias, Measure
-from ..scoring.chunk import ratio, row_sums
+from ..scoring.base_measures import Alias, Bound, Measure
 from .base import Profile
 from .own_options import own_options
 from .trec_eval_text import P_CUTOFFS, trec_eval_text
-
-
-def ndcg_cut(ctx, k: int) -> np.ndarray:
-    """trec_eval's ndcg_cut_k: sum of gain / log2(rank + 1) over the first k
-    ranks, over the same sum of the ideal (judged grades, descending)."""
-    disc = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
-    n = min(k, ctx.Gp.shape[1])
-    dcg = row_sums(ctx.Gp[:, :n] * disc[:n])
-    idcg = row_sums(ctx.ideal[:, :k] * disc)
-    return ratio(dcg, idcg, ctx.no_rel)
 
 
 def m_rr(ctx, v=None, k=None):
@@ -119,7 +108,8 @@ _TE_AVG = (
 )
 _NDCG = (
     "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
-    "the other profiles' ndcg@K leave rank 1 undiscounted (use ndcg@K there)"
+    "the other profiles' ndcg@K leave rank 1 undiscounted; ndcg(discount=log2_from_1)@K "
+    "is trec_eval's formula under every profile"
 )
 #: trec_eval's and ir_measures' names: they give the tool's numbers under this profile
 #: (ir_measures spells Rprec as trec_eval does: one alias serves both)
@@ -162,7 +152,8 @@ PROFILE = Profile(
     help="NIST trec_eval: its tie order, ndcg_cut, and averages over the run's queries",
     reading={"trec_order": True, "normalize_ids": False, "c_numbers": True},
     included=included,
-    overrides={"ndcg@{k}": ndcg_cut},
+    # trec_eval's ndcg_cut: every rank discounted by log2(rank + 1)
+    overrides={"ndcg@{k}": Bound("ndcg(discount=log2_from_1)@{k}")},
     undefined_is_zero=True,
     # trec_eval's own measures: map, Rprec, recip_rank, P_5, P_10, recall_100,
     # ndcg_cut_10, num_rel_ret (docs/profiles.md)

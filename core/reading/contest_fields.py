@@ -48,6 +48,7 @@ _INTS = (
     "a list of whole numbers",
     lambda v: isinstance(v, list) and all(_INT[1](k) for k in v),
 )
+_STRS = ("a list of strings", lambda v: isinstance(v, list) and all(_STR[1](k) for k in v))
 
 
 def _plain(value) -> bool:

@@ -3,9 +3,12 @@
 function that computes it for a chunk of queries from a
 :class:`~shrec_eval.scoring.chunk.ChunkContext`), the other tools' names for
 them (:class:`Alias`), and :func:`concrete`, a list of measures at @K ranks
-as table columns.  A profile declares its own measures with these types; the
-registry across profiles (:func:`~shrec_eval.scoring.measures.expand`,
-``resolve``...) is :mod:`shrec_eval.scoring.measures`.
+as table columns.  Most measures are bindings of a measure family with
+parameters (:class:`Bound`: ``ft_r`` is ``ft(divide=min_va)``; the families
+are :mod:`shrec_eval.scoring.families`).  A profile declares its own
+measures with these types; the registry across profiles
+(:func:`~shrec_eval.scoring.measures.expand`, ``resolve``...) is
+:mod:`shrec_eval.scoring.measures`.
 
 Values are float64 per query; NaN means *undefined* (nothing to find: the
 assessment has no relevant item of that kind for the query).
@@ -18,68 +21,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chunk import ChunkContext, discounts, ratio, row_sums
+from .chunk import ChunkContext, ratio, row_sums
 
 # ---------------------------------------------------------------------------
-# The measures: small functions of a ChunkContext
+# The measures: bindings of the families (families.py), and two functions
 
 
-def _no(ctx: ChunkContext, variant: str) -> np.ndarray:
-    return (ctx.ch if variant == "hr" else ctx.cr) == 0
+class Bound:
+    """The compute function of a registry measure that is a binding of a
+    family (:mod:`shrec_eval.scoring.families`): ``Bound("ap(divide=found)")``,
+    ``Bound("ndcg@{k}")`` (the rank filled at each call).  Called as a
+    measure's function ``(ctx, variant, k)`` or as a profile's override
+    ``(ctx)`` / ``(ctx, k)``: the last argument is the rank."""
 
+    __slots__ = ("form", "_binding")
 
-def m_tp(ctx, v, k=None):
-    return ctx.hits(v)[1].astype(np.float64)
+    def __init__(self, form: str) -> None:
+        from .params import parse
 
+        self._binding = parse(form)
+        self.form = self._binding.name()
 
-def m_fp(ctx, v, k=None):
-    return (ctx.va - ctx.hits(v)[1]).astype(np.float64)
+    @property
+    def binding(self):
+        return self._binding
 
+    def __call__(self, ctx: ChunkContext, *rest) -> np.ndarray:
+        return self._binding.at_rank(rest[-1] if rest else None).compute(ctx)
 
-def m_fn(ctx, v, k=None):
-    _, V, C = ctx.hits(v)
-    return (C - V).astype(np.float64)
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Bound) and other.form == self.form
 
+    def __hash__(self) -> int:
+        return hash(self.form)
 
-def m_tn(ctx, v, k=None):
-    _, V, C = ctx.hits(v)
-    return (ctx.ds + V - ctx.va - C).astype(np.float64)
-
-
-def m_acc(ctx, v, k=None):
-    _, V, C = ctx.hits(v)
-    tp, fp, fn = V, ctx.va - V, C - V
-    tn = ctx.ds + V - ctx.va - C
-    return ratio(tp + tn, tp + tn + fp + fn)
-
-
-def m_prec(ctx, v, k=None):
-    return ratio(ctx.hits(v)[1], ctx.va)
-
-
-def m_rec(ctx, v, k=None):
-    _, V, C = ctx.hits(v)
-    return ratio(V, C, _no(ctx, v))
-
-
-def m_ft(ctx, v, k=None):
-    cum, _, C = ctx.hits(v)
-    d1 = np.minimum(ctx.va, C)
-    return ratio(ctx.at(cum, d1), d1, _no(ctx, v))
-
-
-def m_st(ctx, v, k=None):
-    cum, _, C = ctx.hits(v)
-    d2 = np.minimum(ctx.va, 2 * C)
-    return ratio(ctx.at(cum, d2), d2, _no(ctx, v))
-
-
-def m_ap(ctx, v, k=None):
-    return ratio(ctx.precision_sum[v], ctx.hits(v)[1], _no(ctx, v))
-
-
-def m_ap_trec(ctx, v, k=None):
-    return ratio(ctx.precision_sum[v], ctx.hits(v)[2], _no(ctx, v))
+    def __repr__(self) -> str:
+        return f"Bound({self.form!r})"
 
 
 def m_adr(ctx, v=None, k=None):
@@ -93,69 +70,8 @@ def m_adr(ctx, v=None, k=None):
     return ratio(row_sums(terms), q, ctx.no_rel)
 
 
-def m_p_at(ctx, v, k):
-    return ctx.at(ctx.cum_rel, k) / float(k)
-
-
-def m_r_at(ctx, v, k):
-    return ratio(ctx.at(ctx.cum_rel, k), ctx.cr, ctx.no_rel)
-
-
-def _prefix_col(ctx, arr, k):
-    """Value at rank k of a cumulative array over the prefix; past the end
-    of the gain matrix nothing more is gained."""
-    return arr[:, min(k, arr.shape[1]) - 1]
-
-
-def m_cg_at(ctx, v, k):
-    return _prefix_col(ctx, ctx.cg, k).astype(np.float64)
-
-
-def m_dcg_at(ctx, v, k):
-    return _prefix_col(ctx, ctx.dcg, k).copy()
-
-
-def m_ncg_at(ctx, v, k):
-    return ratio(_prefix_col(ctx, ctx.cg, k), ctx.icg[:, k - 1], ctx.no_rel)
-
-
-def m_ndcg_at(ctx, v, k):
-    return ratio(_prefix_col(ctx, ctx.dcg, k), ctx.idcg[:, k - 1], ctx.no_rel)
-
-
 def m_nn(ctx, v=None, k=None):
     return ratio(ctx.rel[:, 0], 1, ctx.no_rel)
-
-
-def m_ft_psb(ctx, v=None, k=None):
-    return ratio(ctx.at(ctx.cum_rel, ctx.cr), ctx.cr, ctx.no_rel)
-
-
-def m_st_psb(ctx, v=None, k=None):
-    return ratio(ctx.at(ctx.cum_rel, 2 * ctx.cr), ctx.cr, ctx.no_rel)
-
-
-def m_map_at_r(ctx, v=None, k=None):
-    # Musgrave et al. 2020: (1/R) sum_{i<=R} P(i) rel(i), R = Cr; the hits'
-    # precisions added in rank order (bincount), as precision_sum does
-    r, c, _, m = ctx.hit_list
-    keep = c < ctx.cr[r]
-    s = np.bincount(r[keep], weights=(m / (c + 1.0))[keep], minlength=ctx.B)
-    return ratio(s, ctx.cr, ctx.no_rel)
-
-
-def m_e_measure(ctx, v=None, k=None):
-    # F1 of P = h/k and R = h/C is 2h / (k + C): exact, and 0 when h = 0.
-    kk = np.minimum(32, ctx.ds)
-    return ratio(2 * ctx.at(ctx.cum_rel, kk), kk + ctx.cr, ctx.no_rel)
-
-
-def m_dcg_psb(ctx, v=None, k=None):
-    r, c, _, _ = ctx.hit_list
-    dcg = np.bincount(r, weights=ctx.disc[c], minlength=ctx.B)
-    n = int(ctx.cr.max()) if ctx.B else 0
-    ideal = np.concatenate(([0.0], np.cumsum(discounts(max(n, 1)))))
-    return ratio(dcg, ideal[ctx.cr], ctx.no_rel)
 
 
 # ---------------------------------------------------------------------------
@@ -170,6 +86,7 @@ FAMILIES = {
     "cutoff": "At rank K",
     "psb": "PSB / SHREC 2012",
     "trec": "trec_eval",
+    "params": "With parameters",
 }
 
 
@@ -192,6 +109,12 @@ class Measure:
     @property
     def at_rank(self) -> bool:
         return "{k}" in self.key
+
+    @property
+    def binding(self):
+        """The family binding (:mod:`shrec_eval.scoring.params`) this measure
+        is, None for a function of its own (``adr``, a profile's)."""
+        return self.compute.binding if isinstance(self.compute, Bound) else None
 
 
 @dataclass(frozen=True)
@@ -216,7 +139,7 @@ def _twins(
     key: str,
     label: str,
     definition: str,
-    fn: Callable,
+    form: str,
     *,
     higher_is_better: bool = True,
     is_count: bool = False,
@@ -224,7 +147,8 @@ def _twins(
     short_r: str | None = None,
 ) -> list[Measure]:
     """The highly relevant and relevant variants of a SHREC 2006 measure
-    (short heads ``short-hr`` and ``short-r``, or ``short_r``)."""
+    (short heads ``short-hr`` and ``short-r``, or ``short_r``): the
+    binding ``form`` with ``rel=top`` and ``rel=1`` in its ``{rel}``."""
     out = []
     for v, name, what, c in (
         ("hr", "highly relevant", "grade = top grade", "Ch"),
@@ -237,7 +161,7 @@ def _twins(
                 label=f"{label[:-1]}, {name})" if label.endswith(")") else f"{label} ({name})",
                 family=f"shrec2006_{v}",
                 definition=definition.replace("{C}", c).replace("{what}", what),
-                compute=fn,
+                compute=Bound(form.replace("{rel}", "top" if v == "hr" else "1")),
                 variant=v,
                 higher_is_better=higher_is_better,
                 is_count=is_count,
@@ -255,7 +179,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
         "tp",
         "True Positives",
         "V: items with {what} in the ranked list",
-        m_tp,
+        "tp(rel={rel})",
         is_count=True,
         short="TP",
     )
@@ -263,7 +187,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
         "fp",
         "False Positives",
         "Va - V: retrieved items without {what}",
-        m_fp,
+        "fp(rel={rel})",
         higher_is_better=False,
         is_count=True,
         short="FP",
@@ -272,7 +196,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
         "tn",
         "True Negatives",
         "Ds + V - Va - {C}: items neither retrieved nor with {what}",
-        m_tn,
+        "tn(rel={rel})",
         is_count=True,
         short="TN",
     )
@@ -280,40 +204,40 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
         "fn",
         "False Negatives",
         "{C} - V: items with {what} not retrieved",
-        m_fn,
+        "fn(rel={rel})",
         higher_is_better=False,
         is_count=True,
         short="FN",
     )
-    + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", m_acc, short="Acc")
-    + _twins("prec", "Precision", "V / Va (0 for an empty list)", m_prec, short="Prec")
-    + _twins("rec", "Recall", "V / {C}", m_rec, short="Rec")
+    + _twins("acc", "Accuracy", "(TP + TN) / (TP + TN + FP + FN)", "acc(rel={rel})", short="Acc")
+    + _twins("prec", "Precision", "V / Va (0 for an empty list)", "p(rel={rel})", short="Prec")
+    + _twins("rec", "Recall", "V / {C}", "r(rel={rel})", short="Rec")
     + _twins(
         "ft",
         "First Tier",
         "hits in the first min(Va, {C}) items / min(Va, {C})",
-        m_ft,
+        "ft(rel={rel},divide=min_va)",
         short="Tier1",
     )
     + _twins(
         "st",
         "Second Tier",
         "hits in the first min(Va, 2{C}) items / min(Va, 2{C})",
-        m_st,
+        "st(rel={rel},divide=min_va)",
         short="Tier2",
     )
     + _twins(
         "ap",
         "Average Precision",
         "mean precision at the ranks of the retrieved hits (divides by V, SHREC 2006)",
-        m_ap,
+        "ap(rel={rel},divide=found)",
         short="AP",
     )
     + _twins(
         "ap_trec",
         "Average Precision (trec)",
         "sum of precision at the ranks of the retrieved hits / {C} (trec_eval's AP)",
-        m_ap_trec,
+        "ap(rel={rel})",
         short="mAP",
         short_r="mAP",
     )
@@ -332,7 +256,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "Precision@{k}",
             "cutoff",
             "relevant (grade >= 1) in the first {k} / {k}",
-            m_p_at,
+            Bound("p@{k}"),
             short="P@{k}",
         ),
         Measure(
@@ -340,7 +264,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "Recall@{k}",
             "cutoff",
             "relevant (grade >= 1) in the first {k} / Cr",
-            m_r_at,
+            Bound("r@{k}"),
             short="R@{k}",
         ),
         Measure(
@@ -348,7 +272,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "CG@{k}",
             "cutoff",
             "cumulated gain: sum of the grades of the first {k}",
-            m_cg_at,
+            Bound("dcg(discount=none)@{k}"),
             short="CG@{k}",
         ),
         Measure(
@@ -356,12 +280,24 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "DCG@{k}",
             "cutoff",
             "discounted cumulated gain: G[1] + sum_{i=2..{k}} G[i] / log2 i",
-            m_dcg_at,
+            Bound("dcg@{k}"),
             short="DCG@{k}",
         ),
-        Measure("ncg@{k}", "NCG@{k}", "cutoff", "CG@{k} / ideal CG@{k}", m_ncg_at, short="NCG@{k}"),
         Measure(
-            "ndcg@{k}", "NDCG@{k}", "cutoff", "DCG@{k} / ideal DCG@{k}", m_ndcg_at, short="NDCG@{k}"
+            "ncg@{k}",
+            "NCG@{k}",
+            "cutoff",
+            "CG@{k} / ideal CG@{k}",
+            Bound("ndcg(discount=none)@{k}"),
+            short="NCG@{k}",
+        ),
+        Measure(
+            "ndcg@{k}",
+            "NDCG@{k}",
+            "cutoff",
+            "DCG@{k} / ideal DCG@{k}",
+            Bound("ndcg@{k}"),
+            short="NDCG@{k}",
         ),
         Measure(
             "nn",
@@ -376,7 +312,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "First Tier (PSB)",
             "psb",
             "relevant in the first R / R, R = Cr",
-            m_ft_psb,
+            Bound("ft"),
             short="FT",
         ),
         Measure(
@@ -384,7 +320,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "Second Tier (PSB)",
             "psb",
             "relevant in the first 2R / R",
-            m_st_psb,
+            Bound("st"),
             short="ST",
         ),
         Measure(
@@ -392,7 +328,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "E-Measure",
             "psb",
             "F1 of precision and recall over the first min(32, Ds) items",
-            m_e_measure,
+            Bound("e@32"),
             short="E",
         ),
         Measure(
@@ -400,7 +336,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "DCG (PSB)",
             "psb",
             "DCG of the whole list (binary gains) / ideal DCG",
-            m_dcg_psb,
+            Bound("ndcg(gain=binary)"),
             short="DCG",
         ),
         Measure(
@@ -409,7 +345,7 @@ BASE_MEASURES: tuple[Measure, ...] = tuple(
             "psb",
             "(1/R) sum_{i<=R} P(i) rel(i), R = Cr: precision at each hit of the first R, "
             "divided by R (Musgrave et al., A Metric Learning Reality Check, 2020)",
-            m_map_at_r,
+            Bound("ap@R"),
             short="MAP@R",
         ),
     ]

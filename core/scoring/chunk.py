@@ -94,6 +94,8 @@ class ChunkContext:
         #: per-query arrays a profile prepares for its measures (this block's rows)
         self.extra = extra or {}
         self.P = min(self.W, max(self.n, 32, 2 * max_cr, 1))
+        #: what the measures with parameters share within this block (families.py)
+        self.cache: dict = {}
 
     # -- the prefix: relevance masks and cumulative counts ----------------
     def dense(self, width: int) -> np.ndarray:
@@ -182,6 +184,77 @@ class ChunkContext:
     def hit_ranks(self) -> np.ndarray:
         """1-based rank of each retrieved hit, in hit_list order."""
         return self.hit_list[1] + 1
+
+    # -- the items of grade >= a level (a measure's rel= parameter) ---------
+    def level(self, rel: str) -> int:
+        """The grade a ``rel`` value stands for: ``top`` the top grade."""
+        return self.top if rel == "top" else int(rel)
+
+    def _variant(self, level: int) -> str | None:
+        """``r`` / ``hr`` where the items of grade >= ``level`` are the relevant /
+        the highly relevant ones, whose counts the context keeps anyway."""
+        if level <= 1:
+            return "r"  # every hit is judged relevant (grade >= 1)
+        return "hr" if level == self.top else None
+
+    def relevant(self, level: int) -> np.ndarray:
+        """C: the judged items of grade >= ``level`` of each query."""
+        v = self._variant(level)
+        if v is not None:
+            return self.hits(v)[2]
+        j = int(np.searchsorted(self.levels, level))
+        return self.nge[:, j] if j < self.nge.shape[1] else np.zeros(self.B, dtype=np.int64)
+
+    def level_hits(self, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`hit_list` of the items of grade >= ``level`` (m numbered among them)."""
+        if self._variant(level) == "r":
+            return self.hit_list
+        key = ("hits", level)
+        if key not in self.cache:
+            r, c, g, _ = self.hit_list
+            sel = g >= level
+            r, c, g = r[sel], c[sel], g[sel]
+            m = np.arange(r.size) - np.searchsorted(r, self.rows)[r] + 1
+            self.cache[key] = (r, c, g, m)
+        return self.cache[key]
+
+    def found(self, level: int) -> np.ndarray:
+        """V: the items of grade >= ``level`` in each whole list."""
+        v = self._variant(level)
+        if v is not None:
+            return self.hits(v)[1]
+        return np.bincount(self.level_hits(level)[0], minlength=self.B).astype(np.int64)
+
+    def within(self, level: int, depth) -> np.ndarray:
+        """The items of grade >= ``level`` within the first ``depth`` ranks
+        (a number, or one per query): from the prefix when it reaches that
+        deep, else from the hits."""
+        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (self.B,))
+        if self.P == self.W or not self.B or depth.max() <= self.P:
+            v = self._variant(level)
+            if v is not None:
+                return self.at(self.hits(v)[0], depth)
+            key = ("cum", level)
+            if key not in self.cache:
+                self.cache[key] = np.cumsum(self.Gp >= level, axis=1, dtype=np.int32)
+            return self.at(self.cache[key], depth)
+        r, c, _, _ = self.level_hits(level)
+        return np.bincount(r[c < depth[r]], minlength=self.B).astype(np.int64)
+
+    def precision_sum_of(self, level: int, depth=None) -> np.ndarray:
+        """The sum of precision@i over the ranks i of the items of grade >=
+        ``level`` within the first ``depth`` (None: the whole list), added in
+        rank order."""
+        v = self._variant(level)
+        if depth is None and v is not None:
+            return self.precision_sum[v]
+        r, c, _, m = self.level_hits(level)
+        w = m / (c + 1.0)
+        if depth is not None:
+            depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (self.B,))
+            keep = c < depth[r]
+            r, w = r[keep], w[keep]
+        return np.bincount(r, weights=w, minlength=self.B)
 
     # -- gains ------------------------------------------------------------
     @cached_property

@@ -33,7 +33,7 @@ from .blocks import (  # noqa: F401
 )
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
-from .measures import expand
+from .measures import columns
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
 
@@ -123,7 +123,7 @@ class Scoring:
         profile.check_reading(a, run)  # read by the profile's rules, or other numbers
         a = _with_own_items(a, run)
         self.a, self.run, self.o, self.profile = a, run, o, profile
-        self.measures = expand(o.ranks, o.profile)
+        self.measures = columns(o)
         size, self.size_notes = collection_size(a, run, o)
         self.prep = prep = _prepare(a, o, size)
         self.qrow, self.warnings = _query_rows(a, run)

@@ -14,7 +14,11 @@ assessment has no relevant item of that kind for the query).
 The names other tools give the same numbers (trec_eval's ``map``, ``P_10``,
 ir_measures' ``AP``, ``nDCG@10``...) are :data:`ALIASES`; :func:`resolve`
 turns any name a user types into a registry key, and is the one function
-the command line, the reports and the desktop app call for it.
+the command line, the reports and the desktop app call for it.  A measure
+with parameters (``ndcg(discount=log2_from_1,ideal=retrieved)``,
+:mod:`shrec_eval.scoring.params`) resolves to the registry key that computes
+it under the profile, else to its canonical name; :func:`columns` are the
+measures a scoring computes (the profile's, then ``EvalOptions.measures``).
 """
 
 from __future__ import annotations
@@ -32,11 +36,13 @@ from .base_measures import (
     BASE_MEASURES,
     FAMILIES,
     Alias,
+    Bound,
     ConcreteMeasure,
     Measure,
     concrete,
 )
 from .curves import CURVES, Curve
+from .params import Binding, MeasureNameError, UnknownMeasureError, is_family_name, parse
 
 __all__ = [
     "Measure",
@@ -49,7 +55,12 @@ __all__ = [
     "Alias",
     "ALIASES",  # noqa: F822 - module __getattr__
     "UnknownMeasureError",
+    "MeasureNameError",
     "resolve",
+    "columns",
+    "canonical",
+    "is_registry_key",
+    "key_bindings",
     "rank_of",
     "aliases_of",
 ]
@@ -112,9 +123,40 @@ def measure_by_key(key: str, ranks: Sequence[int] = (5, 10, 25, 50, 100)) -> Con
     if key in table:
         return table[key]
     try:
-        return table[resolve(key)]
+        return _concrete(key) or table[resolve(key)]
     except (KeyError, OptionsError):
         raise KeyError(key) from None
+
+
+def _concrete(key: str) -> ConcreteMeasure | None:
+    """The measure of a registry template at a rank the ranks lack
+    (``p@20``), or of a name with parameters (``ndcg(ideal=retrieved)@10``:
+    that name is its key); None for other names."""
+    for pat, m in _patterns()[0]:
+        hit = pat.match(key)
+        if hit and m.at_rank:
+            return concrete([int(hit.group(1))], [m])[0]
+    if not is_family_name(key):
+        return None
+    return _generic(parse(key), key)
+
+
+def _generic(b: Binding, key: str) -> ConcreteMeasure:
+    """A measure with parameters that no registry key names, under ``key``."""
+    f = b.family
+    m = Measure(
+        key,
+        b.label(),
+        "params",
+        b.definition(),
+        Bound(key),
+        higher_is_better=f.higher_is_better,
+        is_count=f.is_count,
+        short=key,
+    )
+    return ConcreteMeasure(
+        key, m.label, m.family, m.definition, m.higher_is_better, m.is_count, m, None, key
+    )
 
 
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
@@ -154,11 +196,6 @@ def holds_under(alias: Alias, profile) -> bool:
     return owner(alias) is get_profile(profile)
 
 
-class UnknownMeasureError(OptionsError):
-    """A measure name that is neither a registry key nor an alias, or that the
-    chosen profile does not compute; the text suggests the nearest names."""
-
-
 def _pattern(template: str) -> re.Pattern:
     return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
 
@@ -189,6 +226,9 @@ def _unknown(name: str, ranks: Sequence[int]) -> UnknownMeasureError:
     near = difflib.get_close_matches(name, _names(ranks), n=3, cutoff=0.6)
     near += [n for n in _names(ranks) if n.lower() == name.lower() and n not in near]
     hint = f"; did you mean {' or '.join(repr(n) for n in near[:3])}?" if near else ""
+    head, sep, rest = name.partition("(")
+    if sep and is_family_name(head.strip().lower()):  # nDCG(...): the families are lower case
+        hint = f"; did you mean {head.strip().lower() + sep + rest!r} (families are lower case)?"
     return UnknownMeasureError(
         f"unknown measure {name!r}{hint} ('shrec-eval measures' lists the keys and the "
         "trec_eval / ir_measures names)"
@@ -197,11 +237,13 @@ def _unknown(name: str, ranks: Sequence[int]) -> UnknownMeasureError:
 
 def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10)) -> str:
     """The registry key a user's name stands for: a key itself (``ap_trec_r``,
-    ``p@10``, ``p@30``: any rank) or an alias (``map``, ``P_10``, ``nDCG@10``,
-    ``NN``).  With ``profile``, a name that profile does not compute, or an
-    alias defined differently there, is refused saying which profile
-    computes it.  ``ranks`` only shape the suggestions of the error.  The
-    key's rank (:func:`rank_of`) may be one the options do not have yet."""
+    ``p@10``, ``p@30``: any rank), an alias (``map``, ``P_10``, ``nDCG@10``,
+    ``NN``) or a measure with parameters (``ft(divide=min_va)`` is ``ft_r``;
+    one no key names is its canonical name, :func:`resolve_binding`).  With
+    ``profile``, a name that profile does not compute, or an alias defined
+    differently there, is refused saying which profile computes it.
+    ``ranks`` only shape the suggestions of the error.  The key's rank
+    (:func:`rank_of`) may be one the options do not have yet."""
     text = name.strip()
     keys, aliases = _patterns()
     key = None
@@ -226,7 +268,136 @@ def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10
                     f"(this is the {_name(profile)} profile)"
                 )
             return _fill(m.key, hit)
+    if is_family_name(text):
+        return resolve_binding(parse(text), profile)
     raise _unknown(text, ranks)
+
+
+# ---------------------------------------------------------------------------
+# Measures with parameters (params.py, families.py): their registry keys
+
+
+def _shapes(profile) -> dict:
+    """Binding shape -> the registry key (template) that computes it under
+    ``profile`` (None: every profile's measures as the registry declares
+    them): the profile's measures, each the binding it declares or the one
+    of the profile's override (trec_eval's ndcg@K).  Made again only when the
+    profile or the registry is another one (a test's patched registry)."""
+    p = None
+    if profile is not None:
+        from ..profiles import get_profile
+
+        p = get_profile(profile)
+    measures = all_measures()
+    made = _SHAPES.get(p.name if p is not None else None)
+    if made is not None and made[0] is p and made[1] is measures:
+        return made[2]
+    out: dict = {}
+    for m in _profile_measures(p):
+        b = binding_of(m, p)
+        if b is not None:
+            out.setdefault(b.shape(), m.key)
+    _SHAPES[p.name if p is not None else None] = (p, measures, out)
+    return out
+
+
+_SHAPES: dict = {}
+
+
+def binding_of(m: Measure, profile=None) -> Binding | None:
+    """The binding a registry measure computes under ``profile`` (its
+    override's, else its own; a profile's function of its own, psbtable's
+    float32, still computes the measure it replaces); None for a measure
+    that is no binding."""
+    if profile is not None:
+        from ..profiles import get_profile
+
+        own = get_profile(profile).overrides.get(m.key)
+        if isinstance(own, Bound):
+            return own.binding
+    return m.binding
+
+
+def resolve_binding(b: Binding, profile=None) -> str:
+    """The key of a binding under ``profile``: the registry key that
+    computes it there (``ft`` is ``ft_psb``, ``ndcg(discount=log2_from_1)@10``
+    is ``ndcg@10`` under trec_eval), else its canonical name, every
+    parameter written where the short one is a registry key of another
+    measure (under trec_eval the SHREC NDCG is
+    ``ndcg(gain=grade,discount=log2_from_2,ideal=judged)@10``)."""
+    shapes = _shapes(profile)
+    key = shapes.get(b.shape()) or shapes.get(b.shape(template=True))
+    if key is not None:
+        return key.replace("{k}", str(b.at)) if isinstance(b.at, int) else key
+    name = b.name()
+    return b.name(full=True) if is_registry_key(name) else name
+
+
+def key_bindings(profile=None) -> list[tuple[str, str]]:
+    """(registry key, the binding it computes) of every measure that is a
+    binding, under ``profile`` (None: every profile's measure under its own
+    profile), templates with ``{k}``."""
+    out = []
+    for m in _profile_measures(profile):
+        b = binding_of(m, profile if profile is not None else owner(m))
+        if b is not None:
+            out.append((m.key, b.name()))
+    return out
+
+
+def canonical(name: str) -> str:
+    """The canonical name with parameters of a measure (what
+    ``EvalOptions.measures`` holds): a name with parameters as
+    :meth:`~shrec_eval.scoring.params.Binding.name` writes it, a registry key
+    or alias as the binding it stands for (``map`` is ``ap``, ``ft_s21`` is
+    ``ft(plus_one=true)``, ``ndcg_cut_10`` is ``ndcg(discount=log2_from_1)@10``).
+    A MeasureNameError for a measure that is no binding (``adr``)."""
+    text = name.strip() if isinstance(name, str) else name
+    if isinstance(text, str) and is_family_name(text):
+        return parse(text).name()
+    key = resolve(text)
+    home = None
+    for pat, a in _patterns()[1]:
+        if pat.match(text):
+            home = owner(a)
+            break
+    cm = measure_by_key(key, [rank_of(key) or 1])
+    b = binding_of(cm.measure, home or owner(cm.measure))
+    if b is None:
+        raise MeasureNameError(
+            f"{text!r} ({key}) has no parameters: it is computed with its profile's columns; "
+            "the measures with parameters are ('shrec-eval measures --params'): "
+            + ", ".join(_families())
+        )
+    return b.at_rank(cm.k).name()
+
+
+def _families():
+    from .families import BY_NAME
+
+    return BY_NAME
+
+
+def columns(options) -> list[ConcreteMeasure]:
+    """The measures a scoring computes: the registry's under the options'
+    profile at their ranks (:func:`expand`), then those of
+    ``options.measures`` (names with parameters) that no column has yet."""
+    out = expand(options.ranks, options.profile)
+    extra = getattr(options, "measures", ())
+    if not extra:
+        return out
+    have = {m.key for m in out}
+    for name in extra:
+        key = resolve_binding(parse(name), options.profile)
+        if key not in have:
+            have.add(key)
+            out.append(_concrete(key))
+    return out
+
+
+def is_registry_key(key: str) -> bool:
+    """Whether ``key`` is a registry key (of any profile, at any rank)."""
+    return any(pat.match(key) for pat, _ in _patterns()[0])
 
 
 def rank_of(key: str) -> int | None:

@@ -80,12 +80,32 @@ class RunResult:
     def profile(self) -> str:
         return self.options.profile
 
-    def column(self, key: str) -> np.ndarray:
-        """Per-query values of one measure, in the assessment's query order."""
+    def key_of(self, name: str) -> str:
+        """The key of a measure this result holds, given its key or any name
+        of it (``map``, ``ft(divide=min_va)``, a name with parameters the
+        options asked for: ``EvalOptions(measures=...)``); KeyError if none."""
+        if name in self._col:
+            return name
+        from .measures import resolve
+
         try:
-            return self.values[:, self._col[key]]
-        except KeyError:
-            raise KeyError(f"unknown measure {key!r}; known: {', '.join(self.keys)}") from None
+            key = resolve(name, self.profile, self.options.ranks)
+        except OptionsError as exc:
+            raise KeyError(f"unknown measure {name!r}: {exc}") from None
+        if key in self._col:
+            return key
+        hint = ""
+        if "(" in key or "@" in key:
+            hint = (
+                f"; {key} was not scored: ask for it with EvalOptions(measures=[{key!r}]) "
+                "or --columns"
+            )
+        raise KeyError(f"unknown measure {name!r}{hint}; known: {', '.join(self.keys)}")
+
+    def column(self, key: str) -> np.ndarray:
+        """Per-query values of one measure (any of its names), in the
+        assessment's query order."""
+        return self.values[:, self._col[self.key_of(key)]]
 
     @cached_property
     def classes(self) -> ClassGroups:
@@ -116,8 +136,7 @@ class RunResult:
         """Run mean of one measure (``options.average``) over the queries
         where it is defined and that the profile keeps; None when no query
         defines it."""
-        self.column(key)
-        return self.means[key]
+        return self.means[self.key_of(key)]
 
     def n_undefined(self, key: str) -> int:
         """Queries left out of the mean of ``key`` because it is undefined."""
@@ -147,13 +166,13 @@ class RunResult:
         """Mean of ``key`` per query class (needs classes in the assessment)."""
         if self.query_classes is None:
             raise ValueError("the assessment has no query classes")
-        self.column(key)
+        key = self.key_of(key)
         return {c: row[key] for c, row in self.per_class.items()}
 
     def class_averaged_mean(self, key: str) -> float | None:
         """Mean over classes of the per-class means (PSB's macro average)."""
         macro = self.averages["macro"]
-        return None if macro is None else macro[key]
+        return None if macro is None else macro[self.key_of(key)]
 
     def to_frame(self, keys=None):
         """The per-query values as a pandas DataFrame: one row per query
@@ -169,9 +188,7 @@ class RunResult:
                 "RunResult.to_frame() needs pandas, which shrec-eval does not install: "
                 "pip install pandas"
             ) from None
-        from .measures import resolve
-
-        cols = self.keys if keys is None else [resolve(k, self.profile) for k in keys]
+        cols = self.keys if keys is None else [self.key_of(k) for k in keys]
         data = {k: self.column(k) for k in cols}
         frame = pd.DataFrame(data, index=pd.Index(list(self.query_ids), name="query"))
         if self.query_classes is not None:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from shrec_eval.scoring.confusion import item_classes
-from shrec_eval.scoring.measures import CURVES, expand
+from shrec_eval.scoring.measures import CURVES, columns
 
 from ..class_heatmap import ClassHeatmap
 from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
@@ -173,7 +173,7 @@ class PerClassTab(QWidget, Tab):
         self.measure.blockSignals(True)
         self.measure.clear()
         o = self.controller.options
-        for m in expand(o.ranks, o.profile):  # the measures the profile computes
+        for m in columns(o):  # the measures the options compute
             self.measure.addItem(f"{m.label} [{m.key}]", m.key)
         self.measure.setCurrentIndex(max(self.measure.findData(cur), 0))
         self.measure.blockSignals(False)

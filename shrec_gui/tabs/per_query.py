@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.scoring.measures import expand
+from shrec_eval.scoring.measures import columns
 
 from ..models import SortProxy
 from ..per_query_model import PerQueryModel
@@ -113,7 +113,7 @@ class PerQueryTab(QWidget, Tab):
                 self.choice.addItem(name, name)
         else:
             o = self.controller.options
-            for m in expand(o.ranks, o.profile):
+            for m in columns(o):
                 self.choice.addItem(f"{m.label} [{m.key}]", m.key)
         i = self.choice.findData(cur)
         if i < 0 and mode == "measure":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from shrec_eval.scoring.measures import (
     ALIASES,
     FAMILIES,
     UnknownMeasureError,
-    expand,
+    canonical,
+    columns,
+    is_registry_key,
     measure_by_key,
 )
 from shrec_eval.scoring.measures import resolve as resolve_measure
@@ -65,15 +68,18 @@ class SummaryTab(QWidget, Tab):
         self.columns_button.setMenu(self.columns_menu)
         # find a measure by its key, label or another tool's name (map, P@10, NN)
         self.find_column = QLineEdit()
-        self.find_column.setPlaceholderText("Add column: key, label, map, P@10, NN...")
+        self.find_column.setPlaceholderText(
+            "Add column: key, label, map, P@10, NN, ndcg(discount=log2_from_1)@10..."
+        )
         self.find_column.setClearButtonEnabled(True)
         fm = self.find_column.fontMetrics()
         self.find_column.setMinimumWidth(
             fm.horizontalAdvance(self.find_column.placeholderText()) + 40
         )
         self.find_column.setToolTip(
-            "A measure's key, its label, or its trec_eval / ir_measures / SHREC toolkit "
-            "name; Enter adds its column"
+            "A measure's key, its label, its trec_eval / ir_measures / SHREC toolkit "
+            "name, or a measure with parameters (ndcg(gain=exp2,ideal=retrieved)@10: "
+            "Help > Measures); Enter adds its column"
         )
         # one completer for the box's lifetime, its names updated in place: Enter in
         # its popup runs the search inside the completer's own event handling, and a
@@ -192,15 +198,21 @@ class SummaryTab(QWidget, Tab):
         if not text:
             return
         options = self.controller.options
-        by_label = {m.label: m.key for m in expand(options.ranks, options.profile)}
+        by_label = {m.label: m.key for m in columns(options)}
         try:
             key = by_label.get(text) or resolve_measure(text, options.profile, options.ranks)
         except UnknownMeasureError as exc:
             self._not_found(str(exc))
             return
         if key not in _known(options):
-            self._not_found(f"{text} is {key}: add rank {key.split('@')[-1]} in Scoring > Options")
-            return
+            if is_registry_key(key):
+                self._not_found(
+                    f"{text} is {key}: add rank {key.split('@')[-1]} in Scoring > Options"
+                )
+                return
+            # a measure with parameters: the options score it from now on (undoable)
+            more = options.measures + (canonical(key),)
+            self.controller.change_options(replace(options, measures=more))
         self.find_column.setStyleSheet("")
         self.find_column.clear()
         self.toggle_column(key, True)
@@ -237,7 +249,7 @@ class SummaryTab(QWidget, Tab):
         by_family: dict[str, list] = {}
         options = self.controller.options
         self._update_completer(options)
-        for m in expand(options.ranks, options.profile):
+        for m in columns(options):
             by_family.setdefault(m.family, []).append(m)
         for fam, ms in by_family.items():
             sub = StayOpenMenu(FAMILIES.get(fam, fam), self.columns_menu)
@@ -253,7 +265,7 @@ class SummaryTab(QWidget, Tab):
         compute, by key, label and other tools' names (the model changes only
         when they do: never under the popup when its Enter adds a column)."""
         names = []
-        for m in expand(options.ranks, options.profile):
+        for m in columns(options):
             names += [m.key, m.label]
             for a in ALIASES:
                 if a.key in (m.key, m.measure.key):
@@ -304,8 +316,9 @@ class SummaryTab(QWidget, Tab):
 
 
 def _known(options) -> list[str]:
-    """The keys of the measures the options' profile computes, in registry order."""
-    return [m.key for m in expand(options.ranks, options.profile)]
+    """The keys of the measures the options compute (the profile's, in
+    registry order, then the measures with parameters they ask for)."""
+    return [m.key for m in columns(options)]
 
 
 def _headline(options) -> list[str]:
