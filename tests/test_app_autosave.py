@@ -172,7 +172,7 @@ def test_after_a_crash_the_next_start_offers_the_work_back(win, qtbot, tmp_path,
         assert c.unsaved() and c.unsaved_changes() == ["the work recovered from the autosave"]
         assert c.session_path == str(demo_manifest())
         assert win.contest_name == Contest.read(demo_manifest()).name
-        assert win.shown_title().endswith(win.contest_name)
+        assert win.shown_title() == f"SHREC evaluation — {win.contest_name}*"  # unsaved: recovered
         assert not c.history.stack.canUndo()  # a new history
         # the copy is this app's own now: the crashed app's folder is gone
         assert not folders[0].exists()
