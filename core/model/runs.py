@@ -283,8 +283,7 @@ class RankedRun(Run):
         entry_query = np.asarray(entry_query)
         entry_code = np.asarray(entry_code)
         n_q, n_c = len(query_ids), len(code_ids)
-        index = assessment._item_index
-        code_item = np.fromiter((index.get(c, UNKNOWN) for c in code_ids), np.int64, n_c)
+        code_item = assessment.item_codes(code_ids, UNKNOWN)
         order = None
         if entry_query.size > 1 and np.any(entry_query[1:] < entry_query[:-1]):
             order = np.argsort(entry_query, kind="stable")

@@ -20,13 +20,14 @@ with ``searchsorted`` was measured twice as slow on unsorted ids.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 #: longest token packed into words; longer ones are coded through a dict
 KEY_BYTES = 32
-_WORDS = KEY_BYTES // 8
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
 _ODD = np.array(
     [0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x2545F4914F6CDD1D, 0x9FB21C651E98DF25],
@@ -94,10 +95,10 @@ def pieces(data: bytes, starts: np.ndarray, ends: np.ndarray) -> list[bytes]:
 @dataclass(frozen=True)
 class Snapshot:
     """A :class:`TokenCodes` table as it was, for a worker thread to probe
-    while the calling thread goes on adding tokens: the table's slots only
-    ever go from empty to a code (a larger table is a new array), and a code
-    at or past ``size`` is not in the arrays held here, so it reads as not
-    found."""
+    while the calling thread goes on adding tokens: the entries below
+    ``size`` never change, a slot holding one of them never changes (a
+    larger table is a new array), and a slot read holding a code at or past
+    ``size`` (added since) reads as not found."""
 
     bits: int
     table: np.ndarray
@@ -163,7 +164,8 @@ class Packed:
         ok = (v >= 0) & (v < snap.size)
         at = np.where(ok, v, 0)
         ok &= snap.lengths[at] == self.lengths
-        for w in range(self.words.shape[0]):
+        # equal lengths mean equal widths: the words a token has are compared
+        for w in range(min(self.words.shape[0], snap.words.shape[0])):
             ok &= snap.words[w][at] == self.words[w]
         self.found = np.where(ok, v, -1).astype(np.int32)
 
@@ -179,53 +181,131 @@ class Packed:
 class TokenCodes:
     """Codes of the distinct tokens of one field across a file's chunks, in
     order of first occurrence; :attr:`raw` lists the tokens (bytes) in code
-    order."""
+    order.
+
+    Nothing is held per token but numbers: the packed words, length and
+    hash of each distinct token in arrays that grow by doubling (a token's
+    bytes are its words; the few longer than :data:`KEY_BYTES` are kept
+    whole), so that a file of millions of distinct ids costs no Python
+    object per id, and a chunk's work is proportional to the chunk."""
 
     def __init__(self) -> None:
-        self.raw: list[bytes] = []
+        self._n = 0
         self._bits = 10
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
+        # arrays of a capacity: entries [0, _n) are the tokens
         self._hash = np.zeros(0, dtype=np.uint64)
         self._len = np.zeros(0, dtype=np.int64)
-        self._words = np.zeros((_WORDS, 0), dtype=np.uint64)
+        self._words = np.zeros((1, 0), dtype=np.uint64)
+        #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}
+        self._long_raw: dict[int, bytes] = {}
 
     def __len__(self) -> int:
-        return len(self.raw)
+        return self._n
+
+    @property
+    def raw(self) -> TokenList:
+        """The tokens in code order (bytes), as a sequence made from the
+        table when read."""
+        return TokenList(self, self._n)
+
+    def token(self, code: int) -> bytes:
+        """The token of one code."""
+        n = int(self._len[code])
+        if n < 0:
+            return self._long_raw[code]
+        return self._words[: (n + 7) // 8, code].astype("<u8").tobytes()[:n]
+
+    def tokens(self, codes: np.ndarray) -> list[bytes]:
+        """The tokens of ``codes`` (bytes), made a block at a time."""
+        codes = np.asarray(codes, dtype=np.intp)
+        out: list[bytes] = []
+        for at in range(0, codes.size, 1 << 16):
+            out += self._tokens(codes[at : at + (1 << 16)])
+        return out
+
+    def _tokens(self, codes: np.ndarray) -> list[bytes]:
+        # every token's words as bytes, a newline after each, the bytes past
+        # its length left out; then one split (as :func:`pieces` does)
+        k, width = codes.size, self._words.shape[0]
+        if k < 16:
+            return [self.token(c) for c in codes.tolist()]
+        lens = self._len[codes]
+        rows = np.empty((k, 8 * width + 1), dtype=np.uint8)
+        rows[:, :-1] = (
+            np.ascontiguousarray(self._words[:, codes].T, dtype="<u8").view(np.uint8).reshape(k, -1)
+        )
+        keep = np.arange(8 * width + 1) < lens[:, None]
+        keep[:, -1] = True
+        rows[:, -1] = 10
+        got = rows[keep].tobytes().split(b"\n")[:-1]
+        if len(got) != k:  # a token holding a newline
+            return [self.token(c) for c in codes.tolist()]
+        for j in np.flatnonzero(lens < 0).tolist():
+            got[j] = self._long_raw[int(codes[j])]
+        return got
+
+    def first_bytes(self, start: int, stop: int) -> np.ndarray:
+        """The first byte of the tokens of codes ``start`` to ``stop`` (0 for
+        an empty one)."""
+        first = (self._words[0, start:stop] & np.uint64(0xFF)).astype(np.uint8)
+        for c in np.flatnonzero(self._len[start:stop] < 0).tolist():
+            first[c] = self._long_raw[start + c][0]
+        return first
+
+    def find(self, toks: Sequence[bytes]) -> np.ndarray:
+        """The code of each token of ``toks``, -1 for those not in the table
+        (nothing added)."""
+        n = len(toks)
+        out = np.full(n, -1, dtype=np.int32)
+        if not n or not self._n:
+            return out
+        lengths = np.fromiter(map(len, toks), np.int64, n)
+        starts = np.cumsum(lengths) - lengths
+        short = np.flatnonzero(lengths <= KEY_BYTES)
+        if short.size:
+            pad = padded(np.frombuffer(b"".join(toks), dtype=np.uint8))
+            s, ln = starts[short], lengths[short]
+            words = token_words(pad, s, ln, max(int(ln.max() + 7) // 8, 1))
+            out[short] = self._lookup(ln, words, _hash(words, ln))[0]
+        for i in np.flatnonzero(lengths > KEY_BYTES).tolist():
+            out[i] = self._long.get(toks[i], -1)
+        return out
 
     def snapshot(self) -> Snapshot:
         """The table as it is now, for :meth:`Packed.probe`."""
-        return Snapshot(self._bits, self._table, self._len, self._words, self._len.size)
+        return Snapshot(self._bits, self._table, self._len, self._words, self._n)
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The code of every token of ``packed`` (new tokens added)."""
         out = np.empty(packed.size, dtype=np.int32)
         if not packed.size:
             return out
-        base = len(self.raw)
-        data, short = packed.data, packed.short
+        base = self._n
+        short = packed.short
         if packed.found is not None:  # probed in a worker thread: the rest here
-            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            ln, words, h = packed.lengths, packed.words, packed.hash
             codes = packed.found
             rest = np.flatnonzero(codes < 0)
             if rest.size:
                 codes = codes.copy()
-                codes[rest] = self._codes(data, s[rest], ln[rest], words[:, rest], h[rest])
+                codes[rest] = self._codes(ln[rest], words[:, rest], h[rest])
             return codes
         if packed.words is not None:
-            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            ln, words, h = packed.lengths, packed.words, packed.hash
             heads = packed.heads
             if heads is not None:
-                codes = self._codes(data, s[heads], ln[heads], words[:, heads], h)
-                codes = np.repeat(codes, np.diff(np.append(heads, s.size)))
+                codes = self._codes(ln[heads], words[:, heads], h)
+                codes = np.repeat(codes, np.diff(np.append(heads, ln.size)))
             else:
-                codes = self._codes(data, s, ln, words, h)
+                codes = self._codes(ln, words, h)
             if short is None:
                 return codes
             out[short] = codes
         for i, tok in packed.long_tokens():
             out[i] = self._long_code(tok)
-        if len(self.raw) > base:
+        if self._n > base:
             self._first_occurrence_order(out, base)
         return out
 
@@ -237,55 +317,88 @@ class TokenCodes:
         order = codes[np.argsort(first, kind="stable")]
         if (order == np.arange(base, base + order.size)).all():
             return
-        to = np.arange(len(self.raw))
+        n = self._n
+        to = np.arange(n)
         to[order] = np.arange(base, base + order.size)
         out[new] = to[out[new]]
-        back = np.arange(len(self.raw))
-        back[to] = np.arange(len(self.raw))
-        self.raw[base:] = [self.raw[i] for i in back[base:].tolist()]
-        self._hash, self._len = self._hash[back], self._len[back]
-        self._words = self._words[:, back]
-        used = self._table >= 0
+        back = np.arange(n)
+        back[to] = np.arange(n)
+        # only the new entries move (a snapshot handed out holds none of them)
+        moved = back[base:]
+        self._hash[base:n] = self._hash[moved]
+        self._len[base:n] = self._len[moved]
+        self._words[:, base:n] = self._words[:, moved]
+        used = self._table >= base
         self._table[used] = to[self._table[used]]
         self._long = {t: int(to[c]) for t, c in self._long.items()}
+        self._long_raw = {int(to[c]): t for c, t in self._long_raw.items()}
 
     def _long_code(self, tok: bytes) -> int:
         code = self._long.get(tok)
         if code is None:
-            code = self._long[tok] = self._append(
-                [tok], np.zeros(1, np.uint64), np.full(1, -1, np.int64), None
-            )[0]
+            code = self._n
+            self._reserve(code + 1, 1)
+            self._hash[code], self._len[code], self._words[:, code] = 0, -1, 0
+            self._n += 1
+            self._long[tok], self._long_raw[code] = code, tok
         return code
 
-    def _codes(self, data, starts, lengths, words, h) -> np.ndarray:
-        while True:
-            codes, missing = self._lookup(lengths, words, h)
-            if not missing.size:
-                return codes
+    def _reserve(self, n: int, width: int) -> None:
+        """Room for ``n`` tokens of ``width`` words (capacity doubled: the
+        copies cost as much as the tokens, not their square)."""
+        cap, rows = self._hash.size, self._words.shape[0]
+        if n <= cap and width <= rows:
+            return
+        if n > cap:
+            cap = max(n, 2 * cap, 1024)
+        m = self._n
+        h, ln = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int64)
+        h[:m], ln[:m] = self._hash[:m], self._len[:m]
+        words = np.empty((max(width, rows), cap), dtype=np.uint64)
+        words[:rows, :m] = self._words[:, :m]
+        words[rows:, :m] = 0
+        # new arrays: a snapshot handed out keeps the old ones
+        self._hash, self._len, self._words = h, ln, words
+
+    def _codes(self, lengths, words, h) -> np.ndarray:
+        codes, missing = self._lookup(lengths, words, h)
+        while missing.size:
+            hm = h[missing]
+            s = np.sort(hm)
+            if (s[1:] != s[:-1]).all():  # distinct new tokens (the usual case)
+                codes[missing] = self._append(hm, lengths[missing], words[:, missing])
+                break
             # the new tokens, one per distinct hash, in order of first occurrence
-            _, first = np.unique(h[missing], return_index=True)
+            _, first = np.unique(hm, return_index=True)
             new = missing[np.sort(first)]
-            raws = pieces(data, starts[new], starts[new] + lengths[new])
-            self._append(raws, h[new], lengths[new], words[:, new])
+            self._append(h[new], lengths[new], words[:, new])
+            found, left = self._lookup(lengths[missing], words[:, missing], hm)
+            codes[missing] = found
+            missing = missing[left]
+        return codes
 
     def _lookup(self, lengths, words, h):
-        """(codes, indices of the tokens not in the table)."""
-        if not self._len.size:
+        """(codes, -1 for the tokens not in the table; their indices)."""
+        if not self._n:
             return np.full(h.size, -1, dtype=np.int32), np.arange(h.size)
+        # equal lengths mean equal widths: the words a token has are compared
+        rows = range(min(words.shape[0], self._words.shape[0]))
         slot = (h >> np.uint64(64 - self._bits)).astype(np.intp)
-        # first probe of every token at once (where nearly all are found)
+        # first probe of every token at once (where nearly all are found, or
+        # meet an empty slot: not in the table)
         v = self._table[slot]
-        same = self._len[np.maximum(v, 0)] == lengths
+        at = np.maximum(v, 0)
+        same = self._len[at] == lengths
+        for w in rows:
+            same &= self._words[w][at] == words[w]
         same &= v >= 0
-        for w in range(words.shape[0]):
-            same &= self._words[w][v] == words[w]
         if same.all():
             return v, np.zeros(0, dtype=np.intp)
-        codes = np.where(same, v, -1)
-        todo = np.flatnonzero(~same)
-        slot = slot[todo]
-        missing = []
+        codes = np.where(same, v, -1).astype(np.int32, copy=False)
+        missing = [np.flatnonzero(v < 0)]
+        todo = np.flatnonzero(~same & (v >= 0))
         mask = (1 << self._bits) - 1
+        slot = (slot[todo] + 1) & mask
         while todo.size:
             v = self._table[slot]
             empty = v < 0
@@ -295,53 +408,85 @@ class TokenCodes:
                 todo, slot, v = todo[keep], slot[keep], v[keep]
             # the hash picks the slot; the length and the words decide
             same = self._len[v] == lengths[todo]
-            for w in range(words.shape[0]):
+            for w in rows:
                 same &= self._words[w][v] == words[w][todo]
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
             slot = (slot + 1) & mask
-        miss = np.concatenate(missing) if missing else np.zeros(0, np.intp)
+        miss = np.concatenate(missing) if len(missing) > 1 else missing[0]
         return codes, np.sort(miss)
 
-    def _append(self, raws, h, lengths, words) -> list[int]:
-        """Add tokens (not yet known) with their hashes; their codes."""
-        base = len(self.raw)
-        codes = list(range(base, base + len(raws)))
-        self.raw.extend(raws)
-        self._hash = np.concatenate((self._hash, h))
-        self._len = np.concatenate((self._len, lengths))
-        full = np.zeros((_WORDS, len(raws)), dtype=np.uint64)
-        if words is not None:
-            full[: words.shape[0]] = words
-        self._words = np.concatenate((self._words, full), axis=1)
-        if words is None:  # a long token: kept out of the table (length -1)
-            return codes
+    def _append(self, h, lengths, words) -> np.ndarray:
+        """Add tokens (not yet known, distinct) with their hashes; their codes."""
+        base, k = self._n, h.size
+        n = base + k
+        self._reserve(n, words.shape[0])
+        width = words.shape[0]
+        self._hash[base:n], self._len[base:n] = h, lengths
+        self._words[:width, base:n] = words
+        self._words[width:, base:n] = 0
+        self._n = n
         # sparse, so that nearly every token is found at the first probe
         # (each further probe is a round of numpy calls over the few left):
         # a sixteenth full for small vocabularies, half full past 4 M tokens
-        n = len(self.raw)
-        spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4 if n < 1 << 22 else 2
-        if spare * len(self.raw) > self._table.size:
-            while spare * len(self.raw) > (1 << self._bits):
+        spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4
+        if spare * n > self._table.size:
+            while spare * n > (1 << self._bits):
                 self._bits += 1
             self._table = np.full(1 << self._bits, -1, dtype=np.int32)
-            self._insert(np.flatnonzero(self._len >= 0))
+            self._insert(np.flatnonzero(self._len[:n] >= 0))
         else:
-            self._insert(np.arange(base, base + len(raws)))
-        return codes
+            self._insert(np.arange(base, n))
+        return np.arange(base, n, dtype=np.int32)
 
     def _insert(self, entries: np.ndarray) -> None:
-        mask = np.int64((1 << self._bits) - 1)
-        slot = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.int64)
+        mask = (1 << self._bits) - 1
+        table = self._table
+        slot = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
         while entries.size:
-            free = self._table[slot] < 0
-            # one entry per free slot this round (the first of those wanting it)
-            cand = np.flatnonzero(free)
-            _, first = np.unique(slot[cand], return_index=True)
-            won = cand[first]
-            self._table[slot[won]] = entries[won]
+            free = np.flatnonzero(table[slot] < 0)
+            # every entry whose slot is free writes itself there; one of those
+            # wanting a slot wins it (whichever write numpy made last)
+            fs, fe = slot[free], entries[free]
+            table[fs] = fe
             left = np.ones(entries.size, dtype=bool)
-            left[won] = False
-            entries, slot = entries[left], slot[left]
-            blocked = self._table[slot] >= 0
-            slot = np.where(blocked, (slot + 1) & mask, slot)
+            left[free[table[fs] == fe]] = False
+            # the others' slots are taken now: on to the next
+            entries, slot = entries[left], (slot[left] + 1) & mask
+
+
+class TokenList(Sequence):
+    """The first ``n`` tokens of a :class:`TokenCodes` in code order (bytes),
+    made from the table's words when read (a block at a time when iterated);
+    equal to any sequence of the same bytes."""
+
+    def __init__(self, table: TokenCodes, n: int) -> None:
+        self._table, self._n = table, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self._table.tokens(np.arange(self._n)[i])
+        i = operator.index(i)
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("token code out of range")
+        return self._table.token(i)
+
+    def __iter__(self):
+        step = 1 << 16
+        for at in range(0, self._n, step):
+            yield from self._table.tokens(np.arange(at, min(at + step, self._n)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (str, bytes)) or not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TokenList({list(self)!r})"

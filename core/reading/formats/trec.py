@@ -6,6 +6,7 @@ checked)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -19,6 +20,7 @@ from ...model.runs import RankedRun, repeated_positions
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot, TokenCodes
 from .source import default_name, open_source
+from .token_ids import TokenIds, decode_all
 from .tokens import (
     CHUNK,
     check_counts,
@@ -43,7 +45,7 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
     lines = read_lines(src, "collection list", comments=True)
     norm = IdNormalizer(normalize_ids)
     raws = lines.field(0)
-    texts = _decode_all(raws)
+    texts = decode_all(raws)
     # an id changes only if it starts with a zero or an m / model_ prefix
     # (formats.ids): the others skip the normaliser (a million ids: 3x faster)
     out = [norm(t) if t[:1] in "0mM" else t for t in texts]
@@ -71,19 +73,38 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
 
 class _Codes:
     """Codes of the (normalised) ids of one field across a file's chunks:
-    every distinct raw token gets a code in a :class:`TokenCodes` table,
-    every distinct id (after normalisation) a code in :attr:`ids`."""
+    every distinct raw token gets a code in a :class:`TokenCodes` table.
+    While every id is its token as written (ids kept as written, or none
+    changed by the normaliser: the usual case) the id codes are the token
+    codes and :attr:`ids` reads them from the table (:class:`TokenIds`: no
+    Python object per id); from the first id the normaliser changes, every
+    distinct id (after normalisation) gets its code in a dict."""
 
     def __init__(self, norm: IdNormalizer) -> None:
         self.norm = norm
         self.tokens = TokenCodes()
-        self.ids: list[str] = []
+        #: the ids as strings, made when the normaliser first changes one
+        #: (None: every id is its token, read from the table)
+        self._ids: list[str] | None = None
+        #: tokens given their id code so far
+        self._known = 0
         self._code: dict[str, int] = {}
         self._of_token = np.zeros(0, dtype=np.int32)
         #: every token its own id so far (no two spellings of one id)
         self._same = True
         #: every id so far spelt as its token (none changed by the normaliser)
         self._verbatim = True
+
+    @property
+    def ids(self) -> Sequence[str]:
+        """The distinct ids in code order."""
+        return TokenIds(self.tokens) if self._ids is None else self._ids
+
+    @property
+    def as_written(self) -> bool:
+        """Whether every id is its token as written (:attr:`ids` is then a
+        :class:`TokenIds` of :attr:`tokens`)."""
+        return self._ids is None
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The id code of every token of ``packed``."""
@@ -93,55 +114,64 @@ class _Codes:
         """The raw-token code of every token of ``packed`` (codes of the
         ids as written, in order of first occurrence)."""
         raw = self.tokens.codes(packed)
-        known = self._of_token.size
-        if len(self.tokens) > known:
-            new = self.tokens.raw[known:]
-            norm, by_id, ids = self.norm, self._code, self.ids
+        n = len(self.tokens)
+        if n > self._known and self._ids is None:
             # only an id that starts with a zero or an m / model_ prefix can
-            # change (formats.ids): the others skip the normaliser while no
-            # two spellings of one id have been seen
-            every = not self._same
-            decoded = _decode_all(new)
-            texts = [norm(t) if every or t[:1] in "0mM" else t for t in decoded]
-            # every id so far its token as written: the new tokens (distinct,
-            # and none of them seen before) are new, distinct ids
-            self._verbatim = self._verbatim and not every and texts == decoded
-            if not every and (
-                self._verbatim or (by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts))
-            ):
-                # new ids all (the usual case): codes in order, made at once
-                by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
-                ids.extend(texts)
-                codes = np.arange(known, known + len(texts), dtype=np.int32)
-            else:
-                codes = np.array(
-                    [by_id.setdefault(ident, len(by_id)) for ident in texts], dtype=np.int32
-                )
-                for ident in list(by_id)[len(ids) :]:  # the ids met for the first time
-                    ids.append(ident)
-                self._same = self._same and bool(
-                    (codes == np.arange(known, known + codes.size)).all()
-                )
-            if not self._same and not every:
-                # two spellings of one id: the normaliser learns every
-                # spelling seen (its hint names them all)
-                for text in _decode_all(self.tokens.raw):
-                    norm(text)
-            self._of_token = np.concatenate((self._of_token, codes))
+            # change (formats.ids): the others are their tokens as written
+            if self.norm.enabled:
+                first = self.tokens.first_bytes(self._known, n)
+                maybe = np.flatnonzero((first == 48) | (first == 77) | (first == 109))
+                texts = decode_all(self.tokens.tokens(maybe + self._known))
+                if any([self.norm(t) != t for t in texts]):
+                    # the ids as strings from here on
+                    self._ids = decode_all(self.tokens.tokens(np.arange(self._known)))
+                    self._code = dict(zip(self._ids, range(self._known)))
+                    self._of_token = np.arange(self._known, dtype=np.int32)
+            if self._ids is None:
+                self._known = n
+        if n > self._known:
+            self._new_ids(self._known, n)
+            self._known = n
         return raw
+
+    def _new_ids(self, known: int, n: int) -> None:
+        """Id codes of the tokens ``known`` to ``n`` (new in this chunk)."""
+        norm, by_id, ids = self.norm, self._code, self._ids
+        assert ids is not None
+        # only an id that starts with a zero or an m / model_ prefix can
+        # change (formats.ids): the others skip the normaliser while no
+        # two spellings of one id have been seen
+        every = not self._same
+        decoded = decode_all(self.tokens.tokens(np.arange(known, n)))
+        texts = [norm(t) if every or t[:1] in "0mM" else t for t in decoded]
+        # every id so far its token as written: the new tokens (distinct,
+        # and none of them seen before) are new, distinct ids
+        self._verbatim = self._verbatim and not every and texts == decoded
+        if not every and (
+            self._verbatim or (by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts))
+        ):
+            # new ids all (the usual case): codes in order, made at once
+            by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
+            ids.extend(texts)
+            codes = np.arange(known, known + len(texts), dtype=np.int32)
+        else:
+            codes = np.array(
+                [by_id.setdefault(ident, len(by_id)) for ident in texts], dtype=np.int32
+            )
+            for ident in list(by_id)[len(ids) :]:  # the ids met for the first time
+                ids.append(ident)
+            self._same = self._same and bool((codes == np.arange(known, known + codes.size)).all())
+        if not self._same and not every:
+            # two spellings of one id: the normaliser learns every
+            # spelling seen (its hint names them all)
+            for text in decode_all(list(self.tokens.raw)):
+                norm(text)
+        self._of_token = np.concatenate((self._of_token, codes))
 
     def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
         """Id codes of raw-token codes (the same numbers while no two
         spellings of one id have been seen)."""
         return token_codes if self._same else self._of_token[token_codes]
-
-
-def _decode_all(raws: list[bytes]) -> list[str]:
-    """:func:`decode_token` of every token (all at once when all are ASCII)."""
-    joined = b"\n".join(raws)
-    if joined.isascii():
-        return joined.decode("ascii").split("\n") if raws else []
-    return [decode_token(r) for r in raws]
 
 
 def _quoted(lines, k: int) -> int:
@@ -247,14 +277,25 @@ def read_qrels(
     else:
         # the judged documents query by query (queries in file order, each
         # one's documents in file order), each at its first appearance
-        grouped = not (eq[1:] < eq[:-1]).any()  # as qrels usually are: no sort
-        seq = ed if grouped else ed[np.argsort(eq, kind="stable")]
-        first = np.full(len(dc.ids), seq.size, dtype=np.int64)
-        np.minimum.at(first, seq, np.arange(seq.size))
-        doc_order = np.argsort(first, kind="stable")
-        items = [dc.ids[d] for d in doc_order.tolist()]
-        item_of_doc = np.empty(len(dc.ids), dtype=np.int64)
-        item_of_doc[doc_order] = np.arange(doc_order.size)
+        ids = dc.ids
+        doc_order = None
+        item_of_doc = None
+        if (eq[1:] < eq[:-1]).any():  # not grouped by query, as qrels usually are
+            seq = ed[np.argsort(eq, kind="stable")]
+            first = np.full(len(ids), seq.size, dtype=np.int64)
+            np.minimum.at(first, seq, np.arange(seq.size))
+            doc_order = np.argsort(first, kind="stable")
+            item_of_doc = np.empty(len(ids), dtype=np.int64)
+            item_of_doc[doc_order] = np.arange(doc_order.size)
+        # (grouped: the documents are coded in order of first appearance,
+        # which is then the collection's order)
+        if dc.as_written:  # the ids read from the table when asked for
+            items = TokenIds(dc.tokens, doc_order)
+            index = items.index()
+        elif doc_order is None:
+            items = tuple(ids)
+        else:
+            items = tuple(ids[d] for d in doc_order.tolist())
     size = collection_size if collection_size is not None else len(items)
     if size < len(items):
         raise FormatError(
@@ -274,20 +315,20 @@ def read_qrels(
     if quoted:
         notes.append(_quote_note(quoted))
     # the relevant judgments as CSR rows, items in collection order
+    item = ed.astype(np.int64) if item_of_doc is None else item_of_doc[ed]
     rel = np.flatnonzero(grades > 0)
-    rq, ri, rg = eq[rel], item_of_doc[ed[rel]], grades[rel]
-    order = np.lexsort((ri, rq))
+    rq, ri, rg = eq[rel], item[rel], grades[rel]
+    order = _by_query_and_item(rq, ri, len(items))
     zero = np.flatnonzero(zero_line)
-    zq, zi = eq[zero], item_of_doc[ed[zero]]
-    zorder = np.lexsort((zi, zq))
+    zq, zi = eq[zero], item[zero]
     judged_zero = (
         np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
-        zi[zorder],
+        zi[_by_query_and_item(zq, zi, len(items))],
     )
     # made once (its id indexes are built in __post_init__: a copy would build them again)
     return Assessment(
         query_ids=tuple(qc.ids),
-        item_ids=items if isinstance(items, tuple) else tuple(items),
+        item_ids=items,
         indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
         judged_items=ri[order],
         judged_grades=rg[order].astype(np.int32),
@@ -306,6 +347,16 @@ def read_qrels(
     )
 
 
+def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray:
+    """The order of the (distinct) judgments ``(q, i)`` by query, then item
+    (no sort when they are in that order already, as the documents of a
+    qrels grouped by query, each judged once, are)."""
+    key = q.astype(np.int64) * max(n_items, 1) + i
+    if not (key[1:] < key[:-1]).any():
+        return np.arange(key.size)
+    return np.argsort(key)
+
+
 def _quote_note(count: int) -> DataWarning:
     return DataWarning(
         "quoted_ids",
@@ -318,13 +369,19 @@ def _quote_note(count: int) -> DataWarning:
 def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray:
     """Mask of the first judgment of each (query, document); an error for a
     pair judged twice with different grades."""
-    key = eq.astype(np.int64) * max(len(d_ids), 1) + ed
-    if not repeated_positions(key, len(q_ids) * max(len(d_ids), 1)).size:
-        return np.ones(key.size, dtype=bool)
-    order = np.argsort(key, kind="stable")
-    ks, gs = key[order], grades[order]
+    n_docs = max(len(d_ids), 1)
+    keep = np.ones(eq.size, dtype=bool)
+    # a pair can be judged twice only where its document is judged more than
+    # once: only those lines are looked at (none when each document is
+    # judged once)
+    sub = np.flatnonzero(np.bincount(ed, minlength=n_docs)[ed] > 1)
+    key = eq[sub].astype(np.int64) * n_docs + ed[sub]
+    if not repeated_positions(key, len(q_ids) * n_docs).size:
+        return keep
+    by_key = np.argsort(key, kind="stable")
+    ks, order = key[by_key], sub[by_key]
+    gs = grades[order]
     again = np.flatnonzero(ks[1:] == ks[:-1]) + 1
-    keep = np.ones(key.size, dtype=bool)
     keep[order[again]] = False
     clash = again[gs[again] != gs[again - 1]]
     if clash.size:
