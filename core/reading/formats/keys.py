@@ -288,6 +288,8 @@ class TokenCodes:
             ln, words, h = packed.lengths, packed.words, packed.hash
             codes = packed.found
             rest = np.flatnonzero(codes < 0)
+            if rest.size == codes.size:  # none found (new tokens, as a rule)
+                return self._codes(ln, words, h)
             if rest.size:
                 codes = codes.copy()
                 codes[rest] = self._codes(ln[rest], words[:, rest], h[rest])
@@ -343,6 +345,12 @@ class TokenCodes:
             self._long[tok], self._long_raw[code] = code, tok
         return code
 
+    def reserve(self, n: int) -> None:
+        """Make room for ``n`` tokens at once (a reader that knows about how
+        many lines are coming: the arrays are not copied as they grow, and
+        the room no token takes is never touched)."""
+        self._reserve(n, self._words.shape[0])
+
     def _reserve(self, n: int, width: int) -> None:
         """Room for ``n`` tokens of ``width`` words (capacity doubled: the
         copies cost as much as the tokens, not their square)."""
@@ -361,26 +369,28 @@ class TokenCodes:
         self._hash, self._len, self._words = h, ln, words
 
     def _codes(self, lengths, words, h) -> np.ndarray:
-        codes, missing = self._lookup(lengths, words, h)
+        codes, missing, empty = self._lookup(lengths, words, h)
         while missing.size:
             hm = h[missing]
             s = np.sort(hm)
             if (s[1:] != s[:-1]).all():  # distinct new tokens (the usual case)
-                codes[missing] = self._append(hm, lengths[missing], words[:, missing])
+                codes[missing] = self._append(hm, lengths[missing], words[:, missing], empty)
                 break
             # the new tokens, one per distinct hash, in order of first occurrence
             _, first = np.unique(hm, return_index=True)
             new = missing[np.sort(first)]
             self._append(h[new], lengths[new], words[:, new])
-            found, left = self._lookup(lengths[missing], words[:, missing], hm)
+            found, left, _ = self._lookup(lengths[missing], words[:, missing], hm)
             codes[missing] = found
             missing = missing[left]
         return codes
 
     def _lookup(self, lengths, words, h):
-        """(codes, -1 for the tokens not in the table; their indices)."""
+        """(codes, -1 for the tokens not in the table; their indices in
+        order; the empty slot where the probe of each of those ended, or
+        None)."""
         if not self._n:
-            return np.full(h.size, -1, dtype=np.int32), np.arange(h.size)
+            return np.full(h.size, -1, dtype=np.int32), np.arange(h.size), None
         # equal lengths mean equal widths: the words a token has are compared
         rows = range(min(words.shape[0], self._words.shape[0]))
         slot = (h >> np.uint64(64 - self._bits)).astype(np.intp)
@@ -391,12 +401,14 @@ class TokenCodes:
         same = self._len[at] == lengths
         for w in rows:
             same &= self._words[w][at] == words[w]
-        same &= v >= 0
+        empty = v < 0
+        same &= ~empty
         if same.all():
-            return v, np.zeros(0, dtype=np.intp)
+            return v, np.zeros(0, dtype=np.intp), None
         codes = np.where(same, v, -1).astype(np.int32, copy=False)
-        missing = [np.flatnonzero(v < 0)]
-        todo = np.flatnonzero(~same & (v >= 0))
+        missing = [np.flatnonzero(empty)]
+        ended = [slot[missing[0]]]
+        todo = np.flatnonzero(~(same | empty))
         mask = (1 << self._bits) - 1
         slot = (slot[todo] + 1) & mask
         while todo.size:
@@ -404,6 +416,7 @@ class TokenCodes:
             empty = v < 0
             if empty.any():
                 missing.append(todo[empty])
+                ended.append(slot[empty])
                 keep = ~empty
                 todo, slot, v = todo[keep], slot[keep], v[keep]
             # the hash picks the slot; the length and the words decide
@@ -413,11 +426,15 @@ class TokenCodes:
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
             slot = (slot + 1) & mask
-        miss = np.concatenate(missing) if len(missing) > 1 else missing[0]
-        return codes, np.sort(miss)
+        if len(missing) == 1:
+            return codes, missing[0], ended[0]
+        miss = np.concatenate(missing)
+        order = np.argsort(miss)
+        return codes, miss[order], np.concatenate(ended)[order]
 
-    def _append(self, h, lengths, words) -> np.ndarray:
-        """Add tokens (not yet known, distinct) with their hashes; their codes."""
+    def _append(self, h, lengths, words, slots=None) -> np.ndarray:
+        """Add tokens (not yet known, distinct) with their hashes; their
+        codes.  ``slots``: the empty slot each one's look-up ended at."""
         base, k = self._n, h.size
         n = base + k
         self._reserve(n, words.shape[0])
@@ -428,7 +445,7 @@ class TokenCodes:
         self._n = n
         # sparse, so that nearly every token is found at the first probe
         # (each further probe is a round of numpy calls over the few left):
-        # a sixteenth full for small vocabularies, half full past 4 M tokens
+        # a sixteenth full for small vocabularies, a quarter past a million
         spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4
         if spare * n > self._table.size:
             while spare * n > (1 << self._bits):
@@ -436,23 +453,29 @@ class TokenCodes:
             self._table = np.full(1 << self._bits, -1, dtype=np.int32)
             self._insert(np.flatnonzero(self._len[:n] >= 0))
         else:
-            self._insert(np.arange(base, n))
+            self._insert(np.arange(base, n), slots)
         return np.arange(base, n, dtype=np.int32)
 
-    def _insert(self, entries: np.ndarray) -> None:
+    def _insert(self, entries: np.ndarray, slots=None) -> None:
+        """Put ``entries`` in the table, each in the first empty slot from
+        its hash's (or from ``slots``, where a look-up found the slots
+        before empty)."""
         mask = (1 << self._bits) - 1
         table = self._table
-        slot = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
+        if slots is None:
+            slots = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
         while entries.size:
-            free = np.flatnonzero(table[slot] < 0)
+            free = np.flatnonzero(table[slots] < 0)
             # every entry whose slot is free writes itself there; one of those
             # wanting a slot wins it (whichever write numpy made last)
-            fs, fe = slot[free], entries[free]
+            fs, fe = slots[free], entries[free]
             table[fs] = fe
             left = np.ones(entries.size, dtype=bool)
             left[free[table[fs] == fe]] = False
+            if not left.any():
+                return
             # the others' slots are taken now: on to the next
-            entries, slot = entries[left], (slot[left] + 1) & mask
+            entries, slots = entries[left], (slots[left] + 1) & mask
 
 
 class TokenList(Sequence):

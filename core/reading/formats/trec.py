@@ -200,7 +200,7 @@ def _probed(packed: Packed, snap: Snapshot) -> Packed:
 def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC qrels file", first)
-    lines = tokenize(chunk, first, comments=True)
+    lines = tokenize(chunk, first, comments=True, text=True)
     check_counts(path, lines, 4, 4, QRELS_FIELDS)
     grades = integers(path, lines, 3, "the relevance (4th field)", c=c_numbers)
     big = np.flatnonzero(grades > MAX_GRADE)
@@ -418,7 +418,7 @@ def _run_chunk(
 ) -> _RunChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
-    lines = tokenize(chunk, first, comments=True)
+    lines = tokenize(chunk, first, comments=True, text=True)
     check_counts(path, lines, 6, None, RUN_FIELDS)
     score = "the score (5th field)"
     # the scores order nothing in file order: there they are only checked
