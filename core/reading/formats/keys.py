@@ -195,7 +195,7 @@ class TokenCodes:
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
         # arrays of a capacity: entries [0, _n) are the tokens
         self._hash = np.zeros(0, dtype=np.uint64)
-        self._len = np.zeros(0, dtype=np.int64)
+        self._len = np.zeros(0, dtype=np.int32)
         self._words = np.zeros((1, 0), dtype=np.uint64)
         #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}
@@ -360,7 +360,7 @@ class TokenCodes:
         if n > cap:
             cap = max(n, 2 * cap, 1024)
         m = self._n
-        h, ln = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int64)
+        h, ln = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
         h[:m], ln[:m] = self._hash[:m], self._len[:m]
         words = np.empty((max(width, rows), cap), dtype=np.uint64)
         words[:rows, :m] = self._words[:, :m]

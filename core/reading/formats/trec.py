@@ -190,6 +190,7 @@ class _QrelsChunk:
     qids: Packed
     docs: Packed
     quoted: int
+    size: int
 
 
 def _probed(packed: Packed, snap: Snapshot) -> Packed:
@@ -215,7 +216,14 @@ def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _
         )
     quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
     return _QrelsChunk(
-        lines.number, grades, lines.packed(0), _probed(lines.packed(2, runs=False), docs), quoted
+        lines.number,
+        # the grades as int32: a negative one counts as -1 (not relevant,
+        # not judged), the others are at most MAX_GRADE
+        np.maximum(grades, -1).astype(np.int32),
+        lines.packed(0),
+        _probed(lines.packed(2, runs=False), docs),
+        quoted,
+        len(chunk),
     )
 
 
@@ -236,7 +244,10 @@ def read_qrels(
     path = src.path
     norm = IdNormalizer(normalize_ids)
     qc, dc = _Codes(norm), _Codes(norm)
-    q_parts, d_parts, g_parts, n_parts = [], [], [], []
+    # the query, document and grade of every line, in arrays made once for
+    # the lines the file's size promises after its first chunk
+    columns = _Columns(3)
+    where = _LineNumbers()
     quoted = 0
     # each chunk goes with the document table as it is when the chunk is
     # handed out: the worker finds the documents seen before
@@ -245,22 +256,25 @@ def read_qrels(
     )
     for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
         quoted += c.quoted
-        q_parts.append(qc.codes(c.qids))
-        d_parts.append(dc.codes(c.docs))
-        g_parts.append(c.grades)
-        n_parts.append(c.number)
-    if not q_parts or not sum(p.size for p in q_parts):
+        columns.append(qc.codes(c.qids), dc.codes(c.docs), c.grades)
+        where.add(c.number)
+        if columns.n == c.grades.size and c.size:  # the first chunk: how many lines to expect
+            expect = int(src.size / c.size * c.grades.size * 1.05) + 1024
+            columns.reserve(expect)
+            dc.tokens.reserve(expect)
+    if not columns.n:
         raise FormatError(
             path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
         )
-    eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
-    negatives = int((grades < 0).sum())
+    eq, ed, grades = columns.arrays()
+    negatives = int(np.count_nonzero(grades < 0))
     # a negative grade is not relevant, and not judged either: trec_eval's
     # bpref counts only grades 0 .. L-1 as judged non-relevant
     zero_line = grades == 0
-    grades = np.maximum(grades, 0)
+    np.maximum(grades, 0, out=grades)
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
-    eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
+    if keep is not None:
+        eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items = collection
     index = None
     if items is not None:
@@ -315,12 +329,12 @@ def read_qrels(
     if quoted:
         notes.append(_quote_note(quoted))
     # the relevant judgments as CSR rows, items in collection order
-    item = ed.astype(np.int64) if item_of_doc is None else item_of_doc[ed]
+    item = ed if item_of_doc is None else item_of_doc
     rel = np.flatnonzero(grades > 0)
-    rq, ri, rg = eq[rel], item[rel], grades[rel]
+    rq, ri, rg = eq[rel], _items(item, ed, rel), grades[rel]
     order = _by_query_and_item(rq, ri, len(items))
     zero = np.flatnonzero(zero_line)
-    zq, zi = eq[zero], item[zero]
+    zq, zi = eq[zero], _items(item, ed, zero)
     judged_zero = (
         np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
         zi[_by_query_and_item(zq, zi, len(items))],
@@ -347,6 +361,43 @@ def read_qrels(
     )
 
 
+def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """The collection index (int64) of the documents of ``lines``
+    (``item_of_doc`` is ``ed`` itself when the documents are in collection
+    order)."""
+    docs = ed[lines]
+    return (docs if item_of_doc is ed else item_of_doc[docs]).astype(np.int64)
+
+
+class _Columns:
+    """Per-line int32 columns of a file read a chunk at a time, one after
+    another in arrays made for the lines expected (:meth:`reserve`: the room
+    no line takes is never touched), grown by half when more come; no list of
+    chunks to join at the end (which held the columns twice)."""
+
+    def __init__(self, k: int) -> None:
+        self._arrays = [np.empty(0, dtype=np.int32) for _ in range(k)]
+        self.n = 0
+
+    def reserve(self, n: int) -> None:
+        if n > self._arrays[0].size:
+            grown = [np.empty(n, dtype=np.int32) for _ in self._arrays]
+            for new, old in zip(grown, self._arrays):
+                new[: self.n] = old[: self.n]
+            self._arrays = grown
+
+    def append(self, *parts: np.ndarray) -> None:
+        m = self.n + parts[0].size
+        if m > self._arrays[0].size:
+            self.reserve(max(m, self._arrays[0].size * 3 // 2))
+        for array, part in zip(self._arrays, parts):
+            array[self.n : m] = part
+        self.n = m
+
+    def arrays(self) -> list[np.ndarray]:
+        return [a[: self.n] for a in self._arrays]
+
+
 def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray:
     """The order of the (distinct) judgments ``(q, i)`` by query, then item
     (no sort when they are in that order already, as the documents of a
@@ -366,18 +417,21 @@ def _quote_note(count: int) -> DataWarning:
     )
 
 
-def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray:
-    """Mask of the first judgment of each (query, document); an error for a
-    pair judged twice with different grades."""
+def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray | None:
+    """Mask of the first judgment of each (query, document) (None: every
+    line's); an error for a pair judged twice with different grades."""
     n_docs = max(len(d_ids), 1)
-    keep = np.ones(eq.size, dtype=bool)
     # a pair can be judged twice only where its document is judged more than
     # once: only those lines are looked at (none when each document is
     # judged once)
-    sub = np.flatnonzero(np.bincount(ed, minlength=n_docs)[ed] > 1)
+    counts = np.bincount(ed, minlength=n_docs)
+    if not (counts > 1).any():
+        return None
+    sub = np.flatnonzero(counts[ed] > 1)
     key = eq[sub].astype(np.int64) * n_docs + ed[sub]
     if not repeated_positions(key, len(q_ids) * n_docs).size:
-        return keep
+        return None
+    keep = np.ones(eq.size, dtype=bool)
     by_key = np.argsort(key, kind="stable")
     ks, order = key[by_key], sub[by_key]
     gs = grades[order]
@@ -508,7 +562,7 @@ def read_trec_run(
         raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
         order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
         entry_query, entry_doc = entry_query[order], entry_doc[order]
-        line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
+        line_of = _LineNumbers([line_of.array()[order]])
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
@@ -540,21 +594,48 @@ def read_trec_run(
 
 
 class _LineNumbers:
-    """The line number of entry ``e`` from the chunks' line numbers (no
-    file-long array unless the entries were reordered)."""
+    """The line number of entry ``e`` (an int or an array of them) from the
+    chunks' line numbers: a chunk of consecutive lines keeps its first line
+    number alone (no file-long array unless the entries were reordered)."""
 
-    def __init__(self, parts: list[np.ndarray]) -> None:
-        self.parts = parts
-        self.starts = np.cumsum([0] + [p.size for p in parts])
+    def __init__(self, parts: list[np.ndarray] = ()) -> None:
+        self.firsts: list[int] = []
+        self.parts: list[np.ndarray | None] = []
+        self.starts = [0]
+        for p in parts:
+            self.add(p)
 
-    def __getitem__(self, e: int) -> int:
-        k = int(np.searchsorted(self.starts, e, side="right")) - 1
-        return int(self.parts[k][e - self.starts[k]])
+    def add(self, numbers: np.ndarray) -> None:
+        consecutive = (
+            numbers.size
+            and int(numbers[-1]) - int(numbers[0]) == numbers.size - 1
+            and bool((numbers[1:] > numbers[:-1]).all())
+        )
+        self.firsts.append(int(numbers[0]) if numbers.size else 0)
+        self.parts.append(None if consecutive else numbers)
+        self.starts.append(self.starts[-1] + numbers.size)
+
+    def array(self) -> np.ndarray:
+        """Every entry's line number."""
+        return self[np.arange(self.starts[-1])]
+
+    def __getitem__(self, e):
+        at = np.asarray(e, dtype=np.int64)
+        k = np.searchsorted(self.starts, at, side="right") - 1
+        out = np.empty(at.shape, dtype=np.int64)
+        for part in np.unique(k).tolist():
+            sel = k == part
+            local = at[sel] - self.starts[part]
+            numbers = self.parts[part]
+            out[sel] = local + self.firsts[part] if numbers is None else numbers[local]
+        return int(out) if out.ndim == 0 else out
 
 
 def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
     """trec_eval's order within each query: score descending, then docno
     descending as written (bytes compared as C's strcmp does)."""
     doc_rank = np.empty(len(raw_ids), dtype=np.int64)
-    doc_rank[np.argsort(np.array(raw_ids, dtype=object), kind="stable")] = np.arange(len(raw_ids))
+    doc_rank[np.argsort(np.array(list(raw_ids), dtype=object), kind="stable")] = np.arange(
+        len(raw_ids)
+    )
     return np.lexsort((-doc_rank[raw], -sims, entry_query))
