@@ -267,9 +267,8 @@ def tokenize(
 ) -> Lines:
     """Split a chunk of whole lines into tokens, with each content line's
     field count and line number (blank lines and, with ``comments``,
-    ``#`` lines left out).  ``text``: the chunk passed :func:`check_text`
-    (no control bytes: every byte up to the space is whitespace, one
-    comparison instead of four)."""
+    ``#`` lines left out).  ``text``: it passed :func:`check_text` (every
+    byte up to the space is whitespace: one comparison, not four)."""
     a = np.frombuffer(data, dtype=np.uint8)
     n = a.size
     ws = np.empty(n + 2, dtype=bool)
@@ -316,13 +315,12 @@ def tokenize(
 
 
 def _uniform_by_line_ends(a, offsets, ends, comments: bool) -> int:
-    """W when every line of the chunk holds exactly W tokens, told from the
-    number of line ends alone (no array of their places): with N lines and
-    N * W tokens, if the whitespace after token ``W*i + W - 1`` holds a line
-    end for every line but the last (its first or last byte is one: the
-    usual ``\n`` or ``\r\n``), those are all the chunk's line ends, so
-    line ``i`` holds tokens ``W*i`` to ``W*i + W - 1`` and no line is
-    blank.  0 when that is not seen (:func:`_uniform_width` then decides)."""
+    """W when every line of the chunk holds W tokens, told from the number
+    of line ends (no array of their places): N lines, N * W tokens, and a
+    line end next to token ``W*i + W - 1`` for every line but the last (the
+    first or last byte of the whitespace after it: ``\n``, ``\r\n``) are
+    all the line ends, so line ``i`` holds tokens ``W*i`` to ``W*i + W - 1``
+    and none is blank.  0 when not seen (:func:`_uniform_width` decides)."""
     n, n_tokens = a.size, offsets.size
     n_lines = int(np.count_nonzero(a == 10)) + (1 if n and a[-1] != 10 else 0)
     if not n_lines or not n_tokens or n_tokens % n_lines:

@@ -6,7 +6,6 @@ checked)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -17,10 +16,11 @@ from ...errors import FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import RankedRun, repeated_positions
+from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
-from .keys import Packed, Snapshot, TokenCodes
+from .keys import Packed, Snapshot
 from .source import default_name, open_source
-from .token_ids import TokenIds, decode_all
+from .token_ids import IdCodes, TokenIds, decode_all
 from .tokens import (
     CHUNK,
     check_counts,
@@ -69,109 +69,6 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
             src.path, "the collection list is empty; one item id per line was expected", line=1
         )
     return out
-
-
-class _Codes:
-    """Codes of the (normalised) ids of one field across a file's chunks:
-    every distinct raw token gets a code in a :class:`TokenCodes` table.
-    While every id is its token as written (ids kept as written, or none
-    changed by the normaliser: the usual case) the id codes are the token
-    codes and :attr:`ids` reads them from the table (:class:`TokenIds`: no
-    Python object per id); from the first id the normaliser changes, every
-    distinct id (after normalisation) gets its code in a dict."""
-
-    def __init__(self, norm: IdNormalizer) -> None:
-        self.norm = norm
-        self.tokens = TokenCodes()
-        #: the ids as strings, made when the normaliser first changes one
-        #: (None: every id is its token, read from the table)
-        self._ids: list[str] | None = None
-        #: tokens given their id code so far
-        self._known = 0
-        self._code: dict[str, int] = {}
-        self._of_token = np.zeros(0, dtype=np.int32)
-        #: every token its own id so far (no two spellings of one id)
-        self._same = True
-        #: every id so far spelt as its token (none changed by the normaliser)
-        self._verbatim = True
-
-    @property
-    def ids(self) -> Sequence[str]:
-        """The distinct ids in code order."""
-        return TokenIds(self.tokens) if self._ids is None else self._ids
-
-    @property
-    def as_written(self) -> bool:
-        """Whether every id is its token as written (:attr:`ids` is then a
-        :class:`TokenIds` of :attr:`tokens`)."""
-        return self._ids is None
-
-    def codes(self, packed: Packed) -> np.ndarray:
-        """The id code of every token of ``packed``."""
-        return self.id_codes(self.token_codes(packed))
-
-    def token_codes(self, packed: Packed) -> np.ndarray:
-        """The raw-token code of every token of ``packed`` (codes of the
-        ids as written, in order of first occurrence)."""
-        raw = self.tokens.codes(packed)
-        n = len(self.tokens)
-        if n > self._known and self._ids is None:
-            # only an id that starts with a zero or an m / model_ prefix can
-            # change (formats.ids): the others are their tokens as written
-            if self.norm.enabled:
-                first = self.tokens.first_bytes(self._known, n)
-                maybe = np.flatnonzero((first == 48) | (first == 77) | (first == 109))
-                texts = decode_all(self.tokens.tokens(maybe + self._known))
-                if any([self.norm(t) != t for t in texts]):
-                    # the ids as strings from here on
-                    self._ids = decode_all(self.tokens.tokens(np.arange(self._known)))
-                    self._code = dict(zip(self._ids, range(self._known)))
-                    self._of_token = np.arange(self._known, dtype=np.int32)
-            if self._ids is None:
-                self._known = n
-        if n > self._known:
-            self._new_ids(self._known, n)
-            self._known = n
-        return raw
-
-    def _new_ids(self, known: int, n: int) -> None:
-        """Id codes of the tokens ``known`` to ``n`` (new in this chunk)."""
-        norm, by_id, ids = self.norm, self._code, self._ids
-        assert ids is not None
-        # only an id that starts with a zero or an m / model_ prefix can
-        # change (formats.ids): the others skip the normaliser while no
-        # two spellings of one id have been seen
-        every = not self._same
-        decoded = decode_all(self.tokens.tokens(np.arange(known, n)))
-        texts = [norm(t) if every or t[:1] in "0mM" else t for t in decoded]
-        # every id so far its token as written: the new tokens (distinct,
-        # and none of them seen before) are new, distinct ids
-        self._verbatim = self._verbatim and not every and texts == decoded
-        if not every and (
-            self._verbatim or (by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts))
-        ):
-            # new ids all (the usual case): codes in order, made at once
-            by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
-            ids.extend(texts)
-            codes = np.arange(known, known + len(texts), dtype=np.int32)
-        else:
-            codes = np.array(
-                [by_id.setdefault(ident, len(by_id)) for ident in texts], dtype=np.int32
-            )
-            for ident in list(by_id)[len(ids) :]:  # the ids met for the first time
-                ids.append(ident)
-            self._same = self._same and bool((codes == np.arange(known, known + codes.size)).all())
-        if not self._same and not every:
-            # two spellings of one id: the normaliser learns every
-            # spelling seen (its hint names them all)
-            for text in decode_all(list(self.tokens.raw)):
-                norm(text)
-        self._of_token = np.concatenate((self._of_token, codes))
-
-    def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
-        """Id codes of raw-token codes (the same numbers while no two
-        spellings of one id have been seen)."""
-        return token_codes if self._same else self._of_token[token_codes]
 
 
 def _quoted(lines, k: int) -> int:
@@ -243,11 +140,11 @@ def read_qrels(
     src = open_source(path, "TREC qrels file")
     path = src.path
     norm = IdNormalizer(normalize_ids)
-    qc, dc = _Codes(norm), _Codes(norm)
+    qc, dc = IdCodes(norm), IdCodes(norm)
     # the query, document and grade of every line, in arrays made once for
     # the lines the file's size promises after its first chunk
-    columns = _Columns(3)
-    where = _LineNumbers()
+    columns = Columns(3)
+    where = LineNumbers()
     quoted = 0
     # each chunk goes with the document table as it is when the chunk is
     # handed out: the worker finds the documents seen before
@@ -367,35 +264,6 @@ def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray) -> np.nda
     order)."""
     docs = ed[lines]
     return (docs if item_of_doc is ed else item_of_doc[docs]).astype(np.int64)
-
-
-class _Columns:
-    """Per-line int32 columns of a file read a chunk at a time, one after
-    another in arrays made for the lines expected (:meth:`reserve`: the room
-    no line takes is never touched), grown by half when more come; no list of
-    chunks to join at the end (which held the columns twice)."""
-
-    def __init__(self, k: int) -> None:
-        self._arrays = [np.empty(0, dtype=np.int32) for _ in range(k)]
-        self.n = 0
-
-    def reserve(self, n: int) -> None:
-        if n > self._arrays[0].size:
-            grown = [np.empty(n, dtype=np.int32) for _ in self._arrays]
-            for new, old in zip(grown, self._arrays):
-                new[: self.n] = old[: self.n]
-            self._arrays = grown
-
-    def append(self, *parts: np.ndarray) -> None:
-        m = self.n + parts[0].size
-        if m > self._arrays[0].size:
-            self.reserve(max(m, self._arrays[0].size * 3 // 2))
-        for array, part in zip(self._arrays, parts):
-            array[self.n : m] = part
-        self.n = m
-
-    def arrays(self) -> list[np.ndarray]:
-        return [a[: self.n] for a in self._arrays]
 
 
 def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray:
@@ -531,7 +399,7 @@ def read_trec_run(
     src = open_source(path, "TREC run")
     path = src.path
     norm = IdNormalizer(normalize_ids)
-    qc, dc, rc = _Codes(norm), _Codes(norm), _Codes(IdNormalizer(False))
+    qc, dc, rc = IdCodes(norm), IdCodes(norm), IdCodes(IdNormalizer(False))
     parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
     extra_lines: list[int] = []
     n_extra = quoted = 0
@@ -557,12 +425,12 @@ def read_trec_run(
             line=1,
         )
     entry_query, entry_doc = np.concatenate(parts["q"]), np.concatenate(parts["d"])
-    line_of = _LineNumbers(parts["n"])
+    line_of = LineNumbers(parts["n"])
     if trec_order:
         raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
         order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
         entry_query, entry_doc = entry_query[order], entry_doc[order]
-        line_of = _LineNumbers([line_of.array()[order]])
+        line_of = LineNumbers([line_of.array()[order]])
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
@@ -591,44 +459,6 @@ def read_trec_run(
         warnings=notes,
         tags=rid,
     )
-
-
-class _LineNumbers:
-    """The line number of entry ``e`` (an int or an array of them) from the
-    chunks' line numbers: a chunk of consecutive lines keeps its first line
-    number alone (no file-long array unless the entries were reordered)."""
-
-    def __init__(self, parts: list[np.ndarray] = ()) -> None:
-        self.firsts: list[int] = []
-        self.parts: list[np.ndarray | None] = []
-        self.starts = [0]
-        for p in parts:
-            self.add(p)
-
-    def add(self, numbers: np.ndarray) -> None:
-        consecutive = (
-            numbers.size
-            and int(numbers[-1]) - int(numbers[0]) == numbers.size - 1
-            and bool((numbers[1:] > numbers[:-1]).all())
-        )
-        self.firsts.append(int(numbers[0]) if numbers.size else 0)
-        self.parts.append(None if consecutive else numbers)
-        self.starts.append(self.starts[-1] + numbers.size)
-
-    def array(self) -> np.ndarray:
-        """Every entry's line number."""
-        return self[np.arange(self.starts[-1])]
-
-    def __getitem__(self, e):
-        at = np.asarray(e, dtype=np.int64)
-        k = np.searchsorted(self.starts, at, side="right") - 1
-        out = np.empty(at.shape, dtype=np.int64)
-        for part in np.unique(k).tolist():
-            sel = k == part
-            local = at[sel] - self.starts[part]
-            numbers = self.parts[part]
-            out[sel] = local + self.firsts[part] if numbers is None else numbers[local]
-        return int(out) if out.ndim == 0 else out
 
 
 def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
