@@ -446,8 +446,10 @@ class TokenCodes:
         self._n = n
         # sparse, so that nearly every token is found at the first probe
         # (each further probe is a round of numpy calls over the few left):
-        # a sixteenth full for small vocabularies, a quarter past a million
-        spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4
+        # a sixteenth full for small vocabularies, a quarter full, half full
+        # past 4 M tokens (4 to 8 bytes a token: 32 and more, and the table
+        # held more memory than the tokens)
+        spare = 16 if n < 1 << 12 else 4 if n < 1 << 22 else 2
         if spare * n > self._table.size:
             while spare * n > (1 << self._bits):
                 self._bits += 1
