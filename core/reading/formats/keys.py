@@ -398,12 +398,21 @@ class TokenCodes:
         # first probe of every token at once (where nearly all are found, or
         # meet an empty slot: not in the table)
         v = self._table[slot]
-        at = np.maximum(v, 0)
-        same = self._len[at] == lengths
-        for w in rows:
-            same &= self._words[w][at] == words[w]
         empty = v < 0
-        same &= ~empty
+        taken = np.flatnonzero(~empty)
+        if 2 * taken.size > v.size:  # mostly tokens seen before: all compared
+            at = np.maximum(v, 0)
+            same = self._len[at] == lengths
+            for w in rows:
+                same &= self._words[w][at] == words[w]
+            same &= ~empty
+        else:  # mostly new tokens: only those meeting a token compared
+            at = v[taken]
+            hit = self._len[at] == lengths[taken]
+            for w in rows:
+                hit &= self._words[w][at] == words[w][taken]
+            same = np.zeros(v.size, dtype=bool)
+            same[taken[hit]] = True
         if same.all():
             return v, np.zeros(0, dtype=np.intp), None
         codes = np.where(same, v, -1).astype(np.int32, copy=False)
@@ -465,10 +474,17 @@ class TokenCodes:
         before empty)."""
         mask = (1 << self._bits) - 1
         table = self._table
+        # the slots a look-up just found empty are free but for the new
+        # entries themselves (no need to read them again)
+        known_free = slots is not None
         if slots is None:
             slots = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
         while entries.size:
-            free = np.flatnonzero(table[slots] < 0)
+            if known_free:
+                free = np.arange(entries.size)
+                known_free = False
+            else:
+                free = np.flatnonzero(table[slots] < 0)
             # every entry whose slot is free writes itself there; one of those
             # wanting a slot wins it (whichever write numpy made last)
             fs, fe = slots[free], entries[free]
