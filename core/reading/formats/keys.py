@@ -13,9 +13,8 @@ collision costs a probe, never a wrong id), and only the tokens not seen
 before are added, deduplicated with numpy.  Runs of the same token (a
 TREC file's query ids, its run tag) are looked up once per run.
 
-Hand-written because numpy has no hash table and the one of pandas
-(``factorize``) would bring pandas back for this alone; a sorted vocabulary
-with ``searchsorted`` was measured twice as slow on unsorted ids.
+Hand-written: numpy has no hash table, pandas' (``factorize``) would bring
+pandas back for it alone, a sorted vocabulary was twice as slow.
 """
 
 from __future__ import annotations
@@ -180,13 +179,9 @@ class Packed:
 class TokenCodes:
     """Codes of the distinct tokens of one field across a file's chunks, in
     order of first occurrence; :attr:`raw` lists the tokens (bytes) in code
-    order.
-
-    Nothing is held per token but numbers: the packed words, length and
-    hash of each distinct token in arrays that grow by doubling (a token's
-    bytes are its words; the few longer than :data:`KEY_BYTES` are kept
-    whole), so that a file of millions of distinct ids costs no Python
-    object per id, and a chunk's work is proportional to the chunk."""
+    order.  Only numbers are held per token (its words, which are its bytes,
+    length and hash, in arrays grown by doubling; the few longer than
+    :data:`KEY_BYTES` kept whole): no Python object per id."""
 
     def __init__(self) -> None:
         self._n = 0
@@ -248,19 +243,28 @@ class TokenCodes:
         return got
 
     def first_bytes(self, start: int, stop: int) -> np.ndarray:
-        """The first byte of the tokens of codes ``start`` to ``stop`` (0 for
-        an empty one)."""
+        """The first byte of the tokens of codes ``start`` to ``stop``."""
         first = (self._words[0, start:stop] & np.uint64(0xFF)).astype(np.uint8)
         for c in np.flatnonzero(self._len[start:stop] < 0).tolist():
             first[c] = self._long_raw[start + c][0]
         return first
 
-    def find(self, toks: Sequence[bytes]) -> np.ndarray:
+    def find(self, toks: Sequence[bytes] | TokenCodes) -> np.ndarray:
         """The code of each token of ``toks``, -1 for those not in the table
-        (nothing added)."""
+        (nothing added); ``toks`` may be another table (its tokens in code
+        order, looked up from its words: no bytes object made)."""
         n = len(toks)
         out = np.full(n, -1, dtype=np.int32)
         if not n or not self._n:
+            return out
+        if isinstance(toks, TokenCodes):
+            ln, words = toks._len[:n], toks._words[:, :n]
+            packed = np.flatnonzero(ln >= 0)
+            if packed.size:
+                ln, words = ln[packed], words[:, packed]
+                out[packed] = self._lookup(ln, words, toks._hash[:n][packed])[0]
+            for c, tok in toks._long_raw.items():
+                out[c] = self._long.get(tok, -1)
             return out
         lengths = np.fromiter(map(len, toks), np.int64, n)
         starts = np.cumsum(lengths) - lengths
@@ -347,9 +351,8 @@ class TokenCodes:
         return code
 
     def reserve(self, n: int) -> None:
-        """Make room for ``n`` tokens at once (a reader that knows about how
-        many lines are coming: the arrays are not copied as they grow, and
-        the room no token takes is never touched)."""
+        """Room for ``n`` tokens at once (a reader that knows how many lines
+        come; the room no token takes is never touched)."""
         self._reserve(n, self._words.shape[0])
 
     def _reserve(self, n: int, width: int) -> None:
@@ -470,8 +473,7 @@ class TokenCodes:
 
     def _insert(self, entries: np.ndarray, slots=None) -> None:
         """Put ``entries`` in the table, each in the first empty slot from
-        its hash's (or from ``slots``, where a look-up found the slots
-        before empty)."""
+        its hash's (or from ``slots``, which a look-up found empty)."""
         mask = (1 << self._bits) - 1
         table = self._table
         # the slots a look-up just found empty are free but for the new

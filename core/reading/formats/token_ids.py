@@ -151,6 +151,10 @@ class TokenIndex:
     def codes(self, ids: Sequence[str], missing: int = -1) -> np.ndarray:
         """The position of each of ``ids`` (``missing`` where it is not one
         of them), int64."""
+        if isinstance(ids, TokenIds) and ids._order is None and len(ids) == len(ids._table):
+            # ids read from another table (a run's): looked up from its words
+            found = self._table.find(ids._table).astype(np.int64)
+            return self._positions(found, missing)
         raws, bad = [], []
         for i, ident in enumerate(ids):
             try:
@@ -159,14 +163,18 @@ class TokenIndex:
                 raws.append(b"")
                 bad.append(i)
         codes = self._table.find(raws).astype(np.int64)
+        if bad:
+            codes[bad] = -1
+        return self._positions(codes, missing)
+
+    def _positions(self, codes: np.ndarray, missing: int) -> np.ndarray:
+        """The positions of the ids of table codes ``codes`` (-1: none)."""
         found = codes >= 0
         if self._where is None:
             found &= codes < self._n
         else:  # from the table's code to the position
             codes[found] = self._where[codes[found]]
             found &= codes >= 0
-        if bad:
-            found[bad] = False
         return np.where(found, codes, missing)
 
     def get(self, ident, default=None):

@@ -18,7 +18,7 @@ from ...model.parallel import in_order
 from ...model.runs import RankedRun, repeated_positions
 from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
-from .keys import Packed, Snapshot
+from .keys import Packed, Snapshot, TokenCodes
 from .source import default_name, open_source
 from .token_ids import IdCodes, TokenIds, decode_all
 from .tokens import (
@@ -428,9 +428,10 @@ def read_trec_run(
     line_of = LineNumbers(parts["n"])
     if trec_order:
         raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
-        order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
-        entry_query, entry_doc = entry_query[order], entry_doc[order]
-        line_of = LineNumbers([line_of.array()[order]])
+        order = _trec_eval_order(entry_query, sims, raw, dc.tokens)
+        if order is not None:
+            entry_query, entry_doc = entry_query[order], entry_doc[order]
+            line_of = LineNumbers([line_of.array()[order]])
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
@@ -461,11 +462,28 @@ def read_trec_run(
     )
 
 
-def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
+def _trec_eval_order(entry_query, sims, raw, docnos: TokenCodes) -> np.ndarray | None:
     """trec_eval's order within each query: score descending, then docno
-    descending as written (bytes compared as C's strcmp does)."""
+    descending as written (bytes compared as C's strcmp does); None when
+    the entries are in that order already (runs are written so, as a rule:
+    then no docno is compared but those of tied scores)."""
+    if _in_trec_eval_order(entry_query, sims, raw, docnos):
+        return None
+    raw_ids = list(docnos.raw)
     doc_rank = np.empty(len(raw_ids), dtype=np.int64)
-    doc_rank[np.argsort(np.array(list(raw_ids), dtype=object), kind="stable")] = np.arange(
-        len(raw_ids)
-    )
+    doc_rank[np.argsort(np.array(raw_ids, dtype=object), kind="stable")] = np.arange(len(raw_ids))
     return np.lexsort((-doc_rank[raw], -sims, entry_query))
+
+
+def _in_trec_eval_order(entry_query, sims, raw, docnos: TokenCodes) -> bool:
+    """Whether the entries are each query's in trec_eval's order, the
+    queries one after another in order of first appearance."""
+    if (entry_query[1:] < entry_query[:-1]).any():
+        return False
+    same = entry_query[1:] == entry_query[:-1]
+    tie = same & (sims[1:] == sims[:-1])
+    if (same & ~tie & ~(sims[1:] < sims[:-1])).any():  # a score up within a query
+        return False
+    at = np.flatnonzero(tie)
+    above, below = docnos.tokens(raw[at]), docnos.tokens(raw[at + 1])
+    return all(a >= b for a, b in zip(above, below))  # (a docno repeated: kept in order)
