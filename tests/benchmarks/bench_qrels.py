@@ -29,7 +29,10 @@ it (``ru_maxrss``, through ``os.wait4``):
 
 Prints each side's minimum and median, the median of the pair ratios
 (ours / trec_eval, ours / pandas) and each side's peak RSS against the
-file's size.
+file's size.  ``--stages``: then where our command's time and memory go,
+the library's steps timed one after another in a fresh process (reading the
+qrels and the run, scoring, the JSON document built and written), each
+with the process's peak RSS after it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,52 @@ df = pd.read_csv(sys.argv[1], sep=r"\s+", header=None, names=["qid", "iter", "do
                  dtype={"qid": str, "iter": str, "docno": str, "rel": "int64"}, engine="c")
 print(len(df))
 """
+
+
+STAGES = r"""
+import resource, sys, time
+from shrec_eval.scoring.memory import keep_freed_blocks
+keep_freed_blocks()  # as shrec-eval starts
+from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
+from shrec_eval.outputs.json_pieces import write_json
+from shrec_eval.outputs.report import to_json
+qrels, run_path, out = sys.argv[1:4]
+def step(name, t):
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{name} {time.perf_counter() - t:.2f} {rss:.0f}")
+    return time.perf_counter()
+t = time.perf_counter()
+a = load_assessment(qrels, profile="trec_eval")
+t = step("qrels", t)
+run = load_run(run_path, a)
+t = step("run", t)
+res = evaluate(a, run, EvalOptions(profile="trec_eval"))
+t = step("scoring", t)
+doc = to_json(a, [res], assessment_path=qrels, run_paths=[run_path])
+t = step("json_document", t)
+write_json(out, doc)
+step("json_written", t)
+"""
+
+
+def stages(qrels: str, run: str, out: str, repeat: int) -> None:
+    """Our command's steps, timed in a fresh process (best of ``repeat``)."""
+    best: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        got = subprocess.run(
+            [sys.executable, "-c", STAGES, qrels, run, out],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split("\n")
+        for line in filter(None, got):
+            name, secs, rss = line.split()
+            old = best.get(name, [float("inf"), 0.0])
+            best[name] = [min(old[0], float(secs)), max(old[1], float(rss))]
+    print(
+        "stages (best of %d): " % repeat
+        + ", ".join(f"{k} {v[0]:.2f} s (peak RSS {v[1]:.0f} MiB)" for k, v in best.items())
+    )
 
 
 def write_workload(workdir: str, n_q: int, per_q: int, classes: bool) -> tuple[str, str]:
@@ -148,6 +197,7 @@ def main(argv=None) -> None:
     p.add_argument("--per-query", type=int, help="judgments per query (50; 1,000 with --classes)")
     p.add_argument("--classes", action="store_true", help="the top-K workload's qrels")
     p.add_argument("--no-pandas", action="store_true", help="leave the pandas floor out")
+    p.add_argument("--stages", action="store_true", help="where our command's time goes")
     args = p.parse_args(argv)
     n_q = args.queries or (2000 if args.classes else 80_000)
     per_q = args.per_query or (1000 if args.classes else 50)
@@ -199,6 +249,8 @@ def main(argv=None) -> None:
             f"ours / {other}: median {statistics.median(ratios):.2f} "
             f"(pair by pair {', '.join(f'{x:.2f}' for x in ratios)})"
         )
+    if args.stages:
+        stages(qrels, run, json_out, args.repeat)
     if not args.workdir:
         shutil.rmtree(workdir)
 
