@@ -236,3 +236,27 @@ def test_qrels_of_many_distinct_documents_keep_no_string_per_document(tmp_path):
     assert a.n_items == n and a.item_ids[5] == f"D{5 * 7919:09d}"
     assert a.item_index(f"D{77 * 7919:09d}") == 77
     assert kept / n < 110, kept / n
+
+
+def test_token_ids_sent_elsewhere_are_still_the_same_ids():
+    """An assessment's collection pickled (a cluster's worker gets a copy)
+    equals the original, compared as the tables' arrays; a copy of other
+    ids or another order does not."""
+    import pickle
+
+    from shrec_eval.reading.formats.token_ids import TokenIds
+
+    rng = random.Random(2)
+    raw = list(dict.fromkeys(rng.choice(ID_BYTES) + str(i).encode() for i in range(500)))
+    table = _table(raw, rng)
+    order = np.array(rng.sample(range(len(raw)), len(raw)))
+    for ids in (TokenIds(table), TokenIds(table, order)):
+        copy = pickle.loads(pickle.dumps(ids))
+        assert copy == ids and copy is not ids and list(copy) == list(ids)
+        assert copy.index().get(ids[17]) == 17
+    assert TokenIds(table) != TokenIds(table, order)
+    other = _table(raw[:-1] + [b"zz"], random.Random(3))
+    assert (
+        TokenIds(other) != TokenIds(table)
+        and list(TokenIds(other))[:-1] == list(TokenIds(table))[:-1]
+    )

@@ -112,6 +112,14 @@ class TokenIds(Sequence):
     def __eq__(self, other) -> bool:
         if other is self:
             return True
+        if (
+            isinstance(other, TokenIds)
+            and len(other) == len(self)
+            and _same_tokens(self._table, other._table)
+        ):  # one table's tokens twice (an assessment and its copy sent to a
+            # cluster's worker): the same ids exactly when in the same order
+            every = np.arange(self._n)
+            return bool(np.array_equal(self._codes(every), other._codes(every)))
         if isinstance(other, (str, bytes)) or not isinstance(other, Sequence):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other))
@@ -135,6 +143,20 @@ class TokenIds(Sequence):
             where = np.full(len(self._table), -1, dtype=np.int64)
             where[self._order] = np.arange(self._n)
         return TokenIndex(self._table, self._n, where)
+
+
+def _same_tokens(a: TokenCodes, b: TokenCodes) -> bool:
+    """Whether two tables hold the same tokens under the same codes."""
+    n = len(a)
+    if len(b) != n or a._long_raw != b._long_raw:
+        return False
+    rows = min(a._words.shape[0], b._words.shape[0])
+    return bool(
+        np.array_equal(a._len[:n], b._len[:n])
+        and np.array_equal(a._words[:rows, :n], b._words[:rows, :n])
+        and not a._words[rows:, :n].any()
+        and not b._words[rows:, :n].any()
+    )
 
 
 class TokenIndex:
