@@ -243,6 +243,7 @@ def main(argv=None) -> None:
             f"({', '.join(f'{s:.2f}' for s in secs)}); peak RSS {mib(rss)} = "
             f"{rss / size:.1f}x the qrels"
         )
+    print(f"our JSON: {os.path.getsize(json_out) / 1e6:.0f} MB")
     for other in names[1:]:
         ratios = [a[0] / b[0] for a, b in zip(times["ours"], times[other])]
         print(
