@@ -123,3 +123,31 @@ def test_tokenize_places_every_token_on_its_line(seed):
         assert lines.number.tolist() == numbers
         assert lines.tokens == tokens
         assert (lines.start == np.cumsum([0] + counts[:-1])).all() if counts else True
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_tokenize_of_checked_text_places_every_token_on_its_line(seed):
+    """Text that passed check_text is split with one comparison a byte, and
+    a chunk of W tokens a line told from the count of its line ends and the
+    bytes next to each line's last token: the same tokens on the same lines
+    as bytes.split gives, for layouts that look uniform and are not (blank
+    lines at either end, a blank line in a chunk of even widths, spaces or
+    CR before a line end, no final newline)."""
+    rng = random.Random(seed)
+    width = rng.randint(1, 5)
+    rows = []
+    for _ in range(rng.randint(1, 40)):
+        w = width if rng.random() < 0.93 else rng.choice([0, 0, width * 2, width + 1])
+        sep = rng.choice([" ", "\t", "  ", " \x0b", "\x0c"])
+        fields = ["#c" if k == 0 and rng.random() < 0.05 else f"t{k}" for k in range(w)]
+        end = rng.choice(["", "", " ", "\r", " \r", "\t"])
+        rows.append(rng.choice(["", "", " "]) + sep.join(fields) + end)
+    data = rng.choice([b"", b"\n", b" \n"]) + "\n".join(rows).encode() + rng.choice([b"", b"\n"])
+    first = rng.randint(1, 1000)
+    for comments in (False, True):
+        lines = tokenize(data, first, comments=comments, text=True)
+        counts, numbers, tokens = _reference(data, first, comments)
+        assert lines.count.tolist() == counts
+        assert lines.number.tolist() == numbers
+        assert lines.tokens == tokens
+        assert (lines.start == np.cumsum([0] + counts[:-1])).all() if counts else True

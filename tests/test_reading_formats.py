@@ -284,6 +284,44 @@ def test_trec_order_option(tmp_path, loo):
     assert "trec_eval order" in trec.format and "file order" in file_order.format
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_trec_order_of_runs_sorted_or_not_is_a_sort_of_each_query(tmp_path, seed):
+    """Runs written in trec_eval's order already (as most are: then only the
+    docnos of tied scores are compared) or not (a score going up, tied
+    docnos ascending, a query split in two): each query's list is its
+    entries sorted by score, then docno as bytes, both descending, and a
+    repeated docno names its line."""
+    import random
+
+    from shrec_eval import Assessment
+
+    rng = random.Random(seed)
+    docs = sorted({f"d{rng.randint(0, 60)}" for _ in range(40)} | {"d1", "d2", "d\u00e9", "D1"})
+    a = Assessment.from_judgments({"q1": {"d1": 1}, "q2": {"d2": 1}}, docs + ["x" * 40])
+    entries = []
+    for q in ("q1", "q2"):
+        picked = rng.sample(docs, 25)
+        entries += [(q, d, rng.choice([1.5, 2.0, 2.0, 3.25, -0.0, 0.0, 7.0])) for d in picked]
+    by_rank = sorted(entries, key=lambda e: (e[0] == "q1", e[2], e[1].encode()), reverse=True)
+    want = {q: [d for p, d, _ in by_rank if p == q] for q in ("q1", "q2")}
+    if seed % 3 == 0:  # written in trec_eval's order (ties by docno descending)
+        entries = by_rank
+    elif seed % 3 == 1:  # a query split in two
+        entries = entries[:10] + entries[25:] + entries[10:25]
+    rows = [f"{q} Q0 {d} {r} {x!r} t" for r, (q, d, x) in enumerate(entries, 1)]
+    rows.insert(30, rows[29].replace(" t", " t2"))  # a repeated docno, on line 31
+    if seed % 2:  # and an earlier line again at the end, its query split
+        rows.append(rows[2].replace(" t", " t3").replace(" Q0 ", " Q0  "))
+    p = tmp_path / "run.trec"
+    p.write_text("\n".join(rows) + "\n", "utf-8")
+    run = load_run(p, a, trec_order=True)
+    for r, q in enumerate(run.query_ids):
+        got = run.flat[run.indptr[r] : run.indptr[r + 1]]
+        assert [a.item_ids[i] for i in got] == want[q]
+    dup = {w.code: w for w in run.warnings}["duplicate_ids"]
+    assert dup.count == 1 + seed % 2 and "(line 31)" in " ".join(dup.examples)
+
+
 def test_matrix_ties_are_counted_and_broken_by_collection_order(tmp_path, loo):
     d = distances(N, N)
     d[0, 5] = d[0, 3] = d[0, 9] = 0.5

@@ -136,3 +136,127 @@ def test_pieces_cut_from_one_buffer_are_the_slices():
     ends = np.array([i for i, c in enumerate(ids) if c == 10])
     starts = np.concatenate(([0], ends[:-1] + 1))
     assert pieces(ids, starts, ends) == [b"g%d" % i for i in range(1000)]
+
+
+def _table(tokens: list[bytes], rng: random.Random) -> TokenCodes:
+    table, _ = _code_in_chunks(tokens, rng, lag=1)
+    return table
+
+
+#: ids as files hold them: ASCII, UTF-8, a Latin-1 byte (kept as a
+#: surrogate), longer than a packed key, a newline-free 8/16/32-byte edge
+ID_BYTES = [b"d1", b"doc-00012345", "caf\u00e9".encode(), b"caf\xe9", b"x" * 40, b"q" * 8]
+ID_BYTES += [b"q" * 16, b"q" * 32, b"q" * 33]
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_token_ids_are_the_tuple_and_their_index_the_dict(ordered):
+    """A qrels' collection read from its table (TokenIds, TokenIndex) is the
+    tuple of its ids and the dict of their positions, as a reader made them
+    before: indexing, slices, iteration, equality, look-ups one at a time
+    and many at once (ids of other spellings, not in it, not ids at all)."""
+    from shrec_eval.reading.formats.token_ids import TokenIds
+
+    rng = random.Random(5)
+    raw = list(dict.fromkeys(t + str(rng.randint(0, 500)).encode() for t in ID_BYTES * 60))
+    raw += ID_BYTES
+    table = _table(raw, rng)
+    order = np.array(rng.sample(range(len(raw)), len(raw))) if ordered else None
+    ids = TokenIds(table, order)
+    want = tuple(
+        raw[c].decode("utf-8", "surrogateescape") for c in (order if ordered else range(len(raw)))
+    )
+    assert len(ids) == len(want) and ids == want and want == ids and list(ids) == list(want)
+    assert ids[0] == want[0] and ids[-1] == want[-1] and ids[3:40:7] == list(want[3:40:7])
+    assert ids != want[:-1] and ids != (*want[:-1], "other")
+    with pytest.raises(IndexError):
+        ids[len(want)]
+    index, by_dict = ids.index(), {t: i for i, t in enumerate(want)}
+    asked = list(want) + ["caf\udce9 ", "D1", "", "x" * 41, "\ud800", "q" * 31]
+    assert [index.get(t) for t in asked] == [by_dict.get(t) for t in asked]
+    assert index.codes(asked, -2).tolist() == [by_dict.get(t, -2) for t in asked]
+    assert len(index) == len(want) and want[7] in index and "zz" not in index
+    assert index[want[9]] == 9 and index.get(3) is None
+    with pytest.raises(KeyError):
+        index["zz"]
+
+
+def test_tokens_found_without_being_added():
+    """``find`` gives the code of every token of the table and -1 for the
+    others (short, long, empty), and the table is left as it was."""
+    rng = random.Random(8)
+    raw = list(dict.fromkeys(rng.choice(ID_BYTES) + str(i).encode() for i in range(3000)))
+    table = _table(raw, rng)
+    asked = raw[::-1] + [b"", b"zz", b"x" * 50, b"d1"]
+    got = table.find(asked).tolist()
+    assert got == [len(raw) - 1 - i for i in range(len(raw))] + [-1, -1, -1, -1]
+    assert len(table) == len(raw) and table.raw == raw
+
+
+def test_a_table_reserved_ahead_codes_as_one_grown_by_chunks():
+    """Room made for the tokens expected (a reader that knows the file's
+    size) changes no code, and tokens past it still go in."""
+    rng = random.Random(9)
+    ids = [f"d{rng.randint(0, 20_000)}".encode() for _ in range(30_000)]
+    grown, codes = _code_in_chunks(ids, random.Random(1), lag=2)
+    reserved = TokenCodes()
+    reserved.reserve(5_000)
+    got, pos = [], 0
+    while pos < len(ids):
+        part = ids[pos : pos + 700]
+        pos += len(part)
+        data = b"\n".join(part) + b"\n"
+        starts = np.cumsum([0] + [len(t) + 1 for t in part[:-1]])
+        ends = starts + np.array([len(t) for t in part])
+        got += reserved.codes(
+            Packed(data, padded(np.frombuffer(data, np.uint8)), starts, ends)
+        ).tolist()
+    assert got == codes and reserved.raw == grown.raw
+
+
+def test_qrels_of_many_distinct_documents_keep_no_string_per_document(tmp_path):
+    """A qrels judging each document once (the collection is its judged
+    documents) keeps its collection in the reader's table: what stays in
+    memory per document is its packed bytes and a slot, not a str, a tuple
+    entry and a dict entry (160 bytes a document of 10-byte ids before)."""
+    import gc
+    import tracemalloc
+
+    n = 60_000
+    path = tmp_path / "many.qrels"
+    path.write_text("".join(f"q{i // 50} 0 D{i * 7919 % 10**9:09d} {i % 3}\n" for i in range(n)))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        a = read_qrels(path, normalize_ids=False)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert a.n_items == n and a.item_ids[5] == f"D{5 * 7919:09d}"
+    assert a.item_index(f"D{77 * 7919:09d}") == 77
+    assert kept / n < 110, kept / n
+
+
+def test_token_ids_sent_elsewhere_are_still_the_same_ids():
+    """An assessment's collection pickled (a cluster's worker gets a copy)
+    equals the original, compared as the tables' arrays; a copy of other
+    ids or another order does not."""
+    import pickle
+
+    from shrec_eval.reading.formats.token_ids import TokenIds
+
+    rng = random.Random(2)
+    raw = list(dict.fromkeys(rng.choice(ID_BYTES) + str(i).encode() for i in range(500)))
+    table = _table(raw, rng)
+    order = np.array(rng.sample(range(len(raw)), len(raw)))
+    for ids in (TokenIds(table), TokenIds(table, order)):
+        copy = pickle.loads(pickle.dumps(ids))
+        assert copy == ids and copy is not ids and list(copy) == list(ids)
+        assert copy.index().get(ids[17]) == 17
+    assert TokenIds(table) != TokenIds(table, order)
+    other = _table(raw[:-1] + [b"zz"], random.Random(3))
+    assert (
+        TokenIds(other) != TokenIds(table)
+        and list(TokenIds(other))[:-1] == list(TokenIds(table))[:-1]
+    )

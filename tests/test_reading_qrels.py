@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from shrec_eval.errors import FormatError
 from shrec_eval.reading.readers import load_assessment
@@ -43,3 +44,107 @@ def test_judged_documents_missing_from_the_list_are_named(tmp_path):
         FormatError, match=r"2 judged documents are not in the collection list, e\.g\. d3, d1"
     ):
         load_assessment(qrels, collection=coll)
+
+
+def _as_dict_assessment(lines: list[str], normalize: bool):
+    """The assessment of qrels lines built from a dict, as the readers must
+    give it (first grade of a pair kept, negative grades not relevant)."""
+    from shrec_eval import Assessment
+    from shrec_eval.reading.formats.ids import normalize_id
+
+    judgments: dict[str, dict[str, int]] = {}
+    for line in lines:
+        q, _, d, g = line.split()
+        q, d = (normalize_id(q), normalize_id(d)) if normalize else (q, d)
+        judgments.setdefault(q, {}).setdefault(d, max(int(g), 0))
+    return Assessment.from_judgments(judgments, collection_size=None)
+
+
+def _same_arrays(got, want) -> None:
+    assert got.query_ids == want.query_ids and got.item_ids == want.item_ids
+    for name in ("indptr", "judged_items", "judged_grades"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_more_lines_than_the_first_chunk_promised(tmp_path):
+    """A first chunk of long lines promises few lines; the many short ones
+    after it still go in, in order (the columns grow past what was
+    reserved)."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    lines = [f"q{i % 3} 0 {'L' * 300}{i} {i % 3}" for i in range(12)]
+    lines += [f"q{3 + i // 40} 0 d{i * 37 % 9001} {i % 4 - 1}" for i in range(30_000)]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    got = read_qrels(path, chunk_size=4096, normalize_ids=False)
+    _same_arrays(got, _as_dict_assessment(lines, False))
+
+
+@pytest.mark.parametrize("late", ["m7", "007", "Model_7"])
+def test_an_id_normalised_after_many_chunks_joins_its_other_spelling(tmp_path, late):
+    """Ids kept in the table while none changes; one changed by the
+    normaliser several chunks in (the same document as an earlier one) is
+    that document, and the collection is its ids as strings from there."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    lines = [f"q{i // 25} 0 d{i} {i % 3}" for i in range(2000)]
+    lines[3] = "q0 0 7 2"
+    lines += [f"q5 0 {late} 2", "q90 0 7 1", "q90 0 d3 1"]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    got = read_qrels(path, chunk_size=2000)
+    _same_arrays(got, _as_dict_assessment(lines, True))
+    assert got.item_index("7") == 3 and got.item_index(late) is None
+    note = next(w for w in got.notes if w.code == "ids_normalised")
+    assert note.count == 1 and note.examples == (f"{late} -> 7",)
+
+
+def test_a_pair_judged_twice_names_its_lines_across_chunks(tmp_path):
+    """Line numbers kept per chunk (a chunk of consecutive lines keeps its
+    first one): the clash names the editor's lines, comment and blank lines
+    counted, whatever the chunks."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    lines = []
+    for i in range(3000):
+        lines.append(f"q{i // 30} 0 d{i} 1")
+        if i % 97 == 5:
+            lines.append("# a comment" if i % 2 else "")
+    lines.insert(2500, "q3 0 d95 2")  # d95 is judged 1 for q3 on an earlier line
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    first = lines.index("q3 0 d95 1") + 1
+    for chunk in (1 << 20, 999, 64):
+        with pytest.raises(FormatError) as err:
+            read_qrels(path, chunk_size=chunk)
+        assert err.value.line == 2501
+        assert f"(1 on line {first}, 2 here)" in str(err.value)
+
+
+def test_a_run_finds_its_documents_in_the_collection_the_table_holds(tmp_path):
+    """A TREC run read against qrels whose collection stays in the table
+    (no collection list): its documents, judged or not, UTF-8, Latin-1 or
+    longer than a packed key, are ranked as against the same collection
+    held as a tuple and a dict."""
+    from dataclasses import replace
+
+    from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
+
+    docs = [b"d1", "d\u00e9".encode(), b"d\xe9x", b"D1", b"x" * 40, b"d2"]
+    qrels = tmp_path / "x.qrels"
+    qrels.write_bytes(b"".join(b"q%d 0 %s %d\n" % (i // 3, d, i % 3) for i, d in enumerate(docs)))
+    ranked = [b"d2", b"zz", docs[1], b"x" * 40, b"d\xe9x", b"d1", b"x" * 41, b"D1", b"d\xe9"]
+    run = tmp_path / "x.run"
+    run.write_bytes(
+        b"".join(
+            b"q%d Q0 %s %d %d t\n" % (k, d, r, 9 - r) for k in (0, 1) for r, d in enumerate(ranked)
+        )
+    )
+    a = read_qrels(qrels, normalize_ids=False)
+    assert a.item_ids == tuple(d.decode("utf-8", "surrogateescape") for d in docs)
+    plain = replace(a, item_ids=tuple(a.item_ids))  # the same ids, a dict index
+    assert plain._item_index is not a._item_index
+    got = read_trec_run(run, a, normalize_ids=False)
+    want = read_trec_run(run, plain, normalize_ids=False)
+    assert np.array_equal(got.flat, want.flat) and np.array_equal(got.indptr, want.indptr)
+    assert got.flat[:9].tolist() == [5, -2, 1, 4, 2, 0, -2, 3, -2]

@@ -91,6 +91,66 @@ def test_ranks_in_lists_against_a_search_of_each_list():
     assert ranks_in_lists(idx, pr, pi, n_items).tolist() == want
 
 
+def test_ranks_in_a_large_collection_are_searched_as_a_table_would_find_them():
+    """Lists from a collection far larger than they are (a qrels of millions
+    of documents) are searched among the sorted pairs instead of a table of
+    every list x every item: the same ranks, unknown ids and padding never
+    taken for an item."""
+    rng = np.random.default_rng(6)
+    for n_items, B, L in ((5_000, 9, 30), (200_000, 3, 7), (2_000, 1, 1)):
+        idx = np.stack([rng.permutation(n_items)[:L] for _ in range(B)]).astype(np.int32)
+        idx[rng.random(idx.shape) < 0.15] = PAD
+        idx[rng.random(idx.shape) < 0.1] = -2  # ids the assessment does not know
+        rows = rng.integers(0, B, 300)
+        items = np.where(rng.random(300) < 0.5, idx[rows, rng.integers(0, L, 300)], 0)
+        items = np.where(items < 0, rng.integers(0, n_items, 300), items)
+        pairs = sorted(set(zip(rows.tolist(), items.tolist())))
+        pr = np.array([p[0] for p in pairs], dtype=np.int64)
+        pi = np.array([p[1] for p in pairs], dtype=np.int64)
+        want = [list(idx[r]).index(i) if i in idx[r] else -1 for r, i in zip(pr, pi)]
+        assert ranks_in_lists(idx, pr, pi, n_items).tolist() == want
+
+
+def test_blocks_of_queries_follow_the_lists_not_the_collection():
+    """400 lists of 100 against a collection of 300,000 items: one block of
+    lists (a table of every list x every item set the block size: 164
+    queries, three blocks, each clearing 49 MB), with the numbers of a
+    small budget's many blocks."""
+    rng = np.random.default_rng(3)
+    items = [f"d{i}" for i in range(300_000)]
+    judg = {f"q{q}": {items[j]: 1 for j in rng.integers(0, 300_000, 20)} for q in range(400)}
+    a = Assessment.from_judgments(judg, items)
+    lists = {}
+    for r, q in enumerate(judg):  # its judged items somewhere among others
+        others = [items[j] for j in rng.integers(0, 300_000, 100)]
+        lists[q] = list(dict.fromkeys(others[: r % 60] + list(judg[q]) + others[r % 60 :]))[:100]
+    run = RankedRun.from_lists("r", lists, a)
+    calls = []
+    real = run.judged_ranks
+    run.judged_ranks = lambda rows, *rest: calls.append(rows.size) or real(rows, *rest)
+    got = evaluate(a, run)
+    assert calls == [400]
+    assert_same(got, evaluate(a, run, EvalOptions(memory_budget=1 << 16)))
+    assert np.nanmean(got.values[:, got.keys.index("tp_r")]) > 1
+
+
+def test_a_run_scored_in_one_part_keeps_its_arrays():
+    """The per-query curves of a run scored in one part (the command line,
+    the app: 80,000 queries x 541 points, 350 MB) become the result's as
+    they are, not a copy."""
+    from shrec_eval.scoring.engine import Scoring
+
+    rng = np.random.default_rng(7)
+    a = graded(30, rng)
+    run = as_lists("l", rng.random((30, 30)), a)
+    job = Scoring(a, run)
+    part = job.score(0, a.n_queries)
+    res = job.result([part])
+    assert all(res.curves[k].per_query is part.curves[k] for k in part.curves)
+    assert res.values is part.values
+    assert_same(res, evaluate(a, run))
+
+
 def test_query_detail_gains_are_the_scored_hits():
     rng = np.random.default_rng(8)
     a = graded(40, rng)

@@ -231,6 +231,17 @@ class Assessment:
     def item_index(self, item_id: str) -> int | None:
         return self._item_index.get(item_id)
 
+    def item_codes(self, ids: Sequence[str], missing: int = -1) -> np.ndarray:
+        """The collection index of each of ``ids`` (``missing`` where it is
+        not in the collection), int64: what :meth:`item_index` gives one by
+        one, looked up at once where the index can (the collection of a
+        large qrels file is looked up in its reader's table)."""
+        index = self._item_index
+        many = getattr(index, "codes", None)
+        if many is not None:
+            return many(ids, missing)
+        return np.fromiter((index.get(i, missing) for i in ids), np.int64, len(ids))
+
     def query_index(self, query_id: str) -> int | None:
         return self._query_index.get(query_id)
 

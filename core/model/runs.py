@@ -90,21 +90,40 @@ class Run:
         """Take in what :meth:`row_state` gave for ``rows``."""
 
 
+#: a table of marks, one per (list, item), is used where it is at most this
+#: many bytes per list entry; past that (a large collection) the pairs are
+#: searched instead, whose cost follows the lists, not the collection
+MARKS_PER_ENTRY = 16
+
+
 def ranks_in_lists(
     idx: np.ndarray, pair_row: np.ndarray, pair_item: np.ndarray, n_items: int
 ) -> np.ndarray:
     """The rank of item ``pair_item[i]`` in row ``pair_row[i]`` of the padded
-    lists ``idx`` (-1 where absent): every entry of the lists looked up in
-    a table marking the (distinct) pairs, then the few entries found matched
-    to their pairs."""
+    lists ``idx`` (-1 where absent).  Where the collection is small beside
+    the lists, every entry of the lists is looked up in a table marking the
+    (distinct) pairs, then the few entries found matched to their pairs;
+    where it is large (a qrels of millions of documents: a table of every
+    list x every item would be cleared for each block of lists), every entry
+    is searched among the sorted pairs."""
     ranks = np.full(pair_row.size, -1, dtype=np.int64)
     B, L = idx.shape
     if not pair_row.size or not L:
         return ranks
     # (row, item) as row * width + item + 2; column 0 = an unknown id, 1 = padding
     width = n_items + 2
-    wide = B * width >= 2**31 or idx.dtype.itemsize > 4
     key = np.asarray(pair_row, np.int64) * width + np.asarray(pair_item, np.int64) + 2
+    if width > MARKS_PER_ENTRY * L:
+        order = np.argsort(key)
+        sorted_key = key[order]
+        at = idx.astype(np.int64)
+        at += (np.arange(B, dtype=np.int64) * width + 2)[:, None]
+        at = at.reshape(-1)
+        where = np.minimum(np.searchsorted(sorted_key, at), sorted_key.size - 1)
+        pos = np.flatnonzero(sorted_key[where] == at)
+        ranks[order[where[pos]]] = pos % L
+        return ranks
+    wide = B * width >= 2**31 or idx.dtype.itemsize > 4
     marks = np.zeros(B * width, dtype=bool)
     marks[key] = True
     at = idx.astype(np.int64 if wide else np.int32)  # a copy: idx may be the run's own view
@@ -287,8 +306,7 @@ class RankedRun(Run):
         entry_query = np.asarray(entry_query)
         entry_code = np.asarray(entry_code)
         n_q, n_c = len(query_ids), len(code_ids)
-        index = assessment._item_index
-        code_item = np.fromiter((index.get(c, UNKNOWN) for c in code_ids), np.int64, n_c)
+        code_item = assessment.item_codes(code_ids, UNKNOWN)
         order = None
         if entry_query.size > 1 and np.any(entry_query[1:] < entry_query[:-1]):
             order = np.argsort(entry_query, kind="stable")

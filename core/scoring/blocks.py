@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import AssessmentError
 from ..model.assessment import PAD, Assessment, DataWarning, make_warning
-from ..model.runs import Run
+from ..model.runs import MARKS_PER_ENTRY, Run
 from ..options import EvalOptions
 
 
@@ -207,7 +207,9 @@ def _hits_block(
 
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     L = max(run.max_length, width)
-    per_query = 64 * L + a.n_items + 2
+    # the lists' arrays, and the marks of ranks_in_lists (none past a size)
+    marks = a.n_items + 2
+    per_query = 64 * L + (marks if marks <= MARKS_PER_ENTRY * L else 0)
     return int(max(1, min(budget // per_query, 65536)))
 
 

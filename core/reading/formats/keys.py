@@ -13,20 +13,19 @@ collision costs a probe, never a wrong id), and only the tokens not seen
 before are added, deduplicated with numpy.  Runs of the same token (a
 TREC file's query ids, its run tag) are looked up once per run.
 
-Hand-written because numpy has no hash table and the one of pandas
-(``factorize``) would bring pandas back for this alone; a sorted vocabulary
-with ``searchsorted`` was measured twice as slow on unsorted ids.
+Hand-written: numpy has no hash table, pandas' (``factorize``) would bring
+pandas back for it alone, a sorted vocabulary was twice as slow.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 #: longest token packed into words; longer ones are coded through a dict
 KEY_BYTES = 32
-_WORDS = KEY_BYTES // 8
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
 _ODD = np.array(
     [0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x2545F4914F6CDD1D, 0x9FB21C651E98DF25],
@@ -94,10 +93,10 @@ def pieces(data: bytes, starts: np.ndarray, ends: np.ndarray) -> list[bytes]:
 @dataclass(frozen=True)
 class Snapshot:
     """A :class:`TokenCodes` table as it was, for a worker thread to probe
-    while the calling thread goes on adding tokens: the table's slots only
-    ever go from empty to a code (a larger table is a new array), and a code
-    at or past ``size`` is not in the arrays held here, so it reads as not
-    found."""
+    while the calling thread goes on adding tokens: the entries below
+    ``size`` never change, a slot holding one of them never changes (a
+    larger table is a new array), and a slot read holding a code at or past
+    ``size`` (added since) reads as not found."""
 
     bits: int
     table: np.ndarray
@@ -163,7 +162,8 @@ class Packed:
         ok = (v >= 0) & (v < snap.size)
         at = np.where(ok, v, 0)
         ok &= snap.lengths[at] == self.lengths
-        for w in range(self.words.shape[0]):
+        # equal lengths mean equal widths: the words a token has are compared
+        for w in range(min(self.words.shape[0], snap.words.shape[0])):
             ok &= snap.words[w][at] == self.words[w]
         self.found = np.where(ok, v, -1).astype(np.int32)
 
@@ -179,53 +179,140 @@ class Packed:
 class TokenCodes:
     """Codes of the distinct tokens of one field across a file's chunks, in
     order of first occurrence; :attr:`raw` lists the tokens (bytes) in code
-    order."""
+    order.  Only numbers are held per token (its words, which are its bytes,
+    length and hash, in arrays grown by doubling; the few longer than
+    :data:`KEY_BYTES` kept whole): no Python object per id."""
 
     def __init__(self) -> None:
-        self.raw: list[bytes] = []
+        self._n = 0
         self._bits = 10
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
+        # arrays of a capacity: entries [0, _n) are the tokens
         self._hash = np.zeros(0, dtype=np.uint64)
-        self._len = np.zeros(0, dtype=np.int64)
-        self._words = np.zeros((_WORDS, 0), dtype=np.uint64)
+        self._len = np.zeros(0, dtype=np.int32)
+        self._words = np.zeros((1, 0), dtype=np.uint64)
+        #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}
+        self._long_raw: dict[int, bytes] = {}
 
     def __len__(self) -> int:
-        return len(self.raw)
+        return self._n
+
+    @property
+    def raw(self) -> Sequence[bytes]:
+        """The tokens in code order (bytes), as a sequence made from the
+        table when read (:class:`.token_ids.TokenList`)."""
+        from .token_ids import TokenList  # (it imports this module)
+
+        return TokenList(self, self._n)
+
+    def token(self, code: int) -> bytes:
+        """The token of one code."""
+        n = int(self._len[code])
+        if n < 0:
+            return self._long_raw[code]
+        return self._words[: (n + 7) // 8, code].astype("<u8").tobytes()[:n]
+
+    def tokens(self, codes: np.ndarray) -> list[bytes]:
+        """The tokens of ``codes`` (bytes), made a block at a time."""
+        codes = np.asarray(codes, dtype=np.intp)
+        out: list[bytes] = []
+        for at in range(0, codes.size, 1 << 16):
+            out += self._tokens(codes[at : at + (1 << 16)])
+        return out
+
+    def _tokens(self, codes: np.ndarray) -> list[bytes]:
+        # every token's words as bytes, a newline after each, the bytes past
+        # its length left out; then one split (as :func:`pieces` does)
+        k, width = codes.size, self._words.shape[0]
+        if k < 16:
+            return [self.token(c) for c in codes.tolist()]
+        lens = self._len[codes]
+        rows = np.empty((k, 8 * width + 1), dtype=np.uint8)
+        rows[:, :-1] = (
+            np.ascontiguousarray(self._words[:, codes].T, dtype="<u8").view(np.uint8).reshape(k, -1)
+        )
+        keep = np.arange(8 * width + 1) < lens[:, None]
+        keep[:, -1] = True
+        rows[:, -1] = 10
+        got = rows[keep].tobytes().split(b"\n")[:-1]
+        if len(got) != k:  # a token holding a newline
+            return [self.token(c) for c in codes.tolist()]
+        for j in np.flatnonzero(lens < 0).tolist():
+            got[j] = self._long_raw[int(codes[j])]
+        return got
+
+    def first_bytes(self, start: int, stop: int) -> np.ndarray:
+        """The first byte of the tokens of codes ``start`` to ``stop``."""
+        first = (self._words[0, start:stop] & np.uint64(0xFF)).astype(np.uint8)
+        for c in np.flatnonzero(self._len[start:stop] < 0).tolist():
+            first[c] = self._long_raw[start + c][0]
+        return first
+
+    def find(self, toks: Sequence[bytes] | TokenCodes) -> np.ndarray:
+        """The code of each token of ``toks``, -1 for those not in the table
+        (nothing added); ``toks`` may be another table (its tokens in code
+        order, looked up from its words: no bytes object made)."""
+        n = len(toks)
+        out = np.full(n, -1, dtype=np.int32)
+        if not n or not self._n:
+            return out
+        if isinstance(toks, TokenCodes):
+            ln, words = toks._len[:n], toks._words[:, :n]
+            packed = np.flatnonzero(ln >= 0)
+            if packed.size:
+                ln, words = ln[packed], words[:, packed]
+                out[packed] = self._lookup(ln, words, toks._hash[:n][packed])[0]
+            for c, tok in toks._long_raw.items():
+                out[c] = self._long.get(tok, -1)
+            return out
+        lengths = np.fromiter(map(len, toks), np.int64, n)
+        starts = np.cumsum(lengths) - lengths
+        short = np.flatnonzero(lengths <= KEY_BYTES)
+        if short.size:
+            pad = padded(np.frombuffer(b"".join(toks), dtype=np.uint8))
+            s, ln = starts[short], lengths[short]
+            words = token_words(pad, s, ln, max(int(ln.max() + 7) // 8, 1))
+            out[short] = self._lookup(ln, words, _hash(words, ln))[0]
+        for i in np.flatnonzero(lengths > KEY_BYTES).tolist():
+            out[i] = self._long.get(toks[i], -1)
+        return out
 
     def snapshot(self) -> Snapshot:
         """The table as it is now, for :meth:`Packed.probe`."""
-        return Snapshot(self._bits, self._table, self._len, self._words, self._len.size)
+        return Snapshot(self._bits, self._table, self._len, self._words, self._n)
 
     def codes(self, packed: Packed) -> np.ndarray:
         """The code of every token of ``packed`` (new tokens added)."""
         out = np.empty(packed.size, dtype=np.int32)
         if not packed.size:
             return out
-        base = len(self.raw)
-        data, short = packed.data, packed.short
+        base = self._n
+        short = packed.short
         if packed.found is not None:  # probed in a worker thread: the rest here
-            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            ln, words, h = packed.lengths, packed.words, packed.hash
             codes = packed.found
             rest = np.flatnonzero(codes < 0)
+            if rest.size == codes.size:  # none found (new tokens, as a rule)
+                return self._codes(ln, words, h)
             if rest.size:
                 codes = codes.copy()
-                codes[rest] = self._codes(data, s[rest], ln[rest], words[:, rest], h[rest])
+                codes[rest] = self._codes(ln[rest], words[:, rest], h[rest])
             return codes
         if packed.words is not None:
-            s, ln, words, h = packed.starts, packed.lengths, packed.words, packed.hash
+            ln, words, h = packed.lengths, packed.words, packed.hash
             heads = packed.heads
             if heads is not None:
-                codes = self._codes(data, s[heads], ln[heads], words[:, heads], h)
-                codes = np.repeat(codes, np.diff(np.append(heads, s.size)))
+                codes = self._codes(ln[heads], words[:, heads], h)
+                codes = np.repeat(codes, np.diff(np.append(heads, ln.size)))
             else:
-                codes = self._codes(data, s, ln, words, h)
+                codes = self._codes(ln, words, h)
             if short is None:
                 return codes
             out[short] = codes
         for i, tok in packed.long_tokens():
             out[i] = self._long_code(tok)
-        if len(self.raw) > base:
+        if self._n > base:
             self._first_occurrence_order(out, base)
         return out
 
@@ -237,111 +324,176 @@ class TokenCodes:
         order = codes[np.argsort(first, kind="stable")]
         if (order == np.arange(base, base + order.size)).all():
             return
-        to = np.arange(len(self.raw))
+        n = self._n
+        to = np.arange(n)
         to[order] = np.arange(base, base + order.size)
         out[new] = to[out[new]]
-        back = np.arange(len(self.raw))
-        back[to] = np.arange(len(self.raw))
-        self.raw[base:] = [self.raw[i] for i in back[base:].tolist()]
-        self._hash, self._len = self._hash[back], self._len[back]
-        self._words = self._words[:, back]
-        used = self._table >= 0
+        back = np.arange(n)
+        back[to] = np.arange(n)
+        # only the new entries move (a snapshot handed out holds none of them)
+        moved = back[base:]
+        self._hash[base:n] = self._hash[moved]
+        self._len[base:n] = self._len[moved]
+        self._words[:, base:n] = self._words[:, moved]
+        used = self._table >= base
         self._table[used] = to[self._table[used]]
         self._long = {t: int(to[c]) for t, c in self._long.items()}
+        self._long_raw = {int(to[c]): t for c, t in self._long_raw.items()}
 
     def _long_code(self, tok: bytes) -> int:
         code = self._long.get(tok)
         if code is None:
-            code = self._long[tok] = self._append(
-                [tok], np.zeros(1, np.uint64), np.full(1, -1, np.int64), None
-            )[0]
+            code = self._n
+            self._reserve(code + 1, 1)
+            self._hash[code], self._len[code], self._words[:, code] = 0, -1, 0
+            self._n += 1
+            self._long[tok], self._long_raw[code] = code, tok
         return code
 
-    def _codes(self, data, starts, lengths, words, h) -> np.ndarray:
-        while True:
-            codes, missing = self._lookup(lengths, words, h)
-            if not missing.size:
-                return codes
+    def reserve(self, n: int) -> None:
+        """Room for ``n`` tokens at once (a reader that knows how many lines
+        come; the room no token takes is never touched)."""
+        self._reserve(n, self._words.shape[0])
+
+    def _reserve(self, n: int, width: int) -> None:
+        """Room for ``n`` tokens of ``width`` words (capacity doubled: the
+        copies cost as much as the tokens, not their square)."""
+        cap, rows = self._hash.size, self._words.shape[0]
+        if n <= cap and width <= rows:
+            return
+        if n > cap:
+            cap = max(n, 2 * cap, 1024)
+        m = self._n
+        h, ln = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
+        h[:m], ln[:m] = self._hash[:m], self._len[:m]
+        words = np.empty((max(width, rows), cap), dtype=np.uint64)
+        words[:rows, :m] = self._words[:, :m]
+        words[rows:, :m] = 0
+        # new arrays: a snapshot handed out keeps the old ones
+        self._hash, self._len, self._words = h, ln, words
+
+    def _codes(self, lengths, words, h) -> np.ndarray:
+        codes, missing, empty = self._lookup(lengths, words, h)
+        while missing.size:
+            hm = h[missing]
+            s = np.sort(hm)
+            if (s[1:] != s[:-1]).all():  # distinct new tokens (the usual case)
+                codes[missing] = self._append(hm, lengths[missing], words[:, missing], empty)
+                break
             # the new tokens, one per distinct hash, in order of first occurrence
-            _, first = np.unique(h[missing], return_index=True)
+            _, first = np.unique(hm, return_index=True)
             new = missing[np.sort(first)]
-            raws = pieces(data, starts[new], starts[new] + lengths[new])
-            self._append(raws, h[new], lengths[new], words[:, new])
+            self._append(h[new], lengths[new], words[:, new])
+            found, left, _ = self._lookup(lengths[missing], words[:, missing], hm)
+            codes[missing] = found
+            missing = missing[left]
+        return codes
 
     def _lookup(self, lengths, words, h):
-        """(codes, indices of the tokens not in the table)."""
-        if not self._len.size:
-            return np.full(h.size, -1, dtype=np.int32), np.arange(h.size)
+        """(codes, -1 for the tokens not in the table; their indices in
+        order; the empty slot where the probe of each of those ended, or
+        None)."""
+        if not self._n:
+            return np.full(h.size, -1, dtype=np.int32), np.arange(h.size), None
+        # equal lengths mean equal widths: the words a token has are compared
+        rows = range(min(words.shape[0], self._words.shape[0]))
         slot = (h >> np.uint64(64 - self._bits)).astype(np.intp)
-        # first probe of every token at once (where nearly all are found)
+        # first probe of every token at once (where nearly all are found, or
+        # meet an empty slot: not in the table)
         v = self._table[slot]
-        same = self._len[np.maximum(v, 0)] == lengths
-        same &= v >= 0
-        for w in range(words.shape[0]):
-            same &= self._words[w][v] == words[w]
+        empty = v < 0
+        taken = np.flatnonzero(~empty)
+        if 2 * taken.size > v.size:  # mostly tokens seen before: all compared
+            at = np.maximum(v, 0)
+            same = self._len[at] == lengths
+            for w in rows:
+                same &= self._words[w][at] == words[w]
+            same &= ~empty
+        else:  # mostly new tokens: only those meeting a token compared
+            at = v[taken]
+            hit = self._len[at] == lengths[taken]
+            for w in rows:
+                hit &= self._words[w][at] == words[w][taken]
+            same = np.zeros(v.size, dtype=bool)
+            same[taken[hit]] = True
         if same.all():
-            return v, np.zeros(0, dtype=np.intp)
-        codes = np.where(same, v, -1)
-        todo = np.flatnonzero(~same)
-        slot = slot[todo]
-        missing = []
+            return v, np.zeros(0, dtype=np.intp), None
+        codes = np.where(same, v, -1).astype(np.int32, copy=False)
+        missing = [np.flatnonzero(empty)]
+        ended = [slot[missing[0]]]
+        todo = np.flatnonzero(~(same | empty))
         mask = (1 << self._bits) - 1
+        slot = (slot[todo] + 1) & mask
         while todo.size:
             v = self._table[slot]
             empty = v < 0
             if empty.any():
                 missing.append(todo[empty])
+                ended.append(slot[empty])
                 keep = ~empty
                 todo, slot, v = todo[keep], slot[keep], v[keep]
             # the hash picks the slot; the length and the words decide
             same = self._len[v] == lengths[todo]
-            for w in range(words.shape[0]):
+            for w in rows:
                 same &= self._words[w][v] == words[w][todo]
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
             slot = (slot + 1) & mask
-        miss = np.concatenate(missing) if missing else np.zeros(0, np.intp)
-        return codes, np.sort(miss)
+        if len(missing) == 1:
+            return codes, missing[0], ended[0]
+        miss = np.concatenate(missing)
+        order = np.argsort(miss)
+        return codes, miss[order], np.concatenate(ended)[order]
 
-    def _append(self, raws, h, lengths, words) -> list[int]:
-        """Add tokens (not yet known) with their hashes; their codes."""
-        base = len(self.raw)
-        codes = list(range(base, base + len(raws)))
-        self.raw.extend(raws)
-        self._hash = np.concatenate((self._hash, h))
-        self._len = np.concatenate((self._len, lengths))
-        full = np.zeros((_WORDS, len(raws)), dtype=np.uint64)
-        if words is not None:
-            full[: words.shape[0]] = words
-        self._words = np.concatenate((self._words, full), axis=1)
-        if words is None:  # a long token: kept out of the table (length -1)
-            return codes
+    def _append(self, h, lengths, words, slots=None) -> np.ndarray:
+        """Add tokens (not yet known, distinct) with their hashes; their
+        codes.  ``slots``: the empty slot each one's look-up ended at."""
+        base, k = self._n, h.size
+        n = base + k
+        self._reserve(n, words.shape[0])
+        width = words.shape[0]
+        self._hash[base:n], self._len[base:n] = h, lengths
+        self._words[:width, base:n] = words
+        self._words[width:, base:n] = 0
+        self._n = n
         # sparse, so that nearly every token is found at the first probe
         # (each further probe is a round of numpy calls over the few left):
-        # a sixteenth full for small vocabularies, half full past 4 M tokens
-        n = len(self.raw)
-        spare = 16 if n < 1 << 16 else 8 if n < 1 << 20 else 4 if n < 1 << 22 else 2
-        if spare * len(self.raw) > self._table.size:
-            while spare * len(self.raw) > (1 << self._bits):
+        # a sixteenth full for small vocabularies, a quarter full, half full
+        # past 4 M tokens (4 to 8 bytes a token: 32 and more, and the table
+        # held more memory than the tokens)
+        spare = 16 if n < 1 << 12 else 4 if n < 1 << 22 else 2
+        if spare * n > self._table.size:
+            while spare * n > (1 << self._bits):
                 self._bits += 1
             self._table = np.full(1 << self._bits, -1, dtype=np.int32)
-            self._insert(np.flatnonzero(self._len >= 0))
+            self._insert(np.flatnonzero(self._len[:n] >= 0))
         else:
-            self._insert(np.arange(base, base + len(raws)))
-        return codes
+            self._insert(np.arange(base, n), slots)
+        return np.arange(base, n, dtype=np.int32)
 
-    def _insert(self, entries: np.ndarray) -> None:
-        mask = np.int64((1 << self._bits) - 1)
-        slot = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.int64)
+    def _insert(self, entries: np.ndarray, slots=None) -> None:
+        """Put ``entries`` in the table, each in the first empty slot from
+        its hash's (or from ``slots``, which a look-up found empty)."""
+        mask = (1 << self._bits) - 1
+        table = self._table
+        # the slots a look-up just found empty are free but for the new
+        # entries themselves (no need to read them again)
+        known_free = slots is not None
+        if slots is None:
+            slots = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
         while entries.size:
-            free = self._table[slot] < 0
-            # one entry per free slot this round (the first of those wanting it)
-            cand = np.flatnonzero(free)
-            _, first = np.unique(slot[cand], return_index=True)
-            won = cand[first]
-            self._table[slot[won]] = entries[won]
+            if known_free:
+                free = np.arange(entries.size)
+                known_free = False
+            else:
+                free = np.flatnonzero(table[slots] < 0)
+            # every entry whose slot is free writes itself there; one of those
+            # wanting a slot wins it (whichever write numpy made last)
+            fs, fe = slots[free], entries[free]
+            table[fs] = fe
             left = np.ones(entries.size, dtype=bool)
-            left[won] = False
-            entries, slot = entries[left], slot[left]
-            blocked = self._table[slot] >= 0
-            slot = np.where(blocked, (slot + 1) & mask, slot)
+            left[free[table[fs] == fe]] = False
+            if not left.any():
+                return
+            # the others' slots are taken now: on to the next
+            entries, slots = entries[left], (slots[left] + 1) & mask

@@ -262,25 +262,34 @@ def whitespace(a: np.ndarray) -> np.ndarray:
     return (a == 32) | ((a - np.uint8(9)) <= np.uint8(4))
 
 
-def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lines:
+def tokenize(
+    data: bytes, first_line: int = 1, *, comments: bool = False, text: bool = False
+) -> Lines:
     """Split a chunk of whole lines into tokens, with each content line's
     field count and line number (blank lines and, with ``comments``,
-    ``#`` lines left out)."""
+    ``#`` lines left out).  ``text``: it passed :func:`check_text` (every
+    byte up to the space is whitespace: one comparison, not four)."""
     a = np.frombuffer(data, dtype=np.uint8)
     n = a.size
     ws = np.empty(n + 2, dtype=bool)
     ws[0] = ws[-1] = True
-    ws[1:-1] = whitespace(a)
+    if text:
+        np.less_equal(a, 32, out=ws[1:-1])
+    else:
+        ws[1:-1] = whitespace(a)
     # token boundaries alternate start, end (whitespace before the first
     # byte and after the last)
     edges = np.flatnonzero(ws[1:] != ws[:-1])
     offsets, ends = edges[0::2], edges[1::2]
-    line_ends = np.flatnonzero(a == 10)
-    if n and a[-1] != 10:
-        line_ends = np.append(line_ends, n)
-    width = _uniform_width(a, offsets, ends, line_ends, comments)
+    width = _uniform_by_line_ends(a, offsets, ends, comments)
+    line_ends = None
+    if not width:
+        line_ends = np.flatnonzero(a == 10)
+        if n and a[-1] != 10:
+            line_ends = np.append(line_ends, n)
+        width = _uniform_width(a, offsets, ends, line_ends, comments)
     if width:  # every line holds `width` tokens (the usual run or qrels chunk)
-        n_lines = line_ends.size
+        n_lines = offsets.size // width
         return Lines(
             data,
             offsets,
@@ -303,6 +312,26 @@ def tokenize(data: bytes, first_line: int = 1, *, comments: bool = False) -> Lin
             counts, number = counts[~comment], number[~comment]
             starts = np.cumsum(counts) - counts
     return Lines(data, offsets, ends, counts, number, starts)
+
+
+def _uniform_by_line_ends(a, offsets, ends, comments: bool) -> int:
+    """W when every line of the chunk holds W tokens, told from the number
+    of line ends (no array of their places): N lines, N * W tokens, and a
+    line end next to token ``W*i + W - 1`` for every line but the last (the
+    first or last byte of the whitespace after it: ``\n``, ``\r\n``) are
+    all the line ends, so line ``i`` holds tokens ``W*i`` to ``W*i + W - 1``
+    and none is blank.  0 when not seen (:func:`_uniform_width` decides)."""
+    n, n_tokens = a.size, offsets.size
+    n_lines = int(np.count_nonzero(a == 10)) + (1 if n and a[-1] != 10 else 0)
+    if not n_lines or not n_tokens or n_tokens % n_lines:
+        return 0
+    w = n_tokens // n_lines
+    after, following = ends[w - 1 : -1 : w], offsets[w::w]
+    if not ((a[after] == 10) | (a[following - 1] == 10)).all():
+        return 0
+    if comments and (a[offsets[::w]] == ord("#")).any():
+        return 0
+    return w
 
 
 def _uniform_width(a, offsets, ends, line_ends, comments: bool) -> int:
@@ -468,4 +497,4 @@ def read_lines(source, what: str, *, comments: bool = False) -> Lines:
     :class:`Lines`, after the text checks."""
     data = strip_bom(source.read())
     check_text(source.path, data, what)
-    return tokenize(data, comments=comments)
+    return tokenize(data, comments=comments, text=True)

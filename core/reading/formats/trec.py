@@ -16,9 +16,11 @@ from ...errors import FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import RankedRun, repeated_positions
+from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot, TokenCodes
 from .source import default_name, open_source
+from .token_ids import IdCodes, TokenIds, decode_all
 from .tokens import (
     CHUNK,
     check_counts,
@@ -43,7 +45,7 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
     lines = read_lines(src, "collection list", comments=True)
     norm = IdNormalizer(normalize_ids)
     raws = lines.field(0)
-    texts = _decode_all(raws)
+    texts = decode_all(raws)
     # an id changes only if it starts with a zero or an m / model_ prefix
     # (formats.ids): the others skip the normaliser (a million ids: 3x faster)
     out = [norm(t) if t[:1] in "0mM" else t for t in texts]
@@ -69,81 +71,6 @@ def read_collection_list(path, *, normalize_ids: bool = True) -> list[str]:
     return out
 
 
-class _Codes:
-    """Codes of the (normalised) ids of one field across a file's chunks:
-    every distinct raw token gets a code in a :class:`TokenCodes` table,
-    every distinct id (after normalisation) a code in :attr:`ids`."""
-
-    def __init__(self, norm: IdNormalizer) -> None:
-        self.norm = norm
-        self.tokens = TokenCodes()
-        self.ids: list[str] = []
-        self._code: dict[str, int] = {}
-        self._of_token = np.zeros(0, dtype=np.int32)
-        #: every token its own id so far (no two spellings of one id)
-        self._same = True
-        #: every id so far spelt as its token (none changed by the normaliser)
-        self._verbatim = True
-
-    def codes(self, packed: Packed) -> np.ndarray:
-        """The id code of every token of ``packed``."""
-        return self.id_codes(self.token_codes(packed))
-
-    def token_codes(self, packed: Packed) -> np.ndarray:
-        """The raw-token code of every token of ``packed`` (codes of the
-        ids as written, in order of first occurrence)."""
-        raw = self.tokens.codes(packed)
-        known = self._of_token.size
-        if len(self.tokens) > known:
-            new = self.tokens.raw[known:]
-            norm, by_id, ids = self.norm, self._code, self.ids
-            # only an id that starts with a zero or an m / model_ prefix can
-            # change (formats.ids): the others skip the normaliser while no
-            # two spellings of one id have been seen
-            every = not self._same
-            decoded = _decode_all(new)
-            texts = [norm(t) if every or t[:1] in "0mM" else t for t in decoded]
-            # every id so far its token as written: the new tokens (distinct,
-            # and none of them seen before) are new, distinct ids
-            self._verbatim = self._verbatim and not every and texts == decoded
-            if not every and (
-                self._verbatim or (by_id.keys().isdisjoint(texts) and len(set(texts)) == len(texts))
-            ):
-                # new ids all (the usual case): codes in order, made at once
-                by_id.update(zip(texts, range(len(ids), len(ids) + len(texts))))
-                ids.extend(texts)
-                codes = np.arange(known, known + len(texts), dtype=np.int32)
-            else:
-                codes = np.array(
-                    [by_id.setdefault(ident, len(by_id)) for ident in texts], dtype=np.int32
-                )
-                for ident in list(by_id)[len(ids) :]:  # the ids met for the first time
-                    ids.append(ident)
-                self._same = self._same and bool(
-                    (codes == np.arange(known, known + codes.size)).all()
-                )
-            if not self._same and not every:
-                # two spellings of one id: the normaliser learns every
-                # spelling seen (its hint names them all)
-                for text in _decode_all(self.tokens.raw):
-                    norm(text)
-            self._of_token = np.concatenate((self._of_token, codes))
-        return raw
-
-    def id_codes(self, token_codes: np.ndarray) -> np.ndarray:
-        """Id codes of raw-token codes (the same numbers while no two
-        spellings of one id have been seen)."""
-        return token_codes if self._same else self._of_token[token_codes]
-
-
-def _decode_all(raws: list[bytes]) -> list[str]:
-    """:func:`decode_token` of every token (all at once when all are ASCII)."""
-    joined = b"\n".join(raws)
-    if joined.isascii():
-        return joined.decode("ascii").split("\n") if raws else []
-    return [decode_token(r) for r in raws]
-
-
 def _quoted(lines, k: int) -> int:
     """How many tokens of field ``k`` start or end with a double quote."""
     a, b = lines.bounds(k)
@@ -160,6 +87,7 @@ class _QrelsChunk:
     qids: Packed
     docs: Packed
     quoted: int
+    size: int
 
 
 def _probed(packed: Packed, snap: Snapshot) -> Packed:
@@ -170,7 +98,7 @@ def _probed(packed: Packed, snap: Snapshot) -> Packed:
 def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC qrels file", first)
-    lines = tokenize(chunk, first, comments=True)
+    lines = tokenize(chunk, first, comments=True, text=True)
     check_counts(path, lines, 4, 4, QRELS_FIELDS)
     grades = integers(path, lines, 3, "the relevance (4th field)", c=c_numbers)
     big = np.flatnonzero(grades > MAX_GRADE)
@@ -185,7 +113,14 @@ def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _
         )
     quoted = _quoted(lines, 0) + _quoted(lines, 2) if b'"' in chunk else 0
     return _QrelsChunk(
-        lines.number, grades, lines.packed(0), _probed(lines.packed(2, runs=False), docs), quoted
+        lines.number,
+        # the grades as int32: a negative one counts as -1 (not relevant,
+        # not judged), the others are at most MAX_GRADE
+        np.maximum(grades, -1).astype(np.int32),
+        lines.packed(0),
+        _probed(lines.packed(2, runs=False), docs),
+        quoted,
+        len(chunk),
     )
 
 
@@ -205,8 +140,11 @@ def read_qrels(
     src = open_source(path, "TREC qrels file")
     path = src.path
     norm = IdNormalizer(normalize_ids)
-    qc, dc = _Codes(norm), _Codes(norm)
-    q_parts, d_parts, g_parts, n_parts = [], [], [], []
+    qc, dc = IdCodes(norm), IdCodes(norm)
+    # the query, document and grade of every line, in arrays made once for
+    # the lines the file's size promises after its first chunk
+    columns = Columns(3)
+    where = LineNumbers()
     quoted = 0
     # each chunk goes with the document table as it is when the chunk is
     # handed out: the worker finds the documents seen before
@@ -215,22 +153,25 @@ def read_qrels(
     )
     for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
         quoted += c.quoted
-        q_parts.append(qc.codes(c.qids))
-        d_parts.append(dc.codes(c.docs))
-        g_parts.append(c.grades)
-        n_parts.append(c.number)
-    if not q_parts or not sum(p.size for p in q_parts):
+        columns.append(qc.codes(c.qids), dc.codes(c.docs), c.grades)
+        where.add(c.number)
+        if columns.n == c.grades.size and c.size:  # the first chunk: how many lines to expect
+            expect = int(src.size / c.size * c.grades.size * 1.05) + 1024
+            columns.reserve(expect)
+            dc.tokens.reserve(expect)
+    if not columns.n:
         raise FormatError(
             path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1
         )
-    eq, ed, grades, where = (np.concatenate(p) for p in (q_parts, d_parts, g_parts, n_parts))
-    negatives = int((grades < 0).sum())
+    eq, ed, grades = columns.arrays()
+    negatives = int(np.count_nonzero(grades < 0))
     # a negative grade is not relevant, and not judged either: trec_eval's
     # bpref counts only grades 0 .. L-1 as judged non-relevant
     zero_line = grades == 0
-    grades = np.maximum(grades, 0)
+    np.maximum(grades, 0, out=grades)
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
-    eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
+    if keep is not None:
+        eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items = collection
     index = None
     if items is not None:
@@ -247,14 +188,25 @@ def read_qrels(
     else:
         # the judged documents query by query (queries in file order, each
         # one's documents in file order), each at its first appearance
-        grouped = not (eq[1:] < eq[:-1]).any()  # as qrels usually are: no sort
-        seq = ed if grouped else ed[np.argsort(eq, kind="stable")]
-        first = np.full(len(dc.ids), seq.size, dtype=np.int64)
-        np.minimum.at(first, seq, np.arange(seq.size))
-        doc_order = np.argsort(first, kind="stable")
-        items = [dc.ids[d] for d in doc_order.tolist()]
-        item_of_doc = np.empty(len(dc.ids), dtype=np.int64)
-        item_of_doc[doc_order] = np.arange(doc_order.size)
+        ids = dc.ids
+        doc_order = None
+        item_of_doc = None
+        if (eq[1:] < eq[:-1]).any():  # not grouped by query, as qrels usually are
+            seq = ed[np.argsort(eq, kind="stable")]
+            first = np.full(len(ids), seq.size, dtype=np.int64)
+            np.minimum.at(first, seq, np.arange(seq.size))
+            doc_order = np.argsort(first, kind="stable")
+            item_of_doc = np.empty(len(ids), dtype=np.int64)
+            item_of_doc[doc_order] = np.arange(doc_order.size)
+        # (grouped: the documents are coded in order of first appearance,
+        # which is then the collection's order)
+        if dc.as_written:  # the ids read from the table when asked for
+            items = TokenIds(dc.tokens, doc_order)
+            index = items.index()
+        elif doc_order is None:
+            items = tuple(ids)
+        else:
+            items = tuple(ids[d] for d in doc_order.tolist())
     size = collection_size if collection_size is not None else len(items)
     if size < len(items):
         raise FormatError(
@@ -274,20 +226,20 @@ def read_qrels(
     if quoted:
         notes.append(_quote_note(quoted))
     # the relevant judgments as CSR rows, items in collection order
+    item = ed if item_of_doc is None else item_of_doc
     rel = np.flatnonzero(grades > 0)
-    rq, ri, rg = eq[rel], item_of_doc[ed[rel]], grades[rel]
-    order = np.lexsort((ri, rq))
+    rq, ri, rg = eq[rel], _items(item, ed, rel), grades[rel]
+    order = _by_query_and_item(rq, ri, len(items))
     zero = np.flatnonzero(zero_line)
-    zq, zi = eq[zero], item_of_doc[ed[zero]]
-    zorder = np.lexsort((zi, zq))
+    zq, zi = eq[zero], _items(item, ed, zero)
     judged_zero = (
         np.concatenate(([0], np.cumsum(np.bincount(zq, minlength=len(qc.ids))))),
-        zi[zorder],
+        zi[_by_query_and_item(zq, zi, len(items))],
     )
     # made once (its id indexes are built in __post_init__: a copy would build them again)
     return Assessment(
         query_ids=tuple(qc.ids),
-        item_ids=items if isinstance(items, tuple) else tuple(items),
+        item_ids=items,
         indptr=np.concatenate(([0], np.cumsum(np.bincount(rq, minlength=len(qc.ids))))),
         judged_items=ri[order],
         judged_grades=rg[order].astype(np.int32),
@@ -306,6 +258,24 @@ def read_qrels(
     )
 
 
+def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """The collection index (int64) of the documents of ``lines``
+    (``item_of_doc`` is ``ed`` itself when the documents are in collection
+    order)."""
+    docs = ed[lines]
+    return (docs if item_of_doc is ed else item_of_doc[docs]).astype(np.int64)
+
+
+def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray:
+    """The order of the (distinct) judgments ``(q, i)`` by query, then item
+    (no sort when they are in that order already, as the documents of a
+    qrels grouped by query, each judged once, are)."""
+    key = q.astype(np.int64) * max(n_items, 1) + i
+    if not (key[1:] < key[:-1]).any():
+        return np.arange(key.size)
+    return np.argsort(key)
+
+
 def _quote_note(count: int) -> DataWarning:
     return DataWarning(
         "quoted_ids",
@@ -315,16 +285,25 @@ def _quote_note(count: int) -> DataWarning:
     )
 
 
-def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray:
-    """Mask of the first judgment of each (query, document); an error for a
-    pair judged twice with different grades."""
-    key = eq.astype(np.int64) * max(len(d_ids), 1) + ed
-    if not repeated_positions(key, len(q_ids) * max(len(d_ids), 1)).size:
-        return np.ones(key.size, dtype=bool)
-    order = np.argsort(key, kind="stable")
-    ks, gs = key[order], grades[order]
+def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.ndarray | None:
+    """Mask of the first judgment of each (query, document) (None: every
+    line's); an error for a pair judged twice with different grades."""
+    n_docs = max(len(d_ids), 1)
+    # a pair can be judged twice only where its document is judged more than
+    # once: only those lines are looked at (none when each document is
+    # judged once)
+    counts = np.bincount(ed, minlength=n_docs)
+    if not (counts > 1).any():
+        return None
+    sub = np.flatnonzero(counts[ed] > 1)
+    key = eq[sub].astype(np.int64) * n_docs + ed[sub]
+    if not repeated_positions(key, len(q_ids) * n_docs).size:
+        return None
+    keep = np.ones(eq.size, dtype=bool)
+    by_key = np.argsort(key, kind="stable")
+    ks, order = key[by_key], sub[by_key]
+    gs = grades[order]
     again = np.flatnonzero(ks[1:] == ks[:-1]) + 1
-    keep = np.ones(key.size, dtype=bool)
     keep[order[again]] = False
     clash = again[gs[again] != gs[again - 1]]
     if clash.size:
@@ -361,7 +340,7 @@ def _run_chunk(
 ) -> _RunChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
-    lines = tokenize(chunk, first, comments=True)
+    lines = tokenize(chunk, first, comments=True, text=True)
     check_counts(path, lines, 6, None, RUN_FIELDS)
     score = "the score (5th field)"
     # the scores order nothing in file order: there they are only checked
@@ -420,7 +399,7 @@ def read_trec_run(
     src = open_source(path, "TREC run")
     path = src.path
     norm = IdNormalizer(normalize_ids)
-    qc, dc, rc = _Codes(norm), _Codes(norm), _Codes(IdNormalizer(False))
+    qc, dc, rc = IdCodes(norm), IdCodes(norm), IdCodes(IdNormalizer(False))
     parts: dict[str, list] = {"q": [], "d": [], "raw": [], "s": [], "n": []}
     extra_lines: list[int] = []
     n_extra = quoted = 0
@@ -446,12 +425,13 @@ def read_trec_run(
             line=1,
         )
     entry_query, entry_doc = np.concatenate(parts["q"]), np.concatenate(parts["d"])
-    line_of = _LineNumbers(parts["n"])
+    line_of = LineNumbers(parts["n"])
     if trec_order:
         raw, sims = np.concatenate(parts["raw"]), np.concatenate(parts["s"])
-        order = _trec_eval_order(entry_query, sims, raw, dc.tokens.raw)
-        entry_query, entry_doc = entry_query[order], entry_doc[order]
-        line_of = _LineNumbers([np.concatenate(parts["n"])[order]])
+        order = _trec_eval_order(entry_query, sims, raw, dc.tokens)
+        if order is not None:
+            entry_query, entry_doc = entry_query[order], entry_doc[order]
+            line_of = LineNumbers([line_of.array()[order]])
     rid = rc.ids
     run_name = name or (rid[0] if len(rid) == 1 else default_name(path))
     how = "trec_eval order (score descending, docno descending)" if trec_order else "file order"
@@ -482,22 +462,28 @@ def read_trec_run(
     )
 
 
-class _LineNumbers:
-    """The line number of entry ``e`` from the chunks' line numbers (no
-    file-long array unless the entries were reordered)."""
-
-    def __init__(self, parts: list[np.ndarray]) -> None:
-        self.parts = parts
-        self.starts = np.cumsum([0] + [p.size for p in parts])
-
-    def __getitem__(self, e: int) -> int:
-        k = int(np.searchsorted(self.starts, e, side="right")) - 1
-        return int(self.parts[k][e - self.starts[k]])
-
-
-def _trec_eval_order(entry_query, sims, raw, raw_ids: list[bytes]) -> np.ndarray:
+def _trec_eval_order(entry_query, sims, raw, docnos: TokenCodes) -> np.ndarray | None:
     """trec_eval's order within each query: score descending, then docno
-    descending as written (bytes compared as C's strcmp does)."""
+    descending as written (bytes compared as C's strcmp does); None when
+    the entries are in that order already (runs are written so, as a rule:
+    then no docno is compared but those of tied scores)."""
+    if _in_trec_eval_order(entry_query, sims, raw, docnos):
+        return None
+    raw_ids = list(docnos.raw)
     doc_rank = np.empty(len(raw_ids), dtype=np.int64)
     doc_rank[np.argsort(np.array(raw_ids, dtype=object), kind="stable")] = np.arange(len(raw_ids))
     return np.lexsort((-doc_rank[raw], -sims, entry_query))
+
+
+def _in_trec_eval_order(entry_query, sims, raw, docnos: TokenCodes) -> bool:
+    """Whether the entries are each query's in trec_eval's order, the
+    queries one after another in order of first appearance."""
+    if (entry_query[1:] < entry_query[:-1]).any():
+        return False
+    same = entry_query[1:] == entry_query[:-1]
+    tie = same & (sims[1:] == sims[:-1])
+    if (same & ~tie & ~(sims[1:] < sims[:-1])).any():  # a score up within a query
+        return False
+    at = np.flatnonzero(tie)
+    above, below = docnos.tokens(raw[at]), docnos.tokens(raw[at + 1])
+    return all(a >= b for a, b in zip(above, below))  # (a docno repeated: kept in order)
