@@ -169,7 +169,7 @@ def pytest_collection_modifyitems(config, items):
         for marker in sorted(tiers.needs(file_name, fn, getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
         own = {m.name for m in item.iter_markers()}
-        if tiers.is_slow(file_name, getattr(fn, "__name__", item.name), own):
+        if tiers.is_slow(file_name, getattr(fn, "__name__", item.name), own, item.name):
             item.add_marker("slow")
             if not full:
                 slow.append(item)

@@ -46,8 +46,9 @@ SUBJECTS = {
     "test_project_": "project",
 }
 
-#: tests of the full tier only (file::function, every parametrisation), with
-#: why: each takes 8 s or more on a 2-core machine.  Their subjects keep
+#: tests of the full tier only (file::function, every parametrisation, or
+#: file::function[case], that one), with why: each takes 8 s or more on a
+#: 2-core machine.  Their subjects keep
 #: faster tests of the same promises in the fast tier.
 SLOW = {
     "test_app_profile_parity.py::test_app_and_command_line_write_the_same_files": (
@@ -147,6 +148,30 @@ SLOW = {
     "test_app_figures.py::test_export_figure_at_a_print_preset_is_the_core_figure": (
         "a figure at each preset"
     ),
+    # the demo's case stays in the fast tier
+    "test_app_looks.py::test_the_headless_export_writes_the_command_lines_figures_byte_for_byte[many]": (  # noqa: E501
+        "28 runs' report written by the app and by the command line"
+    ),
+    "test_app_looks.py::test_the_curves_draw_every_run_in_a_look_of_its_own_the_reports[40]": (
+        "40 runs drawn (28 stay in the fast tier)"
+    ),
+    "test_app_file_roles.py::test_a_run_after_the_assessment_is_scored_as_the_command_line_scores_it": (  # noqa: E501
+        "a headless export against the command line's report"
+    ),
+    "test_cli.py::test_custom_ranks_reach_the_reports": "whole reports",
+    "test_cli.py::test_compare_prints_ranking_matrix_and_writes_json_and_report": (
+        "a comparison report"
+    ),
+    "test_app_small_screen.py::test_a_geometry_saved_on_a_larger_screen_opens_inside_a_smaller_one": (  # noqa: E501
+        "two app processes at scale 2"
+    ),
+    "test_app_per_class.py::test_light_and_dark_screenshots_differ_as_the_theme_says": (
+        "the demo drawn in both themes"
+    ),
+    "test_outputs_palette.py::test_the_report_takes_the_contests_looks": "a report with figures",
+    "test_app_session.py::test_the_theme_recolours_the_missing_files": (
+        "the recent list drawn in both themes"
+    ),
 }
 
 #: what a test's source (or its module's helpers it calls) shows it needs
@@ -179,9 +204,16 @@ def subject(file_name: str) -> str | None:
     return next((s for p, s in SUBJECTS.items() if file_name.startswith(p)), None)
 
 
-def is_slow(file_name: str, function: str, own_markers) -> bool:
-    """Whether a test belongs to the full tier only."""
-    return f"{file_name}::{function}" in SLOW or "slow" in own_markers or "bundle" in own_markers
+def is_slow(file_name: str, function: str, own_markers, name: str = "") -> bool:
+    """Whether a test belongs to the full tier only: its function (every
+    parametrisation) or its one parametrisation (``name``, ``test_x[case]``)
+    listed in :data:`SLOW`, or marked slow or bundle in its module."""
+    return (
+        f"{file_name}::{function}" in SLOW
+        or (name and f"{file_name}::{name}" in SLOW)
+        or "slow" in own_markers
+        or "bundle" in own_markers
+    )
 
 
 def _source(obj) -> str:
