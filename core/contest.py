@@ -31,10 +31,10 @@ from pathlib import Path
 from .errors import FileAccessError, FormatError, OptionsError
 from .model.assessment import Assessment
 from .model.runs import Run
-from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
+from .option_schema import OPTIONS, contest_kinds
+from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
 from .profiles import DEFAULT as DEFAULT_PROFILE
-from .profiles import NAMES as PROFILES
 from .profiles import get_profile
 from .reading.contest_fields import (  # noqa: F401
     _BOOL,
@@ -76,10 +76,13 @@ __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest", "Shape
 #: the most a contest file may hold (a session with its view is a few kB)
 CONTEST_LIMIT = 1 << 26
 
-# -- checking a dict read from JSON ----------------------------------------------------------
-
-
 # -- the sources -----------------------------------------------------------------------------
+
+
+def _profile(profile):
+    """A Profile, or the one a name (or an evaluator file) names: the one
+    place the contest's files look a profile up."""
+    return get_profile(profile)
 
 
 @dataclass(frozen=True)
@@ -127,10 +130,10 @@ class AssessmentSource:
             "matrix_order": self.matrix_order,
         }
 
-    def load(self, profile: str = DEFAULT_PROFILE) -> Assessment:
-        """Read the assessment by the rules of ``profile`` (the contest's:
-        :meth:`Contest.load_assessment`)."""
-        return get_profile(profile).load_assessment(self)
+    def load(self, profile=DEFAULT_PROFILE) -> Assessment:
+        """Read the assessment by the rules of ``profile`` (a Profile, or its
+        name; the contest's: :meth:`Contest.load_assessment`)."""
+        return _profile(profile).load_assessment(self)
 
     def to_dict(self, base=None) -> dict:
         """Every setting; paths relative to ``base`` when given (the matrix
@@ -230,13 +233,13 @@ class RunSource:
         )
         return settings
 
-    def load(self, assessment: Assessment, profile: str | None = None, **reader_parameters) -> Run:
+    def load(self, assessment: Assessment, profile=None, **reader_parameters) -> Run:
         """Read the run by the rules of ``profile`` (None: those of the
         profile the assessment was read under); ``reader_parameters`` are how
         to read, not what (e.g. ``chunk_size``, the bytes of text parsed at a
         time)."""
         if profile is not None:
-            return get_profile(profile).load_run(self, assessment, **reader_parameters)
+            return _profile(profile).load_run(self, assessment, **reader_parameters)
         return load_run(self.path, assessment, **{**self.reader_settings(), **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -316,29 +319,18 @@ def _shapes_from_dict(d, what: str, base, source) -> ShapesSource | None:
 
 # -- the contest -----------------------------------------------------------------------------
 
-_OPTION_KINDS = {
-    "ranks": _INTS,
-    "curve_length": _INT,
-    "pr_levels": _INT,
-    "pr_interpolation": (
-        f"one of {', '.join(PR_INTERPOLATIONS)}",
-        lambda v: v in PR_INTERPOLATIONS,
-    ),
-    "remove_self": _BOOL,
-    "psb_class_cutoff": _BOOL,
-    "collection_size": _INT,
-    "f_beta": _NUMBER,
-    "profile": (f"one of {', '.join(PROFILES)}", lambda v: v in PROFILES),
-    "average": (f"one of {', '.join(AVERAGES)}", lambda v: v in AVERAGES),
-    "max_rank": _INT,
-    "relevance_level": _INT,
-    "complete_queries": _BOOL,
-    "measures": _STRS,  # measures with parameters beside the profile's (EvalOptions.measures)
+#: what a contest file's "options" may hold: the option schema's (every option once)
+_OPTION_KINDS = {k: v for k, v in contest_kinds().items() if k != "profile"} | {
+    "profile": ("a profile's name", lambda v: isinstance(v, str) and v != ""),
 }
 
 
+#: the options that may be null (not set)
+_OPTIONAL = {o.name for o in OPTIONS if o.optional}
+
+
 def _options_from_dict(d, source) -> EvalOptions:
-    d = _checked(d, "scoring", _OPTION_KINDS, source, optional={"collection_size", "max_rank"})
+    d = _checked(d, "scoring", _OPTION_KINDS, source, optional=_OPTIONAL)
     try:
         return EvalOptions(**{k: (tuple(v) if k == "ranks" else v) for k, v in d.items()})
     except OptionsError as exc:
@@ -382,8 +374,9 @@ class Contest:
 
     @property
     def profile(self):
-        """The profile the contest is scored under (its options')."""
-        return get_profile(self.options.profile)
+        """The profile the contest is scored under (its options', resolved
+        when they were made)."""
+        return self.options.rules
 
     def load_assessment(self) -> Assessment:
         """The contest's assessment, read by its profile's rules."""

@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.options import EvalOptions
 from shrec_eval.outputs.palette import RunLook, run_looks
-from shrec_eval.profiles import get_profile
 from shrec_eval.service import effective_options
 
 from .contest_files import ContestFiles
@@ -143,7 +142,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
     def default_rank_key(self) -> str:
         """The measure ``shrec-eval evaluate`` ranks by (the profile's, else
         the assessment's default)."""
-        return get_profile(self.options.profile).table(self.assessment, self.options)[1]
+        return self.options.rules.table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs, the options and the
