@@ -28,14 +28,19 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .contest_options import (  # noqa: F401  (tests read the kinds here)
+    _OPTION_KINDS,
+    _evaluator_from,
+    _evaluator_of,
+    _options_from_dict,
+    _profile,
+)
 from .errors import FileAccessError, FormatError, OptionsError
 from .model.assessment import Assessment
 from .model.runs import Run
-from .option_schema import OPTIONS, contest_kinds
 from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
 from .profiles import DEFAULT as DEFAULT_PROFILE
-from .profiles import get_profile
 from .reading.contest_fields import (  # noqa: F401
     _BOOL,
     _COLOUR,
@@ -77,12 +82,6 @@ __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest", "Shape
 CONTEST_LIMIT = 1 << 26
 
 # -- the sources -----------------------------------------------------------------------------
-
-
-def _profile(profile):
-    """A Profile, or the one a name (or an evaluator file) names: the one
-    place the contest's files look a profile up."""
-    return get_profile(profile)
 
 
 @dataclass(frozen=True)
@@ -319,23 +318,6 @@ def _shapes_from_dict(d, what: str, base, source) -> ShapesSource | None:
 
 # -- the contest -----------------------------------------------------------------------------
 
-#: what a contest file's "options" may hold: the option schema's (every option once)
-_OPTION_KINDS = {k: v for k, v in contest_kinds().items() if k != "profile"} | {
-    "profile": ("a profile's name", lambda v: isinstance(v, str) and v != ""),
-}
-
-
-#: the options that may be null (not set)
-_OPTIONAL = {o.name for o in OPTIONS if o.optional}
-
-
-def _options_from_dict(d, source) -> EvalOptions:
-    d = _checked(d, "scoring", _OPTION_KINDS, source, optional=_OPTIONAL)
-    try:
-        return EvalOptions(**{k: (tuple(v) if k == "ranks" else v) for k, v in d.items()})
-    except OptionsError as exc:
-        raise FormatError(source, f'"options": {exc}') from None
-
 
 @dataclass(frozen=True)
 class Contest:
@@ -364,6 +346,10 @@ class Contest:
         "view": _VIEW,
         "shapes": ("an object", lambda v: isinstance(v, dict)),
         "query_shapes": ("an object", lambda v: isinstance(v, dict)),
+        "evaluator": (
+            "the path of an evaluator file (.toml) or its table",
+            lambda v: isinstance(v, dict) or _path_text(v),
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -397,6 +383,9 @@ class Contest:
             d["description"] = self.description
         d["assessment"] = self.assessment.to_dict(base)
         d["runs"] = [r.to_dict(base) for r in self.runs]
+        evaluator = _evaluator_of(self.options.rules, base)
+        if evaluator is not None:  # a profile of an evaluator file: its path, or its table
+            d["evaluator"] = evaluator
         d["options"] = self.options.to_dict()
         for key in ("shapes", "query_shapes"):
             if getattr(self, key) is not None:
@@ -413,10 +402,11 @@ class Contest:
         if not isinstance(d, dict) or "assessment" not in d:
             raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
         d = _checked(_migrated(d, source), "contest", cls.KINDS, source)
+        profile = _evaluator_from(d.get("evaluator"), base, source)
         contest = cls(
             AssessmentSource.from_dict(d["assessment"], base, source=source),
             tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
-            _options_from_dict(d.get("options", {}), source),
+            _options_from_dict(d.get("options", {}), source, profile),
             name=d.get("name", Path(source).stem if source is not None else ""),
             description=d.get("description", ""),
             view=d.get("view", {}),
@@ -463,15 +453,14 @@ class Contest:
     def inputs(self) -> list[Path]:
         """Every path the contest reads: the assessment, its query and
         collection files, the runs (and the files naming embeddings' rows),
-        and the shapes folders (no output is written into them)."""
+        the shapes folders (no output is written into them), its evaluator file."""
         a = self.assessment
         ids = [r.ids for r in self.runs]
         shapes = [s.path for s in (self.shapes, self.query_shapes) if s is not None]
-        return [
-            p
-            for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids, *shapes)
-            if p
-        ]
+        rules = self.options.rules  # its evaluator file is an input too
+        evaluator = [Path(rules.path)] if rules.origin == "evaluator file" and rules.path else []
+        files = (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids)
+        return [p for p in (*files, *shapes, *evaluator) if p]
 
     def gate_outputs(
         self, *, json=None, csv=None, report=None, native=None, more=()

@@ -155,7 +155,7 @@ def load_file(path, origin: str = "evaluator file"):
     return profile
 
 
-def from_table(table, source=None, base=None):
+def from_table(table, source=None):
     """The profile of an evaluator's table (a contest file embeds one), known
     by its name from now on."""
     from .evaluator_file import build
@@ -202,12 +202,15 @@ def _problem(message):
 def get_profile(name):
     """The profile ``name`` names: a built-in, one already loaded, one of the
     config folder or of an installed package, or an evaluator file
-    (``.toml``, a path); a profile given is returned as it is.  An
+    (``.toml``, a path) or its table (a dict); a profile given is returned
+    as it is.  An
     OptionsError naming the known profiles if none; an EvaluatorFileError
     naming the file and the line when its file cannot be one."""
     if not isinstance(name, str):
         if isinstance(name, os.PathLike):
             return load_file(name)
+        if isinstance(name, dict):  # an evaluator's table (a contest file embeds one)
+            return from_table(name)
         return name
     known = _builtins().get(name)
     if known is not None:
