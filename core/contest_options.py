@@ -60,10 +60,16 @@ def _evaluator_from(value, base, source):
     path, relative to the contest file) or its table; None without one."""
     if value is None:
         return None
+    from .profiles.evaluator_file import EvaluatorFileError, Problem
+
     try:
         return _profile(_path(value, base) if isinstance(value, str) else value)
-    except FormatError:
-        raise  # names the evaluator file (or the contest file, for its table) and the line
+    except EvaluatorFileError as exc:
+        if isinstance(value, str):
+            raise  # names the evaluator file and the line
+        raise EvaluatorFileError(  # its table's keys, in the contest file
+            source, [Problem(None, f"evaluator.{p.message}") for p in exc.problems]
+        ) from None
     except OptionsError as exc:
         raise FormatError(source, f'"evaluator": {exc}') from None
 

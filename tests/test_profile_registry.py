@@ -134,3 +134,57 @@ def test_the_closure_check_sees_what_it_forbids():
     ):
         assert _name_decisions(ast.parse(code), names), code
     assert not _name_decisions(ast.parse("ok = profile.native is None"), names)
+
+
+# -- a profile is looked up in few places: resolved once, it travels with the options --------
+
+#: what looks a profile up by its name (or an evaluator file, or its table)
+LOOKUPS = {"get_profile", "options_profile", "from_table"}
+
+
+def _lookups(tree) -> list[tuple[int, str]]:
+    """Calls of the registry's look-ups and subscripts of REGISTRY."""
+    import ast
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in LOOKUPS:
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Subscript):
+            v = node.value
+            name = v.attr if isinstance(v, ast.Attribute) else getattr(v, "id", "")
+            if name == "REGISTRY":
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_a_profile_is_looked_up_in_at_most_four_places_outside_the_profiles():
+    import ast
+
+    found = []
+    for root, path in _code_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(root)}:{n}: {t}" for n, t in _lookups(tree)]
+    assert len(found) <= 4, "\n".join(found)
+    # the places: the options (resolved once), a contest file's evaluator, the measures' registry
+    assert {f.split(":")[0] for f in found} == {
+        "core/options.py",
+        "core/contest_options.py",
+        "core/scoring/measures.py",
+    }, found
+
+
+def test_the_lookup_count_sees_what_it_counts():
+    import ast
+
+    for code in (
+        "p = get_profile(options.profile)",
+        "p = profiles.get_profile(name)",
+        "p = REGISTRY[name]",
+        "x = shrec_eval.profiles.REGISTRY['boli'].why",
+    ):
+        assert _lookups(ast.parse(code)), code
+    assert not _lookups(ast.parse("p = options.rules.table(a, options)"))

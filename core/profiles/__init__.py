@@ -95,22 +95,17 @@ def is_file_name(text: str) -> bool:
 
 
 def name_taken(profile) -> str | None:
-    """Why ``profile`` cannot be known by its name (another profile's: a
-    built-in's with other rules, or one loaded from another file); None
-    when it can.  A built-in's name may be taken only by a copy of it
-    (``shrec-eval profiles show NAME > file``)."""
+    """Why ``profile`` cannot be known by its name: a built-in's with other
+    rules; None when it can.  A built-in's name may be taken only by a copy
+    of it (``shrec-eval profiles show NAME > file``); another evaluator's
+    name is taken over (the file loaded last is the profile of that name,
+    as a file edited and loaded again)."""
     known = _builtins().get(profile.name)
-    if known is None or known is profile:
+    if known is None or known is profile or known.origin != "built in" or profile == known:
         return None
-    builtin = known.origin == "built in"
-    if builtin and profile == known:
-        return None
-    if not builtin and known.path is not None and known.path == profile.path:
-        return None  # the same file read again (changed since)
-    where = "a built-in profile" if builtin else f"the profile of {known.path or known.origin}"
     return (
-        f"its profile is named {profile.name!r}, the name of {where} with other rules; give it "
-        "another name ([evaluator] name)"
+        f"its profile is named {profile.name!r}, the name of a built-in profile with other "
+        "rules; give it another name ([evaluator] name)"
     )
 
 

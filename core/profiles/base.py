@@ -252,6 +252,7 @@ class Profile:
         command line's, the app's Summary, the reports)."""
         rank_key = self.rank_key or default_rank_key(assessment)
         known = [m.key for m in concrete(options.ranks, BASE_MEASURES + tuple(self.measures))]
+        known += self.params_columns  # measures with parameters it computes with its columns
         keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
         return keys, rank_key
 

@@ -364,7 +364,18 @@ def _with_columns(c: _Checker, profile, source):
         with parameters that no key names)."""
         return is_registry_key(key) or not is_family_name(key)
 
+    measures = c.doc.get("measures") if isinstance(c.doc, dict) else None
+    # measures the file declares that are not made (their own problem said)
+    broken = (
+        {m.get("key") for m in measures if isinstance(m, dict)}
+        if isinstance(measures, list)
+        else set()
+    )
+    broken -= {m.key for m in profile.measures}
+
     def key_of(path, name: str) -> str | None:
+        if name in broken:
+            return None
         try:
             key = resolve(name, profile, (5, 10, 25, 50, 100))
         except UnknownMeasureError as exc:

@@ -23,7 +23,7 @@ this module holds what that file names as code (hooks): ``rr`` and the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -69,12 +69,15 @@ def _iprec_all(ctx) -> np.ndarray:
     return val
 
 
-def _iprec_at(j: int) -> Callable:
-    def m_iprec(ctx, v=None, k=None):
-        return _iprec_all(ctx)[:, j].copy()
+@dataclass(frozen=True)
+class IprecAt:
+    """The compute function of ``iprec_`` at the ``j``-th recall level (an
+    object, not a closure: the measures pickle, for a Dask worker)."""
 
-    m_iprec.__name__ = f"m_iprec_{j}"
-    return m_iprec
+    j: int
+
+    def __call__(self, ctx, v=None, k=None):
+        return _iprec_all(ctx)[:, self.j].copy()
 
 
 #: its own measures: rr and interpolated precision at the 11 recall levels
@@ -94,7 +97,7 @@ MEASURES = (
             "trec",
             f"best precision at or after the n-th relevant item, n = lround({lvl:.1f} R) "
             "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
-            _iprec_at(j),
+            IprecAt(j),
             short=f"iP@{lvl:.1f}",
         )
         for j, lvl in enumerate(IPREC_LEVELS)
