@@ -77,7 +77,7 @@ def _registry_as_it_was():
     tests list its profiles)."""
     import shrec_eval.profiles as profiles
 
-    known = dict(profiles._KNOWN)
+    known = dict(profiles.REGISTRY)  # the built-ins made first
     yield
     profiles._KNOWN.clear()
     profiles._KNOWN.update(known)
@@ -388,3 +388,11 @@ def test_the_config_folder_and_an_entry_point_add_profiles(tmp_path, monkeypatch
         assert get_profile(name).origin in ("config folder", "package pkgtrack-eval")
     code, _, err = cli("evaluate", cla, m, "--profile", "cfgtrak")
     assert code == 2 and "did you mean cfgtrack?" in err
+
+
+def test_every_hook_is_documented_with_its_kind():
+    from shrec_eval.profiles.hooks import HOOKS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "evaluators.md").read_text()
+    for name, (kind, _, _) in HOOKS.items():
+        assert f"| `{name}` | {kind} |" in text, name
