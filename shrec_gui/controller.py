@@ -197,8 +197,8 @@ class ContestController(ContestFiles, JobQueue, QObject):
             changed = [
                 f.name
                 for f in fields(options)
-                if getattr(options, f.name) != getattr(self.options, f.name)
-            ]
+                if f.name != "rules" and getattr(options, f.name) != getattr(self.options, f.name)
+            ] or ["profile"]  # the same name, another evaluator file's rules
             out.append(f"the scoring options ({', '.join(changed)})")
         if shapes != (self.shapes.source, self.shapes.query_source):
             out.append("the shapes folders")

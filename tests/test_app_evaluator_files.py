@@ -41,16 +41,6 @@ rank_by = "ap_trec_r"
 """
 
 
-@pytest.fixture(autouse=True)
-def _registry_as_it_was():
-    import shrec_eval.profiles as profiles
-
-    known = dict(profiles.REGISTRY)  # the built-ins made first
-    yield
-    profiles._KNOWN.clear()
-    profiles._KNOWN.update(known)
-
-
 def test_load_evaluator_file_adds_its_profile_and_chooses_it(qtbot, tmp_path, monkeypatch):
     path = tmp_path / "apptrack.toml"
     path.write_text(TRACK)

@@ -71,19 +71,6 @@ sum = "running"
 """
 
 
-@pytest.fixture(autouse=True)
-def _registry_as_it_was():
-    """The profiles these tests load leave the registry as it was (other
-    tests list its profiles)."""
-    import shrec_eval.profiles as profiles
-
-    known = dict(profiles.REGISTRY)  # the built-ins made first
-    yield
-    profiles._KNOWN.clear()
-    profiles._KNOWN.update(known)
-    profiles._BROKEN.clear()
-
-
 def cli(*argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -38,16 +38,6 @@ def _close(ours: float, theirs: float) -> bool:
     return abs(ours - theirs) <= 2.5e-16 * max(1.0, abs(theirs))
 
 
-@pytest.fixture(autouse=True)
-def _registry_as_it_was():
-    import shrec_eval.profiles as profiles
-
-    known = dict(profiles.REGISTRY)  # the built-ins made first
-    yield
-    profiles._KNOWN.clear()
-    profiles._KNOWN.update(known)
-
-
 @pytest.mark.parametrize("contest", ["small", "large"])
 def test_the_evaluator_file_gives_the_tracks_numbers(contest, tmp_path):
     folder = HERE / contest

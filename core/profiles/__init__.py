@@ -271,6 +271,18 @@ def broken() -> dict:
     return dict(_BROKEN)
 
 
+def forget_loaded() -> None:
+    """Forget the profiles loaded from evaluator files or found (the
+    built-ins stay): the registry as a new process has it; those found are
+    found again when asked."""
+    for name in [n for n, p in _KNOWN.items() if p.origin != "built in"]:
+        del _KNOWN[name]
+    _BROKEN.clear()
+    from ..scoring.measures import forget_profiles
+
+    forget_profiles()
+
+
 def load_assessment(path, *, profile=DEFAULT, **settings):
     """Read an assessment file by the rules of ``profile`` (a name, a file or
     a Profile): what the command line reads under ``--profile``.  ``settings``
