@@ -383,3 +383,13 @@ def test_every_hook_is_documented_with_its_kind():
     text = (Path(__file__).resolve().parents[1] / "docs" / "evaluators.md").read_text()
     for name, (kind, _, _) in HOOKS.items():
         assert f"| `{name}` | {kind} |" in text, name
+
+
+def test_a_table_of_one_run_is_refused_in_a_contests_table(tmp_path):
+    text = (
+        TRACK
+        + '\n[native]\ngroup = "contest"\n\n[[native.files]]\nfile = "q.txt"\nlayout = "queries"\n'
+    )
+    problems = check_text(text, "t.toml")
+    assert [p.line for p in problems] == [len(TRACK.splitlines()) + 7]
+    assert 'a table of one run (queries) goes with [native] group = "run"' in problems[0].message

@@ -288,6 +288,14 @@ def build(
             ("native", "run_order"), native_doc.get("run_order"), RUN_ORDERS, "given"
         ),
     )
+    if group_kind == "contest":  # one table of every run: no table of one run beside it
+        for i, entry in enumerate(tables.layouts):
+            if getattr(entry, "layout", "runs") != "runs":
+                c.add(
+                    ("native", "files", i, "layout"),
+                    f'a table of one run ({entry.layout}) goes with [native] group = "run"; '
+                    'with group = "contest" every table is a table of runs (layout = "runs")',
+                )
     text_output = hooked.get("text_output")
 
     profile = Profile(  # made even with problems: its columns are checked too
