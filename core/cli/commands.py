@@ -158,6 +158,8 @@ def cmd_measures(args, out) -> int:
         except ShrecEvalError as exc:
             raise UsageError(str(exc)) from None
     profile = opts.rules if opts is not None else None
+    if profile is None:
+        listed()  # the profiles found (config folder, packages): their measures too
     if args.params:
         return _measure_params(profile, out)
     own = profile.overrides if profile is not None else {}
