@@ -6,20 +6,33 @@ them and are where they take effect."""
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
-#: every profile, in the order the command line and the app list them (the
-#: registry, :mod:`shrec_eval.profiles`, loads a module of each name)
-PROFILE_NAMES: tuple[str, ...] = (
-    "shrec",
-    "boli",
-    "psbtable",
-    "shapenet17",
-    "trec_eval",
-    "sipiran21",
-)
 #: the profile of a contest that names none
 DEFAULT_PROFILE = "shrec"
+
+
+@cache
+def builtin_profile_names() -> tuple[str, ...]:
+    """The built-in profiles' names, in the order the command line and the
+    app list them: each evaluator file of ``profiles/builtin/`` (its
+    ``[evaluator] name``, by its ``position``), read with tomllib alone (a
+    new built-in is its file, nothing to add here)."""
+    found = []
+    for path in (Path(__file__).resolve().parent / "profiles" / "builtin").glob("*.toml"):
+        ev = tomllib.loads(path.read_text(encoding="utf-8")).get("evaluator", {})
+        found.append((ev.get("position", 1000), ev.get("name", path.stem)))
+    return tuple(name for _, name in sorted(found))
+
+
+def __getattr__(name: str):
+    """``PROFILE_NAMES``: the built-in profiles' names (read from their files)."""
+    if name == "PROFILE_NAMES":
+        return builtin_profile_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

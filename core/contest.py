@@ -28,14 +28,19 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .contest_options import (  # noqa: F401  (tests read the kinds here)
+    _OPTION_KINDS,
+    _evaluator_from,
+    _evaluator_of,
+    _options_from_dict,
+    _profile,
+)
 from .errors import FileAccessError, FormatError, OptionsError
 from .model.assessment import Assessment
 from .model.runs import Run
-from .options import AVERAGES, MAX_COLLECTION, PR_INTERPOLATIONS, EvalOptions
+from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
 from .profiles import DEFAULT as DEFAULT_PROFILE
-from .profiles import NAMES as PROFILES
-from .profiles import get_profile
 from .reading.contest_fields import (  # noqa: F401
     _BOOL,
     _COLOUR,
@@ -75,9 +80,6 @@ __all__ = ["CONTEST_VERSION", "AssessmentSource", "RunSource", "Contest", "Shape
 
 #: the most a contest file may hold (a session with its view is a few kB)
 CONTEST_LIMIT = 1 << 26
-
-# -- checking a dict read from JSON ----------------------------------------------------------
-
 
 # -- the sources -----------------------------------------------------------------------------
 
@@ -127,10 +129,10 @@ class AssessmentSource:
             "matrix_order": self.matrix_order,
         }
 
-    def load(self, profile: str = DEFAULT_PROFILE) -> Assessment:
-        """Read the assessment by the rules of ``profile`` (the contest's:
-        :meth:`Contest.load_assessment`)."""
-        return get_profile(profile).load_assessment(self)
+    def load(self, profile=DEFAULT_PROFILE) -> Assessment:
+        """Read the assessment by the rules of ``profile`` (a Profile, or its
+        name; the contest's: :meth:`Contest.load_assessment`)."""
+        return _profile(profile).load_assessment(self)
 
     def to_dict(self, base=None) -> dict:
         """Every setting; paths relative to ``base`` when given (the matrix
@@ -230,13 +232,13 @@ class RunSource:
         )
         return settings
 
-    def load(self, assessment: Assessment, profile: str | None = None, **reader_parameters) -> Run:
+    def load(self, assessment: Assessment, profile=None, **reader_parameters) -> Run:
         """Read the run by the rules of ``profile`` (None: those of the
         profile the assessment was read under); ``reader_parameters`` are how
         to read, not what (e.g. ``chunk_size``, the bytes of text parsed at a
         time)."""
         if profile is not None:
-            return get_profile(profile).load_run(self, assessment, **reader_parameters)
+            return _profile(profile).load_run(self, assessment, **reader_parameters)
         return load_run(self.path, assessment, **{**self.reader_settings(), **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
@@ -316,34 +318,6 @@ def _shapes_from_dict(d, what: str, base, source) -> ShapesSource | None:
 
 # -- the contest -----------------------------------------------------------------------------
 
-_OPTION_KINDS = {
-    "ranks": _INTS,
-    "curve_length": _INT,
-    "pr_levels": _INT,
-    "pr_interpolation": (
-        f"one of {', '.join(PR_INTERPOLATIONS)}",
-        lambda v: v in PR_INTERPOLATIONS,
-    ),
-    "remove_self": _BOOL,
-    "psb_class_cutoff": _BOOL,
-    "collection_size": _INT,
-    "f_beta": _NUMBER,
-    "profile": (f"one of {', '.join(PROFILES)}", lambda v: v in PROFILES),
-    "average": (f"one of {', '.join(AVERAGES)}", lambda v: v in AVERAGES),
-    "max_rank": _INT,
-    "relevance_level": _INT,
-    "complete_queries": _BOOL,
-    "measures": _STRS,  # measures with parameters beside the profile's (EvalOptions.measures)
-}
-
-
-def _options_from_dict(d, source) -> EvalOptions:
-    d = _checked(d, "scoring", _OPTION_KINDS, source, optional={"collection_size", "max_rank"})
-    try:
-        return EvalOptions(**{k: (tuple(v) if k == "ranks" else v) for k, v in d.items()})
-    except OptionsError as exc:
-        raise FormatError(source, f'"options": {exc}') from None
-
 
 @dataclass(frozen=True)
 class Contest:
@@ -372,6 +346,10 @@ class Contest:
         "view": _VIEW,
         "shapes": ("an object", lambda v: isinstance(v, dict)),
         "query_shapes": ("an object", lambda v: isinstance(v, dict)),
+        "evaluator": (
+            "the path of an evaluator file (.toml) or its table",
+            lambda v: isinstance(v, dict) or _path_text(v),
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -382,8 +360,9 @@ class Contest:
 
     @property
     def profile(self):
-        """The profile the contest is scored under (its options')."""
-        return get_profile(self.options.profile)
+        """The profile the contest is scored under (its options', resolved
+        when they were made)."""
+        return self.options.rules
 
     def load_assessment(self) -> Assessment:
         """The contest's assessment, read by its profile's rules."""
@@ -404,6 +383,9 @@ class Contest:
             d["description"] = self.description
         d["assessment"] = self.assessment.to_dict(base)
         d["runs"] = [r.to_dict(base) for r in self.runs]
+        evaluator = _evaluator_of(self.options.rules, base)
+        if evaluator is not None:  # a profile of an evaluator file: its path, or its table
+            d["evaluator"] = evaluator
         d["options"] = self.options.to_dict()
         for key in ("shapes", "query_shapes"):
             if getattr(self, key) is not None:
@@ -420,10 +402,11 @@ class Contest:
         if not isinstance(d, dict) or "assessment" not in d:
             raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
         d = _checked(_migrated(d, source), "contest", cls.KINDS, source)
+        profile = _evaluator_from(d.get("evaluator"), base, source)
         contest = cls(
             AssessmentSource.from_dict(d["assessment"], base, source=source),
             tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
-            _options_from_dict(d.get("options", {}), source),
+            _options_from_dict(d.get("options", {}), source, profile),
             name=d.get("name", Path(source).stem if source is not None else ""),
             description=d.get("description", ""),
             view=d.get("view", {}),
@@ -470,15 +453,14 @@ class Contest:
     def inputs(self) -> list[Path]:
         """Every path the contest reads: the assessment, its query and
         collection files, the runs (and the files naming embeddings' rows),
-        and the shapes folders (no output is written into them)."""
+        the shapes folders (no output is written into them), its evaluator file."""
         a = self.assessment
         ids = [r.ids for r in self.runs]
         shapes = [s.path for s in (self.shapes, self.query_shapes) if s is not None]
-        return [
-            p
-            for p in (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids, *shapes)
-            if p
-        ]
+        rules = self.options.rules  # its evaluator file is an input too
+        evaluator = [Path(rules.path)] if rules.origin == "evaluator file" and rules.path else []
+        files = (a.path, a.queries, a.collection, *(r.path for r in self.runs), *ids)
+        return [p for p in (*files, *shapes, *evaluator) if p]
 
     def gate_outputs(
         self, *, json=None, csv=None, report=None, native=None, more=()

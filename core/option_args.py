@@ -12,12 +12,14 @@ read, the profiles when the options are made.
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 
 from .choices import DEFAULT_PROFILE
-from .choices import PROFILE_NAMES as PROFILES
 from .errors import OptionsError
-from .options import AVERAGES, MAX_BETA, MAX_RANK, PR_INTERPOLATIONS, EvalOptions
+from .option_schema import OPTIONS, Option, by_name
+from .options import EvalOptions
 
 
 def _argument_type(name: str):
@@ -65,65 +67,91 @@ def _not_zero(convert, why: str):
     return checked
 
 
-_ranks = _argument_type("parse_ranks")
-_rank = _bounded("parse_whole", 1, MAX_RANK)
-_level = _not_zero(
-    _bounded("parse_whole", 0, 2**31 - 1),
-    "trec_eval -l 0 counts every judged document relevant, grade-0 lines too, while "
-    "shrec-eval keeps grade 0 for 'judged not relevant'; for trec_eval's default measures, "
-    "raise the qrels' grade 0 to 1 and give -l 1 (the same numbers)",
+def _profile(text: str) -> str:
+    """``--profile``'s value: a profile's name (built in, in the config
+    folder, of an installed package) or an evaluator file (``.toml``, a
+    path); read when the options are made."""
+    from .profiles import is_file_name, names
+
+    known = names()
+    if text in known or is_file_name(text):
+        return text
+    near = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
+    raise argparse.ArgumentTypeError(
+        f"unknown profile {text!r}: the profiles are {', '.join(known)}, or an evaluator "
+        "file (NAME.toml)" + (f"; did you mean {near[0]}?" if near else "")
+    )
+
+
+_profile.__name__ = "profile"
+
+#: the defaults of the options (the dataclass's, without making one)
+DEFAULTS = {f.name: f.default for f in fields(EvalOptions)}
+
+
+def _type(o: Option):
+    """The argparse ``type`` of an option of the schema."""
+    if o.kind == "ranks":
+        return _argument_type("parse_ranks")
+    if o.kind == "real":
+        return _bounded("parse_real", o.least, o.most)
+    if o.kind == "whole" and o.zero:
+        return _not_zero(_bounded("parse_whole", 0, int(o.most)), o.zero)
+    if o.kind == "whole":
+        return _bounded("parse_whole", int(o.least), int(o.most))
+    return None
+
+
+#: the value types of the command line's options (option_groups uses them too)
+_ranks = _type(by_name("ranks"))
+_rank = _type(by_name("curve_length"))
+_beta = _type(by_name("f_beta"))
+_level = _type(by_name("relevance_level"))
+_max_rank = _type(by_name("max_rank"))
+
+
+PROFILE_HELP = (
+    "follow the rules of an official evaluator: its list handling, definitions, "
+    "averages, table columns and ranking measure: a profile's name (default shrec; "
+    "'shrec-eval profiles' lists them) or an evaluator file (FILE.toml: 'shrec-eval "
+    "profiles show shrec' prints one); 'shrec-eval measures --profile NAME' shows what it "
+    "computes"
 )
-_max_rank = _not_zero(
-    _bounded("parse_whole", 0, MAX_RANK),
-    "trec_eval -M 0 keeps no document of any list (every value 0, and its "
-    "iprec_at_recall printed as -nan); give -M 1 or more",
-)
-_beta = _bounded("parse_real", 0.0, MAX_BETA)
+
+
+def add_option(group, name: str, **changes) -> None:
+    """The command-line option of the scoring option ``name``, as the schema
+    (:data:`shrec_eval.option_schema.OPTIONS`) defines it."""
+    o = by_name(name)
+    kw: dict = {"help": o.help}
+    if o.kind == "flag":
+        kw["action"] = "store_true"
+    elif o.kind == "profile":
+        kw.update(type=_profile, default=DEFAULT_PROFILE, metavar="NAME|FILE.toml")
+        kw["help"] = PROFILE_HELP
+    else:
+        if o.kind == "choice" or (o.kind == "whole" and o.choices):
+            kw["choices"] = o.choices
+            kw["type"] = int if o.kind == "whole" else None
+        else:
+            kw["type"] = _type(o)
+        if DEFAULTS[o.name] is not None:
+            kw["default"] = DEFAULTS[o.name]
+        if o.metavar:
+            kw["metavar"] = o.metavar
+    if o.dest:
+        kw["dest"] = o.dest
+    kw.update(changes)
+    group.add_argument(*o.flags, **{k: v for k, v in kw.items() if v is not None})
 
 
 def engine_parser() -> argparse.ArgumentParser:
     """The engine options (evaluate, compare, demo)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("measures")
-    g.add_argument(
-        "--ranks",
-        type=_ranks,
-        default=EvalOptions().ranks,
-        metavar="K1,K2,...",
-        help="the K of p@K, r@K, (n)(d)cg@K (default 5,10,25,50,100)",
-    )
-    g.add_argument(
-        "--curve-length",
-        type=_rank,
-        default=100,
-        metavar="N",
-        help="ranks of the (N)(D)CG and F curves (default 100)",
-    )
-    g.add_argument(
-        "--pr-levels",
-        type=int,
-        choices=(11, 21),
-        default=21,
-        help="recall levels of the precision-recall curve (default 21)",
-    )
-    g.add_argument(
-        "--pr-interpolation",
-        choices=PR_INTERPOLATIONS,
-        default="max",
-        help="max: P(r) = max precision at recall >= r; psb: psbPlot/SHREC MATLAB; "
-        "psbplot: psbPlot's own curve (the query counted as relevant, float32)",
-    )
-    g.add_argument(
-        "--keep-self",
-        action="store_true",
-        help="do not remove a query from its own ranked list (leave-one-out)",
-    )
-    g.add_argument(
-        "--psb-cutoff",
-        action="store_true",
-        help="leave queries of classes with at most 2 members out of the means",
-    )
-    g.add_argument("--f-beta", type=_beta, default=1.0, help="weight of the F-measure curve")
+    for o in OPTIONS:
+        if o.group == "measures":
+            add_option(g, o.name)
     return p
 
 
@@ -131,48 +159,16 @@ def profile_parser() -> argparse.ArgumentParser:
     """The evaluator profile and the averaging (evaluate, check, compare, demo)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("evaluator profile and averaging")
-    g.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=DEFAULT_PROFILE,
-        help="follow the rules of an official evaluator: its list handling, definitions, "
-        "averages, table columns and ranking measure (default shrec; 'shrec-eval measures "
-        "--profile NAME' shows what it computes)",
-    )
-    g.add_argument(
-        "--average",
-        choices=AVERAGES,
-        default="micro",
-        help="what the run mean is: micro (over queries), macro (over classes), "
-        "proportional or reciprocal (queries weighted by n_q or 1/n_q)",
-    )
-    g.add_argument(
-        "--native",
-        metavar="DIR",
-        help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
-    )
-    g.add_argument(
-        "--max-rank",
-        "-M",
-        type=_max_rank,
-        metavar="N",
-        help="only the first N entries of each list count (trec_eval -M)",
-    )
-    g.add_argument(
-        "--relevance-level",
-        "-l",
-        type=_level,
-        default=1,
-        metavar="L",
-        help="judgments below grade L count as not relevant (trec_eval -l; default 1)",
-    )
-    g.add_argument(
-        "--complete-queries",
-        "-c",
-        action="store_true",
-        help="trec_eval profile: average over every query of the qrels, a missing one "
-        "scoring 0 (trec_eval -c; -N is --collection-size)",
-    )
+    for o in OPTIONS:
+        if o.group != "profile":
+            continue
+        add_option(g, o.name)
+        if o.name == "average":  # an output, not an option of the scoring
+            g.add_argument(
+                "--native",
+                metavar="DIR",
+                help="write the evaluator's own output files (DIR/<run name>/ with several runs)",
+            )
     return p
 
 
@@ -183,22 +179,10 @@ def scoring_parsers() -> list[argparse.ArgumentParser]:
 
 
 #: command-line option (argparse dest) -> the EvalOptions field it sets
-OPTION_FIELDS = {
-    "ranks": "ranks",
-    "curve_length": "curve_length",
-    "pr_levels": "pr_levels",
-    "pr_interpolation": "pr_interpolation",
-    "keep_self": "remove_self",
-    "psb_cutoff": "psb_class_cutoff",
-    "f_beta": "f_beta",
-    "profile": "profile",
-    "average": "average",
-    "max_rank": "max_rank",
-    "relevance_level": "relevance_level",
-    "complete_queries": "complete_queries",
-    "collection_size": "collection_size",
-}
+OPTION_FIELDS = {o.argument: o.name for o in OPTIONS if o.flags}
 
+
+_BY_ARGUMENT = {o.argument: o for o in OPTIONS if o.flags}
 
 #: command-line option (argparse dest) -> the reading rule it sets, and its value
 _READING_FLAGS = {
@@ -215,12 +199,14 @@ def settings_given(args, given: Iterable[str] | None = None) -> dict:
     refuse those it fixes otherwise (:meth:`Profile.refuse_others
     <shrec_eval.profiles.base.Profile.refuse_others>`)."""
     if given is None:
-        flags = ("keep_self", "psb_cutoff", "complete_queries", "no_normalize_ids", "trec_order")
+        flags = [o.argument for o in OPTIONS if o.kind == "flag" and o.flags]
+        flags += ["no_normalize_ids", "trec_order"]
         given = {d for d in flags if getattr(args, d, False)}
     out = {}
     for dest in given:
-        if dest == "keep_self":
-            out["remove_self"] = not args.keep_self
+        o = _BY_ARGUMENT.get(dest)
+        if o is not None and o.negated and hasattr(args, dest):
+            out[o.name] = not getattr(args, dest)
         elif dest in OPTION_FIELDS and hasattr(args, dest):
             out[OPTION_FIELDS[dest]] = getattr(args, dest)
         elif dest in _READING_FLAGS and hasattr(args, dest):
@@ -231,12 +217,12 @@ def settings_given(args, given: Iterable[str] | None = None) -> dict:
 
 def command_line_words(setting: str, value) -> str:
     """How a command line asks for a setting (``--matrix-order listing``)."""
-    if setting == "remove_self":
-        return "--keep-self" if not value else "no --keep-self"
+    o = next((o for o in OPTIONS if o.name == setting and o.flags), None)
+    if o is not None and o.negated:
+        return o.flags[0] if not value else f"no {o.flags[0]}"
     if setting == "normalize_ids":
         return "--no-normalize-ids" if not value else "no --no-normalize-ids"
-    dest = {f: d for d, f in OPTION_FIELDS.items()}.get(setting, setting)
-    flag = "--" + dest.replace("_", "-")
+    flag = o.flags[0] if o is not None else "--" + setting.replace("_", "-")
     if isinstance(value, bool):
         return flag if value else f"no {flag}"
     return f"{flag} {value}"
@@ -265,13 +251,7 @@ def given_fields(given: Iterable[str]) -> set[str]:
 
 def profile_options(args) -> dict:
     """The evaluator profile's options (every command that scores has them)."""
-    return {
-        "profile": args.profile,
-        "average": args.average,
-        "max_rank": args.max_rank,
-        "relevance_level": args.relevance_level,
-        "complete_queries": args.complete_queries,
-    }
+    return {o.name: getattr(args, o.argument) for o in OPTIONS if o.group == "profile"}
 
 
 def eval_options(
@@ -283,17 +263,12 @@ def eval_options(
     when an option the command line wrote (``given``: argparse dests,
     :func:`given_options`; None: the flags that are on) is one the profile
     fixes otherwise (``--profile psbtable --keep-self``), naming both values."""
-    from .profiles import get_profile
-
-    get_profile(args.profile).refuse_others(settings_given(args, given), command_line_words)
-    return EvalOptions(
-        ranks=tuple(args.ranks) + tuple(sorted(set(extra_ranks) - set(args.ranks))),
-        curve_length=args.curve_length,
-        pr_levels=args.pr_levels,
-        pr_interpolation=args.pr_interpolation,
-        remove_self=not args.keep_self,
-        psb_class_cutoff=args.psb_cutoff,
-        f_beta=args.f_beta,
-        measures=tuple(measures),
-        **profile_options(args),
-    )
+    values = {
+        o.name: (not getattr(args, o.argument)) if o.negated else getattr(args, o.argument)
+        for o in OPTIONS
+        if o.group == "measures"
+    }
+    values["ranks"] = tuple(args.ranks) + tuple(sorted(set(extra_ranks) - set(args.ranks)))
+    options = EvalOptions(**values, measures=tuple(measures), **profile_options(args))
+    options.rules.refuse_others(settings_given(args, given), command_line_words)
+    return options

@@ -1,15 +1,17 @@
-"""Options of the metric engine, with the defaults of the sources."""
+"""Options of the metric engine, with the defaults of the sources.  Each
+option is defined once, in :data:`shrec_eval.option_schema.OPTIONS` (its
+kind, bounds, check and message); the profile an option set follows is
+resolved once, when the options are made, and travels with them
+(:attr:`EvalOptions.rules`)."""
 
 from __future__ import annotations
 
-import math
-import numbers
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .choices import DEFAULT_PROFILE, PROFILE_NAMES
 from .errors import OptionsError
 from .model.limits import MAX_BETA, MAX_COLLECTION, MAX_GRADE, MAX_RANK, PR_LEVELS
-from .profiles.own_options import check_own_options
+from .option_schema import AVERAGES, OPTIONS, PR_INTERPOLATIONS, checked
 
 __all__ = [
     "AVERAGES",
@@ -22,24 +24,18 @@ __all__ = [
     "PROFILES",
     "EvalOptions",
     "OptionsError",
+    "check_field",
 ]
 
-PR_INTERPOLATIONS = ("max", "psb", "psbplot")
-#: the profiles' names (:mod:`shrec_eval.profiles` is their registry)
+#: the built-in profiles' names (:mod:`shrec_eval.profiles` is their registry)
 PROFILES = PROFILE_NAMES
-#: how query values become one run figure (profiles.md, last section)
-AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 
 
-def _whole(name: str, value, least: int, most: int) -> int:
-    """A whole-number option (not a bool, not a fraction) in its range."""
-    name = name.replace("_", " ")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
-        raise OptionsError(f"{name} must be a whole number, not {value!r}")
-    if not least <= value <= most:
-        what = "positive integers" if name == "ranks" else f"from {least}"
-        raise OptionsError(f"{name} must be {what} up to {most}, not {value}")
-    return int(value)
+def check_field(name: str, value):
+    """A value of the option ``name`` as :class:`EvalOptions` holds it (an
+    evaluator file's fixed options are checked so); an OptionsError when it
+    cannot be one."""
+    return checked(name, value)
 
 
 @dataclass(frozen=True)
@@ -98,75 +94,43 @@ class EvalOptions:
     complete_queries: bool = False
     measures: tuple[str, ...] = ()
     memory_budget: int = field(default=96 * 2**20, compare=False)
+    #: the profile itself (:class:`~shrec_eval.profiles.base.Profile`), resolved
+    #: from ``profile`` when the options are made: a name, an evaluator file's
+    #: path or a Profile may be given as ``profile``
+    rules: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        ranks = tuple(sorted({_whole("ranks", k, 1, MAX_RANK) for k in self.ranks}))
-        if not ranks:
-            raise OptionsError("ranks must be positive integers, e.g. 5,10,25,50,100")
-        object.__setattr__(self, "ranks", ranks)
-        _whole("curve_length", self.curve_length, 1, MAX_RANK)
-        if self.max_rank is not None:
-            _whole("max_rank", self.max_rank, 1, MAX_RANK)
-        if self.collection_size is not None:
-            _whole("collection_size", self.collection_size, 1, MAX_COLLECTION)
-        for name in ("remove_self", "psb_class_cutoff", "complete_queries"):
-            if not isinstance(getattr(self, name), bool):
-                value = getattr(self, name)
-                raise OptionsError(f"{name.replace('_', ' ')} must be true or false, not {value!r}")
-        beta = self.f_beta
-        if not (
-            isinstance(beta, numbers.Real) and not isinstance(beta, bool) and math.isfinite(beta)
-        ):
-            raise OptionsError(f"the F-measure weight beta must be a positive number, not {beta!r}")
-        if beta > MAX_BETA:
-            raise OptionsError(f"the F-measure weight beta must be at most {MAX_BETA:g}")
-        if isinstance(self.pr_levels, bool) or self.pr_levels not in PR_LEVELS:
-            raise OptionsError(
-                f"the precision-recall curve has {' or '.join(map(str, PR_LEVELS))} "
-                f"recall levels, not {self.pr_levels!r}"
-            )
-        _whole("relevance_level", self.relevance_level, 1, MAX_GRADE)
-        if self.pr_interpolation not in PR_INTERPOLATIONS:
-            raise OptionsError(
-                f"unknown precision-recall interpolation {self.pr_interpolation!r}; "
-                f"expected one of {', '.join(PR_INTERPOLATIONS)}"
-            )
-        if self.collection_size is not None and int(self.collection_size) < 1:
-            raise OptionsError("the collection size must be a positive integer")
-        if not (self.f_beta > 0 and math.isfinite(self.f_beta)):
-            raise OptionsError("the F-measure weight beta must be a positive number")
+        for option in OPTIONS:
+            if option.name == "profile":
+                continue
+            value = getattr(self, option.name)
+            if option.name == "measures" and not value:
+                continue
+            object.__setattr__(self, option.name, checked(option.name, value))
+        self._resolve_profile()
+        self._check_own_options()
 
-        for name, value, known in (
-            ("profile", self.profile, PROFILE_NAMES),
-            ("average", self.average, AVERAGES),
-        ):
-            if value not in known:
-                raise OptionsError(f"unknown {name} {value!r}; expected one of {', '.join(known)}")
-        if self.max_rank is not None and int(self.max_rank) < 1:
-            raise OptionsError("the maximum rank (-M) must be a positive integer")
-        if int(self.relevance_level) < 1:
-            raise OptionsError("the relevance level (-l) must be a positive integer")
+    def _resolve_profile(self) -> None:
+        """``profile`` as a name and ``rules`` as the Profile: resolved once
+        (the options' copies keep it; a Dask worker receives it with them)."""
+        from .profiles import options_profile
+
+        name, rules = options_profile(self.profile, self.rules)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "profile", name)
+
+    def _check_own_options(self) -> None:
+        from .profiles.own_options import check_own_options
+
         check_own_options(self)
-        if self.measures:
-            object.__setattr__(self, "measures", _measures(self.measures))
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d.pop("memory_budget")
+        d.pop("rules")
         d["ranks"] = list(self.ranks)
         if self.measures:
             d["measures"] = list(self.measures)
         else:  # the files of options without them stay as they were
             d.pop("measures")
         return d
-
-
-def _measures(names) -> tuple[str, ...]:
-    """The canonical names of ``measures``, each once, in their order."""
-    from .scoring.measures import canonical
-
-    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
-        raise OptionsError(
-            f"measures must be a list of measure names (ndcg(gain=exp2)@10), not {names!r}"
-        )
-    return tuple(dict.fromkeys(canonical(n) for n in names))

@@ -30,7 +30,7 @@ from .errors import AmbiguousFormatError, user_message
 from .model.assessment import Assessment
 from .model.runs import Run
 from .options import EvalOptions
-from .profiles import get_profile
+from .profiles.evaluator import Evaluator
 from .reading.formats.source import default_name
 from .reading.readers import distinct_names
 from .scoring.engine import Cancelled, evaluate
@@ -69,7 +69,7 @@ IndexedProgressFn = Callable[[int, int, int], None]
 def effective_options(options: EvalOptions) -> EvalOptions:
     """The options the engine scores with under ``options.profile``: what
     every result of these options carries (``RunResult.options``)."""
-    return get_profile(options.profile).apply(options)
+    return options.rules.apply(options)
 
 
 def _fingerprint(path) -> tuple | None:
@@ -122,7 +122,7 @@ def run_stamp(source: RunSource, options: EvalOptions) -> tuple:
     the cache knows it (reader settings, the file's size and time) and the
     options it is scored with (under its profile).  Two equal stamps against
     one assessment: the same result (the app's F5 leaves such a run as it is)."""
-    reader = dict(get_profile(options.profile).reading)
+    reader = dict(options.rules.reading)
     return (RunCache.key(source, reader), effective_options(options))
 
 
@@ -191,7 +191,8 @@ def score_runs(
     its cluster (:mod:`shrec_eval.scoring.distributed`: the same results)."""
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', not {errors!r}")
-    profile = get_profile(options.profile)
+    evaluator = Evaluator.of(options)  # the profile resolved once for the whole job
+    profile = evaluator.profile
     profile.check_reading(assessment)  # a profile that reads its own contests says so
     reader = dict(profile.reading)
     for i, source in enumerate(sources):
@@ -208,7 +209,7 @@ def score_runs(
                 run = profile.load_run(source, assessment, **watch)
                 if cache is not None:
                     cache.put(source, reader, run)
-            result = _evaluate(i, assessment, run, options, progress, should_stop, client)
+            result = _evaluate(i, assessment, run, evaluator, progress, should_stop, client)
         except Cancelled:
             raise
         except AmbiguousFormatError as exc:
@@ -235,13 +236,15 @@ def _score_own_reading(
     """A contest of a profile that reads its contests itself (shapenet17:
     one outcome per dataset of each method folder, each against the
     assessment of its split and queries)."""
-    profile = contest.profile
-    for i, assessment, run in profile.contest_reader(contest.assessment.path, contest.runs):
+    evaluator = Evaluator.of(contest.options)
+    for i, assessment, run in evaluator.profile.contest_reader(
+        contest.assessment.path, contest.runs
+    ):
         if should_stop is not None and should_stop():
             raise Cancelled()
         if started is not None:
             started(i, run.name)
-        result = _evaluate(i, assessment, run, contest.options, progress, should_stop, client)
+        result = _evaluate(i, assessment, run, evaluator, progress, should_stop, client)
         yield Outcome(i, contest.runs[i], result=result, run=run, assessment=assessment)
 
 

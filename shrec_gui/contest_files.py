@@ -16,7 +16,7 @@ from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.option_args import command_line_words
 from shrec_eval.options import EvalOptions
-from shrec_eval.profiles import get_profile, options_given
+from shrec_eval.profiles import options_given
 from shrec_eval.reading.contest_fields import contest_roles, is_contest_file
 
 from .worker import Job, classify, dropped_order, read_assessment, user_message
@@ -106,7 +106,7 @@ class ContestFiles:
 
     def _left_out(self, options: EvalOptions) -> bool:
         """Whether the app leaves a contest of these options' profile out (said)."""
-        why = app_leaves_out(get_profile(options.profile))
+        why = app_leaves_out(options.rules)
         if why is not None:
             self.problem.emit("Cannot open the contest", why)
         return why is not None
@@ -178,7 +178,7 @@ class ContestFiles:
             )
 
         self.run_task(
-            read_assessment, source, options.profile, done=read, title="Cannot open the assessment"
+            read_assessment, source, options.rules, done=read, title="Cannot open the assessment"
         )
 
     def run_task(

@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.options import EvalOptions
 from shrec_eval.outputs.palette import RunLook, run_looks
-from shrec_eval.profiles import get_profile
 from shrec_eval.service import effective_options
 
 from .contest_files import ContestFiles
@@ -143,7 +142,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
     def default_rank_key(self) -> str:
         """The measure ``shrec-eval evaluate`` ranks by (the profile's, else
         the assessment's default)."""
-        return get_profile(self.options.profile).table(self.assessment, self.options)[1]
+        return self.options.rules.table(self.assessment, self.options)[1]
 
     def _state(self) -> tuple:
         """What a session keeps: the assessment, the runs, the options and the
@@ -198,8 +197,8 @@ class ContestController(ContestFiles, JobQueue, QObject):
             changed = [
                 f.name
                 for f in fields(options)
-                if getattr(options, f.name) != getattr(self.options, f.name)
-            ]
+                if f.name != "rules" and getattr(options, f.name) != getattr(self.options, f.name)
+            ] or ["profile"]  # the same name, another evaluator file's rules
             out.append(f"the scoring options ({', '.join(changed)})")
         if shapes != (self.shapes.source, self.shapes.query_source):
             out.append("the shapes folders")

@@ -29,31 +29,84 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
 )
+from shrec_eval.errors import ShrecEvalError
 from shrec_eval.model.values import parse_ranks
-from shrec_eval.options import AVERAGES, MAX_BETA, EvalOptions
-from shrec_eval.profiles import REGISTRY
+from shrec_eval.option_schema import OPTIONS, by_name
+from shrec_eval.options import EvalOptions
+from shrec_eval.profiles import listed
 from shrec_eval.reading.formats.rules import describe
 from shrec_eval.reading.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 
 from .contest_files import app_leaves_out
 
-AVERAGE_TEXT = {
-    "micro": "over queries",
-    "macro": "over classes (mean of class means)",
-    "proportional": "queries weighted by their relevant count",
-    "reciprocal": "queries weighted by 1 / relevant count",
-}
+#: average -> its words (the Summary says them too): the option schema's
+AVERAGE_TEXT = {v: words.split(": ", 1)[1] for v, words in by_name("average").widget.items}
 
 
 def _shown(value) -> str:
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
+def _widget(spec, value):
+    """The widget of an option of the schema (its ``Widget``), showing ``value``."""
+    w = spec.widget
+    if w.kind == "line":
+        box = QLineEdit(",".join(str(k) for k in value))
+    elif w.kind == "spin":
+        box = QSpinBox()
+        box.setRange(int(w.least), int(w.most))
+        if w.special:
+            box.setSpecialValueText(w.special)
+        box.setValue(value or 0)
+    elif w.kind == "double":
+        box = QDoubleSpinBox()
+        box.setDecimals(w.decimals)
+        box.setRange(w.least, w.most)
+        box.setValue(value)
+    elif w.kind == "check":
+        box = QCheckBox(w.label)
+        box.setChecked(value)
+    else:
+        box = QComboBox()
+        for v, words in w.items:
+            box.addItem(words or str(v), v)
+        box.setCurrentIndex(box.findData(value))
+    return box
+
+
+def _show(spec, box, value) -> None:
+    kind = spec.widget.kind
+    if kind == "check":
+        box.setChecked(value)
+    elif kind == "combo":
+        box.setCurrentIndex(box.findData(value))
+    elif kind == "line":
+        box.setText(",".join(str(k) for k in value))
+    else:
+        box.setValue(value or 0)
+
+
+def _read(spec, box):
+    """The value an option's widget shows (a ValueError for ranks that are not)."""
+    kind = spec.widget.kind
+    if kind == "check":
+        return box.isChecked()
+    if kind == "combo":
+        return box.currentData()
+    if kind == "line":
+        return parse_ranks(box.text())
+    if kind == "spin" and spec.widget.special:
+        return box.value() or None
+    return box.value()
+
+
 class OptionsDialog(QDialog):
     """Engine options (re-score with F5 after changing them), and how the
     open assessment's matrices are read (``matrix_order``: the user's
     choice, None: no assessment open; ``by_id``: whether its ids allow
-    reading them by id)."""
+    reading them by id).  Each option's widget is made from the option
+    schema (:data:`shrec_eval.option_schema.OPTIONS`); Load evaluator file…
+    adds a profile described by an evaluator file to the choice."""
 
     def __init__(
         self,
@@ -67,22 +120,13 @@ class OptionsDialog(QDialog):
         self.setWindowTitle("Scoring options")
         self.base = options
         f = QFormLayout(self)
-        self.ranks = QLineEdit(",".join(str(k) for k in options.ranks))
-        self.curve = QSpinBox()
-        self.curve.setRange(1, 100000)
-        self.curve.setValue(options.curve_length)
-        self.levels = QComboBox()
-        self.levels.addItems(["21", "11"])
-        self.levels.setCurrentText(str(options.pr_levels))
-        self.interp = QComboBox()
-        self.interp.addItem("max: P(r) = max precision at recall >= r", "max")
-        self.interp.addItem("psb: psbPlot / SHREC MATLAB (20 levels, linear)", "psb")
-        self.interp.addItem("psbplot: psbPlot's own (query counted, float32)", "psbplot")
-        self.interp.setCurrentIndex(self.interp.findData(options.pr_interpolation))
-        self.remove_self = QCheckBox("Remove a query from its own list (leave-one-out)")
-        self.remove_self.setChecked(options.remove_self)
-        self.cutoff = QCheckBox("Leave classes of at most 2 members out of the means (psbTable)")
-        self.cutoff.setChecked(options.psb_class_cutoff)
+        #: option -> its widget (also the dialog's attribute the schema names)
+        self.widgets = {}
+        for spec in OPTIONS:
+            if spec.widget is not None:
+                box = _widget(spec, getattr(options, spec.name))
+                self.widgets[spec.name] = box
+                setattr(self, spec.widget.attr, box)
         self.matrix_order = _matrix_order_box()
         self._order_open = matrix_order is not None
         self.matrix_order.setCurrentIndex(self.matrix_order.findData(matrix_order or "listing"))
@@ -90,101 +134,128 @@ class OptionsDialog(QDialog):
             item = self.matrix_order.model().item(self.matrix_order.findData("id"))
             item.setEnabled(False)
             item.setToolTip("The assessment's ids are not 0..N-1: matrices cannot be read by id.")
-        self.collection_size = QSpinBox()
-        self.collection_size.setRange(0, 2_000_000_000)
-        self.collection_size.setSpecialValueText("from the assessment")
-        self.collection_size.setValue(options.collection_size or 0)
+        #: name -> profile of the choice (the registry's, and evaluator files loaded)
+        self._profiles = {p.name: p for p in listed()}
+        self._profiles.setdefault(options.profile, options.rules)
         self.profile = QComboBox()
-        for name, profile in REGISTRY.items():  # names and words: the profile registry's
-            self.profile.addItem(f"{name}: {profile.label}", name)
-            i = self.profile.count() - 1
-            why = app_leaves_out(profile)
-            self.profile.setItemData(i, why or profile.help, Qt.ItemDataRole.ToolTipRole)
-            if why is not None:  # listed, greyed, with what to use instead
-                self.profile.model().item(i).setEnabled(False)
+        for p in self._profiles.values():  # names and words: the profile registry's
+            self._add_profile(p)
         self.profile.setCurrentIndex(self.profile.findData(options.profile))
+        self.load_file = QPushButton("Load evaluator file…")
+        self.load_file.setToolTip(
+            "Add the profile an evaluator file (.toml) describes: a contest's own rules, "
+            "measures, columns and native tables"
+        )
+        self.load_file.clicked.connect(self._load_file)
         self.forced = QLabel()  # what the chosen profile fixes, and why
         self.forced.setWordWrap(True)
         # wide enough for the longest text in a few lines (its height: _reserve_about)
         self.forced.setMinimumWidth(self.fontMetrics().averageCharWidth() * 60)
         self.forced.setEnabled(False)  # greyed, as the options it fixes
-        self.average = QComboBox()
-        for name in AVERAGES:
-            self.average.addItem(f"{name}: {AVERAGE_TEXT[name]}", name)
-        self.average.setCurrentIndex(self.average.findData(options.average))
-        self.f_beta = QDoubleSpinBox()
-        self.f_beta.setDecimals(3)
-        self.f_beta.setRange(0.001, MAX_BETA)
-        self.f_beta.setValue(options.f_beta)
-        f.addRow("Evaluator profile:", self.profile)
+        choice = QHBoxLayout()
+        choice.addWidget(self.profile, 1)
+        choice.addWidget(self.load_file)
+        f.addRow("Evaluator profile:", choice)
         f.addRow("", self.forced)
-        f.addRow("Run mean (averaging):", self.average)
-        f.addRow("F-measure weight beta:", self.f_beta)
-        f.addRow("Ranks K of the @K measures:", self.ranks)
-        f.addRow("Curve length (ranks):", self.curve)
-        f.addRow("Precision-recall levels:", self.levels)
-        f.addRow("Interpolation:", self.interp)
-        f.addRow(self.remove_self)
-        f.addRow(self.cutoff)
-        f.addRow("Matrix rows and columns:", self.matrix_order)
-        f.addRow("Collection size:", self.collection_size)
+        rows = sorted(
+            [(s.widget.place, s.widget, self.widgets[s.name]) for s in OPTIONS if s.widget]
+            + [(10, None, self.matrix_order)],
+            key=lambda r: r[0],
+        )
+        for _, w, box in rows:
+            if w is None:
+                f.addRow("Matrix rows and columns:", box)
+            elif w.kind == "check":
+                f.addRow(box)
+            else:
+                f.addRow(w.label, box)
         bb = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         bb.accepted.connect(self.accept)
         bb.rejected.connect(self.reject)
         f.addRow(bb)
-        #: option -> (its widget, how to show a value) for what a profile may fix
-        self._fixable = {
-            "remove_self": (self.remove_self, self.remove_self.setChecked),
-            "psb_class_cutoff": (self.cutoff, self.cutoff.setChecked),
-            "pr_interpolation": (
-                self.interp,
-                lambda v: self.interp.setCurrentIndex(self.interp.findData(v)),
-            ),
-            "matrix_order": (
-                self.matrix_order,
-                lambda v: self.matrix_order.setCurrentIndex(self.matrix_order.findData(v)),
-            ),
-        }
-        self._user = {  # the user's own choices, back when a profile lets go
-            "remove_self": options.remove_self,
-            "psb_class_cutoff": options.psb_class_cutoff,
-            "pr_interpolation": options.pr_interpolation,
-            "matrix_order": matrix_order or "listing",
-        }
+        self._user = {name: getattr(options, name) for name in self.widgets}
+        self._user["matrix_order"] = matrix_order or "listing"
         self._fixed: set[str] = set()
         self.profile.currentIndexChanged.connect(self._show_forced)
         self._show_forced()
         self._reserve_about()
 
+    def _add_profile(self, profile) -> None:
+        self.profile.addItem(f"{profile.name}: {profile.label}", profile.name)
+        i = self.profile.count() - 1
+        why = app_leaves_out(profile)
+        self.profile.setItemData(i, why or profile.help, Qt.ItemDataRole.ToolTipRole)
+        if why is not None:  # listed, greyed, with what to use instead
+            self.profile.model().item(i).setEnabled(False)
+
+    def _load_file(self) -> None:
+        """Load evaluator file…: its profile added to the choice and chosen;
+        a file that is not one is said (its line and what was expected)."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Load evaluator file", "", "Evaluator files (*.toml);;All files (*)"
+        )
+        if path:
+            self.add_evaluator_file(path)
+
+    def add_evaluator_file(self, path) -> bool:
+        """Add the profile of the evaluator file ``path`` and choose it (False:
+        it is not one; a message box said why, the choice is as it was)."""
+        from PySide6.QtWidgets import QMessageBox
+
+        try:
+            profile = EvalOptions(profile=Path(path)).rules
+        except ShrecEvalError as exc:
+            QMessageBox.warning(self, "Cannot load the evaluator file", str(exc))
+            return False
+        if profile.name not in self._profiles:
+            self._add_profile(profile)
+        else:
+            i = self.profile.findData(profile.name)
+            self.profile.setItemText(i, f"{profile.name}: {profile.label}")
+        self._profiles[profile.name] = profile
+        self.profile.setCurrentIndex(self.profile.findData(profile.name))
+        self._show_forced()
+        self._reserve_about()
+        return True
+
+    def _fixable(self) -> dict:
+        """Option (and the matrix order) -> its widget: what a profile may fix."""
+        return {**self.widgets, "matrix_order": self.matrix_order}
+
     def _show_forced(self) -> None:
         """The options the chosen profile fixes: shown at its values, greyed,
         with why; the others as the user left them."""
+        boxes = self._fixable()
         for name in self._fixed:  # remember what the user had chosen, then let go
-            widget, show = self._fixable[name]
-            widget.setEnabled(True)
-            widget.setToolTip("")
-            show(self._user[name])
-        for name in set(self._fixable) - self._fixed:
+            boxes[name].setEnabled(True)
+            boxes[name].setToolTip("")
+            self._show_value(name, self._user[name])
+        for name in set(boxes) - self._fixed:
             self._user[name] = self._value(name)
-        profile = REGISTRY[self.profile.currentData()]
-        fixed = {k: v for k, v in profile.fixed().items() if k in self._fixable}
+        profile = self._profiles[self.profile.currentData()]
+        fixed = {k: v for k, v in profile.fixed().items() if k in boxes}
         self._fixed = set(fixed)
         for name, value in fixed.items():
-            widget, show = self._fixable[name]
-            show(value)
-            widget.setEnabled(False)
+            self._show_value(name, value)
+            boxes[name].setEnabled(False)
             why = profile.why if name in profile.options else f"it reads {describe(name, value)}"
-            widget.setToolTip(f"Fixed by the {profile.name} profile: {why}")
+            boxes[name].setToolTip(f"Fixed by the {profile.name} profile: {why}")
         if not self._order_open:
             self.matrix_order.setEnabled(False)
             self.matrix_order.setToolTip("How an assessment's matrices are read: open one first.")
         self.forced.setText(self._about(profile))
 
+    def _show_value(self, name: str, value) -> None:
+        if name == "matrix_order":
+            self.matrix_order.setCurrentIndex(self.matrix_order.findData(value))
+        else:
+            _show(by_name(name), self.widgets[name], value)
+
     def _about(self, profile) -> str:
         """What a profile is, and what it fixes and why."""
-        fixed = {k: v for k, v in profile.options.items() if k in self._fixable}
+        fixed = {k: v for k, v in profile.options.items() if k in self._fixable()}
         about = profile.help[:1].upper() + profile.help[1:]
         text = f"{about}."
         if fixed:
@@ -201,7 +272,7 @@ class OptionsDialog(QDialog):
         itself when a wrapped label needs more lines)."""
         label = self.forced
         width = max(label.width(), label.minimumWidth())
-        texts = [self._about(p) for p in REGISTRY.values()]
+        texts = [self._about(p) for p in self._profiles.values()]
         flags = int(Qt.TextFlag.TextWordWrap)
         fm = label.fontMetrics()
         need = max(fm.boundingRect(0, 0, width, 100_000, flags, t).height() for t in texts)
@@ -217,9 +288,9 @@ class OptionsDialog(QDialog):
         return self._user[name] if name in self._fixed else self._value(name)
 
     def _value(self, name: str):
-        if name in ("pr_interpolation", "matrix_order"):
-            return self._fixable[name][0].currentData()
-        return self._fixable[name][0].isChecked()
+        if name == "matrix_order":
+            return self.matrix_order.currentData()
+        return _read(by_name(name), self.widgets[name])
 
     def chosen_matrix_order(self) -> str | None:
         """The matrix order chosen (the user's own beneath a profile that
@@ -227,22 +298,14 @@ class OptionsDialog(QDialog):
         return self._own("matrix_order") if self._order_open else None
 
     def options(self) -> EvalOptions:
-        """The options shown (the others, e.g. the profile, as they were);
-        OptionsError when the ranks are not a list of whole numbers."""
-        profile = self.profile.currentData()
+        """The options shown (the others, e.g. the measures, as they were);
+        OptionsError when the ranks are not a list of whole numbers.  What a
+        profile fixes stays the user's own choice underneath."""
+        profile = self._profiles[self.profile.currentData()]
         return replace(
-            REGISTRY[profile].fit(self.base),  # another profile's own options (-c) reset
-            ranks=parse_ranks(self.ranks.text()),
-            curve_length=self.curve.value(),
-            pr_levels=int(self.levels.currentText()),
-            # what a profile fixes stays the user's own choice underneath
-            pr_interpolation=self._own("pr_interpolation"),
-            remove_self=self._own("remove_self"),
-            psb_class_cutoff=self._own("psb_class_cutoff"),
-            collection_size=self.collection_size.value() or None,
+            profile.fit(self.base),  # another profile's own options (-c) reset
             profile=profile,
-            average=self.average.currentData(),
-            f_beta=self.f_beta.value(),
+            **{name: self._own(name) for name in self.widgets},
         )
 
 

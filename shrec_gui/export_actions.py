@@ -14,7 +14,7 @@ from shrec_eval.outputs import figures as print_figures
 from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
 from shrec_eval.outputs.figures import figure_bytes
 from shrec_eval.outputs.native import write_native
-from shrec_eval.profiles import REGISTRY, get_profile
+from shrec_eval.profiles import listed
 
 from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
@@ -138,9 +138,9 @@ class ExportActions(QObject):
         c = self.w.controller
         contest = c.contest()
         if contest is not None:  # else: nothing to write yet (_results says so)
-            profile = get_profile(c.options.profile)
+            profile = c.options.rules
             if profile.native is None:
-                having = " and ".join(p.name for p in REGISTRY.values() if p.native is not None)
+                having = " and ".join(p.name for p in listed() if p.native is not None)
                 self.w.status_label.setText(
                     f"The {profile.name} profile has no native files ({having} have)."
                 )

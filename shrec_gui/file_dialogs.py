@@ -15,7 +15,6 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
-from shrec_eval.profiles import get_profile
 from shrec_eval.resources import demo_manifest
 
 from . import view_state
@@ -154,7 +153,7 @@ class FileDialogs:
             self.controller.run_task(
                 lambda: (
                     classify([path])[0][1],
-                    read_assessment(AssessmentSource(path), options.profile),
+                    read_assessment(AssessmentSource(path), options.rules),
                 ),
                 done=lambda found: self._assessment_chosen(path, *found, options),
                 title="Cannot open the assessment",
@@ -163,7 +162,7 @@ class FileDialogs:
     def _assessment_chosen(self, path: str, kind: str, loaded, options) -> None:
         values = {}
         if kind in ("cla", "qrels"):
-            profile = get_profile(self.controller.options.profile)
+            profile = self.controller.options.rules
             d = ReaderDialog(kind, path, self, self.prefs.last_folder(), profile=profile)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
@@ -195,7 +194,7 @@ class FileDialogs:
         unless the profile decides (trec_eval sorts as trec_eval does)."""
         trec = [p for p, k in kinds if k == "trec"]
         order = {}
-        if trec and "trec_order" not in get_profile(self.controller.options.profile).reading:
+        if trec and "trec_order" not in self.controller.options.rules.reading:
             d = TrecOrderDialog(trec, self)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return

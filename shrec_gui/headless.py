@@ -96,7 +96,7 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
     def gate(contest) -> None:
         """As the command line: the outputs through the gate before any scoring."""
         if native:
-            check_native(contest.options.profile)
+            check_native(contest.profile)
         contest.gate_outputs(report=report, native=native)
 
     c.before_scoring = gate

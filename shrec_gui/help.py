@@ -12,7 +12,7 @@ from html import escape
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QTextBrowser, QVBoxLayout
-from shrec_eval.profiles import REGISTRY
+from shrec_eval.profiles import listed
 from shrec_eval.reading.formats.rules import describe
 from shrec_eval.reading.readers import ASSESSMENT_FORMATS, RANKLIST_VARIANTS, RUN_FORMATS
 from shrec_eval.scoring.families import FAMILY_LIST
@@ -148,7 +148,8 @@ def families_html() -> str:
 
 def profiles_html() -> str:
     rows = []
-    for name, p in REGISTRY.items():
+    for p in listed():
+        name = p.name
         fixed = ", ".join(
             f"{k.replace('_', ' ')} = {('on' if v else 'off') if isinstance(v, bool) else v}"
             for k, v in p.options.items()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from shrec_eval.profiles import get_profile
 from shrec_eval.reading.readers import distinct_names
 
 from .contest_files import RECOVERY_KEPT, app_leaves_out
@@ -41,7 +40,7 @@ class JobQueue:
             if self._pending is not None:
                 self.status.emit("The assessment is being read; the runs are scored once it is in.")
                 return None
-            profile = get_profile(job.options.profile)
+            profile = job.options.rules
             if profile.rereads(self.assessment, self.assessment_source):
                 self.open_assessment(self.assessment_source, keep_session=True)
                 if self._pending is None:  # refused (the window said why): so do the runs

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from shrec_eval.outputs.gallery import gallery_files, run_lists
 from shrec_eval.outputs.report import write_report
-from shrec_eval.profiles import get_profile
 from shrec_eval.shapes.thumbnails import ThumbnailCache
 
 
@@ -29,7 +28,7 @@ def write_app_report(
     when they are its columns); with ``shapes`` (shapes source, query shapes
     source, the runs scored) the gallery of ``shrec-eval evaluate --report``
     too."""
-    keys, rank_key = get_profile(options.profile).table(assessment, options)
+    keys, rank_key = options.rules.table(assessment, options)
     if shown and set(shown) != set(keys):
         keys = list(shown)
     extra = None

@@ -62,7 +62,7 @@ class Job:
     only_changed: bool = False
 
 
-def read_assessment(source: AssessmentSource, profile: str):
+def read_assessment(source: AssessmentSource, profile):
     """The assessment of ``source`` read by the rules of ``profile``: in the
     scoring thread when a contest opens, or on a file thread first (a file
     that cannot be read is said before any question about it)."""
@@ -185,7 +185,7 @@ class ScoringWorker(QObject):
                 try:
                     a = job.loaded
                     if a is None:
-                        a = read_assessment(job.assessment, job.options.profile)
+                        a = read_assessment(job.assessment, job.options.rules)
                 except Exception as exc:  # noqa: BLE001 - reported to the user
                     self.assessmentFailed.emit(gen, job.assessment, user_message(exc))
                     return

@@ -49,6 +49,30 @@ def _isolated_data_folder(tmp_path_factory):
         os.environ["SHREC_GUI_DATA_DIR"] = old
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_config_folder(tmp_path_factory):
+    """Evaluator files found in a temporary config folder, never the user's."""
+    old = os.environ.get("SHREC_EVAL_CONFIG_DIR")
+    os.environ["SHREC_EVAL_CONFIG_DIR"] = str(tmp_path_factory.mktemp("config"))
+    yield
+    if old is None:
+        os.environ.pop("SHREC_EVAL_CONFIG_DIR", None)
+    else:
+        os.environ["SHREC_EVAL_CONFIG_DIR"] = old
+
+
+@pytest.fixture(autouse=True)
+def _profiles_as_a_new_process_has_them():
+    """A test that loads an evaluator file leaves the registry of profiles
+    with the built-ins alone (another test lists the registry's measures)."""
+    yield
+    import sys
+
+    profiles = sys.modules.get("shrec_eval.profiles")
+    if profiles is not None:
+        profiles.forget_loaded()
+
+
 @pytest.fixture
 def dialogs(monkeypatch):
     """The warnings the window would show, recorded (title, text) instead."""

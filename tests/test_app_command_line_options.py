@@ -56,7 +56,7 @@ def test_the_scoring_options_are_parsed_as_the_command_line_parses_them():
         (["--demo", "--native", "n"], "--native goes with --export-report"),
         (["--smoke-test", "x.png", "--profile", "boli"], "--smoke-test scores the demo as it is"),
         (["--demo", "--ranks", "0"], "--ranks"),
-        (["--demo", "--profile", "nope"], "invalid choice: 'nope'"),
+        (["--demo", "--profile", "nope"], "unknown profile 'nope'"),
         # an option the profile fixes otherwise: refused, both values named (f13)
         (["--demo", "--profile", "psbtable", "--keep-self"], "--keep-self: the psbtable profile"),
         (

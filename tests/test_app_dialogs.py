@@ -218,3 +218,30 @@ def test_figure_dialog_size_line_is_the_formats_and_the_plots(qtbot):
     assert d.print_size.text() == heat and not d.legend.isEnabled()
     d.fmt.setCurrentIndex(d.fmt.findData("png"))
     assert d.print_size.text().startswith("960 px wide, as tall as its classes need")
+
+
+def test_the_options_dialog_makes_a_widget_per_option_of_the_schema(qtbot):
+    """Scoring > Options' widgets come from the option schema (its label,
+    kind and items): each shows the options' value and gives it back."""
+    from shrec_eval.option_schema import OPTIONS
+
+    o = EvalOptions(
+        ranks=(3, 7),
+        curve_length=40,
+        pr_levels=11,
+        pr_interpolation="psbplot",
+        remove_self=False,
+        psb_class_cutoff=True,
+        f_beta=0.5,
+        average="macro",
+        collection_size=77,
+    )
+    d = OptionsDialog(o)
+    qtbot.addWidget(d)
+    with_widget = [s for s in OPTIONS if s.widget is not None]
+    assert {s.name for s in with_widget} == set(d.widgets)
+    for s in with_widget:
+        assert getattr(d, s.widget.attr) is d.widgets[s.name]
+    back = d.options()
+    for s in with_widget:
+        assert getattr(back, s.name) == getattr(o, s.name), s.name

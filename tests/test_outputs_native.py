@@ -144,7 +144,8 @@ def test_a_writer_names_only_what_its_profile_declares(monkeypatch, tmp_path):
     r = evaluate(a, load_run(m, a), EvalOptions(profile="boli"))
     assert list(native_files(r, a)) == ["Stats_test.txt", "PR_test.txt"]
     own = replace(get_profile("boli"), native=lambda group, a: {("Other_*.txt", "x"): "x"})
-    monkeypatch.setattr("shrec_eval.outputs.native.get_profile", lambda name: own)
+    # a result carries its profile (resolved once, in its options)
+    r = replace(r, options=replace(r.options, profile=own))
     with pytest.raises(ValueError, match="Other_"):
         native_files(r, a)
 
@@ -352,7 +353,7 @@ def test_the_gate_refuses_the_folder_for_the_service_and_any_program(tmp_path):
     for given in ({"native": tmp_path / "nat"}, {"report": tmp_path / "rep"}):
         with pytest.raises(OutputError, match="holds other files"):
             c.gate_outputs(**given)
-    holds = native_holds("sipiran21")
+    holds = native_holds(get_profile("sipiran21"))
     assert "table_*.txt" in holds and "*/table.tex" in holds
     (tmp_path / "s21").mkdir()
     (tmp_path / "s21" / "table_Dog.txt").write_text("earlier\n")

@@ -3,33 +3,51 @@ end reads its names, labels and help from there."""
 
 from __future__ import annotations
 
-import importlib
+import argparse
 
 import pytest
 from shrec_eval.cli.parser import build_parser
-from shrec_eval.contest import _OPTION_KINDS
-from shrec_eval.errors import OptionsError
+from shrec_eval.contest import _OPTION_KINDS, Contest
+from shrec_eval.errors import FormatError, OptionsError
 from shrec_eval.options import PROFILES, EvalOptions
 from shrec_eval.profiles import NAMES, REGISTRY, get_profile
 from shrec_eval.service import effective_options
 
 
-def test_every_profile_is_its_module_and_says_what_it_is():
+def test_every_built_in_profile_is_its_evaluator_file_and_says_what_it_is():
+    """A built-in is its file builtin/NAME.toml (package data); what of it is
+    code is named there as a hook, and the file says what and why."""
+    from shrec_eval.profiles.evaluator_file import builtin_folder
+    from shrec_eval.profiles.hooks import HOOKS
+
+    files = sorted(p.stem for p in builtin_folder().glob("*.toml"))
+    assert sorted(REGISTRY) == files
     for name, profile in REGISTRY.items():
-        module = importlib.import_module(f"shrec_eval.profiles.{name}")
-        assert module.PROFILE is profile and profile.name == name
+        path = builtin_folder() / f"{name}.toml"
+        assert profile.origin == "built in" and profile.path == str(path)
         assert profile.label and profile.help and "shared/" not in profile.source
         if profile.options:  # what it fixes comes with why
             assert profile.why
+        text = path.read_text(encoding="utf-8")
+        comments = "\n".join(line for line in text.splitlines() if line.lstrip().startswith("#"))
+        for hook in HOOKS:
+            if f'"{hook}"' in text:  # a hook that is code: its comment names it, with why
+                assert hook in comments and "code" in comments.lower(), (name, hook)
+    assert "shapenet17.reader" in (builtin_folder() / "shapenet17.toml").read_text()
 
 
 def test_the_front_ends_list_the_registry():
     assert PROFILES == NAMES == tuple(REGISTRY)
     evaluate = build_parser()._subparsers._group_actions[0].choices["evaluate"]
     (action,) = [a for a in evaluate._actions if a.dest == "profile"]
-    assert tuple(action.choices) == NAMES
+    assert [action.type(n) for n in NAMES] == list(NAMES)  # a name, or an evaluator file
+    assert action.type("mine.toml") == "mine.toml"
+    with pytest.raises(argparse.ArgumentTypeError, match="did you mean trec_eval"):
+        action.type("trec-eval")
     check = _OPTION_KINDS["profile"][1]
-    assert all(check(n) for n in NAMES) and not check("nope")
+    assert all(check(n) for n in NAMES) and not check(3)
+    with pytest.raises(FormatError, match="unknown profile 'nope'"):
+        Contest.from_dict({"assessment": {"path": "a.cla"}, "options": {"profile": "nope"}})
     for name in NAMES:
         EvalOptions(profile=name)
     with pytest.raises(OptionsError, match="unknown profile 'nope'"):
@@ -116,3 +134,57 @@ def test_the_closure_check_sees_what_it_forbids():
     ):
         assert _name_decisions(ast.parse(code), names), code
     assert not _name_decisions(ast.parse("ok = profile.native is None"), names)
+
+
+# -- a profile is looked up in few places: resolved once, it travels with the options --------
+
+#: what looks a profile up by its name (or an evaluator file, or its table)
+LOOKUPS = {"get_profile", "options_profile", "from_table"}
+
+
+def _lookups(tree) -> list[tuple[int, str]]:
+    """Calls of the registry's look-ups and subscripts of REGISTRY."""
+    import ast
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in LOOKUPS:
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Subscript):
+            v = node.value
+            name = v.attr if isinstance(v, ast.Attribute) else getattr(v, "id", "")
+            if name == "REGISTRY":
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_a_profile_is_looked_up_in_at_most_four_places_outside_the_profiles():
+    import ast
+
+    found = []
+    for root, path in _code_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(root)}:{n}: {t}" for n, t in _lookups(tree)]
+    assert len(found) <= 4, "\n".join(found)
+    # the places: the options (resolved once), a contest file's evaluator, the measures' registry
+    assert {f.split(":")[0] for f in found} == {
+        "core/options.py",
+        "core/contest_options.py",
+        "core/scoring/measures.py",
+    }, found
+
+
+def test_the_lookup_count_sees_what_it_counts():
+    import ast
+
+    for code in (
+        "p = get_profile(options.profile)",
+        "p = profiles.get_profile(name)",
+        "p = REGISTRY[name]",
+        "x = shrec_eval.profiles.REGISTRY['boli'].why",
+    ):
+        assert _lookups(ast.parse(code)), code
+    assert not _lookups(ast.parse("p = options.rules.table(a, options)"))

@@ -1,16 +1,17 @@
-"""A new profile is one module plus one line (core/choices.py's
-PROFILE_NAMES; docs/development.md, "Where your change goes"): a toy profile
-module written in a temporary folder that the profiles package searches, and
-its name added to PROFILE_NAMES before anything else reads it, as the line in
-the source would be.  Then, in that child Python: ``--profile toy`` is a choice of the command
-line (its help lists it), ``measures --profile toy`` states its columns,
-``evaluate --profile toy`` scores with them and writes its name in the JSON,
-a contest file names it, and the library's ``load_assessment`` / ``evaluate``
-take it; and the app's Options dialog offers it (where Qt is installed)."""
+"""A new profile is one evaluator file, no Python (docs/development.md,
+"Where your change goes"; docs/evaluators.md): a toy evaluator file in the
+user's config folder (``$SHREC_EVAL_CONFIG_DIR/evaluators/toy.toml``), and
+in that child Python: ``shrec-eval profiles`` lists it with where it comes
+from, ``--profile toy`` is taken (an unknown name's message lists it),
+``measures --profile toy`` states its columns, ``evaluate --profile toy``
+scores with them and writes its name in the JSON, a contest file names it,
+and the library's ``load_assessment`` / ``evaluate`` take it; and the app's
+Options dialog offers it (where Qt is installed)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,29 +20,22 @@ from hostile import small_contest
 
 TESTS = Path(__file__).parent
 
-TOY = '''"""toy: a profile made by tests/test_profile_toy.py."""
+TOY = """\
+# toy: a profile made by tests/test_profile_toy.py
+[evaluator]
+name = "toy"
+label = "Toy profile"
+source = "tests/test_profile_toy.py"
+help = "a toy profile found in the config folder"
 
-from .base import Profile
-
-PROFILE = Profile(
-    name="toy",
-    label="Toy profile",
-    source="tests/test_profile_toy.py",
-    help="a toy profile registered by a test",
-    headline=("nn", "ft_psb"),
-    rank_key="nn",
-)
-'''
+[table]
+columns = ["nn", "ft_psb"]
+rank_by = "nn"
+"""
 
 CHILD = r"""
 import contextlib, io, json, sys
 folder = sys.argv[1]
-import shrec_eval.choices as choices
-choices.PROFILE_NAMES = choices.PROFILE_NAMES + ("toy",)  # the one registry line
-import shrec_eval.profiles as profiles
-profiles.__path__.append(folder + "/pkg")           # where the toy module lies
-profiles.NAMES = choices.PROFILE_NAMES              # (read from choices at its import)
-
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.cli.parser import main
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
@@ -57,7 +51,7 @@ def cli(*argv):
 
 cla, m = folder + "/s.cla", folder + "/s.txt"
 seen = {}
-seen["help"] = cli("evaluate", "--help")
+seen["profiles"] = cli("profiles")
 seen["measures"] = cli("measures", "--profile", "toy")
 seen["evaluate"] = cli("evaluate", cla, m, "--profile", "toy", "--json", folder + "/r.json")
 seen["json_profile"] = json.load(open(folder + "/r.json"))["profile"]
@@ -84,9 +78,9 @@ print(json.dumps(seen))
 """
 
 
-def test_a_toy_profile_is_one_module_and_one_line(tmp_path):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "toy.py").write_text(TOY)
+def test_a_toy_profile_is_one_evaluator_file(tmp_path):
+    (tmp_path / "config" / "evaluators").mkdir(parents=True)
+    (tmp_path / "config" / "evaluators" / "toy.toml").write_text(TOY)
     small_contest(tmp_path)
     p = subprocess.run(
         [sys.executable, "-c", CHILD, str(tmp_path)],
@@ -94,11 +88,13 @@ def test_a_toy_profile_is_one_module_and_one_line(tmp_path):
         text=True,
         timeout=300,
         cwd=TESTS,
+        env={**os.environ, "SHREC_EVAL_CONFIG_DIR": str(tmp_path / "config")},
     )
     assert p.returncode == 0, p.stderr[-3000:]
     seen = json.loads(p.stdout.splitlines()[-1])
-    code, out, _ = seen["help"]
-    assert code == 0 and "toy" in out.split("--profile", 1)[1].split("\n", 1)[0]
+    code, out, _ = seen["profiles"]
+    (row,) = [line for line in out.splitlines() if line.startswith("toy ")]
+    assert code == 0 and "config folder" in row and "toy.toml" in row and "Toy profile" in row
     code, out, _ = seen["measures"]
     assert code == 0 and "Profile toy:" in out
     assert "table columns: nn, ft_psb" in out and "ranked by: nn" in out

@@ -166,6 +166,18 @@ def test_to_frame_takes_other_tools_names():
     pd.testing.assert_frame_equal(f, expected)
 
 
+def test_the_profiles_table_is_the_registrys():
+    """docs/profiles.md's table is made from the built-in evaluator files: a
+    new built-in is its file (python docs/make_profiles_table.py)."""
+    spec = importlib.util.spec_from_file_location(
+        "make_profiles_table", ROOT / "docs" / "make_profiles_table.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
+    assert mod.render(text) == text, "run python docs/make_profiles_table.py"
+
+
 def test_the_profiles_page_states_each_profiles_columns_and_ranking():
     from shrec_eval.options import PROFILES, EvalOptions
     from shrec_eval.profiles import get_profile

@@ -130,6 +130,10 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     assert "shrec-eval-256.png" in icons and "shrec-eval.svg" in icons
     assert not [n for n in names if Path(n).suffix in BUNDLE_ONLY], icons
     assert "shrec_eval/_resources/demo/contest.json" in names
+    # the built-in profiles are evaluator files: package data
+    from shrec_eval.profiles import NAMES
+
+    assert {f"shrec_eval/profiles/builtin/{n}.toml" for n in NAMES} <= set(names)
 
 
 def test_docs_json_example_is_of_this_version():

@@ -232,6 +232,52 @@ def test_the_library_takes_a_client(tmp_path, client):
     assert all(d <= t for d, t in steps)
 
 
+#: an evaluator file of a track: its own measure and a measure with parameters
+DASK_TRACK = """\
+[evaluator]
+name = "dasktrack"
+label = "a track scored on a cluster"
+source = "tests/test_scoring_distributed.py"
+help = "its NDCG of the retrieved hits, its first tier with one more"
+why = "its script keeps the query in its own list"
+
+[options]
+remove_self = false
+
+[[measures]]
+key = "ft_plus"
+binding = "ft(plus_one=true)"
+label = "First tier, plus one"
+definition = "(hits in the first C + 1) / C"
+
+[table]
+columns = ["nn", "ft_plus", "ndcg(discount=log2_from_1,ideal=retrieved)"]
+"""
+
+
+def test_an_evaluator_files_profile_on_the_cluster(tmp_path, client):
+    """The profile of an evaluator file travels with the job (pickled): the
+    workers never look it up (the file is gone when they score), and the
+    results are the local path's, byte for byte on the command line."""
+    from shrec_eval import EvalOptions, evaluate
+    from shrec_eval.reading.readers import load_assessment, load_run
+
+    path = tmp_path / "dasktrack.toml"
+    path.write_text(DASK_TRACK)
+    cla, runs = _cla_contest(tmp_path)
+    args = [str(cla), *map(str, runs), "--profile", str(path)]
+    here, there = _json_pair(tmp_path, args, client.scheduler.address)
+    assert here == there and b'"profile":"dasktrack"' in here and b'"ft_plus"' in here
+    options = EvalOptions(profile=path)
+    path.unlink()  # nothing can read it again: the profile travels with the options
+    a = load_assessment(cla)
+    for run in runs:
+        local = evaluate(a, load_run(run, a), options)
+        remote = dist.evaluate(client, a, load_run(run, a), options)
+        assert np.array_equal(local.values, remote.values, equal_nan=True)
+        assert remote.options.rules == options.rules and "ft_plus" in remote.keys
+
+
 def test_query_shards_cover_the_queries_once():
     for nq in (0, 1, 7, 100, 1000, 5000):
         for workers in (1, 2, 8):

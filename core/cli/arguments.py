@@ -23,7 +23,7 @@ from ..option_args import (  # noqa: F401  (the commands take them from here)
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs
 from ..outputs.native import NativeError, check_native
-from ..profiles import REGISTRY, get_profile, options_given
+from ..profiles import listed, options_given
 from ..reading.contest_fields import contest_roles, is_contest_file  # noqa: F401
 from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
@@ -64,22 +64,23 @@ def _options(args) -> EvalOptions:
     (``ndcg(discount=log2_from_1)@10`` under the shrec profile)."""
     keys = _asked_keys(args)
     extra = {k for k in map(rank_of, keys) if k is not None}
-    if getattr(args, "format", "table") != "table":
-        extra |= set(_text_profile(args).text_ranks)
     measures = [canonical(k) for k in keys if not is_registry_key(k)]
     try:
-        return eval_options(args, extra, getattr(args, "given", None), measures=measures)
+        options = eval_options(args, extra, getattr(args, "given", None), measures=measures)
     except ShrecEvalError as exc:
         raise UsageError(str(exc)) from None
+    if getattr(args, "format", "table") != "table":  # the ranks its text output prints
+        options = replace(options, ranks=options.ranks + _text_profile(args, options).text_ranks)
+    return options
 
 
 def _refuse_fixed(args, profile) -> None:
     """A setting the command line wrote (--keep-self, --matrix-order
-    listing...) that ``profile`` fixes otherwise: a usage error naming the
-    profile's value and the one asked for."""
+    listing...) that ``profile`` (a Profile) fixes otherwise: a usage error
+    naming the profile's value and the one asked for."""
     given = settings_given(args, getattr(args, "given", None))
     try:
-        get_profile(profile).refuse_others(given, command_line_words)
+        profile.refuse_others(given, command_line_words)
     except ShrecEvalError as exc:
         raise UsageError(str(exc)) from None
 
@@ -103,7 +104,7 @@ def contest_of(args, options: EvalOptions) -> Contest:
         if len(names) != len(args.runs):
             raise UsageError(f"--names gives {len(names)} names for {len(args.runs)} runs")
     normalize = not args.no_normalize_ids
-    _refuse_fixed(args, options.profile)
+    _refuse_fixed(args, options.rules)
     given = getattr(args, "given", None)
     return Contest(
         AssessmentSource(
@@ -254,7 +255,7 @@ def _contest_file(args, options: EvalOptions) -> Contest:
             merged = replace(merged, measures=merged.measures + options.measures)
     except ShrecEvalError as exc:
         raise UsageError(f"{args.assessment}: {exc}") from None
-    _refuse_fixed(args, merged.profile)
+    _refuse_fixed(args, merged.rules)
     a = contest.assessment
     reading = {
         "assessment_format": ("format", args.assessment_format),
@@ -381,7 +382,7 @@ def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
 def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure (registry keys), checked
     before scoring."""
-    keys, rank_key = get_profile(options.profile).table(assessment, options)
+    keys, rank_key = options.rules.table(assessment, options)
     if args.rank_by:
         rank_key = _check_keys([args.rank_by], options)[0]
     if args.columns:
@@ -390,18 +391,18 @@ def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]
     return keys, rank_key
 
 
-def _text_profile(args):
+def _text_profile(args, options: EvalOptions):
     """The profile whose own text output ``--format NAME`` asks for: the
-    command's profile, when its text output is NAME (a UsageError else)."""
-    formats = [p.text_format for p in REGISTRY.values() if p.text_format]
+    options' profile, when its text output is NAME (a UsageError else)."""
+    formats = [p.text_format for p in listed() if p.text_format]
     if args.format not in formats:
         raise UsageError(
             f"unknown --format {args.format!r}; expected table or a profile's own text "
             f"output: {', '.join(formats)}"
         )
-    profile = get_profile(args.profile)
+    profile = options.rules
     if profile.text_format != args.format:
-        home = next(p for p in REGISTRY.values() if p.text_format == args.format)
+        home = next(p for p in listed() if p.text_format == args.format)
         raise UsageError(
             f"--format {args.format} needs --profile {home.name} ({home.label}'s rules)"
         )

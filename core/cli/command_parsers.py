@@ -15,10 +15,7 @@ from ..choices import (
     TESTS,
     UNITS,
 )
-from ..choices import PROFILE_NAMES as PROFILES
-from ..options import (
-    EvalOptions,
-)
+from ..option_args import DEFAULTS, _profile
 from .option_groups import (
     _embeddings_group,
     _figure_preset_option,
@@ -227,10 +224,11 @@ def _measures_args(sub, common) -> None:
             ),
         ),
     )
-    me.add_argument("--ranks", type=_ranks, default=EvalOptions().ranks, metavar="K1,K2,...")
+    me.add_argument("--ranks", type=_ranks, default=DEFAULTS["ranks"], metavar="K1,K2,...")
     me.add_argument(
         "--profile",
-        choices=PROFILES,
+        type=_profile,
+        metavar="NAME|FILE.toml",
         help="only the measures this profile computes, the names that hold there, "
         "and its table columns and ranking measure",
     )
@@ -238,6 +236,33 @@ def _measures_args(sub, common) -> None:
         "--params",
         action="store_true",
         help="the measure families and their parameters (ndcg(gain=exp2)@10), instead of the keys",
+    )
+
+
+def _profiles_args(sub, common) -> None:
+    pr = _command(
+        sub,
+        "profiles",
+        "list the evaluator profiles, check evaluator files, print one",
+        [common],
+        epilog=_examples(
+            ("shrec-eval profiles", "every profile, where it comes from (built in, a file...)"),
+            (
+                "shrec-eval profiles check mytrack.toml",
+                "every problem of an evaluator file, with its line",
+            ),
+            (
+                "shrec-eval profiles show sipiran21 > mytrack.toml",
+                "a built-in's evaluator file, to start a new contest's from",
+            ),
+        ),
+    )
+    pr.add_argument(
+        "words",
+        nargs="*",
+        metavar="[check FILE... | show NAME...]",
+        help="nothing: list them; check FILE...: the problems of evaluator files (exit 1 if "
+        "any); show NAME...: print a profile's evaluator file (a name or a FILE.toml)",
     )
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import __version__
 from ..contest import AssessmentSource, Contest, RunSource
-from ..errors import ContestFileError, OutputError, UsageError
+from ..errors import ContestFileError, OutputError, ShrecEvalError, UsageError
 from ..model.values import text_grid
 from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
@@ -27,7 +27,7 @@ from ..outputs.report import (
     write_json,
     write_report,
 )
-from ..profiles import REGISTRY, get_profile
+from ..profiles import listed
 from ..reading.formats.embeddings import distances_matrix, matrix_pieces
 from ..resources import demo_manifest
 from ..scoring.measures import (
@@ -66,6 +66,7 @@ from .arguments import (  # noqa: F401
     guarded_contest,
     is_contest_file,
 )
+from .profiles_command import cmd_profiles
 from .steps import (  # noqa: F401
     PROG,
     Progress,
@@ -82,14 +83,12 @@ from .steps import (  # noqa: F401
 
 
 def cmd_evaluate(args, out) -> int:
-    if args.format != "table":
-        _text_profile(args)
-    elif args.per_query:
-        formats = " or ".join(p.text_format for p in REGISTRY.values() if p.text_format)
+    if args.format == "table" and args.per_query:
+        formats = " or ".join(p.text_format for p in listed() if p.text_format)
         raise UsageError(f"--per-query (-q) goes with --format {formats}")
     contest = guarded_contest(
         args,
-        _options(args),
+        _options(args),  # --format NAME: the profile's own text output, checked there
         *("json", "csv", "report", "native", "save_contest"),
         check=lambda c: _check_gallery_options(args, c),
     )
@@ -138,9 +137,9 @@ def cmd_demo(args, out) -> int:
     return 0
 
 
-def _alias_names(cm, profile: str | None) -> list[str]:
+def _alias_names(cm, profile) -> list[str]:
     """The other tools' names of a concrete measure (those that hold under
-    ``profile`` when one is given)."""
+    ``profile``, a Profile, when one is given)."""
     out = []
     for a in all_aliases():
         if a.key != cm.measure.key and a.key != cm.key:
@@ -152,16 +151,24 @@ def _alias_names(cm, profile: str | None) -> list[str]:
 
 
 def cmd_measures(args, out) -> int:
-    profile = args.profile
+    opts = None
+    if args.profile is not None:  # its name, or its evaluator file
+        try:
+            opts = EvalOptions(ranks=args.ranks, profile=args.profile)
+        except ShrecEvalError as exc:
+            raise UsageError(str(exc)) from None
+    profile = opts.rules if opts is not None else None
+    if profile is None:
+        listed()  # the profiles found (config folder, packages): their measures too
     if args.params:
         return _measure_params(profile, out)
-    own = get_profile(profile).overrides if profile is not None else {}
+    own = profile.overrides if profile is not None else {}
     rows = [("KEY", "LABEL", "ALSO KNOWN AS", "DEFINITION")]
     for m in expand(args.ranks, profile):
         only = owner(m.measure)
         definition = m.definition + (f" [profile {only.name} only]" if only else "")
         if m.key in own or m.measure.key in own:
-            definition += f" [computed as {profile} does: see docs/profiles.md]"
+            definition += f" [computed as {profile.name} does: see docs/profiles.md]"
         rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
     out.write("".join(line + "\n" for line in text_grid(rows, left=4)))
     note = (
@@ -173,11 +180,13 @@ def cmd_measures(args, out) -> int:
     )
     out.write("\n" + textwrap.fill(note, 100) + "\n")
     if profile is not None:
-        p = get_profile(profile)
-        opts = EvalOptions(ranks=args.ranks, profile=profile)
-        keys, rank_key = get_profile(opts.profile).table(None, opts)
-        rank = rank_key if p.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
-        out.write(f"Profile {profile}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n")
+        keys, rank_key = profile.table(None, opts)
+        rank = (
+            rank_key if profile.rank_key else f"{rank_key} (adr for sister-class grades of a .cla)"
+        )
+        out.write(
+            f"Profile {profile.name}:\n  table columns: {', '.join(keys)}\n  ranked by: {rank}\n"
+        )
     return 0
 
 
@@ -192,7 +201,7 @@ def _measure_params(profile, out) -> int:
     )
     out.write(textwrap.fill(intro, 100) + "\n\n")
     out.write("".join(line + "\n" for line in family_lines()))
-    where = f" under --profile {profile}" if profile is not None else ""
+    where = f" under --profile {profile.name}" if profile is not None else ""
     out.write(f"\nKeys that are measures with parameters{where}:\n")
     rows = [(key.replace("{k}", "K"), b.replace("{k}", "K")) for key, b in key_bindings(profile)]
     out.write("".join(f"  {k} = {b}\n" for k, b in rows))
@@ -480,6 +489,7 @@ COMMANDS = {
     "check": cmd_check,
     "compare": cmd_compare,
     "measures": cmd_measures,
+    "profiles": cmd_profiles,
     "demo": cmd_demo,
     "thumbnails": cmd_thumbnails,
 }

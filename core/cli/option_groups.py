@@ -29,6 +29,7 @@ from ..option_args import (  # noqa: F401  (the command line's parsers use them)
     _not_zero,
     _rank,
     _ranks,
+    add_option,
 )
 from ..options import (
     MAX_COLLECTION,
@@ -86,13 +87,7 @@ def _reading_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="graded relevance from the .cla: same class 2, sister classes 1",
     )
-    g.add_argument(
-        "--collection-size",
-        "-N",
-        type=_collection,
-        metavar="N",
-        help="collection size (TREC qrels do not know it; also changes TN)",
-    )
+    add_option(g, "collection_size", type=_collection)
     g.add_argument("--collection", metavar="FILE", help="collection ids, one per line (qrels)")
     g.add_argument(
         "--assessment-format",

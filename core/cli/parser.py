@@ -40,6 +40,7 @@ from .command_parsers import (  # noqa: F401
     _examples,
     _formats,
     _measures_args,
+    _profiles_args,
     _thumbnails_args,
     inputs_help,
 )
@@ -69,7 +70,16 @@ from .option_groups import (  # noqa: F401
 )
 
 PROG = "shrec-eval"
-COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo", "thumbnails")
+COMMAND_NAMES = (
+    "evaluate",
+    "distances",
+    "check",
+    "compare",
+    "measures",
+    "profiles",
+    "demo",
+    "thumbnails",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     _check_args(sub, common, reading, profile)
     _compare_args(sub, common, reading, engine, profile)
     _measures_args(sub, common)
+    _profiles_args(sub, common)
     _demo_args(sub, common, engine, profile, output, shapes)
     _thumbnails_args(sub, common)
     assert tuple(sub.choices) == COMMAND_NAMES

@@ -22,7 +22,6 @@ from ..outputs.report import (
     write_json,
     write_report,
 )
-from ..profiles import get_profile
 from ..scoring.measures import (
     all_aliases,
     measure_by_key,
@@ -61,10 +60,11 @@ class Progress:
         self.stream.flush()
 
 
-def legend(keys: Sequence[str], ranks: Sequence[int], profile: str | None = None) -> list[str]:
+def legend(keys: Sequence[str], ranks: Sequence[int], profile=None) -> list[str]:
     """Lines under a table saying what each column key is (with the
-    evaluator's own name of it under its profile: ``ap_trec_r`` is ``map``)."""
-    tool = get_profile(profile).legend_tool if profile is not None else None
+    evaluator's own name of it under its profile, a Profile: ``ap_trec_r``
+    is ``map``)."""
+    tool = profile.legend_tool if profile is not None else None
     items = []
     for k in dict.fromkeys(keys):
         m = measure_by_key(k, ranks)
@@ -123,7 +123,7 @@ def _outputs(
     if getattr(args, "format", "table") != "table":
         # standard output is the evaluator's alone; the notes go to stderr; ids
         # as the bytes of the files (trec_eval prints them so)
-        write = _text_profile(args).text_writer
+        write = _text_profile(args, contest.options).text_writer
         emit = getattr(out, "write_exact", out.write)
         for run, r in zip(runs, results):
             emit(write(assessment, run, r, per_query=args.per_query))
@@ -133,7 +133,7 @@ def _outputs(
     else:
         out.write(Summary.build(results, keys, rank_key).text() + "\n")
         o = contest.options
-        out.write("".join(line + "\n" for line in legend(keys, o.ranks, o.profile)))
+        out.write("".join(line + "\n" for line in legend(keys, o.ranks, o.rules)))
         for r in results:
             for w in r.warnings:
                 out.write(f"note: {r.run_name}: {w}\n")
@@ -212,7 +212,7 @@ def _native(args, assessment, results, contest: Contest | None = None) -> None:
 
 
 def _no_own_reader(options: EvalOptions, command: str) -> None:
-    profile = get_profile(options.profile)
+    profile = options.rules
     if profile.contest_reader is not None:
         raise UsageError(
             f"the {profile.name} profile reads its contests itself and scores them with "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import NativeError, OutputError
 from ..model.assessment import Assessment
-from ..profiles import REGISTRY, get_profile
+from ..profiles import listed
 from .atomic import check_folder, check_outputs, safe_name, write_text
 
 __all__ = [
@@ -37,13 +37,12 @@ _RESERVED = frozenset(
 
 
 def check_native(profile) -> None:
-    """A NativeError when the profile writes no native files, naming those
-    that do (from the registry)."""
-    profile = get_profile(profile)
+    """A NativeError when the profile (a Profile) writes no native files,
+    naming those that do (from the registry)."""
     if profile.native is None:
         raise NativeError(
             f"the {profile.name} profile has no native output files; --native needs "
-            f"--profile {' or '.join(p.name for p in REGISTRY.values() if p.native)}"
+            f"--profile {' or '.join(p.name for p in listed() if p.native)}"
         )
 
 
@@ -103,7 +102,7 @@ def native_holds(profile) -> tuple[str, ...]:
     output of the profile, for one run or for several): its ``native_files``
     (patterns where a name from the data goes), at the top and in a run's
     folder.  Anything else there is refused before scoring."""
-    files = get_profile(profile).native_files
+    files = profile.native_files
     return tuple(files) + tuple(f"*/{f}" for f in files)
 
 
@@ -112,7 +111,7 @@ def native_files(results, assessment: Assessment) -> dict[str, str]:
     result), or for the results of one group (shapenet17: a method's
     datasets); the names made by :func:`native_names`."""
     group = list(results) if isinstance(results, (list, tuple)) else [results]
-    profile = get_profile(group[0].profile)
+    profile = group[0].options.rules
     check_native(profile)
     files = profile.native(group, assessment)
     for key in files:
@@ -132,7 +131,6 @@ def native_plan(profile, groups: Sequence[str | None]) -> tuple[str, ...]:
     several runs.  A group whose name is only known once read (a TREC run's
     tag) is None, and names made from the data (a class's table) are
     planned when written."""
-    profile = get_profile(profile)
     if profile.native is None:
         return ()
     own = [f for f in profile.native_files if "*" not in f]
@@ -156,7 +154,7 @@ def write_native(
     folder = Path(folder)
     if not results:
         return []
-    profile = get_profile(results[0].profile)
+    profile = results[0].options.rules
     groups: dict[str, list] = {}
     for r in results:
         groups.setdefault(profile.group(r), []).append(r)

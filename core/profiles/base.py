@@ -85,9 +85,51 @@ def _all_included(assessment: Assessment, options, class_size, present) -> np.nd
     return included
 
 
+def answered_queries(assessment: Assessment, options, class_size, present) -> np.ndarray:
+    """trec_eval's averages: over the queries of the run (``-c``,
+    ``complete_queries``: over every query of the assessment)."""
+    out = np.ones(assessment.n_queries, dtype=bool) if options.complete_queries else present
+    if options.psb_class_cutoff:
+        out = out & (class_size > 2)
+    return out
+
+
+def each_run(result) -> str:
+    """The native files of each run go in its own folder."""
+    return result.run_name
+
+
+def one_group(result) -> str:
+    """Every run's lines in the same native files (a table of runs)."""
+    return ""
+
+
+def run_groups(runs) -> list:
+    return [r.name for r in runs]
+
+
+def contest_group(runs) -> list:
+    return [""]
+
+
+@dataclass(frozen=True)
+class LeastRelevant:
+    """A curve's rows of the queries with fewer than ``n`` relevant targets
+    left out (NaN): the SHREC toolkits' precision-recall curve has no query
+    with a single relevant target."""
+
+    n: int
+
+    def __call__(self, ctx, rows: np.ndarray) -> np.ndarray:
+        rows = rows.copy()
+        rows[ctx.cr < self.n] = np.nan
+        return rows
+
+
 @dataclass(frozen=True)
 class Profile:
-    """One evaluator's rules.
+    """One evaluator's rules (built from its evaluator file:
+    :mod:`shrec_eval.profiles.evaluator_file`, docs/evaluators.md).
 
     * ``options``: option values the evaluator fixes (applied over the
       user's options, and shown in the result's options);
@@ -96,7 +138,7 @@ class Profile:
       written, numbers as C reads them, files to skip, matrix order, classes
       matched by position...): :meth:`load_assessment` and :meth:`load_run`
       read with them, and :meth:`check_reading` refuses what was read by
-      other rules;
+      other rules; ``run_formats``: the run formats it reads (empty: all);
     * ``scored(assessment, options)``: which queries are queries at all
       (the others get no value), with a note;
     * ``included(assessment, options, class_size, present)``: which scored
@@ -117,6 +159,9 @@ class Profile:
       read from the chunk context's ``extra``;
     * ``native``: the evaluator's own output files, from the results of
       one ``group`` (default: each run alone).
+
+    Two profiles made from the same evaluator file are equal; a profile
+    pickles (a Dask worker receives it with the options).
     """
 
     name: str
@@ -154,7 +199,7 @@ class Profile:
     #: ``tool`` starts with it: "trec_eval", "SHREC")
     legend_tool: str | None = None
     query_data: Callable | None = None
-    group: Callable = lambda result: result.run_name
+    group: Callable = each_run
     #: the columns of the printed table and the ranking measure, when the
     #: evaluator reports its own (else the project's headline)
     headline: tuple[str, ...] = ()
@@ -171,7 +216,32 @@ class Profile:
     contest_usage: str = ""
     #: the groups of a contest's run sources whose native files go together,
     #: named (None: known once read): each run alone by default
-    native_groups: Callable = lambda runs: [r.name for r in runs]
+    native_groups: Callable = run_groups
+    #: the evaluator's names of its table columns (its program's headings)
+    headings: tuple[str, ...] = ()
+    #: the measures with parameters its columns name that no registry key
+    #: computes (canonical names), computed with its columns
+    params_columns: tuple[str, ...] = ()
+    #: the run formats it reads (empty: every one)
+    run_formats: tuple[str, ...] = ()
+    #: the program whose rules these are, as messages name it (experiments.py)
+    program: str = ""
+    #: --average -> the program's name of that average (the averages it computes)
+    averages: Mapping[str, str] = field(default_factory=dict)
+    #: the printf format of its numbers (its native tables' default)
+    number_format: str = ""
+    #: where it comes from: "built in", "evaluator file", "config folder",
+    #: "package DIST" (``shrec-eval profiles``), and its file when it has one
+    origin: str = field(default="built in", compare=False)
+    path: str | None = field(default=None, compare=False)
+    #: the evaluator file's content (TOML as data): what a contest file embeds,
+    #: and what tells two profiles of one name apart
+    document: Mapping | None = field(default=None, repr=False)
+    #: where it comes in lists (the command line's, the app's): built-ins first
+    position: int = 1000
+
+    def __hash__(self) -> int:  # equal profiles have one name (their fields compared)
+        return hash(self.name)
 
     def table(self, assessment: Assessment | None, options) -> tuple[list[str], str]:
         """The columns and the ranking measure of a summary when none are
@@ -182,6 +252,7 @@ class Profile:
         command line's, the app's Summary, the reports)."""
         rank_key = self.rank_key or default_rank_key(assessment)
         known = [m.key for m in concrete(options.ranks, BASE_MEASURES + tuple(self.measures))]
+        known += self.params_columns  # measures with parameters it computes with its columns
         keys = [k for k in self.headline if k in known] or [k for k in HEADLINE if k in known]
         return keys, rank_key
 
@@ -276,6 +347,8 @@ class Profile:
             path = path.path
         rules = [k for k in RULES if k not in _ASSESSMENT_ONLY]
         values = self._values(rules, {"normalize_ids": assessment.normalize_ids, **settings})
+        if self.run_formats:
+            settings["formats"] = self.run_formats
         return load_run(path, assessment, **{**settings, **values})
 
     def _values(self, rules, settings: dict) -> dict:

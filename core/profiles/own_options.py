@@ -1,14 +1,15 @@
-"""The options that belong to one profile (trec_eval's ``-c``), declared
-here without loading the registry: :class:`~shrec_eval.options.EvalOptions`
-refuses them under another profile as it is made, and each profile lists
-its own (``Profile.own_options``) from this table."""
+"""The options that belong to one profile (trec_eval's ``-c``): the option
+schema says which (:data:`shrec_eval.option_schema.OPTIONS`, ``owner``);
+each profile lists its own (``Profile.own_options``) from it, and
+:class:`~shrec_eval.options.EvalOptions` refuses them under another."""
 
 from __future__ import annotations
 
 from ..errors import OptionsError
+from ..option_schema import owned
 
 #: option -> the profile it belongs to
-OWN_OPTIONS = {"complete_queries": "trec_eval"}
+OWN_OPTIONS = owned()
 
 
 def own_options(profile: str) -> tuple[str, ...]:

@@ -11,8 +11,12 @@ from its source (docs/profiles.md).
 * NN, FT, ST, E and DCG as psbTable computes them, in float32, with 0 where
   the class has one model; E's K = min(32, N-1); DCG over ranks 1..N-1.
 * Native files: what psbTable prints with no flag, ``-macro``, ``-class``
-  and ``-model``; with ``pr_interpolation="psbplot"`` also what psbPlot
-  prints with no flag and ``-macro`` (:func:`psbplot_files`).
+  and ``-model`` are layouts of its evaluator file (``builtin/psbtable.toml``);
+  with ``pr_interpolation="psbplot"`` also what psbPlot prints with no flag
+  and ``-macro`` (:func:`psbplot_files`, code).
+
+This module holds what the evaluator file names as code (hooks): the
+float32 measures, the class -1 and psbPlot's files.
 
 Known psbTable bug, documented and not reproduced: when the ``-1`` class is
 not the last class of the file, the class rows after it average the wrong
@@ -24,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.assessment import Assessment, make_warning
-from .base import Profile
+from .hooks import NativeHook
 
 MISC_CLASS = "-1"
 CUTOFF = 2
@@ -130,41 +134,7 @@ def f32_dcg(ctx) -> np.ndarray:
     return out.astype(np.float64)
 
 
-# -- native files ---------------------------------------------------------------------------
-
-
-def _f32_sum(values: np.ndarray) -> np.float32:
-    """A float32 sum in order, as a C loop ``sum += x`` does it."""
-    return np.cumsum(values.astype(F32), dtype=F32)[-1] if values.size else F32(0.0)
-
-
-def _row(values) -> str:
-    return "".join(" %12.3f" % float(v) for v in values)
-
-
-def _full_name(assessment: Assessment, name: str) -> str:
-    cla = assessment.classification
-    path = cla.class_path(name) if cla is not None else name
-    return path.replace("/", "___")
-
-
-def native(results: list, assessment: Assessment) -> dict[str, str]:
-    """micro.txt, macro.txt, class.txt and model.txt (psbTable with no
-    flag, -macro, -class, -model)."""
-    result = results[0]
-    if assessment.query_classes is None:
-        raise ValueError("the psbtable profile needs a .cla assessment")
-    cols = np.stack([result.column(k) for k in COLUMNS], axis=1).astype(F32)
-    scored = ~np.isnan(cols).any(axis=1)
-    included = result.included
-    classes = np.asarray(assessment.query_classes, dtype=object)
-    # no query left (every class of at most 2 models): psbTable's 0/0 is
-    # NaN, printed "nan" as its printf does; numpy is not to warn about it
-    with np.errstate(invalid="ignore", divide="ignore"):
-        files = _native_tables(assessment, cols, scored, included, classes)
-    if result.options.pr_interpolation == "psbplot":
-        files.update(psbplot_files(result, assessment))
-    return files
+# -- psbPlot's files (code: its float32 means per recall level) ---------------------------
 
 
 def _mean32(rows: np.ndarray) -> np.ndarray:
@@ -209,55 +179,21 @@ def psbplot_files(result, assessment: Assessment) -> dict[str, str]:
     return {"psbplot.plot": text(_mean32(pr)), "psbplot.macro.plot": text(macro)}
 
 
-def _native_tables(assessment, cols, scored, included, classes) -> dict[str, str]:
-    models = []
-    for q in np.flatnonzero(scored):
-        name = _full_name(assessment, classes[q])
-        models.append("%-50s %s" % (name, assessment.query_ids[q]) + _row(cols[q]) + "\n")
-    micro = [_f32_sum(cols[included, j]) / F32(included.sum()) for j in range(5)]
-    class_rows, class_means = [], []
-    for name in dict.fromkeys(classes[included]):
-        sel = included & (classes == name)
-        mean = [_f32_sum(cols[sel, j]) / F32(sel.sum()) for j in range(5)]
-        class_means.append(mean)
-        class_rows.append("%-50s" % _full_name(assessment, name) + _row(mean) + "\n")
-    cm = np.array(class_means, dtype=F32).reshape(-1, 5)
-    macro = [_f32_sum(cm[:, j]) / F32(len(class_means)) for j in range(5)]
-    return {
-        "micro.txt": " ".join("%12.3f" % float(v) for v in micro) + "\n",
-        "macro.txt": " ".join("%12.3f" % float(v) for v in macro) + "\n",
-        "class.txt": "".join(class_rows),
-        "model.txt": "".join(models),
-    }
+def psbplot_native(results: list, assessment: Assessment) -> dict[str, str]:
+    """psbPlot's files of a run scored with ``pr_interpolation="psbplot"``
+    (none otherwise): the native hook ``psbtable.psbplot``."""
+    result = results[0]
+    if result.options.pr_interpolation != "psbplot":
+        return {}
+    return psbplot_files(result, assessment)
 
 
-PROFILE = Profile(
-    name="psbtable",
-    label="psbTable (Princeton Shape Benchmark)",
-    source="psbTable.c (stored id 2085226518), PSBClaParse.c (1493216190)",
-    help="the Princeton Shape Benchmark's psbTable: NN, FT, ST, E, DCG in float32",
-    why="psbTable always takes a query out of its own list and leaves classes of "
-    "at most 2 models out of the averages",
-    options={"remove_self": True, "psb_class_cutoff": True},
-    scored=scored,
-    overrides={
-        "nn": f32_nn,
-        "ft_psb": f32_ft,
-        "st_psb": f32_st,
-        "e_measure": f32_e,
-        "dcg_psb": f32_dcg,
-    },
-    native=native,
-    native_files=(
-        "micro.txt",
-        "macro.txt",
-        "class.txt",
-        "model.txt",
-        "psbplot.plot",  # with --pr-interpolation psbplot
-        "psbplot.macro.plot",
-    ),
-    headline=COLUMNS,
-    legend_tool="SHREC",
-    # psbTable ranks nothing: DCG, which sums up the whole list, ranks the runs
-    rank_key="dcg_psb",
-)
+#: the hooks an evaluator file names (shrec_eval.profiles.hooks)
+OVERRIDES = {
+    "nn": f32_nn,
+    "ft_psb": f32_ft,
+    "st_psb": f32_st,
+    "e_measure": f32_e,
+    "dcg_psb": f32_dcg,
+}
+PSBPLOT = NativeHook(("psbplot.plot", "psbplot.macro.plot"), psbplot_native)

@@ -38,7 +38,7 @@ from ..model.assessment import Assessment
 from ..scoring.base_measures import Measure
 from ..scoring.chunk import ratio
 from ..scoring.curves import Curve
-from .base import Profile
+from .hooks import ContestReader, NativeHook
 from .shapenet_data import (
     CUTOFF,
     DATASETS,
@@ -53,7 +53,8 @@ from .shapenet_data import (
 __all__ = [
     "CUTOFF",
     "DATASETS",
-    "PROFILE",
+    "NATIVE",
+    "READER",
     "SUMMARY_KEYS",
     "Taxonomy",
     "js_key_order",
@@ -216,6 +217,14 @@ def _padded(ctx) -> tuple[np.ndarray, np.ndarray]:
     return P, Rv
 
 
+def _padded_p(ctx, o) -> np.ndarray:
+    return _padded(ctx)[0]
+
+
+def _padded_r(ctx, o) -> np.ndarray:
+    return _padded(ctx)[1]
+
+
 def _x(o) -> np.ndarray:
     return np.arange(1, CUTOFF + 1, dtype=np.float64)
 
@@ -228,7 +237,7 @@ CURVES = (
         "Precision",
         "S_i / i over the filtered list, padded to 1000 with its last value",
         _x,
-        lambda ctx, o: _padded(ctx)[0],
+        _padded_p,
     ),
     Curve(
         "sn_r",
@@ -237,7 +246,7 @@ CURVES = (
         "Recall",
         "S_i / min(|synset in split|, 1000), padded to 1000 with its last value",
         _x,
-        lambda ctx, o: _padded(ctx)[1],
+        _padded_r,
     ),
 )
 
@@ -344,22 +353,11 @@ def native(results: list, assessment: Assessment) -> dict:
     return {("*.summary.csv", method): "".join(summary), ("*.pr.csv", method): "".join(pr)}
 
 
-PROFILE = Profile(
-    name="shapenet17",
-    label="ShapeNet Core55 evaluator (SHREC 2016/2017)",
-    source="auniquesun/VSFormer, retrieval/evaluator/lib/Evaluator.js, Metrics.js",
-    help="the SHREC 2016/2017 ShapeNet Core55 evaluator (Node.js): method folders of datasets",
-    why="the evaluator keeps the query in its own list",
-    options={"remove_self": False},
-    query_data=query_data,
-    curves=CURVES,
-    native=native,
-    native_files=("*.summary.csv", "*.pr.csv"),
-    group=lambda result: result.run_name.rpartition("/")[0] or result.run_name,
-    native_groups=method_names,
-    contest_reader=read_contest,
-    contest_usage="TAXONOMY.csv METHOD/...",
-    headline=SUMMARY_KEYS,
-    rank_key="map_sn",
-    measures=MEASURES,
-)
+def method_of(result) -> str:
+    """The native files of a method's datasets go together."""
+    return result.run_name.rpartition("/")[0] or result.run_name
+
+
+#: the hooks its evaluator file names (builtin/shapenet17.toml)
+READER = ContestReader(read_contest, "TAXONOMY.csv METHOD/...", method_names, method_of)
+NATIVE = NativeHook(("*.summary.csv", "*.pr.csv"), native)

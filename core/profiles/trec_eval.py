@@ -1,5 +1,7 @@
 """``trec_eval``: TREC runs scored as trec_eval reads and averages them
-(docs/profiles.md).
+(docs/profiles.md).  Its rules are its evaluator file (``builtin/trec_eval.toml``);
+this module holds what that file names as code (hooks): ``rr`` and the
+``iprec_*`` measures, and trec_eval's text output.
 
 * Run lines of 6 or more fields (the readers already ignore fields past the
   sixth, with a data check, as trec_eval's own test file ``results.trunc``
@@ -21,13 +23,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.base_measures import Alias, Bound, Measure
-from .base import Profile
-from .own_options import own_options
+from ..scoring.base_measures import Measure
+from .hooks import TextOutput
 from .trec_eval_text import P_CUTOFFS, trec_eval_text
 
 
@@ -68,12 +69,15 @@ def _iprec_all(ctx) -> np.ndarray:
     return val
 
 
-def _iprec_at(j: int) -> Callable:
-    def m_iprec(ctx, v=None, k=None):
-        return _iprec_all(ctx)[:, j].copy()
+@dataclass(frozen=True)
+class IprecAt:
+    """The compute function of ``iprec_`` at the ``j``-th recall level (an
+    object, not a closure: the measures pickle, for a Dask worker)."""
 
-    m_iprec.__name__ = f"m_iprec_{j}"
-    return m_iprec
+    j: int
+
+    def __call__(self, ctx, v=None, k=None):
+        return _iprec_all(ctx)[:, self.j].copy()
 
 
 #: its own measures: rr and interpolated precision at the 11 recall levels
@@ -93,77 +97,12 @@ MEASURES = (
             "trec",
             f"best precision at or after the n-th relevant item, n = lround({lvl:.1f} R) "
             "(at least 1); 0 when fewer are retrieved (trec_eval 10)",
-            _iprec_at(j),
+            IprecAt(j),
             short=f"iP@{lvl:.1f}",
         )
         for j, lvl in enumerate(IPREC_LEVELS)
     ),
 )
 
-_TE = "trec_eval"
-_IRM = "ir_measures"
-_TE_AVG = (
-    "per query as trec_eval; the mean is trec_eval's under --profile trec_eval (its tie "
-    "order, a query without relevant documents scoring 0, -c)"
-)
-_NDCG = (
-    "trec_eval's ndcg_cut (log2(rank + 1) discount) only under --profile trec_eval; "
-    "the other profiles' ndcg@K leave rank 1 undiscounted; ndcg(discount=log2_from_1)@K "
-    "is trec_eval's formula under every profile"
-)
-#: trec_eval's and ir_measures' names: they give the tool's numbers under this profile
-#: (ir_measures spells Rprec as trec_eval does: one alias serves both)
-ALIASES = (
-    Alias("map", "ap_trec_r", _TE, note=_TE_AVG),
-    Alias("P_{k}", "p@{k}", _TE, note=_TE_AVG),
-    Alias("recall_{k}", "r@{k}", _TE, note=_TE_AVG),
-    Alias("ndcg_cut_{k}", "ndcg@{k}", _TE, strict=True, note=_NDCG),
-    Alias("Rprec", "ft_psb", _TE, note=_TE_AVG + "; psbtable computes it in float32"),
-    Alias("recip_rank", "rr", _TE),
-    Alias(
-        "num_rel_ret",
-        "tp_r",
-        _TE,
-        note="per query; trec_eval's 'all' line is the sum over queries, the table a mean",
-    ),
-    *(Alias(f"iprec_at_recall_{x:.2f}", f"iprec_{x:.2f}", _TE) for x in IPREC_LEVELS),
-    Alias("AP", "ap_trec_r", _IRM, note=_TE_AVG),
-    Alias("P@{k}", "p@{k}", _IRM, note=_TE_AVG),
-    Alias("R@{k}", "r@{k}", _IRM, note=_TE_AVG),
-    Alias("nDCG@{k}", "ndcg@{k}", _IRM, strict=True, note=_NDCG),
-    Alias("RR", "rr", _IRM),
-    Alias("NumRelRet", "tp_r", _IRM, note="per query; the table's figure is a mean"),
-    *(Alias(f"IPrec@{x:g}", f"iprec_{x:.2f}", _IRM) for x in IPREC_LEVELS),
-)
-
-
-def included(assessment, options, class_size, present) -> np.ndarray:
-    """trec_eval averages over the queries of the run (``-c``: all)."""
-    out = np.ones(assessment.n_queries, dtype=bool) if options.complete_queries else present
-    if options.psb_class_cutoff:
-        out = out & (class_size > 2)
-    return out
-
-
-PROFILE = Profile(
-    name="trec_eval",
-    label="trec_eval",
-    source="usnistgov/trec_eval (trec_eval 9)",
-    help="NIST trec_eval: its tie order, ndcg_cut, and averages over the run's queries",
-    reading={"trec_order": True, "normalize_ids": False, "c_numbers": True},
-    included=included,
-    # trec_eval's ndcg_cut: every rank discounted by log2(rank + 1)
-    overrides={"ndcg@{k}": Bound("ndcg(discount=log2_from_1)@{k}")},
-    undefined_is_zero=True,
-    # trec_eval's own measures: map, Rprec, recip_rank, P_5, P_10, recall_100,
-    # ndcg_cut_10, num_rel_ret (docs/profiles.md)
-    headline=("ap_trec_r", "ft_psb", "rr", "p@5", "p@10", "r@100", "ndcg@10", "tp_r"),
-    measures=MEASURES,
-    aliases=ALIASES,
-    legend_tool="trec_eval",
-    own_options=own_options("trec_eval"),
-    text_format="trec_eval",
-    text_writer=trec_eval_text,
-    text_ranks=P_CUTOFFS,
-    rank_key="ap_trec_r",
-)
+#: its own text output (the hook ``trec_eval.text``): byte for byte trec_eval's
+TEXT = TextOutput("trec_eval", trec_eval_text, P_CUTOFFS)

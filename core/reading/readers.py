@@ -183,6 +183,7 @@ def load_run(
     top_k: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    formats: Collection[str] | None = None,
 ) -> Run:
     """Read one participant's run against an assessment (whose collection
     order the matrices follow).  ``chunk_size`` (bytes) is how much of a
@@ -206,7 +207,9 @@ def load_run(
     files of a rank-list folder, rows of a binary matrix checked) and
     ``should_stop()`` is asked at the same points (True:
     :class:`~shrec_eval.errors.Cancelled`): a front end's progress bar and
-    Cancel (:class:`~shrec_eval.reading.formats.source.ReadWatch`)."""
+    Cancel (:class:`~shrec_eval.reading.formats.source.ReadWatch`).
+    ``formats``: the run formats read (a profile's: an evaluator that reads
+    nothing else); a run of another format is a FormatError before it is read."""
     if not isinstance(assessment, Assessment):
         raise TypeError(f"load_run needs an Assessment, not {type(assessment).__name__}")
     if format is not None and format not in RUN_FORMATS:
@@ -231,14 +234,36 @@ def load_run(
     }
     watch = None if progress is None and should_stop is None else ReadWatch(progress, should_stop)
     run, fmt = _load_run(
-        path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values, watch
+        path,
+        assessment,
+        format,
+        variant,
+        name,
+        chunk_size,
+        metric,
+        ids,
+        top_k,
+        values,
+        watch,
+        tuple(formats or ()),
     )
     run.reading = applicable(fmt, values)
     return run
 
 
 def _load_run(
-    path, assessment, format, variant, name, chunk_size, metric, ids, top_k, values, watch=None
+    path,
+    assessment,
+    format,
+    variant,
+    name,
+    chunk_size,
+    metric,
+    ids,
+    top_k,
+    values,
+    watch=None,
+    formats=(),
 ):
     trec_order, norm, c_numbers = values["trec_order"], values["normalize_ids"], values["c_numbers"]
     skip_names, nonfinite_distances = values["skip_names"], values["nonfinite_distances"]
@@ -253,6 +278,12 @@ def _load_run(
     if watch is not None:  # the reader reports to it (never the caller's Source changed)
         src = replace(src, watch=watch)
     fmt = format or detect_run_format(src, assessment, c_numbers=c_numbers)
+    if formats and fmt not in formats:
+        raise FormatError(
+            src.path,
+            f"this run is {a(RUN_FORMATS[fmt])}; the profile reads runs of "
+            f"{' or '.join(formats)} only (its evaluator reads nothing else)",
+        )
     row = run_format_row(fmt)
     if row.module is not None:  # a registered format: its module reads it
         if not row.folder:

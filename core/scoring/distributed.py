@@ -274,9 +274,11 @@ def _n_workers(client) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _score_shard(assessment: Assessment, run: Run, options, start: int, stop: int) -> QueryScores:
-    """A worker's task: one shard of queries."""
-    return Scoring(assessment, run, options).score(start, stop)
+def _score_shard(assessment: Assessment, run: Run, evaluator, start: int, stop: int) -> QueryScores:
+    """A worker's task: one shard of queries, by the job's evaluator (its
+    profile resolved on the client, received pickled: an evaluator file's
+    profile too)."""
+    return Scoring(assessment, run, evaluator).score(start, stop)
 
 
 def _select_shard(dist, tiles: list[int], c0: int, c1: int, k: int, cols: int) -> list:
@@ -363,7 +365,7 @@ def evaluate(
     shards = query_shards(nq, _n_workers(client), align)
     a_ref, r_ref = _put(client, assessment), _put(client, run)
     futures = [
-        client.submit(_score_shard, a_ref, r_ref, job.o, a, b, pure=False, retries=2)
+        client.submit(_score_shard, a_ref, r_ref, job.evaluator, a, b, pure=False, retries=2)
         for a, b in shards
     ]
     parts: list[QueryScores] = []

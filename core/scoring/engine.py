@@ -19,7 +19,7 @@ from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, make_
 from ..model.parallel import WORKERS, in_order
 from ..model.runs import Run
 from ..options import EvalOptions, OptionsError
-from ..profiles import get_profile
+from ..profiles.evaluator import Evaluator
 from .averages import ClassGroups, average_all
 from .blocks import (  # noqa: F401
     _check_fits,
@@ -33,7 +33,6 @@ from .blocks import (  # noqa: F401
 )
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
-from .measures import columns
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
 
@@ -110,9 +109,8 @@ class Scoring:
         self, assessment: Assessment, run: Run, options: EvalOptions | None = None
     ) -> None:
         _check_types(assessment, run, options)
-        o = options or EvalOptions()
-        profile = get_profile(o.profile)
-        o = profile.apply(o)
+        evaluator = Evaluator.of(options)  # the profile resolved once, its options applied
+        o, profile = evaluator.options, evaluator.profile
         a = assessment
         if o.average == "macro" and a.query_classes is None:
             raise OptionsError(
@@ -123,7 +121,8 @@ class Scoring:
         profile.check_reading(a, run)  # read by the profile's rules, or other numbers
         a = _with_own_items(a, run)
         self.a, self.run, self.o, self.profile = a, run, o, profile
-        self.measures = columns(o)
+        self.evaluator = evaluator
+        self.measures = list(evaluator.measures)
         size, self.size_notes = collection_size(a, run, o)
         self.prep = prep = _prepare(a, o, size)
         self.qrow, self.warnings = _query_rows(a, run)
@@ -318,7 +317,7 @@ def _check_types(assessment, run, options) -> None:
     for name, value, kind, what in (
         ("assessment", assessment, Assessment, "an Assessment"),
         ("run", run, Run, "a Run"),
-        ("options", options, (EvalOptions, type(None)), "an EvalOptions or None"),
+        ("options", options, (EvalOptions, Evaluator, type(None)), "an EvalOptions or None"),
     ):
         if not isinstance(value, kind):
             raise TypeError(
@@ -393,10 +392,12 @@ def evaluate_runs(
     runs = list(runs)
     nq = assessment.n_queries
     total = nq * len(runs)
+    # resolved once for every run (evaluate says what is wrong with other arguments)
+    evaluator = Evaluator.of(options) if isinstance(options, (EvalOptions, type(None))) else options
     results = []
     for i, run in enumerate(runs):
         cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
-        results.append(evaluate(assessment, run, options, progress=cb, should_stop=should_stop))
+        results.append(evaluate(assessment, run, evaluator, progress=cb, should_stop=should_stop))
     return results
 
 
@@ -416,7 +417,7 @@ def ranks_of_items(
     collection indices), each with a label.  Returns (query index, 0-based
     rank, label) of every item found, in query and rank order, and the
     length of every query's list (0 for a query the run does not answer)."""
-    o = get_profile((options or EvalOptions()).profile).apply(options or EvalOptions())
+    o = Evaluator.of(options).options
     a = assessment
     _check_fits(a, run)
     prep = _prepare(a, o, collection_size(a, run, o)[0])
@@ -470,9 +471,9 @@ def query_detail(
     """The gain vector of one query of a run (self-match removed as the
     options, under their profile, say) and its raw, non-interpolated
     precision-recall points."""
-    o = options or EvalOptions()
-    profile = get_profile(o.profile)
-    o = profile.apply(o)  # its list handling (the self-match rule) as the scores have it
+    evaluator = Evaluator.of(options)
+    # its list handling (the self-match rule) as the scores have it
+    o, profile = evaluator.options, evaluator.profile
     q = assessment.query_index(query_id)
     if q is None:
         raise KeyError(f"query {query_id!r} is not in the assessment")

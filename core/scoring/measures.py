@@ -67,10 +67,26 @@ __all__ = [
 
 
 def _profiles():
-    """The profiles of the registry (core/profiles), loaded on first use."""
+    """The profiles of the registry (core/profiles): the built-ins and those
+    loaded in this process, made on first use."""
     from ..profiles import REGISTRY
 
-    return REGISTRY.values()
+    return tuple(REGISTRY.values())
+
+
+def _profile(profile):
+    """The Profile of ``profile`` (a name, an evaluator file, or a Profile
+    itself): the one place this module looks a profile up."""
+    from ..profiles import get_profile
+
+    return get_profile(profile)
+
+
+def forget_profiles() -> None:
+    """A profile was added to the registry (an evaluator file loaded): the
+    registry's lists are made again when next asked."""
+    _ALL.clear()
+    _SHAPES.clear()
 
 
 def all_measures() -> tuple[Measure, ...]:
@@ -104,9 +120,7 @@ def owner(item):
 def _profile_measures(profile) -> tuple[Measure, ...]:
     if profile is None:
         return all_measures()
-    from ..profiles import get_profile
-
-    return BASE_MEASURES + tuple(get_profile(profile).measures)
+    return BASE_MEASURES + tuple(_profile(profile).measures)
 
 
 def expand(ranks: Sequence[int], profile=DEFAULT_PROFILE) -> list[ConcreteMeasure]:
@@ -191,17 +205,23 @@ def holds_under(alias: Alias, profile) -> bool:
     strict alias of another profile does not)."""
     if not alias.strict or profile is None:
         return True
-    from ..profiles import get_profile
-
-    return owner(alias) is get_profile(profile)
+    p = _profile(profile)
+    return alias in p.aliases or owner(alias) is p
 
 
 def _pattern(template: str) -> re.Pattern:
     return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
 
 
-def _patterns() -> tuple[list, list]:
-    return _patterns_of(all_measures(), all_aliases())
+def _patterns(profile=None) -> tuple[list, list]:
+    """The patterns of every key and alias of the registry, with those of
+    ``profile`` (a Profile not in the registry: an evaluator file's being
+    made, or one a Dask worker received)."""
+    measures, aliases = all_measures(), all_aliases()
+    if profile is not None and not isinstance(profile, str):
+        measures += tuple(m for m in profile.measures if m not in measures)
+        aliases = tuple(a for a in profile.aliases if a not in aliases) + aliases
+    return _patterns_of(measures, aliases)
 
 
 @lru_cache(maxsize=4)
@@ -245,7 +265,7 @@ def resolve(name: str, profile: str | None = None, ranks: Sequence[int] = (5, 10
     ``ranks`` only shape the suggestions of the error.  The key's rank
     (:func:`rank_of`) may be one the options do not have yet."""
     text = name.strip()
-    keys, aliases = _patterns()
+    keys, aliases = _patterns(profile)
     key = None
     for pat, a in aliases:
         hit = pat.match(text)
@@ -285,9 +305,7 @@ def _shapes(profile) -> dict:
     profile or the registry is another one (a test's patched registry)."""
     p = None
     if profile is not None:
-        from ..profiles import get_profile
-
-        p = get_profile(profile)
+        p = _profile(profile)
     measures = all_measures()
     made = _SHAPES.get(p.name if p is not None else None)
     if made is not None and made[0] is p and made[1] is measures:
@@ -310,9 +328,7 @@ def binding_of(m: Measure, profile=None) -> Binding | None:
     float32, still computes the measure it replaces); None for a measure
     that is no binding."""
     if profile is not None:
-        from ..profiles import get_profile
-
-        own = get_profile(profile).overrides.get(m.key)
+        own = _profile(profile).overrides.get(m.key)
         if isinstance(own, Bound):
             return own.binding
     return m.binding
@@ -381,14 +397,16 @@ def _families():
 def columns(options) -> list[ConcreteMeasure]:
     """The measures a scoring computes: the registry's under the options'
     profile at their ranks (:func:`expand`), then those of
-    ``options.measures`` (names with parameters) that no column has yet."""
-    out = expand(options.ranks, options.profile)
-    extra = getattr(options, "measures", ())
+    ``options.measures`` and of the profile's columns (names with
+    parameters: an evaluator file's) that no column has yet."""
+    profile = getattr(options, "rules", None) or options.profile
+    out = expand(options.ranks, profile)
+    extra = tuple(getattr(options, "measures", ())) + tuple(getattr(profile, "params_columns", ()))
     if not extra:
         return out
     have = {m.key for m in out}
     for name in extra:
-        key = resolve_binding(parse(name), options.profile)
+        key = resolve_binding(parse(name), profile)
         if key not in have:
             have.add(key)
             out.append(_concrete(key))

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shrec_eval.profiles import get_profile
 from shrec_eval.scoring.measures import (
     ALIASES,
     FAMILIES,
@@ -142,7 +141,7 @@ class SummaryTab(QWidget, Tab):
         return (
             None
             if c.assessment is None
-            else get_profile(c.shown_options().profile).table(c.assessment, c.shown_options())[1]
+            else c.shown_options().rules.table(c.assessment, c.shown_options())[1]
         )
 
     def _show_ranking(self) -> None:
@@ -200,7 +199,7 @@ class SummaryTab(QWidget, Tab):
         options = self.controller.options
         by_label = {m.label: m.key for m in columns(options)}
         try:
-            key = by_label.get(text) or resolve_measure(text, options.profile, options.ranks)
+            key = by_label.get(text) or resolve_measure(text, options.rules, options.ranks)
         except UnknownMeasureError as exc:
             self._not_found(str(exc))
             return
@@ -325,7 +324,7 @@ def _headline(options) -> list[str]:
     """The profile's default columns, in the order ``shrec-eval evaluate``
     prints them (the profile's table: the command line's, the reports')."""
     known = set(_known(options))
-    return [k for k in get_profile(options.profile).table(None, options)[0] if k in known]
+    return [k for k in options.rules.table(None, options)[0] if k in known]
 
 
 def _order(options) -> list[str]:

@@ -1,0 +1,424 @@
+"""Evaluator files: a contest's evaluator described as data (TOML, read with
+the standard library's ``tomllib``), from which its :class:`Profile` is
+made.  The built-in profiles are such files (``builtin/NAME.toml``); an
+organiser writes one for a new track (docs/evaluators.md says how, key by
+key).  What is code (psbTable's float32 arithmetic, the ShapeNet
+evaluator's reading of its folders, trec_eval's text output) is named from
+the file, from the closed table of :mod:`shrec_eval.profiles.hooks`: a file
+never imports Python.
+
+Every problem of a file is said with its line (:mod:`.toml_lines` finds the
+line of a key: ``tomllib`` gives none for a value the program cannot use)
+and the key's name: ``shrec-eval profiles check FILE`` lists them all.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ..choices import RUN_FORMATS
+from ..errors import FormatError
+from ..reading.formats.rules import RULES
+from .file_sections import (
+    _AVERAGES,
+    _CURVES,
+    _EVALUATOR,
+    _FIXABLE,
+    _HOOK_KINDS,
+    _NATIVE,
+    _QUERIES,
+    _TABLE,
+    _TOP,
+    Problem,
+    _aliases,
+    _Checker,
+    _hook,
+    _measures,
+    _native_files,
+    _overrides,
+    _rule_value,
+    _shown,
+)
+from .layouts import RUN_NAMES, RUN_ORDERS, NativeTables
+from .own_options import own_options
+
+__all__ = [
+    "FORMAT",
+    "EvaluatorFileError",
+    "Problem",
+    "build",
+    "check_text",
+    "load_file",
+    "parse_text",
+]
+
+#: the version of the evaluator file format this module reads
+FORMAT = 1
+#: the most an evaluator file may hold
+FILE_LIMIT = 1 << 20
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+class EvaluatorFileError(FormatError):
+    """An evaluator file that cannot be used: the first problem, with its
+    line; ``problems`` holds every one."""
+
+    def __init__(self, path, problems: list[Problem]) -> None:
+        # in the file's order (a problem without a line last)
+        self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+        first = self.problems[0]
+        more = len(self.problems) - 1
+        message = first.message
+        if more:
+            message += f" (and {more} more: shrec-eval profiles check {path})"
+        super().__init__(path, message, line=first.line)
+
+
+def read_text(path) -> str:
+    """An evaluator file's text through the readers' input gate (a pipe
+    read once, a device or folder refused)."""
+    from ..errors import FileAccessError
+    from ..reading.formats.source import open_source
+
+    src = open_source(path, "evaluator file (TOML)", limit=FILE_LIMIT)
+    if src.kind == "folder":
+        raise FileAccessError(src.path, "this is a folder; an evaluator file (.toml) was expected")
+    data = src.read()
+    if len(data) > FILE_LIMIT:
+        raise FormatError(src.path, f"{len(data)} bytes is more than an evaluator file holds")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(
+            src.path, "not a UTF-8 text file; an evaluator file (TOML) was expected"
+        ) from None
+
+
+def parse_text(text: str, source) -> dict:
+    """The TOML of an evaluator file as data; an EvaluatorFileError with the
+    line tomllib names when it is not TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line = int(m.group(1)) if m else None
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise EvaluatorFileError(source, [Problem(line, f"not TOML: {what}")]) from None
+
+
+def load_file(path, origin: str = "evaluator file") -> Profile:  # noqa: F821
+    """The profile an evaluator file describes; an EvaluatorFileError naming
+    the file, the line and what was expected when it cannot be one."""
+    text = read_text(path)
+    return build(parse_text(text, path), text=text, source=path, origin=origin, path=path)
+
+
+def check_text(text: str, source) -> list[Problem]:
+    """Every problem of an evaluator file's text (none: it is usable)."""
+    try:
+        build(parse_text(text, source), text=text, source=source)
+    except EvaluatorFileError as exc:
+        return exc.problems
+    return []
+
+
+# -- checking ---------------------------------------------------------------------------------
+
+
+def build(
+    doc: Mapping,
+    *,
+    text: str | None = None,
+    source=None,
+    origin: str = "evaluator file",
+    path=None,
+):
+    """The Profile of an evaluator file's data (``text``: the file, to say
+    where a problem is); an EvaluatorFileError listing every problem."""
+    from ..scoring.base_measures import Alias, Bound, Measure
+    from .base import (
+        LeastRelevant,
+        Profile,
+        _all_included,
+        _no_queries_left_out,
+        answered_queries,
+        contest_group,
+        each_run,
+        one_group,
+        run_groups,
+    )
+
+    c = _Checker(doc, text)
+    if not isinstance(doc, dict):
+        raise EvaluatorFileError(source, [Problem(None, "an evaluator file is a TOML table")])
+    c.table((), doc, _TOP)
+    version = doc.get("format", FORMAT)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        c.add(("format",), f"a whole number was expected, not {_shown(version)}")
+    elif version > FORMAT:
+        c.add(
+            ("format",),
+            f"this evaluator file is of format {version}, newer than this shrec-eval reads "
+            f"({FORMAT}); update shrec-eval",
+        )
+    ev = c.table(("evaluator",), doc.get("evaluator"), _EVALUATOR)
+    if "evaluator" not in doc:
+        c.add(("evaluator",), "missing: the [evaluator] table (name, label, source, help)")
+    name = c.text_of(
+        ("evaluator", "name"),
+        ev.get("name"),
+        required="evaluator" in doc,
+        pattern=_NAME,
+        what="a name of lower-case letters, digits and _ (at most 40)",
+    )
+    label = c.text_of(("evaluator", "label"), ev.get("label"), required="evaluator" in doc)
+    src = c.text_of(("evaluator", "source"), ev.get("source"), required="evaluator" in doc)
+    help_ = c.text_of(("evaluator", "help"), ev.get("help"), required="evaluator" in doc)
+    why = c.text_of(("evaluator", "why"), ev.get("why")) or ""
+    program = c.text_of(("evaluator", "program"), ev.get("program")) or ""
+    position = ev.get("position", 1000)
+    if not isinstance(position, int) or isinstance(position, bool):
+        c.add(("evaluator", "position"), f"a whole number was expected, not {_shown(position)}")
+        position = 1000
+
+    # -- reading rules and options
+    reading_doc = c.table(("reading",), doc.get("reading"), {**RULES, "run_formats": ""})
+    reading = {}
+    for rule in reading_doc:  # in the file's order (how the app says them)
+        if rule in RULES:
+            reading[rule] = _rule_value(c, rule, reading_doc[rule])
+    run_formats = c.strings(("reading", "run_formats"), reading_doc.get("run_formats"))
+    for fmt in run_formats:
+        if fmt not in RUN_FORMATS:
+            c.add(
+                ("reading", "run_formats"),
+                f"unknown run format {_shown(fmt)}; the formats are {', '.join(RUN_FORMATS)}",
+            )
+    options_doc = c.table(("options",), doc.get("options"), dict.fromkeys(_FIXABLE, ""))
+    options = {}
+    for key, value in options_doc.items():
+        if key not in _FIXABLE:
+            continue
+        from ..options import check_field
+
+        try:
+            options[key] = check_field(key, tuple(value) if isinstance(value, list) else value)
+        except ValueError as exc:
+            c.add(("options", key), str(exc))
+    if options and not why:
+        c.add(("evaluator", "why"), "missing: say why the evaluator fixes its [options]")
+
+    queries = c.table(("queries",), doc.get("queries"), _QUERIES)
+    averaged = c.one_of(
+        ("queries", "averaged"), queries.get("averaged"), ("all", "answered"), "all"
+    )
+    undefined = c.one_of(
+        ("queries", "undefined"), queries.get("undefined"), ("undefined", "zero"), "undefined"
+    )
+
+    # -- hooks
+    hooks_doc = c.table(("hooks",), doc.get("hooks"), _HOOK_KINDS)
+    hooked = {
+        kind: _hook(c, ("hooks", kind), hooks_doc[kind], kind)
+        for kind in _HOOK_KINDS
+        if kind in hooks_doc
+    }
+
+    # -- measures, overrides, aliases
+    measures = list(hooked.get("measures") or ())
+    overrides: dict[str, Callable] = dict(hooked.get("overrides") or {})
+    measures += _measures(c, doc.get("measures"), Measure, Bound)
+    overrides.update(_overrides(c, doc.get("overrides"), Bound))
+    aliases = _aliases(c, doc.get("aliases"), Alias)
+
+    # -- the table, averages, curves
+    table = c.table(("table",), doc.get("table"), _TABLE)
+    columns = c.strings(("table", "columns"), table.get("columns"))
+    headings = c.strings(("table", "headings"), table.get("headings"))
+    if headings and len(headings) != len(columns):
+        c.add(
+            ("table", "headings"),
+            f"{len(headings)} headings for {len(columns)} columns; give one per column",
+        )
+    rank_by = c.text_of(("table", "rank_by"), table.get("rank_by"))
+    legend = c.text_of(("table", "legend"), table.get("legend"))
+    averages_doc = c.table(("averages",), doc.get("averages"), _AVERAGES)
+    names_doc = c.table(("averages", "names"), averages_doc.get("names"), _average_kinds())
+    averages = {}
+    for k, v in names_doc.items():
+        if k in _average_kinds():
+            averages[k] = c.text_of(("averages", "names", k), v) or k
+    number_format = c.printf(("averages", "number_format"), averages_doc.get("number_format"), "")
+    curves_doc = c.table(("curves",), doc.get("curves"), _CURVES)
+    least = curves_doc.get("pr_least_relevant", 0)
+    if not isinstance(least, int) or isinstance(least, bool) or least < 0:
+        c.add(
+            ("curves", "pr_least_relevant"),
+            f"a whole number from 0 was expected, not {_shown(least)}",
+        )
+        least = 0
+    own_curves = tuple(hooked.get("curves") or ())
+    curve_keys = _curve_keys() + tuple(cv.key for cv in own_curves)
+    empty_zero = c.strings(("curves", "empty_levels_zero"), curves_doc.get("empty_levels_zero"))
+    for key in empty_zero:
+        if key not in curve_keys:
+            c.add(
+                ("curves", "empty_levels_zero"),
+                f"unknown curve {_shown(key)}; the curves are {', '.join(curve_keys)}",
+            )
+
+    # -- native files
+    native_doc = c.table(("native",), doc.get("native"), _NATIVE)
+    reader = hooked.get("contest_reader")
+    group_kind = c.one_of(("native", "group"), native_doc.get("group"), ("run", "contest"), "run")
+    tables = NativeTables(
+        tuple(
+            _native_files(
+                c, native_doc.get("files"), columns, headings, number_format or "%.4f", curve_keys
+            )
+        ),
+        program=program,
+        profile=name or "",
+        averages=averages,
+        run_name=c.one_of(("native", "run_name"), native_doc.get("run_name"), RUN_NAMES, "name"),
+        run_order=c.one_of(
+            ("native", "run_order"), native_doc.get("run_order"), RUN_ORDERS, "given"
+        ),
+    )
+    if group_kind == "contest":  # one table of every run: no table of one run beside it
+        for i, entry in enumerate(tables.layouts):
+            if getattr(entry, "layout", "runs") != "runs":
+                c.add(
+                    ("native", "files", i, "layout"),
+                    f'a table of one run ({entry.layout}) goes with [native] group = "run"; '
+                    'with group = "contest" every table is a table of runs (layout = "runs")',
+                )
+    text_output = hooked.get("text_output")
+
+    profile = Profile(  # made even with problems: its columns are checked too
+        name=name or "",
+        label=label or "",
+        source=src or "",
+        help=help_ or "",
+        why=why,
+        options=options,
+        reading=reading,
+        scored=hooked.get("scored") or _no_queries_left_out,
+        included=answered_queries if averaged == "answered" else _all_included,
+        overrides=overrides,
+        curve_rows={"pr": LeastRelevant(least)} if least else {},
+        empty_levels_zero=empty_zero,
+        undefined_is_zero=undefined == "zero",
+        native=tables if tables.layouts else None,
+        curves=own_curves,
+        own_options=own_options(name),
+        text_format=text_output.format if text_output is not None else None,
+        text_writer=text_output.writer if text_output is not None else None,
+        text_ranks=text_output.ranks if text_output is not None else (),
+        measures=tuple(measures),
+        aliases=aliases,
+        legend_tool=legend,
+        query_data=hooked.get("query_data"),
+        group=reader.group
+        if reader is not None
+        else (one_group if group_kind == "contest" else each_run),
+        headline=columns,
+        rank_key=rank_by,
+        native_files=tables.files,
+        contest_reader=reader.read if reader is not None else None,
+        contest_usage=reader.usage if reader is not None else "",
+        native_groups=reader.groups
+        if reader is not None
+        else (contest_group if group_kind == "contest" else run_groups),
+        headings=headings,
+        run_formats=run_formats,
+        program=program,
+        averages=averages,
+        number_format=number_format,
+        origin=origin,
+        path=str(path) if path is not None else None,
+        document=doc,
+        position=position,
+    )
+    return _with_columns(c, profile, source)
+
+
+def _average_kinds() -> dict:
+    from ..options import AVERAGES
+
+    return dict.fromkeys(AVERAGES, "")
+
+
+def _curve_keys() -> tuple[str, ...]:
+    from ..scoring.curves import CURVES
+
+    return tuple(cv.key for cv in CURVES)
+
+
+def _with_columns(c: _Checker, profile, source):
+    """The profile with its columns checked: registry keys of its measures,
+    or measures with parameters (computed with its columns: those no key
+    names are ``params_columns``)."""
+    from dataclasses import replace
+
+    from ..scoring.measures import UnknownMeasureError, is_registry_key, resolve
+    from ..scoring.params import is_family_name
+
+    def is_key(key: str) -> bool:
+        """A registry key, or a key of the profile's own measures (no measure
+        with parameters that no key names)."""
+        return is_registry_key(key) or not is_family_name(key)
+
+    measures = c.doc.get("measures") if isinstance(c.doc, dict) else None
+    # measures the file declares that are not made (their own problem said)
+    broken = (
+        {m.get("key") for m in measures if isinstance(m, dict)}
+        if isinstance(measures, list)
+        else set()
+    )
+    broken -= {m.key for m in profile.measures}
+
+    def key_of(path, name: str) -> str | None:
+        if name in broken:
+            return None
+        try:
+            key = resolve(name, profile, (5, 10, 25, 50, 100))
+        except UnknownMeasureError as exc:
+            c.add(path, str(exc))
+            return None
+        return key
+
+    headline, params = [], []
+    for name in profile.headline:
+        key = key_of(("table", "columns"), name)
+        if key is None:
+            continue
+        headline.append(key)
+        if not is_key(key):
+            params.append(key)
+    rank = key_of(("table", "rank_by"), profile.rank_key) if profile.rank_key else None
+    if rank is not None and not is_key(rank):
+        params.append(rank)
+    files = (c.doc.get("native") or {}).get("files") if isinstance(c.doc, dict) else None
+    for i, entry in enumerate(files if isinstance(files, list) else []):
+        columns = entry.get("columns") if isinstance(entry, dict) else None
+        for name in columns if isinstance(columns, list) else []:
+            key = key_of(("native", "files", i, "columns"), name) if isinstance(name, str) else None
+            if key is not None and not is_key(key):
+                params.append(key)
+    if c.problems:
+        raise EvaluatorFileError(source, c.problems)
+    return replace(
+        profile,
+        headline=tuple(headline),
+        rank_key=rank,
+        params_columns=tuple(dict.fromkeys(params)),
+    )
+
+
+def builtin_folder() -> Path:
+    """The folder of the built-in evaluator files (package data)."""
+    return Path(__file__).resolve().parent / "builtin"
