@@ -38,6 +38,7 @@ from .command_parsers import (  # noqa: F401
     _distances_args,
     _evaluate_args,
     _examples,
+    _examples_args,
     _formats,
     _measures_args,
     _thumbnails_args,
@@ -69,7 +70,16 @@ from .option_groups import (  # noqa: F401
 )
 
 PROG = "shrec-eval"
-COMMAND_NAMES = ("evaluate", "distances", "check", "compare", "measures", "demo", "thumbnails")
+COMMAND_NAMES = (
+    "evaluate",
+    "distances",
+    "check",
+    "compare",
+    "measures",
+    "demo",
+    "examples",
+    "thumbnails",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     _compare_args(sub, common, reading, engine, profile)
     _measures_args(sub, common)
     _demo_args(sub, common, engine, profile, output, shapes)
+    _examples_args(sub, common)
     _thumbnails_args(sub, common)
     assert tuple(sub.choices) == COMMAND_NAMES
     return p
