@@ -89,12 +89,23 @@ def test_resources_are_package_data():
     assert resource_path("icons", "shrec-eval-256.png").is_file()
 
 
-def test_version_is_written_once():
+def test_the_version_comes_from_git_tags_with_a_fallback():
+    """setuptools-scm makes the version from git (the tag vX.Y.Z) and writes
+    it where shrec_eval._version reads it, a file git ignores; a tarball
+    without .git builds as fallback_version (the last release)."""
+    from packaging.version import Version
+
     assert PYPROJECT["project"]["dynamic"] == ["version"]
     assert "version" not in PYPROJECT["project"]
-    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attr == "shrec_eval._version.__version__"
-    assert shrec_eval.__version__.count(".") == 2
+    assert "dynamic" not in PYPROJECT["tool"]["setuptools"]
+    assert any(r.startswith("setuptools-scm") for r in PYPROJECT["build-system"]["requires"])
+    scm = PYPROJECT["tool"]["setuptools_scm"]
+    assert scm["version_file"] == "core/_scm_version.py"
+    assert "/core/_scm_version.py" in (ROOT / ".gitignore").read_text().splitlines()
+    release = Version(scm["fallback_version"])
+    assert str(release) == scm["fallback_version"] and not release.is_devrelease
+    # built (editable install): the version is setuptools-scm's, at least the last release
+    assert Version(shrec_eval.__version__) >= release
 
 
 def test_no_top_level_core_package(tmp_path):
@@ -118,9 +129,13 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     (wheel,) = tmp_path.glob("shrec_eval-*.whl")
+    # sources without .git (a tarball): the fallback version, written into the package
+    version = PYPROJECT["tool"]["setuptools_scm"]["fallback_version"]
+    assert wheel.name == f"shrec_eval-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
-        info = f"shrec_eval-{shrec_eval.__version__}.dist-info"
+        info = f"shrec_eval-{version}.dist-info"
+        assert f'__version__ = "{version}"' in z.read("shrec_eval/_scm_version.py").decode()
         license_text = z.read(f"{info}/licenses/LICENSE").decode()
         metadata = z.read(f"{info}/METADATA").decode()
     assert license_text == (ROOT / "LICENSE").read_text(encoding="utf-8")
@@ -132,11 +147,12 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     assert "shrec_eval/_resources/demo/contest.json" in names
 
 
-def test_docs_json_example_is_of_this_version():
-    """The docs' example of --json output names the version installed."""
+def test_docs_json_example_is_of_the_last_release():
+    """The docs' example of --json output names the last release (the
+    fallback version, which each release sets to its tag's)."""
     text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
     found = re.findall(r'"tool": \{"name": "shrec-eval", "version": "([^"]+)"\}', text)
-    assert found == [shrec_eval.__version__]
+    assert found == [PYPROJECT["tool"]["setuptools_scm"]["fallback_version"]]
 
 
 def test_packaging_readme_installs_in_a_virtual_environment():
