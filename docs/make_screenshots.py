@@ -186,12 +186,13 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="+", choices=sorted(STEPS), help="some of the images only")
     args = p.parse_args(argv)
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
+
+    from shrec_gui.app import make_app
 
     folder = tempfile.mkdtemp(prefix="shrec-screenshots-")
     for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
         QSettings.setPath(QSettings.Format.IniFormat, scope, folder)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = make_app()  # as the app makes it (offscreen: without the platform's noise)
     OUT.mkdir(exist_ok=True)
     for name in args.only or STEPS:
         step = STEPS[name]

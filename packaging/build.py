@@ -305,9 +305,8 @@ def sizes_table(bundle: Path, built_s: float, archive: Path | None, deb: Path | 
         f"| **the bundle, unpacked** | **{folder_size(bundle) / 2**20:.0f}** |",
     ]
     if archive is not None:
-        lines.append(
-            f"| the `{archive.suffix.lstrip('.')}` archive | {archive.stat().st_size / 2**20:.0f} |"
-        )
+        kind = ".zip" if archive.suffix == ".zip" else ".tar.gz"
+        lines.append(f"| the `{kind}` archive | {archive.stat().st_size / 2**20:.0f} |")
     if deb is not None:
         lines.append(f"| the `.deb` | {deb.stat().st_size / 2**20:.0f} |")
     return "\n".join(lines) + "\n"

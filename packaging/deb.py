@@ -180,7 +180,7 @@ def control(root: Path, version: str, arch: str, deps: list[str]) -> str:
     )
 
 
-def build_deb(bundle: Path, out: Path, version: str) -> Path:
+def build_deb(bundle: Path, out: Path, version: str, compression: str = "xz") -> Path:
     if shutil.which("dpkg-deb") is None:
         raise SystemExit("deb: dpkg-deb not found (Debian's dpkg package)")
     arch = _run(["dpkg", "--print-architecture"]).strip()
@@ -193,7 +193,14 @@ def build_deb(bundle: Path, out: Path, version: str) -> Path:
         (root / "DEBIAN").mkdir()
         (root / "DEBIAN" / "control").write_text(control(root, version, arch, deps))
         subprocess.run(
-            ["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(target)],
+            [
+                "dpkg-deb",
+                "--root-owner-group",
+                f"-Z{compression}",
+                "--build",
+                str(root),
+                str(target),
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
         )
@@ -205,6 +212,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bundle", default=str(ROOT / "dist" / "shrec-gui"))
     p.add_argument("--out", default=str(ROOT / "dist"))
+    p.add_argument(
+        "--compression",
+        choices=("xz", "gzip", "zstd"),
+        default="xz",
+        help="of the package's files (xz, the default: the smallest, read by every dpkg)",
+    )
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).parent))
     from build import version
@@ -212,7 +225,7 @@ def main(argv=None) -> int:
     bundle = Path(args.bundle)
     if not (bundle / "shrec-gui").is_file():
         raise SystemExit(f"deb: {bundle} holds no shrec-gui: build it first (packaging/build.py)")
-    build_deb(bundle, Path(args.out), version())
+    build_deb(bundle, Path(args.out), version(), args.compression)
     return 0
 
 
