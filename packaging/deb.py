@@ -58,8 +58,9 @@ PLATFORM_PACKAGES = [
 def debian_version(version: str) -> str:
     """A Python version as Debian orders it: a dev release sorts before its
     release (``0.2.1.dev3+g1a2b`` is ``0.2.1~dev3+g1a2b``)."""
-    v = re.sub(r"\.?(dev|a|b|rc)(\d+)", r"~\1\2", version)
-    return re.sub(r"[^A-Za-z0-9.+~-]", ".", v)
+    public, plus, local = version.partition("+")  # the local part names a commit: kept
+    public = re.sub(r"\.?(dev|a|b|rc)(\d+)", r"~\1\2", public)
+    return re.sub(r"[^A-Za-z0-9.+~-]", ".", public + plus + local)
 
 
 def _run(cmd, **kw) -> str:

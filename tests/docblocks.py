@@ -43,7 +43,7 @@ ELSEWHERE = {"bat", "cmd", "powershell", "ps1", "zsh", "fish"}
 
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.*?)\s*-->\s*$")
-MARKER = re.compile(r"<!--\s*not run\b")
+MARKER = re.compile(r"^\s*<!--\s*not run\b")
 
 
 @dataclass

@@ -119,11 +119,9 @@ def test_frozen_app_writes_the_report_with_figures_and_gallery(bundle, tmp_path)
     assert len(thumbs) > 100 and all(png_size(t) == (128, 128) for t in thumbs[:20])
 
 
-#: the bundle's size, unpacked, at most: what this build measured (packaging/README.md's
-#: table: 222 MiB) and a little room, so that what was cut does not come back unseen.
-#: The goal of 200 MiB is not reached: what the app loads is about 205 MiB (numpy and
-#: scipy each load their own OpenBLAS, 24 MiB apiece, built for 64- and 32-bit
-#: integers; pyqtgraph imports Qt's OpenGL binding, 8.5 MiB)
+#: the bundle's size, unpacked, at most: what the build measures (packaging/README.md's
+#: table) and a little room, so that what was cut does not come back unseen. The goal
+#: of 200 MiB is not reached (packaging/README.md says why)
 MAX_MIB = 225
 
 

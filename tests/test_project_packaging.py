@@ -202,3 +202,43 @@ def test_the_build_sums_up_expected_warnings_and_prints_the_rest(capsys):
     assert out[3].endswith(": libxcb-icccm.so.4, libxcb-keysyms.so.1") and len(out) == 4
     build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], True)
     assert capsys.readouterr().out.splitlines()[:5] == lines  # --verbose: every line
+
+
+def test_the_debs_version_orders_as_the_pythons():
+    """packaging/deb.py's Debian version of a Python version: a dev or
+    pre-release before its release, the commit's name kept as written."""
+    import runpy
+
+    deb = runpy.run_path(str(ROOT / "packaging" / "deb.py"))["debian_version"]
+    cases = {
+        "0.2.0": "0.2.0",
+        "0.2.1.dev566+gb7a5ae552": "0.2.1~dev566+gb7a5ae552",
+        "0.2.1.dev3+gab12.d20261128": "0.2.1~dev3+gab12.d20261128",
+        "1.0rc1": "1.0~rc1",
+        "1.0b2": "1.0~b2",
+    }
+    assert {v: deb(v) for v in cases} == cases
+    if shutil.which("dpkg"):
+        order = ["0.2.0", "0.2.1.dev3+gab12", "0.2.1.dev566+gb7a5ae552", "0.2.1", "1.0b2", "1.0"]
+        for a, b in zip(order, order[1:]):
+            assert (
+                subprocess.run(["dpkg", "--compare-versions", deb(a), "lt", deb(b)]).returncode == 0
+            )
+
+
+def test_the_packaging_page_states_the_builds_own_sizes():
+    """The sizes of packaging/README.md are build.py's table (--readme), and
+    its total is within the bound the bundle test holds a build to."""
+    import runpy
+
+    build = runpy.run_path(str(ROOT / "packaging" / "build.py"))
+    text = (ROOT / "packaging" / "README.md").read_text(encoding="utf-8")
+    (section,) = build["SIZES"].findall(text)
+    table = text.split(section[0], 1)[1].split(section[1], 1)[0]
+    titles = re.findall(r"^\| ([^|]+?) \| \**\d+\** \|$", table, re.M)
+    assert titles[: len(build["PARTS"])] == [t for t, _ in build["PARTS"]]
+    (total,) = re.findall(r"^\| \*\*the bundle, unpacked\*\* \| \*\*(\d+)\*\* \|$", table, re.M)
+    bound = re.search(
+        r"^MAX_MIB = (\d+)$", (ROOT / "tests" / "test_project_bundle.py").read_text(), re.M
+    )
+    assert int(total) <= int(bound.group(1))
