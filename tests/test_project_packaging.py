@@ -145,6 +145,16 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     assert "shrec-eval-256.png" in icons and "shrec-eval.svg" in icons
     assert not [n for n in names if Path(n).suffix in BUNDLE_ONLY], icons
     assert "shrec_eval/_resources/demo/contest.json" in names
+    # the example contests (shrec-eval examples DIR), rank-list folder and contest indexed by id
+    examples = {n.split("/_resources/examples/", 1)[1] for n in names if "/examples/" in n}
+    shipped = {
+        p.relative_to(ROOT / "resources" / "examples").as_posix()
+        for p in (ROOT / "resources" / "examples").rglob("*")
+        if p.is_file()
+    }
+    assert (
+        examples == shipped and "carol/0.txt" in examples and "testShape/Bob.run1.txt" in examples
+    )
 
 
 def test_docs_json_example_is_of_the_last_release():

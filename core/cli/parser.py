@@ -95,8 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_examples(
             ("shrec-eval demo", "score the bundled demo contest and print its table"),
             (
-                "shrec-eval evaluate psb_test.cla alice.matrix bob/ --report out/",
-                "score two runs of a PSB contest and write a report folder",
+                "shrec-eval evaluate psb_test.cla alice.matrix carol/ --report out/",
+                "score two runs of a PSB contest and write a report folder "
+                "(shrec-eval examples DIR: these files)",
             ),
             (
                 "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --columns map,P_10",
