@@ -1,5 +1,7 @@
 """The frozen app: build the PyInstaller bundle from a clean checkout and
-run its smoke test offscreen (pytest marker ``bundle``; run by .ci/run)."""
+run its smoke test offscreen (pytest marker ``bundle``; run by .ci/run); its
+size, the command line in it; and, as root on Debian or Ubuntu (CI), its
+.deb installed with apt, checked as a desktop sees it, and removed."""
 
 import os
 import shlex

@@ -4,6 +4,7 @@ as its package data), the version is written once, and nothing of ours is
 importable as ``core``.  .ci/run also builds the wheel, installs it into a fresh
 virtual environment and runs the demo and the app's smoke test from it."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -252,3 +253,24 @@ def test_the_packaging_page_states_the_builds_own_sizes():
         r"^MAX_MIB = (\d+)$", (ROOT / "tests" / "test_project_bundle.py").read_text(), re.M
     )
     assert int(total) <= int(bound.group(1))
+
+
+def test_a_library_two_wheels_carry_is_kept_once(tmp_path):
+    """build.py's link_duplicates: the same file in numpy.libs and scipy.libs
+    becomes a link to the first; a file of the same name but other bytes, or
+    outside a wheel's .libs folder, stays."""
+    import runpy
+
+    link = runpy.run_path(str(ROOT / "packaging" / "build.py"))["link_duplicates"]
+    for folder, data in (("numpy.libs", b"A" * 100), ("scipy.libs", b"A" * 100)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "libgfortran-1.so.5").write_bytes(data)
+        (tmp_path / folder / "libquadmath-2.so.0").write_bytes(folder.encode() * 10)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "libgfortran-1.so.5").write_bytes(b"A" * 100)
+    assert link(tmp_path) == "libraries carried twice linked: 0.0 MiB"
+    second = tmp_path / "scipy.libs" / "libgfortran-1.so.5"
+    assert second.is_symlink() and os.readlink(second) == "../numpy.libs/libgfortran-1.so.5"
+    assert second.read_bytes() == b"A" * 100
+    assert not (tmp_path / "scipy.libs" / "libquadmath-2.so.0").is_symlink()
+    assert not (tmp_path / "other" / "libgfortran-1.so.5").is_symlink()
