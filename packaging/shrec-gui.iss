@@ -1,10 +1,13 @@
 ; Inno Setup script: a Windows installer for the one-folder PyInstaller build.
-; Build dist\shrec-gui\ first (python packaging\build.py), then:
-;     iscc packaging\shrec-gui.iss
-; Produces dist\shrec-gui-setup-0.1.0.exe.
+; Build dist\shrec-gui\ first (python packaging\build.py), then, with the version
+; of the build (setuptools-scm's, from the git tag: packaging/README.md):
+;     iscc /DAppVersion=X.Y.Z packaging\shrec-gui.iss
+; Produces dist\shrec-gui-setup-X.Y.Z.exe.
 
 #define AppName "SHREC evaluation"
-#define AppVersion "0.1.0"
+#ifndef AppVersion
+  #error Give the version: iscc /DAppVersion=X.Y.Z packaging\shrec-gui.iss
+#endif
 #define AppExe "shrec-gui.exe"
 
 [Setup]

@@ -1,20 +1,26 @@
 """The ``shrec-gui`` command: the app, or where its Qt libraries are missing
-(the library alone was installed: ``pip install shrec-eval``) how to get them."""
+(the library alone was installed: ``pip install .``) how to get them, with
+the command that works from where shrec-eval was installed (its clone, folder
+or wheel: :func:`shrec_eval.installed.pip_install`)."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 
-INSTALL_HINT = (
-    "shrec-gui: the desktop app needs Qt (PySide6) and pyqtgraph, which are not installed: "
-    "pip install 'shrec-eval[app]'\n"
-)
+
+def install_hint() -> str:
+    from shrec_eval.installed import pip_install
+
+    return (
+        "shrec-gui: the desktop app needs Qt (PySide6) and pyqtgraph, which are not installed; "
+        f"add them with:\n  {pip_install('app')}\n"
+    )
 
 
 def main(argv=None) -> int:
     if any(importlib.util.find_spec(m) is None for m in ("PySide6", "pyqtgraph")):
-        sys.stderr.write(INSTALL_HINT)
+        sys.stderr.write(install_hint())
         return 1
     from .app import main as app_main
 

@@ -10,8 +10,11 @@ in a scratch copy of the demo folder, with relative paths: its standard
 output and every file it writes are the case's outputs.  The golden folder
 keeps ``hashes.txt`` (size and SHA-256 of every output, binary files
 included: figures, thumbnails, matrices) and the text outputs whole, so a
-difference shows as a diff.  One thing is normalised: the scratch folder's
-absolute path in standard error reads ``<demo>``.  The files hold no time and
+difference shows as a diff.  Two things are normalised: the scratch folder's
+absolute path in standard error reads ``<demo>``, and the version of
+shrec-eval the outputs name (setuptools-scm's, from git: between tags a dev
+version naming its commit) reads as the one they were written with,
+:data:`GOLDEN_VERSION`.  The files hold no time and
 no absolute path (the scratch folder is the working directory and every path
 is given relative to it; figures are written without dates).
 """
@@ -204,6 +207,16 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+#: the version the golden files name (shrec_eval.__version__ when they were written)
+GOLDEN_VERSION = "0.2.0"
+
+
+def _installed_version() -> bytes:
+    code = "import shrec_eval; print(shrec_eval.__version__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    return out.stdout.strip()
+
+
 def generate() -> dict[str, bytes]:
     """Every case's outputs: '<case>/stdout.txt', '<case>/exit.txt' and '<case>/<file>'."""
     outputs: dict[str, bytes] = {}
@@ -230,7 +243,8 @@ def generate() -> dict[str, bytes]:
             if (base / "out").is_dir():
                 for name, data in _files(base / "out").items():
                     outputs[f"{case}/{name}"] = data
-    return outputs
+    version = _installed_version()
+    return {name: data.replace(version, GOLDEN_VERSION.encode()) for name, data in outputs.items()}
 
 
 def _hashes(outputs: dict[str, bytes]) -> str:

@@ -1,7 +1,10 @@
 """The frozen app: build the PyInstaller bundle from a clean checkout and
-run its smoke test offscreen (pytest marker ``bundle``; run by .ci/run)."""
+run its smoke test offscreen (pytest marker ``bundle``; run by .ci/run); its
+size, the command line in it; and, as root on Debian or Ubuntu (CI), its
+.deb installed with apt, checked as a desktop sees it, and removed."""
 
 import os
+import shlex
 import shutil
 import struct
 import subprocess
@@ -116,3 +119,216 @@ def test_frozen_app_writes_the_report_with_figures_and_gallery(bundle, tmp_path)
     assert png_size(out / "figures" / "precision_recall.png")[0] > 900  # 8.5 cm at 300 dpi
     thumbs = list((out / "thumbs").glob("*.png"))
     assert len(thumbs) > 100 and all(png_size(t) == (128, 128) for t in thumbs[:20])
+
+
+#: the bundle's size, unpacked, at most: what the build measures (packaging/README.md's
+#: table) and a little room, so that what was cut does not come back unseen. The goal
+#: of 200 MiB is not reached (packaging/README.md says why)
+MAX_MIB = 225
+
+
+def test_the_bundle_stays_within_its_size_and_holds_both_commands(bundle, tmp_path):
+    app = bundle / "shrec-gui"
+    size = sum(p.lstat().st_size for p in app.rglob("*") if p.is_file() and not p.is_symlink())
+    assert size <= MAX_MIB * 2**20, f"{size / 2**20:.0f} MiB unpacked"
+    internal = app / "_internal"
+    icu = next((internal / "PySide6" / "Qt" / "lib").glob("libicudata.so.*"))
+    assert icu.stat().st_size < 5 * 2**20  # its data cut to what Qt uses
+    assert not list(internal.rglob("libavif*")) and not list(internal.rglob("libX11.so*"))
+    # started as shrec-eval (the .deb's /usr/bin/shrec-eval), the executable is the command line
+    cli = tmp_path / "shrec-eval"
+    cli.symlink_to(app / "shrec-gui")
+    p = subprocess.run(
+        [str(cli), "examples", str(tmp_path / "ex")], capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run(
+        [str(cli), "evaluate", "psb_test.cla", "alice.matrix", "--columns", "nn"],
+        cwd=tmp_path / "ex",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[2].split()[1:] == ["alice", "0.9167"]
+
+
+def _as_root_with_apt():
+    if sys.platform != "linux" or os.geteuid() != 0:
+        pytest.skip("installs a .deb: root on Debian or Ubuntu (as CI runs)")
+    for tool in ("apt-get", "dpkg-deb", "xdg-mime", "update-mime-database"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"needs {tool} (.ci/run installs it)")
+
+
+def _desktop_exec(entry: Path, files: list[str]) -> list[str]:
+    """The command a desktop runs for a double click on ``files``: the
+    entry's Exec with its field codes filled in."""
+    line = next(ln for ln in entry.read_text().splitlines() if ln.startswith("Exec="))
+    out = []
+    for word in shlex.split(line[len("Exec=") :]):
+        if word in ("%F", "%U"):
+            out += files
+        elif word in ("%f", "%u"):
+            out += files[:1]
+        elif not word.startswith("%"):
+            out.append(word)
+    return out
+
+
+def test_the_deb_installs_opens_contests_and_is_removed_cleanly(bundle, tmp_path):
+    """packaging/deb.py's package, installed with apt as a user does: the
+    commands, the menu entry (desktop-file-validate), contest files known
+    by their MIME type and opened by the app (xdg-mime, then the entry's own
+    command on a contest), no library missing (ldd), the smoke test; then
+    removed with nothing left."""
+    _as_root_with_apt()
+    checkout = bundle.parent / "checkout"
+    p = subprocess.run(
+        [
+            sys.executable,
+            "packaging/deb.py",
+            "--bundle",
+            str(bundle / "shrec-gui"),
+            "--out",
+            str(bundle),
+            "--compression",
+            "gzip",  # faster than the release's xz; the same files
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    (deb,) = bundle.glob("shrec-eval_*.deb")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    p = subprocess.run(
+        ["apt-get", "install", "-y", str(deb)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    try:
+        _check_installed(tmp_path)
+    finally:
+        p = subprocess.run(
+            ["apt-get", "remove", "-y", "shrec-eval"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert not Path("/opt/shrec-eval").exists()
+    for gone in (
+        "/usr/bin/shrec-gui",
+        "/usr/bin/shrec-eval",
+        "/usr/share/applications/shrec-gui.desktop",
+        "/usr/share/mime/packages/shrec-eval.xml",
+    ):
+        assert not os.path.lexists(gone), gone
+    contest = tmp_path / "ex" / "contest.json"
+    mime = subprocess.run(
+        ["xdg-mime", "query", "filetype", str(contest)], capture_output=True, text=True
+    ).stdout.strip()
+    assert mime != "application/x-shrec-contest+json"  # the MIME database forgot it
+    default = subprocess.run(
+        ["xdg-mime", "query", "default", "application/x-shrec-contest+json"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert default == ""  # and no menu entry is left to open it
+
+
+def _check_installed(tmp_path: Path) -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", SHREC_EVAL_CACHE_DIR=str(tmp_path / "c"))
+    opt = Path("/opt/shrec-eval")
+    assert (opt / "shrec-gui").is_file()
+    assert Path("/usr/bin/shrec-gui").resolve() == Path("/usr/bin/shrec-eval").resolve()
+    assert Path("/usr/bin/shrec-gui").resolve() == (opt / "shrec-gui").resolve()
+    # no library the installed files need is missing on this system
+    missing = []
+    for f in opt.rglob("*.so*"):
+        if f.is_file() and not f.is_symlink():
+            out = subprocess.run(
+                ["ldd", str(f)],
+                capture_output=True,
+                text=True,
+                env=dict(env, LD_LIBRARY_PATH=str(opt / "_internal")),
+            ).stdout
+            missing += [f"{f.name}: {ln.strip()}" for ln in out.splitlines() if "not found" in ln]
+    assert missing == []
+    # the menu entry and the icon
+    entry = Path("/usr/share/applications/shrec-gui.desktop")
+    if shutil.which("desktop-file-validate"):
+        v = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+        assert v.returncode == 0 and "error" not in v.stdout.lower(), v.stdout
+    assert Path("/usr/share/icons/hicolor/256x256/apps/shrec-eval.png").is_file()
+    assert Path("/usr/share/icons/hicolor/scalable/apps/shrec-eval.svg").is_file()
+    # the commands, and the example contests the docs use
+    p = subprocess.run(
+        ["shrec-eval", "examples", str(tmp_path / "ex")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    # a contest is known by its MIME type, by name and by content, and the app opens it
+    session = tmp_path / "ex" / "session.json"
+    shutil.copyfile(tmp_path / "ex" / "contest.json", session)
+    results = tmp_path / "results.json"
+    p = subprocess.run(
+        ["shrec-eval", "evaluate", str(session), "--json", str(results)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    kinds = {
+        f.name: subprocess.run(
+            ["xdg-mime", "query", "filetype", str(f)], capture_output=True, text=True
+        ).stdout.strip()
+        for f in (tmp_path / "ex" / "contest.json", session, results)
+    }
+    assert kinds == {
+        "contest.json": "application/x-shrec-contest+json",
+        "session.json": "application/x-shrec-contest+json",
+        "results.json": "application/json",  # a results file is not a contest
+    }
+    default = subprocess.run(
+        ["xdg-mime", "query", "default", "application/x-shrec-contest+json"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert default == "shrec-gui.desktop"
+    # a double click: the entry's command on the contest; headless, it writes its report
+    cmd = _desktop_exec(entry, [str(session)])
+    assert cmd[0] == "shrec-gui"
+    report = tmp_path / "report"
+    p = subprocess.run(
+        [*cmd, "--export-report", str(report)], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    with open(report / "summary.csv") as fh:
+        assert [row.split(",")[1] for row in fh.read().splitlines()[1:]] == [
+            "Features",
+            "Alice",
+            "Bob",
+            "Carol",
+        ]
+    # the installed app's smoke test
+    png = tmp_path / "smoke.png"
+    p = subprocess.run(
+        ["shrec-gui", "--smoke-test", str(png)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert png_size(png)[0] == 1200

@@ -3,13 +3,13 @@ to files inside the repository, no code, test or doc cites a path outside
 it, the measure table of docs/measures.md is the registry's, and the
 library page's examples run and print what the page shows."""
 
-import contextlib
 import importlib.util
-import io
 import re
+import subprocess
 import sys
 from pathlib import Path
 
+import docblocks
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,33 +111,140 @@ def test_the_measure_table_is_the_registrys():
         assert f"`{a.name.replace('{k}', 'K')}`" in text
 
 
-def _examples(page: Path) -> list[tuple[str, str | None]]:
-    """(python block, the text block right after it, if any)."""
-    text = page.read_text(encoding="utf-8")
-    out = []
-    for m in re.finditer(r"```python\n(.*?)```\n(\n```text\n(.*?)```)?", text, re.S):
-        out.append((m.group(1), m.group(3)))
-    return out
+def _page_id(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
 
 
-def _words(text: str) -> list[str]:
-    return text.split()
+#: the tier of a page's blocks: a page with commands runs processes (slow)
+PYTHON_PAGES = [
+    p for p in docblocks.PAGES if docblocks.runnable(p) and not docblocks.has_commands(p)
+]
+COMMAND_PAGES = [p for p in docblocks.PAGES if docblocks.has_commands(p)]
+NOT_RUN = [b for p in docblocks.PAGES for b in docblocks.blocks(p) if b.not_run is not None]
 
 
-def test_the_library_page_runs_as_written(tmp_path, monkeypatch):
+@pytest.mark.parametrize("page", docblocks.PAGES, ids=_page_id)
+def test_every_block_runs_or_says_why_not(page):
+    """A block is code these tests run, what code prints or a file holds, or
+    code that cannot run here with the reason on the line before it; a
+    marker sits right before a block."""
+    assert docblocks.parse(page)[1] == []
+
+
+def _status(folder: Path) -> set[str]:
+    """What git sees changed or new in a checkout (ignored files aside)."""
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    return set(out.stdout.splitlines()) if out.returncode == 0 else set()
+
+
+def _run_page(page: Path, tmp_path: Path) -> None:
+    """A page's blocks as a reader runs them in a fresh clone; then nothing
+    new in that clone (outputs go to the reader's folders) nor in this one."""
+    clone = docblocks.scratch_clone(tmp_path / "clone")
+    (tmp_path / "home").mkdir()
+    session = docblocks.Session(clone, tmp_path / "home")
+    files = {p for p in clone.rglob("*") if ".venv" not in p.parts}
+    before = _status(ROOT)
+    for block in docblocks.runnable(page):
+        session.run(block)
+    new = {p for p in clone.rglob("*") if ".venv" not in p.parts} - files
+    assert sorted(str(p.relative_to(clone)) for p in new) == [], "written into the clone"
+    assert _status(ROOT) == before
+
+
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=_page_id)
+def test_the_page_runs_as_written(page, tmp_path):
+    """Every Python block of a page without commands, in one session started
+    in a fresh clone, printing what the page shows."""
     pytest.importorskip("pandas")
-    pytest.importorskip("matplotlib")
-    monkeypatch.chdir(tmp_path)
-    scope: dict = {}
-    examples = _examples(ROOT / "docs" / "library.md")
-    assert len(examples) >= 4
-    for code, shown in examples:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, "library.md", "exec"), scope)
-        if shown is not None:
-            assert _words(out.getvalue()) == _words(shown)
-    assert (tmp_path / "pr.png").stat().st_size > 10_000
+    _run_page(page, tmp_path)
+
+
+@pytest.mark.parametrize("page", COMMAND_PAGES, ids=_page_id)
+def test_the_commands_of_the_page_run_as_written(page, tmp_path):
+    """Every shell and Python block of a page with commands, in order, as one
+    reader's terminal in a fresh clone after README's install command,
+    printing what the page shows."""
+    pytest.importorskip("pandas")
+    _run_page(page, tmp_path)
+
+
+@pytest.mark.parametrize("block", NOT_RUN, ids=lambda b: b.where)
+def test_a_block_that_cannot_run_here_is_skipped_with_its_reason(block):
+    assert block.kind in ("shell", "python") or block.lang in docblocks.ELSEWHERE
+    assert len(block.not_run) >= 3
+    pytest.skip(f"{block.where}: not run: {block.not_run}")
+
+
+def test_the_block_reader_pairs_outputs_markers_and_languages(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- not run: windows -->\n\n```bat\ndir\n```\n\n"
+        "```bash\necho hi\n```\n\n```text\nhi\n```\n\n"
+        "```text\njust text\n```\n\n"
+        "```console\n$ echo a\na\n```\n\n"
+        "<!-- not run: -->\n```python\npass\n```\n"
+        "<!-- not run: gone -->\nprose\n\n```zsh\nls\n```\n```rust\nfn\n```\n"
+    )
+    monkeypatch.setattr(docblocks, "ROOT", tmp_path)
+    found, problems = docblocks.parse(page)
+    assert [(b.line, b.lang, b.not_run, b.shown) for b in found] == [
+        (3, "bat", "windows", None),
+        (7, "bash", None, "hi\n"),
+        (15, "text", None, None),
+        (19, "console", None, None),
+        (25, "python", "", None),
+        (31, "zsh", None, None),
+        (34, "rust", None, None),
+    ]
+    assert problems == [
+        "page.md:28: a 'not run' marker not right before a block",
+        "page.md:25: a 'not run' marker without its reason",
+        "page.md:31: a zsh block needs <!-- not run: REASON -->",
+        "page.md:34: a block of language 'rust': tests/docblocks.py does not know whether it "
+        "runs (add the language to SHELL, PYTHON, DATA or ELSEWHERE)",
+    ]
+    assert docblocks.console_script("$ a \\\n> b\nout\n$ c\n") == ("a \\\nb\nc\n", "out\n")
+
+
+@pytest.mark.parametrize(
+    "output,shown,same",
+    [
+        ("a  \nb\n\n", "a\nb", True),
+        ("a\nb\n", "a\n b", False),  # padding counts
+        ("0.75 0.5\n", "0.75  0.5", False),
+        (
+            "12 files written to /tmp/x/ex (README.md)\n",
+            "12 files written to .../ex (README.md)",
+            True,
+        ),
+        ("t\nnote: 1\nnote: 2\n", "t\n...", True),
+        ("t\nnote: 1\n", "t\nnote: 2\n...", False),
+        ("a(b)[c]*\n", "a(b)[c]*", True),
+    ],
+)
+def test_a_shown_output_is_compared_line_by_line_with_ellipses(output, shown, same):
+    assert docblocks.matches(output, shown) is same
+
+
+def test_a_failing_command_or_block_fails_the_page(tmp_path):
+    session = docblocks.Session(tmp_path, tmp_path)
+    assert session.shell("cd /\necho $HOME\n") == f"{tmp_path}\n"
+    assert session.cwd == Path("/")
+    with pytest.raises(AssertionError, match="exit status 3"):
+        session.shell("false || exit 3\necho never")
+    with pytest.raises(AssertionError, match="exit status 1"):
+        session.shell("true | false | true\n")
+    session.cwd = tmp_path
+    assert session.python("x = 2\nprint(x * 21)\n", "p.md:1") == "42\n"
+    assert session.python("print(x)\n", "p.md:5") == "2\n"  # one session
+    with pytest.raises(NameError):
+        session.python("print(contest)\n", "p.md:9")
 
 
 def test_to_frame_without_pandas_says_what_to_install(monkeypatch):

@@ -4,6 +4,7 @@ as its package data), the version is written once, and nothing of ours is
 importable as ``core``.  .ci/run also builds the wheel, installs it into a fresh
 virtual environment and runs the demo and the app's smoke test from it."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -89,12 +90,23 @@ def test_resources_are_package_data():
     assert resource_path("icons", "shrec-eval-256.png").is_file()
 
 
-def test_version_is_written_once():
+def test_the_version_comes_from_git_tags_with_a_fallback():
+    """setuptools-scm makes the version from git (the tag vX.Y.Z) and writes
+    it where shrec_eval._version reads it, a file git ignores; a tarball
+    without .git builds as fallback_version (the last release)."""
+    from packaging.version import Version
+
     assert PYPROJECT["project"]["dynamic"] == ["version"]
     assert "version" not in PYPROJECT["project"]
-    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attr == "shrec_eval._version.__version__"
-    assert shrec_eval.__version__.count(".") == 2
+    assert "dynamic" not in PYPROJECT["tool"]["setuptools"]
+    assert any(r.startswith("setuptools-scm") for r in PYPROJECT["build-system"]["requires"])
+    scm = PYPROJECT["tool"]["setuptools_scm"]
+    assert scm["version_file"] == "core/_scm_version.py"
+    assert "/core/_scm_version.py" in (ROOT / ".gitignore").read_text().splitlines()
+    release = Version(scm["fallback_version"])
+    assert str(release) == scm["fallback_version"] and not release.is_devrelease
+    # built (editable install): the version is setuptools-scm's, at least the last release
+    assert Version(shrec_eval.__version__) >= release
 
 
 def test_no_top_level_core_package(tmp_path):
@@ -118,9 +130,13 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     (wheel,) = tmp_path.glob("shrec_eval-*.whl")
+    # sources without .git (a tarball): the fallback version, written into the package
+    version = PYPROJECT["tool"]["setuptools_scm"]["fallback_version"]
+    assert wheel.name == f"shrec_eval-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
-        info = f"shrec_eval-{shrec_eval.__version__}.dist-info"
+        info = f"shrec_eval-{version}.dist-info"
+        assert f'__version__ = "{version}"' in z.read("shrec_eval/_scm_version.py").decode()
         license_text = z.read(f"{info}/licenses/LICENSE").decode()
         metadata = z.read(f"{info}/METADATA").decode()
     assert license_text == (ROOT / "LICENSE").read_text(encoding="utf-8")
@@ -134,13 +150,24 @@ def test_the_wheel_carries_the_license_and_no_bundle_only_file(tmp_path):
     from shrec_eval.profiles import NAMES
 
     assert {f"shrec_eval/profiles/builtin/{n}.toml" for n in NAMES} <= set(names)
+    # the example contests (shrec-eval examples DIR), rank-list folder and contest indexed by id
+    examples = {n.split("/_resources/examples/", 1)[1] for n in names if "/examples/" in n}
+    shipped = {
+        p.relative_to(ROOT / "resources" / "examples").as_posix()
+        for p in (ROOT / "resources" / "examples").rglob("*")
+        if p.is_file()
+    }
+    assert (
+        examples == shipped and "carol/0.txt" in examples and "testShape/Bob.run1.txt" in examples
+    )
 
 
-def test_docs_json_example_is_of_this_version():
-    """The docs' example of --json output names the version installed."""
+def test_docs_json_example_is_of_the_last_release():
+    """The docs' example of --json output names the last release (the
+    fallback version, which each release sets to its tag's)."""
     text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
     found = re.findall(r'"tool": \{"name": "shrec-eval", "version": "([^"]+)"\}', text)
-    assert found == [shrec_eval.__version__]
+    assert found == [PYPROJECT["tool"]["setuptools_scm"]["fallback_version"]]
 
 
 def test_packaging_readme_installs_in_a_virtual_environment():
@@ -190,3 +217,64 @@ def test_the_build_sums_up_expected_warnings_and_prints_the_rest(capsys):
     assert out[3].endswith(": libxcb-icccm.so.4, libxcb-keysyms.so.1") and len(out) == 4
     build["run_pyinstaller"]([sys.executable, "-c", code, "\n".join(lines)], True)
     assert capsys.readouterr().out.splitlines()[:5] == lines  # --verbose: every line
+
+
+def test_the_debs_version_orders_as_the_pythons():
+    """packaging/deb.py's Debian version of a Python version: a dev or
+    pre-release before its release, the commit's name kept as written."""
+    import runpy
+
+    deb = runpy.run_path(str(ROOT / "packaging" / "deb.py"))["debian_version"]
+    cases = {
+        "0.2.0": "0.2.0",
+        "0.2.1.dev566+gb7a5ae552": "0.2.1~dev566+gb7a5ae552",
+        "0.2.1.dev3+gab12.d20261128": "0.2.1~dev3+gab12.d20261128",
+        "1.0rc1": "1.0~rc1",
+        "1.0b2": "1.0~b2",
+    }
+    assert {v: deb(v) for v in cases} == cases
+    if shutil.which("dpkg"):
+        order = ["0.2.0", "0.2.1.dev3+gab12", "0.2.1.dev566+gb7a5ae552", "0.2.1", "1.0b2", "1.0"]
+        for a, b in zip(order, order[1:]):
+            assert (
+                subprocess.run(["dpkg", "--compare-versions", deb(a), "lt", deb(b)]).returncode == 0
+            )
+
+
+def test_the_packaging_page_states_the_builds_own_sizes():
+    """The sizes of packaging/README.md are build.py's table (--readme), and
+    its total is within the bound the bundle test holds a build to."""
+    import runpy
+
+    build = runpy.run_path(str(ROOT / "packaging" / "build.py"))
+    text = (ROOT / "packaging" / "README.md").read_text(encoding="utf-8")
+    (section,) = build["SIZES"].findall(text)
+    table = text.split(section[0], 1)[1].split(section[1], 1)[0]
+    titles = re.findall(r"^\| ([^|]+?) \| \**\d+\** \|$", table, re.M)
+    assert titles[: len(build["PARTS"])] == [t for t, _ in build["PARTS"]]
+    (total,) = re.findall(r"^\| \*\*the bundle, unpacked\*\* \| \*\*(\d+)\*\* \|$", table, re.M)
+    bound = re.search(
+        r"^MAX_MIB = (\d+)$", (ROOT / "tests" / "test_project_bundle.py").read_text(), re.M
+    )
+    assert int(total) <= int(bound.group(1))
+
+
+def test_a_library_two_wheels_carry_is_kept_once(tmp_path):
+    """build.py's link_duplicates: the same file in numpy.libs and scipy.libs
+    becomes a link to the first; a file of the same name but other bytes, or
+    outside a wheel's .libs folder, stays."""
+    import runpy
+
+    link = runpy.run_path(str(ROOT / "packaging" / "build.py"))["link_duplicates"]
+    for folder, data in (("numpy.libs", b"A" * 100), ("scipy.libs", b"A" * 100)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "libgfortran-1.so.5").write_bytes(data)
+        (tmp_path / folder / "libquadmath-2.so.0").write_bytes(folder.encode() * 10)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "libgfortran-1.so.5").write_bytes(b"A" * 100)
+    assert link(tmp_path) == "libraries carried twice linked: 0.0 MiB"
+    second = tmp_path / "scipy.libs" / "libgfortran-1.so.5"
+    assert second.is_symlink() and os.readlink(second) == "../numpy.libs/libgfortran-1.so.5"
+    assert second.read_bytes() == b"A" * 100
+    assert not (tmp_path / "scipy.libs" / "libquadmath-2.so.0").is_symlink()
+    assert not (tmp_path / "other" / "libgfortran-1.so.5").is_symlink()

@@ -172,6 +172,15 @@ SLOW = {
     "test_app_session.py::test_the_theme_recolours_the_missing_files": (
         "the recent list drawn in both themes"
     ),
+    "test_project_docs.py::test_the_commands_of_the_page_run_as_written": (
+        "a page's shell commands as processes (the examples copied, reports, a Dask cluster)"
+    ),
+    "test_project_bundle.py::test_the_deb_installs_opens_contests_and_is_removed_cleanly": (
+        "the bundle packaged as a .deb, installed with apt, checked and removed"
+    ),
+    "test_project_bundle.py::test_the_bundle_stays_within_its_size_and_holds_both_commands": (
+        "the bundle built"
+    ),
 }
 
 #: what a test's source (or its module's helpers it calls) shows it needs

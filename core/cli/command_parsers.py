@@ -283,6 +283,27 @@ def _demo_args(sub, common, engine, profile, output, shapes) -> None:
     )
 
 
+def _examples_args(sub, common) -> None:
+    ex = _command(
+        sub,
+        "examples",
+        "copy the example contests the documentation's commands use into a folder",
+        [common],
+        epilog=_examples(
+            (
+                "shrec-eval examples shrec-examples",
+                "a PSB contest with matrices, rank lists and features, a qrels with TREC "
+                "runs, a contest indexed by id (its README.md says what each file is)",
+            ),
+            (
+                "shrec-eval examples ex && shrec-eval evaluate ex/psb_test.cla ex/alice.matrix",
+                "copy them, then score a run",
+            ),
+        ),
+    )
+    ex.add_argument("out", metavar="DIR", help="a new folder (or one of an earlier copy)")
+
+
 def _distances_args(sub, common) -> None:
     di = _command(
         sub,

@@ -21,6 +21,7 @@ from ..model.values import text_grid
 from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
+from ..outputs.examples import write_examples
 from ..outputs.gallery import thumb_names
 from ..outputs.palette import result_looks
 from ..outputs.report import (
@@ -447,6 +448,12 @@ def cmd_distances(args, out) -> int:
     return 0
 
 
+def cmd_examples(args, out) -> int:
+    files = write_examples(args.out)
+    out.write(f"{len(files)} example files written to {args.out} (README.md says what each is)\n")
+    return 0
+
+
 def cmd_thumbnails(args, out) -> int:
     """Every shape of a folder as a PNG thumbnail in OUT (created when
     missing; thumbnails of the same names replaced, nothing else touched)."""
@@ -491,5 +498,6 @@ COMMANDS = {
     "measures": cmd_measures,
     "profiles": cmd_profiles,
     "demo": cmd_demo,
+    "examples": cmd_examples,
     "thumbnails": cmd_thumbnails,
 }

@@ -139,7 +139,7 @@ def _reading_parser() -> argparse.ArgumentParser:
         "--dask",
         metavar="SCHEDULER",
         help="score on a Dask cluster (same results): local:N starts N worker processes "
-        "here, tcp://HOST:PORT joins a running scheduler (pip install 'shrec-eval[dask]')",
+        "here, tcp://HOST:PORT joins a running scheduler (the extra [dask])",
     )
     return p
 

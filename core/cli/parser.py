@@ -38,6 +38,7 @@ from .command_parsers import (  # noqa: F401
     _distances_args,
     _evaluate_args,
     _examples,
+    _examples_args,
     _formats,
     _measures_args,
     _profiles_args,
@@ -78,6 +79,7 @@ COMMAND_NAMES = (
     "measures",
     "profiles",
     "demo",
+    "examples",
     "thumbnails",
 )
 
@@ -95,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_examples(
             ("shrec-eval demo", "score the bundled demo contest and print its table"),
             (
-                "shrec-eval evaluate psb_test.cla alice.matrix bob/ --report out/",
-                "score two runs of a PSB contest and write a report folder",
+                "shrec-eval evaluate psb_test.cla alice.matrix carol/ --report out/",
+                "score two runs of a PSB contest and write a report folder "
+                "(shrec-eval examples DIR: these files)",
             ),
             (
                 "shrec-eval evaluate qrels.txt run.trec --profile trec_eval --columns map,P_10",
@@ -114,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     _measures_args(sub, common)
     _profiles_args(sub, common)
     _demo_args(sub, common, engine, profile, output, shapes)
+    _examples_args(sub, common)
     _thumbnails_args(sub, common)
     assert tuple(sub.choices) == COMMAND_NAMES
     return p

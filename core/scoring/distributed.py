@@ -11,7 +11,7 @@ query's first K among a range of the gallery's pieces
 keys (exact: the K smallest keys of the union are those of the whole row,
 ties by collection order) and scores the lists.
 
-The workers need the library alone (``pip install shrec-eval[dask]``, no Qt)
+The workers need the library alone (its extra ``[dask]``, no Qt)
 and, for runs read from files that are never loaded whole (feature vectors,
 binary matrices), the same files at the same paths (a shared file system, as
 on a SLURM cluster; a LocalCluster shares this machine's).  Runs held in
@@ -37,18 +37,24 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import OptionsError
+from ..installed import pip_install
 from ..model.assessment import Assessment
 from ..model.runs import Run
 from ..options import EvalOptions
 from .engine import Cancelled, QueryScores, Scoring
 from .results import RunResult
 
-__all__ = ["INSTALL_HINT", "Scheduler", "connect", "evaluate", "parse_scheduler", "query_shards"]
+__all__ = ["Scheduler", "connect", "evaluate", "install_hint", "parse_scheduler", "query_shards"]
 
-INSTALL_HINT = (
-    "--dask needs Dask's distributed scheduler, which is not installed: "
-    "pip install 'shrec-eval[dask]' (or pip install dask distributed)"
-)
+
+def install_hint() -> str:
+    """How to add Dask, with the command of where shrec-eval was installed from."""
+    return (
+        "--dask needs Dask's distributed scheduler, which is not installed: "
+        f"{pip_install('dask')} (or pip install dask distributed)"
+    )
+
+
 #: queries of a shard at the least (each shard prepares the assessment anew)
 MIN_SHARD = 512
 
@@ -57,7 +63,7 @@ def _distributed():
     try:
         import distributed
     except ImportError:
-        raise OptionsError(INSTALL_HINT) from None
+        raise OptionsError(install_hint()) from None
     return distributed
 
 
