@@ -156,6 +156,18 @@ def test_st_early_exit_when_every_relevant_item_comes_before_2t():
     assert got == {names[0]: 1.0, names[1]: 3 / 4}
 
 
+def test_st_early_exit_when_the_tier_is_empty_and_nothing_is_retrieved():
+    # C = 1 and tier C-1: 2T = 0; the one relevant item never retrieved is not
+    # retrieved at rank 2T or later, so the early exit's 1.0 stands (as for 2T > 0)
+    cases = {"q": ([0, 0, 0], [1]), "r": ([0, 0, 0], [1, 1, 1])}
+    name = "st(tier=C-1,divide=T,plus_one=false,early_exit=1)"
+    r, _ = scores(cases, [name], ds=8, top=1)
+    assert r.value("q", name) == 1.0 and r.value("r", name) == 1.0
+    # found at the first rank, 2T = 0: computed as the parameters say (0 hits / T = 0)
+    r, _ = scores({"q": ([1, 0, 0], [1])}, [name], ds=8, top=1)
+    assert r.value("q", name) == 0.0
+
+
 def test_ap_divided_by_the_largest_class_of_the_contest():
     cases = {"q": E["q"], "big": ([1] * 3, [1] * 8)}
     r, _ = scores(cases, ["ap(divide=contest_max)"], ds=12, top=2)

@@ -83,7 +83,9 @@ def test_the_qrels_and_trec_runs_differ_under_trec_eval_and_have_features():
 
 
 def test_the_shape_contest_is_indexed_by_id_not_by_listing():
-    from shrec_eval.profiles.sipiran21 import PROFILE  # noqa: F401 - the profile exists
+    from shrec_eval.profiles import get_profile
+
+    assert get_profile("sipiran21").name == "sipiran21"  # the profile these files are for
 
     ids = [
         ln for ln in (EXAMPLES / "datasetShape.cla").read_text().splitlines()[3:] if ln.isdigit()

@@ -459,8 +459,11 @@ def test_the_app_command_without_qt_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "PySide6" else real(name, *a)
     )
+    from shrec_eval.installed import pip_install
+
     assert launch.main(["--demo"]) == 1
-    assert "pip install 'shrec-eval[app]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "needs Qt (PySide6)" in err and pip_install("app") in err and "[app]" in err
 
 
 def _shard_tasks(dask_scheduler) -> int:

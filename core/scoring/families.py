@@ -166,7 +166,8 @@ def f_st(ctx, p, at=None):
         last = np.full(ctx.B, -1, dtype=np.int64)
         at_c = m == C[r]
         last[r[at_c]] = c[at_c]  # the 0-based rank of the C-th hit
-        out = np.where(last >= depth - 1, out, 1.0)
+        # (an item never retrieved is not retrieved late: 1.0, also when 2T = 0)
+        out = np.where((last >= 0) & (last >= depth - 1), out, 1.0)
     out[C == 0] = np.nan
     return out
 
