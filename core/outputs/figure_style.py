@@ -186,7 +186,7 @@ def _freeze(fig) -> None:
     """Lay the figure out a last time and keep that layout: the three
     formats are saved from it without laying it out again."""
     _draw(fig)
-    fig.set_layout_engine("none")
+    fig.set_layout_engine(None)
 
 
 def _renderer(fig):
