@@ -21,7 +21,7 @@ from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings
-from .report_export import report_preset, write_app_report
+from .report_export import report_preset, start_app_report_figures, write_app_report
 from .worker import FileTasks, user_message
 
 
@@ -183,9 +183,30 @@ class ExportActions(QObject):
     def prepare_report(self) -> None:
         """Start the processes that will draw the report's figures (their
         start takes about a second: done while the folder is chosen, or the
-        runs scored)."""
+        runs scored) and, when the runs are scored with the options chosen,
+        the figures themselves, which need no folder: the export finds them
+        drawn if its results are these (drawers draw a figure once)."""
         if self._drawers is None:
             self._drawers = start_drawers()
+        c = self.w.controller
+        if self._drawers is None or c.assessment is None or c.busy or c.stale_entries():
+            return
+        scored = [e for e in c.readable_entries() if e.result is not None]
+        if scored:
+            results, looks = self._report_runs(scored)
+            start_app_report_figures(
+                self._drawers,
+                c.assessment,
+                results,
+                results[0].options,
+                report_preset(self.w.prefs.figure()),
+                looks,
+            )
+
+    def _report_runs(self, scored) -> tuple[list, dict]:
+        """The results of the runs a report shows, and each one's look."""
+        look_of = self.w.controller.looks()
+        return [e.result for e in scored], {e.result.run_name: look_of[e.key] for e in scored}
 
     def end_report(self) -> None:
         """End the figure processes of a report that will not be written."""
@@ -225,9 +246,7 @@ class ExportActions(QObject):
             if not any(what == "report" for what, _, _ in self._waiting):
                 self.end_report()
             return
-        results = [e.result for e in scored]
-        look_of = c.looks()
-        looks = {e.result.run_name: look_of[e.key] for e in scored}
+        results, looks = self._report_runs(scored)
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
         shapes = None

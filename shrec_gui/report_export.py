@@ -11,7 +11,7 @@ from contextlib import nullcontext
 from functools import partial
 
 from shrec_eval.outputs.gallery import gallery_files, run_lists
-from shrec_eval.outputs.report import write_report
+from shrec_eval.outputs.report import start_report_figures, write_report
 from shrec_eval.profiles import get_profile
 from shrec_eval.shapes.thumbnails import ThumbnailCache
 
@@ -59,6 +59,14 @@ def write_app_report(
             extra=extra,
             drawers=drawers,
         )
+
+
+def start_app_report_figures(drawers, assessment, results, options, preset: str, looks: dict):
+    """The figures of :func:`write_app_report` started in ``drawers`` before
+    the folder is known (Export report's dialog): drawn once, the export
+    then finds them (a FigureDrawers draws a figure of the same results once)."""
+    _, rank_key = get_profile(options.profile).table(assessment, options)
+    start_report_figures(results, rank_key=rank_key, preset=preset, looks=looks, drawers=drawers)
 
 
 def _gallery(assessment, results, options, keys, rank_key, shapes, query_shapes, runs):

@@ -18,6 +18,7 @@ function, the same bytes.
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -77,6 +78,8 @@ class FigureJob:
     args: tuple
     kwargs: dict
     formats: tuple[str, ...]
+    #: about how long it draws (the heaviest are started first)
+    weight: float = 1.0
 
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
@@ -105,8 +108,7 @@ def _ready() -> None:
 class FigureDrawers:
     """Helper processes drawing figure jobs (``workers`` of them, default
     :data:`WORKERS`), started at once: make them before the work that their
-    start should overlap.  Closed by :meth:`close` (or ``with``): ended at
-    once, whatever they were drawing."""
+    start should overlap.  Ended by :meth:`close` (or ``with``)."""
 
     def __init__(self, workers: int | None = None) -> None:
         import multiprocessing
@@ -115,23 +117,29 @@ class FigureDrawers:
         n = workers or WORKERS
         spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
         self._pool = ProcessPoolExecutor(n, mp_context=spawn, initializer=_ready)
+        self._submitted: dict[bytes, object] = {}
         # the processes start with a task each (in this thread: on Linux they die
         # with it); their import of matplotlib runs meanwhile
         for _ in range(n):
             self._pool.submit(os.getpid)
 
     def submit(self, job: FigureJob):
-        """A future of :func:`figure_files` of ``job``."""
-        return self._pool.submit(figure_files, job)
+        """A future of :func:`figure_files` of ``job``; the same one for a
+        job equal to one submitted before (the app starts a report's figures
+        when its folder is asked for, and the export submits them again)."""
+        key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
+        future = self._submitted.get(key)
+        if future is None or future.cancelled() or (future.done() and future.exception()):
+            future = self._submitted[key] = self._pool.submit(figure_files, job)
+        return future
 
-    def close(self, kill: bool = False) -> None:
-        """End the processes once their jobs are drawn; ``kill``: at once,
-        whatever they draw (a signal, an error: nothing of it is wanted)."""
+    def close(self) -> None:
+        """End the processes at once: their jobs are drawn, or no longer
+        wanted (an error, a signal).  Killed, not asked to stop: a process
+        ending on its own empties its interpreter first (a second or so of
+        the command's time)."""
         pool, self._pool = self._pool, None
         if pool is None:
-            return
-        if not kill:
-            pool.shutdown(wait=True, cancel_futures=True)
             return
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
@@ -147,8 +155,8 @@ class FigureDrawers:
     def __enter__(self) -> FigureDrawers:
         return self
 
-    def __exit__(self, kind, *exc) -> None:
-        self.close(kill=kind is not None)
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def start_drawers(workers: int | None = None) -> FigureDrawers | None:
@@ -169,12 +177,14 @@ def draw_figures(
     stopped (killed, out of memory) is drawn in this process."""
     from concurrent.futures.process import BrokenProcessPool
 
-    futures = []
-    for job in jobs:
-        try:
-            futures.append(drawers.submit(job) if drawers is not None else None)
-        except BrokenProcessPool:
-            futures.append(None)
+    futures: list = [None] * len(jobs)
+    if drawers is not None:
+        # the heaviest first: the last one started is not the one all wait for
+        for i in sorted(range(len(jobs)), key=lambda i: -jobs[i].weight):
+            try:
+                futures[i] = drawers.submit(jobs[i])
+            except BrokenProcessPool:  # drawn here
+                break
 
     def files() -> dict[str, bytes]:
         out: dict[str, bytes] = {}

@@ -11,7 +11,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -129,6 +129,9 @@ def _rc(p: FigurePreset) -> dict:
         # text is drawn as written: a run or class name "$\\x$" or "cost $5 or $10"
         # is a name, not TeX math (mathtext failed on one, dropped the $ of the other)
         "text.parse_math": False,
+        # laid out by the figure's own engine, and by none once frozen (_freeze)
+        "figure.autolayout": False,
+        "figure.constrained_layout.use": False,
     }
 
 
@@ -169,7 +172,7 @@ def _draw(fig) -> None:
     for _ in range(_GROW):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fig.draw_without_rendering()
+            _lay_out(fig)
         collapsed = False
         for w in caught:
             if "constrained_layout not applied" in str(w.message):
@@ -182,9 +185,28 @@ def _draw(fig) -> None:
         fig.set_size_inches(width, height * 1.25)
 
 
+def _lay_out(fig) -> None:
+    """What drawing the figure does before its artists are drawn: the axes'
+    aspect and locators applied (a colour bar's place), then the layout
+    engine run, which measures the text it needs.  Drawing the artists
+    themselves (paths, the heatmap's image at the preset's dpi) was half
+    of each of these passes, and each file draws them anyway."""
+    get_artists = getattr(fig, "_get_draw_artists", None)
+    if get_artists is None:  # another matplotlib: the whole drawing, as it lays out
+        fig.draw_without_rendering()
+        return
+    get_artists(_renderer(fig))
+    try:
+        fig.get_layout_engine().execute(fig)
+    except ValueError:  # as Figure.draw: the layout given up, the figure kept
+        pass
+
+
 def _freeze(fig) -> None:
     """Lay the figure out a last time and keep that layout: the three
-    formats are saved from it without laying it out again."""
+    formats are saved from it without laying it out again (no layout engine
+    left: matplotlib's savefig draws a figure with one, even a placeholder,
+    twice, the first time only to lay it out)."""
     _draw(fig)
     fig.set_layout_engine(None)
 
@@ -253,8 +275,12 @@ def _legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None)
     return "below"
 
 
+@lru_cache(maxsize=4096)
 def _text_width(text: str, size: float) -> float:
-    """Width of ``text`` at ``size`` points, in points (before layout)."""
+    """Width of ``text`` at ``size`` points, in points (before layout): the
+    outline's extent, whose curves are measured in Python (a few ms a name),
+    kept for the names measured again (a figure's legend, the heatmap's
+    names and colour bar, the next figure)."""
     from matplotlib.textpath import TextPath
 
     if not text.strip():  # no outline to measure (matplotlib fails on an empty path)

@@ -437,6 +437,7 @@ def report_figure_jobs(
             (runs, preset, [k for k in SHREC_BARS if k in runs[0].keys] or [rank_key]),
             {"names": names},
             formats,
+            weight=2,  # names turned and laid out again till they fit
         ),
     ]
     # a profile without a curve has no figure of it
@@ -446,7 +447,13 @@ def report_figure_jobs(
     if runs[0].per_class:
         jobs.append(
             FigureJob(
-                "class_heatmap", heatmap_figure, (runs, rank_key, preset), {"names": names}, formats
+                "class_heatmap",
+                heatmap_figure,
+                (runs, rank_key, preset),
+                {"names": names},
+                formats,
+                # a text per cell; its PNG the largest
+                weight=2 + len(runs[0].per_class) * len(runs) / 50,
             )
         )
     return jobs

@@ -1,8 +1,8 @@
 """How long a report takes against the scoring of the same contest (not a
 test; the figures go into docs/figures.md).
 
-    python tests/benchmarks/bench_report.py [--rounds N] [--runs R] [--no-app]
-                                            [--workdir DIR]
+    python tests/benchmarks/bench_report.py [--rounds N] [--runs R]
+                                            [--only demo,many,app] [--workdir DIR]
 
 Every time is a whole command as a user runs it (a fresh process, files in,
 files out), measured side by side in this one run, the two commands of a
@@ -164,7 +164,9 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=20, help="runs of the second contest")
-    ap.add_argument("--no-app", action="store_true", help="leave the app out")
+    ap.add_argument(
+        "--only", default="demo,many,app", help="the workloads to run (default demo,many,app)"
+    )
     ap.add_argument("--workdir", help="where the contest and outputs go (default: a temporary one)")
     args = ap.parse_args(argv)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-report-"))
@@ -183,42 +185,51 @@ def main(argv=None) -> None:
         return out / ("r.json" if "--json" in label else f"report{r}")
 
     print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; {args.rounds} rounds")
-    print("1. the demo (7 runs, with its gallery)")
-    pair(
-        "shrec-eval demo --json F",
-        lambda o: [*se, "demo", "--json", o],
-        "shrec-eval demo --report R",
-        lambda o: [*se, "demo", "--report", o],
-        out_of,
-        args.rounds,
-        env,
-    )
-    contest = many_runs(work / f"runs{args.runs}", args.runs)
-    print(f"2. a contest file of {args.runs} runs (no shapes)")
-    pair(
-        "shrec-eval evaluate CONTEST --json F",
-        lambda o: [*se, "evaluate", contest, "--json", o],
-        "shrec-eval evaluate CONTEST --report R",
-        lambda o: [*se, "evaluate", contest, "--report", o],
-        out_of,
-        args.rounds,
-        env,
-    )
-    if args.no_app:
-        return
+    only = set(args.only.split(","))
+    if "demo" in only:
+        print("1. the demo (7 runs, with its gallery)")
+        pair(
+            "shrec-eval demo --json F",
+            lambda o: [*se, "demo", "--json", o],
+            "shrec-eval demo --report R",
+            lambda o: [*se, "demo", "--report", o],
+            out_of,
+            args.rounds,
+            env,
+        )
+    if "many" in only:
+        contest = many_runs(work / f"runs{args.runs}", args.runs)
+        print(f"2. a contest file of {args.runs} runs (no shapes)")
+        pair(
+            "shrec-eval evaluate CONTEST --json F",
+            lambda o: [*se, "evaluate", contest, "--json", o],
+            "shrec-eval evaluate CONTEST --report R",
+            lambda o: [*se, "evaluate", contest, "--report", o],
+            out_of,
+            args.rounds,
+            env,
+        )
+    if "app" in only:
+        print("3. the app")
+        app(se, out_of, out, args.rounds, env)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def app(se, out_of, out: Path, rounds: int, env: dict) -> None:
+    """The headless export against the command line's JSON, then the
+    interactive export against the app's own scoring, in one process."""
     gui = tool("shrec-gui")
-    print("3. the app")
     pair(
         "shrec-eval demo --json F",
         lambda o: [*se, "demo", "--json", o],
         "shrec-gui --demo --export-report R (no window)",
         lambda o: [*gui, "--demo", "--export-report", o],
         out_of,
-        args.rounds,
+        rounds,
         env,
     )
     scored, exported = [], []
-    for r in range(args.rounds + 1):
+    for r in range(rounds + 1):
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         run = subprocess.run(
@@ -239,7 +250,6 @@ def main(argv=None) -> None:
         print(f"  {label:48s} min {min(t):6.2f} s  median {statistics.median(t):6.2f} s")
     ratio = statistics.median(exported) / statistics.median(scored)
     print(f"  export / scoring in the app {ratio:5.2f} (medians)")
-    shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
