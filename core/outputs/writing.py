@@ -355,7 +355,7 @@ def _flush_all(paths: list[Path]) -> None:
     failure is raised."""
     todo = iter(paths)
     lock = threading.Lock()
-    failed: list[OSError] = []
+    failed: list[Exception] = []
 
     def flush() -> None:
         while not failed:
@@ -369,7 +369,7 @@ def _flush_all(paths: list[Path]) -> None:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-            except OSError as exc:
+            except Exception as exc:  # raised in the caller's thread
                 failed.append(exc)
 
     threads = [
