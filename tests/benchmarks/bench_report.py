@@ -98,9 +98,13 @@ w.close()
 """
 
 
+#: where the commands are (``--bin``: another install's, to compare two)
+BIN = Path(sys.executable).parent
+
+
 def tool(name: str) -> list[str]:
-    """The installed command beside this Python (else on PATH)."""
-    beside = Path(sys.executable).with_name(name)
+    """The installed command in BIN (else on PATH)."""
+    beside = BIN / name
     found = str(beside) if beside.exists() else shutil.which(name)
     if found is None:
         raise SystemExit(f"{name} is not installed")
@@ -182,7 +186,10 @@ def main(argv=None) -> None:
         "--only", default="demo,many,app", help="the workloads to run (default demo,many,app)"
     )
     ap.add_argument("--workdir", help="where the contest and outputs go (default: a temporary one)")
+    ap.add_argument("--bin", help="the folder of shrec-eval, shrec-gui and python to time")
     args = ap.parse_args(argv)
+    global BIN
+    BIN = Path(args.bin) if args.bin else BIN
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-report-"))
     work.mkdir(parents=True, exist_ok=True)
     out = work / "out"
@@ -248,7 +255,7 @@ def app(se, out_of, out: Path, rounds: int, env: dict) -> None:
             shutil.rmtree(out, ignore_errors=True)
             out.mkdir(parents=True)
             run = subprocess.run(
-                [sys.executable, "-c", INTERACTIVE, str(out / "report"), str(choosing)],
+                [*tool("python"), "-c", INTERACTIVE, str(out / "report"), str(choosing)],
                 check=True,
                 env=env,
                 capture_output=True,
