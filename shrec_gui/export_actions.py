@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.outputs import figures as print_figures
 from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
+from shrec_eval.outputs.figure_jobs import start_drawers
 from shrec_eval.outputs.figures import figure_bytes
 from shrec_eval.outputs.native import write_native
 from shrec_eval.profiles import listed
@@ -20,7 +21,7 @@ from .exports import PLOT_FORMATS, write_plot
 from .figure_dialog import ask_figure_settings
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings
-from .report_export import report_preset, write_app_report
+from .report_export import report_preset, start_app_report_figures, write_app_report
 from .worker import FileTasks, user_message
 
 
@@ -60,6 +61,10 @@ class ExportActions(QObject):
         self.report_tasks.done.connect(self._report_written)
         self.report_tasks.failed.connect(self._report_failed)
         self._report_folder = ""
+        #: the processes drawing the next report's figures, started when it is
+        #: asked for (shrec_eval.outputs.figure_jobs): their import of matplotlib
+        #: runs while the folder is chosen, the runs scored
+        self._drawers = None
         self.native_tasks = FileTasks(self)
         self.native_tasks.done.connect(self._native_written)
         self.native_tasks.failed.connect(self._native_failed)
@@ -104,6 +109,7 @@ class ExportActions(QObject):
     def _forget_waiting(self) -> None:
         """The contest closed: an export waiting for it is not for the next one."""
         waiting, self._waiting = self._waiting, []
+        self.end_report()
         for what, folder, _ in waiting:
             self.folderDone.emit(what, folder, "the contest was closed before it was scored")
 
@@ -174,10 +180,47 @@ class ExportActions(QObject):
         self.w.controller.problem.emit("Cannot write the native files", message)
         self.folderDone.emit("native", self._native_folder, message)
 
+    def prepare_report(self) -> None:
+        """Start the processes that will draw the report's figures (their
+        start takes about a second: done while the folder is chosen, or the
+        runs scored) and, when the runs are scored with the options chosen,
+        the figures themselves, which need no folder: the export finds them
+        drawn if its results are these (drawers draw a figure once)."""
+        if self._drawers is None:
+            self._drawers = start_drawers()
+        c = self.w.controller
+        if self._drawers is None or c.assessment is None or c.busy or c.stale_entries():
+            return
+        scored = [e for e in c.readable_entries() if e.result is not None]
+        if scored:
+            results, looks = self._report_runs(scored)
+            start_app_report_figures(
+                self._drawers,
+                c.assessment,
+                results,
+                results[0].options,
+                report_preset(self.w.prefs.figure()),
+                looks,
+            )
+
+    def _report_runs(self, scored) -> tuple[list, dict]:
+        """The results of the runs a report shows, and each one's look."""
+        look_of = self.w.controller.looks()
+        return [e.result for e in scored], {e.result.run_name: look_of[e.key] for e in scored}
+
+    def end_report(self) -> None:
+        """End the figure processes of a report that will not be written."""
+        drawers, self._drawers = self._drawers, None
+        if drawers is not None:
+            drawers.close()
+
     def export_report_dialog(self) -> None:
+        self.prepare_report()
         path = self.w.ask_output_folder("Export report (a folder)", "report")
         if path:
             self.export_report(path)
+        else:
+            self.end_report()
 
     def _gate(self, what: str, path: str, kind: str = "file") -> None:
         """The output gate (as the command line's): never over an input of
@@ -195,20 +238,23 @@ class ExportActions(QObject):
                 contest.gate_outputs(report=folder)
             except ShrecEvalError as exc:
                 self._report_folder = folder
+                self.end_report()
                 self._report_failed(0, user_message(exc, folder))
                 return
         scored = self._results("report", folder, self.export_report)
         if scored is None:
+            if not any(what == "report" for what, _, _ in self._waiting):
+                self.end_report()
             return
-        results = [e.result for e in scored]
-        look_of = c.looks()
-        looks = {e.result.run_name: look_of[e.key] for e in scored}
+        results, looks = self._report_runs(scored)
         self._report_folder = folder
         self.w.status_label.setText(f"Writing the report to {folder}…")
         shapes = None
         if c.shapes.active:  # the gallery: the ranked lists of the runs the service read
             runs = [e.run for e in scored]
             shapes = (c.shapes.source, c.shapes.query_source, runs)
+        self.prepare_report()
+        drawers, self._drawers = self._drawers, None  # the export's now: it ends them
         self.report_tasks.start(
             write_app_report,
             folder,
@@ -219,6 +265,7 @@ class ExportActions(QObject):
             looks,
             list(self.w.summary.keys),
             shapes,
+            drawers,
         )
 
     def _report_written(self, _request: int, _paths) -> None:

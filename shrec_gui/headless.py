@@ -101,6 +101,8 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
 
     c.before_scoring = gate
     try:
+        if report:  # the figures' processes start while the contest is read and scored
+            win.exports.prepare_report()
         if demo:
             c.open_session(str(demo_manifest()), given=given)
         else:
@@ -155,6 +157,7 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
             return _interrupted(say, signals[0])
         status = 0
     finally:
+        win.exports.end_report()  # not started, or not written (an error, a signal)
         closer.uninstall()
         win.close()  # not a user's close: nothing is asked; its threads stop
         app.processEvents()

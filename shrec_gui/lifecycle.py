@@ -17,7 +17,7 @@ on its other end wakes the loop), and then:
   the next start: nothing is lost);
 * without a window (the headless export), quietly: ``on_signal(signum)``.
 
-Helper processes dying with the app is parent_watch.py's part.
+Helper processes dying with the app is shrec_eval.model.parent_watch's part.
 """
 
 from __future__ import annotations

@@ -7,8 +7,11 @@ its look, the same as the command line's), on a file thread."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from functools import partial
+
 from shrec_eval.outputs.gallery import gallery_files, run_lists
-from shrec_eval.outputs.report import write_report
+from shrec_eval.outputs.report import start_report_figures, write_report
 from shrec_eval.shapes.thumbnails import ThumbnailCache
 
 
@@ -20,30 +23,49 @@ def report_preset(settings) -> str:
 
 
 def write_app_report(
-    folder, assessment, results, options, preset: str, looks: dict, shown=(), shapes=None
+    folder,
+    assessment,
+    results,
+    options,
+    preset: str,
+    looks: dict,
+    shown=(),
+    shapes=None,
+    drawers=None,
 ) -> list:
     """The report folder with the figures, written whole (atomically, an
     earlier report replaced, any other folder refused).  File thread.  The
     tables' columns are the Summary's (``shown``; in the command line's order
     when they are its columns); with ``shapes`` (shapes source, query shapes
     source, the runs scored) the gallery of ``shrec-eval evaluate --report``
-    too."""
-    keys, rank_key = options.rules.table(assessment, options)
-    if shown and set(shown) != set(keys):
-        keys = list(shown)
-    extra = None
-    if shapes is not None:
-        extra = _gallery(assessment, results, options, keys, rank_key, *shapes)
-    return write_report(
-        folder,
-        assessment,
-        results,
-        keys=keys,
-        rank_key=rank_key,
-        figure_preset=preset,
-        looks=looks,
-        extra=extra,
-    )
+    too, made while ``drawers`` (FigureDrawers, ended here; None: this
+    process) draw the figures."""
+    with drawers if drawers is not None else nullcontext():
+        keys, rank_key = options.rules.table(assessment, options)
+        if shown and set(shown) != set(keys):
+            keys = list(shown)
+        extra = None
+        if shapes is not None:
+            extra = partial(_gallery, assessment, results, options, keys, rank_key, *shapes)
+        return write_report(
+            folder,
+            assessment,
+            results,
+            keys=keys,
+            rank_key=rank_key,
+            figure_preset=preset,
+            looks=looks,
+            extra=extra,
+            drawers=drawers,
+        )
+
+
+def start_app_report_figures(drawers, assessment, results, options, preset: str, looks: dict):
+    """The figures of :func:`write_app_report` started in ``drawers`` before
+    the folder is known (Export report's dialog): drawn once, the export
+    then finds them (a FigureDrawers draws a figure of the same results once)."""
+    _, rank_key = options.rules.table(assessment, options)
+    start_report_figures(results, rank_key=rank_key, preset=preset, looks=looks, drawers=drawers)
 
 
 def _gallery(assessment, results, options, keys, rank_key, shapes, query_shapes, runs):

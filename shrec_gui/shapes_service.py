@@ -27,6 +27,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 from shrec_eval.errors import ShrecEvalError
+from shrec_eval.model.parent_watch import die_with_parent
 from shrec_eval.shapes.index import ShapesSource
 from shrec_eval.shapes.render import render_mesh
 from shrec_eval.shapes.thumbnails import (
@@ -36,8 +37,6 @@ from shrec_eval.shapes.thumbnails import (
     shape_warning,
     thumbnail_rgba,
 )
-
-from .parent_watch import die_with_parent
 
 #: the side of a thumbnail in the app, in pixels (drawn at the screen's pixel ratio)
 THUMB_PX = 72
@@ -225,7 +224,7 @@ class ShapesService(QObject):
     def _start_pool(self) -> None:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
-            # they die with the app, however it ends (parent_watch.py)
+            # they die with the app, however it ends (shrec_eval.model.parent_watch)
             self._pool = ProcessPoolExecutor(WORKERS, mp_context=spawn, initializer=die_with_parent)
             # the processes start with the first task: a cheap one, now
             self._pool.submit(os.getpid)

@@ -5,6 +5,9 @@ test_outputs_hostile.py, test_outputs_gate.py, ...)."""
 from __future__ import annotations
 
 import io
+import os
+import time
+from pathlib import Path
 
 import numpy as np
 from shrec_eval.cli.parser import main
@@ -52,3 +55,16 @@ def sipiran21_contest(folder, names):
     np.fill_diagonal(m, 0)
     np.savetxt(folder / "M.run1.txt", m, fmt="%.4f")
     return folder / "t.cla", folder / "q.cla", folder / "M.run1.txt"
+
+
+def stall_in_helper(marker, draw, *args, **kwargs):
+    """A figure function of a FigureJob (``functools.partial(stall_in_helper,
+    marker, draw)``): in a drawing process, its id written to ``marker``, then
+    never done (a helper busy when a signal or a kill comes); in the process
+    that asked for the figure, ``draw(*args, **kwargs)``."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is None:
+        return draw(*args, **kwargs)
+    Path(marker).write_text(str(os.getpid()))
+    time.sleep(600)

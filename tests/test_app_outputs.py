@@ -268,3 +268,52 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     demo.export_action.trigger()
     rows = read_csv(tmp_path / "per-query.csv")
     assert rows[0][0] == "Query" and len(rows) == 31
+
+
+def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbot, tmp_path):
+    """File > Export report starts the report's figures (in drawing
+    processes) when its dialog opens: the export, once the folder is chosen,
+    writes the figures drawn meanwhile, each drawn once; no drawing process
+    is left, nor after a dialog cancelled."""
+    import multiprocessing
+
+    from shrec_eval.outputs.figure_jobs import FigureDrawers
+
+    w = opened
+    asked: list = []  # (job, future) handed to the drawing processes
+    submit = FigureDrawers.submit
+
+    def spied(self, job):
+        future = submit(self, job)
+        asked.append((job.name, future))
+        return future
+
+    before = set(multiprocessing.active_children())
+    while_chosen: list = []
+
+    def choose(*_):
+        qtbot.waitUntil(lambda: len(asked) == 4, timeout=30000)
+        while_chosen.extend(asked)
+        return str(tmp_path / "rep")
+
+    done: list = []
+    w.exports.folderDone.connect(lambda what, folder, err: done.append(err))
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(FigureDrawers, "submit", spied)
+        patch.setattr(w, "ask_output_folder", choose)
+        w.exports.export_report_dialog()
+        qtbot.waitUntil(lambda: bool(done), timeout=60000)
+    finally:
+        patch.undo()
+    assert done == [""]
+    names = ["class_heatmap", "measure_bars", "precision_recall", "ndcg"]
+    assert sorted(n for n, _ in while_chosen) == sorted(names)
+    # the export's figures are those under way, not drawn again
+    assert {n for n, _ in asked[4:]} == set(names)
+    assert {id(f) for _, f in asked[4:]} == {id(f) for _, f in while_chosen}
+    assert len(list((tmp_path / "rep" / "figures").iterdir())) == 12
+    qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=10000)
+    w.ask_output_folder = lambda *_: ""  # the dialog cancelled
+    w.exports.export_report_dialog()
+    assert set(multiprocessing.active_children()) <= before

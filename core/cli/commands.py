@@ -72,6 +72,7 @@ from .steps import (  # noqa: F401
     PROG,
     Progress,
     _cluster,
+    _drawers,
     _gallery,
     _native,
     _no_own_reader,
@@ -99,11 +100,12 @@ def cmd_evaluate(args, out) -> int:
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
         _table_keys(args, assessment, contest.options)
-    with _cluster(args) as client:
-        assessment, results = _score(contest, assessment, runs, client)
-    # the contest file once its runs were read: never one that cannot be scored
-    _save_contest(args, contest)
-    _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes)
+    with _drawers(args) as drawers:
+        with _cluster(args) as client:
+            assessment, results = _score(contest, assessment, runs, client)
+        # the contest file once its runs were read: never one that cannot be scored
+        _save_contest(args, contest)
+        _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes, drawers=drawers)
     return 0
 
 
@@ -120,21 +122,23 @@ def cmd_demo(args, out) -> int:
     assessment = load_assessment(contest)
     _table_keys(args, assessment, contest.options)
     runs: list = []
-    _, results = _score(contest, assessment, runs)
-    out.write(
-        f"{contest.name}: {assessment.n_queries} queries, collection of "
-        f"{assessment.collection_size}, {assessment.kind}\n\n"
-    )
-    _outputs(
-        args,
-        contest,
-        assessment,
-        results,
-        out,
-        base=Path(manifest).parent,
-        runs=runs,
-        shapes=shapes,
-    )
+    with _drawers(args) as drawers:
+        _, results = _score(contest, assessment, runs)
+        out.write(
+            f"{contest.name}: {assessment.n_queries} queries, collection of "
+            f"{assessment.collection_size}, {assessment.kind}\n\n"
+        )
+        _outputs(
+            args,
+            contest,
+            assessment,
+            results,
+            out,
+            base=Path(manifest).parent,
+            runs=runs,
+            shapes=shapes,
+            drawers=drawers,
+        )
     return 0
 
 
@@ -311,6 +315,12 @@ def cmd_compare(args, out) -> int:
     _no_own_reader(contest.options, "compare")
     args.measure = _check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
+    with _drawers(args) as drawers:
+        return _compared(args, out, contest, assessment, drawers)
+
+
+def _compared(args, out, contest, assessment, drawers) -> int:
+    """compare once its report's figure processes start (``drawers``)."""
     with _cluster(args) as client:
         _, results = _score(contest, assessment, client=client)
     _save_contest(args, contest)  # once its runs were read
@@ -349,6 +359,7 @@ def cmd_compare(args, out) -> int:
             test=tests[0],
             figure_preset=args.figure_preset,
             looks=result_looks(results, [r.colour for r in contest.runs]),
+            drawers=drawers,
         )
     return 0
 

@@ -99,6 +99,24 @@ def _score(contest: Contest, assessment=None, runs: list | None = None, client=N
 
 
 @contextlib.contextmanager
+def _drawers(args):
+    """The processes that draw the report's figures (with --report; None
+    without, or where none can start), started now, before the contest is
+    scored, so that they are ready when it is; ended when the command ends
+    (at once on an error or a signal)."""
+    drawers = None
+    if getattr(args, "report", None):
+        from ..outputs.figure_jobs import start_drawers
+
+        drawers = start_drawers()
+    if drawers is None:
+        yield None
+        return
+    with drawers:
+        yield drawers
+
+
+@contextlib.contextmanager
 def _cluster(args):
     """The Dask client of ``--dask SCHEDULER`` (None without it)."""
     scheduler = getattr(args, "dask", None)
@@ -112,12 +130,13 @@ def _cluster(args):
 
 
 def _outputs(
-    args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None
+    args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None, drawers=None
 ) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
-    result's own source is its path in the JSON."""
+    result's own source is its path in the JSON.  ``drawers``: the report's
+    figure processes (:func:`_drawers`)."""
     per_run = len(results) == len(contest.runs)
     keys, rank_key = _table_keys(args, assessment, contest.options)
     if getattr(args, "format", "table") != "table":
@@ -153,7 +172,6 @@ def _outputs(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        gallery = _gallery(args, contest, assessment, results, keys, rank_key, out, runs, shapes)
         write_report(
             args.report,
             assessment,
@@ -162,7 +180,11 @@ def _outputs(
             rank_key=rank_key,
             figure_preset=args.figure_preset,
             looks=result_looks(results, [r.colour for r in contest.runs]),
-            extra=gallery,
+            # made while the figures are drawn
+            extra=lambda: _gallery(
+                args, contest, assessment, results, keys, rank_key, out, runs, shapes
+            ),
+            drawers=drawers,
         )
     _native(args, assessment, results, contest)
 

@@ -11,7 +11,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -129,6 +129,9 @@ def _rc(p: FigurePreset) -> dict:
         # text is drawn as written: a run or class name "$\\x$" or "cost $5 or $10"
         # is a name, not TeX math (mathtext failed on one, dropped the $ of the other)
         "text.parse_math": False,
+        # laid out by the figure's own engine, and by none once frozen (_freeze)
+        "figure.autolayout": False,
+        "figure.constrained_layout.use": False,
     }
 
 
@@ -169,7 +172,7 @@ def _draw(fig) -> None:
     for _ in range(_GROW):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fig.draw_without_rendering()
+            _lay_out(fig)
         collapsed = False
         for w in caught:
             if "constrained_layout not applied" in str(w.message):
@@ -182,11 +185,30 @@ def _draw(fig) -> None:
         fig.set_size_inches(width, height * 1.25)
 
 
+def _lay_out(fig) -> None:
+    """What drawing the figure does before its artists are drawn: the axes'
+    aspect and locators applied (a colour bar's place), then the layout
+    engine run, which measures the text it needs.  Drawing the artists
+    themselves (paths, the heatmap's image at the preset's dpi) was half
+    of each of these passes, and each file draws them anyway."""
+    get_artists = getattr(fig, "_get_draw_artists", None)
+    if get_artists is None:  # another matplotlib: the whole drawing, as it lays out
+        fig.draw_without_rendering()
+        return
+    get_artists(_renderer(fig))
+    try:
+        fig.get_layout_engine().execute(fig)
+    except ValueError:  # as Figure.draw: the layout given up, the figure kept
+        pass
+
+
 def _freeze(fig) -> None:
     """Lay the figure out a last time and keep that layout: the three
-    formats are saved from it without laying it out again."""
+    formats are saved from it without laying it out again (no layout engine
+    left: matplotlib's savefig draws a figure with one, even a placeholder,
+    twice, the first time only to lay it out)."""
     _draw(fig)
-    fig.set_layout_engine("none")
+    fig.set_layout_engine(None)
 
 
 def _renderer(fig):
@@ -253,13 +275,72 @@ def _legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None)
     return "below"
 
 
+@lru_cache(maxsize=4096)
 def _text_width(text: str, size: float) -> float:
-    """Width of ``text`` at ``size`` points, in points (before layout)."""
+    """Width of ``text`` at ``size`` points, in points (before layout): the
+    extent of its outline (matplotlib's ``TextPath(...).get_extents()``,
+    :func:`_ink_width`), kept for the names measured again."""
     from matplotlib.textpath import TextPath
 
     if not text.strip():  # no outline to measure (matplotlib fails on an empty path)
         return 0.318 * size * len(text)  # DejaVu Sans's space
-    return TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}).get_extents().width
+    return _ink_width(TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}))
+
+
+def _ink_width(path) -> float:
+    """``path.get_extents().width``, the same number in a fraction of the
+    time.  matplotlib's extents take every end of the outline's segments
+    and, for each curve, the points where its tangent is level or upright,
+    found in Python for every curve of every glyph (a few ms a name; most
+    of a report's text measuring).  A curve lies in the hull of its
+    control points: one whose control points all lie well inside the ends'
+    horizontal range (by a millionth of it, far more than rounding) adds no
+    point at either side of it and is passed over; the others are evaluated
+    as matplotlib evaluates them.  The segments are walked as
+    ``Path.iter_bezier`` walks them."""
+    from matplotlib.bezier import BezierSegment
+    from matplotlib.path import Path
+
+    # the path as Path.iter_segments cleans it by default
+    clean = path.cleaned(remove_nans=True, simplify=None, curves=True)
+    v, codes = clean.vertices, clean.codes.tolist()
+    size = Path.NUM_VERTICES_FOR_CODE
+    ends: list[int] = []  # vertices that end a segment (points of the extents as they are)
+    curves: dict[int, list[list[int]]] = {3: [], 4: []}  # control points of each curve
+    first = prev = i = 0
+    while i < len(codes):
+        code = codes[i]
+        if code == Path.STOP:
+            break
+        last = i + size[code] - 1
+        if code == Path.MOVETO:
+            first = i
+            ends.append(i)
+        elif code == Path.LINETO:
+            ends += [prev, i]
+        elif code == Path.CLOSEPOLY:
+            ends += [prev, first]
+        else:  # CURVE3, CURVE4
+            curves[code].append([prev, *range(i, last + 1)])
+            ends += [prev, last]
+        prev, i = last, last + 1
+    if not ends:
+        return path.get_extents().width
+    x = v[ends, 0]
+    lo, hi = x.min(), x.max()
+    margin = 1e-6 * max(hi - lo, abs(lo), abs(hi), 1e-300)
+    for rows in curves.values():
+        if not rows:
+            continue
+        points = v[np.asarray(rows)]  # curves x control points x 2
+        px = points[:, :, 0]
+        near = (px.min(axis=1) <= lo + margin) | (px.max(axis=1) >= hi - margin)
+        for p in points[near]:
+            curve = BezierSegment(p)
+            _, roots = curve.axis_aligned_extrema()
+            xs = curve([0, *roots, 1])[:, 0]
+            lo, hi = min(lo, xs.min()), max(hi, xs.max())
+    return float(hi - lo)
 
 
 def _run_style(look: RunLook) -> dict:

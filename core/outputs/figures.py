@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..scoring.measures import CURVES, measure_by_key
+from .figure_jobs import FigureDrawers, FigureJob, FigureRun, draw_figures
 from .figure_style import (  # noqa: F401
     _DRAWING,
     _GROW,
@@ -412,6 +413,52 @@ def heatmap_figure(
     return fig
 
 
+def report_figure_jobs(
+    results: Sequence,
+    preset: FigurePreset,
+    *,
+    rank_key: str,
+    names: Sequence[str] | None = None,
+    looks: Sequence[RunLook] | None = None,
+    formats: Sequence[str] = FORMATS,
+) -> list[FigureJob]:
+    """The report's figures as jobs (shrec_eval.outputs.figure_jobs), runs
+    in the given order (the report's ranking), each in its look (``looks``,
+    in the same order): drawn from what they show of the results."""
+    runs = [FigureRun.of(r) for r in results]
+    formats = tuple(formats)
+    curves = {"names": names, "looks": looks}
+    jobs = [
+        FigureJob("precision_recall", curve_figure, (runs, "pr", preset), curves, formats),
+        FigureJob("ndcg", curve_figure, (runs, "ndcg", preset), curves, formats),
+        FigureJob(
+            "measure_bars",
+            bars_figure,
+            (runs, preset, [k for k in SHREC_BARS if k in runs[0].keys] or [rank_key]),
+            {"names": names},
+            formats,
+            weight=2,  # names turned and laid out again till they fit
+        ),
+    ]
+    # a profile without a curve has no figure of it
+    jobs = [
+        j for j in jobs if j.draw is not curve_figure or any(j.args[1] in r.curves for r in runs)
+    ]
+    if runs[0].per_class:
+        jobs.append(
+            FigureJob(
+                "class_heatmap",
+                heatmap_figure,
+                (runs, rank_key, preset),
+                {"names": names},
+                formats,
+                # a text per cell; its PNG the largest
+                weight=2 + len(runs[0].per_class) * len(runs) / 50,
+            )
+        )
+    return jobs
+
+
 def report_figures(
     results: Sequence,
     preset: FigurePreset,
@@ -420,28 +467,11 @@ def report_figures(
     names: Sequence[str] | None = None,
     looks: Sequence[RunLook] | None = None,
     formats: Sequence[str] = FORMATS,
+    drawers: FigureDrawers | None = None,
 ) -> dict[str, bytes]:
-    """File name (``figures/NAME.FMT``) -> bytes of the report's figures,
-    runs in the given order (the report's ranking), each in its look
-    (``looks``, in the same order)."""
-    out: dict[str, bytes] = {}
-    figs = {
-        "precision_recall": lambda: curve_figure(results, "pr", preset, names=names, looks=looks),
-        "ndcg": lambda: curve_figure(results, "ndcg", preset, names=names, looks=looks),
-        "measure_bars": lambda: bars_figure(
-            results,
-            preset,
-            [k for k in SHREC_BARS if k in results[0].keys] or [rank_key],
-            names=names,
-        ),
-    }
-    for name, key in (("precision_recall", "pr"), ("ndcg", "ndcg")):
-        if not any(key in r.curves for r in results):  # a profile without the curve
-            del figs[name]
-    if results[0].per_class:
-        figs["class_heatmap"] = lambda: heatmap_figure(results, rank_key, preset, names=names)
-    for name, make in figs.items():
-        fig = make()
-        for fmt in formats:
-            out[f"figures/{name}.{fmt}"] = figure_bytes(fig, fmt)
-    return out
+    """File name (``figures/NAME.FMT``) -> bytes of the report's figures
+    (:func:`report_figure_jobs`), drawn by ``drawers`` when given, else here."""
+    jobs = report_figure_jobs(
+        results, preset, rank_key=rank_key, names=names, looks=looks, formats=formats
+    )
+    return draw_figures(jobs, drawers)()

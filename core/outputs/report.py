@@ -6,7 +6,7 @@ are neutralised.  Every file is written atomically."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -218,7 +218,8 @@ def write_report(
     figure_preset=None,
     figures: bool = True,
     looks: dict[str, RunLook] | None = None,
-    extra: dict | None = None,
+    extra: dict | Callable[[], dict | None] | None = None,
+    drawers=None,
 ) -> list[Path]:
     """summary.csv, per_query.csv, summary.md, summary.tex, summary-wide.tex,
     index.html (with classes per_class.csv, per_class.tex, per_class-wide.tex)
@@ -226,7 +227,10 @@ def write_report(
     a FigurePreset or a preset name, default the column); with a
     ``comparison``, its significance markers and their legend.  ``looks``:
     run name -> the look of its curves (see report_figure_files); ``extra``:
-    more files of the folder (the gallery of the shapes: gallery.html, thumbs/)."""
+    more files of the folder (the gallery of the shapes: gallery.html,
+    thumbs/), or the function that makes them, called while the figures are
+    drawn; ``drawers``: the processes that draw them
+    (shrec_eval.outputs.figure_jobs.FigureDrawers; None: this one)."""
     cut = figure_cut_names(results, figure_preset) if figures else ()
     files = report_files(
         assessment,
@@ -237,13 +241,16 @@ def write_report(
         test=test,
         cut_names=cut,
     )
-    files.update(extra or {})
+    drawn = None
     if figures:
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
         rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
-        files.update(
-            report_figure_files(results, rank_key=rank_key, preset=figure_preset, looks=looks)
+        drawn = start_report_figures(
+            results, rank_key=rank_key, preset=figure_preset, looks=looks, drawers=drawers
         )
+    files.update((extra() if callable(extra) else extra) or {})
+    if drawn is not None:
+        files.update(drawn())
     return write_folder(folder, files, replaces=REPORT_FILES)
 
 
@@ -277,24 +284,43 @@ def report_figure_files(
     rank_key: str | None = None,
     preset=None,
     looks: dict[str, RunLook] | None = None,
+    drawers=None,
 ) -> dict[str, bytes]:
     """``figures/NAME.FMT`` -> bytes: the report's figures, runs in the
-    report's ranking (shrec_eval.outputs.figures; matplotlib is imported here only),
-    each in its look: ``looks`` (by run name: the contest's, see
+    report's ranking (shrec_eval.outputs.figures; matplotlib is imported
+    where they are drawn only: in ``drawers``, else here), each in its look:
+    ``looks`` (by run name: the contest's, see
     shrec_eval.outputs.palette.run_looks), else that of its place among
     ``results``."""
+    return start_report_figures(
+        results, rank_key=rank_key, preset=preset, looks=looks, drawers=drawers
+    )()
+
+
+def start_report_figures(
+    results: Sequence[RunResult],
+    *,
+    rank_key: str | None = None,
+    preset=None,
+    looks: dict[str, RunLook] | None = None,
+    drawers=None,
+) -> Callable[[], dict[str, bytes]]:
+    """:func:`report_figure_files` started in ``drawers`` (None: drawn when
+    asked for): the function that gives the files once drawn."""
     from . import figures
+    from .figure_jobs import draw_figures
 
     preset = _preset(preset)
     # a run without a look given: the look of its place in the contest
     looks = {**result_looks(results), **(looks or {})}
     ranked = Summary.build(results, None, rank_key).results
-    return figures.report_figures(
+    jobs = figures.report_figure_jobs(
         ranked,
         preset,
         rank_key=rank_key or results[0].keys[0],
         looks=[looks[r.run_name] for r in ranked],
     )
+    return draw_figures(jobs, drawers)
 
 
 def report_files(

@@ -338,6 +338,52 @@ def check_folder(folder, known: Iterable[str], patterns: Iterable[str] = ()) -> 
     return real
 
 
+#: threads flushing a folder's files to disk at the same time
+_FOLDER_FLUSHERS = 8
+#: how a written file is opened again to be flushed (POSIX flushes a file
+#: opened for reading too, whatever its mode; Windows wants write access)
+_FLUSH_OPEN = os.O_RDONLY if os.name == "posix" else os.O_WRONLY | getattr(os, "O_BINARY", 0)
+
+
+def _flush_all(paths: list[Path]) -> None:
+    """Flush the written ``paths`` to disk (``fsync``), several at a time:
+    the file system commits flushes that wait together at once (a report's
+    900 thumbnails flushed one after the other took 1.5 to 3 s; 0.1 s so).
+    Daemon threads, not a ThreadPoolExecutor, whose threads the interpreter
+    waits for at exit: a signal ends the command at once, not after the
+    flushes under way (the folder's clean-up has run by then).  The first
+    failure is raised."""
+    todo = iter(paths)
+    lock = threading.Lock()
+    failed: list[Exception] = []
+
+    def flush() -> None:
+        while not failed:
+            with lock:
+                path = next(todo, None)
+            if path is None:
+                return
+            try:
+                fd = os.open(path, _FLUSH_OPEN)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except Exception as exc:  # raised in the caller's thread
+                failed.append(exc)
+
+    threads = [
+        threading.Thread(target=flush, name="shrec-flush", daemon=True)
+        for _ in range(min(_FOLDER_FLUSHERS, len(paths)))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        raise failed[0]
+
+
 def write_folder(
     folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
 ) -> list[Path]:
@@ -352,15 +398,15 @@ def write_folder(
         raise OutputError(folder, f"cannot write the folder: {_reason(exc)}") from exc
     old = None
     try:
+        mode = _new_file_mode()
         for name, content in files.items():
             data = utf8(content) if isinstance(content, str) else content
             if "/" in name:  # a file of a subfolder (a report's figures/, thumbs/)
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             with open(tmp / name, "wb") as fh:
-                os.fchmod(fh.fileno(), _new_file_mode())
+                os.fchmod(fh.fileno(), mode)
                 fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        _flush_all([tmp / name for name in files])
         # the mode of the folder replaced, or the usual one of a new folder
         os.chmod(tmp, real.stat().st_mode & 0o7777 if real.exists() else 0o777 & ~_umask())
         if real.exists():

@@ -1,24 +1,25 @@
-"""Helper processes that die with the app.
+"""Helper processes that die with the process that started them.
 
-The thumbnails are drawn in spawned processes (shapes_service.py).  A pool's
-processes wait on a queue whose write end they hold themselves, so when the
-app is killed (SIGKILL, SIGTERM without a handler, a crash) nothing tells
-them, and they lived on (35-150 MB each), with multiprocessing's resource
-tracker, which stays as long as any process holding its pipe does.
+The app draws thumbnails in spawned processes (shrec_gui/shapes_service.py),
+and the command line and the app draw a report's figures in some
+(:mod:`shrec_eval.outputs.figure_jobs`).  A pool's processes wait on a queue
+whose write end they hold themselves, so when their parent is killed
+(SIGKILL, SIGTERM without a handler, a crash) nothing tells them, and they
+lived on (35-150 MB each), with multiprocessing's resource tracker, which
+stays as long as any process holding its pipe does.
 
 :func:`die_with_parent` is the pool's initializer, run first in each helper:
 
 * a daemon thread waits on :func:`multiprocessing.parent_process`'s
-  sentinel (a pipe the app holds open on POSIX, its process handle on
-  Windows: ready the moment the app is gone, however it went) and ends the
-  helper; once the helpers are gone the resource tracker reads the end of its
-  pipe and exits by itself;
+  sentinel (a pipe the parent holds open on POSIX, its process handle on
+  Windows: ready the moment the parent is gone, however it went) and ends
+  the helper; once the helpers are gone the resource tracker reads the end
+  of its pipe and exits by itself;
 * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` as well: the kernel kills
   the helper when the thread that started it ends, even while the helper is
-  busy in C code that keeps the interpreter lock (the thumbnails thread
-  starts them and lives as long as the app);
+  busy in C code that keeps the interpreter lock;
 * SIGINT is ignored: Ctrl-C in a terminal reaches the whole process group,
-  and the app (not its helpers) decides what happens then.
+  and the parent (not its helpers) decides what happens then.
 
 Qt-free: this module is imported in every helper process.
 """
@@ -49,7 +50,7 @@ def _pdeathsig() -> bool:
 
 def _watch(sentinel) -> None:
     multiprocessing.connection.wait([sentinel])
-    os._exit(0)  # no clean-up to do: the app is gone, and so is whoever wanted the answers
+    os._exit(0)  # no clean-up to do: the parent is gone, and so is whoever wanted the answers
 
 
 def die_with_parent() -> None:

@@ -1,0 +1,408 @@
+"""A report's figures drawn fast and the same ("reports in a blink"): each
+figure a job that helper processes draw while the tables and the gallery
+are made, from what it shows of the results (no per-query values); the same
+bytes as drawn in this process; laid out without drawing every artist, each
+file drawn once, text measured as matplotlib measures it; a report folder
+flushed to disk by several threads at once; the helpers started before the
+contest is scored and gone after it, also on SIGINT / SIGTERM, or when one
+of them is killed (tests/benchmarks/bench_report.py measures the times)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+from hostile import run_cli, six_contest, small_contest, stall_in_helper
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.textpath import TextPath
+from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
+from shrec_eval.outputs import figure_style, writing
+from shrec_eval.outputs import figures as F
+from shrec_eval.outputs.figure_jobs import FigureDrawers, FigureRun, draw_figures
+from shrec_eval.outputs.report import report_figure_files, write_report
+from tiers import examples
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def drawers():
+    with FigureDrawers() as d:
+        yield d
+
+
+def _scored(folder: Path, n_runs: int = 2, names=("a long name of a first run", "B")):
+    cla, _, m = six_contest(folder)
+    a = load_assessment(cla)
+    out = []
+    for i in range(n_runs):
+        d = m + np.random.default_rng(i).uniform(0, 0.6, m.shape)
+        np.fill_diagonal(d, 0)
+        path = folder / f"r{i}.txt"
+        np.savetxt(path, d, fmt="%.4f")
+        out.append(evaluate(a, load_run(path, a, name=names[i]), EvalOptions()))
+    return a, out
+
+
+def test_a_figure_job_carries_no_per_query_values(tmp_path):
+    """What a drawing process gets is the same size for 6 queries and for
+    60 (the runs' per-query values and curves stay here)."""
+    sizes = []
+    for n in (3, 30):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        lines = [f"PSB 1\n2 {2 * n}\n"] + [
+            f"\n{c} 0 {n}\n" + "".join(f"{k * n + i}\n" for i in range(n))
+            for k, c in enumerate("ab")
+        ]
+        (folder / "a.cla").write_text("".join(lines))
+        d = np.random.default_rng(n).uniform(0, 1, (2 * n, 2 * n))
+        np.fill_diagonal(d, 0)
+        np.savetxt(folder / "r.txt", d, fmt="%.4f")
+        a = load_assessment(folder / "a.cla")
+        r = evaluate(a, load_run(folder / "r.txt", a, name="r"), EvalOptions())
+        run = FigureRun.of(r)
+        assert run.mean("nn") == r.mean("nn") and run.per_class == r.per_class
+        assert np.array_equal(run.curves["pr"].mean, r.curves["pr"].mean)
+        jobs = F.report_figure_jobs([r], F.PRESETS["column"], rank_key="nn")
+        sizes.append((len(pickle.dumps(jobs)), len(pickle.dumps(r))))
+    (jobs_small, result_small), (jobs_large, result_large) = sizes
+    assert result_large > 3 * result_small  # what stays here grows with the queries
+    assert jobs_large < 1.1 * jobs_small  # what is sent does not
+
+
+def _count(monkeypatch, owner, name) -> list:
+    calls: list = []
+    real = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_a_figure_is_laid_out_without_drawing_and_each_file_drawn_once(tmp_path, monkeypatch):
+    """Laying a figure out (the layout engine, a few times) draws no text
+    and makes no image; saving draws the figure once per file (matplotlib's
+    savefig drew a figure that had kept a placeholder layout engine twice)."""
+    from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
+    from matplotlib.text import Text
+
+    _, results = _scored(tmp_path)
+    texts = _count(monkeypatch, Text, "draw")
+    images = _count(monkeypatch, AxesImage, "make_image")
+    figures = _count(monkeypatch, Figure, "draw")
+    made = [
+        F.heatmap_figure(results, "nn", F.PRESETS["column"]),
+        F.bars_figure(results, F.PRESETS["column"]),
+        F.curve_figure(results, "pr", F.PRESETS["column"]),
+    ]
+    assert (texts, images, figures) == ([], [], [])
+    for fig in made:
+        assert fig.get_layout_engine() is None  # frozen
+        for fmt in F.FORMATS:
+            figures.clear()
+            F.figure_bytes(fig, fmt)
+            assert figures == ["draw"], fmt
+        assert texts and images  # the files do draw them
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    text=st.text(
+        st.sampled_from(
+            [chr(c) for c in range(33, 127)] + list("ÅÉÎõüßæαβγδЖжπ€…–—“”°±µ") + [" "] * 8
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    size=st.sampled_from([7.0, 8.0, 9.5, 14.0, 48.0]),
+)
+def test_text_widths_are_matplotlibs_extents(text, size):
+    """A figure's text measured before layout is TextPath's extent, the same
+    number to the last bit (figure heights, legend columns and wrapped
+    titles follow it)."""
+    figure_style._text_width.cache_clear()
+    with matplotlib.rc_context({"text.parse_math": False}):
+        got = figure_style._text_width(text, size)
+        if text.strip():
+            path = TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"})
+            assert got == path.get_extents().width
+
+
+def test_text_widths_evaluate_only_the_curves_at_either_end(monkeypatch):
+    """The extent of a name comes from its outline's ends and the few curves
+    that reach its sides, not from every curve of every glyph."""
+    import matplotlib.bezier
+
+    evaluated = _count(monkeypatch, matplotlib.bezier.BezierSegment, "axis_aligned_extrema")
+    with matplotlib.rc_context({"text.parse_math": False}):
+        path = TextPath((0, 0), "ashcan_trash_can_garbage_can", size=8)
+        ours = figure_style._ink_width(path)
+        n_ours = len(evaluated)
+        evaluated.clear()
+        assert ours == path.get_extents().width
+    assert 0 < n_ours < len(evaluated) / 20  # matplotlib's: every segment of every glyph
+
+
+def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers, monkeypatch):
+    """write_report hands every figure to the drawers before it makes the
+    gallery (``extra``, a function) and writes the figures they drew: every
+    file of figures/ (4 figures x PDF, SVG, PNG) the one drawn here."""
+    a, results = _scored(tmp_path)
+    events = []
+    submit = FigureDrawers.submit
+
+    def spied(self, job):
+        events.append(job.name)
+        return submit(self, job)
+
+    monkeypatch.setattr(FigureDrawers, "submit", spied)
+    written = write_report(
+        tmp_path / "rep",
+        a,
+        results,
+        rank_key="nn",
+        extra=lambda: events.append("gallery") or {"gallery.html": "<p>gallery</p>"},
+        drawers=drawers,
+    )
+    assert events == ["class_heatmap", "measure_bars", "precision_recall", "ndcg", "gallery"]
+    assert (tmp_path / "rep" / "gallery.html").read_text() == "<p>gallery</p>"
+    here = report_figure_files(results, rank_key="nn")
+    assert {p.name for p in written if "figures" in str(p)} == {Path(n).name for n in here}
+    for name, data in here.items():
+        assert (tmp_path / "rep" / name).read_bytes() == data
+
+
+def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
+    """The app starts a report's figures when its folder is asked for; the
+    export asks for them again and gets the ones under way."""
+    _, results = _scored(tmp_path)
+    jobs = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")
+    first = [drawers.submit(j) for j in jobs]
+    again = [
+        drawers.submit(j) for j in F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")
+    ]
+    assert again == first
+    other = F.report_figure_jobs(results, F.PRESETS["slide"], rank_key="nn")
+    assert drawers.submit(other[0]) not in first
+
+
+def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path):
+    """A drawing process that dies (killed, out of memory) fails none of
+    the figures: those it did not send are drawn in this process."""
+    _, results = _scored(tmp_path)
+    marker = tmp_path / "helper"
+    jobs = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")[:2]  # the curves
+    stalled = [replace(j, draw=functools.partial(stall_in_helper, marker, j.draw)) for j in jobs]
+    with FigureDrawers() as d:
+        files = draw_figures(stalled, d)
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(int(marker.read_text()), signal.SIGKILL)
+        got = files()
+    assert got == draw_figures(jobs)()
+
+
+def test_a_folder_is_flushed_by_threads_at_once_and_a_failed_flush_leaves_nothing(
+    tmp_path, monkeypatch
+):
+    """The files of a report folder are flushed to disk together (two
+    flushes at the same time at least: the file system commits them at
+    once), each once; a failing flush is the folder's error, and neither
+    the folder nor a temporary one is left."""
+    real = os.fsync
+    together = threading.Barrier(2, timeout=10)
+    lock = threading.Lock()
+    flushed: list[int] = []
+
+    def fsync(fd):
+        with lock:
+            flushed.append(fd)
+            first = len(flushed) <= 2
+        if first:
+            together.wait()  # the first two meet here: one flush alone would wait in vain
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    files = {f"thumbs/{i}.png": bytes([i]) * 100 for i in range(40)} | {"index.html": "<p>"}
+    writing.write_folder(tmp_path / "rep", files)
+    assert len(flushed) == len(files) and not together.broken
+    assert (tmp_path / "rep" / "thumbs" / "7.png").read_bytes() == bytes([7]) * 100
+
+    def failing(fd):
+        if os.fstat(fd).st_size == 7:
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(writing.OutputError, match="Input/output error"):
+        writing.write_folder(tmp_path / "new", {**files, "thumbs/bad.png": b"1234567"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+
+
+# -- the command line ------------------------------------------------------------------------
+def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_path, monkeypatch):
+    """--report starts the drawing processes before the runs are scored (their
+    import of matplotlib meanwhile); none is left when the command ends."""
+    import multiprocessing
+
+    import shrec_eval.cli.steps as steps
+
+    small_contest(tmp_path)
+    events = []
+    init, score = FigureDrawers.__init__, steps.score_contest
+
+    def started(self, *args, **kwargs):
+        events.append("drawers")
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(FigureDrawers, "__init__", started)
+    monkeypatch.setattr(
+        steps, "score_contest", lambda *a, **k: events.append("score") or score(*a, **k)
+    )
+    before = set(multiprocessing.active_children())
+    code, _ = run_cli(
+        ["evaluate", tmp_path / "s.cla", tmp_path / "s.txt", "--report", tmp_path / "r"]
+    )
+    assert code == 0 and events == ["drawers", "score"]
+    assert len(list((tmp_path / "r" / "figures").iterdir())) == 12
+    assert set(multiprocessing.active_children()) <= before
+    events.clear()
+    code, _ = run_cli(
+        ["evaluate", tmp_path / "s.cla", tmp_path / "s.txt", "--json", tmp_path / "j"]
+    )
+    assert code == 0 and events == ["score"]  # no drawer without a report
+
+
+def test_json_and_csv_import_neither_matplotlib_nor_process_pools(tmp_path):
+    small_contest(tmp_path)
+    probe = (
+        "import sys, io; from shrec_eval.cli.parser import main\n"
+        "argv = ['evaluate', 's.cla', 's.txt', '--json', 'j.json', '--csv', 'c']\n"
+        "a = main(argv, out=io.StringIO())\n"
+        "print(a, 'matplotlib' in sys.modules, 'concurrent.futures.process' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["0", "False", "False"]
+
+
+_STALLED_REPORT = r"""
+import functools, sys
+from dataclasses import replace
+import hostile
+import shrec_eval.outputs.figures as figures
+
+made, marker = figures.report_figure_jobs, sys.argv[1]
+
+
+def stalled(*args, **kwargs):  # every figure: a helper that never ends drawing it
+    return [replace(j, draw=functools.partial(hostile.stall_in_helper, marker, j.draw))
+            for j in made(*args, **kwargs)]
+
+
+figures.report_figure_jobs = stalled
+sys.argv = ["shrec-eval", *sys.argv[2:]]
+from shrec_eval.cli.parser import entry_point
+entry_point()
+"""
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid`` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(d))
+        except (OSError, ValueError, IndexError):
+            continue
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out += [c]
+            todo.append(c)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how,code", [("SIGTERM", 143), ("ctrl-c", 130)])
+def test_a_signal_while_the_figures_are_drawn_ends_every_process(tmp_path, how, code):
+    """SIGTERM to the command, or Ctrl-C to its terminal's process group,
+    while its helpers draw: it ends at once (143, 130), the earlier report
+    whole, no helper left, no temporary file."""
+    small_contest(tmp_path)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "summary.csv").write_text("OLD")
+    marker = tmp_path / "marker"
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _STALLED_REPORT,
+            marker,
+            "evaluate",
+            "s.cla",
+            "s.txt",
+            "--report",
+            "rep",
+        ],
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    assert marker.exists(), p.stderr.read().decode()[-2000:] if p.poll() is not None else ""
+    helpers = _descendants(p.pid)
+    assert int(marker.read_text()) in helpers
+    t = time.monotonic()
+    if how == "ctrl-c":  # the terminal sends SIGINT to its whole foreground group
+        os.killpg(p.pid, signal.SIGINT)
+    else:
+        p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=30) == code
+    assert time.monotonic() - t < 10
+    err = p.stderr.read().decode()
+    assert "Traceback" not in err, err[-2000:]
+    deadline = time.monotonic() + 10
+    while any(_alive(h) for h in helpers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [h for h in helpers if _alive(h)]
+    assert [f.name for f in rep.iterdir()] == ["summary.csv"] and (
+        rep / "summary.csv"
+    ).read_text() == "OLD"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["marker", "rep", "s.cla", "s.txt"]
