@@ -268,6 +268,16 @@ def test_a_contest_file_names_or_embeds_its_evaluator(tmp_path):
         (('headings = ["NN", ', "headings = ["), "4 headings for 5 columns"),
         (("format = 1", 'format = 1\n[hooks]\nscored = "trec_eval.text"'), "no scored hook named"),
         (("format = 1", "format = 2"), "newer than this shrec-eval reads"),
+        # a misspelt field would be written as it is, braces and all
+        (
+            ('row = "{run} | {values}\\n"', 'row = "{run} | {vlaues}\\n"'),
+            "native.files[1].row: {vlaues} is not a field of the runs layout, so it would be "
+            "written as it is; did you mean {values}?",
+        ),
+        (  # a field of another layout
+            ('header = "Run | {headings}\\n"', 'header = "{query} | {headings}\\n"'),
+            "native.files[1].header: {query} is not a field of the runs layout",
+        ),
     ],
 )
 def test_every_problem_is_said_with_its_line(change, says, tmp_path):
@@ -284,6 +294,18 @@ def test_every_problem_is_said_with_its_line(change, says, tmp_path):
     assert code == 1 and f"{path}:{line}: " in out and says in out
     code, _, err = cli("evaluate", *psb_contest(tmp_path), "--profile", path)
     assert code == 2 and f"{path}, line {line}: " in err and says in err
+
+
+def test_latex_between_braces_is_not_taken_for_a_field():
+    from shrec_eval.profiles.layouts import misspelt_fields
+
+    latex = "\\begin{table}\\begin{tabular}{lrr}\\textbf{x} {run} & {values}\\end{tabular}"
+    assert misspelt_fields(latex, "runs") == []
+    assert misspelt_fields("{class_pth}: {values}", "classes") == [
+        "{class_pth} is not a field of the classes layout, so it would be written as it is; "
+        "did you mean {class_path}? (its fields: {class}, {class_path}, {values}, {headings}, "
+        "{micro}, {macro})"
+    ]
 
 
 def test_a_toml_error_names_its_line_and_a_good_file_is_ok(tmp_path):

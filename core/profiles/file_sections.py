@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..reading.formats.rules import RULES
 from . import hooks as hook_table
-from .layouts import CLASS_ORDERS, LAYOUTS, SUMS, Layout
+from .layouts import CLASS_ORDERS, LAYOUTS, SUMS, Layout, misspelt_fields
 from .toml_lines import key_line
 
 
@@ -370,6 +370,10 @@ def _native_files(c: _Checker, value, columns, headings, number_format, curve_ke
         )
         if entry["sep"] is None:
             entry["sep"] = " "
+        if layout is not None:
+            for key in ("header", "row", "footer"):
+                for message in misspelt_fields(entry[key], layout):
+                    c.add(path + (key,), message)
         if layout is not None and file is not None:
             out.append(Layout(**entry))
     return out

@@ -23,6 +23,7 @@ safe file names, never a layout.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,33 @@ RUN_ORDERS = ("given", "method, file")
 CLASS_ORDERS = ("first", "file")
 
 _FIELD = re.compile(r"\{([a-z_]+)(?::([^{}]*))?\}")
+#: what comes before an argument of a LaTeX command: the command or its previous argument
+_LATEX_ARGUMENT = re.compile(r"(\\[A-Za-z]+\*?|[}\]])$")
+
+
+def misspelt_fields(template: str, layout: str) -> list[str]:
+    """What is wrong with the fields of ``template`` for ``layout``: each
+    ``{name}`` that is no field of the layout yet looks like one (a field of
+    another layout, or within a letter or two of one), which :func:`fill`
+    would write as it is.  Other text between braces, and any argument of
+    a LaTeX command (``\\begin{table}{lrr}``, ``\\textbf{x}``), is not a
+    field and passes."""
+    own = FIELDS[layout]
+    every = sorted({f for fields in FIELDS.values() for f in fields})
+    out = []
+    for match in _FIELD.finditer(template):
+        name = match.group(1)
+        if name in own or _LATEX_ARGUMENT.search(template, 0, match.start()):
+            continue
+        near = difflib.get_close_matches(name, own, n=1, cutoff=0.75)
+        if name in every or near:
+            out.append(
+                f"{match.group(0)} is not a field of the {layout} layout, so it would be "
+                f"written as it is"
+                + (f"; did you mean {{{near[0]}}}?" if near else "")
+                + f" (its fields: {', '.join('{' + f + '}' for f in own)})"
+            )
+    return out
 
 
 def fill(template: str, known: Sequence[str], values: Mapping[str, object]) -> str:
