@@ -33,6 +33,7 @@ from .blocks import (  # noqa: F401
 )
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
+from .missing import score_missing
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
 
@@ -157,33 +158,27 @@ class Scoring:
         values = np.empty((n, len(measures)))
         curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
         va_all = np.zeros(n, dtype=np.int64)
+        # the queries the run answers are ranked; the others have no list
+        answered = np.flatnonzero(qrow[start:stop] >= 0) + start
+        missing = np.flatnonzero(qrow[start:stop] < 0) + start
 
         def blocks():
-            for first in range(start, stop, step):
+            for first in range(0, answered.size, step):
                 if should_stop is not None and should_stop():
                     raise Cancelled()
-                yield np.arange(first, min(first + step, stop))
+                yield answered[first : first + step]
 
         def ranked(qs: np.ndarray):
             """Where a block's judged items landed (a worker thread: numpy's
             sorts and look-ups run without the GIL)."""
             return qs, *_hits_block(a, run, prep, qs, qrow)
 
-        def score(group: list) -> None:
-            """The measures and curves of consecutive ranked blocks (the calling
-            thread, while the workers rank the next blocks)."""
-            qs = np.concatenate([g[0] for g in group])
-            lengths = np.concatenate([g[1] for g in group])
-            # each block's hit rows count from its own first query
-            hits = tuple(
-                map(
-                    np.concatenate,
-                    zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)),
-                )
-            )
+        def measure(qs: np.ndarray, at: np.ndarray, lengths, hits, W: int) -> None:
+            """The measures and curves of the queries ``qs`` (their lists'
+            ``lengths`` and ``hits``), written at rows ``at``."""
             ctx = ChunkContext(
                 hits,
-                max(max(g[2] for g in group), width),
+                max(W, width),
                 lengths,
                 prep.ch[qs],
                 prep.cm[qs],
@@ -198,7 +193,6 @@ class Scoring:
                     "self_removed": prep.selfs[qs] >= 0,
                 },
             )
-            at = qs - start
             for j, m in enumerate(measures):
                 own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
                 if own is None:
@@ -209,13 +203,38 @@ class Scoring:
                 arr = c.compute(ctx, o)
                 own = profile.curve_rows.get(c.key)
                 curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
-            va_all[at] = lengths
 
+        def score(group: list) -> None:
+            """The measures and curves of ranked blocks (the calling thread,
+            while the workers rank the next blocks)."""
+            qs = np.concatenate([g[0] for g in group])
+            lengths = np.concatenate([g[1] for g in group])
+            # each block's hit rows count from its own first query
+            offsets = np.cumsum([0] + [g[0].size for g in group[:-1]])
+            hits = tuple(
+                map(
+                    np.concatenate,
+                    zip(*((r + off, c, g) for off, (_, _, _, (r, c, g)) in zip(offsets, group))),
+                )
+            )
+            measure(qs, qs - start, lengths, hits, max(g[2] for g in group))
+            va_all[qs - start] = lengths
+
+        if missing.size:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            alike = (prep.ch, prep.cm, prep.ds, prep.nge, prep.selfs >= 0)
+            parts = [*alike, *self.query_data.values()]
+            arrays = [values, *curves_pq.values()]
+            score_missing(missing, start, parts, self.group_size, measure, arrays)
+        done = start + missing.size
+        if progress is not None and missing.size:
+            progress(done, nq)
         group: list = []
         for item in in_order(ranked, blocks(), ahead=WORKERS):
             group.append(item)
-            done = int(item[0][-1]) + 1
-            if done - int(group[0][0][0]) >= self.group_size or done == stop:
+            done += item[0].size
+            if sum(g[0].size for g in group) >= self.group_size or done == stop:
                 score(group)
                 group = []
             if progress is not None:
