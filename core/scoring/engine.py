@@ -33,9 +33,10 @@ from .blocks import (  # noqa: F401
 )
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
-from .missing import score_missing
+from .missing import kinds, score_missing
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
+from .rows import QueryRows, joined_rows
 
 __all__ = [
     "Cancelled",
@@ -156,11 +157,21 @@ class Scoring:
         nq = a.n_queries
         n = stop - start
         values = np.empty((n, len(measures)))
-        curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
         va_all = np.zeros(n, dtype=np.int64)
-        # the queries the run answers are ranked; the others have no list
+        # the queries the run answers are ranked; the others have no list,
+        # and those alike are measured once (missing.py)
         answered = np.flatnonzero(qrow[start:stop] >= 0) + start
         missing = np.flatnonzero(qrow[start:stop] < 0) + start
+        alike = (prep.ch, prep.cm, prep.ds, prep.nge, prep.selfs >= 0)
+        reps, kind = kinds(missing, [*alike, *self.query_data.values()])
+        # the curves' rows: the answered queries', then one per kind
+        which = np.empty(n, dtype=np.intp)
+        which[answered - start] = np.arange(answered.size)
+        which[missing - start] = answered.size + kind
+        tables = {
+            c.key: np.empty((answered.size + reps.size, self.curve_x[c.key].size))
+            for c in self.curve_list
+        }
 
         def blocks():
             for first in range(0, answered.size, step):
@@ -173,9 +184,10 @@ class Scoring:
             sorts and look-ups run without the GIL)."""
             return qs, *_hits_block(a, run, prep, qs, qrow)
 
-        def measure(qs: np.ndarray, at: np.ndarray, lengths, hits, W: int) -> None:
+        def measure(qs: np.ndarray, lengths, hits, W: int) -> None:
             """The measures and curves of the queries ``qs`` (their lists'
-            ``lengths`` and ``hits``), written at rows ``at``."""
+            ``lengths`` and ``hits``), written at their rows."""
+            at, trow = qs - start, which[qs - start]
             ctx = ChunkContext(
                 hits,
                 max(W, width),
@@ -202,7 +214,7 @@ class Scoring:
             for c in self.curve_list:
                 arr = c.compute(ctx, o)
                 own = profile.curve_rows.get(c.key)
-                curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
+                tables[c.key][trow] = own(ctx, arr) if own is not None else arr
 
         def score(group: list) -> None:
             """The measures and curves of ranked blocks (the calling thread,
@@ -217,16 +229,13 @@ class Scoring:
                     zip(*((r + off, c, g) for off, (_, _, _, (r, c, g)) in zip(offsets, group))),
                 )
             )
-            measure(qs, qs - start, lengths, hits, max(g[2] for g in group))
+            measure(qs, lengths, hits, max(g[2] for g in group))
             va_all[qs - start] = lengths
 
         if missing.size:
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            alike = (prep.ch, prep.cm, prep.ds, prep.nge, prep.selfs >= 0)
-            parts = [*alike, *self.query_data.values()]
-            arrays = [values, *curves_pq.values()]
-            score_missing(missing, start, parts, self.group_size, measure, arrays)
+            score_missing(missing, reps, kind, self.group_size, measure, values, start)
         done = start + missing.size
         if progress is not None and missing.size:
             progress(done, nq)
@@ -243,6 +252,7 @@ class Scoring:
             progress(0, 0)
         rows = qrow[start:stop]
         state = run.row_state(rows[rows >= 0])
+        curves_pq = {k: QueryRows(t, which) for k, t in tables.items()}
         return QueryScores(start, stop, values, curves_pq, va_all, state)
 
     def result(self, parts: Sequence[QueryScores]) -> RunResult:
@@ -261,14 +271,20 @@ class Scoring:
             rows = self.qrow[p.start : p.stop]
             run.set_row_state(rows[rows >= 0], p.run_state)
         if parts:
+            curves = self.curve_list
             # one part (the whole run scored here) is taken as it is: its
             # curves are the largest arrays of a run (80,000 queries: 350 MB)
             values = _joined([p.values for p in parts])
-            curves_pq = {c.key: _joined([p.curves[c.key] for p in parts]) for c in self.curve_list}
+            curves_pq = {
+                c.key: joined_rows([p.curves[c.key] for p in parts]) for c in self.curve_list
+            }
             va_all = _joined([p.lengths for p in parts])
         else:
             values = np.empty((0, len(self.measures)))
-            curves_pq = {c.key: np.empty((0, self.curve_x[c.key].size)) for c in self.curve_list}
+            curves_pq = {
+                c.key: QueryRows.of(np.empty((0, self.curve_x[c.key].size)))
+                for c in self.curve_list
+            }
             va_all = np.zeros(0, dtype=np.int64)
         qrow = self.qrow
         scored, notes = profile.scored(a, o)

@@ -42,18 +42,15 @@ def kinds(qs: np.ndarray, parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarr
     return qs[first], inverse.reshape(-1)
 
 
-def score_missing(missing, start: int, parts: list, group: int, measure, arrays: list) -> None:
-    """The rows of the queries ``missing`` (in ``arrays``, the part of the
-    queries from ``start``): each kind of them (``parts``: what tells them
-    apart, :func:`kinds`) scored once, ``group`` at a time, as lists of
-    length 0 (``measure(qs, rows, lengths, hits, width)``: the engine's),
-    its row then given to every query of its kind."""
-    reps, inverse = kinds(missing, parts)
+def score_missing(missing, reps, kind, group: int, measure, values, start: int) -> None:
+    """The rows of the queries ``missing``: one query of each kind
+    (``reps``, :func:`kinds`) measured, ``group`` at a time, as a list of
+    length 0 (``measure(qs, lengths, hits, width)``: the engine's), and its
+    row of ``values`` (the queries' from ``start``) given to every query of
+    its kind (the curves keep the kind's row once)."""
     empty = (np.zeros(0, np.int64),) * 3  # no hit: row, rank, grade
     for first in range(0, reps.size, group):
         qs = reps[first : first + group]
-        measure(qs, qs - start, np.zeros(qs.size, dtype=np.int64), empty, 0)
-    if reps.size < missing.size:  # the kinds' rows, copied to the other queries
-        at, src = missing - start, reps[inverse] - start
-        for arr in arrays:
-            arr[at] = arr[src]
+        measure(qs, np.zeros(qs.size, dtype=np.int64), empty, 0)
+    if reps.size < missing.size:
+        values[missing - start] = values[reps[kind] - start]
