@@ -80,7 +80,10 @@ class QueryRows(np.lib.mixins.NDArrayOperatorsMixin):
     def __getitem__(self, key):
         if isinstance(key, tuple):
             first, rest = key[0], key[1:]
-            return self.table[self.which[first]][(slice(None),) * np.ndim(first) + rest]
+            if not all(isinstance(k, (int, np.integer, slice)) for k in rest):
+                return np.asarray(self)[key]  # indices in both axes go together
+            picked = self.which[first]
+            return self.table[picked][(slice(None),) * np.ndim(picked) + rest]
         return self.table[self.which[key]]
 
     def __iter__(self):
@@ -98,16 +101,17 @@ class QueryRows(np.lib.mixins.NDArrayOperatorsMixin):
         the one value ``v`` (a number or one row); anything else makes
         every row its own."""
         value = np.asarray(value, dtype=self.table.dtype)
-        picked = self.which[key]
-        if not np.size(picked):
-            return
         if isinstance(key, tuple) or value.ndim > 1:
             full = np.asarray(self)
             full[key] = value
             self.table, self.which = full, np.arange(full.shape[0])
             return
+        if not np.size(self.which[key]):
+            return
         row = np.broadcast_to(value, (1, self.table.shape[1]))
         self.table = np.concatenate((self.table, row))
+        # a copy: the curves of a part share the array they were made with
+        self.which = self.which.copy()
         self.which[key] = self.table.shape[0] - 1
 
 
