@@ -21,7 +21,6 @@ from ..model.values import text_grid
 from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
-from ..outputs.gallery import thumb_names
 from ..outputs.palette import result_looks
 from ..outputs.report import (
     write_json,
@@ -38,10 +37,8 @@ from ..scoring.measures import (
     owner,
 )
 from ..scoring.params import family_lines
-from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
-from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .arguments import (  # noqa: F401
     _EMBEDDING_OPTIONS,
     _GALLERY_OPTIONS,
@@ -306,6 +303,8 @@ def cmd_check(args, out) -> int:
 
 
 def cmd_compare(args, out) -> int:
+    from ..scoring.stats import compare  # the tests' module: compare alone loads it
+
     contest = guarded_contest(args, _options(args), "json", "report", "native", "save_contest")
     _no_own_reader(contest.options, "compare")
     args.measure = _check_keys([args.measure], contest.options)[0]
@@ -356,6 +355,8 @@ def comparison_text(c, average: str = "micro") -> str:
     """The ranking with intervals, then a matrix of corrected p-values per
     test; which average the means are, unless the contest's micro one
     (``average``: the contest's)."""
+    from ..scoring.stats import CORRECTIONS, TESTS, average_note
+
     pct = f"{c.confidence:.0%}"
     unit = "queries" if c.unit == "query" else "classes"
     lines = [
@@ -460,6 +461,9 @@ def cmd_thumbnails(args, out) -> int:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
+    from ..outputs.gallery import thumb_names
+    from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
+
     cache = None if args.no_cache else ThumbnailCache()
     ids = index.ids()
     progress = Progress(label="thumbnails")
