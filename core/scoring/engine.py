@@ -288,7 +288,9 @@ class Scoring:
             va_all = np.zeros(0, dtype=np.int64)
         qrow = self.qrow
         scored, notes = profile.scored(a, o)
-        if profile.undefined_is_zero:
+        if profile.undefined_is_zero and scored.all():  # in place (no copy of every value)
+            np.nan_to_num(values, copy=False, nan=0.0)
+        elif profile.undefined_is_zero:
             values[scored] = np.nan_to_num(values[scored], nan=0.0)
         values[~scored] = np.nan
         for pq in curves_pq.values():
