@@ -271,7 +271,6 @@ class Scoring:
             rows = self.qrow[p.start : p.stop]
             run.set_row_state(rows[rows >= 0], p.run_state)
         if parts:
-            curves = self.curve_list
             # one part (the whole run scored here) is taken as it is: its
             # curves are the largest arrays of a run (80,000 queries: 350 MB)
             values = _joined([p.values for p in parts])
