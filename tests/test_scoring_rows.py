@@ -98,3 +98,15 @@ def test_rows_made_with_one_index_array_change_alone():
     np.testing.assert_array_equal(np.asarray(a), [[7.0, 7.0], [2.0, 3.0], [2.0, 3.0]])
     np.testing.assert_array_equal(np.asarray(b), [[0.0, 1.0], [2.0, 3.0], [2.0, 3.0]])
     assert which.tolist() == [0, 1, 1]
+
+
+def test_a_mask_of_values_picks_the_values():
+    rows, full = _rows()
+    full[2, 1] = rows.table[1, 1] = np.nan  # query 2's row (row 1 of the table)
+    full = rows.table[rows.which]
+    defined = ~np.isnan(rows)
+    np.testing.assert_array_equal(defined, ~np.isnan(full))
+    np.testing.assert_array_equal(rows[defined], full[defined])
+    rows[~defined] = 0.0
+    full[~defined] = 0.0
+    np.testing.assert_array_equal(np.asarray(rows), full)

@@ -78,6 +78,8 @@ class QueryRows(np.lib.mixins.NDArrayOperatorsMixin):
         return getattr(np.asarray(self), name)
 
     def __getitem__(self, key):
+        if not _picks_rows(key):  # a mask of values (rows[~np.isnan(rows)]): the array's
+            return np.asarray(self)[key]
         if isinstance(key, tuple):
             first, rest = key[0], key[1:]
             if not all(isinstance(k, (int, np.integer, slice)) for k in rest):
@@ -101,7 +103,7 @@ class QueryRows(np.lib.mixins.NDArrayOperatorsMixin):
         the one value ``v`` (a number or one row); anything else makes
         every row its own."""
         value = np.asarray(value, dtype=self.table.dtype)
-        if isinstance(key, tuple) or value.ndim > 1:
+        if isinstance(key, tuple) or value.ndim > 1 or not _picks_rows(key):
             full = np.asarray(self)
             full[key] = value
             self.table, self.which = full, np.arange(full.shape[0])
@@ -113,6 +115,17 @@ class QueryRows(np.lib.mixins.NDArrayOperatorsMixin):
         # a copy: the curves of a part share the array they were made with
         self.which = self.which.copy()
         self.which[key] = self.table.shape[0] - 1
+
+
+def _picks_rows(key) -> bool:
+    """Whether ``key`` indexes the first axis only or first (a row, rows,
+    a slice, a mask of queries), not the values themselves (a mask or
+    indices of two or more dimensions)."""
+    if isinstance(key, tuple):
+        return not key or _picks_rows(key[0])
+    if key is None or key is Ellipsis or isinstance(key, (int, np.integer, slice)):
+        return True
+    return np.ndim(key) <= 1
 
 
 def joined_rows(parts: list[QueryRows]) -> QueryRows:
