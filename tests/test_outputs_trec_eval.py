@@ -7,6 +7,7 @@ made; the binary is not needed here)."""
 import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 from shrec_eval.cli.parser import main
 
@@ -69,3 +70,28 @@ def test_qrels_keep_their_grade_0_judgments_for_bpref(tmp_path):
     }
     assert zero == {"q1": ["b"], "q2": ["a", "c"]}
     assert a.judged_grades.tolist() == [1, 2]  # the relevant ones stay the judgments
+
+
+def test_the_summary_adds_the_queries_one_after_another():
+    # trec_eval's means are running sums in query order; numpy's sum adds in
+    # pairs and differs in the last bits on such values
+    from shrec_eval.profiles.trec_eval_text import _running_sum
+
+    values = np.random.default_rng(1).random(1000)
+    total = 0.0
+    for v in values.tolist():
+        total += v
+    assert float(np.sum(values)) != total  # the inputs tell the two apart
+    assert _running_sum(values) == total
+    assert _running_sum(values[::-1]) != total
+    assert _running_sum(np.zeros(0)) == 0.0
+
+
+def test_queries_without_results_under_c_score_bpref_0(capsys):
+    # -c: a query the run does not answer counts with bpref 0, its judged
+    # documents never looked for in the run
+    out = io.StringIO()
+    argv = ["evaluate", str(DATA / "gen1.qrels"), str(DATA / "gen1.run")]
+    main(argv + ["--profile", "trec_eval", "--format", "trec_eval", "-q", "-c"], out=out)
+    rows = {(m.strip(), q): v for m, q, v in (ln.split("\t") for ln in out.getvalue().splitlines())}
+    assert rows[("bpref", "11")] == "0.0000" and rows[("num_rel", "11")] != "0"

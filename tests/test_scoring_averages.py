@@ -154,3 +154,36 @@ def test_cli_average_profile_and_unit(tmp_path):
         out=out,
     )
     assert code == 0 and "paired over classes" in out.getvalue()
+
+
+def test_averages_of_many_queries_copy_their_rows_once():
+    # a curve of 20,000 queries x 100 points (16 MB as an array), its rows
+    # held once: the averages make one copy of the included rows (and the
+    # mask of its defined values), not one per step; the same figures as
+    # the whole array gives
+    import tracemalloc
+
+    from shrec_eval.scoring.averages import ClassGroups, average_all
+    from shrec_eval.scoring.rows import QueryRows
+
+    rng = np.random.default_rng(4)
+    table = rng.random((3, 100))
+    table[1, 40:] = np.nan
+    which = rng.integers(0, 3, 20_000)
+    rows = QueryRows(table, which)
+    included = rng.random(20_000) < 0.9
+    n_rel = rng.integers(0, 5, 20_000)
+    groups = ClassGroups(None, included)
+    whole = 8 * int(included.sum()) * 100
+    tracemalloc.start()
+    try:
+        got = average_all(rows, included, groups, n_rel)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.4 * whole
+    want = average_all(table[which], included, groups, n_rel)
+    for k in ("micro", "proportional", "reciprocal"):
+        np.testing.assert_array_equal(got[k], want[k])
+    assert got["macro"] is None
+    np.testing.assert_array_equal(got["micro"][:40], table[which[included], :40].mean(axis=0))

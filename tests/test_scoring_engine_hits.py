@@ -199,3 +199,77 @@ def test_grade_levels_counted_or_sorted_are_the_distinct_grades_and_the_top():
         want = np.unique(np.concatenate((grades, [top])))
         got = _grade_levels(grades, top)
         assert np.array_equal(got, want) and got.dtype == want.dtype
+
+
+def _rows_measured(monkeypatch) -> list[int]:
+    """The number of queries of every chunk context the engine makes."""
+    import shrec_eval.scoring.engine as engine
+
+    seen: list[int] = []
+
+    class Counted(engine.ChunkContext):
+        def __init__(self, hits, W, va, *args, **kwargs):
+            seen.append(int(va.size))
+            super().__init__(hits, W, va, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "ChunkContext", Counted)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        EvalOptions(),
+        EvalOptions(profile="psbtable"),
+        EvalOptions(profile="trec_eval", complete_queries=True),
+        EvalOptions(profile="boli"),
+        EvalOptions(remove_self=False, memory_budget=1 << 13),
+    ],
+)
+def test_missing_queries_are_scored_once_per_kind(monkeypatch, options):
+    # 300 queries, 7 answered: the 293 others have no list; those alike in
+    # what the engine knows of them (relevant counts by grade, collection
+    # size, self-match) are measured once, and every one of them has the
+    # row an empty list of its own gives, bit for bit
+    rng = np.random.default_rng(8)
+    a = graded(300, rng)
+    answered = [3, 4, 50, 51, 52, 190, 299]
+    m = rng.random((300, 300))
+    seen = _rows_measured(monkeypatch)
+    got = evaluate(a, as_lists("l", m, a, rows=answered), options)
+    # what tells the missing queries apart: their grades' counts and their own grade
+    alike = set()
+    for r, q in enumerate(a.query_ids):
+        if r not in answered:
+            grades = list(a.judgments(q).values())
+            alike.add((grades.count(1), grades.count(2), a.judgments(q).get(q, 0)))
+    assert len(alike) < 100
+    assert len(answered) < sum(seen) <= len(answered) + len(alike)
+    monkeypatch.undo()
+    lists = {q: [] for r, q in enumerate(a.query_ids) if r not in answered}
+    order = np.argsort(m, axis=1, kind="stable")
+    lists.update({a.query_ids[r]: [a.item_ids[j] for j in order[r]] for r in answered})
+    want = evaluate(a, RankedRun.from_lists("l", lists, a), options)
+    assert_same(got, want)
+    assert want.values[:, 0].tolist() != [want.values[0, 0]] * 300  # rows of several kinds
+
+
+def test_kinds_of_queries_are_their_bytes():
+    from shrec_eval.scoring.missing import kinds
+
+    qs = np.array([0, 2, 3, 5, 6])
+    ch = np.array([1, 9, 1, 1, 9, 1, 1])
+    ds = np.array([10, 10, 10, 9, 10, 10, 10])
+    nge = np.array([[1, 0], [0, 0], [1, 0], [1, 0], [0, 0], [1, 1], [1, 0]])
+    data = np.array([0.5, 0.0, 0.5, 0.5, 0.0, 0.5, np.nan])
+    reps, inverse = kinds(qs, [ch, ds, nge, data])
+    by_query = dict(zip(qs.tolist(), reps[inverse].tolist()))
+    # 0 and 2 alike; 3 differs in ds, 5 in nge, 6 in its profile's value
+    assert by_query[0] == by_query[2] in (0, 2)
+    assert sorted({by_query[q] for q in (0, 3, 5, 6)}) == sorted([by_query[0], 3, 5, 6])
+    assert len(reps) == 4
+    # an array of objects: every query its own kind
+    reps, inverse = kinds(qs, [ch, np.array([None] * 7, dtype=object)])
+    assert reps.tolist() == qs.tolist() and inverse.tolist() == [0, 1, 2, 3, 4]
+    reps, inverse = kinds(qs[:0], [ch])
+    assert reps.size == 0 and inverse.size == 0

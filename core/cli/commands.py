@@ -22,7 +22,6 @@ from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from ..outputs.examples import write_examples
-from ..outputs.gallery import thumb_names
 from ..outputs.palette import result_looks
 from ..outputs.report import (
     write_json,
@@ -39,10 +38,8 @@ from ..scoring.measures import (
     owner,
 )
 from ..scoring.params import family_lines
-from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
-from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .arguments import (  # noqa: F401
     _EMBEDDING_OPTIONS,
     _GALLERY_OPTIONS,
@@ -321,6 +318,8 @@ def cmd_compare(args, out) -> int:
 
 def _compared(args, out, contest, assessment, drawers) -> int:
     """compare once its report's figure processes start (``drawers``)."""
+    from ..scoring.stats import compare  # the tests' module: compare alone loads it
+
     with _cluster(args) as client:
         _, results = _score(contest, assessment, client=client)
     _save_contest(args, contest)  # once its runs were read
@@ -368,6 +367,8 @@ def comparison_text(c, average: str = "micro") -> str:
     """The ranking with intervals, then a matrix of corrected p-values per
     test; which average the means are, unless the contest's micro one
     (``average``: the contest's)."""
+    from ..scoring.stats import CORRECTIONS, TESTS, average_note
+
     pct = f"{c.confidence:.0%}"
     unit = "queries" if c.unit == "query" else "classes"
     lines = [
@@ -478,6 +479,9 @@ def cmd_thumbnails(args, out) -> int:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
+    from ..outputs.gallery import thumb_names
+    from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
+
     cache = None if args.no_cache else ThumbnailCache()
     ids = index.ids()
     progress = Progress(label="thumbnails")

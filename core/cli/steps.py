@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from ..contest import Contest
 from ..errors import UsageError
 from ..options import EvalOptions
-from ..outputs.gallery import gallery_files, run_lists
 from ..outputs.native import write_native
 from ..outputs.palette import result_looks
 from ..outputs.report import (
@@ -27,7 +26,6 @@ from ..scoring.measures import (
     measure_by_key,
 )
 from ..service import score_contest
-from ..shapes.thumbnails import ThumbnailCache, shape_warning
 from .arguments import (
     _guard_shapes,
     _inputs,
@@ -198,6 +196,10 @@ def _gallery(
     indexes made before scoring (:func:`_guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
+    # imported here: a command without a gallery does not load them
+    from ..outputs.gallery import gallery_files, run_lists
+    from ..shapes.thumbnails import ThumbnailCache, shape_warning
+
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None

@@ -4,13 +4,14 @@ members at a time so that a large result never sits whole in memory
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import islice
 
 import numpy as np
 import orjson
 
 from ..errors import shown
+from ..model.values import RowMap
 from .atomic import write_pieces
 
 
@@ -30,19 +31,33 @@ _JSON_HEAVY = 1 << 16
 
 
 def json_pieces(doc) -> Iterator[bytes]:
-    """``orjson.dumps(doc)`` and a newline, byte for byte, in pieces: the
-    objects holding more than :data:`_JSON_HEAVY` values (numpy arrays
-    counted by size) are written a member, or :data:`_JSON_GROUP` members,
-    at a time."""
+    """``orjson.dumps(doc)`` and a newline (:func:`json_bytes`), byte for
+    byte, in pieces: the objects holding more than :data:`_JSON_HEAVY`
+    values (numpy arrays counted by size) are written a member, or
+    :data:`_JSON_GROUP` members, at a time (a :class:`RowMap`'s members made
+    only then)."""
     yield from _json_pieces(doc)
     yield b"\n"
 
 
+def json_bytes(doc) -> bytes:
+    """The whole document as :func:`json_pieces` writes it: orjson's, a
+    :class:`RowMap` written as the object it stands for."""
+    return _dumps(doc) + b"\n"
+
+
+def _plain(value):
+    """What orjson writes for a value it does not know: a RowMap's object."""
+    if isinstance(value, RowMap):
+        return dict(value.items_between(0, len(value)))
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
 def _json_pieces(value) -> Iterator[bytes]:
-    if isinstance(value, dict) and value and _heavy(value):
+    if isinstance(value, (dict, RowMap)) and value and _heavy(value):
         yield b"{"
         first = True
-        for group in _member_groups(list(value.items())):
+        for group in _member_groups(value):
             comma = b"" if first else b","
             first = False
             if len(group) > 1 or not _heavy(group[0][1]):  # light members, as one object
@@ -70,34 +85,37 @@ def _dumps(value) -> bytes:
     file name from an old archive, kept as surrogates) written with U+FFFD
     (orjson refuses surrogates)."""
     try:
-        return orjson.dumps(value, option=_JSON)
+        return orjson.dumps(value, default=_plain, option=_JSON)
     except orjson.JSONEncodeError:
-        return orjson.dumps(_shown_text(value), option=_JSON)
+        return orjson.dumps(_shown_text(value), default=_plain, option=_JSON)
 
 
 def _shown_text(value):
     if isinstance(value, str):
         return shown(value)
-    if isinstance(value, dict):
+    if isinstance(value, (dict, RowMap)):
         return {shown(k) if isinstance(k, str) else k: _shown_text(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_shown_text(v) for v in value]
     return value
 
 
-def _member_groups(items: list) -> Iterator[list]:
+def _member_groups(value: Mapping) -> Iterator[list]:
     """The members of a heavy object in the groups written as one piece: a
     larger object's (queries) :data:`_JSON_GROUP` or fewer at a time, as many
     as make about :data:`_JSON_HEAVY` values (weighed from a sample); a
     smaller object's (a run, the document) member by member, each heavy one
     alone (written in pieces) and the light ones between them together."""
-    if len(items) > _JSON_WHOLE:
-        sample = items[:_JSON_SAMPLE]
+    if len(value) > _JSON_WHOLE:
+        lazy = isinstance(value, RowMap)
+        items = None if lazy else list(value.items())
+        sample = value.items_between(0, _JSON_SAMPLE) if lazy else items[:_JSON_SAMPLE]
         member = _weight([v for _, v in sample]) / len(sample)
         step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
-        for at in range(0, len(items), step):
-            yield items[at : at + step]
+        for at in range(0, len(value), step):
+            yield value.items_between(at, at + step) if lazy else items[at : at + step]
         return
+    items = list(value.items())
     light: list = []
     for item in items:
         if _heavy(item[1]):
@@ -130,9 +148,13 @@ _JSON_WHOLE = 64
 def _weight(value) -> float:
     if isinstance(value, np.ndarray):
         return value.size
-    if isinstance(value, dict | list | tuple):
+    if isinstance(value, dict | list | tuple | RowMap):
         if not value:
             return 1
+        if isinstance(value, RowMap):  # weighed as a dict of its size is
+            n = _JSON_SAMPLE if len(value) > _JSON_WHOLE else len(value)
+            first = [v for _, v in value.items_between(0, n)]
+            return sum(_weight(v) for v in first) * len(value) / len(first)
         members = value.values() if isinstance(value, dict) else value
         if len(value) <= _JSON_WHOLE:
             return sum(_weight(v) for v in members)

@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import shown
 from ..model.assessment import Assessment
-from ..model.values import nullable
+from ..model.values import RowMap, nullable
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
 from ..scoring.engine import RunResult
@@ -109,14 +109,15 @@ def to_json(
 ) -> dict:
     """The documented JSON document (README: "JSON output"), to be written
     with :func:`write_json`: per-query values are floats and curves numpy
-    arrays, NaN where a value is undefined (written as null).  The reader
+    arrays, NaN where a value is undefined (written as null); the per-query
+    objects are made a group of queries at a time as they are written
+    (:class:`~shrec_eval.model.values.RowMap`, read as mappings).  The reader
     settings (``AssessmentSource.to_dict`` without the path,
     ``RunSource.reader_dict``) go with the assessment and each run."""
     opts = results[0].options.to_dict() if results else {}
     runs = []
     for i, r in enumerate(results):
-        rows = map(dict, map(partial(zip, r.keys), r.values.tolist()))  # C loops, no generator
-        per_query = dict(zip(r.query_ids, rows))
+        per_query = RowMap(r.query_ids, partial(_value_rows, r.keys, r.values))
         runs.append(
             {
                 "name": r.run_name,
@@ -150,6 +151,12 @@ def to_json(
         "options": opts,
         "runs": runs,
     }
+
+
+def _value_rows(keys: list[str], values, start: int, stop: int) -> list[dict]:
+    """The per-query values of queries ``start`` to ``stop``, one dict each
+    (made by C loops, no generator)."""
+    return list(map(dict, map(partial(zip, keys), values[start:stop].tolist())))
 
 
 # -- CSV ----------------------------------------------------------------------------

@@ -63,6 +63,12 @@ def bpref(rel_ranks: np.ndarray, nonrel_ranks: np.ndarray, n_rel: int, n_nonrel:
     return total / n_rel
 
 
+def _running_sum(values: np.ndarray) -> float:
+    """0.0 + values[0] + values[1] + ..., added in that order (as trec_eval's
+    loop adds: numpy's cumulative sum adds one value at a time)."""
+    return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
+
+
 def _selfs(assessment, remove_self: bool) -> np.ndarray:
     """Each query's own collection item when the lists leave it out, else -3."""
     a = assessment
@@ -106,19 +112,34 @@ def _bpref(assessment, run, result) -> np.ndarray:
     r_rows, r_items = rows[rel], a.judged_items[rel]
     n_rel = np.bincount(r_rows, minlength=a.n_queries)
     n_non = np.diff(nptr)
-    # both kinds asked at once: label 1 relevant, 0 judged non-relevant
+    # only the queries the run answers retrieve anything: only their
+    # documents are looked for
+    answered = np.zeros(a.n_queries, dtype=bool)
+    answered[[i for i in map(a.query_index, run.query_ids) if i is not None]] = True
+    r_ask = answered[r_rows]
+    r_rows, r_items = r_rows[r_ask], r_items[r_ask]
     n_rows = np.repeat(np.arange(a.n_queries), n_non)
+    n_ask = answered[n_rows]
+    n_rows, nitems = n_rows[n_ask], nitems[n_ask]
+    # both kinds asked at once: label 1 relevant, 0 judged non-relevant
     all_rows = np.concatenate((r_rows, n_rows))
     order = np.argsort(all_rows, kind="stable")
     items = np.concatenate((r_items, nitems))[order]
     labels = np.concatenate((np.ones(r_rows.size, np.int8), np.zeros(n_rows.size, np.int8)))
-    indptr = np.concatenate(([0], np.cumsum(n_rel + n_non)))
+    indptr = np.concatenate(([0], np.cumsum((n_rel + n_non) * answered)))
     q, rank, lab = ranks_of_items(a, run, o, indptr, items, labels[order])[:3]
     bounds = np.searchsorted(q, np.arange(a.n_queries + 1))
     out = np.zeros(a.n_queries)
-    for qi in np.flatnonzero(n_rel).tolist():
+    for qi in np.flatnonzero((n_rel > 0) & answered).tolist():
         k, is_rel = rank[bounds[qi] : bounds[qi + 1]], lab[bounds[qi] : bounds[qi + 1]] == 1
         out[qi] = bpref(k[is_rel], k[~is_rel], int(n_rel[qi]), int(n_non[qi]))
+    # the others retrieve nothing: one value per count of their judgments
+    unanswered = np.flatnonzero((n_rel > 0) & ~answered)
+    none = np.zeros(0, dtype=np.int64)
+    pairs = np.stack((n_rel[unanswered], n_non[unanswered]), axis=1)
+    alike, kind = np.unique(pairs, axis=0, return_inverse=True)
+    got = np.array([bpref(none, none, int(r), int(n)) for r, n in alike.tolist()])
+    out[unanswered] = got[kind.reshape(-1)] if unanswered.size else 0.0
     return out
 
 
@@ -154,26 +175,25 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
     )
     if not order:
         raise UsageError("no query has both results and relevance judgments (trec_eval: exit 7)")
+    at = np.asarray(order, dtype=np.intp)
+    answered = np.fromiter((assessment.query_ids[q] in present for q in order), bool, len(order))
+    counts = {
+        "num_ret": (tp[at] + fp[at]).astype(np.int64) * answered,
+        "num_rel": (tp[at] + fn[at]).astype(np.int64),
+        "num_rel_ret": tp[at].astype(np.int64),
+    }
     lines = []
-    sums = {name: 0.0 for name, _ in reals}
-    counts = {"num_ret": 0, "num_rel": 0, "num_rel_ret": 0}
-    gm = 0.0
-    for q in order:
-        qid = assessment.query_ids[q]
-        vals = {
-            "num_ret": int(tp[q] + fp[q]) if qid in present else 0,
-            "num_rel": int(tp[q] + fn[q]),
-            "num_rel_ret": int(tp[q]),
-        }
-        for name, v in vals.items():
-            counts[name] += v
-        if per_query:
-            lines += [_row(name, qid, v) for name, v in vals.items()]
-        for name, values in reals:
-            sums[name] += float(values[q])
-            if per_query:
-                lines.append(_real(name, qid, float(values[q])))
-        gm += math.log(max(float(reals[0][1][q]), MIN_GEO_MEAN))
+    if per_query:
+        for i, q in enumerate(order):
+            qid = assessment.query_ids[q]
+            lines += [_row(name, qid, int(v[i])) for name, v in counts.items()]
+            lines += [_real(name, qid, float(values[q])) for name, values in reals]
+    # trec_eval's sums: one query after another, in that order (from 0.0)
+    sums = {name: _running_sum(values[at]) for name, values in reals}
+    ap = reals[0][1][at]
+    logs = dict((v, math.log(max(v, MIN_GEO_MEAN))) for v in np.unique(ap).tolist())
+    gm = _running_sum(np.array([logs[v] for v in ap.tolist()]))
+    counts = {name: int(v.sum()) for name, v in counts.items()}
     n = len(order)
     if complete:  # trec_eval -c: every relevant judgment of the qrels
         counts["num_rel"] = int((assessment.judged_grades > 0).sum())

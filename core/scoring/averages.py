@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..options import AVERAGES
+from .rows import QueryRows
 
 __all__ = ["AVERAGES", "ClassGroups", "average_all", "weighted_mean"]
 
@@ -91,13 +92,19 @@ def average_all(
     n_relevant: np.ndarray,
 ) -> dict[str, np.ndarray | None]:
     """Every average of the columns of ``values``; ``macro`` is None when
-    the assessment has no classes."""
-    v = np.asarray(values, dtype=np.float64)[included]
+    the assessment has no classes.  One copy of the included rows is made
+    (an array's, or a curve's rows held once, ``QueryRows``, from its table)
+    and its undefined values set to 0 in place: a curve of 80,000 queries x
+    100 points is 64 MB a copy."""
+    rows = values if isinstance(values, (np.ndarray, QueryRows)) else np.asarray(values)
+    included = np.asarray(included, dtype=bool)  # a mask: what it picks is a copy
+    filled = np.asarray(rows[included], dtype=np.float64)
     n = np.asarray(n_relevant, dtype=np.float64)[included]
     recip = np.divide(1.0, n, out=np.zeros_like(n), where=n > 0)
-    ok = ~np.isnan(v)
-    filled = np.where(ok, v, 0.0)
-    ok = ok.astype(np.float64)
+    undefined = np.isnan(filled)
+    filled[undefined] = 0.0
+    ok = np.logical_not(undefined, out=undefined).astype(np.float64)
+    del undefined
     out: dict[str, np.ndarray | None] = {
         "micro": _mean(filled, ok, None),
         "macro": None,

@@ -162,24 +162,21 @@ def _hits_block(
 ) -> tuple[np.ndarray, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """List lengths, list width and the retrieved relevant items (local row,
     0-based rank, grade; in row and rank order) of the assessment queries
-    ``qs``, a run of consecutive queries: the judged items' ranks as the run
-    finds them (:meth:`Run.judged_ranks`), the self-match (``remove_self``)
-    taken out of each list and the items after it moved up a rank, ranks
-    past ``max_rank`` dropped."""
+    ``qs`` (ascending): the judged items' ranks as the run finds them
+    (:meth:`Run.judged_ranks`), the self-match (``remove_self``) taken out
+    of each list and the items after it moved up a rank, ranks past
+    ``max_rank`` dropped."""
     B = qs.size
     rows = qrow[qs]
     present = np.flatnonzero(rows >= 0)
-    # the block's relevant judgments are one slice (queries in order)
-    lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-    jrow = prep.judged_rows[lo:hi] - qs[0]
-    jgrade = prep.judged_grades[lo:hi]
+    jrow, jitem, jgrade = _judged_of(prep, qs)
     selfs = prep.selfs[qs]
     srow = np.flatnonzero(selfs >= 0)
     # asked of the run: the judged items, then each list's own query item
     local = np.full(B, -1, dtype=np.int64)
     local[present] = np.arange(present.size)
     ask_row = np.concatenate((local[jrow], local[srow]))
-    ask_item = np.concatenate((prep.judged_items[lo:hi], selfs[srow]))
+    ask_item = np.concatenate((jitem, selfs[srow]))
     asked = ask_row >= 0
     lengths = np.zeros(B, dtype=np.int64)
     ranks = np.full(ask_row.size, -1, dtype=np.int64)
@@ -203,6 +200,24 @@ def _hits_block(
     hrow, hrank = jrow[keep], rank[keep]
     order = np.argsort(hrow * (width + 1) + hrank, kind="stable")
     return lengths, width, (hrow[order], hrank[order], jgrade[keep][order])
+
+
+def _judged_of(prep: _Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The relevant judgments of the queries ``qs`` (ascending): local row
+    (the query's place in ``qs``), item and grade, query by query.  One
+    slice when the queries are consecutive."""
+    if not qs.size:
+        return np.zeros(0, np.int64), prep.judged_items[:0], prep.judged_grades[:0]
+    if qs[-1] - qs[0] + 1 == qs.size:
+        lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
+        return prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi], prep.judged_grades[lo:hi]
+    starts = prep.indptr[qs]
+    counts = prep.indptr[qs + 1] - starts
+    local = np.repeat(np.arange(qs.size, dtype=np.int64), counts)
+    # each judgment's place: its query's first, plus its place among them
+    shift = starts - (np.cumsum(counts) - counts)
+    at = np.arange(local.size, dtype=np.int64) + np.repeat(shift, counts)
+    return local, prep.judged_items[at], prep.judged_grades[at]
 
 
 def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:

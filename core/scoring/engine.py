@@ -33,8 +33,10 @@ from .blocks import (  # noqa: F401
 )
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
+from .missing import kinds, score_missing
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
+from .rows import QueryRows, joined_rows
 
 __all__ = [
     "Cancelled",
@@ -155,35 +157,40 @@ class Scoring:
         nq = a.n_queries
         n = stop - start
         values = np.empty((n, len(measures)))
-        curves_pq = {c.key: np.empty((n, self.curve_x[c.key].size)) for c in self.curve_list}
         va_all = np.zeros(n, dtype=np.int64)
+        # the queries the run answers are ranked; the others have no list,
+        # and those alike are measured once (missing.py)
+        answered = np.flatnonzero(qrow[start:stop] >= 0) + start
+        missing = np.flatnonzero(qrow[start:stop] < 0) + start
+        alike = (prep.ch, prep.cm, prep.ds, prep.nge, prep.selfs >= 0)
+        reps, kind = kinds(missing, [*alike, *self.query_data.values()])
+        # the curves' rows: the answered queries', then one per kind
+        which = np.empty(n, dtype=np.intp)
+        which[answered - start] = np.arange(answered.size)
+        which[missing - start] = answered.size + kind
+        tables = {
+            c.key: np.empty((answered.size + reps.size, self.curve_x[c.key].size))
+            for c in self.curve_list
+        }
 
         def blocks():
-            for first in range(start, stop, step):
+            for first in range(0, answered.size, step):
                 if should_stop is not None and should_stop():
                     raise Cancelled()
-                yield np.arange(first, min(first + step, stop))
+                yield answered[first : first + step]
 
         def ranked(qs: np.ndarray):
             """Where a block's judged items landed (a worker thread: numpy's
             sorts and look-ups run without the GIL)."""
             return qs, *_hits_block(a, run, prep, qs, qrow)
 
-        def score(group: list) -> None:
-            """The measures and curves of consecutive ranked blocks (the calling
-            thread, while the workers rank the next blocks)."""
-            qs = np.concatenate([g[0] for g in group])
-            lengths = np.concatenate([g[1] for g in group])
-            # each block's hit rows count from its own first query
-            hits = tuple(
-                map(
-                    np.concatenate,
-                    zip(*((r + b[0] - qs[0], c, g) for b, _, _, (r, c, g) in group)),
-                )
-            )
+        def measure(qs: np.ndarray, lengths, hits, W: int) -> None:
+            """The measures and curves of the queries ``qs`` (their lists'
+            ``lengths`` and ``hits``), written at their rows."""
+            at, trow = qs - start, which[qs - start]
             ctx = ChunkContext(
                 hits,
-                max(max(g[2] for g in group), width),
+                max(W, width),
                 lengths,
                 prep.ch[qs],
                 prep.cm[qs],
@@ -198,7 +205,6 @@ class Scoring:
                     "self_removed": prep.selfs[qs] >= 0,
                 },
             )
-            at = qs - start
             for j, m in enumerate(measures):
                 own = profile.overrides.get(m.key) or profile.overrides.get(m.measure.key)
                 if own is None:
@@ -208,14 +214,36 @@ class Scoring:
             for c in self.curve_list:
                 arr = c.compute(ctx, o)
                 own = profile.curve_rows.get(c.key)
-                curves_pq[c.key][at] = own(ctx, arr) if own is not None else arr
-            va_all[at] = lengths
+                tables[c.key][trow] = own(ctx, arr) if own is not None else arr
 
+        def score(group: list) -> None:
+            """The measures and curves of ranked blocks (the calling thread,
+            while the workers rank the next blocks)."""
+            qs = np.concatenate([g[0] for g in group])
+            lengths = np.concatenate([g[1] for g in group])
+            # each block's hit rows count from its own first query
+            offsets = np.cumsum([0] + [g[0].size for g in group[:-1]])
+            hits = tuple(
+                map(
+                    np.concatenate,
+                    zip(*((r + off, c, g) for off, (_, _, _, (r, c, g)) in zip(offsets, group))),
+                )
+            )
+            measure(qs, lengths, hits, max(g[2] for g in group))
+            va_all[qs - start] = lengths
+
+        if missing.size:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            score_missing(missing, reps, kind, self.group_size, measure, values, start)
+        done = start + missing.size
+        if progress is not None and missing.size:
+            progress(done, nq)
         group: list = []
         for item in in_order(ranked, blocks(), ahead=WORKERS):
             group.append(item)
-            done = int(item[0][-1]) + 1
-            if done - int(group[0][0][0]) >= self.group_size or done == stop:
+            done += item[0].size
+            if sum(g[0].size for g in group) >= self.group_size or done == stop:
                 score(group)
                 group = []
             if progress is not None:
@@ -224,6 +252,7 @@ class Scoring:
             progress(0, 0)
         rows = qrow[start:stop]
         state = run.row_state(rows[rows >= 0])
+        curves_pq = {k: QueryRows(t, which) for k, t in tables.items()}
         return QueryScores(start, stop, values, curves_pq, va_all, state)
 
     def result(self, parts: Sequence[QueryScores]) -> RunResult:
@@ -245,15 +274,22 @@ class Scoring:
             # one part (the whole run scored here) is taken as it is: its
             # curves are the largest arrays of a run (80,000 queries: 350 MB)
             values = _joined([p.values for p in parts])
-            curves_pq = {c.key: _joined([p.curves[c.key] for p in parts]) for c in self.curve_list}
+            curves_pq = {
+                c.key: joined_rows([p.curves[c.key] for p in parts]) for c in self.curve_list
+            }
             va_all = _joined([p.lengths for p in parts])
         else:
             values = np.empty((0, len(self.measures)))
-            curves_pq = {c.key: np.empty((0, self.curve_x[c.key].size)) for c in self.curve_list}
+            curves_pq = {
+                c.key: QueryRows.of(np.empty((0, self.curve_x[c.key].size)))
+                for c in self.curve_list
+            }
             va_all = np.zeros(0, dtype=np.int64)
         qrow = self.qrow
         scored, notes = profile.scored(a, o)
-        if profile.undefined_is_zero:
+        if profile.undefined_is_zero and scored.all():  # in place (no copy of every value)
+            np.nan_to_num(values, copy=False, nan=0.0)
+        elif profile.undefined_is_zero:
             values[scored] = np.nan_to_num(values[scored], nan=0.0)
         values[~scored] = np.nan
         for pq in curves_pq.values():

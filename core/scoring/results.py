@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..model.assessment import DataWarning
-from ..model.values import nullable, nullable_list
+from ..model.values import RowMap, nullable, nullable_list
 from ..options import EvalOptions
 from .averages import ClassGroups, average_all
 from .measures import ConcreteMeasure
@@ -39,10 +39,19 @@ class CurveData:
 
     def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
         """The curve for the JSON document, as numpy arrays (NaN =
-        undefined) that :func:`shrec_eval.outputs.report.write_json` writes whole."""
+        undefined) that :func:`shrec_eval.outputs.report.write_json` writes
+        whole, and its per-query rows (with ``query_ids``) as a
+        :class:`~shrec_eval.model.values.RowMap` written a group of queries
+        at a time."""
         d = {"x": self.x, "mean": self.mean, "count": self.count, "averages": self.averages}
         if query_ids is not None:
-            d["per_query"] = dict(zip(query_ids, np.ascontiguousarray(self.per_query)))
+            pq = self.per_query
+
+            def rows(start: int, stop: int) -> list:
+                block = pq.block(start, stop) if hasattr(pq, "block") else pq[start:stop]
+                return list(np.ascontiguousarray(block))
+
+            d["per_query"] = RowMap(query_ids, rows)  # made a group of queries at a time
         return d
 
 

@@ -3,10 +3,12 @@
 
     python tests/benchmarks/bench_cli_startup.py [--rounds 15] [--exe PATH]
 
-Runs ``shrec-eval --help``, ``shrec-eval evaluate --help`` and ``shrec-eval
---version`` as fresh processes (the console script next to this Python, or
-``--exe``), and ``python -c pass`` as the floor; prints the best and the
-median wall time of each, and whether numpy was imported for ``--help``.
+Runs ``shrec-eval --help``, ``shrec-eval evaluate --help``, ``shrec-eval
+--version`` and ``shrec-eval evaluate --profile trec_eval -c --format
+trec_eval`` of a small qrels and run (a command's own start) as fresh
+processes (the console script next to this Python, or ``--exe``), and
+``python -c pass`` as the floor; prints the best and the median wall time
+of each, and whether numpy was imported for ``--help``.
 The best of several rounds is what the machine can do; the median shows
 the noise of a loaded machine.
 """
@@ -20,6 +22,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+TINY = [
+    str(Path(__file__).parents[1] / "data" / "trec_eval" / f) for f in ("gen1.qrels", "gen1.run")
+]
 
 
 def wall(cmd: list[str], rounds: int) -> tuple[float, float, float]:
@@ -46,6 +52,11 @@ def main() -> None:
         ("shrec-eval --help", [args.exe, "--help"]),
         ("shrec-eval evaluate --help", [args.exe, "evaluate", "--help"]),
         ("shrec-eval --version", [args.exe, "--version"]),
+        # a command's start: scoring trec_eval's small test files as trec_eval -c
+        (
+            "evaluate --format trec_eval",
+            [args.exe, "evaluate", "--profile", "trec_eval", "-c", *TINY, "--format", "trec_eval"],
+        ),
     ]
     for name, cmd in cases:
         best, median, cpu = wall(cmd, args.rounds)

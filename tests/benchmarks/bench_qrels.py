@@ -18,8 +18,12 @@ Every side is a whole fresh process, measured in turn (A B C, then C B A,
 ...), after one warm-up round; its peak memory is the kernel's account of
 it (``ru_maxrss``, through ``os.wait4``):
 
-* **ours**: ``shrec-eval evaluate --profile trec_eval QRELS RUN --json OUT``
-  from this environment, as a user runs it;
+* **ours_text**: ``shrec-eval evaluate --profile trec_eval -c QRELS RUN
+  --format trec_eval`` from this environment, as a user runs it: trec_eval's
+  own text (its 30 summary lines), the like-for-like command of ``trec_eval
+  -c`` (its output is compared with trec_eval's, byte for byte);
+* **ours_json**: ``shrec-eval evaluate --profile trec_eval -c QRELS RUN --json
+  OUT``: the JSON document (every query's values and curves) instead;
 * **trec_eval** (``--trec-eval PATH``, or ``trec_eval`` on PATH: its C
   source built with ``make`` and ``-O2``, never part of this repository):
   ``trec_eval -c QRELS RUN`` with its default measures, output to a file;
@@ -28,11 +32,11 @@ it (``ru_maxrss``, through ``os.wait4``):
   and nothing else: the floor of reading the file in Python.
 
 Prints each side's minimum and median, the median of the pair ratios
-(ours / trec_eval, ours / pandas) and each side's peak RSS against the
-file's size.  ``--stages``: then where our command's time and memory go,
+(each of ours / trec_eval, ours / pandas) and each side's peak RSS against
+the file's size.  ``--stages``: then where our commands' time and memory go,
 the library's steps timed one after another in a fresh process (reading the
-qrels and the run, scoring, the JSON document built and written), each
-with the process's peak RSS after it.
+qrels and the run, scoring, trec_eval's text made, the JSON document built
+and written), each with the process's peak RSS after it.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ keep_freed_blocks()  # as shrec-eval starts
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.outputs.json_pieces import write_json
 from shrec_eval.outputs.report import to_json
-qrels, run_path, out = sys.argv[1:4]
+from shrec_eval.profiles.trec_eval_text import P_CUTOFFS, trec_eval_text
+qrels, run_path, out, mode = sys.argv[1:5]
 def step(name, t):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{name} {time.perf_counter() - t:.2f} {rss:.0f}")
@@ -73,8 +78,14 @@ a = load_assessment(qrels, profile="trec_eval")
 t = step("qrels", t)
 run = load_run(run_path, a)
 t = step("run", t)
-res = evaluate(a, run, EvalOptions(profile="trec_eval"))
+# the options of evaluate -c (--format trec_eval adds its ranks, as the CLI)
+ranks = EvalOptions().ranks + (P_CUTOFFS if mode == "text" else ())
+res = evaluate(a, run, EvalOptions(profile="trec_eval", complete_queries=True, ranks=ranks))
 t = step("scoring", t)
+if mode == "text":
+    text = trec_eval_text(a, run, res)
+    step("text", t)
+    sys.exit()
 doc = to_json(a, [res], assessment_path=qrels, run_paths=[run_path])
 t = step("json_document", t)
 write_json(out, doc)
@@ -83,23 +94,24 @@ step("json_written", t)
 
 
 def stages(qrels: str, run: str, out: str, repeat: int) -> None:
-    """Our command's steps, timed in a fresh process (best of ``repeat``)."""
-    best: dict[str, list[float]] = {}
-    for _ in range(repeat):
-        got = subprocess.run(
-            [sys.executable, "-c", STAGES, qrels, run, out],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split("\n")
-        for line in filter(None, got):
-            name, secs, rss = line.split()
-            old = best.get(name, [float("inf"), 0.0])
-            best[name] = [min(old[0], float(secs)), max(old[1], float(rss))]
-    print(
-        "stages (best of %d): " % repeat
-        + ", ".join(f"{k} {v[0]:.2f} s (peak RSS {v[1]:.0f} MiB)" for k, v in best.items())
-    )
+    """Our commands' steps, timed in a fresh process each (best of ``repeat``)."""
+    for mode in ("text", "json"):
+        best: dict[str, list[float]] = {}
+        for _ in range(repeat):
+            got = subprocess.run(
+                [sys.executable, "-c", STAGES, qrels, run, out, mode],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split("\n")
+            for line in filter(None, got):
+                name, secs, rss = line.split()
+                old = best.get(name, [float("inf"), 0.0])
+                best[name] = [min(old[0], float(secs)), max(old[1], float(rss))]
+        print(
+            f"stages of ours_{mode} (best of {repeat}): "
+            + ", ".join(f"{k} {v[0]:.2f} s (peak RSS {v[1]:.0f} MiB)" for k, v in best.items())
+        )
 
 
 def write_workload(workdir: str, n_q: int, per_q: int, classes: bool) -> tuple[str, str]:
@@ -215,11 +227,11 @@ def main(argv=None) -> None:
         f"run {os.path.basename(run)}: {os.path.getsize(run) / 1e6:.2f} MB"
     )
     json_out = os.path.join(workdir, "out.json")
+    text_out = os.path.join(workdir, "ours.txt")
+    ours = ours_command() + ["evaluate", "--profile", "trec_eval", "-c", qrels, run]
     sides: dict[str, tuple[list[str], str | None]] = {
-        "ours": (
-            ours_command() + ["evaluate", "--profile", "trec_eval", qrels, run, "--json", json_out],
-            None,
-        )
+        "ours_text": (ours + ["--format", "trec_eval"], text_out),
+        "ours_json": (ours + ["--json", json_out], None),
     }
     trec_eval = args.trec_eval or shutil.which("trec_eval")
     if trec_eval:
@@ -243,13 +255,21 @@ def main(argv=None) -> None:
             f"({', '.join(f'{s:.2f}' for s in secs)}); peak RSS {mib(rss)} = "
             f"{rss / size:.1f}x the qrels"
         )
-    print(f"our JSON: {os.path.getsize(json_out) / 1e6:.0f} MB")
-    for other in names[1:]:
-        ratios = [a[0] / b[0] for a, b in zip(times["ours"], times[other])]
-        print(
-            f"ours / {other}: median {statistics.median(ratios):.2f} "
-            f"(pair by pair {', '.join(f'{x:.2f}' for x in ratios)})"
-        )
+    print(
+        f"our text: {os.path.getsize(text_out):,} bytes; our JSON: "
+        f"{os.path.getsize(json_out) / 1e6:.0f} MB"
+    )
+    if "trec_eval" in sides:
+        with open(text_out, "rb") as a, open(sides["trec_eval"][1], "rb") as b:
+            same = a.read() == b.read()
+        print(f"our text is trec_eval's output byte for byte: {'yes' if same else 'NO'}")
+    for ours_side in ("ours_text", "ours_json"):
+        for other in names[2:]:
+            ratios = [a[0] / b[0] for a, b in zip(times[ours_side], times[other])]
+            print(
+                f"{ours_side} / {other}: median {statistics.median(ratios):.2f} "
+                f"(pair by pair {', '.join(f'{x:.2f}' for x in ratios)})"
+            )
     if args.stages:
         stages(qrels, run, json_out, args.repeat)
     if not args.workdir:
