@@ -183,6 +183,9 @@ def test_heatmap_55_classes_labels_colour_bar_and_contrast():
     _, results, _, rank_key = classes55()
     p = PRESETS["column"]
     fig = F.heatmap_figure(results, rank_key, p)
+    # where its texts are once drawn, as in the files (the figure comes laid
+    # out, not drawn: an axis label is placed when its axis is drawn)
+    fig.draw_without_rendering()
     ax = fig.axes[0]
     r = fig.canvas.get_renderer()
     labels = [t for t in ax.get_yticklabels() if t.get_text()]
