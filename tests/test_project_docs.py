@@ -302,3 +302,21 @@ def test_the_profiles_page_states_each_profiles_columns_and_ranking():
             assert rows[name][1] == rank_key == get_profile(name).rank_key, name
         else:  # the default: adr for sister-class grades, else ap_trec_r
             assert rank_key == "ap_trec_r" and rows[name][1] in ("adr", "as")
+
+
+def test_no_merge_conflict_markers_are_left_in_the_tracked_files():
+    """A conflict's markers committed by mistake (it happened once, in this
+    page's neighbour docs/development.md) break a page or a module quietly."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False
+    ).stdout.split(b"\0")
+    if not any(listed):
+        pytest.skip("not a git checkout")
+    marker = re.compile(rb"^(<{7} |>{7} |={7}$)", re.M)
+    found = []
+    for name in filter(None, listed):
+        path = ROOT / name.decode()
+        if path.suffix in {".py", ".md", ".toml", ".txt", ".cfg", ".spec", ".sh", ".json"}:
+            if path.is_file() and marker.search(path.read_bytes()):
+                found.append(name.decode())
+    assert found == []
