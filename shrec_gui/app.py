@@ -254,9 +254,9 @@ def open_window(args, settings=None):
     SIGTERM as by its close button (lifecycle.py), autosaved (autosave.py)
     with the autosaves of an app that did not close offered back, then the
     command line's contest.  Returns (window, signal closer, autosave)."""
-    from .autosave import Autosave
     from .lifecycle import SignalCloser
     from .mainwindow import MainWindow, app_icon
+    from .state.autosave import Autosave
 
     QApplication.instance().setWindowIcon(app_icon())
     win = MainWindow(settings)

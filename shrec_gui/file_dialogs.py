@@ -17,9 +17,9 @@ from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
-from . import view_state
 from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
+from .state import view_state
 from .welcome import missing_files
 from .worker import classify, read_assessment
 

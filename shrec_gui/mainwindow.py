@@ -1,6 +1,6 @@
 """The main window: menus, the tabs and their wiring, the status bar, drag
 and drop, and closing.  The contest, its jobs and results live in the
-:class:`~shrec_gui.controller.ContestController`; each tab is a module of
+:class:`~shrec_gui.state.controller.ContestController`; each tab is a module of
 ``shrec_gui.tabs``; the menus (menu_bar.py), dialogs, the File menu's dialogs
 (file_dialogs.py), preferences and exports have modules of their own."""
 
@@ -30,13 +30,14 @@ from shrec_eval.options import OptionsError
 from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
 
-from .controller import ContestController
 from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
 from .reading_banner import ReadingBanner
 from .settings import Preferences, app_settings, apply_theme
+from .state.controller import ContestController
+from .state.view_state import restore as restore_view
 from .tables import CopyTable
 from .tabs.checks import ChecksTab
 from .tabs.curves import CurvesTab
@@ -45,7 +46,6 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .view_state import restore as restore_view
 from .welcome import WelcomePage
 
 

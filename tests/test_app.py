@@ -21,11 +21,11 @@ from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSo
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui import view_state  # noqa: E402
 from shrec_gui.dialogs import about_text  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
 from shrec_gui.per_query_model import PerQueryModel  # noqa: E402
+from shrec_gui.state import view_state  # noqa: E402
 
 DEMO = resource_path("demo")
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
-from shrec_gui.autosave import ABOUT, SESSION, Autosave, recoverable  # noqa: E402
+from shrec_gui.state.autosave import ABOUT, SESSION, Autosave, recoverable  # noqa: E402
 
 
 def _written(qtbot, autosave, exists=True):

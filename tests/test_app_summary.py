@@ -225,7 +225,7 @@ def test_summary_default_columns_are_in_the_command_lines_order(win, qtbot):
     from shrec_eval.profiles import REGISTRY
     from shrec_eval.scoring.measures import expand
 
-    from shrec_gui.contest_files import app_leaves_out
+    from shrec_gui.state.contest_files import app_leaves_out
 
     c, s = win.controller, win.summary
     start = c.options

@@ -1,5 +1,5 @@
 """One module per tab of the main window; each tab reads the
-:class:`~shrec_gui.controller.ContestController` it is given, refreshes on
+:class:`~shrec_gui.state.controller.ContestController` it is given, refreshes on
 its signals, and knows how to export itself (:class:`Tab`)."""
 
 from __future__ import annotations

@@ -21,13 +21,13 @@ from shrec_eval.options import EvalOptions
 from shrec_eval.outputs.palette import RunLook, run_looks
 from shrec_eval.service import effective_options
 
+from ..models import plural
+from ..shapes_service import ShapesService
+from ..worker import FileTasks, Job, ScoringThread
 from .contest_files import ContestFiles
 from .job_queue import JobQueue
-from .models import plural
 from .run_entry import RunEntry
-from .shapes_service import ShapesService
 from .undo import UndoHistory, undoable
-from .worker import FileTasks, Job, ScoringThread
 
 #: how each matrix order reads matrices, in words (menus, captions, the undo history)
 MATRIX_ORDER_WORDS = {"listing": "in listing order", "id": "by id"}

@@ -68,7 +68,7 @@ class _Edit(QUndoCommand):
 
 
 class UndoHistory(QObject):
-    """The undo history of one :class:`~shrec_gui.controller.ContestController`."""
+    """The undo history of one :class:`~shrec_gui.state.controller.ContestController`."""
 
     applied = Signal(str)  # what was undone or redone, for the status bar
 

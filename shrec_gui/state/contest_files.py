@@ -4,7 +4,7 @@ files, the autosave to recover.  Files are opened off the GUI thread only:
 in the scoring worker or a FileTasks thread.
 
 :class:`ContestFiles` is a part of
-:class:`~shrec_gui.controller.ContestController` (a mixin: the controller's
+:class:`~shrec_gui.state.controller.ContestController` (a mixin: the controller's
 signals and state)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import options_given
 from shrec_eval.reading.contest_fields import contest_roles, is_contest_file
 
-from .worker import Job, classify, dropped_order, read_assessment, user_message
+from ..worker import Job, classify, dropped_order, read_assessment, user_message
 
 
 def app_leaves_out(profile) -> str | None:
@@ -48,7 +48,7 @@ _EDITED = {"assessment", "runs", "options", "name", "view", "shapes", "query_sha
 
 class ContestFiles:
     """Opening, saving and closing, for the
-    :class:`~shrec_gui.controller.ContestController`."""
+    :class:`~shrec_gui.state.controller.ContestController`."""
 
     #: called with the contest about to be read and scored, before its job
     #: starts (a headless export's output gate); an error it raises is told

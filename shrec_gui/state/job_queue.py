@@ -3,7 +3,7 @@ the results as they arrive (coalesced into one refresh), one query's ranked
 lists, a class's confusion and the comparison of runs.
 
 :class:`JobQueue` is a part of
-:class:`~shrec_gui.controller.ContestController` (a mixin: the controller's
+:class:`~shrec_gui.state.controller.ContestController` (a mixin: the controller's
 signals and state); the jobs themselves are worker.py's."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import replace
 
 from shrec_eval.reading.readers import distinct_names
 
+from ..worker import Job
 from .contest_files import RECOVERY_KEPT, app_leaves_out
 from .run_entry import RunEntry
 from .undo import identity, undoable
-from .worker import Job
 
 #: the share of a run's part of the progress bar its reading takes (bytes of
 #: a file, files of a folder); scoring (queries) takes the rest, or all of it
@@ -25,7 +25,7 @@ READ_SHARE = 0.5
 
 class JobQueue:
     """Scoring, and the worker's answers, for the
-    :class:`~shrec_gui.controller.ContestController`."""
+    :class:`~shrec_gui.state.controller.ContestController`."""
 
     # -- scoring ----------------------------------------------------------------------
     def _start(self, job: Job, text: str, *, supersede: bool = False) -> int | None:
