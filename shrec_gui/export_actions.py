@@ -22,7 +22,7 @@ from .figure_dialog import ask_figure_settings
 from .figures import FORMATS as FIGURE_FORMATS
 from .figures import FigureSettings
 from .report_export import report_preset, start_app_report_figures, write_app_report
-from .worker import FileTasks, user_message
+from .workers.scoring import FileTasks, user_message
 
 
 def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSettings:

@@ -21,7 +21,7 @@ from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
 from .state import view_state
 from .welcome import missing_files
-from .worker import classify, read_assessment
+from .workers.scoring import classify, read_assessment
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:

@@ -1,6 +1,6 @@
 """One shape in 3D (double-click on a thumbnail): pyqtgraph's OpenGL view
 where OpenGL works, else the CPU renderer's turntable, drawn by the shapes
-worker (:class:`~shrec_gui.shapes_service.ShapesService`)."""
+worker (:class:`~shrec_gui.workers.shapes.ShapesService`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 from shrec_eval.shapes.render import DEFAULT_VIEW, view_matrix
 
-from .shapes_service import QUERY
+from .workers.shapes import QUERY
 
 
 def opengl_available() -> bool:

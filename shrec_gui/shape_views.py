@@ -4,7 +4,7 @@ rank, id, class and grade on hover; double-click for a 3D view,
 shape_viewer.py), the picked query's picture (Per query) and a class's
 example shapes (Per class).  File > Shapes… is shapes_dialog.py.
 
-Everything drawn comes from :class:`~shrec_gui.shapes_service.ShapesService`;
+Everything drawn comes from :class:`~shrec_gui.workers.shapes.ShapesService`;
 these widgets only ask for pictures and paint them."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from shrec_eval.outputs.gallery import grade_colour, grade_words
 
 from .shape_viewer import ShapeViewer
-from .shapes_service import ITEM, QUERY, THUMB_PX
+from .workers.shapes import ITEM, QUERY, THUMB_PX
 
 DEFAULT_K = 10
 FRAME = 4  # px of grade colour around a thumbnail

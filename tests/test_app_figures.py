@@ -37,9 +37,9 @@ from shrec_gui.figures import (  # noqa: E402
     flatten_cosmetic_strokes,
 )
 from shrec_gui.plots import BARS, CurvesWidget, set_widget_theme  # noqa: E402
-from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
 from shrec_gui.ranked_lists import RankedListsWidget  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
 DEMO = resource_path("demo")
 

@@ -192,7 +192,7 @@ def test_an_image_is_named_for_what_it_is_not_a_matrix(tmp_path):
     called "a PSB binary float32 dissimilarity matrix")."""
     from PIL import Image
 
-    from shrec_gui.worker import classify
+    from shrec_gui.workers.scoring import classify
 
     png = tmp_path / "shot.png"
     Image.new("RGB", (8, 8)).save(png)

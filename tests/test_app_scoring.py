@@ -262,7 +262,7 @@ def test_no_exception_escapes_a_job(win, qtbot, capfd, small, monkeypatch):
     """Whatever a job raises (here a defect inside the scoring service) ends
     as a failure of each of its runs, named in the window; nothing on stderr,
     and the app goes on scoring."""
-    import shrec_gui.worker as worker
+    import shrec_gui.workers.scoring as worker
 
     cla, runs = small
     c = _open(win, qtbot, cla, runs[:1])
@@ -302,7 +302,7 @@ def test_progress_moves_while_a_run_is_read_and_scored(win, qtbot, tmp_path, mon
     """M6: the bar moved only once a run was read (0% for the whole reading
     of a large text matrix); now it follows the bytes read (the first half
     of the run's share), then the queries scored, and never goes back."""
-    import shrec_gui.worker as worker
+    import shrec_gui.workers.scoring as worker
 
     n = 1000
     cla = write_cla(tmp_path / "big.cla", make_classes((0, 200, 200, 0, 200, 200, 200)))

@@ -19,7 +19,7 @@ from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import options_given
 from shrec_eval.reading.contest_fields import contest_roles, is_contest_file
 
-from ..worker import Job, classify, dropped_order, read_assessment, user_message
+from ..workers.scoring import Job, classify, dropped_order, read_assessment, user_message
 
 
 def app_leaves_out(profile) -> str | None:
@@ -67,7 +67,7 @@ class ContestFiles:
         loaded=None,
     ) -> None:
         """Load an assessment in the worker (``loaded``: read already, by
-        :func:`~shrec_gui.worker.read_assessment`); on success it replaces the
+        :func:`~shrec_gui.workers.scoring.read_assessment`); on success it replaces the
         current one (with ``options``, and the ``session`` (path, name) and
         ``view`` state it came from, or the session open when ``keep_session``)
         and the runs (by default the current ones) are read and scored again;

@@ -22,8 +22,8 @@ from shrec_eval.outputs.palette import RunLook, run_looks
 from shrec_eval.service import effective_options
 
 from ..models import plural
-from ..shapes_service import ShapesService
-from ..worker import FileTasks, Job, ScoringThread
+from ..workers.scoring import FileTasks, Job, ScoringThread
+from ..workers.shapes import ShapesService
 from .contest_files import ContestFiles
 from .job_queue import JobQueue
 from .run_entry import RunEntry

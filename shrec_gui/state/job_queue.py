@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from shrec_eval.reading.readers import distinct_names
 
-from ..worker import Job
+from ..workers.scoring import Job
 from .contest_files import RECOVERY_KEPT, app_leaves_out
 from .run_entry import RunEntry
 from .undo import identity, undoable
