@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from shrec_eval.scoring.measures import expand
 from shrec_eval.scoring.stats import CORRECTIONS, TESTS, average_note, average_unit
 
-from .models import PValueModel
+from .models.tables import PValueModel
 from .plots import export_buttons, numeric_axes
 
 #: a run's row in the means plot, in lines of text (its name on the left, whole)

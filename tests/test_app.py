@@ -23,8 +23,8 @@ from shrec_eval.resources import resource_path  # noqa: E402
 
 from shrec_gui.dialogs import about_text  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-from shrec_gui.models import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
-from shrec_gui.per_query_model import PerQueryModel  # noqa: E402
+from shrec_gui.models.per_query import PerQueryModel  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
 from shrec_gui.state import view_state  # noqa: E402
 
 DEMO = resource_path("demo")

@@ -22,7 +22,7 @@ from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
 from shrec_gui.dialogs import OptionsDialog  # noqa: E402
 from shrec_gui.help import menu_shortcuts  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 
 TAB = Qt.FocusPolicy.TabFocus
 

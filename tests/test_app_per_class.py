@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QLabel  # noqa: E402
 from shrec_eval.options import AVERAGES  # noqa: E402
 from shrec_eval.scoring.confusion import first_tier_confusion, item_classes  # noqa: E402
 
-from shrec_gui.class_models import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
+from shrec_gui.models.per_class import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 
 
 @pytest.fixture(scope="module")

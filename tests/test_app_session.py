@@ -24,7 +24,7 @@ from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
 from shrec_gui.file_dialogs import unsaved_question  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 from shrec_gui.state import view_state  # noqa: E402
 from shrec_gui.welcome import PATH_ROLE  # noqa: E402
 

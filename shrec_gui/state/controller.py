@@ -21,7 +21,7 @@ from shrec_eval.options import EvalOptions
 from shrec_eval.outputs.palette import RunLook, run_looks
 from shrec_eval.service import effective_options
 
-from ..models import plural
+from ..models.tables import plural
 from ..workers.scoring import FileTasks, Job, ScoringThread
 from ..workers.shapes import ShapesService
 from .contest_files import ContestFiles

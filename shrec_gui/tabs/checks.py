@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ..models import SortProxy, WarningsModel
+from ..models.tables import SortProxy, WarningsModel
 from ..tables import CopyTable
 from . import Tab
 

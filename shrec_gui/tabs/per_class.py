@@ -23,9 +23,9 @@ from shrec_eval.scoring.confusion import item_classes
 from shrec_eval.scoring.measures import CURVES, columns
 
 from ..class_heatmap import ClassHeatmap
-from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
 from ..legend_place import LegendPlacer
-from ..models import SortProxy
+from ..models.per_class import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
+from ..models.tables import SortProxy
 from ..plots import (
     LEGEND_BRUSH,
     UNIT_PADDING,

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.scoring.measures import columns
 
-from ..models import SortProxy
-from ..per_query_model import PerQueryModel
+from ..models.per_query import PerQueryModel
+from ..models.tables import SortProxy
 from ..shape_views import QueryShapePanel
 from ..tables import CopyTable
 from . import Tab

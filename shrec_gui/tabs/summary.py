@@ -32,7 +32,7 @@ from shrec_eval.scoring.measures import resolve as resolve_measure
 
 from ..dialogs import AVERAGE_TEXT
 from ..menus import StayOpenMenu
-from ..models import SortProxy, SummaryModel, plural, problems
+from ..models.tables import SortProxy, SummaryModel, plural, problems
 from ..tables import CopyTable
 from . import Tab
 

@@ -13,7 +13,7 @@ from shrec_eval.outputs.figures import text_colour
 from shrec_eval.outputs.report import fmt
 from shrec_eval.scoring.measures import measure_by_key
 
-from .models import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, _Base, natural_key
+from .tables import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, _Base, natural_key
 
 #: True on the rows of the averages (kept at the bottom whatever the sort)
 AVERAGE_ROLE = Qt.ItemDataRole.UserRole + 3

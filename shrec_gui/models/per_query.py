@@ -9,7 +9,7 @@ from shrec_eval.model.values import nullable
 from shrec_eval.outputs.report import fmt
 from shrec_eval.scoring.measures import measure_by_key
 
-from .models import COLUMN_ROLE, SORT_ROLE, _Base, initial_order, natural_key
+from .tables import COLUMN_ROLE, SORT_ROLE, _Base, initial_order, natural_key
 
 
 class PerQueryModel(_Base):
