@@ -20,7 +20,7 @@ from shrec_eval.resources import demo_manifest
 from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
 from .state import view_state
-from .welcome import missing_files
+from .widgets.welcome import missing_files
 from .workers.scoring import classify, read_assessment
 
 

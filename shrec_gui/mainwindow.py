@@ -34,11 +34,9 @@ from .dialogs import OptionsDialog, about_text, ask_run_format
 from .export_actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
-from .reading_banner import ReadingBanner
 from .settings import Preferences, app_settings, apply_theme
 from .state.controller import ContestController
 from .state.view_state import restore as restore_view
-from .tables import CopyTable
 from .tabs.checks import ChecksTab
 from .tabs.curves import CurvesTab
 from .tabs.per_class import PerClassTab
@@ -46,7 +44,9 @@ from .tabs.per_query import PerQueryTab
 from .tabs.ranked_list import RankedListTab
 from .tabs.significance import SignificanceTab
 from .tabs.summary import SummaryTab
-from .welcome import WelcomePage
+from .widgets.reading_banner import ReadingBanner
+from .widgets.tables import CopyTable
+from .widgets.welcome import WelcomePage
 
 
 def app_icon() -> QIcon:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import demo_manifest, resources_dir
 
 from .figure_settings import FigureSettings
-from .focus import FocusStyle, show_focus
+from .widgets.focus import FocusStyle, show_focus
 
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10

@@ -229,7 +229,7 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
 def test_class_plot_says_what_it_will_show_and_frames_are_explained(demo, qtbot):
     """L8: before a class is clicked the plot says to click one (and its
     export asks for one); L7: the thumbnails' frame colours are named."""
-    from shrec_gui.shape_views import QUERY_COLOUR
+    from shrec_gui.widgets.thumbnails import QUERY_COLOUR
 
     tab = demo.per_class
     demo.tabs.setCurrentWidget(tab)

@@ -26,7 +26,7 @@ from shrec_gui.file_dialogs import unsaved_question  # noqa: E402
 from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 from shrec_gui.state import view_state  # noqa: E402
-from shrec_gui.welcome import PATH_ROLE  # noqa: E402
+from shrec_gui.widgets.welcome import PATH_ROLE  # noqa: E402
 
 DEMO = resource_path("demo")
 

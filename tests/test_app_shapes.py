@@ -19,7 +19,7 @@ from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 from shrec_eval.shapes.index import ShapesSource  # noqa: E402
 from shrec_eval.shapes.thumbnails import thumbnail  # noqa: E402
 
-from shrec_gui.shape_viewer import ShapeViewer, Turntable  # noqa: E402
+from shrec_gui.widgets.shape_viewer import ShapeViewer, Turntable  # noqa: E402
 from shrec_gui.workers.shapes import ITEM, THUMB_PX  # noqa: E402
 
 DEMO = resource_path("demo")

@@ -35,8 +35,8 @@ from ..plots import (
     numeric_axes,
     set_widget_theme,
 )
-from ..shape_views import ClassShapesRow
-from ..tables import CopyTable
+from ..widgets.tables import CopyTable
+from ..widgets.thumbnails import ClassShapesRow
 from . import Tab
 
 

@@ -19,8 +19,8 @@ from shrec_eval.scoring.measures import columns
 
 from ..models.per_query import PerQueryModel
 from ..models.tables import SortProxy
-from ..shape_views import QueryShapePanel
-from ..tables import CopyTable
+from ..widgets.tables import CopyTable
+from ..widgets.thumbnails import QueryShapePanel
 from . import Tab
 
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QWidget
 from ..exports import write_table_csv
 from ..plots import set_widget_theme
 from ..ranked_lists import RankedListsWidget
-from ..shape_views import ThumbStrips
+from ..widgets.thumbnails import ThumbStrips
 from . import Tab
 
 

@@ -9,7 +9,7 @@ import math
 from ..exports import write_table_csv
 from ..plots import set_widget_theme
 from ..significance import SignificanceWidget
-from ..tables import CopyTable
+from ..widgets.tables import CopyTable
 from . import Tab
 
 

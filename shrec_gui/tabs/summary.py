@@ -31,9 +31,9 @@ from shrec_eval.scoring.measures import (
 from shrec_eval.scoring.measures import resolve as resolve_measure
 
 from ..dialogs import AVERAGE_TEXT
-from ..menus import StayOpenMenu
 from ..models.tables import SortProxy, SummaryModel, plural, problems
-from ..tables import CopyTable
+from ..widgets.menus import StayOpenMenu
+from ..widgets.tables import CopyTable
 from . import Tab
 
 

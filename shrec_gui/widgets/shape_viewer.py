@@ -12,7 +12,7 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 from shrec_eval.shapes.render import DEFAULT_VIEW, view_matrix
 
-from .workers.shapes import QUERY
+from ..workers.shapes import QUERY
 
 
 def opengl_available() -> bool:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
-from .models.tables import COLUMN_ROLE, KEY_ROLE
+from ..models.tables import COLUMN_ROLE, KEY_ROLE
 
 INITIAL_ORDER = Qt.ItemDataRole.InitialSortOrderRole
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.outputs.gallery import grade_colour, grade_words
 
+from ..workers.shapes import ITEM, QUERY, THUMB_PX
 from .shape_viewer import ShapeViewer
-from .workers.shapes import ITEM, QUERY, THUMB_PX
 
 DEFAULT_K = 10
 FRAME = 4  # px of grade colour around a thumbnail

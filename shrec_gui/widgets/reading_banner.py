@@ -11,7 +11,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
-from .state.controller import MATRIX_ORDER_WORDS
+from ..state.controller import MATRIX_ORDER_WORDS
 
 #: runs named in the banner; the others counted
 SHOWN_RUNS = 3
