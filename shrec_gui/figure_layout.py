@@ -22,7 +22,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 
 from .figure_items import copy_item
 from .figure_settings import FigureSettings
-from .name_ticks import fit_names, set_name_height
+from .plots.name_ticks import fit_names, set_name_height
 
 INK = "#000000"  # text and axes of a printed figure
 LEGEND_BRUSH = (255, 255, 255, 230)  # legend background (nearly opaque white)

@@ -27,7 +27,6 @@ from shrec_eval.outputs.palette import run_looks  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.charts import SHREC_BARS  # noqa: E402
 from shrec_gui.figure_dialog import FigureDialog, ask_figure_settings  # noqa: E402
 from shrec_gui.figures import (  # noqa: E402
     FigureSettings,
@@ -36,8 +35,9 @@ from shrec_gui.figures import (  # noqa: E402
     figure_bytes,
     flatten_cosmetic_strokes,
 )
-from shrec_gui.plots import BARS, CurvesWidget, set_widget_theme  # noqa: E402
-from shrec_gui.ranked_lists import RankedListsWidget  # noqa: E402
+from shrec_gui.plots.curves import BARS, CurvesWidget, set_widget_theme  # noqa: E402
+from shrec_gui.plots.measure_bars import SHREC_BARS  # noqa: E402
+from shrec_gui.plots.ranked_strips import RankedListsWidget  # noqa: E402
 from shrec_gui.settings import Preferences  # noqa: E402
 from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
@@ -338,7 +338,7 @@ def test_png_bytes_decode(curves):
 
 @pytest.fixture
 def significance(qtbot, results):
-    from shrec_gui.significance import SignificanceWidget
+    from shrec_gui.plots.significance import SignificanceWidget
     from shrec_gui.widgets.tables import CopyTable
 
     w = SignificanceWidget(CopyTable)

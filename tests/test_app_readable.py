@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
 from shrec_eval.outputs.figures import contrast_ratio  # noqa: E402
 
-from shrec_gui.name_ticks import fit_names  # noqa: E402
+from shrec_gui.plots.name_ticks import fit_names  # noqa: E402
 
 
 def spin(qapp, n=30):

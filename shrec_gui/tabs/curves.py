@@ -4,7 +4,7 @@ mean over queries or one query (the plot is plots.CurvesWidget)."""
 from __future__ import annotations
 
 from ..exports import write_plot
-from ..plots import CurvesWidget, set_widget_theme
+from ..plots.curves import CurvesWidget, set_widget_theme
 from . import Tab
 
 

@@ -22,11 +22,10 @@ from PySide6.QtWidgets import (
 from shrec_eval.scoring.confusion import item_classes
 from shrec_eval.scoring.measures import CURVES, columns
 
-from ..class_heatmap import ClassHeatmap
-from ..legend_place import LegendPlacer
 from ..models.per_class import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
 from ..models.tables import SortProxy
-from ..plots import (
+from ..plots.class_heatmap import ClassHeatmap
+from ..plots.curves import (
     LEGEND_BRUSH,
     UNIT_PADDING,
     RunCurve,
@@ -35,6 +34,7 @@ from ..plots import (
     numeric_axes,
     set_widget_theme,
 )
+from ..plots.legend_place import LegendPlacer
 from ..widgets.tables import CopyTable
 from ..widgets.thumbnails import ClassShapesRow
 from . import Tab

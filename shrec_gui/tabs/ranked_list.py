@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from ..exports import write_table_csv
-from ..plots import set_widget_theme
-from ..ranked_lists import RankedListsWidget
+from ..plots.curves import set_widget_theme
+from ..plots.ranked_strips import RankedListsWidget
 from ..widgets.thumbnails import ThumbStrips
 from . import Tab
 

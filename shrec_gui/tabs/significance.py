@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from ..exports import write_table_csv
-from ..plots import set_widget_theme
-from ..significance import SignificanceWidget
+from ..plots.curves import set_widget_theme
+from ..plots.significance import SignificanceWidget
 from ..widgets.tables import CopyTable
 from . import Tab
 

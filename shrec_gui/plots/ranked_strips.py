@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .plots import export_buttons, numeric_axes, searchable_combo
+from .curves import export_buttons, numeric_axes, searchable_combo
 
 #: the colour of a rank by grade: not relevant, relevant below the top grade, top grade
 GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}

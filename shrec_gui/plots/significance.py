@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 from shrec_eval.scoring.measures import expand
 from shrec_eval.scoring.stats import CORRECTIONS, TESTS, average_note, average_unit
 
-from .models.tables import PValueModel
-from .plots import export_buttons, numeric_axes
+from ..models.tables import PValueModel
+from .curves import export_buttons, numeric_axes
 
 #: a run's row in the means plot, in lines of text (its name on the left, whole)
 ROW_LINES = 1.4

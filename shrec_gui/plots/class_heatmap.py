@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF
 from shrec_eval.outputs.report import fmt
 
-from .plots import numeric_axes
+from .curves import numeric_axes
 
 
 class ClassHeatmap(pg.PlotWidget):

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 from shrec_eval.outputs.palette import RunLook
 from shrec_eval.scoring.measures import CURVES
 
-from .charts import MeasureBarsWidget
 from .legend_place import LegendPlacer
+from .measure_bars import MeasureBarsWidget
 
 MEAN = "Mean over queries"
 
