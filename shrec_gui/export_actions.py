@@ -18,9 +18,9 @@ from shrec_eval.outputs.native import write_native
 from shrec_eval.profiles import listed
 
 from .exports import PLOT_FORMATS, write_plot
-from .figure_dialog import ask_figure_settings
-from .figures import FORMATS as FIGURE_FORMATS
-from .figures import FigureSettings
+from .figures.dialog import ask_figure_settings
+from .figures.printing import FORMATS as FIGURE_FORMATS
+from .figures.printing import FigureSettings
 from .report_export import report_preset, start_app_report_figures, write_app_report
 from .workers.scoring import FileTasks, user_message
 

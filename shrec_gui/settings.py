@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import demo_manifest, resources_dir
 
-from .figure_settings import FigureSettings
+from .figures.settings import FigureSettings
 from .widgets.focus import FocusStyle, show_focus
 
 ORG, APP = "shrec-eval", "shrec-gui"

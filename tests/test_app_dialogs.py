@@ -197,8 +197,8 @@ def test_options_dialog_shows_every_profile_text_whole(qtbot):
 def test_figure_dialog_size_line_is_the_formats_and_the_plots(qtbot):
     """L3: the size line speaks the format's units (pixels of a PNG, points of
     an SVG or PDF) and says when the figure grows with the classes or runs."""
-    from shrec_gui.figure_dialog import FigureDialog, size_text
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.dialog import FigureDialog, size_text
+    from shrec_gui.figures.printing import FigureSettings
 
     custom = FigureSettings(width=960, height=600, font_px=16, preset="custom")
     assert size_text(custom) == "960 x 600 px, text 16 px; printed at 300 dpi: 8.1 x 5.1 cm"

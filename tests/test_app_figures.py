@@ -1,4 +1,4 @@
-"""Figures fit to print (shrec_gui/figures.py): the demo's plots exported as
+"""Figures fit to print (shrec_gui/figures/printing.py): the demo's plots exported as
 PNG, SVG and PDF at a chosen size, the SVG rendered back by cairosvg and
 compared with the PNG, narrow figures, dark theme, legend placement, numeric
 axes, the ranked strip's limits, the SHREC measure bars, the export dialog."""
@@ -27,8 +27,8 @@ from shrec_eval.outputs.palette import run_looks  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.figure_dialog import FigureDialog, ask_figure_settings  # noqa: E402
-from shrec_gui.figures import (  # noqa: E402
+from shrec_gui.figures.dialog import FigureDialog, ask_figure_settings  # noqa: E402
+from shrec_gui.figures.printing import (  # noqa: E402
     FigureSettings,
     build_figure,
     export_figure,
@@ -621,7 +621,7 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
 
     from shrec_eval.outputs import figures as core_figures
 
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.printing import FigureSettings
 
     gate, seen = threading.Event(), {}
     real = core_figures.curve_figure

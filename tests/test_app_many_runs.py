@@ -155,7 +155,7 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
     says its class, run and value; a custom-size export has its colour scale."""
     from PySide6.QtCore import QPointF
 
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.printing import FigureSettings
 
     tab = big.per_class
     big.tabs.setCurrentWidget(tab)

@@ -20,9 +20,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 
-from .figure_items import copy_item
-from .figure_settings import FigureSettings
-from .plots.name_ticks import fit_names, set_name_height
+from ..plots.name_ticks import fit_names, set_name_height
+from .items import copy_item
+from .settings import FigureSettings
 
 INK = "#000000"  # text and axes of a printed figure
 LEGEND_BRUSH = (255, 255, 255, 230)  # legend background (nearly opaque white)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.outputs.figures import PRESET_TEXT, PRESETS
 
-from .figures import FORMATS, LEGEND_PLACES, FigureSettings
+from .printing import FORMATS, LEGEND_PLACES, FigureSettings
 
 FORMAT_NAMES = {"png": "PNG image", "svg": "SVG drawing (vector)", "pdf": "PDF (vector)"}
 

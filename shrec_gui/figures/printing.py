@@ -31,8 +31,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QS
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from shrec_eval.outputs.atomic import write_bytes
 
-from .figure_layout import Figure, build_figure
-from .figure_settings import FORMATS, LEGEND_PLACES, FigureSettings
+from .layout import Figure, build_figure
+from .settings import FORMATS, LEGEND_PLACES, FigureSettings
 
 __all__ = [
     "FORMATS",
