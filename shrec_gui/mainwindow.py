@@ -31,7 +31,7 @@ from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
 
 from .dialogs import OptionsDialog, about_text, ask_run_format
-from .export_actions import ExportActions
+from .exports.actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme

@@ -4,7 +4,7 @@ its signals, and knows how to export itself (:class:`Tab`)."""
 
 from __future__ import annotations
 
-from ..exports import write_table_csv
+from ..exports.writers import write_table_csv
 
 
 class Tab:

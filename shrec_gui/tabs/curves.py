@@ -3,7 +3,7 @@ mean over queries or one query (the plot is plots.CurvesWidget)."""
 
 from __future__ import annotations
 
-from ..exports import write_plot
+from ..exports.writers import write_plot
 from ..plots.curves import CurvesWidget, set_widget_theme
 from . import Tab
 

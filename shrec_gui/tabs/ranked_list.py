@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from ..exports import write_table_csv
+from ..exports.writers import write_table_csv
 from ..plots.curves import set_widget_theme
 from ..plots.ranked_strips import RankedListsWidget
 from ..widgets.thumbnails import ThumbStrips

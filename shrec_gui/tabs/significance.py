@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ..exports import write_table_csv
+from ..exports.writers import write_table_csv
 from ..plots.curves import set_widget_theme
 from ..plots.significance import SignificanceWidget
 from ..widgets.tables import CopyTable

@@ -17,12 +17,12 @@ from shrec_eval.outputs.figures import figure_bytes
 from shrec_eval.outputs.native import write_native
 from shrec_eval.profiles import listed
 
-from .exports import PLOT_FORMATS, write_plot
-from .figures.dialog import ask_figure_settings
-from .figures.printing import FORMATS as FIGURE_FORMATS
-from .figures.printing import FigureSettings
-from .report_export import report_preset, start_app_report_figures, write_app_report
-from .workers.scoring import FileTasks, user_message
+from ..figures.dialog import ask_figure_settings
+from ..figures.printing import FORMATS as FIGURE_FORMATS
+from ..figures.printing import FigureSettings
+from ..workers.scoring import FileTasks, user_message
+from .report import report_preset, start_app_report_figures, write_app_report
+from .writers import PLOT_FORMATS, write_plot
 
 
 def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSettings:

@@ -14,8 +14,8 @@ from shrec_eval.model.values import is_number
 from shrec_eval.outputs.atomic import write_text
 from shrec_eval.outputs.report import csv_text_cell
 
-from .figures.printing import FORMATS as FIGURE_FORMATS
-from .figures.printing import FigureSettings, export_csv, export_figure
+from ..figures.printing import FORMATS as FIGURE_FORMATS
+from ..figures.printing import FigureSettings, export_csv, export_figure
 
 PLOT_FORMATS = {**FIGURE_FORMATS, "csv": "CSV (*.csv)"}
 
