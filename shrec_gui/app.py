@@ -155,7 +155,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
     t0 = time.perf_counter()
     keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
     app = make_app()
-    from .mainwindow import MainWindow, app_icon
+    from .window.main import MainWindow, app_icon
 
     app.setWindowIcon(app_icon())
     cleanup = ExitStack()  # its preferences' folder goes at the end
@@ -255,8 +255,8 @@ def open_window(args, settings=None):
     with the autosaves of an app that did not close offered back, then the
     command line's contest.  Returns (window, signal closer, autosave)."""
     from .lifecycle import SignalCloser
-    from .mainwindow import MainWindow, app_icon
     from .state.autosave import Autosave
+    from .window.main import MainWindow, app_icon
 
     QApplication.instance().setWindowIcon(app_icon())
     win = MainWindow(settings)

@@ -73,7 +73,7 @@ def export(
 def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
     from shrec_eval.resources import demo_manifest
 
-    from .mainwindow import MainWindow
+    from .window.main import MainWindow
 
     app = QApplication.instance()
     win = MainWindow(settings)

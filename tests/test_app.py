@@ -21,11 +21,11 @@ from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSo
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.dialogs import about_text  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models.per_query import PerQueryModel  # noqa: E402
 from shrec_gui.models.tables import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
 from shrec_gui.state import view_state  # noqa: E402
+from shrec_gui.window.dialogs import about_text  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -519,7 +519,7 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     from shrec_eval.profiles import REGISTRY
     from shrec_eval.scoring.measures import MEASURES
 
-    from shrec_gui.help import menu_shortcuts, open_help
+    from shrec_gui.window.help import menu_shortcuts, open_help
 
     (help_menu,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&Help"]
     texts = [a.text() for a in help_menu.actions() if not a.isSeparator()]

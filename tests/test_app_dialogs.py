@@ -16,7 +16,7 @@ from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import NAMES  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
 
 
 def test_options_dialog_sets_profile_average_and_beta(qtbot):
@@ -157,7 +157,7 @@ def test_embeddings_dialog_shadows_no_qt_method(qtbot, capfd, tmp_path):
     printed each time the dialog opened)."""
     from PySide6.QtWidgets import QWidget
 
-    from shrec_gui.dialogs import ReaderDialog
+    from shrec_gui.window.dialogs import ReaderDialog
 
     d = ReaderDialog("embeddings", str(tmp_path / "net.npy"))
     qtbot.addWidget(d)
@@ -177,7 +177,7 @@ def test_options_dialog_shows_every_profile_text_whole(qtbot):
     from shrec_eval.options import EvalOptions
     from shrec_eval.profiles import REGISTRY
 
-    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.window.dialogs import OptionsDialog
 
     d = OptionsDialog(EvalOptions())  # opened on the shrec profile: its text is short
     qtbot.addWidget(d)

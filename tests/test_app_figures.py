@@ -38,7 +38,7 @@ from shrec_gui.figures.printing import (  # noqa: E402
 from shrec_gui.plots.curves import BARS, CurvesWidget, set_widget_theme  # noqa: E402
 from shrec_gui.plots.measure_bars import SHREC_BARS  # noqa: E402
 from shrec_gui.plots.ranked_strips import RankedListsWidget  # noqa: E402
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
 from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
 DEMO = resource_path("demo")
@@ -202,7 +202,7 @@ def test_axes_read_as_numbers(curves, qtbot):
 
 def _scored_window(qtbot):
     """A quiet window of its own with the demo scored (for tests that change it)."""
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     w = MainWindow(app_settings())
     qtbot.addWidget(w)

@@ -127,7 +127,7 @@ def unsaved(win, qtbot, contest, monkeypatch):
     Start clean), ReaderDialog's too."""
     from PySide6.QtWidgets import QDialog, QMessageBox
 
-    from shrec_gui.dialogs import ReaderDialog
+    from shrec_gui.window.dialogs import ReaderDialog
 
     win.open_files([str(contest / "a.cla"), str(contest / "m.txt")], ordered=True)
     wait_idle(qtbot, win, 1)

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog  # noqa: E402
-from shrec_gui.help import menu_shortcuts  # noqa: E402
 from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog  # noqa: E402
+from shrec_gui.window.help import menu_shortcuts  # noqa: E402
 
 TAB = Qt.FocusPolicy.TabFocus
 

@@ -398,8 +398,8 @@ def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
     ("shared QObject was deleted directly"): they are deleted once done with."""
     from PySide6.QtWidgets import QDialog, QMenu
 
-    from shrec_gui.dialogs import OptionsDialog
-    from shrec_gui.shapes_dialog import ShapesDialog
+    from shrec_gui.window.dialogs import OptionsDialog
+    from shrec_gui.window.shapes_dialog import ShapesDialog
 
     summary = win.summary
     summary._rebuild_columns_menu()

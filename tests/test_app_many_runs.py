@@ -16,8 +16,8 @@ from guitools import retire, settled  # noqa: E402
 from PySide6.QtCore import QRect  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
-from shrec_gui import settings  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window import settings  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = demo_manifest().parent
 SCREEN = (1280, 720)

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
 
-from shrec_gui import settings  # noqa: E402
-from shrec_gui.file_dialogs import OutputFolderDialog  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window import settings  # noqa: E402
+from shrec_gui.window.file_dialogs import OutputFolderDialog  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 CLA = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 

@@ -17,7 +17,7 @@ from shrec_eval.resources import demo_manifest  # noqa: E402
 from test_app_file_roles import BAD_CLA, CLA, INT4  # noqa: E402
 from test_app_session import drop  # noqa: E402
 
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
 
 
 @pytest.fixture

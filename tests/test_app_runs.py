@@ -22,8 +22,8 @@ from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 
-from shrec_gui.dialogs import TrecOrderDialog  # noqa: E402
 from shrec_gui.models.tables import KEY_ROLE  # noqa: E402
+from shrec_gui.window.dialogs import TrecOrderDialog  # noqa: E402
 
 
 def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_first, dialogs):

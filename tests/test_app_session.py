@@ -22,11 +22,11 @@ from shrec_eval.contest import AssessmentSource, Contest  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
-from shrec_gui.file_dialogs import unsaved_question  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 from shrec_gui.state import view_state  # noqa: E402
 from shrec_gui.widgets.welcome import PATH_ROLE  # noqa: E402
+from shrec_gui.window.file_dialogs import unsaved_question  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = resource_path("demo")
 

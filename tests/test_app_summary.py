@@ -15,9 +15,9 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from shrec_eval.outputs.report import HEADLINE  # noqa: E402
 from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
 from shrec_gui.models.tables import SORT_ROLE, competition_ranks  # noqa: E402
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
 
 H = Qt.Orientation.Horizontal
 

@@ -1,7 +1,7 @@
 """The main window's menu bar: File, Edit (undo and redo naming the edit),
 Scoring, View, Help, and the recent files.
 
-:class:`MenuBar` is a part of :class:`~shrec_gui.mainwindow.MainWindow` (a
+:class:`MenuBar` is a part of :class:`~shrec_gui.window.main.MainWindow` (a
 mixin: the actions call the window's slots and its dialogs')."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _name_action(action: QAction, verb: str, text: str) -> None:
 
 
 class MenuBar:
-    """The menus of the :class:`~shrec_gui.mainwindow.MainWindow`."""
+    """The menus of the :class:`~shrec_gui.window.main.MainWindow`."""
 
     def _action(self, menu, text, slot, shortcut=None, tip=None) -> QAction:
         a = QAction(text, self)

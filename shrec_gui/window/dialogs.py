@@ -37,7 +37,7 @@ from shrec_eval.profiles import listed
 from shrec_eval.reading.formats.rules import describe
 from shrec_eval.reading.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS, RUN_FORMATS
 
-from .state.contest_files import app_leaves_out
+from ..state.contest_files import app_leaves_out
 
 #: average -> its words (the Summary says them too): the option schema's
 AVERAGE_TEXT = {v: words.split(": ", 1)[1] for v, words in by_name("average").widget.items}

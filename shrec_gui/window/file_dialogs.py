@@ -3,7 +3,7 @@ folder of rank lists (what a file is, and so which reader options it needs, is t
 off the GUI thread), open and save sessions (with the window's view state), recent
 files (also on the welcome page), closing, and the unsaved-changes question.
 
-A mixin of :class:`~shrec_gui.mainwindow.MainWindow` (it uses the window's
+A mixin of :class:`~shrec_gui.window.main.MainWindow` (it uses the window's
 ``controller``, ``prefs`` and ``_on_file_used``), so that the window module keeps
 to menus, tabs and their wiring."""
 
@@ -17,11 +17,11 @@ from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
+from ..state import view_state
+from ..widgets.welcome import missing_files
+from ..workers.scoring import classify, read_assessment
 from .dialogs import ReaderDialog, TrecOrderDialog
 from .settings import output_folder
-from .state import view_state
-from .widgets.welcome import missing_files
-from .workers.scoring import classify, read_assessment
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:

@@ -30,23 +30,23 @@ from shrec_eval.options import OptionsError
 from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
 
+from ..exports.actions import ExportActions
+from ..state.controller import ContestController
+from ..state.view_state import restore as restore_view
+from ..tabs.checks import ChecksTab
+from ..tabs.curves import CurvesTab
+from ..tabs.per_class import PerClassTab
+from ..tabs.per_query import PerQueryTab
+from ..tabs.ranked_list import RankedListTab
+from ..tabs.significance import SignificanceTab
+from ..tabs.summary import SummaryTab
+from ..widgets.reading_banner import ReadingBanner
+from ..widgets.tables import CopyTable
+from ..widgets.welcome import WelcomePage
 from .dialogs import OptionsDialog, about_text, ask_run_format
-from .exports.actions import ExportActions
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme
-from .state.controller import ContestController
-from .state.view_state import restore as restore_view
-from .tabs.checks import ChecksTab
-from .tabs.curves import CurvesTab
-from .tabs.per_class import PerClassTab
-from .tabs.per_query import PerQueryTab
-from .tabs.ranked_list import RankedListTab
-from .tabs.significance import SignificanceTab
-from .tabs.summary import SummaryTab
-from .widgets.reading_banner import ReadingBanner
-from .widgets.tables import CopyTable
-from .widgets.welcome import WelcomePage
 
 
 def app_icon() -> QIcon:

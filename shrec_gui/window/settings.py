@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import demo_manifest, resources_dir
 
-from .figures.settings import FigureSettings
-from .widgets.focus import FocusStyle, show_focus
+from ..figures.settings import FigureSettings
+from ..widgets.focus import FocusStyle, show_focus
 
 ORG, APP = "shrec-eval", "shrec-gui"
 MAX_RECENT = 10
@@ -40,7 +40,7 @@ def installation_folders() -> list[Path]:
     the Python environment and the frozen bundle: no output is written there."""
     import shrec_eval
 
-    from . import __file__ as gui_init
+    from .. import __file__ as gui_init
 
     folders = [Path(shrec_eval.__file__).parent, Path(gui_init).parent, resources_dir()]
     folders += [Path(sys.prefix), Path(sys.base_prefix)]
