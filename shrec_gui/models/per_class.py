@@ -13,7 +13,7 @@ from shrec_eval.outputs.figures import text_colour
 from shrec_eval.outputs.report import fmt
 from shrec_eval.scoring.measures import measure_by_key
 
-from .tables import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, _Base, natural_key
+from .tables import COLUMN_ROLE, SORT_ROLE, FixedColumns, SortProxy, TableModel, natural_key
 
 #: True on the rows of the averages (kept at the bottom whatever the sort)
 AVERAGE_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -34,7 +34,7 @@ def _same(a, b) -> bool:
     return a is not None and b is not None and abs(a - b) <= 1e-12 * max(1.0, abs(b))
 
 
-class PerClassModel(_Base):
+class PerClassModel(TableModel):
     """Rows: the classes, then the four averages; columns: class, its
     number of queries, then each run's class mean of ``measure``."""
 

@@ -9,10 +9,10 @@ from shrec_eval.model.values import nullable
 from shrec_eval.outputs.report import fmt
 from shrec_eval.scoring.measures import measure_by_key
 
-from .tables import COLUMN_ROLE, SORT_ROLE, _Base, initial_order, natural_key
+from .tables import COLUMN_ROLE, SORT_ROLE, TableModel, initial_order, natural_key
 
 
-class PerQueryModel(_Base):
+class PerQueryModel(TableModel):
     """Per-query values: one run (queries x measures) or one measure
     (queries x runs, with each query's ranking of the runs)."""
 

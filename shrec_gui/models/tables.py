@@ -78,7 +78,10 @@ class SortProxy(QSortFilterProxyModel):
         return a < b
 
 
-class _Base(QAbstractTableModel):
+class TableModel(QAbstractTableModel):
+    """What every table model of the tabs shares: the theme it colours its
+    cells for (``dark``) and the brushes of the best value and of a problem."""
+
     dark = False
 
     def best_brush(self):
@@ -88,7 +91,7 @@ class _Base(QAbstractTableModel):
         return QBrush(PROBLEM_DARK if self.dark else PROBLEM)
 
 
-class FixedColumns(_Base):
+class FixedColumns(TableModel):
     """A table whose columns are the class's ``HEADERS``."""
 
     HEADERS: tuple[str, ...] = ()
@@ -120,7 +123,7 @@ def competition_ranks(values: list, higher_is_better: bool) -> list:
     return out
 
 
-class SummaryModel(_Base):
+class SummaryModel(TableModel):
     """Runs x measures (run means), each run's rank by the ranking measure
     (``rank_key``: what ``shrec-eval evaluate`` ranks by) after its name."""
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from shrec_eval.options import OptionsError
 from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
+from shrec_eval.shapes.index import ShapesSource, shapes_folders
 
 from ..exports.actions import ExportActions
 from ..state.controller import ContestController
@@ -47,6 +48,7 @@ from .dialogs import OptionsDialog, about_text, ask_run_format
 from .file_dialogs import FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme
+from .shapes_dialog import ShapesDialog
 
 
 def app_icon() -> QIcon:
@@ -405,8 +407,6 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
     # -- window ---------------------------------------------------------------------------
     def shapes_dialog(self) -> None:
         """File > Shapes…: the shapes folders of the contest (saved in sessions)."""
-        from .shapes_dialog import ShapesDialog
-
         shapes = self.controller.shapes
         dialog = ShapesDialog(shapes.source, shapes.query_source, self)
         try:
@@ -439,8 +439,6 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         """Dropped files and folders: a folder of shapes (meshes or images,
         told apart on a file thread) becomes the contest's shapes folder (a
         second one the query shapes folder); the rest opens as files do."""
-        from shrec_eval.shapes.index import ShapesSource, shapes_folders
-
         if not any(os.path.isdir(p) for p in paths):
             self.open_files(paths)
             return

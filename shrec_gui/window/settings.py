@@ -8,11 +8,13 @@ import os
 import sys
 from pathlib import Path
 
+import shrec_eval
 from PySide6.QtCore import QRect, QSettings, QSize, QStandardPaths, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 from shrec_eval.resources import demo_manifest, resources_dir
 
+from .. import __file__ as gui_init
 from ..figures.settings import FigureSettings
 from ..widgets.focus import FocusStyle, show_focus
 
@@ -38,10 +40,6 @@ DARK_PALETTE = {
 def installation_folders() -> list[Path]:
     """Where the app is installed: its packages, their resources (the demo),
     the Python environment and the frozen bundle: no output is written there."""
-    import shrec_eval
-
-    from .. import __file__ as gui_init
-
     folders = [Path(shrec_eval.__file__).parent, Path(gui_init).parent, resources_dir()]
     folders += [Path(sys.prefix), Path(sys.base_prefix)]
     if getattr(sys, "_MEIPASS", None):
