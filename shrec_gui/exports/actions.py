@@ -20,7 +20,8 @@ from shrec_eval.profiles import listed
 from ..figures.dialog import ask_figure_settings
 from ..figures.printing import FORMATS as FIGURE_FORMATS
 from ..figures.printing import FigureSettings
-from ..workers.scoring import FileTasks, user_message
+from ..workers.file_tasks import FileTasks
+from ..workers.scoring import user_message
 from .report import report_preset, start_app_report_figures, write_app_report
 from .writers import PLOT_FORMATS, write_plot
 

@@ -22,7 +22,8 @@ from shrec_eval.outputs.palette import RunLook, run_looks
 from shrec_eval.service import effective_options
 
 from ..models.tables import plural
-from ..workers.scoring import FileTasks, Job, ScoringThread
+from ..workers.file_tasks import FileTasks
+from ..workers.scoring import Job, ScoringThread
 from ..workers.shapes import ShapesService
 from .contest_files import ContestFiles
 from .job_queue import JobQueue
