@@ -320,7 +320,7 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path,
     try:
         assert [r.name for r in ranked.shown_runs()] == ["LightField-200"]
         assert len(ranked.strips) == 1 and ranked.strips[0].image.shape[0] == 200
-        ranked.export(str(path))
+        demo.exports.export_tab(ranked, str(path))
         assert len(list(csv.reader(path.open()))) == 201
     finally:
         ranked.run.setCurrentIndex(0)

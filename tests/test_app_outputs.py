@@ -317,3 +317,60 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     w.ask_output_folder = lambda *_: ""  # the dialog cancelled
     w.exports.export_report_dialog()
     assert set(multiprocessing.active_children()) <= before
+
+
+@pytest.fixture
+def gui_thread_opens(monkeypatch):
+    """Every file the process opens, written or read, by thread: the GUI's
+    opens are listed in ``gui``, the others' in ``elsewhere`` (builtins' and
+    io's open, os.open under tempfile's atomic writes, Path's writers)."""
+    import builtins
+    import io
+    import threading
+
+    seen = {"gui": [], "elsewhere": []}
+
+    def watch(name, real):
+        def opened(*args, **kwargs):
+            where = "gui" if threading.current_thread() is threading.main_thread() else "elsewhere"
+            seen[where].append((name, str(args[0]) if args else ""))
+            return real(*args, **kwargs)
+
+        return opened
+
+    monkeypatch.setattr(builtins, "open", watch("open", builtins.open))
+    monkeypatch.setattr(io, "open", watch("io.open", io.open))
+    monkeypatch.setattr(os, "open", watch("os.open", os.open))
+    for name in ("write_text", "write_bytes", "open"):
+        monkeypatch.setattr(Path, name, watch(f"Path.{name}", getattr(Path, name)))
+    return seen
+
+
+def test_the_gui_thread_never_opens_a_file_to_save_or_export(
+    opened, qtbot, tmp_path, gui_thread_opens
+):
+    """Save session, a tab's CSV (Ctrl+E), a plot's CSV and a plot copied
+    from the screen as PNG and SVG: each file written, by a file task, none
+    opened on the GUI thread (a FIFO or a slow share would freeze the window)."""
+    w = opened
+    out = tmp_path / "out"
+    out.mkdir()
+    assert w.controller.save_session(str(out / "s.json"))
+    w.exports.export_tab(w.summary, str(out / "summary.csv"))
+    w.exports.export_tab(w.curves, str(out / "curves.csv"))
+    w.exports.export_plot(str(out / "curves_data.csv"), "csv")
+    for fmt in ("png", "svg"):
+        w.exports.export_plot(str(out / f"ranked.{fmt}"), fmt, 600, "ranked")
+    gui = list(gui_thread_opens["gui"])
+    written = {Path(p).name for _, p in gui_thread_opens["elsewhere"]}
+    assert w.errors == []
+    assert gui == []
+    names = ("s.json", "summary.csv", "curves.csv", "curves_data.csv", "ranked.png", "ranked.svg")
+    for name in names:
+        assert (out / name).stat().st_size > 0, name
+        assert any(n.startswith(f".{name}.") for n in written), name  # its temporary file
+    assert Contest.read(out / "s.json").runs[0].path == (tmp_path / "m.txt")
+    assert (out / "ranked.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    head, *rows = csv.reader((out / "curves_data.csv").read_text().splitlines())
+    assert head[:2] and len(rows) > 1
+    assert (out / "curves.csv").read_text() == (out / "curves_data.csv").read_text()

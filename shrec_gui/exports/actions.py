@@ -5,10 +5,12 @@ told in the window's words (worker.user_message)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import partial
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.outputs import figures as print_figures
 from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
@@ -23,7 +25,7 @@ from ..figures.printing import FigureSettings
 from ..workers.file_tasks import FileTasks
 from ..workers.scoring import user_message
 from .report import report_preset, start_app_report_figures, write_app_report
-from .writers import PLOT_FORMATS, write_plot
+from .writers import PLOT_FORMATS, plot_file, write_file
 
 
 def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSettings:
@@ -45,8 +47,26 @@ def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSett
 CORE_AT_ANY_SIZE = ("class_heatmap",)
 
 
+@dataclass(frozen=True)
+class ExportHost:
+    """What the exports need of the window, and nothing more: the parent of
+    their dialogs, the contest, the preferences, a line in the status bar,
+    the file and folder questions, and the tabs (by name: summary,
+    per_query, per_class, curves, ranked, checks, significance)."""
+
+    parent: QWidget
+    controller: object  # the ContestController
+    prefs: object  # the window's Preferences
+    say: Callable[[str], None]
+    ask_save_path: Callable[[str, str, str], str]
+    ask_output_folder: Callable[[str, str], str]
+    tabs: Callable[[], dict]
+    current_tab: Callable[[], object]
+
+
 class ExportActions(QObject):
-    """The export half of the File menu, for one main window ``w``."""
+    """The export half of the File menu, for one main window (through its
+    :class:`ExportHost`)."""
 
     #: a folder written on the file thread: what ("report", "native"), the
     #: folder, and "" or the message of why it was not written
@@ -55,9 +75,12 @@ class ExportActions(QObject):
     #: or the message of why it was not written
     figureDone = Signal(str, str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, host: ExportHost) -> None:
+        super().__init__(host.parent)
+        self.host = host
+        #: single files (a tab's CSV, a plot copied from the screen): their
+        #: content made here, on the GUI thread; written by a file task
+        self.writes = FileTasks(self)
         self.report_tasks = FileTasks(self)
         self.report_tasks.done.connect(self._report_written)
         self.report_tasks.failed.connect(self._report_failed)
@@ -79,7 +102,7 @@ class ExportActions(QObject):
         #: exports of folders waiting for the runs to be scored with the
         #: options now chosen: (what, folder, the export to start again)
         self._waiting: list[tuple] = []
-        c = window.controller
+        c = host.controller
         c.changed.connect(self._resume)
         c.progress.connect(self._resume)
         c.closed.connect(self._forget_waiting)
@@ -90,20 +113,18 @@ class ExportActions(QObject):
         profile changed since) are scored first, as F5 scores them, and the
         export starts again once they are (``again(folder)``); None then, and
         the status says so."""
-        c = self.w.controller
+        c = self.host.controller
         entries = [e for e in c.readable_entries() if e.result is not None]
         if c.assessment is None or not entries:
             message = "Score runs first: the report shows their results."
-            self.w.status_label.setText(message)
+            self.host.say(message)
             self.folderDone.emit(what, folder, message)
             return None
         if c.stale_entries() or c.busy:
             self._waiting.append((what, folder, again))
             if not c.busy:
                 c.score()
-            self.w.status_label.setText(
-                "Scoring the runs with the current options first; the export follows."
-            )
+            self.host.say("Scoring the runs with the current options first; the export follows.")
             return None
         return entries
 
@@ -117,7 +138,7 @@ class ExportActions(QObject):
     def _resume(self, *_) -> None:
         """Scoring done: the export that waited for it, or why it cannot go
         on (a run scoring did not bring to the current options: cancelled)."""
-        c = self.w.controller
+        c = self.host.controller
         if not self._waiting or not c.idle():
             return
         waiting, self._waiting = self._waiting, []
@@ -127,13 +148,13 @@ class ExportActions(QObject):
                     "the results are not all scored with the current options "
                     "(scoring was stopped): press F5, then export again"
                 )
-                self.w.status_label.setText(f"The {what} was not written: {message}.")
+                self.host.say(f"The {what} was not written: {message}.")
                 self.folderDone.emit(what, folder, message)
             else:
                 again(folder)
 
     def export_native_dialog(self) -> None:
-        path = self.w.ask_output_folder("Export native files (a folder)", "native")
+        path = self.host.ask_output_folder("Export native files (a folder)", "native")
         if path:
             self.export_native(path)
 
@@ -142,15 +163,13 @@ class ExportActions(QObject):
         written on a file thread.  The profile and the folder are checked
         before the runs are scored with the options chosen (as the command
         line's gate: a folder of other files refused before any work)."""
-        c = self.w.controller
+        c = self.host.controller
         contest = c.contest()
         if contest is not None:  # else: nothing to write yet (_results says so)
             profile = c.options.rules
             if profile.native is None:
                 having = " and ".join(p.name for p in listed() if p.native is not None)
-                self.w.status_label.setText(
-                    f"The {profile.name} profile has no native files ({having} have)."
-                )
+                self.host.say(f"The {profile.name} profile has no native files ({having} have).")
                 self.folderDone.emit("native", folder, "the profile has no native files")
                 return
             try:  # as the command line's --native: the gate before, each file as written
@@ -163,22 +182,22 @@ class ExportActions(QObject):
         if entries is None:
             return
         self._native_folder = folder
-        self.w.status_label.setText(f"Writing the native files to {folder}…")
+        self.host.say(f"Writing the native files to {folder}…")
         self.native_tasks.start(
             partial(write_native, inputs=contest.inputs()),
             folder,
-            self.w.controller.assessment,
+            self.host.controller.assessment,
             [e.result for e in entries],
         )
 
     def _native_written(self, _request: int, _paths) -> None:
-        self.w.prefs.remember_folder(self._native_folder)
-        self.w.status_label.setText(f"Wrote the native files to {self._native_folder}")
+        self.host.prefs.remember_folder(self._native_folder)
+        self.host.say(f"Wrote the native files to {self._native_folder}")
         self.folderDone.emit("native", self._native_folder, "")
 
     def _native_failed(self, _request: int, message: str) -> None:
-        self.w.status_label.setText("The native files were not written.")
-        self.w.controller.problem.emit("Cannot write the native files", message)
+        self.host.say("The native files were not written.")
+        self.host.controller.problem.emit("Cannot write the native files", message)
         self.folderDone.emit("native", self._native_folder, message)
 
     def prepare_report(self) -> None:
@@ -189,7 +208,7 @@ class ExportActions(QObject):
         drawn if its results are these (drawers draw a figure once)."""
         if self._drawers is None:
             self._drawers = start_drawers()
-        c = self.w.controller
+        c = self.host.controller
         if self._drawers is None or c.assessment is None or c.busy or c.stale_entries():
             return
         scored = [e for e in c.readable_entries() if e.result is not None]
@@ -200,13 +219,13 @@ class ExportActions(QObject):
                 c.assessment,
                 results,
                 results[0].options,
-                report_preset(self.w.prefs.figure()),
+                report_preset(self.host.prefs.figure()),
                 looks,
             )
 
     def _report_runs(self, scored) -> tuple[list, dict]:
         """The results of the runs a report shows, and each one's look."""
-        look_of = self.w.controller.looks()
+        look_of = self.host.controller.looks()
         return [e.result for e in scored], {e.result.run_name: look_of[e.key] for e in scored}
 
     def end_report(self) -> None:
@@ -217,7 +236,7 @@ class ExportActions(QObject):
 
     def export_report_dialog(self) -> None:
         self.prepare_report()
-        path = self.w.ask_output_folder("Export report (a folder)", "report")
+        path = self.host.ask_output_folder("Export report (a folder)", "report")
         if path:
             self.export_report(path)
         else:
@@ -226,13 +245,13 @@ class ExportActions(QObject):
     def _gate(self, what: str, path: str, kind: str = "file") -> None:
         """The output gate (as the command line's): never over an input of
         what is open, nor through a link to one, nor a device."""
-        contest = self.w.controller.contest()
+        contest = self.host.controller.contest()
         gate_outputs([Output(what, path, kind)], contest.inputs() if contest else [])
 
     def export_report(self, folder: str) -> None:
         """The report folder (as ``shrec-eval evaluate --report``) with the
         figures: painted here, written on a file thread."""
-        c = self.w.controller
+        c = self.host.controller
         contest = c.contest()
         if contest is not None:
             try:  # the gate before the runs are scored (an earlier report is replaced)
@@ -249,7 +268,7 @@ class ExportActions(QObject):
             return
         results, looks = self._report_runs(scored)
         self._report_folder = folder
-        self.w.status_label.setText(f"Writing the report to {folder}…")
+        self.host.say(f"Writing the report to {folder}…")
         shapes = None
         if c.shapes.active:  # the gallery: the ranked lists of the runs the service read
             runs = [e.run for e in scored]
@@ -262,76 +281,81 @@ class ExportActions(QObject):
             c.assessment,
             results,
             results[0].options,
-            report_preset(self.w.prefs.figure()),
+            report_preset(self.host.prefs.figure()),
             looks,
-            list(self.w.summary.keys),
+            list(self.host.tabs()["summary"].keys),
             shapes,
             drawers,
         )
 
     def _report_written(self, _request: int, _paths) -> None:
-        self.w.prefs.remember_folder(self._report_folder)
-        self.w.status_label.setText(f"Wrote the report to {self._report_folder}")
+        self.host.prefs.remember_folder(self._report_folder)
+        self.host.say(f"Wrote the report to {self._report_folder}")
         self.folderDone.emit("report", self._report_folder, "")
 
     def _report_failed(self, _request: int, message: str) -> None:
-        self.w.status_label.setText("The report was not written.")
-        self.w.controller.problem.emit("Cannot write the report", message)
+        self.host.say("The report was not written.")
+        self.host.controller.problem.emit("Cannot write the report", message)
         self.folderDone.emit("report", self._report_folder, message)
 
     def export_tab_dialog(self) -> None:
         """Ctrl+E: the current tab exports what it shows."""
-        tab = self.w.current_tab()
+        tab = self.host.current_tab()
         name = tab.export_name()
         if name is None:
-            self.w.status_label.setText(f"Nothing to export on the {tab.title} tab yet.")
+            self.host.say(f"Nothing to export on the {tab.title} tab yet.")
             return
-        path = self.w.ask_save_path(f"Export {tab.title} as CSV", name, "CSV (*.csv)")
+        path = self.host.ask_save_path(f"Export {tab.title} as CSV", name, "CSV (*.csv)")
         if path:
             self.export_tab(tab, path)
 
     def export_tab(self, tab, path: str) -> None:
-        self._written(path, lambda: tab.export(path))
+        self._written(path, tab.export_text)
 
-    def _written(self, path: str, write) -> bool:
+    def _written(self, path: str, content) -> bool:
+        """The file ``content()`` makes (on the GUI thread: it reads the
+        tables and plots) written to ``path`` by a file task, through the
+        output gate; a failure told as a problem."""
         try:
             self._gate("the export", path)
-            write()
+            self.writes.run(write_file, path, content())
         except (OSError, ShrecEvalError) as exc:
-            self.w.controller.problem.emit("Cannot write the file", user_message(exc, path))
+            self.host.controller.problem.emit("Cannot write the file", user_message(exc, path))
             return False
-        self.w.prefs.remember_folder(path)
-        self.w.status_label.setText(f"Wrote {path}")
+        self.host.prefs.remember_folder(path)
+        self.host.say(f"Wrote {path}")
         return True
 
     def _plot_item(self, which: str):
-        for tab in self.w.all_tabs():
+        for tab in self.host.tabs().values():
             if which in tab.plot_items():
                 return tab.plot_items()[which]
         raise KeyError(which)
 
     def _plot_name(self, which: str) -> str:
         if which == "curves":
-            return "bars" if self.w.curves.showing_bars() else self.w.curves.kind.currentData()
+            return (
+                "bars"
+                if self.host.tabs()["curves"].showing_bars()
+                else self.host.tabs()["curves"].kind.currentData()
+            )
         return which
 
     def export_plot_dialog(self, kind: str, which: str = "curves") -> None:
         """Export a plot: "figure" asks format, size, font and legend (the
         figure dialog, remembered), then the file; "csv" the file."""
-        if which == "class_pr" and self.w.per_class.current_class is None:
-            self.w.status_label.setText(
-                "Click a class in the Per class table first: the plot shows its curves."
-            )
+        if which == "class_pr" and self.host.tabs()["per_class"].current_class is None:
+            self.host.say("Click a class in the Per class table first: the plot shows its curves.")
             return
         figure = None
         fmt = "csv"
         if kind == "figure":
-            figure = ask_figure_settings(self.w, self.w.prefs.figure(), which)
+            figure = ask_figure_settings(self.host.parent, self.host.prefs.figure(), which)
             if figure is None:
                 return
-            self.w.prefs.set_figure(figure)
+            self.host.prefs.set_figure(figure)
             fmt = figure.fmt
-        path = self.w.ask_save_path(
+        path = self.host.ask_save_path(
             "Export plot", f"{self._plot_name(which)}.{fmt}", PLOT_FORMATS[fmt]
         )
         if path:
@@ -350,7 +374,7 @@ class ExportActions(QObject):
         ``figure``, else the remembered settings; ``width`` overrides) or as
         CSV of its data."""
         if fmt in FIGURE_FORMATS:
-            figure = figure or self.w.prefs.figure()
+            figure = figure or self.host.prefs.figure()
             figure = replace(figure, width=width or figure.width)
             custom = figure.checked().preset == "custom"
             if not custom or which in CORE_AT_ANY_SIZE:
@@ -363,7 +387,7 @@ class ExportActions(QObject):
                 if not custom:
                     figure = screen_copy_settings(figure, preset, fmt)
         item = self._plot_item(which)
-        self._written(path, lambda: write_plot(item, path, fmt, figure))
+        self._written(path, lambda: plot_file(item, fmt, figure))
 
     def _draw_figure(self, path: str, fmt: str, draw, dpi: int | None = None) -> None:
         """``draw()`` (a core figure of data taken now) drawn and written to
@@ -373,23 +397,23 @@ class ExportActions(QObject):
             self._gate("the export", path)
         except ShrecEvalError as exc:
             message = user_message(exc, path)
-            self.w.controller.problem.emit("Cannot write the file", message)
+            self.host.controller.problem.emit("Cannot write the file", message)
             self.figureDone.emit(path, message)
             return
-        self.w.status_label.setText(f"Drawing the figure for {path}…")
+        self.host.say(f"Drawing the figure for {path}…")
         request = self.figure_tasks.start(lambda: write_bytes(path, figure_bytes(draw(), fmt, dpi)))
         self._figures[request] = path
 
     def _figure_written(self, request: int, _value) -> None:
         path = self._figures.pop(request, "")
-        self.w.prefs.remember_folder(path)
-        self.w.status_label.setText(f"Wrote {path}")
+        self.host.prefs.remember_folder(path)
+        self.host.say(f"Wrote {path}")
         self.figureDone.emit(path, "")
 
     def _figure_failed(self, request: int, message: str) -> None:
         path = self._figures.pop(request, "")
-        self.w.status_label.setText("The figure was not written.")
-        self.w.controller.problem.emit("Cannot write the file", message)
+        self.host.say("The figure was not written.")
+        self.host.controller.problem.emit("Cannot write the file", message)
         self.figureDone.emit(path, message)
 
     def _print_figure(self, which: str, preset):
@@ -399,7 +423,7 @@ class ExportActions(QObject):
         figure from data taken now (it runs on a file thread); None for the
         other plots (they are copied from the screen at the preset's size)."""
         if which == "curves":
-            cw = self.w.curves
+            cw = self.host.tabs()["curves"]
             entries = [e for e in cw.entries if e[2] is not None]
             if not entries or cw.current_query() is not None:
                 return None
@@ -414,7 +438,7 @@ class ExportActions(QObject):
                 results, key, preset, names=names, looks=looks
             )
         if which == "class_heatmap":
-            model = self.w.per_class.model
+            model = self.host.tabs()["per_class"].model
             if not model.entries:
                 return None
             names = [n for _, n, _ in model.entries]
@@ -422,11 +446,11 @@ class ExportActions(QObject):
             measure = model.measure
             return lambda: print_figures.heatmap_figure(results, measure, preset, names=names)
         if which == "class_pr":  # the class's mean curves, as the tab draws them
-            tab = self.w.per_class
+            tab = self.host.tabs()["per_class"]
             query_class = tab.current_class
             if query_class is None or not tab.model.entries:
                 return None
-            look_of = self.w.controller.looks()
+            look_of = self.host.controller.looks()
             entries = tab.model.entries
             names = [n for _, n, _ in entries]
             looks = [look_of[k] for k, _, _ in entries]
@@ -435,7 +459,7 @@ class ExportActions(QObject):
                 results, "pr", preset, names=names, looks=looks, query_class=query_class
             )
         if which == "ranked":  # the strips shown, over the ranks in view
-            tab = self.w.ranked
+            tab = self.host.tabs()["ranked"]
             runs = [r for r in tab.shown_runs() if r.error is None]
             if not runs:
                 return None

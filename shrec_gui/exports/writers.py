@@ -1,5 +1,7 @@
-"""Writers for what the tabs show: tables as CSV, plots as figures (PNG,
-SVG, PDF: figures.py) or the CSV of their data.  Every file is written atomically (a temporary file
+"""What the tabs show as files: tables as CSV, plots as figures (PNG,
+SVG, PDF: figures/printing.py) or the CSV of their data.  The content is
+made on the GUI thread, where the tables and plots live; the file is
+written by a file task (exports/actions.py), atomically (a temporary file
 renamed over the target); text cells a spreadsheet would run as a formula
 get a leading quote (run and curve names come from participants' files)."""
 
@@ -7,15 +9,18 @@ from __future__ import annotations
 
 import csv
 import io
-import os
+import itertools
 from dataclasses import replace
 
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as exporters
 from shrec_eval.model.values import is_number
-from shrec_eval.outputs.atomic import write_text
+from shrec_eval.outputs.atomic import write_bytes, write_text
 from shrec_eval.outputs.report import csv_text_cell
 
 from ..figures.printing import FORMATS as FIGURE_FORMATS
-from ..figures.printing import FigureSettings, export_csv, export_figure
+from ..figures.printing import FigureSettings, figure_bytes
 
 PLOT_FORMATS = {**FIGURE_FORMATS, "csv": "CSV (*.csv)"}
 
@@ -28,26 +33,50 @@ def csv_text(rows) -> str:
     return buf.getvalue()
 
 
-def write_table_csv(path: str, rows) -> None:
-    """Rows (header first) as CSV; raises OSError."""
-    write_text(path, csv_text(rows))
+def plot_csv_text(plot_item) -> str:
+    """The plotted data as CSV text (pyqtgraph's CSVExporter gathers the
+    data of the live plot, so it runs on the GUI thread; the file is written
+    by a file task)."""
+    return csv_text(_PlotRows(plot_item).rows())
 
 
-def write_plot(plot_item, path: str, fmt: str, figure: FigureSettings | None = None) -> None:
-    """A plot as a figure (png, svg, pdf: figures.export_figure with
-    ``figure``'s size, font and legend, default FigureSettings) or the CSV of
-    its data; raises OSError."""
+def plot_file(plot_item, fmt: str, figure: FigureSettings | None = None) -> bytes | str:
+    """What a plot's file holds: a figure's bytes (png, svg, pdf:
+    figures.figure_bytes with ``figure``'s size, font and legend, default
+    FigureSettings) or the CSV text of its data.  Made on the GUI thread
+    (plot items are only touched there); the file tasks write it."""
     if fmt in FIGURE_FORMATS:
-        export_figure(plot_item, path, replace(figure or FigureSettings(), fmt=fmt))
-        return
-    tmp = f"{path}.part.{fmt}"
-    try:
-        export_csv(plot_item, tmp)
-        with open(tmp, newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            fh.write(csv_text(rows))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        return figure_bytes(plot_item, replace(figure or FigureSettings(), fmt=fmt))
+    return plot_csv_text(plot_item)
+
+
+def write_file(path: str, content: bytes | str) -> None:
+    """``content`` (bytes, or text as UTF-8) to ``path``, atomically
+    (through the output gate's writers); raises OSError."""
+    if isinstance(content, str):
+        write_text(path, content)
+    else:
+        write_bytes(path, content)
+
+
+class _PlotRows(exporters.CSVExporter):
+    """The rows pyqtgraph's CSVExporter writes, kept in memory: the same
+    header, columns and number format, without opening a file."""
+
+    def rows(self) -> list[list[str]]:
+        for item in self.item.items:
+            if isinstance(item, pg.ErrorBarItem):
+                self._exportErrorBarItem(item)
+            elif hasattr(item, "implements") and item.implements("plotData"):
+                self._exportPlotDataItem(item)
+        columns = [column for dataset in self.data for column in dataset]
+        precision = self.params["precision"]
+        rows = [list(self.header)]
+        for row in itertools.zip_longest(*columns, fillvalue=""):
+            rows.append(
+                [
+                    v if isinstance(v, str) else np.format_float_positional(v, precision=precision)
+                    for v in row
+                ]
+            )
+        return rows

@@ -39,7 +39,6 @@ __all__ = [
     "LEGEND_PLACES",
     "FigureSettings",
     "build_figure",
-    "export_csv",
     "export_figure",
     "figure_bytes",
     "flatten_cosmetic_strokes",
@@ -185,10 +184,3 @@ def figure_bytes(src_plot, settings: FigureSettings) -> bytes:
 def export_figure(src_plot, path: str, settings: FigureSettings) -> None:
     """Write ``src_plot`` as a figure to ``path`` (atomically)."""
     write_bytes(path, figure_bytes(src_plot, settings))
-
-
-def export_csv(plot_item, path: str) -> None:
-    """The plotted data as CSV (pyqtgraph's exporter: it reads the live plot)."""
-    import pyqtgraph.exporters as exporters
-
-    exporters.CSVExporter(plot_item).export(path)

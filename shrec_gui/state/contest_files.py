@@ -311,8 +311,8 @@ class ContestFiles:
         if contest is None:
             self.problem.emit("Nothing to save", "Open an assessment first.")
             return False
-        try:
-            contest.write(path)
+        try:  # on a file task: the GUI thread never opens a file
+            self.files.run(contest.write, path)
         except (OSError, ShrecEvalError) as exc:
             self.problem.emit("Cannot write the file", user_message(exc, path))
             return False

@@ -31,7 +31,7 @@ from shrec_eval.reading.formats.order import readable_by_id
 from shrec_eval.resources import demo_manifest, resource_path
 from shrec_eval.shapes.index import ShapesSource, shapes_folders
 
-from ..exports.actions import ExportActions
+from ..exports.actions import ExportActions, ExportHost
 from ..state.controller import ContestController
 from ..state.view_state import restore as restore_view
 from ..tabs.checks import ChecksTab
@@ -80,7 +80,19 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         c.closed.connect(self._on_closed)
         self._view_to_restore: dict | None = None  # a session's, once its runs are scored
         c.formatAsked.connect(self._on_format_asked)
-        self.exports = ExportActions(self)
+        self.exports = ExportActions(
+            ExportHost(
+                parent=self,
+                controller=c,
+                prefs=self.prefs,
+                say=lambda text: self.status_label.setText(text),
+                # through the window: the tests answer its questions
+                ask_save_path=lambda *args: self.ask_save_path(*args),
+                ask_output_folder=lambda *args: self.ask_output_folder(*args),
+                tabs=self.named_tabs,
+                current_tab=self.current_tab,
+            )
+        )
         self._build_tabs()
         self._build_status()
         self._build_menus()
@@ -205,15 +217,19 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.pages.setCurrentWidget(page)
 
     def all_tabs(self) -> list:
-        return [
-            self.summary,
-            self.per_query,
-            self.per_class,
-            self.curves,
-            self.ranked,
-            self.checks,
-            self.significance,
-        ]
+        return list(self.named_tabs().values())
+
+    def named_tabs(self) -> dict:
+        """The tabs by name (what the exports ask for)."""
+        return {
+            "summary": self.summary,
+            "per_query": self.per_query,
+            "per_class": self.per_class,
+            "curves": self.curves,
+            "ranked": self.ranked,
+            "checks": self.checks,
+            "significance": self.significance,
+        }
 
     def current_tab(self):
         return self.tabs.currentWidget()

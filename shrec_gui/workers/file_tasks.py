@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEventLoop, QObject, Signal, Slot
 from shrec_eval.service import user_message
 
 from .scoring import collect_garbage_on_the_gui_thread
@@ -43,6 +43,37 @@ class FileTasks(QObject):
         ).start()
         return request
 
+    def run(self, fn, *args):
+        """``fn(*args)`` on a file thread, its value returned here once it
+        is done (or its exception raised here, as the call would have).  The
+        GUI thread waits in an event loop of its own meanwhile: the window
+        repaints, timers and the scoring thread's answers go on; the user's
+        input waits (no second export or close starts during the write)."""
+        if not self.threaded:
+            return fn(*args)
+        raised: list[BaseException] = []
+
+        def call():
+            try:
+                return fn(*args)
+            except BaseException as exc:
+                raised.append(exc)
+                raise
+
+        waiter = _Waiter()
+        self.done.connect(waiter.answer)
+        self.failed.connect(waiter.answer)
+        try:
+            waiter.request = self.start(call)
+            if not waiter.answered:
+                waiter.loop.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+        finally:
+            self.done.disconnect(waiter.answer)
+            self.failed.disconnect(waiter.answer)
+        if raised:
+            raise raised[0]
+        return waiter.value
+
     def _run(self, request: int, fn, args) -> None:
         try:
             try:
@@ -53,3 +84,20 @@ class FileTasks(QObject):
             self.done.emit(request, value)
         except RuntimeError:  # the window (and this object) went away meanwhile
             pass
+
+
+class _Waiter(QObject):
+    """The answer FileTasks.run waits for (its slot runs on the GUI thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = QEventLoop()
+        self.request = 0
+        self.answered = False
+        self.value = None
+
+    @Slot(int, object)
+    def answer(self, request: int, value) -> None:
+        if request == self.request:
+            self.answered, self.value = True, value
+            self.loop.quit()
