@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -45,6 +44,7 @@ from PySide6.QtWidgets import QMessageBox
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.outputs.atomic import write_text
 
+from ..workers.file_tasks import FileTasks
 from . import view_state
 
 DATA_ENV = "SHREC_GUI_DATA_DIR"
@@ -157,7 +157,9 @@ class Autosave(QObject):
         self.enabled = not self.error and self.lock.tryLock(0)
         self._last: str | None = None  # the text last written (None: no file)
         self._recovering: Recoverable | None = None  # a copy being opened (its lock held)
-        self._thread: threading.Thread | None = None
+        #: the copy is written by a file task (the app's file thread), one at a time
+        self.tasks = FileTasks(self)
+        self.tasks.done.connect(self._task_done)
         self._again = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -208,7 +210,7 @@ class Autosave(QObject):
         self._timer.stop()
         if not self.enabled:
             return
-        if self._thread is not None and self._thread.is_alive():
+        if self.tasks.busy():
             self._again = True  # once this write is done
             return
         texts = self._texts()
@@ -216,12 +218,10 @@ class Autosave(QObject):
         if key == self._last:
             return
         self._last = key
-        self._thread = threading.Thread(
-            target=self._write, args=(texts,), name="shrec-autosave", daemon=True
-        )
-        self._thread.start()
+        self.tasks.start(self._write, texts)
 
-    def _write(self, texts) -> None:
+    def _write(self, texts) -> str:
+        """Write (or remove) the copy; "" or why it could not be written."""
         try:
             if texts is None:
                 for name in (SESSION, ABOUT):
@@ -236,10 +236,10 @@ class Autosave(QObject):
             error = ""
         except (OSError, ShrecEvalError) as exc:
             error = str(exc)
-        try:
-            self.written.emit(error)
-        except RuntimeError:  # the window went meanwhile
-            pass
+        return error
+
+    def _task_done(self, _request: int, error: str) -> None:
+        self.written.emit(error)
 
     def _on_written(self, error: str) -> None:
         if error and error != self.error:
@@ -251,8 +251,7 @@ class Autosave(QObject):
 
     def wait(self, timeout: float = 10.0) -> None:
         """Until the copy being written is written."""
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self.tasks.wait(timeout)
 
     def flush(self) -> None:
         """Write the copy now and wait for it (a forced close: kept for the next start)."""

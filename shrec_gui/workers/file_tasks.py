@@ -28,6 +28,7 @@ class FileTasks(QObject):
         super().__init__(parent)
         collect_garbage_on_the_gui_thread()
         self._requests = 0
+        self._running: dict[int, threading.Thread] = {}  # request -> its thread
         #: False: a task runs in the thread that starts it, answered before start()
         #: returns (the headless export: SIGINT and SIGTERM then reach the writing)
         self.threaded = True
@@ -38,10 +39,22 @@ class FileTasks(QObject):
         if not self.threaded:
             self._run(request, fn, args)
             return request
-        threading.Thread(
+        thread = threading.Thread(
             target=self._run, args=(request, fn, args), name="shrec-files", daemon=True
-        ).start()
+        )
+        self._running[request] = thread
+        thread.start()
         return request
+
+    def busy(self) -> bool:
+        """A task started here is still running."""
+        return any(t.is_alive() for t in list(self._running.values()))
+
+    def wait(self, timeout: float = 10.0) -> None:
+        """Until the tasks started so far are done (at most ``timeout``
+        seconds each): a write that must end before the app does."""
+        for thread in list(self._running.values()):
+            thread.join(timeout)
 
     def run(self, fn, *args):
         """``fn(*args)`` on a file thread, its value returned here once it
@@ -84,6 +97,8 @@ class FileTasks(QObject):
             self.done.emit(request, value)
         except RuntimeError:  # the window (and this object) went away meanwhile
             pass
+        finally:
+            self._running.pop(request, None)
 
 
 class _Waiter(QObject):
