@@ -4,14 +4,15 @@ files, the autosave to recover.  Files are opened off the GUI thread only:
 in the scoring worker or a FileTasks thread.
 
 :class:`ContestFiles` is a part of
-:class:`~shrec_gui.state.controller.ContestController` (a mixin: the controller's
-signals and state)."""
+:class:`~shrec_gui.state.controller.ContestController` (its
+``contest_files``: it emits the controller's signals and sets its state)."""
 
 from __future__ import annotations
 
 from dataclasses import fields, replace
 from pathlib import Path
 
+from PySide6.QtCore import QObject
 from shrec_eval.contest import AssessmentSource, Contest, RunSource
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.option_args import command_line_words
@@ -46,14 +47,22 @@ RECOVERY_KEPT = (
 _EDITED = {"assessment", "runs", "options", "name", "view", "shapes", "query_shapes"}
 
 
-class ContestFiles:
+class ContestFiles(QObject):
     """Opening, saving and closing, for the
-    :class:`~shrec_gui.state.controller.ContestController`."""
+    :class:`~shrec_gui.state.controller.ContestController` ``c`` (its part
+    ``contest_files``)."""
 
-    #: called with the contest about to be read and scored, before its job
-    #: starts (a headless export's output gate); an error it raises is told
-    #: and nothing is read
-    before_scoring = None
+    def __init__(self, controller) -> None:
+        super().__init__(controller)
+        self.c = controller
+        self._tasks: dict[int, tuple] = {}  # file tasks running: request -> what to do next
+        # bound methods of this QObject: the answers are queued to the GUI thread
+        controller.files.done.connect(self._task_done)
+        controller.files.failed.connect(self._task_failed)
+
+    def idle(self) -> bool:
+        """No file task of the contest's is running."""
+        return not self._tasks
 
     def open_assessment(
         self,
@@ -72,33 +81,33 @@ class ContestFiles:
         ``view`` state it came from, or the session open when ``keep_session``)
         and the runs (by default the current ones) are read and scored again;
         on failure nothing changes and the reader is quoted."""
-        if self._left_out(options or self.options):
+        if self._left_out(options or self.c.options):
             return
         now = runs is None  # the runs open, read again: each one's key now (see _adopt)
-        runs = self.run_sources() if now else list(runs)
-        options = options or self.options
-        if self.before_scoring is not None:
-            shapes = self.shapes
+        runs = self.c.run_sources() if now else list(runs)
+        options = options or self.c.options
+        if self.c.before_scoring is not None:
+            shapes = self.c.shapes
             contest = Contest(
                 source, tuple(runs), options, shapes=shapes.source, query_shapes=shapes.query_source
             )
             try:
-                self.before_scoring(contest)
+                self.c.before_scoring(contest)
             except ShrecEvalError as exc:
-                self.problem.emit("Cannot write the outputs", str(exc))
+                self.c.problem.emit("Cannot write the outputs", str(exc))
                 return
-        self.fileUsed.emit(str(source.path), False)
-        pairs = [(self._new_key(), r) for r in runs]
-        self._pending = {
+        self.c.fileUsed.emit(str(source.path), False)
+        pairs = [(self.c.new_key(), r) for r in runs]
+        self.c.pending = {
             "runs": pairs,
             "options": options,
             "session": session,
             "view": view,
             "keep_session": keep_session,
-            "replaces": set(self.entries),  # the runs open while it is read
-            "was": dict(zip((k for k, _ in pairs), self.entries)) if now else {},
+            "replaces": set(self.c.entries),  # the runs open while it is read
+            "was": dict(zip((k for k, _ in pairs), self.c.entries)) if now else {},
         }
-        self._pending["generation"] = self._start(
+        self.c.pending["generation"] = self.c.jobs.start(
             Job(list(pairs), options, source, loaded=loaded),
             f"Reading {Path(source.path).name}…",
             supersede=True,
@@ -108,7 +117,7 @@ class ContestFiles:
         """Whether the app leaves a contest of these options' profile out (said)."""
         why = app_leaves_out(options.rules)
         if why is not None:
-            self.problem.emit("Cannot open the contest", why)
+            self.c.problem.emit("Cannot open the contest", why)
         return why is not None
 
     def open_files(self, paths, confirm=None, keep_runs=None, given=None, *, ordered=False):
@@ -129,14 +138,14 @@ class ContestFiles:
 
         def found(order) -> None:
             if order is None:  # runs alone: added to the contest open
-                self.add_runs([RunSource(p) for p in paths])
+                self.c.add_runs([RunSource(p) for p in paths])
             else:
                 self._open_paths(order, confirm, keep_runs, given)
 
         if ordered:  # checked (regular files and folders of a known kind), in this order
             self.run_task(classify, paths, done=lambda _: found(paths))
         else:
-            self.run_task(dropped_order, paths, self.assessment is not None, done=found)
+            self.run_task(dropped_order, paths, self.c.assessment is not None, done=found)
 
     def _open_paths(self, paths, confirm=None, keep_runs=None, given=None) -> None:
         session, assessment, runs = contest_roles(paths)
@@ -147,7 +156,7 @@ class ContestFiles:
             return
         sessions = [Path(p).name for p in paths if is_contest_file(p)]
         if sessions:
-            self.problem.emit(
+            self.c.problem.emit(
                 "Cannot open the files",
                 f"{', '.join(sessions)}: a session or contest file opens alone (it names its "
                 f"assessment and runs); nothing was opened of {', '.join(map(str, paths))}.",
@@ -155,12 +164,12 @@ class ContestFiles:
             return
         try:
             options = (
-                self.options
+                self.c.options
                 if given is None
-                else options_given(self.options, *given, spell=command_line_words)
+                else options_given(self.c.options, *given, spell=command_line_words)
             )
         except ShrecEvalError as exc:
-            self.problem.emit("Cannot use the options", str(exc))
+            self.c.problem.emit("Cannot use the options", str(exc))
             return
         if self._left_out(options):
             return
@@ -169,10 +178,10 @@ class ContestFiles:
         def read(loaded) -> None:  # the assessment can be read: now the questions
             if confirm is not None and not confirm():
                 return
-            keep = bool(self.entries) and keep_runs is not None and keep_runs()
+            keep = bool(self.c.entries) and keep_runs is not None and keep_runs()
             if keep is None:
                 return
-            kept = self.run_sources() if keep else []
+            kept = self.c.run_sources() if keep else []
             self.open_assessment(
                 source, runs=kept + [RunSource(p) for p in runs], options=options, loaded=loaded
             )
@@ -187,7 +196,7 @@ class ContestFiles:
         """``fn(*args)`` on a file thread; ``done(value)`` on the GUI thread,
         or the message goes to :attr:`problem` under ``title`` (with ``more``
         after it) and to ``failed(message)``."""
-        self._tasks[self.files.start(fn, *args)] = (done, title, failed, more)
+        self._tasks[self.c.files.start(fn, *args)] = (done, title, failed, more)
 
     def _task_done(self, request: int, value) -> None:
         done = self._tasks.pop(request, (None,))[0]
@@ -196,32 +205,32 @@ class ContestFiles:
 
     def _task_failed(self, request: int, message: str) -> None:
         _, title, failed, more = self._tasks.pop(request, (None, "", None, ""))
-        self.problem.emit(title, message + more)
+        self.c.problem.emit(title, message + more)
         if failed is not None:
             failed(message)
 
     def close(self) -> None:
         """Nothing open any more: no assessment, no runs, no session, the
         default options; a job under way is cancelled and its results dropped."""
-        if self.busy:
-            self.scoring.cancel()
-        for k in self.entries:
-            self.scoring.requestForget.emit(k)
-        self._pending = None
-        self.assessment_source = self.assessment = None
-        self.entries = {}
-        self.session_path = None
-        self.session_view = {}
-        self._saved_state = None
-        self.opened = None
-        self.recovered = False
-        self.history.clear()
-        self._changed_timer.stop()
-        self.set_options(EvalOptions())
-        self.shapes.set_sources(None, None)
-        self.changed.emit()
-        self.closed.emit()
-        self.status.emit("Closed. Open the demo, an assessment or a session.")
+        if self.c.busy:
+            self.c.scoring.cancel()
+        for k in self.c.entries:
+            self.c.scoring.requestForget.emit(k)
+        self.c.pending = None
+        self.c.assessment_source = self.c.assessment = None
+        self.c.entries = {}
+        self.c.session_path = None
+        self.c.session_view = {}
+        self.c.saved_state = None
+        self.c.opened = None
+        self.c.recovered = False
+        self.c.history.clear()
+        self.c.changed_timer.stop()
+        self.c.set_options(EvalOptions())
+        self.c.shapes.set_sources(None, None)
+        self.c.changed.emit()
+        self.c.closed.emit()
+        self.c.status.emit("Closed. Open the demo, an assessment or a session.")
 
     # -- sessions ---------------------------------------------------------------------
     def open_session(self, path: str, given=None, confirm=None) -> None:
@@ -249,9 +258,9 @@ class ContestFiles:
                 )
                 contest.refuse_fixed()  # the file's reading settings, under the profile given
             except ShrecEvalError as exc:
-                self.problem.emit("Cannot open the session", f"{path}: {exc}")
+                self.c.problem.emit("Cannot open the session", f"{path}: {exc}")
                 return
-        self.shapes.set_sources(contest.shapes, contest.query_shapes)
+        self.c.shapes.set_sources(contest.shapes, contest.query_shapes)
         self.open_assessment(
             contest.assessment,
             runs=list(contest.runs),
@@ -259,8 +268,8 @@ class ContestFiles:
             session=(path, contest.name or Path(path).stem),
             view=contest.view,
         )
-        if self._pending is not None:  # its other fields (description...) are kept
-            self._pending.update(contest=replace(contest, options=own), recovered=recovered)
+        if self.c.pending is not None:  # its other fields (description...) are kept
+            self.c.pending.update(contest=replace(contest, options=own), recovered=recovered)
 
     def recover(self, autosave: str, session: str | None, name: str) -> None:
         """Open the contest an autosave holds (autosave.py) as the session
@@ -271,37 +280,38 @@ class ContestFiles:
 
         def read(contest) -> None:
             self._open_contest(session or "", replace(contest, name=name), recovered=True)
-            if self._pending is None:  # refused before reading (a profile the app leaves out)
-                self.recoveryEnded.emit("not opened")
+            if self.c.pending is None:  # refused before reading (a profile the app leaves out)
+                self.c.recoveryEnded.emit("not opened")
 
         self.run_task(
             Contest.read,
             str(autosave),
             done=read,
             title="Cannot recover the autosave",
-            failed=lambda message: self.recoveryEnded.emit(message),
+            failed=lambda message: self.c.recoveryEnded.emit(message),
             more=RECOVERY_KEPT,
         )
 
     def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:
         """What is open, as a Contest (runs with the names and colours shown,
         and the window's ``view`` state)."""
-        if self.assessment_source is None:
+        if self.c.assessment_source is None:
             return None
         now = Contest(
-            self.assessment_source,
-            self.run_sources(named=True),
-            self.options,
+            self.c.assessment_source,
+            self.c.run_sources(named=True),
+            self.c.options,
             name,
             view=view or {},
-            shapes=self.shapes.source,
-            query_shapes=self.shapes.query_source,
+            shapes=self.c.shapes.source,
+            query_shapes=self.c.shapes.query_source,
         )
-        if self.opened is None:
+        if self.c.opened is None:
             return now
         # every other field of the contest file it came from (description...)
         return replace(
-            self.opened, **{f.name: getattr(now, f.name) for f in fields(now) if f.name in _EDITED}
+            self.c.opened,
+            **{f.name: getattr(now, f.name) for f in fields(now) if f.name in _EDITED},
         )
 
     def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
@@ -309,16 +319,16 @@ class ContestFiles:
         named ``name`` (the contest's; none yet: the file's name)."""
         contest = self.contest(name or Path(path).stem, view=view)
         if contest is None:
-            self.problem.emit("Nothing to save", "Open an assessment first.")
+            self.c.problem.emit("Nothing to save", "Open an assessment first.")
             return False
         try:  # on a file task: the GUI thread never opens a file
-            self.files.run(contest.write, path)
+            self.c.files.run(contest.write, path)
         except (OSError, ShrecEvalError) as exc:
-            self.problem.emit("Cannot write the file", user_message(exc, path))
+            self.c.problem.emit("Cannot write the file", user_message(exc, path))
             return False
-        self.session_path = path
-        self._saved_state = self._state()
-        self.recovered = False
-        self.fileUsed.emit(path, True)
-        self.status.emit(f"Wrote {path}")
+        self.c.session_path = path
+        self.c.saved_state = self.c.session_state()
+        self.c.recovered = False
+        self.c.fileUsed.emit(path, True)
+        self.c.status.emit(f"Wrote {path}")
         return True

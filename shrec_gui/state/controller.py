@@ -34,7 +34,7 @@ from .undo import UndoHistory, undoable
 MATRIX_ORDER_WORDS = {"listing": "in listing order", "id": "by id"}
 
 
-class ContestController(ContestFiles, JobQueue, QObject):
+class ContestController(QObject):
     changed = Signal()  # runs added, removed, scored or failed (results coalesced)
     optionsChanged = Signal(object)  # EvalOptions
     status = Signal(str)
@@ -52,6 +52,11 @@ class ContestController(ContestFiles, JobQueue, QObject):
     comparisonFailed = Signal(str)
     formatAsked = Signal(int, str, object)  # run key, path, candidate formats
 
+    #: called with the contest about to be read and scored, before its job
+    #: starts (a headless export's output gate); an error it raises is told
+    #: and nothing is read
+    before_scoring = None
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.options = EvalOptions()
@@ -62,48 +67,23 @@ class ContestController(ContestFiles, JobQueue, QObject):
         self.session_view: dict = {}  # the view state of the session last opened (view_state.py)
         self.opened: Contest | None = None  # the contest file opened: its other fields are kept
         self.recovered = False  # what is open came from an autosave (autosave.py)
-        self._saved_state = None  # what was last opened from or written to a session
+        #: what was last opened from or written to a session (session_state())
+        self.saved_state = None
         self._next_key = 1
-        self._pending: dict | None = None
-        self._failures: list[str] = []
-        # the progress bar: runs of the jobs since the worker was last idle,
-        # runs each job has left to answer, what each run is at (job_queue.py)
-        self._queue_total = 1
-        self._queue_done = 0
-        self._job_left: dict[int, int] = {}
-        self._phase: dict[int, str] = {}
-        self._unchanged: dict[int, bool] = {}  # F5 jobs that found nothing to do
-        self._comparison = 0
-        self._lists_request = 0
-        self._tasks: dict[int, tuple] = {}
-        self._changed_timer = QTimer(self)
-        self._changed_timer.setSingleShot(True)
-        self._changed_timer.setInterval(120)
-        self._changed_timer.timeout.connect(self.changed)
-        self.files = FileTasks(self)
-        self.files.done.connect(self._task_done)
-        self.files.failed.connect(self._task_failed)
+        #: the assessment being read, with the runs to score against it (or None)
+        self.pending: dict | None = None
+        #: results arriving close together are shown in one refresh
+        self.changed_timer = QTimer(self)
+        self.changed_timer.setSingleShot(True)
+        self.changed_timer.setInterval(120)
+        self.changed_timer.timeout.connect(self.changed)
+        self.files = FileTasks(self)  # the file tasks of the contest's files
         self.scoring = ScoringThread(self)
         self.shapes = ShapesService(self)  # the shapes folders and their thumbnails
         self.history = UndoHistory(self)  # undo and redo of the edits (undo.py)
-        w = self.scoring.worker
-        # bound methods of this object (not lambdas): Qt then queues the call
-        # to the GUI thread; a lambda would run in the worker's thread
-        w.assessmentLoaded.connect(self._on_assessment_loaded)
-        w.assessmentFailed.connect(self._on_assessment_failed)
-        w.runStarted.connect(self._on_run_started)
-        w.reading.connect(self._on_reading)
-        w.progress.connect(self._on_progress)
-        w.unchanged.connect(self._on_unchanged)
-        w.runScored.connect(self._on_run_scored)
-        w.runFailed.connect(self._on_run_failed)
-        w.runAmbiguous.connect(self._on_run_ambiguous)
-        w.finished.connect(self._on_finished)
-        w.listsReady.connect(self._on_lists_ready)
-        w.confusionReady.connect(self.confusionReady)  # signal to signal: queued here
-        w.confusionFailed.connect(self.confusionFailed)
-        w.comparisonReady.connect(self._on_comparison_ready)
-        w.comparisonFailed.connect(self._on_comparison_failed)
+        # the parts: the scoring thread's jobs and answers, and the contest's files
+        self.jobs = JobQueue(self)
+        self.contest_files = ContestFiles(self)
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -116,7 +96,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
 
     def idle(self) -> bool:
         """No job running and no result waiting to be shown."""
-        return not self.busy and not self._changed_timer.isActive() and not self._tasks
+        return not self.busy and not self.changed_timer.isActive() and self.contest_files.idle()
 
     def readable_entries(self) -> list[RunEntry]:
         """The runs that could be read (result None while pending)."""
@@ -145,7 +125,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
         the assessment's default)."""
         return self.options.rules.table(self.assessment, self.options)[1]
 
-    def _state(self) -> tuple:
+    def session_state(self) -> tuple:
         """What a session keeps: the assessment, the runs, the options and the
         shapes folders."""
         return (
@@ -157,7 +137,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
 
     def unsaved(self) -> bool:
         """An assessment is open and differs from the session last opened or saved."""
-        return self.assessment_source is not None and self._state() != self._saved_state
+        return self.assessment_source is not None and self.session_state() != self.saved_state
 
     def unsaved_changes(self) -> list[str]:
         """What differs from the session last opened or saved, in words for
@@ -166,11 +146,11 @@ class ContestController(ContestFiles, JobQueue, QObject):
         if not self.unsaved():
             return []
         name = Path(self.assessment_source.path).name
-        if self._saved_state is None and self.recovered:
+        if self.saved_state is None and self.recovered:
             return ["the work recovered from the autosave"]
-        if self._saved_state is None:
+        if self.saved_state is None:
             return [f"the assessment {name} and {plural(len(self.entries), 'run')}"]
-        source, runs, options, shapes = self._saved_state
+        source, runs, options, shapes = self.saved_state
         out = []
         if source != self.assessment_source and source.path == self.assessment_source.path:
             out.append(f"how the assessment is read (matrices {self.matrix_order_words()})")
@@ -249,7 +229,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
         return scored[0].result.options if scored else self.current_options()
 
     # -- runs -------------------------------------------------------------------------
-    def _new_key(self) -> int:
+    def new_key(self) -> int:
         self._next_key += 1
         return self._next_key - 1
 
@@ -264,12 +244,12 @@ class ContestController(ContestFiles, JobQueue, QObject):
             return
         pairs = []
         for s in sources:
-            key = self._new_key()
+            key = self.new_key()
             self.entries[key] = RunEntry(key, s, s.colour)
             pairs.append((key, s))
             self.fileUsed.emit(str(s.path), False)
         self.changed.emit()
-        self._start(Job(pairs, self.options), f"Reading {len(pairs)} run(s)…")
+        self.jobs.start(Job(pairs, self.options), f"Reading {len(pairs)} run(s)…")
 
     @undoable(lambda self, keys: f"Remove {plural(len(set(keys) & set(self.entries)), 'run')}")
     def remove(self, keys) -> None:
@@ -281,7 +261,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
         for k in removed:
             self.scoring.requestForget.emit(k)
         if removed:
-            self._distinct_names()
+            self.jobs.distinct_names()
             self.changed.emit()
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             # said even when scoring goes on: all the runs may have gone at once
@@ -306,7 +286,7 @@ class ContestController(ContestFiles, JobQueue, QObject):
         the one rule of RunEntry.name."""
         for e in self.scored_entries():
             e.base_name = e.source.name or e.own_name or e.path_name
-        self._distinct_names()
+        self.jobs.distinct_names()
 
     @undoable("Scoring options")
     def change_options(self, options: EvalOptions, matrix_order: str | None = None) -> None:
@@ -356,8 +336,73 @@ class ContestController(ContestFiles, JobQueue, QObject):
 
     def opening(self) -> bool:
         """An assessment is being read (it replaces the runs once read)."""
-        return self._pending is not None
+        return self.pending is not None
 
     def score_entries(self, entries) -> None:
         """Read and score these runs (back from an undo, or new)."""
-        self._start(Job([(e.key, e.source) for e in entries], self.options), "Scoring…")
+        self.jobs.start(Job([(e.key, e.source) for e in entries], self.options), "Scoring…")
+
+    @undoable(lambda self, key, fmt: f"Read a run as {fmt}")
+    def choose_run_format(self, key: int, fmt: str) -> None:
+        """Read a run again with the format the user chose; undoable."""
+        e = self.entries.get(key)
+        if e is None:
+            return
+        e.source = replace(e.source, format=fmt)
+        self.jobs.start(Job([(key, e.source)], self.options), f"Reading {e.name} as {fmt}…")
+
+    # -- the parts' faces: the contest's files (contest_files.py) ---------------------
+    def open_assessment(self, source: AssessmentSource, **kwargs) -> None:
+        """Load an assessment (ContestFiles.open_assessment)."""
+        self.contest_files.open_assessment(source, **kwargs)
+
+    def open_files(self, paths, confirm=None, keep_runs=None, given=None, *, ordered=False):
+        """Open files and folders (ContestFiles.open_files)."""
+        self.contest_files.open_files(paths, confirm, keep_runs, given, ordered=ordered)
+
+    def run_task(self, fn, *args, **kwargs) -> None:
+        """``fn(*args)`` on a file thread (ContestFiles.run_task)."""
+        self.contest_files.run_task(fn, *args, **kwargs)
+
+    def close(self) -> None:
+        """Nothing open any more (ContestFiles.close)."""
+        self.contest_files.close()
+
+    def open_session(self, path: str, given=None, confirm=None) -> None:
+        """A session or contest file (ContestFiles.open_session)."""
+        self.contest_files.open_session(path, given, confirm)
+
+    def recover(self, autosave: str, session: str | None, name: str) -> None:
+        """The contest an autosave holds (ContestFiles.recover)."""
+        self.contest_files.recover(autosave, session, name)
+
+    def contest(self, name: str = "shrec-gui session", view: dict | None = None) -> Contest | None:
+        """What is open, as a Contest (ContestFiles.contest)."""
+        return self.contest_files.contest(name, view)
+
+    def save_session(self, path: str, view: dict | None = None, name: str | None = None) -> bool:
+        """Write what is open as a session (ContestFiles.save_session)."""
+        return self.contest_files.save_session(path, view, name)
+
+    # -- the parts' faces: the scoring jobs (job_queue.py) ----------------------------
+    def score(self) -> None:
+        """F5 (JobQueue.score)."""
+        self.jobs.score()
+
+    def cancel(self) -> None:
+        self.jobs.cancel()
+
+    def shutdown(self) -> None:
+        self.jobs.shutdown()
+
+    def request_lists(self, query_id: str) -> None:
+        """One query's ranked list in every scored run (JobQueue.request_lists)."""
+        self.jobs.request_lists(query_id)
+
+    def request_confusion(self, key: int, query_class: str) -> None:
+        """First-tier classes of one class in one run (JobQueue.request_confusion)."""
+        self.jobs.request_confusion(key, query_class)
+
+    def compare(self, params: dict) -> None:
+        """Compare the runs scored with the current options (JobQueue.compare)."""
+        self.jobs.compare(params)

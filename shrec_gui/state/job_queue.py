@@ -3,19 +3,19 @@ the results as they arrive (coalesced into one refresh), one query's ranked
 lists, a class's confusion and the comparison of runs.
 
 :class:`JobQueue` is a part of
-:class:`~shrec_gui.state.controller.ContestController` (a mixin: the controller's
-signals and state); the jobs themselves are worker.py's."""
+:class:`~shrec_gui.state.controller.ContestController` (its ``jobs``: it
+emits the controller's signals and reads its runs); the jobs themselves are
+workers/scoring.py's."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from PySide6.QtCore import QObject
 from shrec_eval.reading.readers import distinct_names
 
 from ..workers.scoring import Job
 from .contest_files import RECOVERY_KEPT, app_leaves_out
 from .run_entry import RunEntry
-from .undo import identity, undoable
+from .undo import identity
 
 #: the share of a run's part of the progress bar its reading takes (bytes of
 #: a file, files of a folder); scoring (queries) takes the rest, or all of it
@@ -23,12 +23,45 @@ from .undo import identity, undoable
 READ_SHARE = 0.5
 
 
-class JobQueue:
+class JobQueue(QObject):
     """Scoring, and the worker's answers, for the
-    :class:`~shrec_gui.state.controller.ContestController`."""
+    :class:`~shrec_gui.state.controller.ContestController` ``c`` (its part
+    ``jobs``): the jobs it starts, the progress bar, the runs' answers."""
+
+    def __init__(self, controller) -> None:
+        super().__init__(controller)
+        self.c = controller
+        # the progress bar: runs of the jobs since the worker was last idle,
+        # runs each job has left to answer, what each run is at
+        self._queue_total = 1
+        self._queue_done = 0
+        self._job_left: dict[int, int] = {}
+        self._phase: dict[int, str] = {}
+        self._unchanged: dict[int, bool] = {}  # F5 jobs that found nothing to do
+        self._failures: list[str] = []
+        self._comparison = 0
+        self._lists_request = 0
+        w = controller.scoring.worker
+        # bound methods of this QObject (not lambdas): Qt then queues the call
+        # to the GUI thread; a lambda would run in the worker's thread
+        w.assessmentLoaded.connect(self._on_assessment_loaded)
+        w.assessmentFailed.connect(self._on_assessment_failed)
+        w.runStarted.connect(self._on_run_started)
+        w.reading.connect(self._on_reading)
+        w.progress.connect(self._on_progress)
+        w.unchanged.connect(self._on_unchanged)
+        w.runScored.connect(self._on_run_scored)
+        w.runFailed.connect(self._on_run_failed)
+        w.runAmbiguous.connect(self._on_run_ambiguous)
+        w.finished.connect(self._on_finished)
+        w.listsReady.connect(self._on_lists_ready)
+        w.confusionReady.connect(controller.confusionReady)  # signal to signal: queued
+        w.confusionFailed.connect(controller.confusionFailed)
+        w.comparisonReady.connect(self._on_comparison_ready)
+        w.comparisonFailed.connect(self._on_comparison_failed)
 
     # -- scoring ----------------------------------------------------------------------
-    def _start(self, job: Job, text: str, *, supersede: bool = False) -> int | None:
+    def start(self, job: Job, text: str, *, supersede: bool = False) -> int | None:
         """The one way a job starts (its generation; None: not now).  A job of
         runs (no assessment of its own) is scored against the assessment as
         the options' profile reads it: while an assessment is being read,
@@ -36,24 +69,26 @@ class JobQueue:
         profile reads it by other rules than it was read with (the profile
         changed since: trec_eval reads ids as written, sipiran21 matrices by
         id), it is read again first, with every run, as F5 does."""
-        if job.assessment is None and self.assessment is not None:
-            if self._pending is not None:
-                self.status.emit("The assessment is being read; the runs are scored once it is in.")
+        if job.assessment is None and self.c.assessment is not None:
+            if self.c.pending is not None:
+                self.c.status.emit(
+                    "The assessment is being read; the runs are scored once it is in."
+                )
                 return None
             profile = job.options.rules
-            if profile.rereads(self.assessment, self.assessment_source):
-                self.open_assessment(self.assessment_source, keep_session=True)
-                if self._pending is None:  # refused (the window said why): so do the runs
-                    self._not_scored(self.entries.values(), app_leaves_out(profile) or "")
+            if profile.rereads(self.c.assessment, self.c.assessment_source):
+                self.c.open_assessment(self.c.assessment_source, keep_session=True)
+                if self.c.pending is None:  # refused (the window said why): so do the runs
+                    self._not_scored(self.c.entries.values(), app_leaves_out(profile) or "")
                 return None
-        if not self.busy:  # a new batch: the bar counts its runs
+        if not self.c.busy:  # a new batch: the bar counts its runs
             self._queue_total = self._queue_done = 0
             self._phase = {}
-        gen = self.scoring.start(job, supersede=supersede)
+        gen = self.c.scoring.start(job, supersede=supersede)
         self._queue_total += len(job.runs)
         self._job_left[gen] = len(job.runs)
-        self.status.emit(text)
-        self.progress.emit(self._bar())
+        self.c.status.emit(text)
+        self.c.progress.emit(self._bar())
         return gen
 
     def score(self) -> None:
@@ -61,83 +96,87 @@ class JobQueue:
         options, its file changed since; the others stay as they are), the
         assessment read again first when the profile reads it otherwise.
         Nothing to do: the status bar says so."""
-        if self.assessment is None:
-            self.status.emit(
+        if self.c.assessment is None:
+            self.c.status.emit(
                 "Nothing to score: open an assessment (Ctrl+O), a session or the demo (Ctrl+D)."
             )
             return
-        if not self.entries:
-            self.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
+        if not self.c.entries:
+            self.c.status.emit("No run to score: add runs (Ctrl+R) or a folder.")
             return
-        self._start(
-            Job([(k, e.source) for k, e in self.entries.items()], self.options, only_changed=True),
+        self.start(
+            Job(
+                [(k, e.source) for k, e in self.c.entries.items()],
+                self.c.options,
+                only_changed=True,
+            ),
             "Scoring…",
         )
 
     def cancel(self) -> None:
-        if self.busy:
-            self.scoring.cancel()
-            self.status.emit("Cancelling…")
+        if self.c.busy:
+            self.c.scoring.cancel()
+            self.c.status.emit("Cancelling…")
 
     def shutdown(self) -> None:
-        self.scoring.shutdown()
-        self.shapes.shutdown()
+        self.c.scoring.shutdown()
+        self.c.shapes.shutdown()
 
     def _current(self, gen: int) -> bool:
-        return gen == self.scoring.generation
+        return gen == self.c.scoring.generation
 
     def _pending_job(self, gen: int) -> bool:
         """Whether ``gen`` is the job reading the assessment now awaited."""
-        return self._pending is not None and self._pending.get("generation") == gen
+        return self.c.pending is not None and self.c.pending.get("generation") == gen
 
     def _on_assessment_loaded(self, gen, source, assessment) -> None:
         if not self._pending_job(gen):
             return
-        pending, self._pending = self._pending, None
-        self.assessment_source = source
-        self.assessment = assessment
+        pending, self.c.pending = self.c.pending, None
+        self.c.assessment_source = source
+        self.c.assessment = assessment
         if not pending["keep_session"]:  # another contest: its own shapes problems
-            self.shapes.new_contest()
-        if pending["options"] is not self.options and not pending["keep_session"]:
-            self.set_options(pending["options"])
+            self.c.shapes.new_contest()
+        if pending["options"] is not self.c.options and not pending["keep_session"]:
+            self.c.set_options(pending["options"])
         waiting = self._adopt(pending)
-        self.history.forget_runs_aside()  # read for another reading of the assessment
+        self.c.history.forget_runs_aside()  # read for another reading of the assessment
         if not pending["keep_session"]:  # another contest: another history
-            self.history.clear()
-            self.opened = pending.get("contest")
-            self.recovered = bool(pending.get("recovered"))
+            self.c.history.clear()
+            self.c.opened = pending.get("contest")
+            self.c.recovered = bool(pending.get("recovered"))
         if pending["session"] is not None:  # a session or contest file: now it has opened
-            self.session_path = pending["session"][0] or None
-            self.session_view = pending["view"] or {}
+            self.c.session_path = pending["session"][0] or None
+            self.c.session_view = pending["view"] or {}
             # opened under the command line's options (shrec-gui --profile X): they
             # are how this launch reads the contest, as shrec-eval evaluate
             # CONTEST.json --profile X reads it, not a change of the user's (the
             # same command shows the same again): nothing unsaved, nothing asked
-            self._saved_state = None if self.recovered else self._state()
-            self.sessionOpened.emit(*pending["session"])
-            if not self.recovered:
-                self.fileUsed.emit(pending["session"][0], True)
+            self.c.saved_state = None if self.c.recovered else self.c.session_state()
+            self.c.sessionOpened.emit(*pending["session"])
+            if not self.c.recovered:
+                self.c.fileUsed.emit(pending["session"][0], True)
         elif not pending["keep_session"]:  # an assessment on its own: no session any more
-            self.session_path = None
-            self.session_view = {}
-            self.assessmentOpened.emit(str(source.path))
-            self.fileUsed.emit(str(source.path), True)  # read: a recent file now
-        self.changed.emit()
+            self.c.session_path = None
+            self.c.session_view = {}
+            self.c.assessmentOpened.emit(str(source.path))
+            self.c.fileUsed.emit(str(source.path), True)  # read: a recent file now
+        self.c.changed.emit()
         if pending.get("recovered"):
-            self.recoveryEnded.emit("")
+            self.c.recoveryEnded.emit("")
         # what changed while it was read: other options (their profile may read it
         # otherwise again), runs added or read another way
-        if pending["options"] != self.options:
+        if pending["options"] != self.c.options:
             self.score()
         elif waiting:
-            self.score_entries(waiting)
+            self.c.score_entries(waiting)
 
     def _adopt(self, pending: dict) -> list[RunEntry]:
         """The runs of an assessment now read: those it was read with (the
         worker scores them), less those removed meanwhile, with the names
         and formats given meanwhile, and the runs added meanwhile.  Returns
         the runs still to score (added, or read another way since)."""
-        was, now = pending["was"], self.entries
+        was, now = pending["was"], self.c.entries
         entries, waiting = {}, []
         for k, s in pending["runs"]:
             old = now.get(was[k]) if k in was else None
@@ -153,29 +192,29 @@ class JobQueue:
             if k not in pending["replaces"]:  # added while it was read
                 entries[k] = e
                 waiting.append(e)
-        self.entries = entries
+        self.c.entries = entries
         return waiting
 
     def _on_assessment_failed(self, gen, source, message) -> None:
         if not self._pending_job(gen):
             return
-        pending, self._pending = self._pending, None
+        pending, self.c.pending = self.c.pending, None
         if pending.get("recovered"):
-            self.problem.emit("Cannot recover the autosave", message + RECOVERY_KEPT)
-            self.recoveryEnded.emit(message)
+            self.c.problem.emit("Cannot recover the autosave", message + RECOVERY_KEPT)
+            self.c.recoveryEnded.emit(message)
             return
-        added = [e for k, e in self.entries.items() if k not in pending["replaces"]]
+        added = [e for k, e in self.c.entries.items() if k not in pending["replaces"]]
         if not pending["keep_session"]:  # the contest open stays: runs added meanwhile join it
-            self.problem.emit("Cannot open the assessment", message)
+            self.c.problem.emit("Cannot open the assessment", message)
             if added:
-                self.score_entries(added)
+                self.c.score_entries(added)
             return
         # read again for the options' profile: the runs it was to score say why not
         profile = pending["options"].profile
         unscored = self._not_scored(
-            self.entries.values(), f"the {profile} profile cannot read the assessment: {message}"
+            self.c.entries.values(), f"the {profile} profile cannot read the assessment: {message}"
         )
-        self.problem.emit(
+        self.c.problem.emit(
             f"Cannot read the assessment under the {profile} profile",
             f"{message}\n\nNo run is scored under the {profile} profile"
             + (f"; never scored: {', '.join(e.name for e in unscored)}" if unscored else "")
@@ -202,12 +241,12 @@ class JobQueue:
             self._job_left[gen] -= n
 
     def _label(self, key: int, name: str = "") -> str:
-        e = self.entries.get(key)
+        e = self.c.entries.get(key)
         return f"{e.name if e else name} ({self._queue_done + 1} of {self._queue_total})"
 
     def _on_run_started(self, gen, key, name) -> None:
         if gen in self._job_left:
-            self.status.emit(f"Scoring {self._label(key, name)}")
+            self.c.status.emit(f"Scoring {self._label(key, name)}")
 
     def _on_reading(self, gen, key, done, total) -> None:
         """A run being read: the first part of its share of the bar."""
@@ -215,8 +254,8 @@ class JobQueue:
             return
         if key not in self._phase:
             self._phase[key] = "reading"
-            self.status.emit(f"Reading {self._label(key)}")
-        self.progress.emit(self._bar(READ_SHARE * (done / total if total else 1.0)))
+            self.c.status.emit(f"Reading {self._label(key)}")
+        self.c.progress.emit(self._bar(READ_SHARE * (done / total if total else 1.0)))
 
     def _on_progress(self, gen, key, done, total) -> None:
         """A run being scored: the rest of its share (all of it, read from memory)."""
@@ -225,8 +264,8 @@ class JobQueue:
         read = READ_SHARE if key in self._phase else 0.0
         if self._phase.get(key) == "reading":
             self._phase[key] = "scoring"
-            self.status.emit(f"Scoring {self._label(key)}")
-        self.progress.emit(self._bar(read + (1 - read) * (done / total if total else 1.0)))
+            self.c.status.emit(f"Scoring {self._label(key)}")
+        self.c.progress.emit(self._bar(read + (1 - read) * (done / total if total else 1.0)))
 
     def _on_unchanged(self, gen, n) -> None:
         """Runs an F5 left as they were (scored with these options, files
@@ -236,20 +275,20 @@ class JobQueue:
 
     def _on_run_scored(self, gen, key, result, run) -> None:
         self._answered(gen)
-        e = self.entries.get(key)
+        e = self.c.entries.get(key)
         if e is None:  # removed meanwhile
             return
         # read under no name (ScoringWorker.run_job): the reader's own, shown
         # unless the run was given one (RunEntry.name)
         e.result, e.error, e.run, e.own_name = result, None, run, result.run_name
         e.base_name = e.source.name or e.own_name
-        self._distinct_names()
+        self.distinct_names()
         self._changed_soon()
 
-    def _distinct_names(self) -> None:
+    def distinct_names(self) -> None:
         """Two runs of one name (two TREC files of one run tag) shown apart,
         as the command line names them (shrec_eval.service.final_names)."""
-        scored = self.scored_entries()
+        scored = self.c.scored_entries()
         names = distinct_names(
             [e.base_name or e.result.run_name for e in scored],
             [e.result.run_source for e in scored],
@@ -259,7 +298,7 @@ class JobQueue:
 
     def _on_run_failed(self, gen, key, message) -> None:
         self._answered(gen)
-        e = self.entries.get(key)
+        e = self.c.entries.get(key)
         if e is None:  # removed, or of an assessment superseded before it was adopted
             return
         e.error, e.result = message, None  # kept (a session still lists it; F5 tries again)
@@ -270,37 +309,28 @@ class JobQueue:
         """A run that fits several formats: kept unread (Data checks quote the
         reader) and the window asks which format (``choose_run_format``)."""
         self._answered(gen)
-        e = self.entries.get(key)
+        e = self.c.entries.get(key)
         if e is None:
             return
         e.error, e.result = message, None
         self._changed_soon()
-        self.formatAsked.emit(key, str(e.source.path), tuple(candidates))
-
-    @undoable(lambda self, key, fmt: f"Read a run as {fmt}")
-    def choose_run_format(self, key: int, fmt: str) -> None:
-        """Read a run again with the format the user chose."""
-        e = self.entries.get(key)
-        if e is None:
-            return
-        e.source = replace(e.source, format=fmt)
-        self._start(Job([(key, e.source)], self.options), f"Reading {e.name} as {fmt}…")
+        self.c.formatAsked.emit(key, str(e.source.path), tuple(candidates))
 
     def _changed_soon(self) -> None:
         """Results arriving close together are shown in one refresh."""
-        if not self._changed_timer.isActive():
-            self._changed_timer.start()
+        if not self.c.changed_timer.isActive():
+            self.c.changed_timer.start()
 
     def _on_finished(self, gen, cancelled) -> None:
         # runs a cancelled or superseded job never answered: off the bar
         self._queue_done += max(self._job_left.pop(gen, 0), 0)
         if self._pending_job(gen):  # stopped before the assessment was in: nothing changes
-            self._pending = None  # (runs added meanwhile stay unscored: F5 scores them)
+            self.c.pending = None  # (runs added meanwhile stay unscored: F5 scores them)
         unchanged = self._unchanged.pop(gen, False)
         if self._failures:  # one message for every run of the job that could not be read
             failures, self._failures = self._failures, []
             more = f"\n\n({len(failures) - 3} more in Data checks.)" if len(failures) > 3 else ""
-            self.problem.emit(
+            self.c.problem.emit(
                 "Cannot read or score a run"
                 if len(failures) == 1
                 else f"Cannot read or score {len(failures)} runs",
@@ -308,14 +338,14 @@ class JobQueue:
             )
         if not self._current(gen):
             return
-        self._changed_timer.stop()  # the last results now, in every tab
-        self.changed.emit()
-        self.progress.emit(-1)
+        self.c.changed_timer.stop()  # the last results now, in every tab
+        self.c.changed.emit()
+        self.c.progress.emit(-1)
         nothing = unchanged and not cancelled
-        self.status.emit(
+        self.c.status.emit(
             ("Cancelled; earlier results kept. " if cancelled else "")
             + ("Nothing to score (no option or file changed): " if nothing else "")
-            + self.scored_status()
+            + self.c.scored_status()
         )
 
     # -- details and comparisons ------------------------------------------------------
@@ -323,37 +353,37 @@ class JobQueue:
         """One query's ranked list in every scored run (with item ids and
         classes), made in the worker; answered by listsReady."""
         self._lists_request += 1
-        runs = [(e.key, e.name) for e in self.scored_entries()]
-        self.scoring.lists(self._lists_request, query_id, runs)
+        runs = [(e.key, e.name) for e in self.c.scored_entries()]
+        self.c.scoring.lists(self._lists_request, query_id, runs)
 
     def request_confusion(self, key: int, query_class: str) -> None:
         """First-tier classes of one class in one run (scoring.confusion), in the worker."""
-        self.scoring.requestConfusion.emit(key, query_class)
+        self.c.scoring.requestConfusion.emit(key, query_class)
 
     def _on_lists_ready(self, request, lists) -> None:
         if request == self._lists_request:  # not an answer to an older question
-            self.listsReady.emit(lists)
+            self.c.listsReady.emit(lists)
 
     def compare(self, params: dict) -> None:
         """Compare the runs scored with the current options (a run still
         holding results of older options is left out until re-scored)."""
         results = [
             e.result
-            for e in self.readable_entries()
-            if self.is_current(e.result) and params["measure"] in e.result.keys
+            for e in self.c.readable_entries()
+            if self.c.is_current(e.result) and params["measure"] in e.result.keys
         ]
         if len(results) < 2:
-            self.comparisonFailed.emit(
+            self.c.comparisonFailed.emit(
                 "At least two runs scored with the current options are needed (F5 scores them)."
             )
             return
         self._comparison += 1
-        self.scoring.compare(self._comparison, results, params)
+        self.c.scoring.compare(self._comparison, results, params)
 
     def _on_comparison_ready(self, request, comparison) -> None:
         if request == self._comparison:
-            self.comparisonReady.emit(comparison)
+            self.c.comparisonReady.emit(comparison)
 
     def _on_comparison_failed(self, request, message) -> None:
         if request == self._comparison:
-            self.comparisonFailed.emit(message)
+            self.c.comparisonFailed.emit(message)

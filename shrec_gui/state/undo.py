@@ -190,7 +190,7 @@ class UndoHistory(QObject):
                 if e.result is None and e.error is None or not c.is_current(e.result):
                     to_score.append(e)
             else:
-                e = RunEntry(c._new_key(), s, s.colour)
+                e = RunEntry(c.new_key(), s, s.colour)
                 to_score.append(e)
             e.source = replace(e.source, name=s.name)
             e.colour = s.colour
