@@ -189,7 +189,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
             win.tabs.setCurrentWidget(win.curves)
             win.curves.kind.setCurrentIndex(win.curves.kind.findData("pr"))
             app.processEvents()
-            win.export_plot(out, "png", width)
+            win.exports.export_plot(out, "png", width)
             img = QImage(out)
             if win.errors or img.isNull() or img.width() != width:
                 say(

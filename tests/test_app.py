@@ -155,16 +155,16 @@ def test_curves_show_every_run_with_a_legend(demo):
 
 def test_exports_write_valid_files(demo, tmp_path):
     png, svg, pcsv, tcsv = (tmp_path / n for n in ("pr.png", "pr.svg", "pr.csv", "t.csv"))
-    demo.export_plot(str(png), "png", 1200)
+    demo.exports.export_plot(str(png), "png", 1200)
     img = QImage(str(png))
     assert not img.isNull() and img.width() == 1200
     assert img.pixelColor(3, 3).name() == "#ffffff"  # white background for papers
-    demo.export_plot(str(svg), "svg")
+    demo.exports.export_plot(str(svg), "svg")
     assert ET.parse(svg).getroot().tag.endswith("svg")
-    demo.export_plot(str(pcsv), "csv")
+    demo.exports.export_plot(str(pcsv), "csv")
     rows = list(csv.reader(pcsv.open()))
     assert len(rows) >= 21 and len(rows[0]) == 14  # x and y of 7 curves
-    demo.export_tab(demo.summary, str(tcsv))
+    demo.exports.export_tab(demo.summary, str(tcsv))
     rows = list(csv.reader(tcsv.open()))
     assert rows[0][0] == "Run" and len(rows) == 8
     assert not [p for p in tmp_path.iterdir() if ".part." in p.name]
@@ -353,7 +353,7 @@ def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results
     for which in ("means", "h2h"):
         for fmt in ("png", "svg", "csv"):
             path = tmp_path / f"{which}.{fmt}"
-            demo.export_plot(str(path), fmt, 900, which)
+            demo.exports.export_plot(str(path), fmt, 900, which)
             assert path.stat().st_size > 100
     assert QImage(str(tmp_path / "means.png")).width() == 900
 
@@ -417,7 +417,7 @@ def test_a_failed_session_changes_nothing(fresh, qtbot, tmp_path, dialogs):
         50,
         100,
     )
-    fresh.save_session_action()
+    fresh.dialogs.save_session_action()
     assert good.read_text() == text  # Ctrl+S still writes the session that is open
 
 

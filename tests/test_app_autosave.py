@@ -61,7 +61,7 @@ def test_an_unsaved_change_is_autosaved_and_goes_when_undone(saved_win, qtbot):
     assert about["session"] == c.session_path and about["changes"] == ["1 run removed"]
     assert copy.view["tab"] == "Summary"
     # undone: nothing unsaved, no copy
-    win.undo_action.trigger()
+    win.menus.undo_action.trigger()
     _written(qtbot, autosave, exists=False)
     assert not (autosave.folder / ABOUT).exists()
 
@@ -181,7 +181,7 @@ def test_after_a_crash_the_next_start_offers_the_work_back(win, qtbot, tmp_path,
         # unsaved: the close question names what is at stake
         asked_close: list[str] = []
         answer_questions(monkeypatch, [QMessageBox.StandardButton.Cancel], asked_close)
-        assert not win.confirm_discard() and asked_close == ["Unsaved changes"]
+        assert not win.dialogs.confirm_discard() and asked_close == ["Unsaved changes"]
     finally:
         autosave.finish()
     assert not (data / "autosave" / autosave.folder.name).exists()

@@ -127,7 +127,7 @@ def test_open_assessment_asks_the_reader_options(win, qtbot, monkeypatch):
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ReaderDialog, "exec", fill)
-    win.open_assessment_dialog()
+    win.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
     a = win.controller.assessment
     assert a.n_queries == 30 and a.top_grade == 2  # the query .cla, graded

@@ -88,7 +88,7 @@ def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch)
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ReaderDialog, "exec", fill)
-    win.add_runs_dialog()
+    win.dialogs.add_runs_dialog()
     wait_idle(qtbot, win, 1)
     (entry,) = win.controller.entries.values()
     assert (entry.source.metric, entry.source.top_k) == ("dot", 5)

@@ -396,7 +396,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
 
     w = _scored_window(qtbot)
     out = tmp_path / "report"
-    w.export_report(str(out))
+    w.exports.export_report(str(out))
     # the demo has shapes: the gallery's thumbnails are drawn too
     qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=180000)
     # what `shrec-eval evaluate --report` writes for the same results
@@ -431,7 +431,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     svg = (out / "figures" / "precision_recall.svg").read_text()
     colours = {look.colour.lower() for look in w.controller.looks().values()}
     assert colours <= set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
-    w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
+    w.exports.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
     qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
     assert (tmp_path / "cli" / "summary.csv").exists() and w.errors
     w.close()
@@ -459,14 +459,14 @@ def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
             w.curves.kind.setCurrentIndex(w.curves.kind.findData(kind))
         path = tmp_path / f"{which}-{kind}.pdf"
         with qtbot.waitSignal(w.exports.figureDone, timeout=60000) as done:
-            w.export_plot(str(path), "pdf", which=which, figure=col)
+            w.exports.export_plot(str(path), "pdf", which=which, figure=col)
         assert done.args == [str(path), ""]
         data = path.read_bytes()
         box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
         assert float(box[1]) == pytest.approx(p.size_pt[0], abs=0.01), which
         assert b"/FontFile2" in data  # TrueType embedded (matplotlib, Type 42)
     path = tmp_path / "means.pdf"
-    w.export_plot(str(path), "pdf", which="means", figure=col)
+    w.exports.export_plot(str(path), "pdf", which="means", figure=col)
     box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", path.read_bytes())
     assert float(box[1]) == pytest.approx(p.size_pt[0], abs=1)
     # the dialog offers the presets; a print preset fixes size, font and legend
@@ -636,7 +636,9 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
     demo.curves.select_query(None)
     path = tmp_path / "pr.pdf"
     with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
-        demo.export_plot(str(path), "pdf", which="curves", figure=FigureSettings(preset="column"))
+        demo.exports.export_plot(
+            str(path), "pdf", which="curves", figure=FigureSettings(preset="column")
+        )
         assert not path.exists()  # returned before the drawing: it waits on its thread
         qtbot.waitUntil(lambda: "thread" in seen, timeout=10000)
         qtbot.wait(50)  # the event loop runs while the figure is drawn

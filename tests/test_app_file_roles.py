@@ -174,7 +174,7 @@ def test_a_bad_assessment_is_said_before_any_question(
 
     chosen = str(contest / "bad.cla")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (chosen, ""))
-    w.open_assessment_dialog()
+    w.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: len(dialogs) == 4, timeout=10000)
     assert w.asked == ["Unsaved changes"]
     assert w.controller.assessment_source.path == contest / "a.cla"  # nothing changed

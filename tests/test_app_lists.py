@@ -293,7 +293,7 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path,
     _wait_lists(qtbot, ranked, "q05")
     path = tmp_path / "ranked.csv"
     asked = []
-    monkeypatch.setattr(demo, "ask_save_path", lambda *a: asked.append(a[1]) or str(path))
+    monkeypatch.setattr(demo.dialogs, "ask_save_path", lambda *a: asked.append(a[1]) or str(path))
     demo.exports.export_tab_dialog()  # Ctrl+E
     assert asked == ["ranked-q05.csv"] and demo.status_label.text() == f"Wrote {path}"
     rows = list(csv.reader(path.open()))

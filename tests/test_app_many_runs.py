@@ -180,7 +180,7 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
     path = tmp_path / "heat.svg"
     custom = FigureSettings(width=900, height=600, font_px=14, fmt="svg", preset="custom")
     with qtbot.waitSignal(big.exports.figureDone, timeout=60000) as done:
-        big.export_plot(str(path), "svg", which="class_heatmap", figure=custom)
+        big.exports.export_plot(str(path), "svg", which="class_heatmap", figure=custom)
     assert done.args == [str(path), ""], big.errors
     svg = path.read_text()
     assert "class mean" in svg and "(bright)" in svg  # the colour bar's label

@@ -181,7 +181,7 @@ def test_outputs_of_the_demo_default_to_the_documents_folder(win, qtbot, monkeyp
     win.exports.export_report_dialog()
     win.exports.export_tab_dialog()
     win.exports.export_plot_dialog("csv", "curves")
-    win.save_session_dialog()
+    win.dialogs.save_session_dialog()
     assert len(starts) == 4
     docs = settings.documents_folder()
     for start in starts:
@@ -197,7 +197,7 @@ def test_outputs_of_a_contest_default_to_its_folder(win, qtbot, monkeypatch, tmp
     starts = save_dialog_starts(monkeypatch)
     win.prefs.remember_folder(str(tmp_path))  # another folder used last: not for outputs
     win.exports.export_report_dialog()
-    win.save_session_dialog()
+    win.dialogs.save_session_dialog()
     assert [Path(s).parent for s in starts] == [manifest.parent] * 2
 
 
@@ -241,7 +241,7 @@ def read_csv(path) -> list[list[str]]:
 
 def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     demo.tabs.setCurrentWidget(demo.summary)
-    demo.export_action.trigger()  # Ctrl+E
+    demo.menus.export_action.trigger()  # Ctrl+E
     rows = read_csv(tmp_path / "table.csv")
     assert rows[0][0] == "Run" and len(rows) == 8
     sig = demo.significance
@@ -250,7 +250,7 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     sig.request()
     qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
     demo.tabs.setCurrentWidget(sig)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     assert save_as[-1] == "p-values-adr.csv"
     rows = read_csv(tmp_path / "p-values-adr.csv")
     names = sig.pmodel.names
@@ -261,11 +261,11 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     assert float(rows[1][len(names)]) == pytest.approx(want)
     assert rows[1][1] == ""  # a run against itself
     demo.tabs.setCurrentWidget(demo.curves)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     assert len(read_csv(tmp_path / save_as[-1])[0]) == 14  # x and y of 7 curves
     demo.tabs.setCurrentWidget(demo.per_query)
     demo.per_query.mode.setCurrentIndex(0)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     rows = read_csv(tmp_path / "per-query.csv")
     assert rows[0][0] == "Query" and len(rows) == 31
 
@@ -301,7 +301,7 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     patch = pytest.MonkeyPatch()
     try:
         patch.setattr(FigureDrawers, "submit", spied)
-        patch.setattr(w, "ask_output_folder", choose)
+        patch.setattr(w.dialogs, "ask_output_folder", choose)
         w.exports.export_report_dialog()
         qtbot.waitUntil(lambda: bool(done), timeout=60000)
     finally:
@@ -314,7 +314,7 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     assert {id(f) for _, f in asked[4:]} == {id(f) for _, f in while_chosen}
     assert len(list((tmp_path / "rep" / "figures").iterdir())) == 12
     qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=10000)
-    w.ask_output_folder = lambda *_: ""  # the dialog cancelled
+    w.dialogs.ask_output_folder = lambda *_: ""  # the dialog cancelled
     w.exports.export_report_dialog()
     assert set(multiprocessing.active_children()) <= before
 

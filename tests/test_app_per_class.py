@@ -214,7 +214,7 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
     assert tab.shown_plot() == "class_heatmap"
     path = tmp_path / "heatmap.png"
     with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
-        demo.export_plot(str(path), "png", width=900, which="class_heatmap")
+        demo.exports.export_plot(str(path), "png", width=900, which="class_heatmap")
     assert done.args == [str(path), ""], demo.errors
     img = QImage(str(path))
     assert img.width() == 900

@@ -69,7 +69,7 @@ def test_a_file_that_cannot_be_opened_is_not_a_recent_file(win, qtbot, tmp_path,
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path / "bad.cla"), "")
     )
-    win.open_assessment_dialog()
+    win.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: len(win.errors) == 3, timeout=10000)
     wait_idle(qtbot, win)
     assert win.prefs.recent() == before

@@ -36,7 +36,7 @@ def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_fi
     assert w.controller.entries[key].name == "SpectralNet"  # the model's key role
     w.tabs.setCurrentWidget(w.summary)
     select_rows(view, [row])
-    w.remove_action.trigger()  # Del
+    w.menus.remove_action.trigger()  # Del
     assert "SpectralNet" not in names_of(w) and len(w.controller.entries) == 7
     assert "Broken" in names_of(w)  # the failed run is still there
     shown = {proxy.index(r, 0).data() for r in range(proxy.rowCount())}
@@ -50,7 +50,7 @@ def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_fi
     ]
     assert len(rows) == 2
     select_rows(view, rows)
-    w.remove_action.trigger()
+    w.menus.remove_action.trigger()
     assert sorted(names_of(w)) == sorted(shown - {"ShapeHistogram", "VoxelMoments"} | {"Broken"})
 
 
@@ -162,7 +162,7 @@ def test_the_runs_dialog_shows_files_without_an_extension(win, qtbot, monkeypatc
     monkeypatch.setattr(
         QFileDialog, "getOpenFileNames", lambda *a, **k: filters.append(a[3]) or ([], "")
     )
-    win.add_runs_dialog()
+    win.dialogs.add_runs_dialog()
     # any file first (the formats' table adds each format's usual names)
     assert filters == [run_file_filters()]
     first = re.search(r"\(([^()]*)\)$", filters[0].split(";;")[0]).group(1).split()

@@ -331,7 +331,7 @@ def test_the_column_search_scores_a_measure_with_parameters(win, qtbot, tmp_path
     qtbot.keyClick(box, _Qt.Key.Key_Return)
     assert "discount='log3' is not allowed; expected log2_from_2 (default)" in box.toolTip()
     assert c.options.measures == (key,) and key in s.keys
-    win.undo_action.trigger()  # the options before the measure was added
+    win.menus.undo_action.trigger()  # the options before the measure was added
     qtbot.waitUntil(lambda: settled(win, 1) and not c.stale_entries(), timeout=20000)
     assert c.options.measures == () and key not in s.keys
     s.set_columns(before)  # the columns are remembered for the next windows

@@ -10,14 +10,16 @@ to menus, tabs and their wiring."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
-from ..state import view_state
 from ..widgets.welcome import missing_files
 from ..workers.scoring import classify, read_assessment
 from .dialogs import ReaderDialog, TrecOrderDialog
@@ -77,19 +79,44 @@ class OutputFolderDialog(QFileDialog):
         return files[0] if files and self.result() == QDialog.DialogCode.Accepted else ""
 
 
-class FileDialogs:
-    #: the unsaved-changes question (or its Save's file dialog) is open
-    asking_unsaved = False
+@dataclass(frozen=True)
+class DialogHost:
+    """What the File menu's dialogs need of the window, and nothing more:
+    the parent of the dialogs, the contest, the preferences, whether to ask
+    at all, the welcome page (its recent files), the view state a session
+    keeps, the contest's name (read, and set once saved) and the recent
+    files' menu to rebuild."""
+
+    parent: QWidget
+    controller: object  # the ContestController
+    prefs: object  # the window's Preferences
+    quiet: Callable[[], bool]
+    welcome: Callable[[], object]  # the WelcomePage
+    view: Callable[[], dict]
+    contest_name: Callable[[], str | None]
+    named: Callable[[str], None]
+    recent_changed: Callable[[], None]
+
+
+class FileDialogs(QObject):
+    """The File menu's dialogs, for one main window (through its
+    :class:`DialogHost`)."""
+
+    def __init__(self, host: DialogHost) -> None:
+        super().__init__(host.parent)
+        self.host = host
+        #: the unsaved-changes question (or its Save's file dialog) is open
+        self.asking_unsaved = False
 
     def confirm_discard(self) -> bool:
         """Before the contest is replaced or closed, or the app quits (the one
         question every such path asks): Save (True once written), Discard
         (True) or Cancel (False: nothing changes)."""
-        if not self.controller.unsaved():
+        if not self.host.controller.unsaved():
             return True
-        path = self.controller.session_path
+        path = self.host.controller.session_path
         box, save, discard = unsaved_question(
-            self, self.controller.unsaved_changes(), Path(path).name if path else None
+            self, self.host.controller.unsaved_changes(), Path(path).name if path else None
         )
         # while it (or the save dialog of its Save) is open, a SIGTERM or SIGINT
         # closes the app without asking again, the autosave kept (lifecycle.py)
@@ -108,10 +135,10 @@ class FileDialogs:
         """A new assessment over open runs: start clean (the default), keep
         the runs (read and scored against the new assessment), or Cancel
         (None: nothing changes).  Without dialogs (headless): start clean."""
-        runs = len(self.controller.entries)
-        if not runs or self.quiet:
+        runs = len(self.host.controller.entries)
+        if not runs or self.host.quiet():
             return False
-        box = QMessageBox(self)
+        box = QMessageBox(self.host.parent)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("New assessment")
         them = f"the {runs} runs open and score them" if runs > 1 else "the run open and score it"
@@ -132,12 +159,14 @@ class FileDialogs:
 
     def contest_folder(self) -> str | None:
         """The folder of the session open, else of the assessment."""
-        c = self.controller
+        c = self.host.controller
         path = c.session_path or (c.assessment_source and c.assessment_source.path)
         return str(Path(path).parent) if path else None
 
     def _open_file(self, title: str, filters: str) -> str:
-        path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_folder(), filters)
+        path, _ = QFileDialog.getOpenFileName(
+            self.host.parent, title, self.host.prefs.last_folder(), filters
+        )
         return path
 
     def open_assessment_dialog(self) -> None:
@@ -149,8 +178,8 @@ class FileDialogs:
             return
         path = self._open_file("Open assessment", assessment_file_filters())
         if path:
-            options = self.controller.options
-            self.controller.run_task(
+            options = self.host.controller.options
+            self.host.controller.run_task(
                 lambda: (
                     classify([path])[0][1],
                     read_assessment(AssessmentSource(path), options.rules),
@@ -162,8 +191,10 @@ class FileDialogs:
     def _assessment_chosen(self, path: str, kind: str, loaded, options) -> None:
         values = {}
         if kind in ("cla", "qrels"):
-            profile = self.controller.options.rules
-            d = ReaderDialog(kind, path, self, self.prefs.last_folder(), profile=profile)
+            profile = self.host.controller.options.rules
+            d = ReaderDialog(
+                kind, path, self.host.parent, self.host.prefs.last_folder(), profile=profile
+            )
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             values = d.values()
@@ -171,22 +202,22 @@ class FileDialogs:
         if keep is None:
             return
         source = AssessmentSource(path, **values)
-        self.controller.open_assessment(
+        self.host.controller.open_assessment(
             source,
             runs=None if keep else [],
             # read again only when the reader's settings (or the options, and with
             # them the profile's rules) changed since it was read
             loaded=loaded
-            if source == AssessmentSource(path) and options is self.controller.options
+            if source == AssessmentSource(path) and options is self.host.controller.options
             else None,
         )
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add runs", self.prefs.last_folder(), run_file_filters()
+            self, "Add runs", self.host.prefs.last_folder(), run_file_filters()
         )
         if paths:
-            self.controller.run_task(classify, paths, done=self._runs_chosen)
+            self.host.controller.run_task(classify, paths, done=self._runs_chosen)
 
     def _runs_chosen(self, kinds) -> None:
         """The runs chosen, with what they are: the TREC runs among them are
@@ -194,19 +225,19 @@ class FileDialogs:
         unless the profile decides (trec_eval sorts as trec_eval does)."""
         trec = [p for p, k in kinds if k == "trec"]
         order = {}
-        if trec and "trec_order" not in self.controller.options.rules.reading:
-            d = TrecOrderDialog(trec, self)
+        if trec and "trec_order" not in self.host.controller.options.rules.reading:
+            d = TrecOrderDialog(trec, self.host.parent)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             order = d.values()
         features = {}
         first = next((p for p, k in kinds if k == "embeddings"), None)
         if first is not None:  # feature vectors: which distance, how many results
-            d = ReaderDialog("embeddings", first, self)
+            d = ReaderDialog("embeddings", first, self.host.parent)
             if d.exec() != QDialog.DialogCode.Accepted:
                 return
             features = d.values()
-        self.controller.add_runs(
+        self.host.controller.add_runs(
             [
                 RunSource(p, **(order if k == "trec" else features if k == "embeddings" else {}))
                 for p, k in kinds
@@ -215,26 +246,26 @@ class FileDialogs:
 
     def add_run_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(
-            self, "Add a folder of rank lists", self.prefs.last_folder()
+            self, "Add a folder of rank lists", self.host.prefs.last_folder()
         )
         if path:
-            d = ReaderDialog("ranklists", path, self)
+            d = ReaderDialog("ranklists", path, self.host.parent)
             if d.exec() == QDialog.DialogCode.Accepted:
-                self.controller.add_runs([RunSource(path, format="ranklists", **d.values())])
+                self.host.controller.add_runs([RunSource(path, format="ranklists", **d.values())])
 
     def ask_save_path(self, title: str, name: str, filters: str) -> str:
         """Every output (session, report, figure, CSV) is offered in the
         contest's folder, or the documents folder when that is not writable
         or inside the installation (the demo's)."""
         start = os.path.join(output_folder(self.contest_folder()), name)
-        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
+        path, _ = QFileDialog.getSaveFileName(self.host.parent, title, start, filters)
         return path
 
     def ask_output_folder(self, title: str, name: str) -> str:
         """The folder an export writes (:class:`OutputFolderDialog`), offered
         where :meth:`ask_save_path` offers files; "" when cancelled."""
         start = os.path.join(output_folder(self.contest_folder()), name)
-        dialog = OutputFolderDialog(self, title, start)
+        dialog = OutputFolderDialog(self.host.parent, title, start)
         try:
             dialog.exec()
             return dialog.path()
@@ -245,24 +276,26 @@ class FileDialogs:
     def open_recent(self, path: str) -> None:
         """A recent session or assessment (it replaces the contest)."""
         if self.confirm_discard():
-            self.controller.open_files([path], ordered=True)
+            self.host.controller.open_files([path], ordered=True)
 
-    def _show_recent(self) -> None:
+    def show_recent(self) -> None:
         """The recent files on the welcome page; the missing ones are found
         on a file thread and greyed."""
-        items = self.prefs.recent()
-        self.welcome.set_recent(items, self.welcome.missing & set(items))
+        items = self.host.prefs.recent()
+        self.host.welcome().set_recent(items, self.host.welcome().missing & set(items))
         if items:
-            self.controller.run_task(missing_files, items, done=self.welcome.set_missing)
+            self.host.controller.run_task(
+                missing_files, items, done=self.host.welcome().set_missing
+            )
 
     def forget_recent(self, path: str) -> None:
-        self.prefs.forget_recent(path)
-        self._rebuild_recent()
+        self.host.prefs.forget_recent(path)
+        self.host.recent_changed()
 
     def close_contest(self) -> None:
         """Back to the welcome page (asked about unsaved changes)."""
         if self.confirm_discard():
-            self.controller.close()
+            self.host.controller.close()
 
     # -- sessions -------------------------------------------------------------------------
     def open_session_dialog(self) -> None:
@@ -270,27 +303,26 @@ class FileDialogs:
             return
         path = self._open_file("Open session", "Sessions and contests (*.json);;All files (*)")
         if path:
-            self.controller.open_session(path)
+            self.host.controller.open_session(path)
 
     def save_session_action(self) -> bool:
         """Ctrl+S: the session that is open (never the bundled demo manifest);
         whether it was written."""
-        path = self.controller.session_path
+        path = self.host.controller.session_path
         demo = str(demo_manifest().parent.resolve())
         if path and not str(Path(path).resolve()).startswith(demo):
-            return self._save_session(path)
+            return self.save_session_to(path)
         return self.save_session_dialog()
 
     def save_session_dialog(self) -> bool:
         path = self.ask_save_path("Save session", "session.json", "Session (*.json)")
-        return bool(path) and self._save_session(path)
+        return bool(path) and self.save_session_to(path)
 
-    def _save_session(self, path: str) -> bool:
+    def save_session_to(self, path: str) -> bool:
         """Write the session under the contest's name (the one it was opened
         with; a new contest takes the file's name), shown in the title."""
-        name = self.contest_name or Path(path).stem
-        if not self.controller.save_session(path, view_state.capture(self), name):
+        name = self.host.contest_name() or Path(path).stem
+        if not self.host.controller.save_session(path, self.host.view(), name):
             return False
-        self.contest_name = name
-        self.set_title(name)
+        self.host.named(name)
         return True

@@ -33,6 +33,7 @@ from shrec_eval.shapes.index import ShapesSource, shapes_folders
 
 from ..exports.actions import ExportActions, ExportHost
 from ..state.controller import ContestController
+from ..state.view_state import capture as capture_view
 from ..state.view_state import restore as restore_view
 from ..tabs.checks import ChecksTab
 from ..tabs.curves import CurvesTab
@@ -45,7 +46,7 @@ from ..widgets.reading_banner import ReadingBanner
 from ..widgets.tables import CopyTable
 from ..widgets.welcome import WelcomePage
 from .dialogs import OptionsDialog, about_text, ask_run_format
-from .file_dialogs import FileDialogs
+from .file_dialogs import DialogHost, FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme
 from .shapes_dialog import ShapesDialog
@@ -60,7 +61,7 @@ def app_icon() -> QIcon:
     return icon
 
 
-class MainWindow(FileDialogs, MenuBar, QMainWindow):
+class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.prefs = Preferences(settings)
@@ -80,22 +81,34 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         c.closed.connect(self._on_closed)
         self._view_to_restore: dict | None = None  # a session's, once its runs are scored
         c.formatAsked.connect(self._on_format_asked)
+        self.dialogs = FileDialogs(  # the File menu's dialogs
+            DialogHost(
+                parent=self,
+                controller=c,
+                prefs=self.prefs,
+                quiet=lambda: self.quiet,
+                welcome=lambda: self.welcome,
+                view=lambda: capture_view(self),
+                contest_name=lambda: self.contest_name,
+                named=self.set_contest_name,
+                recent_changed=lambda: self.menus.rebuild_recent(),
+            )
+        )
         self.exports = ExportActions(
             ExportHost(
                 parent=self,
                 controller=c,
                 prefs=self.prefs,
                 say=lambda text: self.status_label.setText(text),
-                # through the window: the tests answer its questions
-                ask_save_path=lambda *args: self.ask_save_path(*args),
-                ask_output_folder=lambda *args: self.ask_output_folder(*args),
+                ask_save_path=lambda *args: self.dialogs.ask_save_path(*args),
+                ask_output_folder=lambda *args: self.dialogs.ask_output_folder(*args),
                 tabs=self.named_tabs,
                 current_tab=self.current_tab,
             )
         )
         self._build_tabs()
         self._build_status()
-        self._build_menus()
+        self.menus = MenuBar(self)  # the menu bar's actions
         self.prefs.restore_window(self)
         self.set_dark(self.prefs.dark())
         for tab in self.all_tabs():
@@ -108,10 +121,10 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.tabs = QTabWidget()
         self.welcome = WelcomePage(app_icon())
         self.welcome.demoRequested.connect(self.open_demo)
-        self.welcome.assessmentRequested.connect(self.open_assessment_dialog)
-        self.welcome.sessionRequested.connect(self.open_session_dialog)
-        self.welcome.recentActivated.connect(self.open_recent)
-        self.welcome.recentRemoved.connect(self.forget_recent)
+        self.welcome.assessmentRequested.connect(self.dialogs.open_assessment_dialog)
+        self.welcome.sessionRequested.connect(self.dialogs.open_session_dialog)
+        self.welcome.recentActivated.connect(self.dialogs.open_recent)
+        self.welcome.recentRemoved.connect(self.dialogs.forget_recent)
         self.pages = QStackedWidget()  # the welcome page until a contest is open, then the tabs
         # the contest's page: a banner for checks that change numbers, over the tabs
         self.banner = ReadingBanner(c)
@@ -156,6 +169,11 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
         self.controller.changed.connect(self._catch_up_later)
         self.controller.changed.connect(self.show_unsaved)
+
+    def set_contest_name(self, name: str | None) -> None:
+        """The contest's name (a session's, opened or saved), in the title."""
+        self.contest_name = name
+        self.set_title(name)
 
     def set_title(self, name: str | None) -> None:
         """The title: the app, the contest's name (its session, else its
@@ -205,7 +223,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
                 self.current_tab().refresh_if_stale()
         elif not self.showing_welcome():
             self._show(self.welcome)
-            self._show_recent()
+            self.dialogs.show_recent()
             self.welcome.demo_button.setFocus()
 
     def _show(self, page) -> None:
@@ -268,7 +286,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
             tab.set_dark(self.dark)
         self.welcome.set_dark(self.dark)
         self.banner.set_dark(self.dark)
-        (self.dark_action if self.dark else self.light_action).setChecked(True)
+        (self.menus.dark_action if self.dark else self.menus.light_action).setChecked(True)
         self.prefs.set_dark(self.dark)
 
     # -- what the controller tells --------------------------------------------------
@@ -293,14 +311,13 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.prefs.remember_folder(path)
         if recent:
             self.prefs.remember_recent(path)
-            self._rebuild_recent()
+            self.menus.rebuild_recent()
 
     def _on_session_opened(self, path: str, name: str) -> None:
         """A session opened: its view state now (the tab, columns, curve
         kind), and again once its runs are scored (the sorts by runs' columns,
         a run chosen)."""
-        self.contest_name = name
-        self.set_title(name)
+        self.set_contest_name(name)
         view = self.controller.session_view
         restore_view(self, view)
         self._view_to_restore = view or None
@@ -325,14 +342,14 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         scoring options, over the contest's."""
         self.controller.open_files(
             paths,
-            confirm=self.confirm_discard,
-            keep_runs=self.ask_keep_runs,
+            confirm=self.dialogs.confirm_discard,
+            keep_runs=self.dialogs.ask_keep_runs,
             given=given,
             ordered=ordered,
         )
 
     def open_demo(self, *, given=None) -> None:
-        if self.confirm_discard():
+        if self.dialogs.confirm_discard():
             self.controller.open_session(str(demo_manifest()), given=given)
 
     def options_dialog(self) -> None:
@@ -411,15 +428,6 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.ranked.select_query(query_id)
         self.tabs.setCurrentWidget(self.curves)
 
-    def export_tab(self, tab, path: str) -> None:
-        self.exports.export_tab(tab, path)
-
-    def export_plot(self, path: str, fmt: str, width=None, which="curves", figure=None) -> None:
-        self.exports.export_plot(path, fmt, width, which, figure)
-
-    def export_report(self, folder: str) -> None:
-        self.exports.export_report(folder)
-
     # -- window ---------------------------------------------------------------------------
     def shapes_dialog(self) -> None:
         """File > Shapes…: the shapes folders of the contest (saved in sessions)."""
@@ -471,7 +479,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
         self.controller.run_task(shapes_folders, list(paths), done=found)
 
     def quit_action(self) -> None:
-        if self.confirm_discard():
+        if self.dialogs.confirm_discard():
             self.close()
 
     def showEvent(self, event) -> None:
@@ -480,7 +488,7 @@ class MainWindow(FileDialogs, MenuBar, QMainWindow):
 
     def closeEvent(self, event) -> None:
         # the window's close button asks; close() from code (Quit, tests) has asked or won't
-        if event.spontaneous() and not self.confirm_discard():
+        if event.spontaneous() and not self.dialogs.confirm_discard():
             event.ignore()
             return
         self.prefs.save_window(self)

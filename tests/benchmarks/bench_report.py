@@ -88,7 +88,7 @@ def ask(*args):
     chosen.append(time.perf_counter())
     return sys.argv[1]
 
-w.ask_output_folder = ask
+w.dialogs.ask_output_folder = ask
 w.exports.export_report_dialog()
 spin(lambda: bool(done))
 exported = time.perf_counter() - chosen[0]
