@@ -2,7 +2,7 @@
 folders with few modules at the top, public seams between modules (no
 private name imported from another module), late imports only with their
 reason, no module over 500 lines, and no class built of mixins over 600
-lines.  The core's own checks are in tests/test_project_house.py."""
+lines."""
 
 from __future__ import annotations
 
