@@ -1,7 +1,7 @@
 """What the window exports: the tab shown as CSV (Ctrl+E), a plot as a
 figure (the figure dialog) or the CSV of its data, and the report folder
 (written on a file thread).  Files are written atomically; a failure is
-told in the window's words (worker.user_message)."""
+told in the window's words (shrec_eval.service.user_message)."""
 
 from __future__ import annotations
 

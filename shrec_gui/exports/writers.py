@@ -42,7 +42,7 @@ def plot_csv_text(plot_item) -> str:
 
 def plot_file(plot_item, fmt: str, figure: FigureSettings | None = None) -> bytes | str:
     """What a plot's file holds: a figure's bytes (png, svg, pdf:
-    figures.figure_bytes with ``figure``'s size, font and legend, default
+    figures/printing.py's figure_bytes with ``figure``'s size, font and legend, default
     FigureSettings) or the CSV text of its data.  Made on the GUI thread
     (plot items are only touched there); the file tasks write it."""
     if fmt in FIGURE_FORMATS:

@@ -1,7 +1,7 @@
 """The figure export dialog: a print preset (column, two columns, slide:
 drawn by the core from the results, as the report's figures) or a custom
 size (format, width and height, font size, where the legend goes); the main
-window remembers the answers (settings.Preferences)."""
+window remembers the answers (window/settings.py's Preferences)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The data items of a plot copied for its print figure (figure_layout.py):
+"""The data items of a plot copied for its print figure (layout.py):
 pens and symbols scaled with the font; lines, symbols and images cut to the
 axes here, because an SVG clip is not honoured alike by every renderer (see
-figures.py)."""
+printing.py)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def copy_item(item, scale: float, xr, yr):
             "symbolPen": _pen(o["symbolPen"], scale) if o["symbolPen"] is not None else None,
         }
         inside = (x >= xr[0]) & (x <= xr[1]) & (y >= yr[0]) & (y <= yr[1])
-        # a run's curve marks some of its points only (plots.RunCurve)
+        # a run's curve marks some of its points only (plots/curves.py's RunCurve)
         marked = item.marked() if hasattr(item, "marked") else np.ones(len(x), bool)
         if (inside.all() or not np.isfinite(x).any()) and marked.all():
             copy = pg.PlotDataItem(x, y, antialias=True, name=item.name(), **style)

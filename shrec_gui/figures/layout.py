@@ -1,9 +1,9 @@
-"""The print copy of a plot, for figures.py: the data items, axes, ticks,
+"""The print copy of a plot, for printing.py: the data items, axes, ticks,
 ranges, title and legend of a pyqtgraph PlotItem copied into a fresh,
 light-styled plot on an off-screen canvas of the requested size and font size
 (pens, symbols and legend samples scaled with the font), its legend placed.
-The data items are copied by figure_items.py; what is asked for (size, font,
-format, legend) is figure_settings.py's FigureSettings."""
+The data items are copied by items.py; what is asked for (size, font,
+format, legend) is settings.py's FigureSettings."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def _tick_font(font_px: float) -> QFont:
 
 
 def _fit_text_ticks(plot) -> bool:
-    """Run names under bars (name_ticks.NameTicks) fitted to the figure's
+    """Run names under bars (plots/name_ticks.py's NameTicks) fitted to the figure's
     width at the figure's font size (staggered or shortened, never smaller);
     other text ticks shrink until neighbours do not overlap.  True when the
     axis changed (the plot needs laying out again)."""
@@ -230,7 +230,7 @@ def build_figure(src_plot, settings: FigureSettings) -> Figure:
     title = src_plot.titleLabel
     if title.isVisible() and title.text:
         plot.setTitle(title.text, color=INK, size=f"{round(s.font_px * 1.15)}px")
-        if getattr(src_plot, "_title_over_axes", False):  # as on screen (significance.py)
+        if getattr(src_plot, "_title_over_axes", False):  # as on screen (plots/significance.py)
             plot.layout.removeItem(plot.titleLabel)
             plot.layout.addItem(plot.titleLabel, 0, 0, 1, 3)
     plot.vb.setRange(xRange=xr, yRange=yr, padding=0)

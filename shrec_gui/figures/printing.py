@@ -155,7 +155,7 @@ def figure_bytes(src_plot, settings: FigureSettings) -> bytes:
         elif s.fmt == "svg":
             # SVG Tiny 1.2 without clip paths: Qt 6.11's SVG 1.1 mode leaves an
             # item's clip on the items painted after it (axes vanish); the copy
-            # is cut to the axes instead (figure_items.copy_item)
+            # is cut to the axes instead (items.copy_item)
             gen = QSvgGenerator(QSvgGenerator.SvgVersion.SvgTiny12)
             gen.setOutputDevice(buf)
             gen.setResolution(96)  # pixel-sized fonts and pens come out at their size

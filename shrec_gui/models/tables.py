@@ -1,7 +1,7 @@
 """Table models (Vorta's pattern: display strings for DisplayRole, native
 values in a sort role, a proxy that compares them): the roles, the proxy,
 the Summary, Data checks and p-value (Significance) tables.  The Per query
-table is per_query_model.py, the Per class tables class_models.py."""
+table is per_query.py, the Per class tables per_class.py."""
 
 from __future__ import annotations
 

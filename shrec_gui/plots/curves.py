@@ -133,7 +133,7 @@ class RunSample(pg.ItemSample):
                    pg.mkBrush(o["symbolBrush"]))  # fmt: skip
 
 
-#: legend background on screen (light, dark); exports are always light (figures.py)
+#: legend background on screen (light, dark); exports are always light (figures/printing.py)
 LEGEND_BRUSH = {False: (255, 255, 255, 215), True: (32, 33, 36, 215)}
 #: room around the [0, 1] x [0, 1] of a precision-recall plot: a point at 1
 #: drawn whole (not half cut by the axes) and the axes' end labels "1.0" shown

@@ -42,7 +42,7 @@ def title_over_axes(pi) -> None:
     make the plot wider than its place (and the figure copied from it)."""
     pi.layout.removeItem(pi.titleLabel)
     pi.layout.addItem(pi.titleLabel, 0, 0, 1, 3)
-    pi._title_over_axes = True  # the figure's copy does the same (figure_layout)
+    pi._title_over_axes = True  # the figure's copy does the same (figures/layout.py)
 
 
 class SignificanceWidget(QWidget):

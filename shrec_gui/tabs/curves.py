@@ -1,5 +1,5 @@
 """Curves tab: precision-recall and the other curves of every run, the
-mean over queries or one query (the plot is plots.CurvesWidget)."""
+mean over queries or one query (the plot is plots/curves.py's CurvesWidget)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Ranked-list tab: where the relevant items of one query landed in every
-run's list, stacked by run and aligned by rank (ranked_lists.RankedListsWidget;
+run's list, stacked by run and aligned by rank (plots/ranked_strips.py's RankedListsWidget;
 the lists, item ids and classes are made in the worker)."""
 
 from __future__ import annotations

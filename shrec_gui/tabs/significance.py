@@ -1,5 +1,5 @@
 """Significance tab: corrected p-values, run means with bootstrap
-intervals, head to head (significance.SignificanceWidget); the comparison
+intervals, head to head (plots/significance.py's SignificanceWidget); the comparison
 runs in the worker."""
 
 from __future__ import annotations
