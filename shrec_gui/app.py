@@ -29,7 +29,7 @@ from shrec_eval.option_args import eval_options, given_fields, given_options, sc
 from shrec_eval.scoring.memory import keep_freed_blocks
 
 from .lifecycle import SignalCloser
-from .state.autosave import Autosave
+from .state.autosave import Autosave, AutosaveHost
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -267,7 +267,7 @@ def open_window(args, settings=None):
     QApplication.instance().setWindowIcon(app_icon())
     win = MainWindow(settings)
     closer = SignalCloser(win)
-    autosave = Autosave(win)
+    autosave = Autosave(AutosaveHost.of(win))
     win.show()
     if autosave.offer_recovery():  # the work recovered, not replaced by the command line's
         if args.demo or args.files:

@@ -37,10 +37,12 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer, Signal
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.outputs.atomic import write_text
 
@@ -137,14 +139,42 @@ def recoverable(root: Path | None = None, *, mine: Path | None = None) -> list[R
     return sorted(found, key=lambda r: r.time, reverse=True)
 
 
+@dataclass(frozen=True)
+class AutosaveHost:
+    """What the autosave needs of its window, and nothing more: the parent
+    of its question, the contest, a line in the status bar, the view state a
+    session keeps, and the contest's name (read, and set when a copy is
+    recovered)."""
+
+    parent: QWidget
+    controller: object  # the ContestController
+    say: Callable[[str], None]
+    view: Callable[[], dict]
+    contest_name: Callable[[], str | None]
+    named: Callable[[str], None]
+
+    @classmethod
+    def of(cls, window) -> AutosaveHost:
+        """The host a main window gives: its status line, view state and name."""
+        return cls(
+            parent=window,
+            controller=window.controller,
+            say=lambda text: window.status_label.setText(text),
+            view=lambda: view_state.capture(window),
+            contest_name=lambda: window.contest_name,
+            named=lambda name: setattr(window, "contest_name", name),
+        )
+
+
 class Autosave(QObject):
-    """The autosave of one main window (see the module's doc)."""
+    """The autosave of one main window, through its :class:`AutosaveHost`
+    (see the module's doc)."""
 
     written = Signal(str)  # "" or why the copy could not be written
 
-    def __init__(self, window, root: Path | None = None) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, host: AutosaveHost, root: Path | None = None) -> None:
+        super().__init__(host.parent)
+        self.host = host
         self.root = autosave_root() if root is None else root
         self.folder = self.root / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.error = ""
@@ -152,7 +182,7 @@ class Autosave(QObject):
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # no data folder (read-only home...): no autosave, said
             self.error = f"cannot make {self.folder}: {exc.strerror or exc}"
-            window.status_label.setText(f"No autosave: {self.error}")
+            host.say(f"No autosave: {self.error}")
         self.lock = _lock(self.folder)
         self.enabled = not self.error and self.lock.tryLock(0)
         self._last: str | None = None  # the text last written (None: no file)
@@ -169,7 +199,7 @@ class Autosave(QObject):
         self._view_timer.setInterval(VIEW_CHECK_MS)
         self._view_timer.timeout.connect(self.save)
         self._view_timer.start()
-        c = window.controller
+        c = host.controller
         for signal in (
             c.changed,
             c.optionsChanged,
@@ -189,16 +219,15 @@ class Autosave(QObject):
 
     def _texts(self) -> tuple[str, str] | None:
         """(session, about) as they would be written; None: nothing unsaved."""
-        w, c = self.w, self.w.controller
+        c, name = self.host.controller, self.host.contest_name()
         if not c.unsaved():
             return None
-        contest = c.contest(w.contest_name or "", view=view_state.capture(w))
+        contest = c.contest(name or "", view=self.host.view())
         base = self.folder.resolve()
         session = json.dumps(contest.to_dict(base), indent=2, ensure_ascii=False) + "\n"
         about = {
             "session": c.session_path,
-            "name": w.contest_name
-            or (Path(c.session_path).stem if c.session_path else contest.name),
+            "name": name or (Path(c.session_path).stem if c.session_path else contest.name),
             "changes": c.unsaved_changes(),
             "pid": os.getpid(),
         }
@@ -243,7 +272,7 @@ class Autosave(QObject):
 
     def _on_written(self, error: str) -> None:
         if error and error != self.error:
-            self.w.status_label.setText(f"The autosave could not be written: {error}")
+            self.host.say(f"The autosave could not be written: {error}")
         self.error = error
         if self._again:
             self._again = False
@@ -312,19 +341,19 @@ class Autosave(QObject):
         copy that cannot be opened (damaged, its files moved) stays, for the
         next start."""
         self._recovering = r
-        c = self.w.controller
+        c = self.host.controller
         c.recoveryEnded.connect(self._recovery_ended)
         c.recover(str(r.folder / SESSION), r.session, r.name)
 
     def _recovery_ended(self, why: str) -> None:
         r, self._recovering = self._recovering, None
-        self.w.controller.recoveryEnded.disconnect(self._recovery_ended)
+        self.host.controller.recoveryEnded.disconnect(self._recovery_ended)
         if r is None:
             return
         if why:  # not opened: kept, offered again at the next start
             r.later()
             return
-        self.w.contest_name = r.name
+        self.host.named(r.name)
         self.flush()  # this app's copy of the work recovered, before the old one goes
         if (self.folder / SESSION).is_file() and not self.error:
             r.discard()
@@ -332,7 +361,7 @@ class Autosave(QObject):
             r.later()
 
     def _ask(self, r: Recoverable) -> str:
-        box = QMessageBox(self.w)
+        box = QMessageBox(self.host.parent)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Recover unsaved work")
         box.setText(r.describe() + " Recover it?")

@@ -116,7 +116,9 @@ class FileDialogs(QObject):
             return True
         path = self.host.controller.session_path
         box, save, discard = unsaved_question(
-            self, self.host.controller.unsaved_changes(), Path(path).name if path else None
+            self.host.parent,
+            self.host.controller.unsaved_changes(),
+            Path(path).name if path else None,
         )
         # while it (or the save dialog of its Save) is open, a SIGTERM or SIGINT
         # closes the app without asking again, the autosave kept (lifecycle.py)
@@ -214,7 +216,7 @@ class FileDialogs(QObject):
 
     def add_runs_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add runs", self.host.prefs.last_folder(), run_file_filters()
+            self.host.parent, "Add runs", self.host.prefs.last_folder(), run_file_filters()
         )
         if paths:
             self.host.controller.run_task(classify, paths, done=self._runs_chosen)
@@ -246,7 +248,7 @@ class FileDialogs(QObject):
 
     def add_run_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(
-            self, "Add a folder of rank lists", self.host.prefs.last_folder()
+            self.host.parent, "Add a folder of rank lists", self.host.prefs.last_folder()
         )
         if path:
             d = ReaderDialog("ranklists", path, self.host.parent)
