@@ -143,7 +143,7 @@ def test_trec_runs_are_asked_about_once_by_name(win, qtbot, monkeypatch):
     monkeypatch.setattr(TrecOrderDialog, "exec", exec_)
     monkeypatch.setattr(w.controller, "add_runs", added.extend)
     kinds = [("/data/a.trec", "trec"), ("/data/b", "trec"), ("/data/m.txt", "ascii-matrix")]
-    w._runs_chosen(kinds)
+    w.dialogs._runs_chosen(kinds)
     assert len(asked) == 1 and "a.trec" in asked[0] and ", b)" in asked[0]
     assert [(s.path.name, s.trec_order) for s in added] == [
         ("a.trec", True),
@@ -153,7 +153,7 @@ def test_trec_runs_are_asked_about_once_by_name(win, qtbot, monkeypatch):
     # the trec_eval profile decides (it sorts as trec_eval does): no question
     w.controller.options = EvalOptions(profile="trec_eval")
     added.clear()
-    w._runs_chosen(kinds)
+    w.dialogs._runs_chosen(kinds)
     assert len(asked) == 1 and len(added) == 3
 
 
