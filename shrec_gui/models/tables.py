@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QApplication, QStyle
 from shrec_eval.model.values import nullable
+from shrec_eval.option_schema import by_name
 from shrec_eval.outputs.report import fmt
 from shrec_eval.scoring.measures import measure_by_key
 from shrec_eval.service import PROBLEMS
@@ -27,6 +28,11 @@ BEST = QColor(198, 239, 206)
 BEST_DARK = QColor(40, 110, 60)
 PROBLEM = QColor(250, 210, 205)
 PROBLEM_DARK = QColor(120, 45, 40)
+
+
+#: average -> its words (the Summary and the Options dialog say them): the
+#: option schema's
+AVERAGE_TEXT = {v: words.split(": ", 1)[1] for v, words in by_name("average").widget.items}
 
 
 def problems(result) -> list:

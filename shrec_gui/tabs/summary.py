@@ -30,10 +30,9 @@ from shrec_eval.scoring.measures import (
 )
 from shrec_eval.scoring.measures import resolve as resolve_measure
 
-from ..models.tables import SortProxy, SummaryModel, plural, problems
+from ..models.tables import AVERAGE_TEXT, SortProxy, SummaryModel, plural, problems
 from ..widgets.menus import StayOpenMenu
 from ..widgets.tables import CopyTable
-from ..window.dialogs import AVERAGE_TEXT
 from . import Tab
 
 

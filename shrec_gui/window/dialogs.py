@@ -39,9 +39,6 @@ from shrec_eval.reading.readers import MATRIX_ORDERS, METRICS, RANKLIST_VARIANTS
 
 from ..state.contest_files import app_leaves_out
 
-#: average -> its words (the Summary says them too): the option schema's
-AVERAGE_TEXT = {v: words.split(": ", 1)[1] for v, words in by_name("average").widget.items}
-
 
 def _shown(value) -> str:
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
