@@ -339,7 +339,7 @@ def test_png_bytes_decode(curves):
 @pytest.fixture
 def significance(qtbot, results):
     from shrec_gui.plots.significance import SignificanceWidget
-    from shrec_gui.widgets.tables import CopyTable
+    from shrec_gui.widgets.table_view import CopyTable
 
     w = SignificanceWidget(CopyTable)
     qtbot.addWidget(w)

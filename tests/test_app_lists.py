@@ -25,7 +25,7 @@ from shrec_eval.scoring.measures import expand, measure_by_key  # noqa: E402
 from shrec_gui.figures.printing import FigureSettings, build_figure  # noqa: E402
 from shrec_gui.models.tables import COLUMN_ROLE, SORT_ROLE  # noqa: E402
 from shrec_gui.plots.ranked_strips import GRADE_COLOURS, RankedListsWidget  # noqa: E402
-from shrec_gui.widgets.tables import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
+from shrec_gui.widgets.table_view import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
 from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
 H = Qt.Orientation.Horizontal

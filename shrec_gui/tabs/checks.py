@@ -7,7 +7,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models.tables import SortProxy, WarningsModel
-from ..widgets.tables import CopyTable
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 

@@ -35,7 +35,7 @@ from ..plots.curves import (
     set_widget_theme,
 )
 from ..plots.legend_place import LegendPlacer
-from ..widgets.tables import CopyTable
+from ..widgets.table_view import CopyTable
 from ..widgets.thumbnails import ClassShapesRow
 from . import Tab
 

@@ -19,7 +19,7 @@ from shrec_eval.scoring.measures import columns
 
 from ..models.per_query import PerQueryModel
 from ..models.tables import SortProxy
-from ..widgets.tables import CopyTable
+from ..widgets.table_view import CopyTable
 from ..widgets.thumbnails import QueryShapePanel
 from . import Tab
 

@@ -9,7 +9,7 @@ import math
 from ..exports.writers import csv_text
 from ..plots.curves import set_widget_theme
 from ..plots.significance import SignificanceWidget
-from ..widgets.tables import CopyTable
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 

@@ -31,8 +31,8 @@ from shrec_eval.scoring.measures import (
 from shrec_eval.scoring.measures import resolve as resolve_measure
 
 from ..models.tables import AVERAGE_TEXT, SortProxy, SummaryModel, plural, problems
-from ..widgets.menus import StayOpenMenu
-from ..widgets.tables import CopyTable
+from ..widgets.stay_open_menu import StayOpenMenu
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 

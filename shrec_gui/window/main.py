@@ -43,7 +43,7 @@ from ..tabs.ranked_list import RankedListTab
 from ..tabs.significance import SignificanceTab
 from ..tabs.summary import SummaryTab
 from ..widgets.reading_banner import ReadingBanner
-from ..widgets.tables import CopyTable
+from ..widgets.table_view import CopyTable
 from ..widgets.welcome import WelcomePage
 from .dialogs import OptionsDialog, about_text, ask_run_format
 from .file_dialogs import DialogHost, FileDialogs
