@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -26,6 +27,9 @@ from ..workers.file_tasks import FileTasks
 from ..workers.scoring import user_message
 from .report import report_preset, start_app_report_figures, write_app_report
 from .writers import PLOT_FORMATS, plot_file, write_file
+
+if TYPE_CHECKING:  # the type only: the exports get the controller from their host
+    from ..state.controller import ContestController
 
 
 def screen_copy_settings(figure: FigureSettings, preset, fmt: str) -> FigureSettings:
@@ -55,13 +59,13 @@ class ExportHost:
     per_query, per_class, curves, ranked, checks, significance)."""
 
     parent: QWidget
-    controller: object  # the ContestController
-    prefs: object  # the window's Preferences
+    controller: ContestController
+    prefs: Any  # the window's Preferences (remember_folder, figure, set_figure)
     say: Callable[[str], None]
     ask_save_path: Callable[[str, str, str], str]
     ask_output_folder: Callable[[str, str], str]
     tabs: Callable[[], dict]
-    current_tab: Callable[[], object]
+    current_tab: Callable[[], Any]  # a tab (shrec_gui.tabs.Tab)
 
 
 class ExportActions(QObject):

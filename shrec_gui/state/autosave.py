@@ -40,6 +40,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -139,6 +140,10 @@ def recoverable(root: Path | None = None, *, mine: Path | None = None) -> list[R
     return sorted(found, key=lambda r: r.time, reverse=True)
 
 
+if TYPE_CHECKING:  # the type only: the controller holds no autosave
+    from .controller import ContestController
+
+
 @dataclass(frozen=True)
 class AutosaveHost:
     """What the autosave needs of its window, and nothing more: the parent
@@ -147,7 +152,7 @@ class AutosaveHost:
     recovered)."""
 
     parent: QWidget
-    controller: object  # the ContestController
+    controller: ContestController
     say: Callable[[str], None]
     view: Callable[[], dict]
     contest_name: Callable[[], str | None]

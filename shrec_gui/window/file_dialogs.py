@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
@@ -20,10 +21,13 @@ from shrec_eval.choices import assessment_file_filters, run_file_filters
 from shrec_eval.contest import AssessmentSource, RunSource
 from shrec_eval.resources import demo_manifest
 
-from ..widgets.welcome import missing_files
+from ..widgets.welcome import WelcomePage, missing_files
 from ..workers.scoring import classify, read_assessment
 from .dialogs import ReaderDialog, TrecOrderDialog
-from .settings import output_folder
+from .settings import Preferences, output_folder
+
+if TYPE_CHECKING:  # the type only: the dialogs get the controller from their host
+    from ..state.controller import ContestController
 
 
 def unsaved_question(parent, changes: list[str], session: str | None) -> tuple:
@@ -88,10 +92,10 @@ class DialogHost:
     files' menu to rebuild."""
 
     parent: QWidget
-    controller: object  # the ContestController
-    prefs: object  # the window's Preferences
+    controller: ContestController
+    prefs: Preferences
     quiet: Callable[[], bool]
-    welcome: Callable[[], object]  # the WelcomePage
+    welcome: Callable[[], WelcomePage]
     view: Callable[[], dict]
     contest_name: Callable[[], str | None]
     named: Callable[[str], None]
