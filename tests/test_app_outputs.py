@@ -374,3 +374,16 @@ def test_the_gui_thread_never_opens_a_file_to_save_or_export(
     head, *rows = csv.reader((out / "curves_data.csv").read_text().splitlines())
     assert head[:2] and len(rows) > 1
     assert (out / "curves.csv").read_text() == (out / "curves_data.csv").read_text()
+
+
+def test_an_export_that_cannot_be_written_is_told_and_the_app_goes_on(opened, tmp_path):
+    """A file task's failure comes back to the window: the problem names
+    the file, nothing is left behind, and the next export is written."""
+    w = opened
+    bad = tmp_path / "gone" / "summary.csv"
+    w.exports.export_tab(w.summary, str(bad))
+    assert str(bad) in w.errors[-1]
+    assert not bad.parent.exists()
+    w.exports.export_plot(str(tmp_path / "curves.csv"), "csv")
+    head, *rows = csv.reader((tmp_path / "curves.csv").read_text().splitlines())
+    assert len(head) == 2 and head[1].startswith("m") and len(rows) > 1, head
