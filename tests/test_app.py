@@ -538,7 +538,7 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     page = d.pages["shortcuts"].toPlainText()
     for _, what, keys in rows:
         assert what in page and keys in page
-    d.show_page("measures")
+    assert open_help(win, "measures") is d  # one help dialog per window, kept
     assert d.tabs.currentWidget() is d.pages["measures"]
     text = d.pages["measures"].toPlainText()
     assert all(m.key.replace("{k}", "K") in text for m in MEASURES)

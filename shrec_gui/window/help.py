@@ -231,10 +231,10 @@ def help_actions(window, menu) -> list[QAction]:
 
 
 def open_help(window, name: str = "shortcuts") -> HelpDialog:
-    """Show the help (one dialog per window, kept), at page ``name``."""
-    dialog = getattr(window, "_help", None)
+    """Show the help (one dialog per window, its child, kept), at page ``name``."""
+    dialog = window.findChild(HelpDialog)
     if dialog is None:
-        dialog = window._help = HelpDialog(window)
+        dialog = HelpDialog(window)
     dialog.show_page(name)
     dialog.show()
     dialog.raise_()
