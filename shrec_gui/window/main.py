@@ -1,8 +1,8 @@
 """The main window: menus, the tabs and their wiring, the status bar, drag
-and drop, and closing.  The contest, its jobs and results live in the
-:class:`~shrec_gui.state.controller.ContestController`; each tab is a module of
-``shrec_gui.tabs``; the menus (menu_bar.py), dialogs, the File menu's dialogs
-(file_dialogs.py), preferences and exports have modules of their own."""
+and drop, and closing.  The contest lives in the ContestController
+(state/controller.py), each tab in ``shrec_gui.tabs``; the window holds its
+``menus`` (menu_bar.py), ``dialogs`` (the File menu's, through a DialogHost)
+and ``exports`` (exports/actions.py, through an ExportHost)."""
 
 from __future__ import annotations
 
