@@ -4,7 +4,7 @@ and the profile it belongs to.  From this one table come the command line's
 option groups (:mod:`shrec_eval.option_args`), the checks of
 :class:`~shrec_eval.options.EvalOptions` and of contest files
 (:mod:`shrec_eval.contest`), what an evaluator file may fix, and the app's
-Scoring > Options dialog (``shrec_gui/dialogs.py``).
+Scoring > Options dialog (``shrec_gui/window/dialogs.py``).
 
 Light, as the command line's --help is: no numpy here.
 """

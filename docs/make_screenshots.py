@@ -86,7 +86,7 @@ def save(app, widget, name: str, *, quantize: bool = False) -> None:
 
 
 def demo_window(app, width: int, height: int):
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     w = MainWindow(app_settings())
     w.quiet = True

@@ -28,6 +28,9 @@ from shrec_eval.errors import ShrecEvalError
 from shrec_eval.option_args import eval_options, given_fields, given_options, scoring_parsers
 from shrec_eval.scoring.memory import keep_freed_blocks
 
+from .lifecycle import SignalCloser
+from .state.autosave import Autosave, AutosaveHost
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -150,12 +153,14 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
 
     from PySide6.QtGui import QImage
 
+    # late: the headless export's module only for the smoke test and --export-report
     from .headless import private_settings
 
     t0 = time.perf_counter()
     keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
     app = make_app()
-    from .mainwindow import MainWindow, app_icon
+    # late: the window (pyqtgraph, the tabs) is imported once a window is wanted
+    from .window.main import MainWindow, app_icon
 
     app.setWindowIcon(app_icon())
     cleanup = ExitStack()  # its preferences' folder goes at the end
@@ -184,7 +189,7 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
             win.tabs.setCurrentWidget(win.curves)
             win.curves.kind.setCurrentIndex(win.curves.kind.findData("pr"))
             app.processEvents()
-            win.export_plot(out, "png", width)
+            win.exports.export_plot(out, "png", width)
             img = QImage(out)
             if win.errors or img.isNull() or img.width() != width:
                 say(
@@ -222,6 +227,7 @@ def main(argv=None) -> int:
         ):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no screen needed
         make_app()
+        # late: the headless export's module only for --export-report
         from .headless import export
 
         try:
@@ -254,14 +260,14 @@ def open_window(args, settings=None):
     SIGTERM as by its close button (lifecycle.py), autosaved (autosave.py)
     with the autosaves of an app that did not close offered back, then the
     command line's contest.  Returns (window, signal closer, autosave)."""
-    from .autosave import Autosave
-    from .lifecycle import SignalCloser
-    from .mainwindow import MainWindow, app_icon
+    # late: the window (pyqtgraph, the tabs) is imported once a window is
+    # wanted, so that --help, --version and bad options answer at once
+    from .window.main import MainWindow, app_icon
 
     QApplication.instance().setWindowIcon(app_icon())
     win = MainWindow(settings)
     closer = SignalCloser(win)
-    autosave = Autosave(win)
+    autosave = Autosave(AutosaveHost.of(win))
     win.show()
     if autosave.offer_recovery():  # the work recovered, not replaced by the command line's
         if args.demo or args.files:

@@ -20,6 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from shrec_eval.outputs.native import check_native
+from shrec_eval.resources import demo_manifest
 
 from .lifecycle import SignalCloser, exit_status
 
@@ -71,9 +72,9 @@ def export(
 
 
 def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
-    from shrec_eval.resources import demo_manifest
-
-    from .mainwindow import MainWindow
+    # late: app.py imports this module before a window is wanted (the smoke
+    # test's private settings); the window (pyqtgraph, the tabs) only here
+    from .window.main import MainWindow
 
     app = QApplication.instance()
     win = MainWindow(settings)

@@ -10,6 +10,7 @@ import sys
 
 
 def install_hint() -> str:
+    # late: only when Qt is missing (the hint names the install command)
     from shrec_eval.installed import pip_install
 
     return (
@@ -22,6 +23,7 @@ def main(argv=None) -> int:
     if any(importlib.util.find_spec(m) is None for m in ("PySide6", "pyqtgraph")):
         sys.stderr.write(install_hint())
         return 1
+    # late: the app imports Qt, which is only known to be there now
     from .app import main as app_main
 
     return app_main(argv)

@@ -98,7 +98,7 @@ class SignalCloser(QObject):
             else:
                 QApplication.quit()
             return
-        if self.asking or getattr(w, "asking_unsaved", False):
+        if self.asking or getattr(getattr(w, "dialogs", None), "asking_unsaved", False):
             # the unsaved-changes question open already (a signal's, or the user's
             # own, or its Save's file dialog): asked once, not again; closed, the
             # autosave kept for the next start

@@ -86,7 +86,7 @@ def dialogs(monkeypatch):
 @pytest.fixture
 def win(qtbot, dialogs):
     """A shown main window of its own (QSettings in the temporary folder)."""
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     w = MainWindow(app_settings())
     qtbot.addWidget(w)

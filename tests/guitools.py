@@ -10,7 +10,7 @@ import time
 # scipy at the same moment
 import scipy.stats  # noqa: F401
 
-from shrec_gui.mainwindow import MainWindow, app_settings
+from shrec_gui.window.main import MainWindow, app_settings
 
 
 def settled(w, n_runs=None) -> bool:

@@ -138,7 +138,7 @@ class Monkey:
         return [(p, a) for p, a in out if a is not self.win_quit_action()]
 
     def win_quit_action(self):
-        for a in self.win.findChildren(type(self.win.undo_action)):
+        for a in self.win.findChildren(type(self.win.menus.undo_action)):
             if a.text() == "&Quit":
                 return a
         return None

@@ -21,11 +21,11 @@ from shrec_eval.contest import CONTEST_VERSION, AssessmentSource, Contest, RunSo
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui import view_state  # noqa: E402
-from shrec_gui.dialogs import about_text  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-from shrec_gui.models import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
-from shrec_gui.per_query_model import PerQueryModel  # noqa: E402
+from shrec_gui.models.per_query import PerQueryModel  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE, SummaryModel, WarningsModel  # noqa: E402
+from shrec_gui.state import view_state  # noqa: E402
+from shrec_gui.window.dialogs import about_text  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -155,16 +155,16 @@ def test_curves_show_every_run_with_a_legend(demo):
 
 def test_exports_write_valid_files(demo, tmp_path):
     png, svg, pcsv, tcsv = (tmp_path / n for n in ("pr.png", "pr.svg", "pr.csv", "t.csv"))
-    demo.export_plot(str(png), "png", 1200)
+    demo.exports.export_plot(str(png), "png", 1200)
     img = QImage(str(png))
     assert not img.isNull() and img.width() == 1200
     assert img.pixelColor(3, 3).name() == "#ffffff"  # white background for papers
-    demo.export_plot(str(svg), "svg")
+    demo.exports.export_plot(str(svg), "svg")
     assert ET.parse(svg).getroot().tag.endswith("svg")
-    demo.export_plot(str(pcsv), "csv")
+    demo.exports.export_plot(str(pcsv), "csv")
     rows = list(csv.reader(pcsv.open()))
     assert len(rows) >= 21 and len(rows[0]) == 14  # x and y of 7 curves
-    demo.export_tab(demo.summary, str(tcsv))
+    demo.exports.export_tab(demo.summary, str(tcsv))
     rows = list(csv.reader(tcsv.open()))
     assert rows[0][0] == "Run" and len(rows) == 8
     assert not [p for p in tmp_path.iterdir() if ".part." in p.name]
@@ -353,7 +353,7 @@ def test_significance_tab_shows_core_stats(demo, qtbot, tmp_path, engine_results
     for which in ("means", "h2h"):
         for fmt in ("png", "svg", "csv"):
             path = tmp_path / f"{which}.{fmt}"
-            demo.export_plot(str(path), fmt, 900, which)
+            demo.exports.export_plot(str(path), fmt, 900, which)
             assert path.stat().st_size > 100
     assert QImage(str(tmp_path / "means.png")).width() == 900
 
@@ -417,7 +417,7 @@ def test_a_failed_session_changes_nothing(fresh, qtbot, tmp_path, dialogs):
         50,
         100,
     )
-    fresh.save_session_action()
+    fresh.dialogs.save_session_action()
     assert good.read_text() == text  # Ctrl+S still writes the session that is open
 
 
@@ -519,7 +519,7 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     from shrec_eval.profiles import REGISTRY
     from shrec_eval.scoring.measures import MEASURES
 
-    from shrec_gui.help import menu_shortcuts, open_help
+    from shrec_gui.window.help import menu_shortcuts, open_help
 
     (help_menu,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&Help"]
     texts = [a.text() for a in help_menu.actions() if not a.isSeparator()]
@@ -538,7 +538,7 @@ def test_help_menu_has_the_shortcuts_and_the_reference(win, qtbot):
     page = d.pages["shortcuts"].toPlainText()
     for _, what, keys in rows:
         assert what in page and keys in page
-    d.show_page("measures")
+    assert open_help(win, "measures") is d  # one help dialog per window, kept
     assert d.tabs.currentWidget() is d.pages["measures"]
     text = d.pages["measures"].toPlainText()
     assert all(m.key.replace("{k}", "K") in text for m in MEASURES)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
-from shrec_gui.autosave import ABOUT, SESSION, Autosave, recoverable  # noqa: E402
+from shrec_gui.state.autosave import ABOUT, SESSION, Autosave, AutosaveHost, recoverable  # noqa: E402
 
 
 def _written(qtbot, autosave, exists=True):
@@ -36,7 +36,7 @@ def _written(qtbot, autosave, exists=True):
 @pytest.fixture
 def saved_win(win, qtbot, tmp_path):
     win.quiet = True
-    autosave = Autosave(win, root=tmp_path / "autosave")
+    autosave = Autosave(AutosaveHost.of(win), root=tmp_path / "autosave")
     win.open_demo()
     wait_idle(qtbot, win, 7, timeout=60000)
     yield win, autosave
@@ -61,7 +61,7 @@ def test_an_unsaved_change_is_autosaved_and_goes_when_undone(saved_win, qtbot):
     assert about["session"] == c.session_path and about["changes"] == ["1 run removed"]
     assert copy.view["tab"] == "Summary"
     # undone: nothing unsaved, no copy
-    win.undo_action.trigger()
+    win.menus.undo_action.trigger()
     _written(qtbot, autosave, exists=False)
     assert not (autosave.folder / ABOUT).exists()
 
@@ -69,7 +69,7 @@ def test_an_unsaved_change_is_autosaved_and_goes_when_undone(saved_win, qtbot):
 def test_a_normal_close_removes_the_folder_a_forced_one_keeps_it(win, qtbot, tmp_path):
     win.quiet = True
     root = tmp_path / "autosave"
-    a = Autosave(win, root=root)
+    a = Autosave(AutosaveHost.of(win), root=root)
     win.open_demo()
     wait_idle(qtbot, win, 7, timeout=60000)
     win.controller.remove([next(iter(win.controller.entries))])
@@ -78,7 +78,7 @@ def test_a_normal_close_removes_the_folder_a_forced_one_keeps_it(win, qtbot, tmp
     found = recoverable(root)
     assert [r.folder for r in found] == [a.folder]
     found[0].later()
-    b = Autosave(win, root=root)
+    b = Autosave(AutosaveHost.of(win), root=root)
     b.finish()  # closed with the user's answer: its folder goes
     assert not b.folder.exists() and a.folder.exists()
 
@@ -86,7 +86,7 @@ def test_a_normal_close_removes_the_folder_a_forced_one_keeps_it(win, qtbot, tmp
 def test_an_app_running_is_never_offered(win, qtbot, tmp_path):
     win.quiet = True
     root = tmp_path / "autosave"
-    running = Autosave(win, root=root)
+    running = Autosave(AutosaveHost.of(win), root=root)
     win.open_demo()
     wait_idle(qtbot, win, 7, timeout=60000)
     win.controller.remove([next(iter(win.controller.entries))])
@@ -159,7 +159,7 @@ def test_after_a_crash_the_next_start_offers_the_work_back(win, qtbot, tmp_path,
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", exec_)
-    autosave = Autosave(win)
+    autosave = Autosave(AutosaveHost.of(win))
     try:
         assert autosave.offer_recovery()
         assert asked and asked[0][0] == "Recover unsaved work"
@@ -181,7 +181,7 @@ def test_after_a_crash_the_next_start_offers_the_work_back(win, qtbot, tmp_path,
         # unsaved: the close question names what is at stake
         asked_close: list[str] = []
         answer_questions(monkeypatch, [QMessageBox.StandardButton.Cancel], asked_close)
-        assert not win.confirm_discard() and asked_close == ["Unsaved changes"]
+        assert not win.dialogs.confirm_discard() and asked_close == ["Unsaved changes"]
     finally:
         autosave.finish()
     assert not (data / "autosave" / autosave.folder.name).exists()
@@ -190,12 +190,12 @@ def test_after_a_crash_the_next_start_offers_the_work_back(win, qtbot, tmp_path,
 def test_discard_and_later(win, qtbot, tmp_path):
     win.quiet = True
     root = tmp_path / "autosave"
-    crashed = Autosave(win, root=root)
+    crashed = Autosave(AutosaveHost.of(win), root=root)
     win.open_demo()
     wait_idle(qtbot, win, 7, timeout=60000)
     win.controller.remove([next(iter(win.controller.entries))])
     crashed.finish(keep=True)
-    now = Autosave(win, root=root)
+    now = Autosave(AutosaveHost.of(win), root=root)
     seen = []
     assert not now.offer_recovery(ask=lambda r: seen.append(r.describe()) or "later")
     assert crashed.folder.exists() and len(seen) == 1  # asked again next time
@@ -208,7 +208,7 @@ def test_discard_and_later(win, qtbot, tmp_path):
 def test_no_data_folder_no_autosave_and_no_crash(win, qtbot, tmp_path):
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    a = Autosave(win, root=blocked / "autosave")
+    a = Autosave(AutosaveHost.of(win), root=blocked / "autosave")
     assert not a.enabled and "No autosave" in win.status_label.text()
     win.quiet = True
     win.open_demo()
@@ -259,7 +259,7 @@ def test_a_copy_that_cannot_be_opened_is_kept_and_offered_again(win, qtbot, tmp_
     else:
         (crashed / SESSION).write_text(copy[: len(copy) // 2])  # cut short
     win.quiet = True
-    now = Autosave(win, root=root)
+    now = Autosave(AutosaveHost.of(win), root=root)
     assert now.offer_recovery(ask=lambda r: "recover")
     qtbot.waitUntil(lambda: bool(win.errors), timeout=10000)
     assert "The autosave copy is kept: the next start offers it again" in win.errors[0]
@@ -281,7 +281,7 @@ def test_a_copy_that_cannot_be_opened_is_kept_and_offered_again(win, qtbot, tmp_
     else:
         (crashed / SESSION).write_text(copy)
     win.errors.clear()
-    again = Autosave(win, root=root)
+    again = Autosave(AutosaveHost.of(win), root=root)
     try:
         assert again.offer_recovery(ask=lambda r: "recover")
         wait_idle(qtbot, win, 2, timeout=30000)
@@ -299,7 +299,7 @@ def test_a_copy_that_cannot_be_opened_is_kept_and_offered_again(win, qtbot, tmp_
 def test_a_recovery_still_opening_at_a_normal_close_is_kept(win, qtbot, tmp_path):
     root = tmp_path / "autosave"
     _, crashed = _crashed_app(tmp_path, root)
-    now = Autosave(win, root=root)
+    now = Autosave(AutosaveHost.of(win), root=root)
     assert now.offer_recovery(ask=lambda r: "recover")
     now.finish()  # closed before the copy was read
     assert (crashed / SESSION).is_file()

@@ -77,7 +77,7 @@ def _scored_window(qtbot, tmp_path, open_it):
     every run is scored."""
     from PySide6.QtCore import QSettings
 
-    from shrec_gui.mainwindow import MainWindow
+    from shrec_gui.window.main import MainWindow
 
     w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)

@@ -16,7 +16,7 @@ from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.profiles import NAMES  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog, ReaderDialog, TrecOrderDialog  # noqa: E402
 
 
 def test_options_dialog_sets_profile_average_and_beta(qtbot):
@@ -127,7 +127,7 @@ def test_open_assessment_asks_the_reader_options(win, qtbot, monkeypatch):
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ReaderDialog, "exec", fill)
-    win.open_assessment_dialog()
+    win.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: win.controller.assessment is not None, timeout=10000)
     a = win.controller.assessment
     assert a.n_queries == 30 and a.top_grade == 2  # the query .cla, graded
@@ -157,7 +157,7 @@ def test_embeddings_dialog_shadows_no_qt_method(qtbot, capfd, tmp_path):
     printed each time the dialog opened)."""
     from PySide6.QtWidgets import QWidget
 
-    from shrec_gui.dialogs import ReaderDialog
+    from shrec_gui.window.dialogs import ReaderDialog
 
     d = ReaderDialog("embeddings", str(tmp_path / "net.npy"))
     qtbot.addWidget(d)
@@ -177,7 +177,7 @@ def test_options_dialog_shows_every_profile_text_whole(qtbot):
     from shrec_eval.options import EvalOptions
     from shrec_eval.profiles import REGISTRY
 
-    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.window.dialogs import OptionsDialog
 
     d = OptionsDialog(EvalOptions())  # opened on the shrec profile: its text is short
     qtbot.addWidget(d)
@@ -197,8 +197,8 @@ def test_options_dialog_shows_every_profile_text_whole(qtbot):
 def test_figure_dialog_size_line_is_the_formats_and_the_plots(qtbot):
     """L3: the size line speaks the format's units (pixels of a PNG, points of
     an SVG or PDF) and says when the figure grows with the classes or runs."""
-    from shrec_gui.figure_dialog import FigureDialog, size_text
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.dialog import FigureDialog, size_text
+    from shrec_gui.figures.printing import FigureSettings
 
     custom = FigureSettings(width=960, height=600, font_px=16, preset="custom")
     assert size_text(custom) == "960 x 600 px, text 16 px; printed at 300 dpi: 8.1 x 5.1 cm"

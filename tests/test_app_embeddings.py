@@ -65,7 +65,7 @@ def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch)
     from PySide6.QtWidgets import QDialog, QFileDialog
     from shrec_eval.contest import AssessmentSource
 
-    from shrec_gui.dialogs import ReaderDialog
+    from shrec_gui.window.dialogs import ReaderDialog
 
     labels = np.repeat(np.arange(4), 10)
     cla = write_cla(
@@ -88,7 +88,7 @@ def test_add_runs_asks_the_distance_and_top_k(win, qtbot, tmp_path, monkeypatch)
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ReaderDialog, "exec", fill)
-    win.add_runs_dialog()
+    win.dialogs.add_runs_dialog()
     wait_idle(qtbot, win, 1)
     (entry,) = win.controller.entries.values()
     assert (entry.source.metric, entry.source.top_k) == ("dot", 5)

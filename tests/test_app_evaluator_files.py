@@ -20,7 +20,7 @@ from guitools import wait_idle  # noqa: E402
 from shrec_eval.cli.parser import main as cli_main  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 

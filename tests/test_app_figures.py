@@ -1,4 +1,4 @@
-"""Figures fit to print (shrec_gui/figures.py): the demo's plots exported as
+"""Figures fit to print (shrec_gui/figures/printing.py): the demo's plots exported as
 PNG, SVG and PDF at a chosen size, the SVG rendered back by cairosvg and
 compared with the PNG, narrow figures, dark theme, legend placement, numeric
 axes, the ranked strip's limits, the SHREC measure bars, the export dialog."""
@@ -27,19 +27,19 @@ from shrec_eval.outputs.palette import run_looks  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 
-from shrec_gui.charts import SHREC_BARS  # noqa: E402
-from shrec_gui.figure_dialog import FigureDialog, ask_figure_settings  # noqa: E402
-from shrec_gui.figures import (  # noqa: E402
+from shrec_gui.figures.dialog import FigureDialog, ask_figure_settings  # noqa: E402
+from shrec_gui.figures.printing import (  # noqa: E402
     FigureSettings,
     build_figure,
     export_figure,
     figure_bytes,
     flatten_cosmetic_strokes,
 )
-from shrec_gui.plots import BARS, CurvesWidget, set_widget_theme  # noqa: E402
-from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
-from shrec_gui.ranked_lists import RankedListsWidget  # noqa: E402
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.plots.curves import BARS, CurvesWidget, set_widget_theme  # noqa: E402
+from shrec_gui.plots.measure_bars import SHREC_BARS  # noqa: E402
+from shrec_gui.plots.ranked_strips import RankedListsWidget  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
+from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -202,7 +202,7 @@ def test_axes_read_as_numbers(curves, qtbot):
 
 def _scored_window(qtbot):
     """A quiet window of its own with the demo scored (for tests that change it)."""
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     w = MainWindow(app_settings())
     qtbot.addWidget(w)
@@ -338,8 +338,8 @@ def test_png_bytes_decode(curves):
 
 @pytest.fixture
 def significance(qtbot, results):
-    from shrec_gui.significance import SignificanceWidget
-    from shrec_gui.tables import CopyTable
+    from shrec_gui.plots.significance import SignificanceWidget
+    from shrec_gui.widgets.table_view import CopyTable
 
     w = SignificanceWidget(CopyTable)
     qtbot.addWidget(w)
@@ -396,7 +396,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
 
     w = _scored_window(qtbot)
     out = tmp_path / "report"
-    w.export_report(str(out))
+    w.exports.export_report(str(out))
     # the demo has shapes: the gallery's thumbnails are drawn too
     qtbot.waitUntil(lambda: "Wrote the report" in w.status_label.text(), timeout=180000)
     # what `shrec-eval evaluate --report` writes for the same results
@@ -431,7 +431,7 @@ def test_export_report_writes_the_cli_folder_and_the_figures(qtbot, tmp_path, re
     svg = (out / "figures" / "precision_recall.svg").read_text()
     colours = {look.colour.lower() for look in w.controller.looks().values()}
     assert colours <= set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
-    w.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
+    w.exports.export_report(str(tmp_path))  # a folder with other files: refused, nothing removed
     qtbot.waitUntil(lambda: "not written" in w.status_label.text(), timeout=30000)
     assert (tmp_path / "cli" / "summary.csv").exists() and w.errors
     w.close()
@@ -459,14 +459,14 @@ def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
             w.curves.kind.setCurrentIndex(w.curves.kind.findData(kind))
         path = tmp_path / f"{which}-{kind}.pdf"
         with qtbot.waitSignal(w.exports.figureDone, timeout=60000) as done:
-            w.export_plot(str(path), "pdf", which=which, figure=col)
+            w.exports.export_plot(str(path), "pdf", which=which, figure=col)
         assert done.args == [str(path), ""]
         data = path.read_bytes()
         box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
         assert float(box[1]) == pytest.approx(p.size_pt[0], abs=0.01), which
         assert b"/FontFile2" in data  # TrueType embedded (matplotlib, Type 42)
     path = tmp_path / "means.pdf"
-    w.export_plot(str(path), "pdf", which="means", figure=col)
+    w.exports.export_plot(str(path), "pdf", which="means", figure=col)
     box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", path.read_bytes())
     assert float(box[1]) == pytest.approx(p.size_pt[0], abs=1)
     # the dialog offers the presets; a print preset fixes size, font and legend
@@ -621,7 +621,7 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
 
     from shrec_eval.outputs import figures as core_figures
 
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.printing import FigureSettings
 
     gate, seen = threading.Event(), {}
     real = core_figures.curve_figure
@@ -636,7 +636,9 @@ def test_print_figure_is_drawn_off_the_gui_thread(demo, qtbot, tmp_path, monkeyp
     demo.curves.select_query(None)
     path = tmp_path / "pr.pdf"
     with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
-        demo.export_plot(str(path), "pdf", which="curves", figure=FigureSettings(preset="column"))
+        demo.exports.export_plot(
+            str(path), "pdf", which="curves", figure=FigureSettings(preset="column")
+        )
         assert not path.exists()  # returned before the drawing: it waits on its thread
         qtbot.waitUntil(lambda: "thread" in seen, timeout=10000)
         qtbot.wait(50)  # the event loop runs while the figure is drawn

@@ -127,7 +127,7 @@ def unsaved(win, qtbot, contest, monkeypatch):
     Start clean), ReaderDialog's too."""
     from PySide6.QtWidgets import QDialog, QMessageBox
 
-    from shrec_gui.dialogs import ReaderDialog
+    from shrec_gui.window.dialogs import ReaderDialog
 
     win.open_files([str(contest / "a.cla"), str(contest / "m.txt")], ordered=True)
     wait_idle(qtbot, win, 1)
@@ -174,7 +174,7 @@ def test_a_bad_assessment_is_said_before_any_question(
 
     chosen = str(contest / "bad.cla")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (chosen, ""))
-    w.open_assessment_dialog()
+    w.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: len(dialogs) == 4, timeout=10000)
     assert w.asked == ["Unsaved changes"]
     assert w.controller.assessment_source.path == contest / "a.cla"  # nothing changed
@@ -192,7 +192,7 @@ def test_an_image_is_named_for_what_it_is_not_a_matrix(tmp_path):
     called "a PSB binary float32 dissimilarity matrix")."""
     from PIL import Image
 
-    from shrec_gui.worker import classify
+    from shrec_gui.workers.scoring import classify
 
     png = tmp_path / "shot.png"
     Image.new("RGB", (8, 8)).save(png)

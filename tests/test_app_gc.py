@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QObject  # noqa: E402
 
-from shrec_gui.worker import ScoringThread  # noqa: E402
+from shrec_gui.workers.scoring import ScoringThread  # noqa: E402
 
 
 def test_garbage_is_collected_on_the_gui_thread(qapp):

@@ -20,7 +20,7 @@ def test_a_file_of_no_known_kind_is_told_with_its_line(tmp_path):
     the readers looked at and what it holds, as the command line does."""
     from shrec_eval.errors import ContestFileError
 
-    from shrec_gui.worker import classify
+    from shrec_gui.workers.scoring import classify
 
     bad = tmp_path / "bad.trec"
     bad.write_text("q01 Q0 12 x\nq01 Q0 13 2 -1.0 run\n")

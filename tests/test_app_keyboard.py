@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog  # noqa: E402
-from shrec_gui.help import menu_shortcuts  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog  # noqa: E402
+from shrec_gui.window.help import menu_shortcuts  # noqa: E402
 
 TAB = Qt.FocusPolicy.TabFocus
 
@@ -98,13 +98,13 @@ def test_f9_sorts_by_the_current_column_and_again_the_other_way(demo, qtbot):
         higher = measure_by_key(key).higher_is_better
         s.view.setFocus()
         s.view.setCurrentIndex(s.proxy.index(2, col))
-        w.sort_action.trigger()
+        w.menus.sort_action.trigger()
         first = Qt.SortOrder.DescendingOrder if higher else Qt.SortOrder.AscendingOrder
         assert (s.proxy.sortColumn(), s.proxy.sortOrder()) == (col, first), key
         values = [s.proxy.index(r, col).data(SORT_ROLE) for r in range(s.proxy.rowCount())]
         assert values == sorted(values, reverse=higher), key  # the best run on top
         assert w.status_label.text().startswith(f"Sorted by {measure_by_key(key).label}")
-        w.sort_action.trigger()  # again: the other way
+        w.menus.sort_action.trigger()  # again: the other way
         assert s.proxy.sortOrder() != first, key
         values = [s.proxy.index(r, col).data(SORT_ROLE) for r in range(s.proxy.rowCount())]
         assert values == sorted(values, reverse=not higher), key
@@ -119,7 +119,7 @@ def test_f9_sorts_by_the_current_column_and_again_the_other_way(demo, qtbot):
     # the p-values keep their order (the runs ranked by their mean)
     w.tabs.setCurrentWidget(w.significance)
     w.significance.pview.setFocus()
-    w.sort_action.trigger()
+    w.menus.sort_action.trigger()
     assert "keeps its own order" in w.status_label.text()
 
 

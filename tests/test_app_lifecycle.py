@@ -369,7 +369,7 @@ def test_a_saved_session_keeps_every_field_of_its_contest_file(win, qtbot, tmp_p
     win.controller.open_session(str(path))
     wait_idle(qtbot, win, 7, timeout=60000)
     win.controller.remove([next(iter(win.controller.entries))])  # an edit, then saved
-    assert win.save_session_action()
+    assert win.dialogs.save_session_action()
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["description"] == "Our contest: what it scores, for whom"
     assert saved["name"] == "Ours" and len(saved["runs"]) == 6
@@ -379,7 +379,7 @@ def test_a_saved_session_keeps_every_field_of_its_contest_file(win, qtbot, tmp_p
     assert [replace(r, colour=None) for r in back.runs] == list(demo.runs[1:])
     # and Save as, to another file
     other = tmp_path / "other.json"
-    assert win._save_session(str(other))
+    assert win.dialogs.save_session_to(str(other))
     assert Contest.read(other).description == "Our contest: what it scores, for whom"
 
 
@@ -398,8 +398,8 @@ def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
     ("shared QObject was deleted directly"): they are deleted once done with."""
     from PySide6.QtWidgets import QDialog, QMenu
 
-    from shrec_gui.dialogs import OptionsDialog
-    from shrec_gui.shapes_dialog import ShapesDialog
+    from shrec_gui.window.dialogs import OptionsDialog
+    from shrec_gui.window.shapes_dialog import ShapesDialog
 
     summary = win.summary
     summary._rebuild_columns_menu()

@@ -22,11 +22,11 @@ from shrec_eval.outputs.report import HEADLINE  # noqa: E402
 from shrec_eval.resources import resource_path  # noqa: E402
 from shrec_eval.scoring.measures import expand, measure_by_key  # noqa: E402
 
-from shrec_gui.figures import FigureSettings, build_figure  # noqa: E402
-from shrec_gui.models import COLUMN_ROLE, SORT_ROLE  # noqa: E402
-from shrec_gui.ranked_data import QueryLists, RunList  # noqa: E402
-from shrec_gui.ranked_lists import GRADE_COLOURS, RankedListsWidget  # noqa: E402
-from shrec_gui.tables import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
+from shrec_gui.figures.printing import FigureSettings, build_figure  # noqa: E402
+from shrec_gui.models.tables import COLUMN_ROLE, SORT_ROLE  # noqa: E402
+from shrec_gui.plots.ranked_strips import GRADE_COLOURS, RankedListsWidget  # noqa: E402
+from shrec_gui.widgets.table_view import MAX_COLUMN_CHARS, CopyTable  # noqa: E402
+from shrec_gui.workers.ranked_data import QueryLists, RunList  # noqa: E402
 
 H = Qt.Orientation.Horizontal
 DEMO = resource_path("demo")
@@ -293,7 +293,7 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path,
     _wait_lists(qtbot, ranked, "q05")
     path = tmp_path / "ranked.csv"
     asked = []
-    monkeypatch.setattr(demo, "ask_save_path", lambda *a: asked.append(a[1]) or str(path))
+    monkeypatch.setattr(demo.dialogs, "ask_save_path", lambda *a: asked.append(a[1]) or str(path))
     demo.exports.export_tab_dialog()  # Ctrl+E
     assert asked == ["ranked-q05.csv"] and demo.status_label.text() == f"Wrote {path}"
     rows = list(csv.reader(path.open()))
@@ -320,7 +320,7 @@ def test_one_run_view_and_the_export_of_the_stacked_lists(demo, qtbot, tmp_path,
     try:
         assert [r.name for r in ranked.shown_runs()] == ["LightField-200"]
         assert len(ranked.strips) == 1 and ranked.strips[0].image.shape[0] == 200
-        ranked.export(str(path))
+        demo.exports.export_tab(ranked, str(path))
         assert len(list(csv.reader(path.open()))) == 201
     finally:
         ranked.run.setCurrentIndex(0)

@@ -31,8 +31,8 @@ from shrec_eval.outputs.palette import result_looks, run_look  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
 from shrec_gui.headless import export  # noqa: E402
-from shrec_gui.mainwindow import MainWindow  # noqa: E402
-from shrec_gui.plots import DASH_STYLES, SYMBOLS, RunCurve  # noqa: E402
+from shrec_gui.plots.curves import DASH_STYLES, SYMBOLS, RunCurve  # noqa: E402
+from shrec_gui.window.main import MainWindow  # noqa: E402
 
 _KEEP: list = []  # headless windows, alive to the end of the session (guitools.retire)
 #: runs with a colour of their own in the contest file

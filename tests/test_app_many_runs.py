@@ -16,8 +16,8 @@ from guitools import retire, settled  # noqa: E402
 from PySide6.QtCore import QRect  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
 
-from shrec_gui import settings  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window import settings  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = demo_manifest().parent
 SCREEN = (1280, 720)
@@ -155,7 +155,7 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
     says its class, run and value; a custom-size export has its colour scale."""
     from PySide6.QtCore import QPointF
 
-    from shrec_gui.figures import FigureSettings
+    from shrec_gui.figures.printing import FigureSettings
 
     tab = big.per_class
     big.tabs.setCurrentWidget(tab)
@@ -180,7 +180,7 @@ def test_heatmap_names_every_run_and_class_and_tells_each_cell(big, qapp, qtbot,
     path = tmp_path / "heat.svg"
     custom = FigureSettings(width=900, height=600, font_px=14, fmt="svg", preset="custom")
     with qtbot.waitSignal(big.exports.figureDone, timeout=60000) as done:
-        big.export_plot(str(path), "svg", which="class_heatmap", figure=custom)
+        big.exports.export_plot(str(path), "svg", which="class_heatmap", figure=custom)
     assert done.args == [str(path), ""], big.errors
     svg = path.read_text()
     assert "class mean" in svg and "(bright)" in svg  # the colour bar's label

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 from shrec_eval.contest import AssessmentSource, Contest, RunSource  # noqa: E402
 from shrec_eval.resources import demo_manifest, resources_dir  # noqa: E402
 
-from shrec_gui import settings  # noqa: E402
-from shrec_gui.file_dialogs import OutputFolderDialog  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window import settings  # noqa: E402
+from shrec_gui.window.file_dialogs import OutputFolderDialog  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 CLA = "PSB 1\n2 6\n\na 0 3\n0\n1\n2\n\nb 0 3\n3\n4\n5\n"
 
@@ -181,7 +181,7 @@ def test_outputs_of_the_demo_default_to_the_documents_folder(win, qtbot, monkeyp
     win.exports.export_report_dialog()
     win.exports.export_tab_dialog()
     win.exports.export_plot_dialog("csv", "curves")
-    win.save_session_dialog()
+    win.dialogs.save_session_dialog()
     assert len(starts) == 4
     docs = settings.documents_folder()
     for start in starts:
@@ -197,7 +197,7 @@ def test_outputs_of_a_contest_default_to_its_folder(win, qtbot, monkeypatch, tmp
     starts = save_dialog_starts(monkeypatch)
     win.prefs.remember_folder(str(tmp_path))  # another folder used last: not for outputs
     win.exports.export_report_dialog()
-    win.save_session_dialog()
+    win.dialogs.save_session_dialog()
     assert [Path(s).parent for s in starts] == [manifest.parent] * 2
 
 
@@ -241,7 +241,7 @@ def read_csv(path) -> list[list[str]]:
 
 def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     demo.tabs.setCurrentWidget(demo.summary)
-    demo.export_action.trigger()  # Ctrl+E
+    demo.menus.export_action.trigger()  # Ctrl+E
     rows = read_csv(tmp_path / "table.csv")
     assert rows[0][0] == "Run" and len(rows) == 8
     sig = demo.significance
@@ -250,7 +250,7 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     sig.request()
     qtbot.waitUntil(lambda: sig.comparison is not None, timeout=20000)
     demo.tabs.setCurrentWidget(sig)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     assert save_as[-1] == "p-values-adr.csv"
     rows = read_csv(tmp_path / "p-values-adr.csv")
     names = sig.pmodel.names
@@ -261,11 +261,11 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
     assert float(rows[1][len(names)]) == pytest.approx(want)
     assert rows[1][1] == ""  # a run against itself
     demo.tabs.setCurrentWidget(demo.curves)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     assert len(read_csv(tmp_path / save_as[-1])[0]) == 14  # x and y of 7 curves
     demo.tabs.setCurrentWidget(demo.per_query)
     demo.per_query.mode.setCurrentIndex(0)
-    demo.export_action.trigger()
+    demo.menus.export_action.trigger()
     rows = read_csv(tmp_path / "per-query.csv")
     assert rows[0][0] == "Query" and len(rows) == 31
 
@@ -301,7 +301,7 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     patch = pytest.MonkeyPatch()
     try:
         patch.setattr(FigureDrawers, "submit", spied)
-        patch.setattr(w, "ask_output_folder", choose)
+        patch.setattr(w.dialogs, "ask_output_folder", choose)
         w.exports.export_report_dialog()
         qtbot.waitUntil(lambda: bool(done), timeout=60000)
     finally:
@@ -314,8 +314,78 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     assert {id(f) for _, f in asked[4:]} == {id(f) for _, f in while_chosen}
     assert len(list((tmp_path / "rep" / "figures").iterdir())) == 12
     qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=10000)
-    w.ask_output_folder = lambda *_: ""  # the dialog cancelled
+    w.dialogs.ask_output_folder = lambda *_: ""  # the dialog cancelled
     w.exports.export_report_dialog()
     # killed at once; waited for a little, as a process of the export's own
     # ending (its gallery's) may still be on its way out on a loaded machine
     qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=5000)
+
+
+@pytest.fixture
+def gui_thread_opens(monkeypatch):
+    """Every file the process opens, written or read, by thread: the GUI's
+    opens are listed in ``gui``, the others' in ``elsewhere`` (builtins' and
+    io's open, os.open under tempfile's atomic writes, Path's writers)."""
+    import builtins
+    import io
+    import threading
+
+    seen = {"gui": [], "elsewhere": []}
+
+    def watch(name, real):
+        def opened(*args, **kwargs):
+            where = "gui" if threading.current_thread() is threading.main_thread() else "elsewhere"
+            seen[where].append((name, str(args[0]) if args else ""))
+            return real(*args, **kwargs)
+
+        return opened
+
+    monkeypatch.setattr(builtins, "open", watch("open", builtins.open))
+    monkeypatch.setattr(io, "open", watch("io.open", io.open))
+    monkeypatch.setattr(os, "open", watch("os.open", os.open))
+    for name in ("write_text", "write_bytes", "open"):
+        monkeypatch.setattr(Path, name, watch(f"Path.{name}", getattr(Path, name)))
+    return seen
+
+
+def test_the_gui_thread_never_opens_a_file_to_save_or_export(
+    opened, qtbot, tmp_path, gui_thread_opens
+):
+    """Save session, a tab's CSV (Ctrl+E), a plot's CSV and a plot copied
+    from the screen as PNG and SVG: each file written, by a file task, none
+    opened on the GUI thread (a FIFO or a slow share would freeze the window)."""
+    w = opened
+    out = tmp_path / "out"
+    out.mkdir()
+    assert w.controller.save_session(str(out / "s.json"))
+    w.exports.export_tab(w.summary, str(out / "summary.csv"))
+    w.exports.export_tab(w.curves, str(out / "curves.csv"))
+    w.exports.export_plot(str(out / "curves_data.csv"), "csv")
+    for fmt in ("png", "svg"):
+        w.exports.export_plot(str(out / f"ranked.{fmt}"), fmt, 600, "ranked")
+    gui = list(gui_thread_opens["gui"])
+    written = {Path(p).name for _, p in gui_thread_opens["elsewhere"]}
+    assert w.errors == []
+    assert gui == []
+    names = ("s.json", "summary.csv", "curves.csv", "curves_data.csv", "ranked.png", "ranked.svg")
+    for name in names:
+        assert (out / name).stat().st_size > 0, name
+        assert any(n.startswith(f".{name}.") for n in written), name  # its temporary file
+    assert Contest.read(out / "s.json").runs[0].path == (tmp_path / "m.txt")
+    assert (out / "ranked.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    head, *rows = csv.reader((out / "curves_data.csv").read_text().splitlines())
+    assert head[:2] and len(rows) > 1
+    assert (out / "curves.csv").read_text() == (out / "curves_data.csv").read_text()
+
+
+def test_an_export_that_cannot_be_written_is_told_and_the_app_goes_on(opened, tmp_path):
+    """A file task's failure comes back to the window: the problem names
+    the file, nothing is left behind, and the next export is written."""
+    w = opened
+    bad = tmp_path / "gone" / "summary.csv"
+    w.exports.export_tab(w.summary, str(bad))
+    assert str(bad) in w.errors[-1]
+    assert not bad.parent.exists()
+    w.exports.export_plot(str(tmp_path / "curves.csv"), "csv")
+    head, *rows = csv.reader((tmp_path / "curves.csv").read_text().splitlines())
+    assert len(head) == 2 and head[1].startswith("m") and len(rows) > 1, head

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QLabel  # noqa: E402
 from shrec_eval.options import AVERAGES  # noqa: E402
 from shrec_eval.scoring.confusion import first_tier_confusion, item_classes  # noqa: E402
 
-from shrec_gui.class_models import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
+from shrec_gui.models.per_class import AVERAGE_ROLE, BEST_ROLE, CLASS_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -214,7 +214,7 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
     assert tab.shown_plot() == "class_heatmap"
     path = tmp_path / "heatmap.png"
     with qtbot.waitSignal(demo.exports.figureDone, timeout=60000) as done:
-        demo.export_plot(str(path), "png", width=900, which="class_heatmap")
+        demo.exports.export_plot(str(path), "png", width=900, which="class_heatmap")
     assert done.args == [str(path), ""], demo.errors
     img = QImage(str(path))
     assert img.width() == 900
@@ -229,7 +229,7 @@ def test_heatmap_plot_exports_as_a_figure(demo, qtbot, tmp_path):
 def test_class_plot_says_what_it_will_show_and_frames_are_explained(demo, qtbot):
     """L8: before a class is clicked the plot says to click one (and its
     export asks for one); L7: the thumbnails' frame colours are named."""
-    from shrec_gui.shape_views import QUERY_COLOUR
+    from shrec_gui.widgets.thumbnails import QUERY_COLOUR
 
     tab = demo.per_class
     demo.tabs.setCurrentWidget(tab)

@@ -25,7 +25,7 @@ from shrec_eval.profiles import REGISTRY  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 from shrec_eval.service import score_runs  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
@@ -149,7 +149,7 @@ def test_stale_results_say_so_until_f5(fresh, qtbot):
 
 
 def test_options_dialog_shows_what_a_profile_fixes(qtbot):
-    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.window.dialogs import OptionsDialog
 
     d = OptionsDialog(EvalOptions(remove_self=False))
     qtbot.addWidget(d)
@@ -199,7 +199,7 @@ def test_shapenet17_is_refused_in_the_app_with_what_to_do(win, qtbot, tmp_path):
     from shrec_eval.contest import Contest
     from shrec_eval.errors import ShrecEvalError
 
-    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.window.dialogs import OptionsDialog
 
     path = tmp_path / "sn.json"
     contest = Contest.read(DEMO / "contest.json")

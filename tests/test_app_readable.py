@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
 from shrec_eval.outputs.figures import contrast_ratio  # noqa: E402
 
-from shrec_gui.name_ticks import fit_names  # noqa: E402
+from shrec_gui.plots.name_ticks import fit_names  # noqa: E402
 
 
 def spin(qapp, n=30):
@@ -168,7 +168,7 @@ def test_legends_cover_no_data(window, qapp):
 def test_app_report_tables_have_the_summary_columns(window, monkeypatch):
     from shrec_eval.profiles import get_profile
 
-    import shrec_gui.report_export as rx
+    import shrec_gui.exports.report as rx
 
     seen = {}
     monkeypatch.setattr(rx, "write_report", lambda folder, a, res, **kw: seen.update(kw))

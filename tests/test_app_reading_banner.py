@@ -27,8 +27,8 @@ from PySide6.QtWidgets import QDialog  # noqa: E402
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run  # noqa: E402
 from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 
-from shrec_gui.dialogs import OptionsDialog, ReaderDialog  # noqa: E402
-from shrec_gui.models import app_words  # noqa: E402
+from shrec_gui.models.tables import app_words  # noqa: E402
+from shrec_gui.window.dialogs import OptionsDialog, ReaderDialog  # noqa: E402
 
 N = 15
 

@@ -17,7 +17,7 @@ from shrec_eval.resources import demo_manifest  # noqa: E402
 from test_app_file_roles import BAD_CLA, CLA, INT4  # noqa: E402
 from test_app_session import drop  # noqa: E402
 
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_a_file_that_cannot_be_opened_is_not_a_recent_file(win, qtbot, tmp_path,
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path / "bad.cla"), "")
     )
-    win.open_assessment_dialog()
+    win.dialogs.open_assessment_dialog()
     qtbot.waitUntil(lambda: len(win.errors) == 3, timeout=10000)
     wait_idle(qtbot, win)
     assert win.prefs.recent() == before

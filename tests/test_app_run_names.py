@@ -71,10 +71,10 @@ def test_undoing_a_rename_brings_back_the_same_name(win, qtbot, contest):
     c.rename_run(key, "Renamed while waiting")  # read under that name: its own is not known
     assert c.entries[key].name == "Renamed while waiting"
     wait_idle(qtbot, win, 1)
-    win.undo_action.trigger()
+    win.menus.undo_action.trigger()
     wait_idle(qtbot, win, 1)
     assert [e.name for e in c.entries.values()] == ["DNE.run1"]
-    win.redo_action.trigger()
+    win.menus.redo_action.trigger()
     wait_idle(qtbot, win, 1)
     assert [e.name for e in c.entries.values()] == ["Renamed while waiting"]
     c.rename_run(next(iter(c.entries)), "")  # empty: the name its file gives
@@ -93,6 +93,6 @@ def test_a_run_read_under_a_name_shows_its_tag_once_the_name_goes(win, qtbot, co
     assert not c.busy  # nothing read again
     (e,) = c.entries.values()
     assert e.name == "mytag" and e.result.run_name == "mytag"
-    win.undo_action.trigger()
+    win.menus.undo_action.trigger()
     wait_idle(qtbot, win, 1)
     assert [e.name for e in c.entries.values()] == ["Alice"]

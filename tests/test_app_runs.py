@@ -22,8 +22,8 @@ from shrec_eval.contest import AssessmentSource, RunSource  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.reading.readers import load_assessment, load_run  # noqa: E402
 
-from shrec_gui.dialogs import TrecOrderDialog  # noqa: E402
-from shrec_gui.models import KEY_ROLE  # noqa: E402
+from shrec_gui.models.tables import KEY_ROLE  # noqa: E402
+from shrec_gui.window.dialogs import TrecOrderDialog  # noqa: E402
 
 
 def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_first, dialogs):
@@ -36,7 +36,7 @@ def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_fi
     assert w.controller.entries[key].name == "SpectralNet"  # the model's key role
     w.tabs.setCurrentWidget(w.summary)
     select_rows(view, [row])
-    w.remove_action.trigger()  # Del
+    w.menus.remove_action.trigger()  # Del
     assert "SpectralNet" not in names_of(w) and len(w.controller.entries) == 7
     assert "Broken" in names_of(w)  # the failed run is still there
     shown = {proxy.index(r, 0).data() for r in range(proxy.rowCount())}
@@ -50,7 +50,7 @@ def test_del_removes_the_selected_run_when_another_failed_to_load(with_failed_fi
     ]
     assert len(rows) == 2
     select_rows(view, rows)
-    w.remove_action.trigger()
+    w.menus.remove_action.trigger()
     assert sorted(names_of(w)) == sorted(shown - {"ShapeHistogram", "VoxelMoments"} | {"Broken"})
 
 
@@ -143,7 +143,7 @@ def test_trec_runs_are_asked_about_once_by_name(win, qtbot, monkeypatch):
     monkeypatch.setattr(TrecOrderDialog, "exec", exec_)
     monkeypatch.setattr(w.controller, "add_runs", added.extend)
     kinds = [("/data/a.trec", "trec"), ("/data/b", "trec"), ("/data/m.txt", "ascii-matrix")]
-    w._runs_chosen(kinds)
+    w.dialogs._runs_chosen(kinds)
     assert len(asked) == 1 and "a.trec" in asked[0] and ", b)" in asked[0]
     assert [(s.path.name, s.trec_order) for s in added] == [
         ("a.trec", True),
@@ -153,7 +153,7 @@ def test_trec_runs_are_asked_about_once_by_name(win, qtbot, monkeypatch):
     # the trec_eval profile decides (it sorts as trec_eval does): no question
     w.controller.options = EvalOptions(profile="trec_eval")
     added.clear()
-    w._runs_chosen(kinds)
+    w.dialogs._runs_chosen(kinds)
     assert len(asked) == 1 and len(added) == 3
 
 
@@ -162,7 +162,7 @@ def test_the_runs_dialog_shows_files_without_an_extension(win, qtbot, monkeypatc
     monkeypatch.setattr(
         QFileDialog, "getOpenFileNames", lambda *a, **k: filters.append(a[3]) or ([], "")
     )
-    win.add_runs_dialog()
+    win.dialogs.add_runs_dialog()
     # any file first (the formats' table adds each format's usual names)
     assert filters == [run_file_filters()]
     first = re.search(r"\(([^()]*)\)$", filters[0].split(";;")[0]).group(1).split()

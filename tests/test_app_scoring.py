@@ -129,7 +129,7 @@ def test_a_removal_undone_after_a_profile_switch_is_scored_under_it(
     first = next(iter(c.entries))
     name = c.entries[first].name
     c.remove([first])
-    win.undo_action.trigger()
+    win.menus.undo_action.trigger()
     _scored_with(win, qtbot, profile, 3, [name])
     _others_stale_or_read_again(c, profile, [name])
     _no_traceback(capfd)
@@ -150,17 +150,17 @@ def test_runs_added_while_the_switch_reads_the_assessment_and_redone_are_scored(
     c.remove([next(iter(c.entries))])  # while it is read: it stays removed
     _scored_with(win, qtbot, profile, 2)
     assert "added" in [e.name for e in c.entries.values()]
-    win.undo_action.trigger()  # the removal
-    win.undo_action.trigger()  # the add
+    win.menus.undo_action.trigger()  # the removal
+    win.menus.undo_action.trigger()  # the add
     _scored_with(win, qtbot, profile, 2)
-    win.redo_action.trigger()  # the add again
+    win.menus.redo_action.trigger()  # the add again
     _scored_with(win, qtbot, profile, 3)
-    win.undo_action.trigger()
-    win.undo_action.trigger()  # the switch: back to shrec
+    win.menus.undo_action.trigger()
+    win.menus.undo_action.trigger()  # the switch: back to shrec
     _scored_with(win, qtbot, "shrec", 2)
-    win.redo_action.trigger()  # the switch again (undo waits while it reads the assessment)
+    win.menus.redo_action.trigger()  # the switch again (undo waits while it reads the assessment)
     qtbot.waitUntil(lambda: not c.opening(), timeout=20000)
-    win.redo_action.trigger()  # the add again
+    win.menus.redo_action.trigger()  # the add again
     _scored_with(win, qtbot, profile, 3)
     _no_traceback(capfd)
 
@@ -211,7 +211,7 @@ def test_the_demo_switched_to_trec_eval_scores_the_run_added_or_restored(win, qt
         c.add_runs([RunSource(str(DEMO / "spectralnet.txt"), name="added")])
     else:
         c.remove([next(iter(c.entries))])
-        win.undo_action.trigger()
+        win.menus.undo_action.trigger()
     n = 8 if mode == "add" else 7
     _scored_with(win, qtbot, "trec_eval", n)
     assert c.assessment.reading["normalize_ids"] is False  # read again: ids as written
@@ -262,7 +262,7 @@ def test_no_exception_escapes_a_job(win, qtbot, capfd, small, monkeypatch):
     """Whatever a job raises (here a defect inside the scoring service) ends
     as a failure of each of its runs, named in the window; nothing on stderr,
     and the app goes on scoring."""
-    import shrec_gui.worker as worker
+    import shrec_gui.workers.scoring as worker
 
     cla, runs = small
     c = _open(win, qtbot, cla, runs[:1])
@@ -302,7 +302,7 @@ def test_progress_moves_while_a_run_is_read_and_scored(win, qtbot, tmp_path, mon
     """M6: the bar moved only once a run was read (0% for the whole reading
     of a large text matrix); now it follows the bytes read (the first half
     of the run's share), then the queries scored, and never goes back."""
-    import shrec_gui.worker as worker
+    import shrec_gui.workers.scoring as worker
 
     n = 1000
     cla = write_cla(tmp_path / "big.cla", make_classes((0, 200, 200, 0, 200, 200, 200)))

@@ -22,11 +22,11 @@ from shrec_eval.contest import AssessmentSource, Contest  # noqa: E402
 from shrec_eval.options import EvalOptions  # noqa: E402
 from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 
-from shrec_gui import view_state  # noqa: E402
-from shrec_gui.file_dialogs import unsaved_question  # noqa: E402
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-from shrec_gui.models import SORT_ROLE  # noqa: E402
-from shrec_gui.welcome import PATH_ROLE  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE  # noqa: E402
+from shrec_gui.state import view_state  # noqa: E402
+from shrec_gui.widgets.welcome import PATH_ROLE  # noqa: E402
+from shrec_gui.window.file_dialogs import unsaved_question  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -93,7 +93,7 @@ def test_an_empty_start_shows_the_welcome_page_until_a_contest_is_open(qtbot, di
     assert not w.showing_welcome() and w.tabs.isVisible() and w.summary.model.rowCount() == 7
     assert "SHREC demo contest" in w.shown_title()
     # File > Close contest: back to the welcome page, nothing open, the demo in the recent files
-    w.close_contest()
+    w.dialogs.close_contest()
     wait_idle(qtbot, w)
     c = w.controller
     assert w.showing_welcome() and c.assessment is None and not c.entries
@@ -127,7 +127,7 @@ def test_recent_files_open_with_enter_and_missing_ones_are_greyed_and_removable(
     qtbot.keyClick(lst, Qt.Key.Key_Delete)
     assert w.welcome.paths() == [str(saved_session)]
     assert w.prefs.recent() == [str(saved_session)]
-    assert [a.text() for a in w.recent_menu.actions()] == [str(saved_session)]
+    assert [a.text() for a in w.menus.recent_menu.actions()] == [str(saved_session)]
     # Enter on a present one opens it
     lst.setCurrentRow(0)
     qtbot.keyClick(lst, Qt.Key.Key_Return)
@@ -179,10 +179,10 @@ def test_every_path_that_replaces_the_contest_asks_first(
     # Cancel: each path leaves everything as it was
     drop(w, saved_session)  # a session dropped: asked once it is known to be one
     qtbot.waitUntil(lambda: len(w.asked) == 1, timeout=10000)
-    w.open_recent(str(saved_session))
-    w.open_assessment_dialog()
-    w.open_session_dialog()
-    w.close_contest()
+    w.dialogs.open_recent(str(saved_session))
+    w.dialogs.open_assessment_dialog()
+    w.dialogs.open_session_dialog()
+    w.dialogs.close_contest()
     w.welcome.demoRequested.emit()  # the welcome page's buttons go the same way
     wait_idle(qtbot, w)
     assert w.asked == ["Unsaved changes"] * 6
@@ -198,7 +198,7 @@ def test_every_path_that_replaces_the_contest_asks_first(
     wait_idle(qtbot, w, 7)
     assert len(w.asked) == 7 and not w.controller.unsaved()
     # nothing changed since: closing asks nothing
-    w.close_contest()
+    w.dialogs.close_contest()
     assert len(w.asked) == 7 and w.showing_welcome() and dialogs == []
 
 
@@ -212,12 +212,12 @@ def test_an_assessment_dropped_asks_and_a_recent_session_opens_after_discard(
     wait_idle(qtbot, w)
     assert state(w) == before
     w.answer[0] = QMessageBox.StandardButton.Discard
-    w.open_recent(str(saved_session))
+    w.dialogs.open_recent(str(saved_session))
     qtbot.waitUntil(lambda: w.controller.session_path == str(saved_session), timeout=10000)
     wait_idle(qtbot, w, 7)
     assert len(w.asked) == 2
     # and the welcome page lists it again once the contest is closed
-    w.close_contest()
+    w.dialogs.close_contest()
     assert w.welcome.paths()[0] == str(saved_session.resolve())
     item = w.welcome.recent.item(0)
     assert item.data(PATH_ROLE) == str(saved_session.resolve())
@@ -253,8 +253,8 @@ def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
     assert not w.controller.unsaved()  # what is shown is no change to the contest
     path = tmp_path / "view.json"
     monkeypatch_path = str(path)
-    w.ask_save_path = lambda *a: monkeypatch_path  # File > Save session as…
-    assert w.save_session_dialog()
+    w.dialogs.ask_save_path = lambda *a: monkeypatch_path  # File > Save session as…
+    assert w.dialogs.save_session_dialog()
     doc = json.loads(path.read_text())
     assert doc["view"]["summary"] == {
         "columns": ["nn", "ft_psb", "st_psb", "dcg_psb"],
@@ -294,7 +294,7 @@ def test_a_session_keeps_the_view_state(qtbot, tmp_path, dialogs):
     assert other.tabs.currentWidget() is other.curves and not other.showing_welcome()
     # Ctrl+S writes the view shown now
     _pick(other.curves.kind, "pr")
-    other.save_session_action()
+    other.dialogs.save_session_action()
     assert json.loads(path.read_text())["view"]["curves"] == {"kind": "pr"}
 
 
@@ -414,7 +414,7 @@ def test_a_session_is_saved_under_the_contests_name_in_its_folder(
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", fake)
     win.controller.remove([next(iter(win.controller.entries))])
-    assert win.save_session_dialog()
+    assert win.dialogs.save_session_dialog()
     assert Path(starts[0]).parent == manifest.parent  # the contest's folder
     assert Contest.read(target).name == name and name in win.shown_title()
 
@@ -433,9 +433,9 @@ def test_the_title_marks_unsaved_changes_until_saved(win, qtbot, monkeypatch, tm
     assert win.shown_title() == f"SHREC evaluation — {name}*" and c.unsaved()
     target = tmp_path / "saved.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    assert win.save_session_dialog()
+    assert win.dialogs.save_session_dialog()
     assert win.shown_title() == f"SHREC evaluation — {name}" and not c.unsaved()
-    win.undo_action.trigger()  # the run back: differs from the file saved
+    win.menus.undo_action.trigger()  # the run back: differs from the file saved
     qtbot.waitUntil(lambda: len(c.entries) == 7)
     assert win.shown_title().endswith("*")
     c.set_options(replace(c.options, ranks=(3, 9)))
@@ -450,7 +450,7 @@ def test_a_new_contest_takes_the_name_of_its_session_file(win, qtbot, monkeypatc
     wait_idle(qtbot, win)
     target = tmp_path / "shrec2026.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    assert win.save_session_action()
+    assert win.dialogs.save_session_action()
     assert Contest.read(target).name == "shrec2026"
     assert win.shown_title() == "SHREC evaluation — shrec2026"
     assert "shrec-gui session" not in target.read_text()
@@ -508,7 +508,7 @@ def test_unsaved_changes_are_asked_about_before_the_session_is_replaced(
     win.quit_action()
     assert win.isVisible()  # Cancel: the app stays
     answer[0] = QMessageBox.StandardButton.Save
-    monkeypatch.setattr(win, "ask_save_path", lambda *a: str(tmp_path / "mine.json"))
+    monkeypatch.setattr(win.dialogs, "ask_save_path", lambda *a: str(tmp_path / "mine.json"))
     win.open_demo()  # Save: written (the demo's own file is never overwritten), then replaced
     assert len(opened) == 2 and not win.controller.unsaved()
     assert len(Contest.read(tmp_path / "mine.json").runs) == 6

@@ -19,8 +19,8 @@ from shrec_eval.resources import demo_manifest, resource_path  # noqa: E402
 from shrec_eval.shapes.index import ShapesSource  # noqa: E402
 from shrec_eval.shapes.thumbnails import thumbnail  # noqa: E402
 
-from shrec_gui.shape_viewer import ShapeViewer, Turntable  # noqa: E402
-from shrec_gui.shapes_service import ITEM, THUMB_PX  # noqa: E402
+from shrec_gui.widgets.shape_viewer import ShapeViewer, Turntable  # noqa: E402
+from shrec_gui.workers.shapes import ITEM, THUMB_PX  # noqa: E402
 
 DEMO = resource_path("demo")
 
@@ -189,7 +189,7 @@ def test_a_shapes_folder_dropped_becomes_the_shapes_folder(win, qtbot):
 
 
 def test_a_mesh_asked_for_before_the_folder_is_indexed_still_comes(qtbot):
-    from shrec_gui.shapes_service import ShapesService
+    from shrec_gui.workers.shapes import ShapesService
 
     service = ShapesService()
     try:

@@ -26,7 +26,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from shrec_eval.cli.parser import main as cli_main  # noqa: E402
 from test_app_many_runs import drawn_texts  # noqa: E402
 
-from shrec_gui.mainwindow import MainWindow  # noqa: E402
+from shrec_gui.window.main import MainWindow  # noqa: E402
 
 NAMES = [f"Participant {i} (ResNet-50, multi-view, run {i})" for i in range(8)]
 

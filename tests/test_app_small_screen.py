@@ -63,7 +63,7 @@ def welcome_overlaps(w):
 
 def main():
     app = QApplication(sys.argv[:1])
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     mode = sys.argv[1]
     w = MainWindow(app_settings())
@@ -236,8 +236,8 @@ def test_a_saved_size_too_small_or_too_large_gives_the_default(qtbot, monkeypatc
     its middle."""
     from PySide6.QtCore import QRect
 
-    from shrec_gui import settings
-    from shrec_gui.mainwindow import MainWindow, app_settings
+    from shrec_gui.window import settings
+    from shrec_gui.window.main import MainWindow, app_settings
 
     monkeypatch.setattr(settings, "available_area", lambda window: QRect(0, 0, 960, 540))
     first = MainWindow(app_settings())

@@ -15,9 +15,9 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from shrec_eval.outputs.report import HEADLINE  # noqa: E402
 from shrec_eval.scoring.measures import measure_by_key  # noqa: E402
 
-from shrec_gui.mainwindow import MainWindow, app_settings  # noqa: E402
-from shrec_gui.models import SORT_ROLE, competition_ranks  # noqa: E402
-from shrec_gui.settings import Preferences  # noqa: E402
+from shrec_gui.models.tables import SORT_ROLE, competition_ranks  # noqa: E402
+from shrec_gui.window.main import MainWindow, app_settings  # noqa: E402
+from shrec_gui.window.settings import Preferences  # noqa: E402
 
 H = Qt.Orientation.Horizontal
 
@@ -225,7 +225,7 @@ def test_summary_default_columns_are_in_the_command_lines_order(win, qtbot):
     from shrec_eval.profiles import REGISTRY
     from shrec_eval.scoring.measures import expand
 
-    from shrec_gui.contest_files import app_leaves_out
+    from shrec_gui.state.contest_files import app_leaves_out
 
     c, s = win.controller, win.summary
     start = c.options
@@ -331,7 +331,7 @@ def test_the_column_search_scores_a_measure_with_parameters(win, qtbot, tmp_path
     qtbot.keyClick(box, _Qt.Key.Key_Return)
     assert "discount='log3' is not allowed; expected log2_from_2 (default)" in box.toolTip()
     assert c.options.measures == (key,) and key in s.keys
-    win.undo_action.trigger()  # the options before the measure was added
+    win.menus.undo_action.trigger()  # the options before the measure was added
     qtbot.waitUntil(lambda: settled(win, 1) and not c.stale_entries(), timeout=20000)
     assert c.options.measures == () and key not in s.keys
     s.set_columns(before)  # the columns are remembered for the next windows

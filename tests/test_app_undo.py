@@ -32,16 +32,16 @@ def test_ctrl_a_del_removes_every_run_and_ctrl_z_brings_them_back(demo_win, qtbo
     w = demo_win
     c = w.controller
     before = _shown(c)
-    assert not c.unsaved() and not w.undo_action.isEnabled()
+    assert not c.unsaved() and not w.menus.undo_action.isEnabled()
     view = w.summary.view
     w.tabs.setCurrentWidget(w.summary)
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     assert len(w.summary.selected_run_keys()) == 7
-    w.remove_action.trigger()  # Del
+    w.menus.remove_action.trigger()  # Del
     assert c.entries == {}
     assert "Removed 7 runs" in w.status_label.text() and "Ctrl+Z" in w.status_label.text()
-    assert w.undo_action.isEnabled() and w.undo_action.text() == "&Undo Remove 7 runs"
+    assert w.menus.undo_action.isEnabled() and w.menus.undo_action.text() == "&Undo Remove 7 runs"
     assert c.unsaved()
     qtbot.keyClick(w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Z
     # back as they were: the same results (nothing read or scored again), names, colours, order
@@ -55,10 +55,10 @@ def test_ctrl_a_del_removes_every_run_and_ctrl_z_brings_them_back(demo_win, qtbo
     mods = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     qtbot.keyClick(w, Qt.Key.Key_Z, mods)
     assert c.entries == {} and w.status_label.text() == "Redid: Remove 7 runs."
-    w.undo_action.trigger()
+    w.menus.undo_action.trigger()
     assert _shown(c) == before
-    w.redo_action.trigger()
-    w.undo_action.trigger()
+    w.menus.redo_action.trigger()
+    w.menus.undo_action.trigger()
     assert _shown(c) == before
     # the ranked lists of a run brought back are there (the worker remembers it again)
     got = []
@@ -77,25 +77,25 @@ def test_add_rename_options_shapes_undo_and_redo(demo_win, qtbot):
     c.add_runs([RunSource(folder / "spectralnet.txt", format="ascii-matrix", name="Again")])
     wait_idle(qtbot, w, 8)
     added = list(c.entries.values())[-1]
-    assert added.name == "Again" and w.undo_action.text() == "&Undo Add 1 run"
-    w.undo_action.trigger()
+    assert added.name == "Again" and w.menus.undo_action.text() == "&Undo Add 1 run"
+    w.menus.undo_action.trigger()
     assert _shown(c) == first
-    w.redo_action.trigger()  # back with its result: not read again
+    w.menus.redo_action.trigger()  # back with its result: not read again
     assert not c.busy and list(c.entries.values())[-1].result is added.result
     # rename it, and back
     c.rename_run(added.key, "Renamed")
     wait_idle(qtbot, w, 8)
     assert c.entries[added.key].name == "Renamed"
     assert "Renamed" in [w.summary.model.index(r, 0).data() for r in range(8)]
-    assert w.undo_action.text() == "&Undo Rename a run"
-    w.undo_action.trigger()
+    assert w.menus.undo_action.text() == "&Undo Rename a run"
+    w.menus.undo_action.trigger()
     assert c.entries[added.key].name == "Again"
-    w.redo_action.trigger()
+    w.menus.redo_action.trigger()
     assert c.entries[added.key].name == "Renamed"
     # a rename to nothing shows the name the file gives
     c.rename_run(added.key, "  ")
     assert c.entries[added.key].name == "spectralnet"  # the command line's name of the file
-    w.undo_action.trigger()
+    w.menus.undo_action.trigger()
     assert c.entries[added.key].name == "Renamed"
     # the profile (an option): every run scored again, and back
     from dataclasses import replace
@@ -105,26 +105,26 @@ def test_add_rename_options_shapes_undo_and_redo(demo_win, qtbot):
     wait_idle(qtbot, w, 8, timeout=60000)
     assert c.options.profile == "psbtable"
     assert all(e.result.profile == "psbtable" for e in c.entries.values())
-    assert w.undo_action.text() == "&Undo Scoring options"
-    w.undo_action.trigger()
+    assert w.menus.undo_action.text() == "&Undo Scoring options"
+    w.menus.undo_action.trigger()
     wait_idle(qtbot, w, 8, timeout=60000)
     assert c.options == shrec and all(e.result.profile == "shrec" for e in c.entries.values())
     assert [e.name for e in c.entries.values()][-1] == "Renamed"
-    w.redo_action.trigger()
+    w.menus.redo_action.trigger()
     wait_idle(qtbot, w, 8, timeout=60000)
     assert c.options.profile == "psbtable"
-    w.undo_action.trigger()
+    w.menus.undo_action.trigger()
     wait_idle(qtbot, w, 8, timeout=60000)
     # the shapes folders
     shapes = (c.shapes.source, c.shapes.query_source)
     assert shapes[0] is not None
     c.set_shapes(None, None)
-    assert c.shapes.source is None and w.undo_action.text() == "&Undo Shapes folders"
-    w.undo_action.trigger()
+    assert c.shapes.source is None and w.menus.undo_action.text() == "&Undo Shapes folders"
+    w.menus.undo_action.trigger()
     assert (c.shapes.source, c.shapes.query_source) == shapes
     # undo everything: the demo as opened, nothing unsaved
     while c.history.stack.canUndo():
-        w.undo_action.trigger()
+        w.menus.undo_action.trigger()
         wait_idle(qtbot, w, timeout=60000)
     assert [(n, col) for n, col, _ in _shown(c)] == [(n, col) for n, col, _ in first]
     assert not c.unsaved()
@@ -136,7 +136,7 @@ def test_a_new_contest_starts_a_new_history(demo_win, qtbot):
     c.remove([next(iter(c.entries))])
     assert c.history.stack.canUndo()
     c.close()
-    assert not c.history.stack.canUndo() and not w.undo_action.isEnabled()
+    assert not c.history.stack.canUndo() and not w.menus.undo_action.isEnabled()
     w.open_demo()
     wait_idle(qtbot, w, 7, timeout=60000)
     assert not c.history.stack.canUndo()
@@ -153,8 +153,8 @@ def test_undo_waits_while_an_assessment_is_read(demo_win, qtbot):
     n = len(c.entries)
     c.open_assessment(c.assessment_source, keep_session=True)  # read again (as the profile does)
     assert c.opening()
-    w.undo_action.trigger()
+    w.menus.undo_action.trigger()
     assert len(c.entries) == n and "being read" in w.status_label.text()
     wait_idle(qtbot, w, 6, timeout=60000)
-    w.undo_action.trigger()
+    w.menus.undo_action.trigger()
     wait_idle(qtbot, w, 7, timeout=60000)

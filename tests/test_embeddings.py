@@ -627,7 +627,7 @@ def test_top_k_of_a_binary_matrix_and_what_refuses_it(tmp_path, small_tiles):
 
 def test_the_app_tells_features_apart(tmp_path):
     pytest.importorskip("PySide6")
-    from shrec_gui.worker import classify
+    from shrec_gui.workers.scoring import classify
 
     labels = _labels()
     np.save(tmp_path / "f.npy", _features(labels))

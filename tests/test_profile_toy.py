@@ -71,7 +71,7 @@ except ImportError:
     seen["app"] = None
 else:
     app = QApplication([])
-    from shrec_gui.dialogs import OptionsDialog
+    from shrec_gui.window.dialogs import OptionsDialog
     d = OptionsDialog(EvalOptions())
     seen["app"] = [d.profile.itemData(i) for i in range(d.profile.count())]
 print(json.dumps(seen))

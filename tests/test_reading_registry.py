@@ -72,8 +72,8 @@ def test_a_registered_format_is_in_the_help_and_contest_files(toy, capsys):
 
 def test_a_registered_format_is_in_the_app(toy, qtbot):
     pytest.importorskip("PySide6")
-    from shrec_gui.dialogs import ReaderDialog  # noqa: F401  (the reader dialog lists formats)
-    from shrec_gui.help import formats_html
+    from shrec_gui.window.dialogs import ReaderDialog  # noqa: F401  (the reader dialog lists formats)
+    from shrec_gui.window.help import formats_html
 
     assert "*.toy" in choices.run_file_filters()
     assert "toy-lists" in formats_html()

@@ -136,7 +136,7 @@ def test_d19_the_app_says_what_a_fifo_is_without_opening_it(tmp_path):
     pytest.importorskip("PySide6")
     from shrec_eval.errors import ContestFileError
 
-    from shrec_gui.worker import classify
+    from shrec_gui.workers.scoring import classify
 
     os.mkfifo(tmp_path / "f")
     with pytest.raises(ContestFileError, match="this is a pipe"):

@@ -83,7 +83,7 @@ def test_the_app_gives_memory_back_after_each_job(qapp, monkeypatch):
     from shrec_eval.scoring.memory import keep_freed_blocks
 
     import shrec_gui.app as app
-    import shrec_gui.worker as worker
+    import shrec_gui.workers.scoring as worker
 
     assert app.keep_freed_blocks is keep_freed_blocks  # asked for at start (main)
     calls = []

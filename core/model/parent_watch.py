@@ -1,6 +1,6 @@
 """Helper processes that die with the process that started them.
 
-The app draws thumbnails in spawned processes (shrec_gui/shapes_service.py),
+The app draws thumbnails in spawned processes (shrec_gui/workers/shapes.py),
 and the command line and the app draw a report's figures in some
 (:mod:`shrec_eval.outputs.figure_jobs`).  A pool's processes wait on a queue
 whose write end they hold themselves, so when their parent is killed

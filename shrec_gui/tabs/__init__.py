@@ -1,10 +1,10 @@
 """One module per tab of the main window; each tab reads the
-:class:`~shrec_gui.controller.ContestController` it is given, refreshes on
+:class:`~shrec_gui.state.controller.ContestController` it is given, refreshes on
 its signals, and knows how to export itself (:class:`Tab`)."""
 
 from __future__ import annotations
 
-from ..exports import write_table_csv
+from ..exports.writers import csv_text
 
 
 class Tab:
@@ -52,9 +52,10 @@ class Tab:
         """File name offered by Ctrl+E (CSV), or None: nothing to export."""
         return "table.csv" if self.table() is not None else None
 
-    def export(self, path: str) -> None:
-        """Write what the tab shows as CSV (Ctrl+E); raises OSError."""
-        write_table_csv(path, self.table().table_rows())
+    def export_text(self) -> str:
+        """What the tab shows, as CSV text (Ctrl+E): made on the GUI thread,
+        written by a file task (exports/actions.py)."""
+        return csv_text(self.table().table_rows())
 
     def set_dark(self, dark: bool) -> None:
         """Follow the light or dark theme."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ..models import SortProxy, WarningsModel
-from ..tables import CopyTable
+from ..models.tables import SortProxy, WarningsModel
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 

@@ -1,10 +1,10 @@
 """Curves tab: precision-recall and the other curves of every run, the
-mean over queries or one query (the plot is plots.CurvesWidget)."""
+mean over queries or one query (the plot is plots/curves.py's CurvesWidget)."""
 
 from __future__ import annotations
 
-from ..exports import write_plot
-from ..plots import CurvesWidget, set_widget_theme
+from ..exports.writers import plot_csv_text
+from ..plots.curves import CurvesWidget, set_widget_theme
 from . import Tab
 
 
@@ -27,9 +27,9 @@ class CurvesTab(CurvesWidget, Tab):
     def export_name(self) -> str:
         return f"{self.kind.currentData()}.csv"
 
-    def export(self, path: str) -> None:
+    def export_text(self) -> str:
         """The curves' data as CSV (x and y of each run)."""
-        write_plot(self.plot_item, path, "csv")
+        return plot_csv_text(self.plot_item)
 
     def set_dark(self, dark: bool) -> None:
         for pw in (self.plot, self.bars.plot):

@@ -22,11 +22,10 @@ from PySide6.QtWidgets import (
 from shrec_eval.scoring.confusion import item_classes
 from shrec_eval.scoring.measures import CURVES, columns
 
-from ..class_heatmap import ClassHeatmap
-from ..class_models import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
-from ..legend_place import LegendPlacer
-from ..models import SortProxy
-from ..plots import (
+from ..models.per_class import CLASS_ROLE, ConfusionModel, PerClassModel, PerClassProxy
+from ..models.tables import SortProxy
+from ..plots.class_heatmap import ClassHeatmap
+from ..plots.curves import (
     LEGEND_BRUSH,
     UNIT_PADDING,
     RunCurve,
@@ -35,8 +34,9 @@ from ..plots import (
     numeric_axes,
     set_widget_theme,
 )
-from ..shape_views import ClassShapesRow
-from ..tables import CopyTable
+from ..plots.legend_place import LegendPlacer
+from ..widgets.table_view import CopyTable
+from ..widgets.thumbnails import ClassShapesRow
 from . import Tab
 
 

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
 )
 from shrec_eval.scoring.measures import columns
 
-from ..models import SortProxy
-from ..per_query_model import PerQueryModel
-from ..shape_views import QueryShapePanel
-from ..tables import CopyTable
+from ..models.per_query import PerQueryModel
+from ..models.tables import SortProxy
+from ..widgets.table_view import CopyTable
+from ..widgets.thumbnails import QueryShapePanel
 from . import Tab
 
 

@@ -1,15 +1,15 @@
 """Ranked-list tab: where the relevant items of one query landed in every
-run's list, stacked by run and aligned by rank (ranked_lists.RankedListsWidget;
+run's list, stacked by run and aligned by rank (plots/ranked_strips.py's RankedListsWidget;
 the lists, item ids and classes are made in the worker)."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from ..exports import write_table_csv
-from ..plots import set_widget_theme
-from ..ranked_lists import RankedListsWidget
-from ..shape_views import ThumbStrips
+from ..exports.writers import csv_text
+from ..plots.curves import set_widget_theme
+from ..plots.ranked_strips import RankedListsWidget
+from ..widgets.thumbnails import ThumbStrips
 from . import Tab
 
 
@@ -45,7 +45,7 @@ class RankedListTab(RankedListsWidget, Tab):
     def export_name(self) -> str | None:
         return None if not self.shown_runs() else f"ranked-{self.lists.query_id}.csv"
 
-    def export(self, path: str) -> None:
+    def export_text(self) -> str:
         """The lists shown: run, rank, item id, class and grade of each item."""
         q = self.lists.query_id
         rows = [["run", "query", "rank", "item", "class", "grade"]]
@@ -55,7 +55,7 @@ class RankedListTab(RankedListsWidget, Tab):
                 [run.name, q, r + 1, item, c, int(g)]
                 for r, (item, c, g) in enumerate(zip(run.items, classes, run.gains))
             ]
-        write_table_csv(path, rows)
+        return csv_text(rows)
 
     def plot_items(self) -> dict:
         return {"ranked": self.plot.getPlotItem()}

@@ -1,15 +1,15 @@
 """Significance tab: corrected p-values, run means with bootstrap
-intervals, head to head (significance.SignificanceWidget); the comparison
+intervals, head to head (plots/significance.py's SignificanceWidget); the comparison
 runs in the worker."""
 
 from __future__ import annotations
 
 import math
 
-from ..exports import write_table_csv
-from ..plots import set_widget_theme
-from ..significance import SignificanceWidget
-from ..tables import CopyTable
+from ..exports.writers import csv_text
+from ..plots.curves import set_widget_theme
+from ..plots.significance import SignificanceWidget
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 
@@ -40,14 +40,14 @@ class SignificanceTab(SignificanceWidget, Tab):
             return None
         return f"p-values-{self.comparison.measure}.csv"
 
-    def export(self, path: str) -> None:
+    def export_text(self) -> str:
         """The corrected p-values of the test shown, runs ranked by their mean."""
         m = self.pmodel
         rows = [["run"] + list(m.names)]
         for i, a in enumerate(m.names):
             p = [float(v) for v in m.p[i]]
             rows.append([a] + ["" if i == j or math.isnan(v) else repr(v) for j, v in enumerate(p)])
-        write_table_csv(path, rows)
+        return csv_text(rows)
 
     def plot_items(self) -> dict:
         return {"means": self.plot_item("means"), "h2h": self.plot_item("h2h")}

@@ -30,10 +30,9 @@ from shrec_eval.scoring.measures import (
 )
 from shrec_eval.scoring.measures import resolve as resolve_measure
 
-from ..dialogs import AVERAGE_TEXT
-from ..menus import StayOpenMenu
-from ..models import SortProxy, SummaryModel, plural, problems
-from ..tables import CopyTable
+from ..models.tables import AVERAGE_TEXT, SortProxy, SummaryModel, plural, problems
+from ..widgets.stay_open_menu import StayOpenMenu
+from ..widgets.table_view import CopyTable
 from . import Tab
 
 

@@ -62,7 +62,7 @@ def launch_time() -> float:
         "tempfile.mkdtemp())\n"
         "from shrec_gui.app import make_app\n"
         "app = make_app()\n"
-        "from shrec_gui.mainwindow import MainWindow\n"
+        "from shrec_gui.window.main import MainWindow\n"
         "w = MainWindow(); w.show(); app.processEvents()\n"
         "print(time.time() - t0)\n"
         "w.close()\n"
@@ -93,7 +93,7 @@ def main(argv=None) -> None:
     app = make_app()
     from shrec_eval.contest import AssessmentSource, RunSource
 
-    from shrec_gui.mainwindow import MainWindow
+    from shrec_gui.window.main import MainWindow
 
     w = MainWindow()
     w.show()

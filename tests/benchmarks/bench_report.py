@@ -54,7 +54,7 @@ from PySide6.QtCore import QSettings
 from shrec_gui.app import make_app
 app = make_app()
 from shrec_eval.resources import demo_manifest
-from shrec_gui.mainwindow import MainWindow
+from shrec_gui.window.main import MainWindow
 settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
 w = MainWindow(settings)
 w.quiet = True
@@ -88,7 +88,7 @@ def ask(*args):
     chosen.append(time.perf_counter())
     return sys.argv[1]
 
-w.ask_output_folder = ask
+w.dialogs.ask_output_folder = ask
 w.exports.export_report_dialog()
 spin(lambda: bool(done))
 exported = time.perf_counter() - chosen[0]

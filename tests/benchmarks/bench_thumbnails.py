@@ -180,7 +180,7 @@ def bench_gui(paths: list[Path], workdir: Path) -> None:
     from shrec_eval.shapes.index import ShapesSource
 
     from shrec_gui.app import make_app
-    from shrec_gui.mainwindow import MainWindow
+    from shrec_gui.window.main import MainWindow
 
     app = make_app()
     w = MainWindow()
