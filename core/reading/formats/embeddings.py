@@ -32,10 +32,8 @@ import numpy as np
 
 from ...choices import METRICS
 from ...errors import FormatError
-from ...model.assessment import Assessment, DataWarning
-from ...model.runs import Run
-from . import distances as tiles  # the tile sizes, read when used (tests set them)
-from .blas_threads import (  # noqa: F401
+from ...kernels import distances as tiles  # the tile sizes, read when used (tests set them)
+from ...kernels.blas_threads import (  # noqa: F401
     _blas_libs,
     _blas_lock,
     _blas_users,
@@ -43,13 +41,16 @@ from .blas_threads import (  # noqa: F401
     _set_threads,
     one_blas_thread,
 )
-from .distances import (  # noqa: F401
+from ...kernels.distances import (  # noqa: F401
     Distances,
     MatrixPieces,
     _Cache,
     _id_text,
     matrix_pieces,
 )
+from ...kernels.rowsort import tied_pairs
+from ...model.assessment import Assessment, DataWarning
+from ...model.runs import Run
 from .features import (  # noqa: F401
     _FLOATS,
     _NPY,
@@ -76,7 +77,6 @@ from .features import (  # noqa: F401
     load_features,
 )
 from .matrix import MatrixRun, ties_warning
-from .rowsort import tied_pairs
 
 __all__ = [
     "METRICS",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FileAccessError, FormatError
+from ...kernels.rowsort import rank_pairs, rank_rows
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import Run
 from .file_rows import FileRows
 from .numparse import parse_floats
-from .rowsort import rank_pairs, rank_rows
 from .source import a, default_name, open_source, watch_step
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 

@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...choices import METRICS
-from ...errors import FormatError
-from ...model.parallel import WORKERS, in_order
+from ..choices import METRICS
+from ..errors import FormatError
+from ..model.parallel import WORKERS, in_order
 from .blas_threads import (
     one_blas_thread,
 )
@@ -504,7 +504,7 @@ class MatrixPieces:
 def matrix_pieces(dist: Distances) -> Iterator[bytes]:
     """The PSB binary matrix (little-endian float32, row after row) of the
     distances, a tile of rows at a time, two tiles computed at once."""
-    from ...model.parallel import in_order
+    from ..model.parallel import in_order
 
     for block in in_order(dist._tile, range(dist.n_tiles), ahead=WORKERS):
         yield np.ascontiguousarray(block, dtype="<f4").tobytes()
