@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contest_options import (  # noqa: F401  (tests read the kinds here)
-    _OPTION_KINDS,
     _evaluator_from,
     _evaluator_of,
     _options_from_dict,
@@ -45,24 +44,16 @@ from .reading.contest_fields import (  # noqa: F401
     _BOOL,
     _COLOUR,
     _INT,
-    _INTS,
-    _MIGRATIONS,
-    _NUMBER,
     _PATH,
     _STR,
-    _STRS,
     _VIEW,
     CONTEST_VERSION,
     _as_path,
-    _canonical,
     _checked,
-    _from_version_1,
-    _from_version_2,
     _migrated,
     _one_of,
     _path,
     _path_text,
-    _plain,
     _relative,
 )
 from .reading.formats.source import open_source

@@ -9,7 +9,7 @@ from dataclasses import fields
 
 import pytest
 from shrec_eval.cli.parser import build_parser
-from shrec_eval.contest import _OPTION_KINDS
+from shrec_eval.contest_options import _OPTION_KINDS
 from shrec_eval.errors import OptionsError
 from shrec_eval.option_schema import OPTIONS, by_name
 from shrec_eval.options import EvalOptions, check_field

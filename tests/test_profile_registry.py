@@ -7,7 +7,8 @@ import argparse
 
 import pytest
 from shrec_eval.cli.parser import build_parser
-from shrec_eval.contest import _OPTION_KINDS, Contest
+from shrec_eval.contest import Contest
+from shrec_eval.contest_options import _OPTION_KINDS
 from shrec_eval.errors import FormatError, OptionsError
 from shrec_eval.options import PROFILES, EvalOptions
 from shrec_eval.profiles import NAMES, REGISTRY, get_profile

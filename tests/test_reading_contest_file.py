@@ -291,7 +291,7 @@ def test_every_engine_option_can_be_written_and_read():
     contest file checks (``rules`` is the profile resolved, not an option)."""
     from dataclasses import fields
 
-    from shrec_eval.contest import _OPTION_KINDS
+    from shrec_eval.contest_options import _OPTION_KINDS
 
     assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget", "rules"}
     o = EvalOptions(

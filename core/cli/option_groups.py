@@ -21,12 +21,7 @@ from ..choices import (
 )
 from ..errors import UsageError
 from ..option_args import (  # noqa: F401  (the command line's parsers use them)
-    _argument_type,
-    _beta,
     _bounded,
-    _level,
-    _max_rank,
-    _not_zero,
     _rank,
     _ranks,
     add_option,

@@ -39,17 +39,8 @@ from pathlib import Path
 from ..errors import OutputError
 from ..model.names import NAME_KEPT, safe_name  # noqa: F401 - the gate names files by it
 from .writing import (  # noqa: F401
-    _FLUSH_EVERY,
-    _STREAM,
     _WHAT,
-    _datasync,
-    _Flusher,
     _is_std_file,
-    _new_file_mode,
-    _reason,
-    _remove,
-    _umask,
-    _unknown_entries,
     check_folder,
     resolve_file_target,
     stream_fd,

@@ -24,8 +24,6 @@ from ..errors import OptionsError
 from ..scoring.measures import CURVES, measure_by_key
 from .figure_jobs import FigureDrawers, FigureJob, FigureRun, draw_figures
 from .figure_style import (  # noqa: F401
-    _DRAWING,
-    _GROW,
     BAR_COLOURS,
     CM,
     MARKERS,
@@ -35,18 +33,11 @@ from .figure_style import (  # noqa: F401
     SHREC_BARS,
     UNDEFINED_CELL,
     FigurePreset,
-    _covered,
-    _draw,
-    _drawable,
-    _font,
     _freeze,
     _hex,
     _legend,
-    _luminance,
     _names_looks,
     _new_figure,
-    _overlapping,
-    _rc,
     _rc_context,
     _renderer,
     _run_style,

@@ -19,17 +19,6 @@ from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
 from ..scoring.engine import RunResult
 from .atomic import check_folder, write_folder
 from .json_pieces import (  # noqa: F401
-    _JSON,
-    _JSON_GROUP,
-    _JSON_HEAVY,
-    _JSON_SAMPLE,
-    _JSON_WHOLE,
-    _dumps,
-    _heavy,
-    _json_pieces,
-    _member_groups,
-    _shown_text,
-    _weight,
     json_pieces,
     write_json,
 )
@@ -43,15 +32,7 @@ from .summary import (  # noqa: F401
     source_names,
 )
 from .tables import (  # noqa: F401
-    _CONTROL,
-    _CSS,
-    _MD_SPECIAL,
     FORMULA_START,
-    _csv,
-    _csv_num,
-    _cut_names_html,
-    _measure_key_text,
-    _per_class_html,
     csv_text_cell,
     cut_names_md,
     md_escape,
@@ -67,10 +48,6 @@ from .tables import (  # noqa: F401
 )
 from .tex_layout import (  # noqa: F401
     _CM,
-    _GREEK,
-    _TEX,
-    _TEX_CHARS,
-    _TEX_SET,
     COLUMN_PT,
     PAGE_PT,
     TEX_DIGITS,
@@ -79,12 +56,6 @@ from .tex_layout import (  # noqa: F401
     TOOL,
     TexCell,
     TexTable,
-    _balanced,
-    _breakable,
-    _col_widths,
-    _Layout,
-    _layout,
-    _try_layout,
     tex_escape,
     tex_plain,
     tex_table,

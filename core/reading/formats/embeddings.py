@@ -34,45 +34,23 @@ from ...choices import METRICS
 from ...errors import FormatError
 from ...kernels import distances as tiles  # the tile sizes, read when used (tests set them)
 from ...kernels.blas_threads import (  # noqa: F401
-    _blas_libs,
-    _blas_lock,
-    _blas_users,
-    _controller,
-    _set_threads,
     one_blas_thread,
 )
 from ...kernels.distances import (  # noqa: F401
     Distances,
     MatrixPieces,
     _Cache,
-    _id_text,
     matrix_pieces,
 )
 from ...kernels.rowsort import tied_pairs
 from ...model.assessment import Assessment, DataWarning
 from ...model.runs import Run
 from .features import (  # noqa: F401
-    _FLOATS,
-    _NPY,
-    _ZIP,
     INFLATE_FLOOR,
     INFLATE_RATIO,
     Features,
-    _array,
-    _check_features,
-    _declared,
-    _examples,
     _identity,
-    _ids_of,
-    _index,
-    _member,
-    _npy_array,
-    _npy_header,
-    _objects,
     _rows_for,
-    _shape_text,
-    _stored_member,
-    _unclosed,
     is_embeddings,
     load_features,
 )
@@ -91,15 +69,6 @@ __all__ = [
     "read_embeddings",
     "top_k_of_matrix",
 ]
-
-
-# -- one BLAS thread while tiles are computed --------------------------------------
-
-
-_blas_saved: list = []
-
-
-# -- reading -----------------------------------------------------------------------
 
 
 # -- distances ---------------------------------------------------------------------
