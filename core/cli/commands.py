@@ -45,29 +45,29 @@ from ..shapes.index import ShapesSource
 from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .arguments import (  # noqa: F401
     OPTION_FIELDS,
-    _check_gallery_options,
-    _check_keys,
-    _guard_outputs,
-    _guard_shapes,
-    _options,
-    _save_contest,
-    _shapes_args,
-    _table_keys,
+    check_gallery_options,
+    check_keys,
     contest_of,
+    guard_outputs,
+    guard_shapes,
     guarded_contest,
     is_contest_file,
+    options_of_args,
+    shapes_args,
+    table_keys,
+    write_contest_file,
 )
 from .profiles_command import cmd_profiles
 from .steps import (  # noqa: F401
     PROG,
     Progress,
-    _cluster,
-    _drawers,
-    _native,
-    _no_own_reader,
-    _outputs,
-    _score,
+    dask_client,
+    figure_drawers,
     legend,
+    native_files,
+    no_own_reader,
+    run_scoring,
+    write_outputs,
 )
 
 # -- commands ------------------------------------------------------------------------
@@ -79,22 +79,24 @@ def cmd_evaluate(args, out) -> int:
         raise UsageError(f"--per-query (-q) goes with --format {formats}")
     contest = guarded_contest(
         args,
-        _options(args),  # --format NAME: the profile's own text output, checked there
+        options_of_args(args),  # --format NAME: the profile's own text output, checked there
         *("json", "csv", "report", "native", "save_contest"),
-        check=lambda c: _check_gallery_options(args, c),
+        check=lambda c: check_gallery_options(args, c),
     )
-    shapes = _guard_shapes(contest, report=args.report)
+    shapes = guard_shapes(contest, report=args.report)
     assessment = None
     runs: list = []
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
-        _table_keys(args, assessment, contest.options)
-    with _drawers(args) as drawers:
-        with _cluster(args) as client:
-            assessment, results = _score(contest, assessment, runs, client)
+        table_keys(args, assessment, contest.options)
+    with figure_drawers(args) as drawers:
+        with dask_client(args) as client:
+            assessment, results = run_scoring(contest, assessment, runs, client)
         # the contest file once its runs were read: never one that cannot be scored
-        _save_contest(args, contest)
-        _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes, drawers=drawers)
+        write_contest_file(args, contest)
+        write_outputs(
+            args, contest, assessment, results, out, runs=runs, shapes=shapes, drawers=drawers
+        )
     return 0
 
 
@@ -103,21 +105,21 @@ def cmd_demo(args, out) -> int:
         raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
     manifest = demo_manifest()
     contest = Contest.read(manifest)
-    contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
-    _no_own_reader(contest.options, "demo")
-    _check_gallery_options(args, contest)
-    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    shapes = _guard_shapes(contest, report=args.report)
+    contest = replace(contest, options=options_of_args(args), **shapes_args(args, contest))
+    no_own_reader(contest.options, "demo")
+    check_gallery_options(args, contest)
+    guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    shapes = guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
-    _table_keys(args, assessment, contest.options)
+    table_keys(args, assessment, contest.options)
     runs: list = []
-    with _drawers(args) as drawers:
-        _, results = _score(contest, assessment, runs)
+    with figure_drawers(args) as drawers:
+        _, results = run_scoring(contest, assessment, runs)
         out.write(
             f"{contest.name}: {assessment.n_queries} queries, collection of "
             f"{assessment.collection_size}, {assessment.kind}\n\n"
         )
-        _outputs(
+        write_outputs(
             args,
             contest,
             assessment,
@@ -244,8 +246,8 @@ def check_run(
 def cmd_check(args, out) -> int:
     options = EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
     contest = guarded_contest(args, options, "json", "native", "save_contest")
-    _no_own_reader(contest.options, "check")
-    _save_contest(args, contest)
+    no_own_reader(contest.options, "check")
+    write_contest_file(args, contest)
     assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
     report = {
@@ -266,7 +268,7 @@ def cmd_check(args, out) -> int:
     )
     results = []
     paths = args.runs or [str(r.path) for r in contest.runs]
-    with _cluster(args) as client:
+    with dask_client(args) as client:
         entries = [
             check_run(assessment, source, contest.options, args.strict, client)
             for source in contest.runs
@@ -295,24 +297,26 @@ def cmd_check(args, out) -> int:
     if args.json:
         write_json(args.json, report)
     if results:
-        _native(args, assessment, results, contest)
+        native_files(args, assessment, results, contest)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
 def cmd_compare(args, out) -> int:
-    contest = guarded_contest(args, _options(args), "json", "report", "native", "save_contest")
-    _no_own_reader(contest.options, "compare")
-    args.measure = _check_keys([args.measure], contest.options)[0]
+    contest = guarded_contest(
+        args, options_of_args(args), "json", "report", "native", "save_contest"
+    )
+    no_own_reader(contest.options, "compare")
+    args.measure = check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
-    with _drawers(args) as drawers:
+    with figure_drawers(args) as drawers:
         return _compared(args, out, contest, assessment, drawers)
 
 
 def _compared(args, out, contest, assessment, drawers) -> int:
     """compare once its report's figure processes start (``drawers``)."""
-    with _cluster(args) as client:
-        _, results = _score(contest, assessment, client=client)
-    _save_contest(args, contest)  # once its runs were read
+    with dask_client(args) as client:
+        _, results = run_scoring(contest, assessment, client=client)
+    write_contest_file(args, contest)  # once its runs were read
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,
@@ -327,7 +331,7 @@ def _compared(args, out, contest, assessment, drawers) -> int:
         progress=Progress(label="comparing"),
     )
     out.write(comparison_text(c, contest.options.average))
-    _native(args, assessment, results, contest)
+    native_files(args, assessment, results, contest)
     if args.json:
         write_json(
             args.json,

@@ -29,10 +29,10 @@ from ..scoring.measures import (
 from ..service import score_contest
 from ..shapes.thumbnails import ThumbnailCache, shape_warning
 from .arguments import (
-    _guard_shapes,
-    _inputs,
-    _table_keys,
-    _text_profile,
+    contest_inputs,
+    guard_shapes,
+    table_keys,
+    text_profile,
 )
 
 PROG = "shrec-eval"
@@ -84,7 +84,7 @@ def legend(keys: Sequence[str], ranks: Sequence[int], profile=None) -> list[str]
     return lines + [line.rstrip()]
 
 
-def _score(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
+def run_scoring(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
     """Read and score every run of the contest, in order, through the
     scoring service (the app scores through it too): the assessment and
     the results (the runs read are appended to ``runs`` when given;
@@ -99,7 +99,7 @@ def _score(contest: Contest, assessment=None, runs: list | None = None, client=N
 
 
 @contextlib.contextmanager
-def _drawers(args):
+def figure_drawers(args):
     """The processes that draw the report's figures (with --report; None
     without, or where none can start), started now, before the contest is
     scored, so that they are ready when it is; ended when the command ends
@@ -117,7 +117,7 @@ def _drawers(args):
 
 
 @contextlib.contextmanager
-def _cluster(args):
+def dask_client(args):
     """The Dask client of ``--dask SCHEDULER`` (None without it)."""
     scheduler = getattr(args, "dask", None)
     if scheduler is None:
@@ -129,20 +129,20 @@ def _cluster(args):
         yield client
 
 
-def _outputs(
+def write_outputs(
     args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None, drawers=None
 ) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
     result's own source is its path in the JSON.  ``drawers``: the report's
-    figure processes (:func:`_drawers`)."""
+    figure processes (:func:`figure_drawers`)."""
     per_run = len(results) == len(contest.runs)
-    keys, rank_key = _table_keys(args, assessment, contest.options)
+    keys, rank_key = table_keys(args, assessment, contest.options)
     if getattr(args, "format", "table") != "table":
         # standard output is the evaluator's alone; the notes go to stderr; ids
         # as the bytes of the files (trec_eval prints them so)
-        write = _text_profile(args, contest.options).text_writer
+        write = text_profile(args, contest.options).text_writer
         emit = getattr(out, "write_exact", out.write)
         for run, r in zip(runs, results):
             emit(write(assessment, run, r, per_query=args.per_query))
@@ -186,7 +186,7 @@ def _outputs(
             ),
             drawers=drawers,
         )
-    _native(args, assessment, results, contest)
+    native_files(args, assessment, results, contest)
 
 
 def _gallery(
@@ -195,13 +195,13 @@ def _gallery(
     """The gallery's files for --report when the contest has shapes (None
     without), from the runs the scoring service read (their lists); the
     thumbnails come from the per-user cache.  ``shapes``: the folders'
-    indexes made before scoring (:func:`_guard_shapes`)."""
+    indexes made before scoring (:func:`guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None
-    indexes = shapes if shapes is not None else _guard_shapes(contest, report=True)
+    indexes = shapes if shapes is not None else guard_shapes(contest, report=True)
     shapes, query_shapes = indexes.get("shapes"), indexes.get("query_shapes")
     files, problems = gallery_files(
         assessment,
@@ -224,16 +224,16 @@ def _gallery(
     return files
 
 
-def _native(args, assessment, results, contest: Contest | None = None) -> None:
+def native_files(args, assessment, results, contest: Contest | None = None) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
     there are several), each checked against the inputs before the first
     is written (the folder passed the gate before scoring)."""
     if args.native:  # every command with results has the profile options
-        inputs = _inputs(contest) if contest is not None else ()
+        inputs = contest_inputs(contest) if contest is not None else ()
         write_native(args.native, assessment, results, inputs=inputs)
 
 
-def _no_own_reader(options: EvalOptions, command: str) -> None:
+def no_own_reader(options: EvalOptions, command: str) -> None:
     profile = options.rules
     if profile.contest_reader is not None:
         raise UsageError(

@@ -19,7 +19,7 @@ from .blas_threads import (
     one_blas_thread,
 )
 from .tile_cache import (
-    _Cache,
+    TileCache,
 )
 from .topk import select_tiles
 
@@ -103,7 +103,7 @@ class Distances:
         #: shape of a stacked call -> whether it gives the tiles' bits (key_pieces)
         self._stacks: dict[tuple[int, int], bool] = {}
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
-        self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
+        self._tiles = TileCache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
     def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
@@ -451,7 +451,7 @@ class Distances:
     def __setstate__(self, state: dict) -> None:
         keep = state.pop("_tiles_keep")
         self.__dict__.update(state)
-        self._tiles = _Cache(self._tile, keep=keep)
+        self._tiles = TileCache(self._tile, keep=keep)
         self._stacks = {}
 
     # -- the first K of each row

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 
-class _Cache:
+class TileCache:
     """Values computed once by whichever thread asks first (the others
     wait for it), the last ``keep`` of them kept."""
 

@@ -26,9 +26,9 @@ from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, result_looks
 from .summary import (  # noqa: F401
     AVERAGE_TEXT,
     Summary,
-    _headline,
     class_table,
     fmt,
+    headline_keys,
     source_names,
 )
 from .tables import (  # noqa: F401
@@ -47,7 +47,6 @@ from .tables import (  # noqa: F401
     summary_tex,
 )
 from .tex_layout import (  # noqa: F401
-    _CM,
     COLUMN_PT,
     PAGE_PT,
     TEX_DIGITS,
@@ -123,60 +122,6 @@ def to_json(
     }
 
 
-# -- CSV ----------------------------------------------------------------------------
-
-
-# -- Markdown, LaTeX, HTML ---------------------------------------------------------------
-
-
-# -- LaTeX tables that fit the page ---------------------------------------------------------
-#
-# The tables are laid out here, before LaTeX sees them: the width of every
-# cell is estimated from the advance widths of Computer Modern (cmr10 / cmbx10,
-# in em; other fonts of papers are no wider by more than the margin kept), and
-# the font size, the space between columns and the number of column blocks
-# are chosen so that the table fits (tests/test_outputs_latex.py compiles them
-# with pdflatex and finds no overfull box).
-
-
-_CM.update(
-    zip(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-        (
-            0.75,
-            0.708,
-            0.722,
-            0.764,
-            0.681,
-            0.653,
-            0.785,
-            0.75,
-            0.361,
-            0.514,
-            0.778,
-            0.625,
-            0.917,
-            0.75,
-            0.778,
-            0.681,
-            0.778,
-            0.736,
-            0.556,
-            0.722,
-            0.75,
-            0.75,
-            1.028,
-            0.75,
-            0.75,
-            0.611,
-        ),
-    )
-)
-_CM.update({c: 0.5 for c in "0123456789"})
-_CM.update({".": 0.278, ",": 0.278, "-": 0.333, " ": 0.333, "(": 0.389, ")": 0.389})
-_CM.update({"_": 0.5, "@": 0.778, "*": 0.5, "#": 0.833, "&": 0.778, "%": 0.833, "/": 0.5})
-
-
 def write_report(
     folder,
     assessment: Assessment,
@@ -215,7 +160,7 @@ def write_report(
     drawn = None
     if figures:
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
-        rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
+        rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
         drawn = start_report_figures(
             results, rank_key=rank_key, preset=figure_preset, looks=looks, drawers=drawers
         )
@@ -307,7 +252,7 @@ def report_files(
     """File name -> text of a report folder's tables (see write_report);
     ``cut_names``: (as drawn, whole) of the names the figures shorten."""
     full = Summary.build(results, None, rank_key)
-    keys = list(keys or _headline(results[0].keys))
+    keys = list(keys or headline_keys(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
         keys.append(comparison.measure)
     head = Summary.build(results, keys, rank_key)

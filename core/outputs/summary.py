@@ -22,7 +22,7 @@ AVERAGE_TEXT = {
 }
 
 
-def _headline(keys: Sequence[str]) -> list[str]:
+def headline_keys(keys: Sequence[str]) -> list[str]:
     """The headline measures among ``keys`` (a report's columns when none are given)."""
     return [k for k in HEADLINE if k in keys]
 

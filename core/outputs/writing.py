@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import OutputError, shown
 
-_WHAT = {
+FILE_KINDS = {
     stat.S_IFDIR: "a folder",
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFCHR: "a device",
@@ -74,7 +74,7 @@ def utf8(text: str) -> bytes:
         return shown(text).encode("utf-8")
 
 
-def _is_std_file(path) -> str | None:
+def is_std_file(path) -> str | None:
     """ "standard output" / "standard error" when ``path`` is the regular
     file the stream is redirected to (replacing it would lose what the
     stream holds and what is still written to it)."""
@@ -103,7 +103,7 @@ def resolve_file_target(path) -> Path:
     except OSError as exc:
         raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
     if mode is not None and not stat.S_ISREG(mode):
-        what = _WHAT.get(stat.S_IFMT(mode), "not a regular file")
+        what = FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
         raise OutputError(path, f"this is {what}; an output is only written to a regular file")
     if not real.parent.is_dir():
         raise OutputError(path, f"cannot write the file: the folder {real.parent} does not exist")
@@ -148,7 +148,7 @@ def write_pieces(path, pieces: Iterable[bytes], *, sync: bool = True) -> None:
     if fd is not None:
         write_stream(fd, pieces, path)
         return
-    std = _is_std_file(path)
+    std = is_std_file(path)
     if std is not None:
         raise OutputError(
             path, f"this is the file {std} goes to; replacing it would lose it (give - instead)"

@@ -74,11 +74,11 @@ class ReadingError(ShrecEvalError, ValueError):
 NativeWriter = Callable[[list, Assessment], dict]
 
 
-def _no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
+def no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
     return np.ones(assessment.n_queries, dtype=bool), []
 
 
-def _all_included(assessment: Assessment, options, class_size, present) -> np.ndarray:
+def all_included(assessment: Assessment, options, class_size, present) -> np.ndarray:
     included = np.ones(assessment.n_queries, dtype=bool)
     if options.psb_class_cutoff:
         included &= class_size > 2
@@ -173,8 +173,8 @@ class Profile:
     why: str = ""
     options: Mapping[str, object] = field(default_factory=dict)
     reading: Mapping[str, object] = field(default_factory=dict)
-    scored: Callable = _no_queries_left_out
-    included: Callable = _all_included
+    scored: Callable = no_queries_left_out
+    included: Callable = all_included
     overrides: Mapping[str, Callable] = field(default_factory=dict)
     curve_rows: Mapping[str, Callable] = field(default_factory=dict)
     empty_levels_zero: tuple[str, ...] = ()

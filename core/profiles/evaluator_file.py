@@ -23,24 +23,24 @@ from ..choices import RUN_FORMATS
 from ..errors import FormatError
 from ..reading.formats.rules import RULES
 from .file_sections import (
-    _AVERAGES,
-    _CURVES,
-    _EVALUATOR,
-    _FIXABLE,
-    _HOOK_KINDS,
-    _NATIVE,
-    _QUERIES,
-    _TABLE,
-    _TOP,
+    AVERAGES_KEYS,
+    CURVES_KEYS,
+    EVALUATOR_KEYS,
+    FIXABLE,
+    HOOK_KINDS,
+    NATIVE_KEYS,
+    QUERIES_KEYS,
+    TABLE_KEYS,
+    TOP_KEYS,
+    Checker,
     Problem,
-    _aliases,
-    _Checker,
-    _hook,
-    _measures,
-    _native_files,
-    _overrides,
-    _rule_value,
-    _shown,
+    checked_aliases,
+    checked_hook,
+    checked_measures,
+    checked_native_files,
+    checked_overrides,
+    checked_rule_value,
+    shown_value,
 )
 from .layouts import RUN_NAMES, RUN_ORDERS, NativeTables
 from .own_options import own_options
@@ -142,29 +142,29 @@ def build(
     from .base import (
         LeastRelevant,
         Profile,
-        _all_included,
-        _no_queries_left_out,
+        all_included,
         answered_queries,
         contest_group,
         each_run,
+        no_queries_left_out,
         one_group,
         run_groups,
     )
 
-    c = _Checker(doc, text)
+    c = Checker(doc, text)
     if not isinstance(doc, dict):
         raise EvaluatorFileError(source, [Problem(None, "an evaluator file is a TOML table")])
-    c.table((), doc, _TOP)
+    c.table((), doc, TOP_KEYS)
     version = doc.get("format", FORMAT)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        c.add(("format",), f"a whole number was expected, not {_shown(version)}")
+        c.add(("format",), f"a whole number was expected, not {shown_value(version)}")
     elif version > FORMAT:
         c.add(
             ("format",),
             f"this evaluator file is of format {version}, newer than this shrec-eval reads "
             f"({FORMAT}); update shrec-eval",
         )
-    ev = c.table(("evaluator",), doc.get("evaluator"), _EVALUATOR)
+    ev = c.table(("evaluator",), doc.get("evaluator"), EVALUATOR_KEYS)
     if "evaluator" not in doc:
         c.add(("evaluator",), "missing: the [evaluator] table (name, label, source, help)")
     name = c.text_of(
@@ -181,7 +181,9 @@ def build(
     program = c.text_of(("evaluator", "program"), ev.get("program")) or ""
     position = ev.get("position", 1000)
     if not isinstance(position, int) or isinstance(position, bool):
-        c.add(("evaluator", "position"), f"a whole number was expected, not {_shown(position)}")
+        c.add(
+            ("evaluator", "position"), f"a whole number was expected, not {shown_value(position)}"
+        )
         position = 1000
 
     # -- reading rules and options
@@ -189,18 +191,18 @@ def build(
     reading = {}
     for rule in reading_doc:  # in the file's order (how the app says them)
         if rule in RULES:
-            reading[rule] = _rule_value(c, rule, reading_doc[rule])
+            reading[rule] = checked_rule_value(c, rule, reading_doc[rule])
     run_formats = c.strings(("reading", "run_formats"), reading_doc.get("run_formats"))
     for fmt in run_formats:
         if fmt not in RUN_FORMATS:
             c.add(
                 ("reading", "run_formats"),
-                f"unknown run format {_shown(fmt)}; the formats are {', '.join(RUN_FORMATS)}",
+                f"unknown run format {shown_value(fmt)}; the formats are {', '.join(RUN_FORMATS)}",
             )
-    options_doc = c.table(("options",), doc.get("options"), dict.fromkeys(_FIXABLE, ""))
+    options_doc = c.table(("options",), doc.get("options"), dict.fromkeys(FIXABLE, ""))
     options = {}
     for key, value in options_doc.items():
-        if key not in _FIXABLE:
+        if key not in FIXABLE:
             continue
         from ..options import check_field
 
@@ -211,7 +213,7 @@ def build(
     if options and not why:
         c.add(("evaluator", "why"), "missing: say why the evaluator fixes its [options]")
 
-    queries = c.table(("queries",), doc.get("queries"), _QUERIES)
+    queries = c.table(("queries",), doc.get("queries"), QUERIES_KEYS)
     averaged = c.one_of(
         ("queries", "averaged"), queries.get("averaged"), ("all", "answered"), "all"
     )
@@ -220,22 +222,22 @@ def build(
     )
 
     # -- hooks
-    hooks_doc = c.table(("hooks",), doc.get("hooks"), _HOOK_KINDS)
+    hooks_doc = c.table(("hooks",), doc.get("hooks"), HOOK_KINDS)
     hooked = {
-        kind: _hook(c, ("hooks", kind), hooks_doc[kind], kind)
-        for kind in _HOOK_KINDS
+        kind: checked_hook(c, ("hooks", kind), hooks_doc[kind], kind)
+        for kind in HOOK_KINDS
         if kind in hooks_doc
     }
 
     # -- measures, overrides, aliases
     measures = list(hooked.get("measures") or ())
     overrides: dict[str, Callable] = dict(hooked.get("overrides") or {})
-    measures += _measures(c, doc.get("measures"), Measure, Bound)
-    overrides.update(_overrides(c, doc.get("overrides"), Bound))
-    aliases = _aliases(c, doc.get("aliases"), Alias)
+    measures += checked_measures(c, doc.get("measures"), Measure, Bound)
+    overrides.update(checked_overrides(c, doc.get("overrides"), Bound))
+    aliases = checked_aliases(c, doc.get("aliases"), Alias)
 
     # -- the table, averages, curves
-    table = c.table(("table",), doc.get("table"), _TABLE)
+    table = c.table(("table",), doc.get("table"), TABLE_KEYS)
     columns = c.strings(("table", "columns"), table.get("columns"))
     headings = c.strings(("table", "headings"), table.get("headings"))
     if headings and len(headings) != len(columns):
@@ -245,19 +247,19 @@ def build(
         )
     rank_by = c.text_of(("table", "rank_by"), table.get("rank_by"))
     legend = c.text_of(("table", "legend"), table.get("legend"))
-    averages_doc = c.table(("averages",), doc.get("averages"), _AVERAGES)
+    averages_doc = c.table(("averages",), doc.get("averages"), AVERAGES_KEYS)
     names_doc = c.table(("averages", "names"), averages_doc.get("names"), _average_kinds())
     averages = {}
     for k, v in names_doc.items():
         if k in _average_kinds():
             averages[k] = c.text_of(("averages", "names", k), v) or k
     number_format = c.printf(("averages", "number_format"), averages_doc.get("number_format"), "")
-    curves_doc = c.table(("curves",), doc.get("curves"), _CURVES)
+    curves_doc = c.table(("curves",), doc.get("curves"), CURVES_KEYS)
     least = curves_doc.get("pr_least_relevant", 0)
     if not isinstance(least, int) or isinstance(least, bool) or least < 0:
         c.add(
             ("curves", "pr_least_relevant"),
-            f"a whole number from 0 was expected, not {_shown(least)}",
+            f"a whole number from 0 was expected, not {shown_value(least)}",
         )
         least = 0
     own_curves = tuple(hooked.get("curves") or ())
@@ -267,16 +269,16 @@ def build(
         if key not in curve_keys:
             c.add(
                 ("curves", "empty_levels_zero"),
-                f"unknown curve {_shown(key)}; the curves are {', '.join(curve_keys)}",
+                f"unknown curve {shown_value(key)}; the curves are {', '.join(curve_keys)}",
             )
 
     # -- native files
-    native_doc = c.table(("native",), doc.get("native"), _NATIVE)
+    native_doc = c.table(("native",), doc.get("native"), NATIVE_KEYS)
     reader = hooked.get("contest_reader")
     group_kind = c.one_of(("native", "group"), native_doc.get("group"), ("run", "contest"), "run")
     tables = NativeTables(
         tuple(
-            _native_files(
+            checked_native_files(
                 c, native_doc.get("files"), columns, headings, number_format or "%.4f", curve_keys
             )
         ),
@@ -306,8 +308,8 @@ def build(
         why=why,
         options=options,
         reading=reading,
-        scored=hooked.get("scored") or _no_queries_left_out,
-        included=answered_queries if averaged == "answered" else _all_included,
+        scored=hooked.get("scored") or no_queries_left_out,
+        included=answered_queries if averaged == "answered" else all_included,
         overrides=overrides,
         curve_rows={"pr": LeastRelevant(least)} if least else {},
         empty_levels_zero=empty_zero,
@@ -358,7 +360,7 @@ def _curve_keys() -> tuple[str, ...]:
     return tuple(cv.key for cv in CURVES)
 
 
-def _with_columns(c: _Checker, profile, source):
+def _with_columns(c: Checker, profile, source):
     """The profile with its columns checked: registry keys of its measures,
     or measures with parameters (computed with its columns: those no key
     names are ``params_columns``)."""

@@ -26,7 +26,7 @@ class Problem:
         return f"line {self.line}: {self.message}" if self.line else self.message
 
 
-class _Checker:
+class Checker:
     """The problems of one document, each placed at its key's line."""
 
     def __init__(self, doc: Mapping, text: str | None) -> None:
@@ -45,7 +45,7 @@ class _Checker:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.add(path, f"a table was expected, not {_shown(value)}")
+            self.add(path, f"a table was expected, not {shown_value(value)}")
             return {}
         for key in value:
             if key not in known:
@@ -60,10 +60,10 @@ class _Checker:
                 self.add(path, f"missing: {what} is required")
             return None
         if not isinstance(value, str) or (required and not value.strip()):
-            self.add(path, f"{what} was expected, not {_shown(value)}")
+            self.add(path, f"{what} was expected, not {shown_value(value)}")
             return None
         if pattern is not None and not pattern.fullmatch(value):
-            self.add(path, f"{what} was expected, not {_shown(value)}")
+            self.add(path, f"{what} was expected, not {shown_value(value)}")
             return None
         return value
 
@@ -72,7 +72,9 @@ class _Checker:
             return default
         if value not in choices:
             self.add(
-                path, f"one of {', '.join(map(_shown, choices))} was expected, not {_shown(value)}"
+                path,
+                f"one of {', '.join(map(shown_value, choices))} was expected, "
+                f"not {shown_value(value)}",
             )
             return default
         return value
@@ -81,7 +83,7 @@ class _Checker:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.add(path, f"true or false was expected, not {_shown(value)}")
+            self.add(path, f"true or false was expected, not {shown_value(value)}")
             return default
         return value
 
@@ -89,7 +91,7 @@ class _Checker:
         if value is None:
             return ()
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.add(path, f"a list of strings was expected, not {_shown(value)}")
+            self.add(path, f"a list of strings was expected, not {shown_value(value)}")
             return ()
         return tuple(value)
 
@@ -103,13 +105,14 @@ class _Checker:
         except (TypeError, ValueError):
             self.add(
                 path,
-                f"a printf format of one number was expected (%.4f, %12.3f), not {_shown(value)}",
+                "a printf format of one number was expected (%.4f, %12.3f), "
+                f"not {shown_value(value)}",
             )
             return default
         return value
 
 
-def _shown(value) -> str:
+def shown_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -123,7 +126,7 @@ def _where(path: tuple) -> str:
     return f"[{'.'.join(str(p) for p in path)}]" if path else "the file"
 
 
-_TOP = {
+TOP_KEYS = {
     "format": "the version of the evaluator file format (1)",
     "evaluator": "who it is",
     "reading": "the reading rules it fixes",
@@ -138,7 +141,7 @@ _TOP = {
     "native": "its own output files",
     "hooks": "what it does that is code",
 }
-_EVALUATOR = {
+EVALUATOR_KEYS = {
     "name": "the --profile name",
     "label": "what it is, in a few words",
     "source": "the program read (repository, file)",
@@ -147,7 +150,7 @@ _EVALUATOR = {
     "program": "its program's name, as messages say it",
     "position": "where it comes in lists",
 }
-_QUERIES = {"averaged": "all or answered", "undefined": "undefined or zero"}
+QUERIES_KEYS = {"averaged": "all or answered", "undefined": "undefined or zero"}
 _MEASURE = {
     "key": "its key",
     "binding": "the measure with parameters it is",
@@ -157,10 +160,10 @@ _MEASURE = {
     "short": "its short column head",
 }
 _ALIAS = {"name": "", "key": "", "tool": "", "note": "", "strict": ""}
-_TABLE = {"columns": "", "headings": "", "rank_by": "", "legend": ""}
-_AVERAGES = {"names": "", "number_format": ""}
-_CURVES = {"pr_least_relevant": "", "empty_levels_zero": ""}
-_NATIVE = {"group": "", "run_name": "", "run_order": "", "files": ""}
+TABLE_KEYS = {"columns": "", "headings": "", "rank_by": "", "legend": ""}
+AVERAGES_KEYS = {"names": "", "number_format": ""}
+CURVES_KEYS = {"pr_least_relevant": "", "empty_levels_zero": ""}
+NATIVE_KEYS = {"group": "", "run_name": "", "run_order": "", "files": ""}
 _FILE = {
     "file": "",
     "layout": "",
@@ -182,9 +185,9 @@ _FILE = {
     "per": "",
     "refuse_undefined": "",
 }
-_HOOK_KINDS = {k: v for k, v in hook_table.KINDS.items() if k != "native"}
+HOOK_KINDS = {k: v for k, v in hook_table.KINDS.items() if k != "native"}
 #: the options an evaluator may fix (EvalOptions fields)
-_FIXABLE = (
+FIXABLE = (
     "ranks",
     "curve_length",
     "pr_levels",
@@ -199,7 +202,7 @@ _FIXABLE = (
 )
 
 
-def _rule_value(c: _Checker, name: str, value):
+def checked_rule_value(c: Checker, name: str, value):
     rule = RULES[name]
     path = ("reading", name)
     if isinstance(rule.default, bool):
@@ -209,9 +212,9 @@ def _rule_value(c: _Checker, name: str, value):
     return c.one_of(path, value, tuple(rule.words), rule.default)
 
 
-def _hook(c: _Checker, path, name, kind):
+def checked_hook(c: Checker, path, name, kind):
     if not isinstance(name, str):
-        c.add(path, f"a hook's name was expected, not {_shown(name)}")
+        c.add(path, f"a hook's name was expected, not {shown_value(name)}")
         return None
     try:
         return hook_table.hook(name, kind)
@@ -220,7 +223,7 @@ def _hook(c: _Checker, path, name, kind):
         return None
 
 
-def _measures(c: _Checker, value, Measure, Bound) -> list:
+def checked_measures(c: Checker, value, Measure, Bound) -> list:
     from ..scoring.base_measures import BASE_MEASURES
     from ..scoring.params import MeasureNameError
 
@@ -267,7 +270,7 @@ def _measures(c: _Checker, value, Measure, Bound) -> list:
     return out
 
 
-def _overrides(c: _Checker, value, Bound) -> dict:
+def checked_overrides(c: Checker, value, Bound) -> dict:
     from ..scoring.base_measures import BASE_MEASURES
     from ..scoring.params import MeasureNameError
 
@@ -278,7 +281,8 @@ def _overrides(c: _Checker, value, Bound) -> dict:
             continue
         if not isinstance(binding, str):
             c.add(
-                ("overrides", key), f"a measure with parameters was expected, not {_shown(binding)}"
+                ("overrides", key),
+                f"a measure with parameters was expected, not {shown_value(binding)}",
             )
             continue
         try:
@@ -288,7 +292,7 @@ def _overrides(c: _Checker, value, Bound) -> dict:
     return out
 
 
-def _aliases(c: _Checker, value, Alias) -> tuple:
+def checked_aliases(c: Checker, value, Alias) -> tuple:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -306,7 +310,7 @@ def _aliases(c: _Checker, value, Alias) -> tuple:
     return tuple(out)
 
 
-def _native_files(c: _Checker, value, columns, headings, number_format, curve_keys):
+def checked_native_files(c: Checker, value, columns, headings, number_format, curve_keys):
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -320,7 +324,7 @@ def _native_files(c: _Checker, value, columns, headings, number_format, curve_ke
             c.add(path, "give either a layout (a table of the data) or a hook (code), one of them")
             continue
         if "hook" in f:
-            h = _hook(c, path + ("hook",), f["hook"], "native")
+            h = checked_hook(c, path + ("hook",), f["hook"], "native")
             if h is not None:
                 out.append(h)
             continue
@@ -332,7 +336,7 @@ def _native_files(c: _Checker, value, columns, headings, number_format, curve_ke
             what="a file name (no folder; * where a class's name goes)",
         )
         if file is not None and (file in (".", "..") or file.count("*") > 1):
-            c.add(path + ("file",), f"a file name was expected, not {_shown(file)}")
+            c.add(path + ("file",), f"a file name was expected, not {shown_value(file)}")
             file = None
         layout = c.one_of(path + ("layout",), f.get("layout"), tuple(LAYOUTS), None)
         cols = c.strings(path + ("columns",), f.get("columns")) or columns

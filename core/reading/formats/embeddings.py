@@ -39,7 +39,7 @@ from ...kernels.blas_threads import (  # noqa: F401
 from ...kernels.distances import (  # noqa: F401
     Distances,
     MatrixPieces,
-    _Cache,
+    TileCache,
     matrix_pieces,
 )
 from ...kernels.rowsort import tied_pairs
@@ -49,10 +49,10 @@ from .features import (  # noqa: F401
     INFLATE_FLOOR,
     INFLATE_RATIO,
     Features,
-    _identity,
-    _rows_for,
+    identity,
     is_embeddings,
     load_features,
+    rows_for,
 )
 from .matrix import MatrixRun, ties_warning
 
@@ -146,7 +146,7 @@ class TopKRun(Run):
         self._base = list(warnings)
         self._ties = np.zeros(len(self.query_ids), dtype=np.int64)
         self._keep = min(self.k + int((self._selfs >= 0).any()), self.n_items)
-        self._groups = _Cache(self._group, keep=2)
+        self._groups = TileCache(self._group, keep=2)
 
     @property
     def max_length(self) -> int:
@@ -184,7 +184,7 @@ class TopKRun(Run):
         """Each group's keys selected elsewhere (every row's first ``keep``
         keys, sorted: the gallery shards of a cluster's workers, merged),
         kept for the scoring, which then selects nothing."""
-        self._groups = _Cache(self._group, keep=max(2, self.n_groups))
+        self._groups = TileCache(self._group, keep=max(2, self.n_groups))
         for g, keys in keys_by_group.items():
             self._groups.put(g, self._lists(g, keys))
 
@@ -316,12 +316,12 @@ def read_embeddings(
     f = load_features(
         path, ids=ids, normalize_ids=norm, max_rows=assessment.n_items + assessment.n_queries
     )
-    qidx, gidx = _rows_for(f, assessment)
+    qidx, gidx = rows_for(f, assessment)
     dist = Distances(
         f.query,
-        _identity(qidx, f.query.shape[0]),
+        identity(qidx, f.query.shape[0]),
         f.gallery,
-        _identity(gidx, f.gallery.shape[0]),
+        identity(gidx, f.gallery.shape[0]),
         metric,
         path=f.path,
         query_name=f.query_name,

@@ -363,7 +363,7 @@ def _examples(items) -> str:
     return ", ".join(items[:MAX_EXAMPLES]) + more
 
 
-def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
+def rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
     """Which feature row is each assessment query and each collection item."""
     where = f.ids_source or f.path
     if f.gallery_ids is None:  # rows in the assessment's item order
@@ -438,7 +438,7 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
     return np.fromiter((g_index[s] for s in names), np.int64, len(names)), gidx
 
 
-def _identity(idx: np.ndarray, n: int) -> np.ndarray | None:
+def identity(idx: np.ndarray, n: int) -> np.ndarray | None:
     """None when ``idx`` takes every row in order (a slice then, no copy)."""
     if idx.size == n and (idx.size == 0 or (idx[0] == 0 and (np.diff(idx) == 1).all())):
         return None
