@@ -2,7 +2,11 @@
 and the contest the arguments name (contest_of: a contest file, or an
 assessment and runs), its embedding and gallery settings, the outputs
 checked by the gate before anything is read (and --dask's scheduler), the
-measures asked for and the profile whose text output --format names."""
+measures asked for and the profile whose text output --format names.
+
+For the commands and their steps: options_of_args, contest_inputs,
+guard_outputs, guard_shapes, shapes_args, check_gallery_options, check_keys,
+table_keys, text_profile, write_contest_file."""
 
 from __future__ import annotations
 

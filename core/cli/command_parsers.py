@@ -1,5 +1,9 @@
 """Each command's parser: its own options, its help text (what ASSESSMENT and
-RUN may be, the measure names) and its examples."""
+RUN may be, the measure names) and its examples.
+
+For the parser: one NAME_args per command (check_args, compare_args,
+demo_args, distances_args, evaluate_args, examples_args, measures_args,
+profiles_args, thumbnails_args) and examples_text, an epilog's examples."""
 
 from __future__ import annotations
 

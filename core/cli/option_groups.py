@@ -1,6 +1,11 @@
 """The options the commands share, as argparse parent parsers (reading, engine,
 profile, output, shapes and gallery), with the value types that name the
-option in their errors; light: --help answers without numpy."""
+option in their errors; light: --help answers without numpy.
+
+For the parsers: Parser (the parser whose errors end the command with exit
+2), reading_parser, output_parser, shapes_parser, embeddings_group,
+figure_preset_option and the value types probability_arg, resamples_arg,
+seed_arg, thumbnail_size_arg."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """The steps the scoring commands share: a progress bar on a terminal, reading
 and scoring a contest (locally or on a Dask cluster), and the table and the
-files asked for (JSON, CSV, report folder with its gallery, native files)."""
+files asked for (JSON, CSV, report folder with its gallery, native files).
+
+For the commands: run_scoring, dask_client, figure_drawers, write_outputs,
+native_files, no_own_reader."""
 
 from __future__ import annotations
 

@@ -2,7 +2,11 @@
 slide), matplotlib's settings for them, legends placed where they cover
 least, run styles, names shortened to fit, text colours that read on a
 background, and figure_bytes, which draws a figure into PNG, SVG or PDF
-bytes without dates (the same bytes every run)."""
+bytes without dates (the same bytes every run).
+
+For figures: new_figure, style_axes, rc_context, run_style, names_looks,
+place_legend, turn_overlapping, wrap_text, text_width, hex_colour,
+renderer_of and freeze_layout."""
 
 from __future__ import annotations
 

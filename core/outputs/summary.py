@@ -1,6 +1,8 @@
 """The summary of results that every report file is made from: the runs' means,
 ranks and per-class values in the order of a table (Summary), the formatting
-of a value (fmt), and the names of the sources."""
+of a value (fmt), and the names of the sources.
+
+For report: headline_keys, the headline measures among a report's columns."""
 
 from __future__ import annotations
 

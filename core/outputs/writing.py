@@ -3,7 +3,10 @@ target, flushed and renamed over it (write_bytes, write_text, write_pieces a
 piece at a time, write_folder for a report folder whose stale files are
 removed), or to a stream when the path names one (-, /dev/stdout). A failure
 leaves the old file as it was. What may be written where is the gate's
-(atomic)."""
+(atomic).
+
+For the gate (atomic): FILE_KINDS (what a path that is not a regular file
+is) and is_std_file."""
 
 from __future__ import annotations
 

@@ -1,6 +1,13 @@
 """The sections of an evaluator file checked key by key (docs/evaluators.md):
 each problem said at its key's line, with what was expected
-(:mod:`.evaluator_file` makes the profile from what passes)."""
+(:mod:`.evaluator_file` makes the profile from what passes).
+
+For evaluator_file: Checker (the problems found, each at its key's line),
+the keys each section may hold (TOP_KEYS, EVALUATOR_KEYS, QUERIES_KEYS,
+TABLE_KEYS, AVERAGES_KEYS, CURVES_KEYS, NATIVE_KEYS), HOOK_KINDS, FIXABLE,
+and the checks of the sections' values (checked_rule_value, checked_hook,
+checked_measures, checked_overrides, checked_aliases, checked_native_files,
+shown_value)."""
 
 from __future__ import annotations
 

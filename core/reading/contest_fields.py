@@ -1,7 +1,12 @@
 """The fields of a contest file checked as they are read from JSON (each key's
 kind, paths without NUL, plain JSON values), paths kept relative to the
 contest file and normalised, and older versions of the file brought to the
-current one (CONTEST_VERSION)."""
+current one (CONTEST_VERSION).
+
+For the contest file's readers (contest, contest_options): the kinds of a
+field (INT, BOOL, STR, COLOUR, PATH, VIEW: what is expected and its check),
+checked_fields, one_of, path_of, relative_path, as_path, path_text and
+migrated_contest."""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 options (relevant counts, the collection size, self-matches), a block's
 ranked lists as item indices and where its judged items landed (the hits the
 measures are computed from), how many queries a block holds under the memory
-budget, and each query's row of a run."""
+budget, and each query's row of a run.
+
+For the engine: Prepared and prepare, lists_block, hits_block, chunk_size,
+query_rows, check_run_fits and collection_size."""
 
 from __future__ import annotations
 

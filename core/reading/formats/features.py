@@ -3,7 +3,10 @@ a .npy or .npz header checked before any value is read (shape, type, the
 inflation of a compressed member), the features then read a block of rows at
 a time from the file (never memory-mapped: :mod:`.file_rows`), ids from the
 .npz or a list, and the rows of an assessment's queries and items found in
-them (Features, load_features)."""
+them (Features, load_features).
+
+For embeddings: rows_for (the feature rows of an assessment's queries and
+items) and identity (None when rows are taken in order)."""
 
 from __future__ import annotations
 
