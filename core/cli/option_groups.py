@@ -2,8 +2,8 @@
 profile, output, shapes and gallery), with the value types that name the
 option in their errors; light: --help answers without numpy.
 
-For the parsers: Parser (the parser whose errors end the command with exit
-2), reading_parser, output_parser, shapes_parser, embeddings_group,
+For the parsers: Parser (its errors one line, with the nearest choice),
+reading_parser, output_parser, shapes_parser, embeddings_group,
 figure_preset_option and the value types probability_arg, resamples_arg,
 seed_arg, thumbnail_size_arg."""
 
