@@ -39,6 +39,8 @@ from .model.assessment import Assessment
 from .model.runs import Run
 from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
+from .outputs.native import native_holds, native_plan
+from .outputs.report import REPORT_FILES
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .reading.contest_fields import (  # noqa: F401
     BOOL,
@@ -469,9 +471,6 @@ class Contest:
         folder holding other files than its output writes (an earlier report,
         the profile's native files) is refused too.  Returns the outputs; an
         OutputError naming the first one refused."""
-        from .outputs.native import native_holds, native_plan
-        from .outputs.report import REPORT_FILES
-
         gate = [
             Output("--json", json),
             Output("--csv", csv, "folder", holds=REPORT_FILES),

@@ -14,6 +14,7 @@ from .errors import FormatError, OptionsError
 from .option_schema import OPTIONS, contest_kinds
 from .options import EvalOptions
 from .profiles import get_profile
+from .profiles.evaluator_file import EvaluatorFileError, Problem
 from .reading.contest_fields import checked_fields, path_of, relative_path
 
 __all__ = []
@@ -60,7 +61,6 @@ def evaluator_from(value, base, source):
     path, relative to the contest file) or its table; None without one."""
     if value is None:
         return None
-    from .profiles.evaluator_file import EvaluatorFileError, Problem
 
     try:
         return profile_of(path_of(value, base) if isinstance(value, str) else value)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ..contest import Contest
 from ..errors import UsageError
 from ..options import EvalOptions
+from ..outputs.figure_jobs import start_drawers
 from ..outputs.gallery import gallery_files, run_lists
 from ..outputs.native import write_native
 from ..outputs.palette import result_looks
@@ -25,6 +26,7 @@ from ..outputs.report import (
     write_json,
     write_report,
 )
+from ..scoring.distributed import connect
 from ..scoring.measures import (
     all_aliases,
     measure_by_key,
@@ -109,8 +111,6 @@ def figure_drawers(args):
     (at once on an error or a signal)."""
     drawers = None
     if getattr(args, "report", None):
-        from ..outputs.figure_jobs import start_drawers
-
         drawers = start_drawers()
     if drawers is None:
         yield None
@@ -126,7 +126,6 @@ def dask_client(args):
     if scheduler is None:
         yield None
         return
-    from ..scoring.distributed import connect
 
     with connect(scheduler) as client:
         yield client

@@ -504,7 +504,5 @@ class MatrixPieces:
 def matrix_pieces(dist: Distances) -> Iterator[bytes]:
     """The PSB binary matrix (little-endian float32, row after row) of the
     distances, a tile of rows at a time, two tiles computed at once."""
-    from ..model.parallel import in_order
-
     for block in in_order(dist._tile, range(dist.n_tiles), ahead=WORKERS):
         yield np.ascontiguousarray(block, dtype="<f4").tobytes()

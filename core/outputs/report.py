@@ -17,7 +17,9 @@ from ..model.values import nullable
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
 from ..scoring.engine import RunResult
+from . import figures
 from .atomic import check_folder, write_folder
+from .figure_jobs import draw_figures
 from .json_pieces import (  # noqa: F401
     json_pieces,
     write_json,
@@ -171,7 +173,6 @@ def write_report(
 
 
 def _preset(preset):
-    from . import figures
 
     if preset is None:
         return figures.PRESETS["column"]
@@ -182,8 +183,6 @@ def figure_cut_names(results: Sequence[RunResult], preset=None) -> list[tuple[st
     """(as drawn, whole name) of every run and class name that the figures
     at ``preset`` draw shortened (shrec_eval.outputs.figures.figure_names): the
     report's tables list them, so that no figure label is a riddle."""
-    from . import figures
-
     p = _preset(preset)
     runs = [r.run_name for r in results]
     classes = list(dict.fromkeys(c for r in results for c in r.per_class))
@@ -223,9 +222,6 @@ def start_report_figures(
 ) -> Callable[[], dict[str, bytes]]:
     """:func:`report_figure_files` started in ``drawers`` (None: drawn when
     asked for): the function that gives the files once drawn."""
-    from . import figures
-    from .figure_jobs import draw_figures
-
     preset = _preset(preset)
     # a run without a look given: the look of its place in the contest
     looks = {**result_looks(results), **(looks or {})}

@@ -15,6 +15,7 @@ from ..model.values import nullable, text_grid
 from ..profiles.base import HEADLINE
 from ..scoring.engine import RunResult
 from ..scoring.measures import ConcreteMeasure, measure_by_key
+from ..scoring.stats import CORRECTIONS, TESTS
 
 AVERAGE_TEXT = {
     "micro": "mean over queries (micro)",
@@ -67,7 +68,6 @@ class Summary:
             for r in comparison.runs
             if r.name != best and comparison.significant(r.name, best, test)
         }
-        from ..scoring.stats import CORRECTIONS, TESTS
 
         self.legend = (
             f"* {comparison.label}: significantly different from the best run "

@@ -17,6 +17,7 @@ from ..errors import OptionsError, ShrecEvalError
 from ..model.assessment import Assessment, DataWarning
 from ..model.runs import Run
 from ..reading.formats.rules import RULES, describe
+from ..reading.readers import load_assessment, load_run
 from ..scoring.base_measures import BASE_MEASURES, concrete
 from .own_options import OWN_OPTIONS
 
@@ -322,8 +323,6 @@ class Profile:
         queries, normalize_ids, matrix_order...): what the command line
         reads under ``--profile NAME``.  Runs read against it follow the
         profile (:meth:`load_run`, or ``readers.load_run`` / ``RunSource.load``)."""
-        from ..reading.readers import load_assessment
-
         if self.contest_reader is not None:
             raise self._own_reader()
         self.refuse_others(_rules_given(settings), _keyword)
@@ -337,8 +336,6 @@ class Profile:
         """Read a run file or folder (or a ``RunSource``) against an
         assessment by this profile's rules, over the reader ``settings``
         given: what the command line reads under ``--profile NAME``."""
-        from ..reading.readers import load_run
-
         if self.contest_reader is not None:
             raise self._own_reader()
         self.refuse_others(_rules_given(settings), _keyword)

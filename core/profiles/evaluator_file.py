@@ -20,8 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..choices import RUN_FORMATS
-from ..errors import FormatError
+from ..errors import FileAccessError, FormatError
 from ..reading.formats.rules import RULES
+from ..reading.formats.source import open_source
 from .file_sections import (
     AVERAGES_KEYS,
     CURVES_KEYS,
@@ -80,9 +81,6 @@ class EvaluatorFileError(FormatError):
 def read_text(path) -> str:
     """An evaluator file's text through the readers' input gate (a pipe
     read once, a device or folder refused)."""
-    from ..errors import FileAccessError
-    from ..reading.formats.source import open_source
-
     src = open_source(path, "evaluator file (TOML)", limit=FILE_LIMIT)
     if src.kind == "folder":
         raise FileAccessError(src.path, "this is a folder; an evaluator file (.toml) was expected")

@@ -25,6 +25,7 @@ from ...model.assessment import MAX_EXAMPLES, Assessment
 from .file_rows import FileRows, file_stamp
 from .ids import IdNormalizer
 from .source import Source, open_source
+from .trec import read_collection_list
 
 _NPY = b"\x93NUMPY"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
@@ -266,8 +267,6 @@ def load_features(path, *, ids=None, normalize_ids: bool = True, max_rows=None) 
     line naming the rows of a ``.npy``; ``max_rows``: at most this many rows
     in an array (an assessment's queries and items), checked from the
     headers before any value is read or inflated."""
-    from .trec import read_collection_list
-
     src = path if isinstance(path, Source) else open_source(path, "embeddings file")
     where = src.path
     if src.kind == "folder":
