@@ -347,7 +347,6 @@ def contest_kinds() -> dict[str, tuple[str, Callable]]:
     """What a contest file's ``"options"`` may hold: option -> (what it must
     be, a check of the JSON value's type); the values are then checked as
     EvalOptions checks them."""
-    from .choices import DEFAULT_PROFILE  # noqa: F401 - light
 
     def of(o: Option):
         if o.kind == "ranks":

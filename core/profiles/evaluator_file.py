@@ -21,8 +21,23 @@ from pathlib import Path
 
 from ..choices import RUN_FORMATS
 from ..errors import FileAccessError, FormatError
+from ..options import AVERAGES, check_field
 from ..reading.formats.rules import RULES
 from ..reading.formats.source import open_source
+from ..scoring.base_measures import Alias, Bound, Measure
+from ..scoring.curves import CURVES
+from ..scoring.params import is_family_name
+from .base import (
+    LeastRelevant,
+    Profile,
+    all_included,
+    answered_queries,
+    contest_group,
+    each_run,
+    no_queries_left_out,
+    one_group,
+    run_groups,
+)
 from .file_sections import (
     AVERAGES_KEYS,
     CURVES_KEYS,
@@ -136,18 +151,6 @@ def build(
 ):
     """The Profile of an evaluator file's data (``text``: the file, to say
     where a problem is); an EvaluatorFileError listing every problem."""
-    from ..scoring.base_measures import Alias, Bound, Measure
-    from .base import (
-        LeastRelevant,
-        Profile,
-        all_included,
-        answered_queries,
-        contest_group,
-        each_run,
-        no_queries_left_out,
-        one_group,
-        run_groups,
-    )
 
     c = Checker(doc, text)
     if not isinstance(doc, dict):
@@ -202,7 +205,6 @@ def build(
     for key, value in options_doc.items():
         if key not in FIXABLE:
             continue
-        from ..options import check_field
 
         try:
             options[key] = check_field(key, tuple(value) if isinstance(value, list) else value)
@@ -347,13 +349,11 @@ def build(
 
 
 def _average_kinds() -> dict:
-    from ..options import AVERAGES
 
     return dict.fromkeys(AVERAGES, "")
 
 
 def _curve_keys() -> tuple[str, ...]:
-    from ..scoring.curves import CURVES
 
     return tuple(cv.key for cv in CURVES)
 
@@ -365,7 +365,6 @@ def _with_columns(c: Checker, profile, source):
     from dataclasses import replace
 
     from ..scoring.measures import UnknownMeasureError, is_registry_key, resolve
-    from ..scoring.params import is_family_name
 
     def is_key(key: str) -> bool:
         """A registry key, or a key of the profile's own measures (no measure

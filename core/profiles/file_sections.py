@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..reading.formats.rules import RULES
+from ..scoring.base_measures import BASE_MEASURES
+from ..scoring.params import MeasureNameError
 from . import hooks as hook_table
 from .layouts import CLASS_ORDERS, LAYOUTS, SUMS, Layout
 from .toml_lines import key_line
@@ -231,8 +233,6 @@ def checked_hook(c: Checker, path, name, kind):
 
 
 def checked_measures(c: Checker, value, Measure, Bound) -> list:
-    from ..scoring.base_measures import BASE_MEASURES
-    from ..scoring.params import MeasureNameError
 
     if value is None:
         return []
@@ -278,8 +278,6 @@ def checked_measures(c: Checker, value, Measure, Bound) -> list:
 
 
 def checked_overrides(c: Checker, value, Bound) -> dict:
-    from ..scoring.base_measures import BASE_MEASURES
-    from ..scoring.params import MeasureNameError
 
     table = c.table(("overrides",), value, {m.key: "" for m in BASE_MEASURES})
     out = {}
