@@ -25,15 +25,7 @@ from .options import EvalOptions
 def _argument_type(name: str):
     """An argparse ``type`` from a parser of :mod:`shrec_eval.model.values`
     (imported when an option is read: values needs numpy)."""
-
-    def convert(text: str):
-        from .model import values
-
-        try:
-            return getattr(values, name)(text)
-        except OptionsError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
+    convert = bounded_arg(name)
     convert.__name__ = name
     return convert
 
@@ -42,7 +34,7 @@ def bounded_arg(name: str, *bounds, **kw):
     """An argparse ``type`` for a number in a range (the error names the option)."""
 
     def convert(text: str):
-        from .model import values
+        from .model import values  # late: values needs numpy, --help does not
 
         try:
             return getattr(values, name)(text, *bounds, **kw)
@@ -71,7 +63,7 @@ def profile_arg(text: str) -> str:
     """``--profile``'s value: a profile's name (built in, in the config
     folder, of an installed package) or an evaluator file (``.toml``, a
     path); read when the options are made."""
-    from .profiles import is_file_name, names
+    from .profiles import is_file_name, names  # late: the profiles need numpy, --help does not
 
     known = names()
     if text in known or is_file_name(text):

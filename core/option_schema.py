@@ -126,7 +126,7 @@ def _levels(value):
 
 def _measures(names):
     """The canonical names of ``names``, each once, in their order."""
-    from .scoring.measures import canonical
+    from .scoring.measures import canonical  # late: the measures need numpy, --help does not
 
     if isinstance(names, str) or not all(isinstance(n, str) for n in names):
         raise OptionsError(

@@ -113,14 +113,14 @@ class EvalOptions:
     def _resolve_profile(self) -> None:
         """``profile`` as a name and ``rules`` as the Profile: resolved once
         (the options' copies keep it; a Dask worker receives it with them)."""
-        from .profiles import options_profile
+        from .profiles import options_profile  # late: the profiles import this module
 
         name, rules = options_profile(self.profile, self.rules)
         object.__setattr__(self, "rules", rules)
         object.__setattr__(self, "profile", name)
 
     def _check_own_options(self) -> None:
-        from .profiles.own_options import check_own_options
+        from .profiles.own_options import check_own_options  # late: as options_profile
 
         check_own_options(self)
 

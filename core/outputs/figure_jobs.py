@@ -101,7 +101,7 @@ def _ready() -> None:
     import matplotlib.figure  # noqa: F401
     import matplotlib.textpath  # noqa: F401
 
-    from . import figures  # noqa: F401 - the jobs' functions
+    from . import figures  # noqa: F401 - late: the jobs' functions (figures imports this module)
 
 
 class FigureDrawers:

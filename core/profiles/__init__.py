@@ -108,6 +108,22 @@ def name_taken(profile) -> str | None:
     )
 
 
+#: what is made from the registry and made again when it changes (the measure
+#: registry's lists: shrec_eval.scoring.measures registers its forget_profiles)
+_ON_CHANGE: list = []
+
+
+def on_change(forget) -> None:
+    """Call ``forget()`` whenever a profile is added to the registry or the
+    loaded ones are forgotten."""
+    _ON_CHANGE.append(forget)
+
+
+def _changed() -> None:
+    for forget in _ON_CHANGE:
+        forget()
+
+
 def register(profile):
     """Know ``profile`` by its name in this process (an evaluator file
     loaded, one found); an OptionsError when the name is another profile's
@@ -119,9 +135,7 @@ def register(profile):
     if known is not None and known.origin == "built in":
         return profile  # a copy of a built-in: the built-in stays the registry's
     _KNOWN[profile.name] = profile
-    from ..scoring.measures import forget_profiles
-
-    forget_profiles()
+    _changed()
     return profile
 
 
@@ -264,9 +278,7 @@ def forget_loaded() -> None:
     for name in [n for n, p in _KNOWN.items() if p.origin != "built in"]:
         del _KNOWN[name]
     _BROKEN.clear()
-    from ..scoring.measures import forget_profiles
-
-    forget_profiles()
+    _changed()
 
 
 def load_assessment(path, *, profile=DEFAULT, **settings):

@@ -364,6 +364,7 @@ def _with_columns(c: Checker, profile, source):
     names are ``params_columns``)."""
     from dataclasses import replace
 
+    # late: the measure registry reads the profiles made from these files
     from ..scoring.measures import UnknownMeasureError, is_registry_key, resolve
 
     def is_key(key: str) -> bool:

@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from .. import profiles
 from ..choices import DEFAULT_PROFILE
 from ..errors import OptionsError
 from .base_measures import (
@@ -42,6 +43,7 @@ from .base_measures import (
     concrete,
 )
 from .curves import CURVES, Curve
+from .families import BY_NAME
 from .params import Binding, MeasureNameError, UnknownMeasureError, is_family_name, parse
 
 __all__ = [
@@ -69,17 +71,13 @@ __all__ = [
 def _profiles():
     """The profiles of the registry (core/profiles): the built-ins and those
     loaded in this process, made on first use."""
-    from ..profiles import REGISTRY
-
-    return tuple(REGISTRY.values())
+    return tuple(profiles.REGISTRY.values())
 
 
 def _profile(profile):
     """The Profile of ``profile`` (a name, an evaluator file, or a Profile
     itself): the one place this module looks a profile up."""
-    from ..profiles import get_profile
-
-    return get_profile(profile)
+    return profiles.get_profile(profile)
 
 
 def forget_profiles() -> None:
@@ -87,6 +85,9 @@ def forget_profiles() -> None:
     registry's lists are made again when next asked."""
     _ALL.clear()
     _SHAPES.clear()
+
+
+profiles.on_change(forget_profiles)
 
 
 def all_measures() -> tuple[Measure, ...]:
@@ -389,7 +390,6 @@ def canonical(name: str) -> str:
 
 
 def _families():
-    from .families import BY_NAME
 
     return BY_NAME
 

@@ -195,7 +195,7 @@ class Binding:
 
 
 def _families() -> dict[str, Family]:
-    from .families import BY_NAME
+    from .families import BY_NAME  # late: the families are made of this module's classes
 
     return BY_NAME
 
