@@ -12,8 +12,6 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from .. import __version__
 from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ContestFileError, OutputError, ShrecEvalError, UsageError
@@ -39,7 +37,7 @@ from ..scoring.measures import (
     owner,
 )
 from ..scoring.params import family_lines
-from ..scoring.stats import CORRECTIONS, TESTS, average_note, compare
+from ..scoring.stats import compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
 from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
@@ -61,6 +59,7 @@ from .profiles_command import cmd_profiles
 from .steps import (  # noqa: F401
     PROG,
     Progress,
+    comparison_text,
     dask_client,
     figure_drawers,
     legend,
@@ -355,63 +354,6 @@ def _compared(args, out, contest, assessment, drawers) -> int:
             drawers=drawers,
         )
     return 0
-
-
-def comparison_text(c, average: str = "micro") -> str:
-    """The ranking with intervals, then a matrix of corrected p-values per
-    test; which average the means are, unless the contest's micro one
-    (``average``: the contest's)."""
-    pct = f"{c.confidence:.0%}"
-    unit = "queries" if c.unit == "query" else "classes"
-    lines = [
-        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
-        f"{', '.join(TESTS[t] for t in c.tests)}; "
-        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
-        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
-        "",
-    ]
-    if (average, c.unit) != ("micro", "query"):
-        lines.insert(1, f"average: {average_note(average, c.unit)}")
-    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
-    for i, r in enumerate(c.ranking(), start=1):
-        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
-        rows.append(
-            [
-                str(i),
-                r.name,
-                f"{r.mean:.4f}" if r.mean is not None else "",
-                ci,
-                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
-            ]
-        )
-    lines += text_grid(rows)
-    order = [r.name for r in c.ranking()]
-    index = [r.name for r in c.runs]
-    for t in c.tests:
-        m = c.matrix(t)
-        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
-        grid = [[""] + order]
-        for a in order:
-            row = [a]
-            for b in order:
-                v = m[index.index(a), index.index(b)]
-                row.append(
-                    "-"
-                    if a == b
-                    else ""
-                    if np.isnan(v)
-                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
-                )
-            grid.append(row)
-        lines += text_grid(grid)
-    left = [p for p in c.pairs if p.n_left_out]
-    if left:
-        lines += [
-            "",
-            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
-            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
-        ]
-    return "\n".join(lines) + "\n"
 
 
 def cmd_distances(args, out) -> int:

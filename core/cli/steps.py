@@ -1,6 +1,7 @@
 """The steps the scoring commands share: a progress bar on a terminal, reading
 and scoring a contest (locally or on a Dask cluster), and the table and the
-files asked for (JSON, CSV, report folder with its gallery, native files).
+files asked for (JSON, CSV, report folder with its gallery, native files),
+and compare's text (comparison_text).
 
 For the commands: run_scoring, dask_client, figure_drawers, write_outputs,
 native_files, no_own_reader."""
@@ -12,8 +13,11 @@ import sys
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..contest import Contest
 from ..errors import UsageError
+from ..model.values import text_grid
 from ..options import EvalOptions
 from ..outputs.figure_jobs import start_drawers
 from ..outputs.gallery import gallery_files, run_lists
@@ -31,6 +35,7 @@ from ..scoring.measures import (
     all_aliases,
     measure_by_key,
 )
+from ..scoring.stats import CORRECTIONS, TESTS, average_note
 from ..service import score_contest
 from ..shapes.thumbnails import ThumbnailCache, shape_warning
 from .arguments import (
@@ -242,3 +247,60 @@ def no_own_reader(options: EvalOptions, command: str) -> None:
             f"the {profile.name} profile reads its contests itself and scores them with "
             f"'evaluate'; '{command}' does not take it"
         )
+
+
+def comparison_text(c, average: str = "micro") -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per
+    test; which average the means are, unless the contest's micro one
+    (``average``: the contest's)."""
+    pct = f"{c.confidence:.0%}"
+    unit = "queries" if c.unit == "query" else "classes"
+    lines = [
+        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
+        f"{', '.join(TESTS[t] for t in c.tests)}; "
+        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
+        "",
+    ]
+    if (average, c.unit) != ("micro", "query"):
+        lines.insert(1, f"average: {average_note(average, c.unit)}")
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
+    for i, r in enumerate(c.ranking(), start=1):
+        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        rows.append(
+            [
+                str(i),
+                r.name,
+                f"{r.mean:.4f}" if r.mean is not None else "",
+                ci,
+                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
+            ]
+        )
+    lines += text_grid(rows)
+    order = [r.name for r in c.ranking()]
+    index = [r.name for r in c.runs]
+    for t in c.tests:
+        m = c.matrix(t)
+        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
+        grid = [[""] + order]
+        for a in order:
+            row = [a]
+            for b in order:
+                v = m[index.index(a), index.index(b)]
+                row.append(
+                    "-"
+                    if a == b
+                    else ""
+                    if np.isnan(v)
+                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
+                )
+            grid.append(row)
+        lines += text_grid(grid)
+    left = [p for p in c.pairs if p.n_left_out]
+    if left:
+        lines += [
+            "",
+            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
+            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,12 +1,12 @@
 """The print figures' toolkit: the size presets (FigurePreset: column, page,
 slide), matplotlib's settings for them, legends placed where they cover
-least, run styles, names shortened to fit, text colours that read on a
-background, and figure_bytes, which draws a figure into PNG, SVG or PDF
-bytes without dates (the same bytes every run).
+least, run styles, names shortened to fit, and figure_bytes, which draws a
+figure into PNG, SVG or PDF bytes without dates (the same bytes every run).
+The colours of text on a cell are the palette's (text_colour).
 
 For figures: new_figure, style_axes, rc_context, run_style, names_looks,
-place_legend, turn_overlapping, wrap_text, text_width, hex_colour,
-renderer_of and freeze_layout."""
+place_legend, turn_overlapping, wrap_text, text_width, renderer_of and
+freeze_layout."""
 
 from __future__ import annotations
 
@@ -425,28 +425,6 @@ def _overlapping(fig, texts) -> bool:
     return step * math.sin(math.radians(angle)) < line
 
 
-def _luminance(rgb) -> float:
-    """WCAG 2 relative luminance of an sRGB colour (components 0..1)."""
-    c = np.asarray(rgb, float)[:3]
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return float(lin @ np.array([0.2126, 0.7152, 0.0722]))
-
-
-def contrast_ratio(a, b) -> float:
-    """WCAG 2 contrast ratio of two sRGB colours (components 0..1)."""
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
-
-
-def text_colour(background) -> tuple[float, float, float]:
-    """Black or white, whichever contrasts more with ``background`` (the
-    better of the two is always at least 4.58:1)."""
-    black, white = (0.0, 0.0, 0.0), (1.0, 1.0, 1.0)
-    return (
-        black if contrast_ratio(background, black) >= contrast_ratio(background, white) else white
-    )
-
-
 def wrap_text(text: str, width_pt: float, p: FigurePreset) -> str:
     """``text`` in lines no wider than ``width_pt`` at the preset's size
     (broken between words)."""
@@ -464,11 +442,6 @@ def fmt_range(lo: float, hi: float, higher_is_better: bool = True) -> str:
     if higher_is_better:
         return f"from {lo:.3f} (dark) to {hi:.3f} (bright)"
     return f"from {hi:.3f} (dark) to {lo:.3f} (bright); lower is better"
-
-
-def hex_colour(colour: str) -> tuple[float, float, float]:
-    h = colour.lstrip("#")
-    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
 
 
 #: one figure drawn or saved at a time in this process: matplotlib's settings

@@ -33,12 +33,10 @@ from .figure_style import (  # noqa: F401
     SHREC_BARS,
     UNDEFINED_CELL,
     FigurePreset,
-    contrast_ratio,
     figure_bytes,
     figure_names,
     fmt_range,
     freeze_layout,
-    hex_colour,
     name_limit,
     names_looks,
     new_figure,
@@ -48,13 +46,21 @@ from .figure_style import (  # noqa: F401
     renderer_of,
     run_style,
     style_axes,
-    text_colour,
     text_width,
     turn_overlapping,
     wrap_text,
 )
 from .palette import FIGURE_FORMATS as FORMATS
-from .palette import GRADE_COLOURS, REPORT_FIGURES, RunLook, grade_colour, grade_words
+from .palette import (
+    GRADE_COLOURS,
+    REPORT_FIGURES,
+    RunLook,
+    contrast_ratio,
+    grade_colour,
+    grade_words,
+    hex_colour,
+    text_colour,
+)
 
 __all__ = [
     "PRESETS",

@@ -36,13 +36,10 @@ from ...kernels import distances as tiles  # the tile sizes, read when used (tes
 from ...kernels.blas_threads import (  # noqa: F401
     one_blas_thread,
 )
-from ...kernels.distances import (  # noqa: F401
-    Distances,
-    MatrixPieces,
-    TileCache,
-    matrix_pieces,
-)
+from ...kernels.distances import Distances
+from ...kernels.matrix_pieces import MatrixPieces, matrix_pieces  # noqa: F401
 from ...kernels.rowsort import tied_pairs
+from ...kernels.tile_cache import TileCache
 from ...model.assessment import Assessment, DataWarning
 from ...model.runs import Run
 from .features import (  # noqa: F401
