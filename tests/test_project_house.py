@@ -4,7 +4,7 @@ another module is listed here with the reason), project modules are
 imported at the top of a module (one imported inside a function is listed
 here and says why on its line), and no module is over 500 lines.
 
-The app's part of the same checks is tests/test_app_house.py."""
+The app (shrec_gui/) keeps its own checks of the same kind."""
 
 import ast
 from pathlib import Path
