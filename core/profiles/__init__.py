@@ -75,10 +75,6 @@ def _builtins() -> dict:
     return _KNOWN
 
 
-def _load() -> dict:
-    return _builtins()
-
-
 def __getattr__(name: str):
     """``REGISTRY`` (name -> Profile: the built-ins and those loaded), made
     on first use."""

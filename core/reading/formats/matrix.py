@@ -43,7 +43,6 @@ class MatrixRun(Run):
         *,
         source: str = "",
         format: str = "dissimilarity matrix",
-        line_of_row=None,
         warnings=(),
         finite: bool = False,
     ) -> None:
@@ -57,7 +56,6 @@ class MatrixRun(Run):
         self._base_warnings = list(warnings)
         self.positional = matrix  # the matrix-order check reads its rows again
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
-        self._line_of_row = line_of_row
         #: the reader checked every value is finite (ranking skips the NaN check)
         self.finite = finite
 
