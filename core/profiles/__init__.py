@@ -33,6 +33,7 @@ from .base import Profile
 from .discovery import found
 from .evaluator_file import EvaluatorFileError, Problem, build, builtin_folder, parse_text
 from .evaluator_file import load_file as read_file
+from .own_options import check_own_options
 
 __all__ = [
     "DEFAULT",
@@ -44,6 +45,8 @@ __all__ = [
     "REGISTRY",
     "NAMES",
     "options_given",
+    "options_profile",
+    "check_own_options",
 ]
 
 #: the built-in profiles, in the order the command line and the app list them
