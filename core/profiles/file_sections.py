@@ -333,52 +333,62 @@ def checked_native_files(c: Checker, value, columns, headings, number_format, cu
             if h is not None:
                 out.append(h)
             continue
-        file = c.text_of(
-            path + ("file",),
-            f.get("file"),
-            required=True,
-            pattern=re.compile(r"[^/\\]+"),
-            what="a file name (no folder; * where a class's name goes)",
-        )
-        if file is not None and (file in (".", "..") or file.count("*") > 1):
-            c.add(path + ("file",), f"a file name was expected, not {shown_value(file)}")
-            file = None
-        layout = c.one_of(path + ("layout",), f.get("layout"), tuple(LAYOUTS), None)
-        cols = c.strings(path + ("columns",), f.get("columns")) or columns
-        heads = c.strings(path + ("headings",), f.get("headings")) or (
-            headings if cols == columns else ()
-        )
-        per = c.one_of(path + ("per",), f.get("per"), ("average", "class"), "average")
-        if file is not None and ("*" in file) != (per == "class"):
-            c.add(
-                path + ("file",),
-                "a table per class is named with a * where the class's name goes "
-                '(table_*.txt, per = "class"); only such a table has one',
-            )
-        if layout not in (None, "curve") and not cols:
-            c.add(path + ("columns",), "missing: the columns of the table ([table] columns)")
-        entry = dict(
-            layout=layout,
-            file=file,
-            columns=cols,
-            headings=heads,
-            header=c.text_of(path + ("header",), f.get("header")) or "",
-            row=c.text_of(path + ("row",), f.get("row")) or "{values}\n",
-            footer=c.text_of(path + ("footer",), f.get("footer")) or "",
-            value=c.printf(path + ("value",), f.get("value"), number_format),
-            sep=c.text_of(path + ("sep",), f.get("sep")) if "sep" in f else " ",
-            nan=c.text_of(path + ("nan",), f.get("nan")),
-            sum=c.one_of(path + ("sum",), f.get("sum"), SUMS, "engine"),
-            queries=c.one_of(path + ("queries",), f.get("queries"), ("all", "included"), "all"),
-            rows=c.one_of(path + ("rows",), f.get("rows"), ("all", "defined"), "all"),
-            classes=c.one_of(path + ("classes",), f.get("classes"), CLASS_ORDERS, "first"),
-            class_sep=c.text_of(path + ("class_sep",), f.get("class_sep")) or "/",
-            curve=c.one_of(path + ("curve",), f.get("curve"), curve_keys, "pr"),
-            per=per,
-            refuse_undefined=c.flag(path + ("refuse_undefined",), f.get("refuse_undefined")),
-        )
-        if entry["sep"] is None:
-            entry["sep"] = " "
-        if layout is not None and file is not None:
-            out.append(Layout(**entry))
+        layout = _native_layout(c, path, f, columns, headings, number_format, curve_keys)
+        if layout is not None:
+            out.append(layout)
     return out
+
+
+def _native_layout(c: Checker, path, f, columns, headings, number_format, curve_keys):
+    """One [[native.files]] table given by a layout: its file name, layout,
+    columns and how its values are written; None when it has a problem
+    that leaves no table."""
+    file = c.text_of(
+        path + ("file",),
+        f.get("file"),
+        required=True,
+        pattern=re.compile(r"[^/\\]+"),
+        what="a file name (no folder; * where a class's name goes)",
+    )
+    if file is not None and (file in (".", "..") or file.count("*") > 1):
+        c.add(path + ("file",), f"a file name was expected, not {shown_value(file)}")
+        file = None
+    layout = c.one_of(path + ("layout",), f.get("layout"), tuple(LAYOUTS), None)
+    cols = c.strings(path + ("columns",), f.get("columns")) or columns
+    heads = c.strings(path + ("headings",), f.get("headings")) or (
+        headings if cols == columns else ()
+    )
+    per = c.one_of(path + ("per",), f.get("per"), ("average", "class"), "average")
+    if file is not None and ("*" in file) != (per == "class"):
+        c.add(
+            path + ("file",),
+            "a table per class is named with a * where the class's name goes "
+            '(table_*.txt, per = "class"); only such a table has one',
+        )
+    if layout not in (None, "curve") and not cols:
+        c.add(path + ("columns",), "missing: the columns of the table ([table] columns)")
+    entry = dict(
+        layout=layout,
+        file=file,
+        columns=cols,
+        headings=heads,
+        header=c.text_of(path + ("header",), f.get("header")) or "",
+        row=c.text_of(path + ("row",), f.get("row")) or "{values}\n",
+        footer=c.text_of(path + ("footer",), f.get("footer")) or "",
+        value=c.printf(path + ("value",), f.get("value"), number_format),
+        sep=c.text_of(path + ("sep",), f.get("sep")) if "sep" in f else " ",
+        nan=c.text_of(path + ("nan",), f.get("nan")),
+        sum=c.one_of(path + ("sum",), f.get("sum"), SUMS, "engine"),
+        queries=c.one_of(path + ("queries",), f.get("queries"), ("all", "included"), "all"),
+        rows=c.one_of(path + ("rows",), f.get("rows"), ("all", "defined"), "all"),
+        classes=c.one_of(path + ("classes",), f.get("classes"), CLASS_ORDERS, "first"),
+        class_sep=c.text_of(path + ("class_sep",), f.get("class_sep")) or "/",
+        curve=c.one_of(path + ("curve",), f.get("curve"), curve_keys, "pr"),
+        per=per,
+        refuse_undefined=c.flag(path + ("refuse_undefined",), f.get("refuse_undefined")),
+    )
+    if entry["sep"] is None:
+        entry["sep"] = " "
+    if layout is not None and file is not None:
+        return Layout(**entry)
+    return None
