@@ -33,17 +33,12 @@ LATE_ALLOWED: list[tuple[str, str, str]] = [
         "figures imports figure_jobs; a drawing process loads it at its start",
     ),
     (
-        "shrec_eval.profiles.evaluator_file",
-        "shrec_eval.scoring.measures",
-        "the measure registry reads the profiles made from evaluator files",
-    ),
-    (
         "shrec_eval.reading.formats.keys",
         "shrec_eval.reading.formats.token_ids",
         "token_ids imports keys",
     ),
 ]
-MAX_LATE = 8
+MAX_LATE = 7
 
 
 def module_name(path: Path) -> str:

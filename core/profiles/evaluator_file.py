@@ -24,8 +24,10 @@ from ..errors import FileAccessError, FormatError
 from ..options import AVERAGES, check_field
 from ..reading.formats.rules import RULES
 from ..reading.formats.source import open_source
+from ..scoring import measures as registry  # read when a file is checked
 from ..scoring.base_measures import Alias, Bound, Measure
 from ..scoring.curves import CURVES
+from ..scoring.family import UnknownMeasureError
 from ..scoring.params import is_family_name
 from .base import (
     LeastRelevant,
@@ -421,13 +423,10 @@ def _with_columns(c: Checker, profile, source):
     names are ``params_columns``)."""
     from dataclasses import replace
 
-    # late: the measure registry reads the profiles made from these files
-    from ..scoring.measures import UnknownMeasureError, is_registry_key, resolve
-
     def is_key(key: str) -> bool:
         """A registry key, or a key of the profile's own measures (no measure
         with parameters that no key names)."""
-        return is_registry_key(key) or not is_family_name(key)
+        return registry.is_registry_key(key) or not is_family_name(key)
 
     measures = c.doc.get("measures") if isinstance(c.doc, dict) else None
     # measures the file declares that are not made (their own problem said)
@@ -442,7 +441,7 @@ def _with_columns(c: Checker, profile, source):
         if name in broken:
             return None
         try:
-            key = resolve(name, profile, (5, 10, 25, 50, 100))
+            key = registry.resolve(name, profile, (5, 10, 25, 50, 100))
         except UnknownMeasureError as exc:
             c.add(path, str(exc))
             return None

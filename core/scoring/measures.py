@@ -71,13 +71,26 @@ __all__ = [
 def _profiles():
     """The profiles of the registry (core/profiles): the built-ins and those
     loaded in this process, made on first use."""
+    _watch_profiles()
     return tuple(profiles.REGISTRY.values())
 
 
 def _profile(profile):
     """The Profile of ``profile`` (a name, an evaluator file, or a Profile
     itself): the one place this module looks a profile up."""
+    _watch_profiles()
     return profiles.get_profile(profile)
+
+
+_WATCHING: list = []
+
+
+def _watch_profiles() -> None:
+    """From the first look at the registry on: its lists made again when a
+    profile is added (profiles.on_change); nothing is made from it before."""
+    if not _WATCHING:
+        profiles.on_change(forget_profiles)
+        _WATCHING.append(True)
 
 
 def forget_profiles() -> None:
@@ -85,9 +98,6 @@ def forget_profiles() -> None:
     registry's lists are made again when next asked."""
     _ALL.clear()
     _SHAPES.clear()
-
-
-profiles.on_change(forget_profiles)
 
 
 def all_measures() -> tuple[Measure, ...]:
