@@ -13,36 +13,38 @@ The names below are imported on first use (PEP 562), so that importing the
 package for ``shrec-eval --help`` or ``--version`` does not load numpy.
 """
 
+import importlib
+
 from ._version import __version__
 
-#: public name -> the module that defines it
+#: public name -> the module that defines it (relative to this package)
 _EXPORTS = {
-    "Cancelled": "engine",
-    "CurveData": "engine",
-    "QueryDetail": "engine",
-    "RunResult": "engine",
-    "evaluate": "engine",
-    "evaluate_runs": "engine",
-    "query_detail": "engine",
-    "CURVES": "measures",
-    "MEASURES": "measures",
-    "Curve": "measures",
-    "Measure": "measures",
-    "expand": "measures",
-    "measure_by_key": "measures",
-    "resolve": "measures",
-    "PAD": "model",
-    "UNKNOWN": "model",
-    "Assessment": "model",
-    "AssessmentError": "model",
-    "DataWarning": "model",
-    "RankedRun": "runs",
-    "Run": "runs",
-    "EvalOptions": "options",
-    "load_assessment": "profiles",
-    "load_run": "profiles",
-    "get_profile": "profiles",
-    "OptionsError": "options",
+    "Cancelled": ".scoring.engine",
+    "CurveData": ".scoring.engine",
+    "QueryDetail": ".scoring.engine",
+    "RunResult": ".scoring.engine",
+    "evaluate": ".scoring.engine",
+    "evaluate_runs": ".scoring.engine",
+    "query_detail": ".scoring.engine",
+    "CURVES": ".scoring.measures",
+    "MEASURES": ".scoring.measures",
+    "Curve": ".scoring.measures",
+    "Measure": ".scoring.measures",
+    "expand": ".scoring.measures",
+    "measure_by_key": ".scoring.measures",
+    "resolve": ".scoring.measures",
+    "PAD": ".model.assessment",
+    "UNKNOWN": ".model.assessment",
+    "Assessment": ".model.assessment",
+    "AssessmentError": ".model.assessment",
+    "DataWarning": ".model.assessment",
+    "RankedRun": ".model.runs",
+    "Run": ".model.runs",
+    "EvalOptions": ".options",
+    "load_assessment": ".profiles",
+    "load_run": ".profiles",
+    "get_profile": ".profiles",
+    "OptionsError": ".options",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -52,19 +54,8 @@ def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'shrec_eval' has no attribute {name!r}")
-    # literal imports, so that freezing tools (PyInstaller) see the modules
-    if module == "engine":
-        from .scoring import engine as mod
-    elif module == "measures":
-        from .scoring import measures as mod
-    elif module == "model":
-        from .model import assessment as mod
-    elif module == "runs":
-        from .model import runs as mod
-    elif module == "profiles":
-        from . import profiles as mod
-    else:
-        from . import options as mod
+    # the one late import of the package: its names load numpy on first use
+    mod = importlib.import_module(module, __name__)
     value = getattr(mod, name)
     globals()[name] = value
     return value

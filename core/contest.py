@@ -29,41 +29,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contest_options import (  # noqa: F401  (tests read the kinds here)
-    _OPTION_KINDS,
-    _evaluator_from,
-    _evaluator_of,
-    _options_from_dict,
-    _profile,
+    evaluator_from,
+    evaluator_of,
+    options_from_dict,
+    profile_of,
 )
 from .errors import FileAccessError, FormatError, OptionsError
 from .model.assessment import Assessment
 from .model.runs import Run
 from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
+from .outputs.native import native_holds, native_plan
+from .outputs.report import REPORT_FILES
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .reading.contest_fields import (  # noqa: F401
-    _BOOL,
-    _COLOUR,
-    _INT,
-    _INTS,
-    _MIGRATIONS,
-    _NUMBER,
-    _PATH,
-    _STR,
-    _STRS,
-    _VIEW,
+    BOOL,
+    COLOUR,
     CONTEST_VERSION,
-    _as_path,
-    _canonical,
-    _checked,
-    _from_version_1,
-    _from_version_2,
-    _migrated,
-    _one_of,
-    _path,
-    _path_text,
-    _plain,
-    _relative,
+    INT,
+    PATH,
+    STR,
+    VIEW,
+    as_path,
+    checked_fields,
+    migrated_contest,
+    one_of,
+    path_of,
+    path_text,
+    relative_path,
 )
 from .reading.formats.source import open_source
 from .reading.readers import (
@@ -102,19 +95,19 @@ class AssessmentSource:
     matrix_order: str | None = None
 
     KINDS = {
-        "path": _PATH,
-        "format": _STR,
-        "queries": _PATH,
-        "graded": _BOOL,
-        "collection_size": _INT,
-        "collection": _PATH,
-        "normalize_ids": _BOOL,
+        "path": PATH,
+        "format": STR,
+        "queries": PATH,
+        "graded": BOOL,
+        "collection_size": INT,
+        "collection": PATH,
+        "normalize_ids": BOOL,
         "matrix_order": (f"one of {', '.join(MATRIX_ORDERS)}", lambda v: v in MATRIX_ORDERS),
     }
 
     def __post_init__(self) -> None:
         for name in ("path", "queries", "collection"):
-            _as_path(self, name)
+            as_path(self, name)
 
     def reader_settings(self) -> dict:
         """The user's reading settings, as :func:`~shrec_eval.reading.readers.load_assessment`
@@ -132,18 +125,18 @@ class AssessmentSource:
     def load(self, profile=DEFAULT_PROFILE) -> Assessment:
         """Read the assessment by the rules of ``profile`` (a Profile, or its
         name; the contest's: :meth:`Contest.load_assessment`)."""
-        return _profile(profile).load_assessment(self)
+        return profile_of(profile).load_assessment(self)
 
     def to_dict(self, base=None) -> dict:
         """Every setting; paths relative to ``base`` when given (the matrix
         order only when it is not the default)."""
         d = {
-            "path": _relative(self.path, base),
+            "path": relative_path(self.path, base),
             "format": self.format,
-            "queries": _relative(self.queries, base),
+            "queries": relative_path(self.queries, base),
             "graded": self.graded,
             "collection_size": self.collection_size,
-            "collection": _relative(self.collection, base),
+            "collection": relative_path(self.collection, base),
             "normalize_ids": self.normalize_ids,
         }
         if self.matrix_order not in (None, "listing"):
@@ -154,10 +147,10 @@ class AssessmentSource:
     def from_dict(cls, d, base=None, *, source=None) -> AssessmentSource:
         """The source a dict describes (relative paths are relative to
         ``base``); a FormatError naming ``source`` when it cannot be one."""
-        d = _checked(d, "assessment", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
+        d = checked_fields(d, "assessment", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
         if "path" not in d:
             raise FormatError(source, 'the "assessment" object needs a "path"')
-        _one_of(d.get("format"), ASSESSMENT_FORMATS, "assessment format", source)
+        one_of(d.get("format"), ASSESSMENT_FORMATS, "assessment format", source)
         size = d.get("collection_size")
         if size is not None and not 1 <= size <= MAX_COLLECTION:
             raise FormatError(
@@ -166,12 +159,12 @@ class AssessmentSource:
                 f"not {size}",
             )
         return cls(
-            _path(d["path"], base),
+            path_of(d["path"], base),
             format=d.get("format"),
-            queries=_path(d["queries"], base) if d.get("queries") is not None else None,
+            queries=path_of(d["queries"], base) if d.get("queries") is not None else None,
             graded=bool(d.get("graded") or False),
             collection_size=d.get("collection_size"),
-            collection=_path(d["collection"], base) if d.get("collection") is not None else None,
+            collection=path_of(d["collection"], base) if d.get("collection") is not None else None,
             normalize_ids=d.get("normalize_ids") is not False,
             matrix_order=d.get("matrix_order"),
         )
@@ -197,22 +190,22 @@ class RunSource:
     top_k: int | None = None
 
     KINDS = {
-        "path": _PATH,
-        "format": _STR,
-        "variant": _STR,
-        "trec_order": _BOOL,
-        "normalize_ids": _BOOL,
-        "name": _STR,
-        "colour": _COLOUR,
-        "metric": _STR,
-        "ids": _PATH,
-        "top_k": _INT,
+        "path": PATH,
+        "format": STR,
+        "variant": STR,
+        "trec_order": BOOL,
+        "normalize_ids": BOOL,
+        "name": STR,
+        "colour": COLOUR,
+        "metric": STR,
+        "ids": PATH,
+        "top_k": INT,
     }
 
     def __post_init__(self) -> None:
-        _as_path(self, "path")
+        as_path(self, "path")
         if self.ids is not None:
-            _as_path(self, "ids")
+            as_path(self, "ids")
 
     def reader_settings(self) -> dict:
         """The user's reading settings, as :func:`~shrec_eval.reading.readers.load_run`
@@ -238,13 +231,13 @@ class RunSource:
         to read, not what (e.g. ``chunk_size``, the bytes of text parsed at a
         time)."""
         if profile is not None:
-            return _profile(profile).load_run(self, assessment, **reader_parameters)
+            return profile_of(profile).load_run(self, assessment, **reader_parameters)
         return load_run(self.path, assessment, **{**self.reader_settings(), **reader_parameters})
 
     def to_dict(self, base=None) -> dict:
         """Every setting; the path relative to ``base`` when given."""
         return {
-            "path": _relative(self.path, base),
+            "path": relative_path(self.path, base),
             "format": self.format,
             "variant": self.variant,
             "trec_order": self.trec_order,
@@ -256,7 +249,7 @@ class RunSource:
                 k: v
                 for k, v in (
                     ("metric", self.metric),
-                    ("ids", _relative(self.ids, base) if self.ids is not None else None),
+                    ("ids", relative_path(self.ids, base) if self.ids is not None else None),
                     ("top_k", self.top_k),
                 )
                 if v is not None
@@ -272,16 +265,16 @@ class RunSource:
 
     @classmethod
     def from_dict(cls, d, base=None, *, source=None) -> RunSource:
-        d = _checked(d, "run", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
+        d = checked_fields(d, "run", cls.KINDS, source, optional=set(cls.KINDS) - {"path"})
         if "path" not in d:
             raise FormatError(source, 'every run needs a "path"')
-        _one_of(d.get("format"), RUN_FORMATS, "run format", source)
-        _one_of(d.get("variant"), RANKLIST_VARIANTS, "rank-list variant", source)
-        _one_of(d.get("metric"), METRICS, "metric", source)
+        one_of(d.get("format"), RUN_FORMATS, "run format", source)
+        one_of(d.get("variant"), RANKLIST_VARIANTS, "rank-list variant", source)
+        one_of(d.get("metric"), METRICS, "metric", source)
         if d.get("top_k") is not None and d["top_k"] < 1:
             raise FormatError(source, f'a run\'s "top_k" must be at least 1, not {d["top_k"]}')
         return cls(
-            _path(d["path"], base),
+            path_of(d["path"], base),
             format=d.get("format"),
             variant=d.get("variant"),
             trec_order=bool(d.get("trec_order") or False),
@@ -289,30 +282,34 @@ class RunSource:
             name=d.get("name"),
             colour=d.get("colour"),
             metric=d.get("metric"),
-            ids=_path(d["ids"], base) if d.get("ids") is not None else None,
+            ids=path_of(d["ids"], base) if d.get("ids") is not None else None,
             top_k=d.get("top_k"),
         )
 
 
-_SHAPES_KINDS = {"path": _PATH, "layout": _STR, "normalize_ids": _BOOL}
+_SHAPES_KINDS = {"path": PATH, "layout": STR, "normalize_ids": BOOL}
 
 
 def _shapes_to_dict(s: ShapesSource | None, base) -> dict | None:
     if s is None:
         return None
-    return {"path": _relative(s.path, base), "layout": s.layout, "normalize_ids": s.normalize_ids}
+    return {
+        "path": relative_path(s.path, base),
+        "layout": s.layout,
+        "normalize_ids": s.normalize_ids,
+    }
 
 
 def _shapes_from_dict(d, what: str, base, source) -> ShapesSource | None:
     """A shapes folder of a contest file (``what``: its key) or None."""
     if d is None:
         return None
-    d = _checked(d, what, _SHAPES_KINDS, source, optional={"layout"})
+    d = checked_fields(d, what, _SHAPES_KINDS, source, optional={"layout"})
     if "path" not in d:
         raise FormatError(source, f'the "{what}" object needs a "path"')
     check_layout(d.get("layout"), source)
     return ShapesSource(
-        _path(d["path"], base), d.get("layout"), normalize_ids=d.get("normalize_ids") is not False
+        path_of(d["path"], base), d.get("layout"), normalize_ids=d.get("normalize_ids") is not False
     )
 
 
@@ -337,25 +334,25 @@ class Contest:
     query_shapes: ShapesSource | None = None
 
     KINDS = {
-        "version": _INT,
-        "name": _STR,
-        "description": _STR,
+        "version": INT,
+        "name": STR,
+        "description": STR,
         "assessment": ("an object", lambda v: isinstance(v, dict)),
         "runs": ("a list of objects", lambda v: isinstance(v, list)),
         "options": ("an object", lambda v: isinstance(v, dict)),
-        "view": _VIEW,
+        "view": VIEW,
         "shapes": ("an object", lambda v: isinstance(v, dict)),
         "query_shapes": ("an object", lambda v: isinstance(v, dict)),
         "evaluator": (
             "the path of an evaluator file (.toml) or its table",
-            lambda v: isinstance(v, dict) or _path_text(v),
+            lambda v: isinstance(v, dict) or path_text(v),
         ),
     }
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
-        if not _VIEW[1](self.view):
-            raise TypeError(f"Contest.view must be {_VIEW[0]}, not {self.view!r}")
+        if not VIEW[1](self.view):
+            raise TypeError(f"Contest.view must be {VIEW[0]}, not {self.view!r}")
         object.__setattr__(self, "view", copy.deepcopy(self.view))  # the caller's stays its own
 
     @property
@@ -383,7 +380,7 @@ class Contest:
             d["description"] = self.description
         d["assessment"] = self.assessment.to_dict(base)
         d["runs"] = [r.to_dict(base) for r in self.runs]
-        evaluator = _evaluator_of(self.options.rules, base)
+        evaluator = evaluator_of(self.options.rules, base)
         if evaluator is not None:  # a profile of an evaluator file: its path, or its table
             d["evaluator"] = evaluator
         d["options"] = self.options.to_dict()
@@ -401,12 +398,12 @@ class Contest:
         settings, wrong types, newer version)."""
         if not isinstance(d, dict) or "assessment" not in d:
             raise FormatError(source, 'a contest file needs an "assessment" object with a "path"')
-        d = _checked(_migrated(d, source), "contest", cls.KINDS, source)
-        profile = _evaluator_from(d.get("evaluator"), base, source)
+        d = checked_fields(migrated_contest(d, source), "contest", cls.KINDS, source)
+        profile = evaluator_from(d.get("evaluator"), base, source)
         contest = cls(
             AssessmentSource.from_dict(d["assessment"], base, source=source),
             tuple(RunSource.from_dict(r, base, source=source) for r in d.get("runs", [])),
-            _options_from_dict(d.get("options", {}), source, profile),
+            options_from_dict(d.get("options", {}), source, profile),
             name=d.get("name", Path(source).stem if source is not None else ""),
             description=d.get("description", ""),
             view=d.get("view", {}),
@@ -474,9 +471,6 @@ class Contest:
         folder holding other files than its output writes (an earlier report,
         the profile's native files) is refused too.  Returns the outputs; an
         OutputError naming the first one refused."""
-        from .outputs.native import native_holds, native_plan
-        from .outputs.report import REPORT_FILES
-
         gate = [
             Output("--json", json),
             Output("--csv", csv, "folder", holds=REPORT_FILES),

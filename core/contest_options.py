@@ -14,19 +14,20 @@ from .errors import FormatError, OptionsError
 from .option_schema import OPTIONS, contest_kinds
 from .options import EvalOptions
 from .profiles import get_profile
-from .reading.contest_fields import _checked, _path, _relative
+from .profiles.evaluator_file import EvaluatorFileError, Problem
+from .reading.contest_fields import checked_fields, path_of, relative_path
 
 __all__ = []
 
 
-def _profile(profile):
+def profile_of(profile):
     """A Profile, or the one a name (or an evaluator file) names: the one
     place the contest's files look a profile up."""
     return get_profile(profile)
 
 
 #: what a contest file's "options" may hold: the option schema's (every option once)
-_OPTION_KINDS = {k: v for k, v in contest_kinds().items() if k != "profile"} | {
+OPTION_KINDS = {k: v for k, v in contest_kinds().items() if k != "profile"} | {
     "profile": ("a profile's name", lambda v: isinstance(v, str) and v != ""),
 }
 
@@ -35,10 +36,10 @@ _OPTION_KINDS = {k: v for k, v in contest_kinds().items() if k != "profile"} | {
 _OPTIONAL = {o.name for o in OPTIONS if o.optional}
 
 
-def _options_from_dict(d, source, profile=None) -> EvalOptions:
+def options_from_dict(d, source, profile=None) -> EvalOptions:
     """The options of a contest file (under ``profile``: the profile of its
     "evaluator", which its "profile" names if it names one)."""
-    d = _checked(d, "scoring", _OPTION_KINDS, source, optional=_OPTIONAL)
+    d = checked_fields(d, "scoring", OPTION_KINDS, source, optional=_OPTIONAL)
     values = {k: (tuple(v) if k == "ranks" else v) for k, v in d.items()}
     if profile is not None:
         named = values.get("profile", profile.name)
@@ -55,15 +56,14 @@ def _options_from_dict(d, source, profile=None) -> EvalOptions:
         raise FormatError(source, f'"options": {exc}') from None
 
 
-def _evaluator_from(value, base, source):
+def evaluator_from(value, base, source):
     """The profile of a contest file's "evaluator": an evaluator file (its
     path, relative to the contest file) or its table; None without one."""
     if value is None:
         return None
-    from .profiles.evaluator_file import EvaluatorFileError, Problem
 
     try:
-        return _profile(_path(value, base) if isinstance(value, str) else value)
+        return profile_of(path_of(value, base) if isinstance(value, str) else value)
     except EvaluatorFileError as exc:
         if isinstance(value, str):
             raise  # names the evaluator file and the line
@@ -74,12 +74,12 @@ def _evaluator_from(value, base, source):
         raise FormatError(source, f'"evaluator": {exc}') from None
 
 
-def _evaluator_of(profile, base):
+def evaluator_of(profile, base):
     """What a contest file writes of its profile: an evaluator file's path
     (relative to the contest file), the table it embedded, or nothing (a
     built-in, one of the config folder or of a package: its name is enough)."""
     if profile.origin == "evaluator file" and profile.path is not None:
-        return _relative(Path(profile.path), base)
+        return relative_path(Path(profile.path), base)
     if profile.origin == "contest file" and profile.document is not None:
         return copy.deepcopy(dict(profile.document))
     return None

@@ -25,24 +25,16 @@ from .options import EvalOptions
 def _argument_type(name: str):
     """An argparse ``type`` from a parser of :mod:`shrec_eval.model.values`
     (imported when an option is read: values needs numpy)."""
-
-    def convert(text: str):
-        from .model import values
-
-        try:
-            return getattr(values, name)(text)
-        except OptionsError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
+    convert = bounded_arg(name)
     convert.__name__ = name
     return convert
 
 
-def _bounded(name: str, *bounds, **kw):
+def bounded_arg(name: str, *bounds, **kw):
     """An argparse ``type`` for a number in a range (the error names the option)."""
 
     def convert(text: str):
-        from .model import values
+        from .model import values  # late: values needs numpy, --help does not
 
         try:
             return getattr(values, name)(text, *bounds, **kw)
@@ -67,11 +59,11 @@ def _not_zero(convert, why: str):
     return checked
 
 
-def _profile(text: str) -> str:
+def profile_arg(text: str) -> str:
     """``--profile``'s value: a profile's name (built in, in the config
     folder, of an installed package) or an evaluator file (``.toml``, a
     path); read when the options are made."""
-    from .profiles import is_file_name, names
+    from .profiles import is_file_name, names  # late: the profiles need numpy, --help does not
 
     known = names()
     if text in known or is_file_name(text):
@@ -83,7 +75,7 @@ def _profile(text: str) -> str:
     )
 
 
-_profile.__name__ = "profile"
+profile_arg.__name__ = "profile"
 
 #: the defaults of the options (the dataclass's, without making one)
 DEFAULTS = {f.name: f.default for f in fields(EvalOptions)}
@@ -94,17 +86,17 @@ def _type(o: Option):
     if o.kind == "ranks":
         return _argument_type("parse_ranks")
     if o.kind == "real":
-        return _bounded("parse_real", o.least, o.most)
+        return bounded_arg("parse_real", o.least, o.most)
     if o.kind == "whole" and o.zero:
-        return _not_zero(_bounded("parse_whole", 0, int(o.most)), o.zero)
+        return _not_zero(bounded_arg("parse_whole", 0, int(o.most)), o.zero)
     if o.kind == "whole":
-        return _bounded("parse_whole", int(o.least), int(o.most))
+        return bounded_arg("parse_whole", int(o.least), int(o.most))
     return None
 
 
 #: the value types of the command line's options (option_groups uses them too)
-_ranks = _type(by_name("ranks"))
-_rank = _type(by_name("curve_length"))
+ranks_arg = _type(by_name("ranks"))
+rank_arg = _type(by_name("curve_length"))
 _beta = _type(by_name("f_beta"))
 _level = _type(by_name("relevance_level"))
 _max_rank = _type(by_name("max_rank"))
@@ -127,7 +119,7 @@ def add_option(group, name: str, **changes) -> None:
     if o.kind == "flag":
         kw["action"] = "store_true"
     elif o.kind == "profile":
-        kw.update(type=_profile, default=DEFAULT_PROFILE, metavar="NAME|FILE.toml")
+        kw.update(type=profile_arg, default=DEFAULT_PROFILE, metavar="NAME|FILE.toml")
         kw["help"] = PROFILE_HELP
     else:
         if o.kind == "choice" or (o.kind == "whole" and o.choices):

@@ -126,7 +126,7 @@ def _levels(value):
 
 def _measures(names):
     """The canonical names of ``names``, each once, in their order."""
-    from .scoring.measures import canonical
+    from .scoring.measures import canonical  # late: the measures need numpy, --help does not
 
     if isinstance(names, str) or not all(isinstance(n, str) for n in names):
         raise OptionsError(
@@ -347,7 +347,6 @@ def contest_kinds() -> dict[str, tuple[str, Callable]]:
     """What a contest file's ``"options"`` may hold: option -> (what it must
     be, a check of the JSON value's type); the values are then checked as
     EvalOptions checks them."""
-    from .choices import DEFAULT_PROFILE  # noqa: F401 - light
 
     def of(o: Option):
         if o.kind == "ranks":

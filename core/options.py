@@ -108,20 +108,16 @@ class EvalOptions:
                 continue
             object.__setattr__(self, option.name, checked(option.name, value))
         self._resolve_profile()
-        self._check_own_options()
 
     def _resolve_profile(self) -> None:
         """``profile`` as a name and ``rules`` as the Profile: resolved once
-        (the options' copies keep it; a Dask worker receives it with them)."""
-        from .profiles import options_profile
+        (the options' copies keep it; a Dask worker receives it with them);
+        then an option that belongs to another profile is refused."""
+        from .profiles import check_own_options, options_profile  # late: they import this module
 
         name, rules = options_profile(self.profile, self.rules)
         object.__setattr__(self, "rules", rules)
         object.__setattr__(self, "profile", name)
-
-    def _check_own_options(self) -> None:
-        from .profiles.own_options import check_own_options
-
         check_own_options(self)
 
     def to_dict(self) -> dict:

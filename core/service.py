@@ -33,6 +33,7 @@ from .options import EvalOptions
 from .profiles.evaluator import Evaluator
 from .reading.formats.source import default_name
 from .reading.readers import distinct_names
+from .scoring.distributed import evaluate as cluster_evaluate
 from .scoring.engine import Cancelled, evaluate
 from .scoring.results import RunResult
 
@@ -156,7 +157,6 @@ def _evaluate(i, assessment, run, options, progress, should_stop, client=None) -
     cb = None if progress is None else (lambda d, t, i=i: progress(i, d, t))
     if client is None:
         return evaluate(assessment, run, options, progress=cb, should_stop=should_stop)
-    from .scoring.distributed import evaluate as cluster_evaluate
 
     return cluster_evaluate(client, assessment, run, options, progress=cb, should_stop=should_stop)
 

@@ -104,7 +104,7 @@ def test_features_truncated_while_scored_are_an_error_and_the_app_keeps_running(
     """A feature file truncated between its reading and its scoring (f03):
     the run's error names the file (the app scores in its own process: a
     mapping's SIGBUS would end it), the other run's results stay."""
-    from shrec_eval.reading.formats import distances
+    from shrec_eval.kernels import distances
 
     labels = np.repeat(np.arange(4), 10)
     cla = write_cla(

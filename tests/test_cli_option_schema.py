@@ -9,7 +9,7 @@ from dataclasses import fields
 
 import pytest
 from shrec_eval.cli.parser import build_parser
-from shrec_eval.contest import _OPTION_KINDS
+from shrec_eval.contest_options import OPTION_KINDS
 from shrec_eval.errors import OptionsError
 from shrec_eval.option_schema import OPTIONS, by_name
 from shrec_eval.options import EvalOptions, check_field
@@ -19,7 +19,7 @@ def test_every_option_of_evaloptions_is_one_of_the_schema():
     names = [o.name for o in OPTIONS]
     assert len(names) == len(set(names))
     assert set(names) == {f.name for f in fields(EvalOptions)} - {"memory_budget", "rules"}
-    assert set(_OPTION_KINDS) == set(names)
+    assert set(OPTION_KINDS) == set(names)
 
 
 def test_the_command_line_options_are_the_schemas():

@@ -23,7 +23,7 @@ from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 from shrec_eval.cli.parser import main
 from shrec_eval.contest import Contest, RunSource
 from shrec_eval.errors import ContestFileError, FormatError
-from shrec_eval.reading.formats import distances as tiles
+from shrec_eval.kernels import distances as tiles
 from shrec_eval.reading.formats import embeddings as emb
 from shrec_eval.reading.formats.file_rows import FileRows
 from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run, sniff

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment, EvalOptions, evaluate
 from shrec_eval.errors import FormatError
-from shrec_eval.reading.formats import distances as tiles
+from shrec_eval.kernels import distances as tiles
 from shrec_eval.reading.formats import embeddings as emb
 from shrec_eval.reading.readers import load_run
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment
 from shrec_eval.choices import METRICS
-from shrec_eval.reading.formats import distances as tiles
+from shrec_eval.kernels import distances as tiles
 from shrec_eval.reading.readers import load_run
 
 

@@ -137,9 +137,9 @@ def test_text_widths_are_matplotlibs_extents(text, size):
     """A figure's text measured before layout is TextPath's extent, the same
     number to the last bit (figure heights, legend columns and wrapped
     titles follow it)."""
-    figure_style._text_width.cache_clear()
+    figure_style.text_width.cache_clear()
     with matplotlib.rc_context({"text.parse_math": False}):
-        got = figure_style._text_width(text, size)
+        got = figure_style.text_width(text, size)
         if text.strip():
             path = TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"})
             assert got == path.get_extents().width

@@ -309,7 +309,7 @@ def test_latex_tables_compile_with_any_name(tmp_path, name):
 
 
 def test_every_character_kept_in_latex_compiles(tmp_path):
-    from shrec_eval.outputs.report import _GREEK, _TEX_CHARS
+    from shrec_eval.outputs.tex_layout import _GREEK, _TEX_CHARS
 
     text = "".join(sorted(_TEX_CHARS)) + "".join(_GREEK) + "".join(map(chr, range(32, 127)))
     p = _compile(tmp_path, tex_escape(text))

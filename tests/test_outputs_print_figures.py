@@ -17,6 +17,7 @@ import pytest
 from matplotlib.text import Text
 from print_contest import classes55, demo_scored
 from shrec_eval.cli.parser import main
+from shrec_eval.outputs import figure_style
 from shrec_eval.outputs import figures as F
 from shrec_eval.outputs.figures import PRESETS, figure_bytes
 from shrec_eval.outputs.report import write_report
@@ -168,14 +169,14 @@ def test_legend_never_covers_data(demo):
             fig = F.curve_figure(results, key, PRESETS[preset])
             ax = fig.axes[0]
             if ax.get_legend() is not None:
-                assert F._covered(ax, ax.get_legend()) == 0
+                assert figure_style._covered(ax, ax.get_legend()) == 0
             else:
                 assert len(fig.legends) == 1
                 box = fig.legends[0].get_window_extent(fig.canvas.get_renderer())
                 assert box.y1 <= ax.get_window_extent(fig.canvas.get_renderer()).y0
     fig = F.bars_figure(results, PRESETS["column"])
     labels = fig.axes[0].get_xticklabels()
-    assert not F._overlapping(fig, labels)
+    assert not figure_style._overlapping(fig, labels)
     assert [t.get_text() for t in labels] == [r.run_name for r in results]
 
 
@@ -192,7 +193,7 @@ def test_heatmap_55_classes_labels_colour_bar_and_contrast():
     assert len(labels) == 55
     boxes = sorted((t.get_window_extent(r) for t in labels), key=lambda b: b.y0)
     assert all(a.y1 <= b.y0 + 0.01 for a, b in zip(boxes, boxes[1:]))  # never overlapping
-    assert not F._overlapping(fig, ax.get_xticklabels())
+    assert not figure_style._overlapping(fig, ax.get_xticklabels())
     # every label inside the page
     page = fig.bbox
     for t in texts(fig):

@@ -7,7 +7,8 @@ import argparse
 
 import pytest
 from shrec_eval.cli.parser import build_parser
-from shrec_eval.contest import _OPTION_KINDS, Contest
+from shrec_eval.contest import Contest
+from shrec_eval.contest_options import OPTION_KINDS
 from shrec_eval.errors import FormatError, OptionsError
 from shrec_eval.options import PROFILES, EvalOptions
 from shrec_eval.profiles import NAMES, REGISTRY, get_profile
@@ -44,7 +45,7 @@ def test_the_front_ends_list_the_registry():
     assert action.type("mine.toml") == "mine.toml"
     with pytest.raises(argparse.ArgumentTypeError, match="did you mean trec_eval"):
         action.type("trec-eval")
-    check = _OPTION_KINDS["profile"][1]
+    check = OPTION_KINDS["profile"][1]
     assert all(check(n) for n in NAMES) and not check(3)
     with pytest.raises(FormatError, match="unknown profile 'nope'"):
         Contest.from_dict({"assessment": {"path": "a.cla"}, "options": {"profile": "nope"}})

@@ -304,6 +304,25 @@ def test_the_profiles_page_states_each_profiles_columns_and_ranking():
             assert rank_key == "ap_trec_r" and rows[name][1] in ("adr", "as")
 
 
+def test_the_architecture_page_is_readmes_first_link_and_names_real_files():
+    """docs/architecture.md: under 250 lines, the first page README links to,
+    and every module or file it names in backticks exists (under core/, the
+    repository or the app)."""
+    page = ROOT / "docs" / "architecture.md"
+    text = page.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 250
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert LINK.findall(readme)[0] == "docs/architecture.md"
+    named = set(re.findall(r"`([\w/]+\.(?:py|toml))`", text))
+    assert len(named) > 20  # the map names the modules it describes
+    missing = [
+        n
+        for n in sorted(named)
+        if "NAME" not in n and not any((base / n).exists() for base in (ROOT / "core", ROOT))
+    ]
+    assert missing == []
+
+
 def test_no_merge_conflict_markers_are_left_in_the_tracked_files():
     """A conflict's markers committed by mistake (it happened once, in this
     page's neighbour docs/development.md) break a page or a module quietly."""

@@ -191,7 +191,7 @@ def test_rows_far_apart_are_read_in_runs(tmp_path, monkeypatch):
 CHANGE_AFTER_READING = textwrap.dedent(
     """
     import os, sys
-    from shrec_eval.reading.formats import distances
+    from shrec_eval.kernels import distances
     how, args = sys.argv[1], sys.argv[2:]
     real = distances.Distances.__init__
 

@@ -203,7 +203,7 @@ def test_paths_are_written_relative_and_normalised(tmp_path):
     (tmp_path / "sessions" / "deep").mkdir(parents=True)
     (tmp_path / "link").symlink_to(tmp_path / "sessions")
     run = tmp_path / "data" / "runs" / "a.trec"
-    rel = contest_module._relative
+    rel = contest_module.relative_path
     assert rel(run, tmp_path / "sessions") == "../data/runs/a.trec"
     assert rel(run, tmp_path / "link" / "deep") == "../../data/runs/a.trec"
     messy = Path(f"{tmp_path}/data//runs/../runs/./a.trec")
@@ -291,9 +291,9 @@ def test_every_engine_option_can_be_written_and_read():
     contest file checks (``rules`` is the profile resolved, not an option)."""
     from dataclasses import fields
 
-    from shrec_eval.contest import _OPTION_KINDS
+    from shrec_eval.contest_options import OPTION_KINDS
 
-    assert set(_OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget", "rules"}
+    assert set(OPTION_KINDS) == {f.name for f in fields(EvalOptions)} - {"memory_budget", "rules"}
     o = EvalOptions(
         ranks=(2,), max_rank=50, relevance_level=2, complete_queries=True, profile="trec_eval"
     )

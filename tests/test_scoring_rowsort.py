@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from shrec_eval.reading.formats.rowsort import rank_block, rank_pairs, rank_rows
+from shrec_eval.kernels.rowsort import rank_block, rank_pairs, rank_rows
 from tiers import examples
 
 

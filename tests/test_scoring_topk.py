@@ -1,4 +1,4 @@
-"""The top-K kernel (shrec_eval.reading.formats.topk): the first K of every row of
+"""The top-K kernel (shrec_eval.kernels.topk): the first K of every row of
 any float32 matrix, whatever its tiles, pieces and shards of columns, are
 the first K of a stable ascending sort of the row (ties by column, -0.0 as
 0.0); merging the shards' keys gives the same bits as one pass."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shrec_eval.reading.formats import topk
+from shrec_eval.kernels import topk
 from tiers import examples
 
 

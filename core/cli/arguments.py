@@ -2,7 +2,11 @@
 and the contest the arguments name (contest_of: a contest file, or an
 assessment and runs), its embedding and gallery settings, the outputs
 checked by the gate before anything is read (and --dask's scheduler), the
-measures asked for and the profile whose text output --format names."""
+measures asked for and the profile whose text output --format names.
+
+For the commands and their steps: options_of_args, contest_inputs,
+guard_outputs, guard_shapes, shapes_args, check_gallery_options, check_keys,
+table_keys, text_profile, write_contest_file."""
 
 from __future__ import annotations
 
@@ -55,7 +59,7 @@ def _asked_keys(args) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
-def _options(args) -> EvalOptions:
+def options_of_args(args) -> EvalOptions:
     """The engine options of the command line (evaluate, compare, demo): the
     ranks of --ranks plus those of the measures asked for by name (``P_20``
     or ``p@20`` adds 20), and those of --format's text; the measures with
@@ -69,7 +73,7 @@ def _options(args) -> EvalOptions:
     except ShrecEvalError as exc:
         raise UsageError(str(exc)) from None
     if getattr(args, "format", "table") != "table":  # the ranks its text output prints
-        options = replace(options, ranks=options.ranks + _text_profile(args, options).text_ranks)
+        options = replace(options, ranks=options.ranks + text_profile(args, options).text_ranks)
     return options
 
 
@@ -130,11 +134,11 @@ def contest_of(args, options: EvalOptions) -> Contest:
         ),
         replace(options, collection_size=args.collection_size),
         name=Path(args.save_contest).stem if getattr(args, "save_contest", None) else "",
-        **_shapes_args(args),
+        **shapes_args(args),
     )
 
 
-def _shapes_args(args, contest: Contest | None = None) -> dict:
+def shapes_args(args, contest: Contest | None = None) -> dict:
     """``shapes`` and ``query_shapes`` of a command line (--shapes DIR,
     --query-shapes DIR, with their layouts), else the contest's."""
     out = {}
@@ -219,7 +223,7 @@ _GALLERY_OPTIONS = {
 }
 
 
-def _check_gallery_options(args, contest: Contest) -> None:
+def check_gallery_options(args, contest: Contest) -> None:
     """The gallery's options without a gallery (no shapes, or no --report)
     are refused rather than ignored; --shapes without --report (nor
     --save-contest, which keeps them) is said in a note."""
@@ -297,18 +301,18 @@ def _contest_file_of(args):
     return None if args.runs else args.assessment
 
 
-def _save_contest(args, contest: Contest) -> None:
+def write_contest_file(args, contest: Contest) -> None:
     """--save-contest FILE: the contest this command line describes, for the
     app to open (File > Open session) or for ``evaluate CONTEST.json``."""
     if getattr(args, "save_contest", None):
         contest.write(args.save_contest)
 
 
-def _inputs(contest: Contest) -> list:
+def contest_inputs(contest: Contest) -> list:
     return contest.inputs()
 
 
-def _guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **outputs) -> None:
+def guard_outputs(contest: Contest, contest_file=None, *, save_contest=None, **outputs) -> None:
     """Before any work, every output through the one gate
     (:meth:`shrec_eval.contest.Contest.gate_outputs`); the ``contest_file``
     read (ASSESSMENT alone) is an input too, and ``--save-contest`` an output."""
@@ -337,11 +341,11 @@ def guarded_contest(args, options: EvalOptions, *outputs: str, check=None) -> Co
     contest = _fit_embedding_options(args, contest_of(args, options))
     if check is not None:
         check(contest)
-    _guard_outputs(contest, _contest_file_of(args), **{k: getattr(args, k) for k in outputs})
+    guard_outputs(contest, _contest_file_of(args), **{k: getattr(args, k) for k in outputs})
     return contest
 
 
-def _guard_shapes(contest: Contest, report=None) -> dict:
+def guard_shapes(contest: Contest, report=None) -> dict:
     """Before any scoring: the shapes folders exist, and with ``report``
     (the gallery's only use of them) each one is indexed, so that a folder
     holding no shapes or a layout finding none is refused now, not after
@@ -361,7 +365,7 @@ def _guard_shapes(contest: Contest, report=None) -> dict:
     return indexes
 
 
-def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
+def check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
     """The registry keys of measure names (keys or aliases), each one a
     measure the profile computes with these ranks."""
     known = {m.key for m in columns(options)}
@@ -380,19 +384,19 @@ def _check_keys(keys: Sequence[str], options: EvalOptions) -> list[str]:
     return out
 
 
-def _table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
+def table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
     """The printed columns and the ranking measure (registry keys), checked
     before scoring."""
     keys, rank_key = options.rules.table(assessment, options)
     if args.rank_by:
-        rank_key = _check_keys([args.rank_by], options)[0]
+        rank_key = check_keys([args.rank_by], options)[0]
     if args.columns:
-        keys = _check_keys(split_names(args.columns), options)
-    _check_keys(keys + [rank_key], options)
+        keys = check_keys(split_names(args.columns), options)
+    check_keys(keys + [rank_key], options)
     return keys, rank_key
 
 
-def _text_profile(args, options: EvalOptions):
+def text_profile(args, options: EvalOptions):
     """The profile whose own text output ``--format NAME`` asks for: the
     options' profile, when its text output is NAME (a UsageError else)."""
     formats = [p.text_format for p in listed() if p.text_format]

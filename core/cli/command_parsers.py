@@ -1,5 +1,9 @@
 """Each command's parser: its own options, its help text (what ASSESSMENT and
-RUN may be, the measure names) and its examples."""
+RUN may be, the measure names) and its examples.
+
+For the parser: one NAME_args per command (check_args, compare_args,
+demo_args, distances_args, evaluate_args, examples_args, measures_args,
+profiles_args, thumbnails_args) and examples_text, an epilog's examples."""
 
 from __future__ import annotations
 
@@ -15,15 +19,15 @@ from ..choices import (
     TESTS,
     UNITS,
 )
-from ..option_args import DEFAULTS, _profile
+from ..option_args import DEFAULTS, profile_arg
 from .option_groups import (
-    _embeddings_group,
-    _figure_preset_option,
-    _probability,
-    _ranks,
-    _resamples,
-    _seed,
-    _size,
+    embeddings_group,
+    figure_preset_option,
+    probability_arg,
+    ranks_arg,
+    resamples_arg,
+    seed_arg,
+    thumbnail_size_arg,
 )
 
 
@@ -53,7 +57,7 @@ MEASURE_NAMES = (
 )
 
 
-def _examples(*lines: tuple[str, str]) -> str:
+def examples_text(*lines: tuple[str, str]) -> str:
     return "examples:\n" + "".join(f"  {cmd}\n      {what}\n" for cmd, what in lines)
 
 
@@ -68,7 +72,7 @@ def _command(sub, name: str, help: str, parents, *, epilog: str, description: st
     )
 
 
-def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> None:
+def evaluate_args(sub, common, reading, engine, profile, output, shapes) -> None:
     _command(
         sub,
         "evaluate",
@@ -78,7 +82,7 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
         + "\n"
         + MEASURE_NAMES
         + "\n\n"
-        + _examples(
+        + examples_text(
             (
                 "shrec-eval evaluate psb_test.cla alice.matrix bob.txt carol/",
                 "a PSB contest: a binary matrix, an ASCII matrix and a rank-list folder",
@@ -102,7 +106,7 @@ def _evaluate_args(sub, common, reading, engine, profile, output, shapes) -> Non
     )
 
 
-def _check_args(sub, common, reading, profile) -> None:
+def check_args(sub, common, reading, profile) -> None:
     ch = _command(
         sub,
         "check",
@@ -110,7 +114,7 @@ def _check_args(sub, common, reading, profile) -> None:
         [common, reading, profile],
         epilog=inputs_help()
         + "\n"
-        + _examples(
+        + examples_text(
             (
                 "shrec-eval check psb_test.cla team1.matrix team2/",
                 "unknown or repeated ids, missing queries, unreadable files: exit 1",
@@ -130,7 +134,7 @@ def _check_args(sub, common, reading, profile) -> None:
     ch.add_argument("--json", metavar="FILE", help="write the checks as JSON")
 
 
-def _compare_args(sub, common, reading, engine, profile) -> None:
+def compare_args(sub, common, reading, engine, profile) -> None:
     co = _command(
         sub,
         "compare",
@@ -140,7 +144,7 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
         + "\n"
         + MEASURE_NAMES
         + "\n\n"
-        + _examples(
+        + examples_text(
             (
                 "shrec-eval compare target.cla a.txt b.txt c.txt --measure ap_trec_r",
                 "t-test, Wilcoxon and randomization test per pair, Holm-corrected",
@@ -183,17 +187,17 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
         default="holm",
         help="multiple-comparison correction across the pairs (default holm)",
     )
-    g.add_argument("--alpha", type=_probability, default=0.05, help="significance level (0.05)")
+    g.add_argument("--alpha", type=probability_arg, default=0.05, help="significance level (0.05)")
     g.add_argument(
         "--resamples",
-        type=_resamples,
+        type=resamples_arg,
         default=10000,
         help="randomization and bootstrap resamples (10000)",
     )
-    g.add_argument("--seed", type=_seed, default=0, help="random seed (0)")
+    g.add_argument("--seed", type=seed_arg, default=0, help="random seed (0)")
     g.add_argument(
         "--confidence",
-        type=_probability,
+        type=probability_arg,
         default=0.95,
         help="confidence level of the intervals (0.95)",
     )
@@ -201,16 +205,16 @@ def _compare_args(sub, common, reading, engine, profile) -> None:
     g.add_argument(
         "--report", metavar="DIR", help="the report files with significance markers on the measure"
     )
-    _figure_preset_option(g)
+    figure_preset_option(g)
 
 
-def _measures_args(sub, common) -> None:
+def measures_args(sub, common) -> None:
     me = _command(
         sub,
         "measures",
         "list the measures (key, label, other tools' names, definition)",
         [common],
-        epilog=_examples(
+        epilog=examples_text(
             ("shrec-eval measures", "every measure of the registry at ranks 5,10,25,50,100"),
             (
                 "shrec-eval measures --profile trec_eval",
@@ -224,10 +228,10 @@ def _measures_args(sub, common) -> None:
             ),
         ),
     )
-    me.add_argument("--ranks", type=_ranks, default=DEFAULTS["ranks"], metavar="K1,K2,...")
+    me.add_argument("--ranks", type=ranks_arg, default=DEFAULTS["ranks"], metavar="K1,K2,...")
     me.add_argument(
         "--profile",
-        type=_profile,
+        type=profile_arg,
         metavar="NAME|FILE.toml",
         help="only the measures this profile computes, the names that hold there, "
         "and its table columns and ranking measure",
@@ -239,13 +243,13 @@ def _measures_args(sub, common) -> None:
     )
 
 
-def _profiles_args(sub, common) -> None:
+def profiles_args(sub, common) -> None:
     pr = _command(
         sub,
         "profiles",
         "list the evaluator profiles, check evaluator files, print one",
         [common],
-        epilog=_examples(
+        epilog=examples_text(
             ("shrec-eval profiles", "every profile, where it comes from (built in, a file...)"),
             (
                 "shrec-eval profiles check mytrack.toml",
@@ -266,13 +270,13 @@ def _profiles_args(sub, common) -> None:
     )
 
 
-def _demo_args(sub, common, engine, profile, output, shapes) -> None:
+def demo_args(sub, common, engine, profile, output, shapes) -> None:
     _command(
         sub,
         "demo",
         "score the bundled demo contest and print its table",
         [common, engine, profile, output, shapes],
-        epilog=_examples(
+        epilog=examples_text(
             ("shrec-eval demo", "7 runs of a synthetic graded contest, ranked by ADR"),
             (
                 "shrec-eval demo --profile psbtable --columns NN,FT,ST,E,DCG",
@@ -283,13 +287,13 @@ def _demo_args(sub, common, engine, profile, output, shapes) -> None:
     )
 
 
-def _examples_args(sub, common) -> None:
+def examples_args(sub, common) -> None:
     ex = _command(
         sub,
         "examples",
         "copy the example contests the documentation's commands use into a folder",
         [common],
-        epilog=_examples(
+        epilog=examples_text(
             (
                 "shrec-eval examples shrec-examples",
                 "a PSB contest with matrices, rank lists and features, a qrels with TREC "
@@ -304,13 +308,13 @@ def _examples_args(sub, common) -> None:
     ex.add_argument("out", metavar="DIR", help="a new folder (or one of an earlier copy)")
 
 
-def _distances_args(sub, common) -> None:
+def distances_args(sub, common) -> None:
     di = _command(
         sub,
         "distances",
         "write the distance matrix of feature vectors (PSB binary float32)",
         [common],
-        epilog=_examples(
+        epilog=examples_text(
             (
                 "shrec-eval distances feats.npy --metric cosine -o feats.matrix",
                 "the N x N cosine distances of a .npy's rows (item order)",
@@ -323,7 +327,7 @@ def _distances_args(sub, common) -> None:
     )
     di.add_argument("features", metavar="FEATURES", help=".npy or .npz feature vectors")
     di.add_argument("-o", "--output", required=True, metavar="OUT.matrix", help="the matrix file")
-    _embeddings_group(di, top_k=False)
+    embeddings_group(di, top_k=False)
     g = di.add_argument_group("the order of rows and columns")
     g.add_argument(
         "--assessment",
@@ -338,13 +342,13 @@ def _distances_args(sub, common) -> None:
     )
 
 
-def _thumbnails_args(sub, common) -> None:
+def thumbnails_args(sub, common) -> None:
     th = _command(
         sub,
         "thumbnails",
         "render a shapes folder's thumbnails (PNG) for a contest site",
         [common],
-        epilog=_examples(
+        epilog=examples_text(
             (
                 "shrec-eval thumbnails --shapes psb/db thumbs/",
                 "a PNG per model of the Princeton Shape Benchmark's db/ folder",
@@ -362,7 +366,9 @@ def _thumbnails_args(sub, common) -> None:
         metavar="LAYOUT",
         help="psb, shapenet, flat or a pattern such as {id}.obj (default: detected)",
     )
-    th.add_argument("--size", type=_size, default=128, metavar="PX", help="side in pixels (128)")
+    th.add_argument(
+        "--size", type=thumbnail_size_arg, default=128, metavar="PX", help="side in pixels (128)"
+    )
     th.add_argument(
         "--no-normalize-ids", action="store_true", help="name the files by the ids as written"
     )

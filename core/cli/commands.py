@@ -12,8 +12,6 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from .. import __version__
 from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ContestFileError, OutputError, ShrecEvalError, UsageError
@@ -41,41 +39,31 @@ from ..scoring.params import family_lines
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
 from .arguments import (  # noqa: F401
-    _EMBEDDING_OPTIONS,
-    _GALLERY_OPTIONS,
     OPTION_FIELDS,
-    _asked_keys,
-    _check_gallery_options,
-    _check_keys,
-    _contest_file,
-    _contest_file_of,
-    _embedding_kind,
-    _embedding_options,
-    _fit_embedding_options,
-    _guard_outputs,
-    _guard_shapes,
-    _inputs,
-    _options,
-    _save_contest,
-    _shapes_args,
-    _table_keys,
-    _text_profile,
+    check_gallery_options,
+    check_keys,
     contest_of,
+    guard_outputs,
+    guard_shapes,
     guarded_contest,
     is_contest_file,
+    options_of_args,
+    shapes_args,
+    table_keys,
+    write_contest_file,
 )
 from .profiles_command import cmd_profiles
 from .steps import (  # noqa: F401
     PROG,
     Progress,
-    _cluster,
-    _drawers,
-    _gallery,
-    _native,
-    _no_own_reader,
-    _outputs,
-    _score,
+    comparison_text,
+    dask_client,
+    figure_drawers,
     legend,
+    native_files,
+    no_own_reader,
+    run_scoring,
+    write_outputs,
 )
 
 # -- commands ------------------------------------------------------------------------
@@ -87,22 +75,24 @@ def cmd_evaluate(args, out) -> int:
         raise UsageError(f"--per-query (-q) goes with --format {formats}")
     contest = guarded_contest(
         args,
-        _options(args),  # --format NAME: the profile's own text output, checked there
+        options_of_args(args),  # --format NAME: the profile's own text output, checked there
         *("json", "csv", "report", "native", "save_contest"),
-        check=lambda c: _check_gallery_options(args, c),
+        check=lambda c: check_gallery_options(args, c),
     )
-    shapes = _guard_shapes(contest, report=args.report)
+    shapes = guard_shapes(contest, report=args.report)
     assessment = None
     runs: list = []
     if contest.profile.contest_reader is None:  # shapenet17: an assessment per dataset
         assessment = load_assessment(contest)
-        _table_keys(args, assessment, contest.options)
-    with _drawers(args) as drawers:
-        with _cluster(args) as client:
-            assessment, results = _score(contest, assessment, runs, client)
+        table_keys(args, assessment, contest.options)
+    with figure_drawers(args) as drawers:
+        with dask_client(args) as client:
+            assessment, results = run_scoring(contest, assessment, runs, client)
         # the contest file once its runs were read: never one that cannot be scored
-        _save_contest(args, contest)
-        _outputs(args, contest, assessment, results, out, runs=runs, shapes=shapes, drawers=drawers)
+        write_contest_file(args, contest)
+        write_outputs(
+            args, contest, assessment, results, out, runs=runs, shapes=shapes, drawers=drawers
+        )
     return 0
 
 
@@ -111,21 +101,21 @@ def cmd_demo(args, out) -> int:
         raise UsageError("demo prints its table; --format trec_eval and -q go with evaluate")
     manifest = demo_manifest()
     contest = Contest.read(manifest)
-    contest = replace(contest, options=_options(args), **_shapes_args(args, contest))
-    _no_own_reader(contest.options, "demo")
-    _check_gallery_options(args, contest)
-    _guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
-    shapes = _guard_shapes(contest, report=args.report)
+    contest = replace(contest, options=options_of_args(args), **shapes_args(args, contest))
+    no_own_reader(contest.options, "demo")
+    check_gallery_options(args, contest)
+    guard_outputs(contest, json=args.json, csv=args.csv, report=args.report, native=args.native)
+    shapes = guard_shapes(contest, report=args.report)
     assessment = load_assessment(contest)
-    _table_keys(args, assessment, contest.options)
+    table_keys(args, assessment, contest.options)
     runs: list = []
-    with _drawers(args) as drawers:
-        _, results = _score(contest, assessment, runs)
+    with figure_drawers(args) as drawers:
+        _, results = run_scoring(contest, assessment, runs)
         out.write(
             f"{contest.name}: {assessment.n_queries} queries, collection of "
             f"{assessment.collection_size}, {assessment.kind}\n\n"
         )
-        _outputs(
+        write_outputs(
             args,
             contest,
             assessment,
@@ -252,8 +242,8 @@ def check_run(
 def cmd_check(args, out) -> int:
     options = EvalOptions(remove_self=not args.keep_self, **_profile_options(args))
     contest = guarded_contest(args, options, "json", "native", "save_contest")
-    _no_own_reader(contest.options, "check")
-    _save_contest(args, contest)
+    no_own_reader(contest.options, "check")
+    write_contest_file(args, contest)
     assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
     report = {
@@ -274,7 +264,7 @@ def cmd_check(args, out) -> int:
     )
     results = []
     paths = args.runs or [str(r.path) for r in contest.runs]
-    with _cluster(args) as client:
+    with dask_client(args) as client:
         entries = [
             check_run(assessment, source, contest.options, args.strict, client)
             for source in contest.runs
@@ -303,16 +293,18 @@ def cmd_check(args, out) -> int:
     if args.json:
         write_json(args.json, report)
     if results:
-        _native(args, assessment, results, contest)
+        native_files(args, assessment, results, contest)
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
 def cmd_compare(args, out) -> int:
-    contest = guarded_contest(args, _options(args), "json", "report", "native", "save_contest")
-    _no_own_reader(contest.options, "compare")
-    args.measure = _check_keys([args.measure], contest.options)[0]
+    contest = guarded_contest(
+        args, options_of_args(args), "json", "report", "native", "save_contest"
+    )
+    no_own_reader(contest.options, "compare")
+    args.measure = check_keys([args.measure], contest.options)[0]
     assessment = load_assessment(contest)
-    with _drawers(args) as drawers:
+    with figure_drawers(args) as drawers:
         return _compared(args, out, contest, assessment, drawers)
 
 
@@ -320,9 +312,9 @@ def _compared(args, out, contest, assessment, drawers) -> int:
     """compare once its report's figure processes start (``drawers``)."""
     from ..scoring.stats import compare  # the tests' module: compare alone loads it
 
-    with _cluster(args) as client:
-        _, results = _score(contest, assessment, client=client)
-    _save_contest(args, contest)  # once its runs were read
+    with dask_client(args) as client:
+        _, results = run_scoring(contest, assessment, client=client)
+    write_contest_file(args, contest)  # once its runs were read
     tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
     c = compare(
         results,
@@ -337,7 +329,7 @@ def _compared(args, out, contest, assessment, drawers) -> int:
         progress=Progress(label="comparing"),
     )
     out.write(comparison_text(c, contest.options.average))
-    _native(args, assessment, results, contest)
+    native_files(args, assessment, results, contest)
     if args.json:
         write_json(
             args.json,
@@ -361,65 +353,6 @@ def _compared(args, out, contest, assessment, drawers) -> int:
             drawers=drawers,
         )
     return 0
-
-
-def comparison_text(c, average: str = "micro") -> str:
-    """The ranking with intervals, then a matrix of corrected p-values per
-    test; which average the means are, unless the contest's micro one
-    (``average``: the contest's)."""
-    from ..scoring.stats import CORRECTIONS, TESTS, average_note
-
-    pct = f"{c.confidence:.0%}"
-    unit = "queries" if c.unit == "query" else "classes"
-    lines = [
-        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
-        f"{', '.join(TESTS[t] for t in c.tests)}; "
-        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
-        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
-        "",
-    ]
-    if (average, c.unit) != ("micro", "query"):
-        lines.insert(1, f"average: {average_note(average, c.unit)}")
-    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
-    for i, r in enumerate(c.ranking(), start=1):
-        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
-        rows.append(
-            [
-                str(i),
-                r.name,
-                f"{r.mean:.4f}" if r.mean is not None else "",
-                ci,
-                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
-            ]
-        )
-    lines += text_grid(rows)
-    order = [r.name for r in c.ranking()]
-    index = [r.name for r in c.runs]
-    for t in c.tests:
-        m = c.matrix(t)
-        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
-        grid = [[""] + order]
-        for a in order:
-            row = [a]
-            for b in order:
-                v = m[index.index(a), index.index(b)]
-                row.append(
-                    "-"
-                    if a == b
-                    else ""
-                    if np.isnan(v)
-                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
-                )
-            grid.append(row)
-        lines += text_grid(grid)
-    left = [p for p in c.pairs if p.n_left_out]
-    if left:
-        lines += [
-            "",
-            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
-            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
-        ]
-    return "\n".join(lines) + "\n"
 
 
 def cmd_distances(args, out) -> int:

@@ -1,6 +1,11 @@
 """The options the commands share, as argparse parent parsers (reading, engine,
 profile, output, shapes and gallery), with the value types that name the
-option in their errors; light: --help answers without numpy."""
+option in their errors; light: --help answers without numpy.
+
+For the parsers: Parser (its errors one line, with the nearest choice),
+reading_parser, output_parser, shapes_parser, embeddings_group,
+figure_preset_option and the value types probability_arg, resamples_arg,
+seed_arg, thumbnail_size_arg."""
 
 from __future__ import annotations
 
@@ -21,22 +26,17 @@ from ..choices import (
 )
 from ..errors import UsageError
 from ..option_args import (  # noqa: F401  (the command line's parsers use them)
-    _argument_type,
-    _beta,
-    _bounded,
-    _level,
-    _max_rank,
-    _not_zero,
-    _rank,
-    _ranks,
     add_option,
+    bounded_arg,
+    rank_arg,
+    ranks_arg,
 )
 from ..options import (
     MAX_COLLECTION,
 )
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message):  # one clear line instead of usage + error
         raise UsageError(f"{message}{_nearest_choice(message)} (see {self.prog} --help)")
 
@@ -52,15 +52,15 @@ def _nearest_choice(message: str) -> str:
     return f"; did you mean {near[0]}?" if near else ""
 
 
-_collection = _bounded("parse_whole", 1, MAX_COLLECTION)
+_collection = bounded_arg("parse_whole", 1, MAX_COLLECTION)
 #: randomization and bootstrap resamples: 1,000,000 is about 8 bytes x
 #: queries x resamples of working memory at once
-_resamples = _bounded("parse_whole", 1, 1_000_000)
-_seed = _bounded("parse_whole", 0, 2**63 - 1)
-_probability = _bounded("parse_real", 0.0, 0.999999)
+resamples_arg = bounded_arg("parse_whole", 1, 1_000_000)
+seed_arg = bounded_arg("parse_whole", 0, 2**63 - 1)
+probability_arg = bounded_arg("parse_real", 0.0, 0.999999)
 
 
-def _reading_parser() -> argparse.ArgumentParser:
+def reading_parser() -> argparse.ArgumentParser:
     """The files of a contest and how to read them (evaluate, check, compare)."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(
@@ -133,7 +133,7 @@ def _reading_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the contest this command line describes (a .json the app opens)",
     )
-    _embeddings_group(p)
+    embeddings_group(p)
     g = p.add_argument_group("scale")
     g.add_argument(
         "--dask",
@@ -144,7 +144,7 @@ def _reading_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
+def embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
     """How feature vectors are read and ranked (embedding runs, distances)."""
     g = p.add_argument_group("embedding runs (.npy, .npz)")
     g.add_argument(
@@ -158,14 +158,14 @@ def _embeddings_group(p: argparse.ArgumentParser, top_k: bool = True) -> None:
     if top_k:
         g.add_argument(
             "--top-k",
-            type=_rank,
+            type=rank_arg,
             metavar="K",
             help="keep each query's first K results (partial selection; measures past "
             "rank K become bounds, see the note)",
         )
 
 
-def _output_parser() -> argparse.ArgumentParser:
+def output_parser() -> argparse.ArgumentParser:
     """The tables and files of a scored contest (evaluate, demo)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("output")
@@ -206,11 +206,11 @@ def _output_parser() -> argparse.ArgumentParser:
         help="write summary.csv, per_query.csv, summary.md, summary.tex (one column), "
         "summary-wide.tex, index.html and figures/ (PDF, SVG, PNG)",
     )
-    _figure_preset_option(g)
+    figure_preset_option(g)
     return p
 
 
-def _figure_preset_option(g) -> None:
+def figure_preset_option(g) -> None:
     g.add_argument(
         "--figure-preset",
         choices=FIGURE_PRESETS,
@@ -220,12 +220,12 @@ def _figure_preset_option(g) -> None:
     )
 
 
-_size = _bounded("parse_whole", 16, 1024)
-_k = _bounded("parse_whole", 1, 100)
-_n = _bounded("parse_whole", 1, 1000)
+thumbnail_size_arg = bounded_arg("parse_whole", 16, 1024)
+_k = bounded_arg("parse_whole", 1, 100)
+_n = bounded_arg("parse_whole", 1, 1000)
 
 
-def _shapes_parser() -> argparse.ArgumentParser:
+def shapes_parser() -> argparse.ArgumentParser:
     """The shapes of a contest and the report's gallery (evaluate, demo)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("shapes and the report's gallery (docs/shapes.md)")
@@ -263,6 +263,10 @@ def _shapes_parser() -> argparse.ArgumentParser:
         "--gallery-k", type=_k, default=10, metavar="K", help="results shown per run (default 10)"
     )
     g.add_argument(
-        "--thumbnail-size", type=_size, default=128, metavar="PX", help="thumbnail side (128)"
+        "--thumbnail-size",
+        type=thumbnail_size_arg,
+        default=128,
+        metavar="PX",
+        help="thumbnail side (128)",
     )
     return p

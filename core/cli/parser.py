@@ -31,43 +31,23 @@ from ..outputs.atomic import stream_fd
 from ..scoring.memory import keep_freed_blocks
 from .command_parsers import (  # noqa: F401
     MEASURE_NAMES,
-    _check_args,
-    _command,
-    _compare_args,
-    _demo_args,
-    _distances_args,
-    _evaluate_args,
-    _examples,
-    _examples_args,
-    _formats,
-    _measures_args,
-    _profiles_args,
-    _thumbnails_args,
+    check_args,
+    compare_args,
+    demo_args,
+    distances_args,
+    evaluate_args,
+    examples_args,
+    examples_text,
     inputs_help,
+    measures_args,
+    profiles_args,
+    thumbnails_args,
 )
 from .option_groups import (  # noqa: F401
-    _argument_type,
-    _beta,
-    _bounded,
-    _collection,
-    _embeddings_group,
-    _figure_preset_option,
-    _k,
-    _level,
-    _max_rank,
-    _n,
-    _nearest_choice,
-    _not_zero,
-    _output_parser,
-    _Parser,
-    _probability,
-    _rank,
-    _ranks,
-    _reading_parser,
-    _resamples,
-    _seed,
-    _shapes_parser,
-    _size,
+    Parser,
+    output_parser,
+    reading_parser,
+    shapes_parser,
 )
 
 PROG = "shrec-eval"
@@ -87,14 +67,14 @@ COMMAND_NAMES = (
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
-    reading, engine, output = _reading_parser(), _engine_parser(), _output_parser()
-    profile, shapes = _profile_parser(), _shapes_parser()
-    p = _Parser(
+    reading, engine, output = reading_parser(), _engine_parser(), output_parser()
+    profile, shapes = _profile_parser(), shapes_parser()
+    p = Parser(
         prog=PROG,
         description="Score 3D shape retrieval contests (SHREC, PSB, ShapeNet) and TREC runs.",
         parents=[common],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_examples(
+        epilog=examples_text(
             ("shrec-eval demo", "score the bundled demo contest and print its table"),
             (
                 "shrec-eval evaluate psb_test.cla alice.matrix carol/ --report out/",
@@ -109,16 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _evaluate_args(sub, common, reading, engine, profile, output, shapes)
-    _distances_args(sub, common)
-    _check_args(sub, common, reading, profile)
-    _compare_args(sub, common, reading, engine, profile)
-    _measures_args(sub, common)
-    _profiles_args(sub, common)
-    _demo_args(sub, common, engine, profile, output, shapes)
-    _examples_args(sub, common)
-    _thumbnails_args(sub, common)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    evaluate_args(sub, common, reading, engine, profile, output, shapes)
+    distances_args(sub, common)
+    check_args(sub, common, reading, profile)
+    compare_args(sub, common, reading, engine, profile)
+    measures_args(sub, common)
+    profiles_args(sub, common)
+    demo_args(sub, common, engine, profile, output, shapes)
+    examples_args(sub, common)
+    thumbnails_args(sub, common)
     assert tuple(sub.choices) == COMMAND_NAMES
     return p
 

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from ..errors import ShrecEvalError, UsageError
 from ..model.values import text_grid
+from ..options import EvalOptions
+from ..profiles import broken, listed, name_taken
+from ..profiles.evaluator_file import EvaluatorFileError, build, parse_text, read_text
 
 __all__ = ["cmd_profiles"]
 
@@ -33,7 +36,6 @@ def cmd_profiles(args, out) -> int:
 
 
 def _list(out) -> int:
-    from ..profiles import broken, listed
 
     rows = [("NAME", "FROM", "FILE", "WHAT IT IS")]
     for p in listed():
@@ -52,9 +54,6 @@ def _list(out) -> int:
 def _check(path: Path, out) -> int:
     """Every problem of an evaluator file, one a line (``FILE:LINE: what``);
     1 when there is one."""
-    from ..profiles import name_taken
-    from ..profiles.evaluator_file import EvaluatorFileError, build, parse_text, read_text
-
     try:
         text = read_text(path)
         profile = build(parse_text(text, path), text=text, source=path)
@@ -75,7 +74,6 @@ def _check(path: Path, out) -> int:
 
 
 def _show(words: list[str], out) -> int:
-    from ..options import EvalOptions
 
     for word in words:
         try:

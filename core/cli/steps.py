@@ -1,6 +1,10 @@
 """The steps the scoring commands share: a progress bar on a terminal, reading
 and scoring a contest (locally or on a Dask cluster), and the table and the
-files asked for (JSON, CSV, report folder with its gallery, native files)."""
+files asked for (JSON, CSV, report folder with its gallery, native files),
+and compare's text (comparison_text).
+
+For the commands: run_scoring, dask_client, figure_drawers, write_outputs,
+native_files, no_own_reader."""
 
 from __future__ import annotations
 
@@ -9,9 +13,13 @@ import sys
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..contest import Contest
 from ..errors import UsageError
+from ..model.values import text_grid
 from ..options import EvalOptions
+from ..outputs.figure_jobs import start_drawers
 from ..outputs.native import write_native
 from ..outputs.palette import result_looks
 from ..outputs.report import (
@@ -27,10 +35,10 @@ from ..scoring.measures import (
 )
 from ..service import score_contest
 from .arguments import (
-    _guard_shapes,
-    _inputs,
-    _table_keys,
-    _text_profile,
+    contest_inputs,
+    guard_shapes,
+    table_keys,
+    text_profile,
 )
 
 PROG = "shrec-eval"
@@ -82,7 +90,7 @@ def legend(keys: Sequence[str], ranks: Sequence[int], profile=None) -> list[str]
     return lines + [line.rstrip()]
 
 
-def _score(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
+def run_scoring(contest: Contest, assessment=None, runs: list | None = None, client=None) -> tuple:
     """Read and score every run of the contest, in order, through the
     scoring service (the app scores through it too): the assessment and
     the results (the runs read are appended to ``runs`` when given;
@@ -97,15 +105,13 @@ def _score(contest: Contest, assessment=None, runs: list | None = None, client=N
 
 
 @contextlib.contextmanager
-def _drawers(args):
+def figure_drawers(args):
     """The processes that draw the report's figures (with --report; None
     without, or where none can start), started now, before the contest is
     scored, so that they are ready when it is; ended when the command ends
     (at once on an error or a signal)."""
     drawers = None
     if getattr(args, "report", None):
-        from ..outputs.figure_jobs import start_drawers
-
         drawers = start_drawers()
     if drawers is None:
         yield None
@@ -115,32 +121,33 @@ def _drawers(args):
 
 
 @contextlib.contextmanager
-def _cluster(args):
+def dask_client(args):
     """The Dask client of ``--dask SCHEDULER`` (None without it)."""
     scheduler = getattr(args, "dask", None)
     if scheduler is None:
         yield None
         return
+    # Dask's module: loaded by --dask alone (a command without it starts sooner)
     from ..scoring.distributed import connect
 
     with connect(scheduler) as client:
         yield client
 
 
-def _outputs(
+def write_outputs(
     args, contest: Contest, assessment, results, out, base=None, runs=(), shapes=None, drawers=None
 ) -> None:
     """The table, the notes and the files the output options ask for; paths
     in the JSON are relative to ``base`` when given (else as named).  With
     more results than runs (shapenet17: one per dataset of a method), each
     result's own source is its path in the JSON.  ``drawers``: the report's
-    figure processes (:func:`_drawers`)."""
+    figure processes (:func:`figure_drawers`)."""
     per_run = len(results) == len(contest.runs)
-    keys, rank_key = _table_keys(args, assessment, contest.options)
+    keys, rank_key = table_keys(args, assessment, contest.options)
     if getattr(args, "format", "table") != "table":
         # standard output is the evaluator's alone; the notes go to stderr; ids
         # as the bytes of the files (trec_eval prints them so)
-        write = _text_profile(args, contest.options).text_writer
+        write = text_profile(args, contest.options).text_writer
         emit = getattr(out, "write_exact", out.write)
         for run, r in zip(runs, results):
             emit(write(assessment, run, r, per_query=args.per_query))
@@ -184,7 +191,7 @@ def _outputs(
             ),
             drawers=drawers,
         )
-    _native(args, assessment, results, contest)
+    native_files(args, assessment, results, contest)
 
 
 def _gallery(
@@ -193,7 +200,7 @@ def _gallery(
     """The gallery's files for --report when the contest has shapes (None
     without), from the runs the scoring service read (their lists); the
     thumbnails come from the per-user cache.  ``shapes``: the folders'
-    indexes made before scoring (:func:`_guard_shapes`)."""
+    indexes made before scoring (:func:`guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
     # imported here: a command without a gallery does not load them
@@ -203,7 +210,7 @@ def _gallery(
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None
-    indexes = shapes if shapes is not None else _guard_shapes(contest, report=True)
+    indexes = shapes if shapes is not None else guard_shapes(contest, report=True)
     shapes, query_shapes = indexes.get("shapes"), indexes.get("query_shapes")
     files, problems = gallery_files(
         assessment,
@@ -226,19 +233,79 @@ def _gallery(
     return files
 
 
-def _native(args, assessment, results, contest: Contest | None = None) -> None:
+def native_files(args, assessment, results, contest: Contest | None = None) -> None:
     """--native DIR: the evaluator's own files (one folder per run when
     there are several), each checked against the inputs before the first
     is written (the folder passed the gate before scoring)."""
     if args.native:  # every command with results has the profile options
-        inputs = _inputs(contest) if contest is not None else ()
+        inputs = contest_inputs(contest) if contest is not None else ()
         write_native(args.native, assessment, results, inputs=inputs)
 
 
-def _no_own_reader(options: EvalOptions, command: str) -> None:
+def no_own_reader(options: EvalOptions, command: str) -> None:
     profile = options.rules
     if profile.contest_reader is not None:
         raise UsageError(
             f"the {profile.name} profile reads its contests itself and scores them with "
             f"'evaluate'; '{command}' does not take it"
         )
+
+
+def comparison_text(c, average: str = "micro") -> str:
+    """The ranking with intervals, then a matrix of corrected p-values per
+    test; which average the means are, unless the contest's micro one
+    (``average``: the contest's)."""
+    # the tests' module: loaded by compare alone (evaluate starts sooner without it)
+    from ..scoring.stats import CORRECTIONS, TESTS, average_note
+
+    pct = f"{c.confidence:.0%}"
+    unit = "queries" if c.unit == "query" else "classes"
+    lines = [
+        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
+        f"{', '.join(TESTS[t] for t in c.tests)}; "
+        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
+        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
+        "",
+    ]
+    if (average, c.unit) != ("micro", "query"):
+        lines.insert(1, f"average: {average_note(average, c.unit)}")
+    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
+    for i, r in enumerate(c.ranking(), start=1):
+        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
+        rows.append(
+            [
+                str(i),
+                r.name,
+                f"{r.mean:.4f}" if r.mean is not None else "",
+                ci,
+                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
+            ]
+        )
+    lines += text_grid(rows)
+    order = [r.name for r in c.ranking()]
+    index = [r.name for r in c.runs]
+    for t in c.tests:
+        m = c.matrix(t)
+        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
+        grid = [[""] + order]
+        for a in order:
+            row = [a]
+            for b in order:
+                v = m[index.index(a), index.index(b)]
+                row.append(
+                    "-"
+                    if a == b
+                    else ""
+                    if np.isnan(v)
+                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
+                )
+            grid.append(row)
+        lines += text_grid(grid)
+    left = [p for p in c.pairs if p.n_left_out]
+    if left:
+        lines += [
+            "",
+            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
+            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
+        ]
+    return "\n".join(lines) + "\n"

@@ -142,57 +142,16 @@ class Assessment:
         id; ``query_items`` maps some queries to their collection item.
         """
         qids = list(queries) if queries is not None else list(judgments)
-        if items is None:
-            seen: dict[str, None] = {}
-            for q in qids:
-                for it in judgments.get(q, {}):
-                    seen.setdefault(str(it), None)
-            if leave_one_out:
-                for q in qids:
-                    seen.setdefault(str(q), None)
-            item_list = list(seen)
-        else:
-            item_list = [str(i) for i in items]
+        item_list = _collection(judgments, qids, items, leave_one_out)
         index = {s: i for i, s in enumerate(item_list)}
         if len(index) != len(item_list):
             dup = sorted({s for s in item_list if item_list.count(s) > 1})[:MAX_EXAMPLES]
             raise AssessmentError(f"the collection lists item ids twice: {', '.join(dup)}")
-        indptr = [0]
-        j_items: list[int] = []
-        j_grades: list[int] = []
-        for q in qids:
-            row = []
-            for it, g in judgments.get(q, {}).items():
-                if isinstance(g, bool) or not isinstance(g, numbers.Real) or g != int(g):
-                    raise AssessmentError(
-                        f"query {q}, item {it}: grades are whole numbers, not {g!r}"
-                    )
-                g = int(g)
-                if g <= 0:
-                    continue
-                try:
-                    row.append((index[str(it)], g))
-                except KeyError:
-                    raise AssessmentError(
-                        f"query {q}: judged item {it} is not in the collection"
-                    ) from None
-            row.sort()
-            j_items.extend(r[0] for r in row)
-            j_grades.extend(r[1] for r in row)
-            indptr.append(len(j_items))
-        qitems = np.full(len(qids), -1, dtype=np.int64)
+        indptr, j_items, j_grades = _judged_rows(judgments, qids, index)
         mapping = dict(query_items or {})
         if leave_one_out:
             mapping.update({q: q for q in qids})
-        for k, q in enumerate(qids):
-            if q in mapping:
-                try:
-                    qitems[k] = index[str(mapping[q])]
-                except KeyError:
-                    raise AssessmentError(
-                        f"query {q} is said to be collection item {mapping[q]}, "
-                        "which is not in the collection"
-                    ) from None
+        qitems = _query_items(qids, index, mapping)
         grades = np.asarray(j_grades, dtype=np.int32)
         top = int(top_grade if top_grade is not None else (grades.max() if grades.size else 1))
         if grades.size and grades.max() > top:
@@ -253,3 +212,61 @@ class Assessment:
             self.item_ids[i]: int(g)
             for i, g in zip(self.judged_items[a:b], self.judged_grades[a:b])
         }
+
+
+def _collection(judgments, qids: list, items, leave_one_out: bool) -> list[str]:
+    """The collection's ids in their order: ``items`` as given, else every
+    judged item in first-seen order (and the queries, leave-one-out)."""
+    if items is not None:
+        return [str(i) for i in items]
+    seen: dict[str, None] = {}
+    for q in qids:
+        for it in judgments.get(q, {}):
+            seen.setdefault(str(it), None)
+    if leave_one_out:
+        for q in qids:
+            seen.setdefault(str(q), None)
+    return list(seen)
+
+
+def _judged_rows(judgments, qids: list, index: dict) -> tuple[list, list, list]:
+    """Each query's relevant items (grade > 0) in collection order, as CSR
+    arrays (indptr, item indices, grades); an AssessmentError for a grade
+    that is no whole number or an item not in the collection."""
+    indptr = [0]
+    j_items: list[int] = []
+    j_grades: list[int] = []
+    for q in qids:
+        row = []
+        for it, g in judgments.get(q, {}).items():
+            if isinstance(g, bool) or not isinstance(g, numbers.Real) or g != int(g):
+                raise AssessmentError(f"query {q}, item {it}: grades are whole numbers, not {g!r}")
+            g = int(g)
+            if g <= 0:
+                continue
+            try:
+                row.append((index[str(it)], g))
+            except KeyError:
+                raise AssessmentError(
+                    f"query {q}: judged item {it} is not in the collection"
+                ) from None
+        row.sort()
+        j_items.extend(r[0] for r in row)
+        j_grades.extend(r[1] for r in row)
+        indptr.append(len(j_items))
+    return indptr, j_items, j_grades
+
+
+def _query_items(qids: list, index: dict, mapping: dict) -> np.ndarray:
+    """Each query's collection item (-1: none), from ``mapping``."""
+    qitems = np.full(len(qids), -1, dtype=np.int64)
+    for k, q in enumerate(qids):
+        if q in mapping:
+            try:
+                qitems[k] = index[str(mapping[q])]
+            except KeyError:
+                raise AssessmentError(
+                    f"query {q} is said to be collection item {mapping[q]}, "
+                    "which is not in the collection"
+                ) from None
+    return qitems

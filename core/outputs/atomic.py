@@ -39,18 +39,9 @@ from pathlib import Path
 from ..errors import OutputError
 from ..model.names import NAME_KEPT, safe_name  # noqa: F401 - the gate names files by it
 from .writing import (  # noqa: F401
-    _FLUSH_EVERY,
-    _STREAM,
-    _WHAT,
-    _datasync,
-    _Flusher,
-    _is_std_file,
-    _new_file_mode,
-    _reason,
-    _remove,
-    _umask,
-    _unknown_entries,
+    FILE_KINDS,
     check_folder,
+    is_std_file,
     resolve_file_target,
     stream_fd,
     utf8,
@@ -80,7 +71,7 @@ def check_outputs(outputs: Iterable[tuple[str, object, str]], inputs: Iterable[o
             continue
         if kind == "file":
             resolve_file_target(out)
-            std = _is_std_file(out)
+            std = is_std_file(out)
             if std is not None:
                 raise OutputError(
                     out,
@@ -170,7 +161,7 @@ def _link_problem(entry: str, ins) -> str | None:
     except OSError:
         return None  # a dangling link: writing makes a new file
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        what = _WHAT.get(stat.S_IFMT(mode), "not a regular file")
+        what = FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
         return f"it holds {entry}, which is {what}"
     if not os.path.islink(entry):
         return None

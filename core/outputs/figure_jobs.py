@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.parent_watch import die_with_parent
 from .figure_style import figure_bytes
 from .palette import REPORT_FIGURES
 
@@ -93,8 +94,6 @@ def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
     matplotlib's drawing and file modules imported now (about a second),
     while its parent still scores."""
-    from ..model.parent_watch import die_with_parent
-
     die_with_parent()
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.backends.backend_pdf  # noqa: F401
@@ -102,7 +101,7 @@ def _ready() -> None:
     import matplotlib.figure  # noqa: F401
     import matplotlib.textpath  # noqa: F401
 
-    from . import figures  # noqa: F401 - the jobs' functions
+    from . import figures  # noqa: F401 - late: the jobs' functions (figures imports this module)
 
 
 class FigureDrawers:

@@ -1,8 +1,12 @@
 """The print figures' toolkit: the size presets (FigurePreset: column, page,
 slide), matplotlib's settings for them, legends placed where they cover
-least, run styles, names shortened to fit, text colours that read on a
-background, and figure_bytes, which draws a figure into PNG, SVG or PDF
-bytes without dates (the same bytes every run)."""
+least, run styles, names shortened to fit, and figure_bytes, which draws a
+figure into PNG, SVG or PDF bytes without dates (the same bytes every run).
+The colours of text on a cell are the palette's (text_colour).
+
+For figures: new_figure, style_axes, rc_context, run_style, names_looks,
+place_legend, turn_overlapping, wrap_text, text_width, renderer_of and
+freeze_layout."""
 
 from __future__ import annotations
 
@@ -129,13 +133,13 @@ def _rc(p: FigurePreset) -> dict:
         # text is drawn as written: a run or class name "$\\x$" or "cost $5 or $10"
         # is a name, not TeX math (mathtext failed on one, dropped the $ of the other)
         "text.parse_math": False,
-        # laid out by the figure's own engine, and by none once frozen (_freeze)
+        # laid out by the figure's own engine, and by none once frozen (freeze_layout)
         "figure.autolayout": False,
         "figure.constrained_layout.use": False,
     }
 
 
-def _new_figure(p: FigurePreset, height_cm: float | None = None):
+def new_figure(p: FigurePreset, height_cm: float | None = None):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -150,7 +154,7 @@ def _new_figure(p: FigurePreset, height_cm: float | None = None):
     return fig
 
 
-def _style_axes(ax, p: FigurePreset) -> None:
+def style_axes(ax, p: FigurePreset) -> None:
     ax.tick_params(labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.4)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -195,14 +199,14 @@ def _lay_out(fig) -> None:
     if get_artists is None:  # another matplotlib: the whole drawing, as it lays out
         fig.draw_without_rendering()
         return
-    get_artists(_renderer(fig))
+    get_artists(renderer_of(fig))
     try:
         fig.get_layout_engine().execute(fig)
     except ValueError:  # as Figure.draw: the layout given up, the figure kept
         pass
 
 
-def _freeze(fig) -> None:
+def freeze_layout(fig) -> None:
     """Lay the figure out a last time and keep that layout: the three
     formats are saved from it without laying it out again (no layout engine
     left: matplotlib's savefig draws a figure with one, even a placeholder,
@@ -211,14 +215,14 @@ def _freeze(fig) -> None:
     fig.set_layout_engine(None)
 
 
-def _renderer(fig):
+def renderer_of(fig):
     return fig.canvas.get_renderer()
 
 
 def _covered(ax, legend) -> int:
     """How many drawn data points (points along every line, bar tops and
     sides) the legend's box covers, in display coordinates."""
-    box = legend.get_window_extent(_renderer(ax.figure))
+    box = legend.get_window_extent(renderer_of(ax.figure))
     pts = []
     for line in ax.get_lines():
         xy = line.get_xydata()
@@ -229,7 +233,7 @@ def _covered(ax, legend) -> int:
         if len(xy):
             pts.append(ax.transData.transform(xy))
     for patch in ax.patches:
-        b = patch.get_window_extent(_renderer(ax.figure))
+        b = patch.get_window_extent(renderer_of(ax.figure))
         ys = np.linspace(b.y0, b.y1, 10)
         for x in np.linspace(b.x0, b.x1, 5):
             pts.append(np.column_stack([np.full_like(ys, x), ys]))
@@ -240,7 +244,7 @@ def _covered(ax, legend) -> int:
     return int(inside.sum())
 
 
-def _legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None) -> str:
+def place_legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None) -> str:
     """The legend inside the axes (matplotlib's emptiest place) when it
     covers no data there and takes at most a third of the axes; else below
     the axes, in as many columns as the width holds.  Returns where it went."""
@@ -258,13 +262,13 @@ def _legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None)
     leg.get_frame().set_linewidth(p.thin_pt)
     leg.get_frame().set_edgecolor("#b0b0b0")
     _draw(fig)
-    axbox = ax.get_window_extent(_renderer(fig))
-    lbox = leg.get_window_extent(_renderer(fig))
+    axbox = ax.get_window_extent(renderer_of(fig))
+    lbox = leg.get_window_extent(renderer_of(fig))
     if _covered(ax, leg) == 0 and lbox.width * lbox.height <= axbox.width * axbox.height / 3:
         return "inside"
     leg.remove()
     # a column: handle, gap, label and spacing, in points
-    widest = max((_text_width(t, p.font_pt) for t in labels), default=0.0)
+    widest = max((text_width(t, p.font_pt) for t in labels), default=0.0)
     column = widest + p.font_pt * (2.2 + 0.5 + 1.2)
     room = fig.get_figwidth() * 72 - 2 * p.font_pt
     ncol = max(1, min(len(labels), int(room // max(column, 1))))
@@ -276,7 +280,7 @@ def _legend(fig, ax, handles, labels, p: FigurePreset, title: str | None = None)
 
 
 @lru_cache(maxsize=4096)
-def _text_width(text: str, size: float) -> float:
+def text_width(text: str, size: float) -> float:
     """Width of ``text`` at ``size`` points, in points (before layout): the
     extent of its outline (matplotlib's ``TextPath(...).get_extents()``,
     :func:`_ink_width`), kept for the names measured again."""
@@ -343,7 +347,7 @@ def _ink_width(path) -> float:
     return float(hi - lo)
 
 
-def _run_style(look: RunLook) -> dict:
+def run_style(look: RunLook) -> dict:
     """matplotlib's line settings for a run's look."""
     return {"color": look.colour, "marker": look.marker, "linestyle": look.dash}
 
@@ -383,7 +387,7 @@ def _drawable(text: str) -> str:
     return "".join(c if font.get_char_index(ord(c)) else f"[U+{ord(c):04X}]" for c in text)
 
 
-def _names_looks(results, names, looks, preset: FigurePreset):
+def names_looks(results, names, looks, preset: FigurePreset):
     """The names as drawn, and each run's look (by default: by its place
     among ``results``, shrec_eval.outputs.palette.run_looks)."""
     names = figure_names(names if names is not None else [r.run_name for r in results], preset)
@@ -391,7 +395,7 @@ def _names_looks(results, names, looks, preset: FigurePreset):
     return names, looks
 
 
-def _turn_overlapping(fig, ax, angles=(0, 30, 90)) -> None:
+def turn_overlapping(fig, ax, angles=(0, 30, 90)) -> None:
     """Turn the x tick labels (run names) by 30 (45), then 90 degrees while
     any two neighbours overlap (labels on top of the axes turn upwards)."""
     top = ax.xaxis.get_ticks_position() == "top"
@@ -413,7 +417,7 @@ def _overlapping(fig, texts) -> bool:
         return False
     angle = texts[0].get_rotation() % 180
     if angle == 0:
-        boxes = sorted((t.get_window_extent(_renderer(fig)) for t in texts), key=lambda b: b.x0)
+        boxes = sorted((t.get_window_extent(renderer_of(fig)) for t in texts), key=lambda b: b.x0)
         return any(a.x1 > b.x0 - 1 for a, b in zip(boxes, boxes[1:]))
     pos = sorted(t.get_transform().transform(t.get_position())[0] for t in texts)
     step = min(b - a for a, b in zip(pos, pos[1:]))
@@ -421,34 +425,12 @@ def _overlapping(fig, texts) -> bool:
     return step * math.sin(math.radians(angle)) < line
 
 
-def _luminance(rgb) -> float:
-    """WCAG 2 relative luminance of an sRGB colour (components 0..1)."""
-    c = np.asarray(rgb, float)[:3]
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return float(lin @ np.array([0.2126, 0.7152, 0.0722]))
-
-
-def contrast_ratio(a, b) -> float:
-    """WCAG 2 contrast ratio of two sRGB colours (components 0..1)."""
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
-
-
-def text_colour(background) -> tuple[float, float, float]:
-    """Black or white, whichever contrasts more with ``background`` (the
-    better of the two is always at least 4.58:1)."""
-    black, white = (0.0, 0.0, 0.0), (1.0, 1.0, 1.0)
-    return (
-        black if contrast_ratio(background, black) >= contrast_ratio(background, white) else white
-    )
-
-
-def _wrap(text: str, width_pt: float, p: FigurePreset) -> str:
+def wrap_text(text: str, width_pt: float, p: FigurePreset) -> str:
     """``text`` in lines no wider than ``width_pt`` at the preset's size
     (broken between words)."""
     lines: list[str] = []
     for word in text.split(" "):
-        if lines and _text_width(f"{lines[-1]} {word}", p.font_pt) <= width_pt:
+        if lines and text_width(f"{lines[-1]} {word}", p.font_pt) <= width_pt:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)
@@ -462,18 +444,13 @@ def fmt_range(lo: float, hi: float, higher_is_better: bool = True) -> str:
     return f"from {hi:.3f} (dark) to {lo:.3f} (bright); lower is better"
 
 
-def _hex(colour: str) -> tuple[float, float, float]:
-    h = colour.lstrip("#")
-    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
-
-
 #: one figure drawn or saved at a time in this process: matplotlib's settings
 #: (rcParams) and font objects are shared by every thread, and the app draws
 #: figures on worker threads (Export figure, Export report)
 _DRAWING = threading.RLock()
 
 
-class _rc_context:
+class rc_context:
     """matplotlib.rc_context for this figure's settings (the fonts' size and
     embedding); held again while saving (see figure_bytes).  Holds the
     drawing lock while it lasts."""
@@ -512,6 +489,6 @@ def figure_bytes(fig, fmt: str, dpi: int | None = None) -> bytes:
         "svg": {"Creator": "shrec-eval", "Date": None},
         "png": {"Software": "shrec-eval"},
     }[fmt]
-    with _rc_context(p):
+    with rc_context(p):
         fig.savefig(buf, format=fmt, dpi=dpi or p.dpi, metadata=meta, facecolor="white")
     return buf.getvalue()

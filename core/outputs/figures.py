@@ -24,8 +24,6 @@ from ..errors import OptionsError
 from ..scoring.measures import CURVES, measure_by_key
 from .figure_jobs import FigureDrawers, FigureJob, FigureRun, draw_figures
 from .figure_style import (  # noqa: F401
-    _DRAWING,
-    _GROW,
     BAR_COLOURS,
     CM,
     MARKERS,
@@ -35,35 +33,34 @@ from .figure_style import (  # noqa: F401
     SHREC_BARS,
     UNDEFINED_CELL,
     FigurePreset,
-    _covered,
-    _draw,
-    _drawable,
-    _font,
-    _freeze,
-    _hex,
-    _legend,
-    _luminance,
-    _names_looks,
-    _new_figure,
-    _overlapping,
-    _rc,
-    _rc_context,
-    _renderer,
-    _run_style,
-    _style_axes,
-    _text_width,
-    _turn_overlapping,
-    _wrap,
-    contrast_ratio,
     figure_bytes,
     figure_names,
     fmt_range,
+    freeze_layout,
     name_limit,
+    names_looks,
+    new_figure,
+    place_legend,
     preset_by_name,
-    text_colour,
+    rc_context,
+    renderer_of,
+    run_style,
+    style_axes,
+    text_width,
+    turn_overlapping,
+    wrap_text,
 )
 from .palette import FIGURE_FORMATS as FORMATS
-from .palette import GRADE_COLOURS, REPORT_FIGURES, RunLook, grade_colour, grade_words
+from .palette import (
+    GRADE_COLOURS,
+    REPORT_FIGURES,
+    RunLook,
+    contrast_ratio,
+    grade_colour,
+    grade_words,
+    hex_colour,
+    text_colour,
+)
 
 __all__ = [
     "PRESETS",
@@ -108,13 +105,13 @@ def curve_figure(
     curve = next((c for c in CURVES if c.key == key), None)
     if curve is None:
         raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
-    names, looks = _names_looks(results, names, looks, p)
+    names, looks = names_looks(results, names, looks, p)
     if query_class is not None and title is None:
         title = f"{curve.label}, class {figure_names([query_class], p)[0]}"
-    with _rc_context(p):
-        fig = _new_figure(p)
+    with rc_context(p):
+        fig = new_figure(p)
         ax = fig.add_subplot()
-        _style_axes(ax, p)
+        style_axes(ax, p)
         handles = []
         top = 0.0
         for i, r in enumerate(results):
@@ -138,7 +135,7 @@ def curve_figure(
                 # the limits hold every point: a marker on them drawn whole, not
                 # half cut by the axes
                 clip_on=False,
-                **_run_style(looks[i]),
+                **run_style(looks[i]),
             )
             handles.append((line, names[i]))
             if np.isfinite(y).any():
@@ -146,7 +143,7 @@ def curve_figure(
         ax.set_xlabel(curve.x_label)
         ax.set_ylabel(curve.y_label)
         if title:
-            ax.set_title(_wrap(title, p.size_pt[0] - 2 * p.font_pt, p))
+            ax.set_title(wrap_text(title, p.size_pt[0] - 2 * p.font_pt, p))
         if key == "pr" or curve.y_label.startswith("N") or key == "f":
             ax.set_ylim(0, 1.02)
         else:
@@ -157,8 +154,8 @@ def curve_figure(
             xs = np.asarray(results[0].curves[key].x, float)
             ax.set_xlim(xs.min() if key.endswith("recall") else 0, xs.max())
         if handles:
-            _legend(fig, ax, [h for h, _ in handles], [n for _, n in handles], p)
-        _freeze(fig)
+            place_legend(fig, ax, [h for h, _ in handles], [n for _, n in handles], p)
+        freeze_layout(fig)
     return fig
 
 
@@ -174,17 +171,17 @@ def bars_figure(
     bars, one per measure (short labels in the legend); run names under the
     groups, turned when they would overlap."""
     p = preset.checked()
-    names, _ = _names_looks(results, names, None, p)
+    names, _ = names_looks(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     keys = [k for k in keys if results and all(k in r.keys for r in results)]
     measures = [measure_by_key(k, ranks) for k in keys]
     vals = np.array(
         [[np.nan if r.mean(k) is None else r.mean(k) for k in keys] for r in results], float
     ).reshape(len(results), len(keys))
-    with _rc_context(p):
-        fig = _new_figure(p)
+    with rc_context(p):
+        fig = new_figure(p)
         ax = fig.add_subplot()
-        _style_axes(ax, p)
+        style_axes(ax, p)
         ax.grid(False, axis="x")
         n = max(len(keys), 1)
         width = 0.8 / n
@@ -211,11 +208,11 @@ def bars_figure(
         ax.set_ylabel("Mean over queries" if not counts else "Mean over queries (counts too)")
         if title:
             ax.set_title(title)
-        _turn_overlapping(fig, ax)
+        turn_overlapping(fig, ax)
         if handles:
-            _legend(fig, ax, [h for h, _ in handles], [t for _, t in handles], p)
-            _turn_overlapping(fig, ax)
-        _freeze(fig)
+            place_legend(fig, ax, [h for h, _ in handles], [t for _, t in handles], p)
+            turn_overlapping(fig, ax)
+        freeze_layout(fig)
     return fig
 
 
@@ -252,10 +249,10 @@ def ranked_lists_figure(
         key.append((grade_colour(1, top_grade), grade_words(1, top_grade)))
     key.append((GRADE_COLOURS[0], "not relevant"))
     line = p.font_pt * 1.5 / 72  # inches per run
-    with _rc_context(p):
+    with rc_context(p):
         # the runs, then title, rank axis and the key below
         height = max(p.size_in[1], n * line + (7 if title else 5.5) * line)
-        fig = _new_figure(p, height_cm=height / CM)
+        fig = new_figure(p, height_cm=height / CM)
         ax = fig.add_subplot()
         for i, g in enumerate(gains):
             if not len(g):
@@ -281,10 +278,10 @@ def ranked_lists_figure(
         ax.spines["bottom"].set_linewidth(p.thin_pt)
         ax.set_xlabel("Rank")
         if title:  # over the whole width (the names take the left of it)
-            fig.suptitle(_wrap(title, p.size_pt[0] - 2 * p.font_pt, p), fontsize=p.font_pt)
+            fig.suptitle(wrap_text(title, p.size_pt[0] - 2 * p.font_pt, p), fontsize=p.font_pt)
         handles = [Patch(facecolor=np.asarray(c) / 255, edgecolor="none") for c, _ in key]
         labels = [w for _, w in key]
-        column = max(_text_width(t, p.font_pt) for t in labels) + p.font_pt * (1.4 + 0.5 + 1.5)
+        column = max(text_width(t, p.font_pt) for t in labels) + p.font_pt * (1.4 + 0.5 + 1.5)
         ncol = max(1, min(len(labels), int((p.size_pt[0] - 2 * p.font_pt) // column)))
         fig.legend(
             handles,
@@ -296,7 +293,7 @@ def ranked_lists_figure(
             handletextpad=0.5,
             columnspacing=1.5,
         )
-        _freeze(fig)
+        freeze_layout(fig)
     return fig
 
 
@@ -332,7 +329,7 @@ def heatmap_figure(
     from matplotlib.colors import Normalize
 
     p = preset.checked()
-    names, _ = _names_looks(results, names, None, p)
+    names, _ = names_looks(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     measure = measure_by_key(key, ranks)
     classes, mat = class_matrix(results, key)
@@ -346,14 +343,14 @@ def heatmap_figure(
     cmap = colormaps["viridis"] if measure.higher_is_better else colormaps["viridis_r"]
     norm = Normalize(lo, hi)
     rgba = cmap(norm(np.where(ok, mat, lo)))
-    rgba[~ok] = (*_hex(UNDEFINED_CELL), 1.0)
+    rgba[~ok] = (*hex_colour(UNDEFINED_CELL), 1.0)
     line = p.font_pt * 1.5 / 72  # inches per class row
-    with _rc_context(p):
+    with rc_context(p):
         # the rows, then the run names (turned), title and colour bar
-        longest_run = max((_text_width(n, p.font_pt) for n in names), default=0) / 72
+        longest_run = max((text_width(n, p.font_pt) for n in names), default=0) / 72
         extra = 2.2 * line + min(longest_run, p.size_in[0] * 0.5) + (line if title else 0)
         height = max(p.size_in[1], len(classes) * line + extra)
-        fig = _new_figure(p, height_cm=height / CM)
+        fig = new_figure(p, height_cm=height / CM)
         fig._shrec_matrix = mat  # classes x runs, as drawn
         ax = fig.add_subplot()
         ax.imshow(rgba, aspect="auto", interpolation="nearest")
@@ -374,12 +371,12 @@ def heatmap_figure(
             pad=0.01,
         )
         # the label is centred under the bar, as wide as the cells
-        longest_class = max(_text_width(c, p.font_pt) for c in classes)
+        longest_class = max(text_width(c, p.font_pt) for c in classes)
         room = p.size_in[0] * 72 - longest_class - 3 * p.font_pt
         bar.set_label(
-            _wrap(f"{measure.short or measure.key} ({measure.label}), class mean", room, p)
+            wrap_text(f"{measure.short or measure.key} ({measure.label}), class mean", room, p)
             + "\n"
-            + _wrap(fmt_range(lo, hi, measure.higher_is_better), room, p),
+            + wrap_text(fmt_range(lo, hi, measure.higher_is_better), room, p),
             fontsize=p.font_pt,
         )
         bar.ax.tick_params(labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.3)
@@ -390,12 +387,12 @@ def heatmap_figure(
         # widest fits a cell (estimated: the axes span the width left by the
         # class names), checked once laid out
         cell_room = (p.size_in[0] * 72 - longest_class - 3 * p.font_pt) / max(len(results), 1)
-        widest = max((_text_width(n, p.font_pt) for n in names), default=0.0)
-        _turn_overlapping(fig, ax, (0, 90) if widest + p.font_pt <= cell_room else (90,))
+        widest = max((text_width(n, p.font_pt) for n in names), default=0.0)
+        turn_overlapping(fig, ax, (0, 90) if widest + p.font_pt <= cell_room else (90,))
         # the values in the cells where "0.00" fits the cell at the preset's size
-        box = ax.get_window_extent(_renderer(fig))
+        box = ax.get_window_extent(renderer_of(fig))
         cell_w = box.width / max(len(results), 1) / fig.dpi * 72  # points
-        fits = _text_width("0.00", p.font_pt) * 1.15 <= cell_w
+        fits = text_width("0.00", p.font_pt) * 1.15 <= cell_w
         if cell_text if cell_text is not None else fits:
             for i in range(len(classes)):
                 for j in range(len(results)):
@@ -409,7 +406,7 @@ def heatmap_figure(
                             fontsize=p.font_pt,
                             color=text_colour(rgba[i, j]),
                         )
-        _freeze(fig)
+        freeze_layout(fig)
     return fig
 
 

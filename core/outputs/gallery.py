@@ -35,8 +35,6 @@ from .report import fmt, source_names
 
 __all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_names"]
 
-GALLERY_FILES = ("gallery.html", "thumbs")
-
 ListsOf = Callable[[int, str], tuple[Sequence[str], np.ndarray]]
 
 

@@ -1,11 +1,15 @@
 """The runs' looks (colour, marker and dash) shared by the app's plots and
 the print figures, the grade colours of ranked results (gallery, figures,
-the app's shape views), and the report's figures (names and formats)."""
+the app's shape views), the report's figures (names and formats), and the
+colours of text on a coloured cell (text_colour: black or white, whichever
+contrasts more; contrast_ratio, hex_colour)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 #: colour-blind-safe palette (Okabe-Ito without its yellow and black, then Tol's
 #: muted), readable on white and on dark
@@ -121,3 +125,30 @@ def grade_words(grade: int, top_grade: int) -> str:
     if top_grade == 2:
         return "highly relevant" if grade >= 2 else "marginally relevant"
     return f"grade {grade}"
+
+
+def _luminance(rgb) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (components 0..1)."""
+    c = np.asarray(rgb, float)[:3]
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(lin @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG 2 contrast ratio of two sRGB colours (components 0..1)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_colour(background) -> tuple[float, float, float]:
+    """Black or white, whichever contrasts more with ``background`` (the
+    better of the two is always at least 4.58:1)."""
+    black, white = (0.0, 0.0, 0.0), (1.0, 1.0, 1.0)
+    return (
+        black if contrast_ratio(background, black) >= contrast_ratio(background, white) else white
+    )
+
+
+def hex_colour(colour: str) -> tuple[float, float, float]:
+    h = colour.lstrip("#")
+    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))

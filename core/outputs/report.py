@@ -17,19 +17,10 @@ from ..model.values import RowMap, nullable
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
 from ..scoring.engine import RunResult
+from . import figures
 from .atomic import check_folder, write_folder
+from .figure_jobs import draw_figures
 from .json_pieces import (  # noqa: F401
-    _JSON,
-    _JSON_GROUP,
-    _JSON_HEAVY,
-    _JSON_SAMPLE,
-    _JSON_WHOLE,
-    _dumps,
-    _heavy,
-    _json_pieces,
-    _member_groups,
-    _shown_text,
-    _weight,
     json_pieces,
     write_json,
 )
@@ -37,21 +28,13 @@ from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, result_looks
 from .summary import (  # noqa: F401
     AVERAGE_TEXT,
     Summary,
-    _headline,
     class_table,
     fmt,
+    headline_keys,
     source_names,
 )
 from .tables import (  # noqa: F401
-    _CONTROL,
-    _CSS,
-    _MD_SPECIAL,
     FORMULA_START,
-    _csv,
-    _csv_num,
-    _cut_names_html,
-    _measure_key_text,
-    _per_class_html,
     csv_text_cell,
     cut_names_md,
     md_escape,
@@ -66,11 +49,6 @@ from .tables import (  # noqa: F401
     summary_tex,
 )
 from .tex_layout import (  # noqa: F401
-    _CM,
-    _GREEK,
-    _TEX,
-    _TEX_CHARS,
-    _TEX_SET,
     COLUMN_PT,
     PAGE_PT,
     TEX_DIGITS,
@@ -79,12 +57,6 @@ from .tex_layout import (  # noqa: F401
     TOOL,
     TexCell,
     TexTable,
-    _balanced,
-    _breakable,
-    _col_widths,
-    _Layout,
-    _layout,
-    _try_layout,
     tex_escape,
     tex_plain,
     tex_table,
@@ -159,60 +131,6 @@ def _value_rows(keys: list[str], values, start: int, stop: int) -> list[dict]:
     return list(map(dict, map(partial(zip, keys), values[start:stop].tolist())))
 
 
-# -- CSV ----------------------------------------------------------------------------
-
-
-# -- Markdown, LaTeX, HTML ---------------------------------------------------------------
-
-
-# -- LaTeX tables that fit the page ---------------------------------------------------------
-#
-# The tables are laid out here, before LaTeX sees them: the width of every
-# cell is estimated from the advance widths of Computer Modern (cmr10 / cmbx10,
-# in em; other fonts of papers are no wider by more than the margin kept), and
-# the font size, the space between columns and the number of column blocks
-# are chosen so that the table fits (tests/test_outputs_latex.py compiles them
-# with pdflatex and finds no overfull box).
-
-
-_CM.update(
-    zip(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-        (
-            0.75,
-            0.708,
-            0.722,
-            0.764,
-            0.681,
-            0.653,
-            0.785,
-            0.75,
-            0.361,
-            0.514,
-            0.778,
-            0.625,
-            0.917,
-            0.75,
-            0.778,
-            0.681,
-            0.778,
-            0.736,
-            0.556,
-            0.722,
-            0.75,
-            0.75,
-            1.028,
-            0.75,
-            0.75,
-            0.611,
-        ),
-    )
-)
-_CM.update({c: 0.5 for c in "0123456789"})
-_CM.update({".": 0.278, ",": 0.278, "-": 0.333, " ": 0.333, "(": 0.389, ")": 0.389})
-_CM.update({"_": 0.5, "@": 0.778, "*": 0.5, "#": 0.833, "&": 0.778, "%": 0.833, "/": 0.5})
-
-
 def write_report(
     folder,
     assessment: Assessment,
@@ -251,7 +169,7 @@ def write_report(
     drawn = None
     if figures:
         check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
-        rank_key = rank_key or (list(keys or _headline(results[0].keys)) or results[0].keys)[0]
+        rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
         drawn = start_report_figures(
             results, rank_key=rank_key, preset=figure_preset, looks=looks, drawers=drawers
         )
@@ -262,7 +180,6 @@ def write_report(
 
 
 def _preset(preset):
-    from . import figures
 
     if preset is None:
         return figures.PRESETS["column"]
@@ -273,8 +190,6 @@ def figure_cut_names(results: Sequence[RunResult], preset=None) -> list[tuple[st
     """(as drawn, whole name) of every run and class name that the figures
     at ``preset`` draw shortened (shrec_eval.outputs.figures.figure_names): the
     report's tables list them, so that no figure label is a riddle."""
-    from . import figures
-
     p = _preset(preset)
     runs = [r.run_name for r in results]
     classes = list(dict.fromkeys(c for r in results for c in r.per_class))
@@ -314,9 +229,6 @@ def start_report_figures(
 ) -> Callable[[], dict[str, bytes]]:
     """:func:`report_figure_files` started in ``drawers`` (None: drawn when
     asked for): the function that gives the files once drawn."""
-    from . import figures
-    from .figure_jobs import draw_figures
-
     preset = _preset(preset)
     # a run without a look given: the look of its place in the contest
     looks = {**result_looks(results), **(looks or {})}
@@ -343,7 +255,7 @@ def report_files(
     """File name -> text of a report folder's tables (see write_report);
     ``cut_names``: (as drawn, whole) of the names the figures shorten."""
     full = Summary.build(results, None, rank_key)
-    keys = list(keys or _headline(results[0].keys))
+    keys = list(keys or headline_keys(results[0].keys))
     if comparison is not None and comparison.measure not in keys:
         keys.append(comparison.measure)
     head = Summary.build(results, keys, rank_key)

@@ -1,6 +1,8 @@
 """The summary of results that every report file is made from: the runs' means,
 ranks and per-class values in the order of a table (Summary), the formatting
-of a value (fmt), and the names of the sources."""
+of a value (fmt), and the names of the sources.
+
+For report: headline_keys, the headline measures among a report's columns."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from ..model.values import nullable, text_grid
 from ..profiles.base import HEADLINE
 from ..scoring.engine import RunResult
 from ..scoring.measures import ConcreteMeasure, measure_by_key
+from ..scoring.stats import CORRECTIONS, TESTS
 
 AVERAGE_TEXT = {
     "micro": "mean over queries (micro)",
@@ -22,7 +25,7 @@ AVERAGE_TEXT = {
 }
 
 
-def _headline(keys: Sequence[str]) -> list[str]:
+def headline_keys(keys: Sequence[str]) -> list[str]:
     """The headline measures among ``keys`` (a report's columns when none are given)."""
     return [k for k in HEADLINE if k in keys]
 
@@ -65,7 +68,6 @@ class Summary:
             for r in comparison.runs
             if r.name != best and comparison.significant(r.name, best, test)
         }
-        from ..scoring.stats import CORRECTIONS, TESTS
 
         self.legend = (
             f"* {comparison.label}: significantly different from the best run "

@@ -22,6 +22,9 @@ TEXT_HEIGHT_PT = 550.0
 #: wider the small optical sizes are than cmr10 scaled (cmr8, cmr7: measured)
 TEX_SIZES = ((r"\footnotesize", 8.0, 9.5, 1.07), (r"\scriptsize", 7.0, 8.0, 1.15))
 TEX_DIGITS = 3  # printed tables: three decimals, as the SHREC track papers print them
+#: the advance widths of Computer Modern (cmr10), in em, of the letters, digits
+#: and signs a cell's width is estimated from (other fonts of papers are no wider
+#: by more than the margin kept)
 _CM = dict(
     zip(
         "abcdefghijklmnopqrstuvwxyz",
@@ -55,6 +58,42 @@ _CM = dict(
         ),
     )
 )
+_CM.update(
+    zip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        (
+            0.75,
+            0.708,
+            0.722,
+            0.764,
+            0.681,
+            0.653,
+            0.785,
+            0.75,
+            0.361,
+            0.514,
+            0.778,
+            0.625,
+            0.917,
+            0.75,
+            0.778,
+            0.681,
+            0.778,
+            0.736,
+            0.556,
+            0.722,
+            0.75,
+            0.75,
+            1.028,
+            0.75,
+            0.75,
+            0.611,
+        ),
+    )
+)
+_CM.update({c: 0.5 for c in "0123456789"})
+_CM.update({".": 0.278, ",": 0.278, "-": 0.333, " ": 0.333, "(": 0.389, ")": 0.389})
+_CM.update({"_": 0.5, "@": 0.778, "*": 0.5, "#": 0.833, "&": 0.778, "%": 0.833, "/": 0.5})
 
 
 def tex_width(text: str, size: float, bold: bool = False) -> float:

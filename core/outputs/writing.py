@@ -3,7 +3,10 @@ target, flushed and renamed over it (write_bytes, write_text, write_pieces a
 piece at a time, write_folder for a report folder whose stale files are
 removed), or to a stream when the path names one (-, /dev/stdout). A failure
 leaves the old file as it was. What may be written where is the gate's
-(atomic)."""
+(atomic).
+
+For the gate (atomic): FILE_KINDS (what a path that is not a regular file
+is) and is_std_file."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from ..errors import OutputError, shown
 
-_WHAT = {
+FILE_KINDS = {
     stat.S_IFDIR: "a folder",
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFCHR: "a device",
@@ -74,7 +77,7 @@ def utf8(text: str) -> bytes:
         return shown(text).encode("utf-8")
 
 
-def _is_std_file(path) -> str | None:
+def is_std_file(path) -> str | None:
     """ "standard output" / "standard error" when ``path`` is the regular
     file the stream is redirected to (replacing it would lose what the
     stream holds and what is still written to it)."""
@@ -103,7 +106,7 @@ def resolve_file_target(path) -> Path:
     except OSError as exc:
         raise OutputError(path, f"cannot write the file: {_reason(exc)}") from exc
     if mode is not None and not stat.S_ISREG(mode):
-        what = _WHAT.get(stat.S_IFMT(mode), "not a regular file")
+        what = FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
         raise OutputError(path, f"this is {what}; an output is only written to a regular file")
     if not real.parent.is_dir():
         raise OutputError(path, f"cannot write the file: the folder {real.parent} does not exist")
@@ -148,7 +151,7 @@ def write_pieces(path, pieces: Iterable[bytes], *, sync: bool = True) -> None:
     if fd is not None:
         write_stream(fd, pieces, path)
         return
-    std = _is_std_file(path)
+    std = is_std_file(path)
     if std is not None:
         raise OutputError(
             path, f"this is the file {std} goes to; replacing it would lose it (give - instead)"

@@ -28,6 +28,12 @@ from pathlib import Path
 
 from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
 from ..errors import OptionsError
+from ..reading.readers import load_run as read_run
+from .base import Profile
+from .discovery import found
+from .evaluator_file import EvaluatorFileError, Problem, build, builtin_folder, parse_text
+from .evaluator_file import load_file as read_file
+from .own_options import check_own_options
 
 __all__ = [
     "DEFAULT",
@@ -39,6 +45,8 @@ __all__ = [
     "REGISTRY",
     "NAMES",
     "options_given",
+    "options_profile",
+    "check_own_options",
 ]
 
 #: the built-in profiles, in the order the command line and the app list them
@@ -59,8 +67,6 @@ def _builtins() -> dict:
     ones' checks)."""
     if not _STATE["builtins"]:
         _STATE["builtins"] = True
-        from .evaluator_file import build, builtin_folder, parse_text
-
         docs = []
         for path in sorted(builtin_folder().glob("*.toml")):
             text = path.read_text(encoding="utf-8")
@@ -72,19 +78,11 @@ def _builtins() -> dict:
     return _KNOWN
 
 
-def _load() -> dict:
-    return _builtins()
-
-
 def __getattr__(name: str):
-    """``REGISTRY`` (name -> Profile: the built-ins and those loaded) and
-    ``Profile``, made on first use."""
+    """``REGISTRY`` (name -> Profile: the built-ins and those loaded), made
+    on first use."""
     if name == "REGISTRY":
         return _builtins()
-    if name == "Profile":
-        from .base import Profile
-
-        return Profile
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -109,6 +107,22 @@ def name_taken(profile) -> str | None:
     )
 
 
+#: what is made from the registry and made again when it changes (the measure
+#: registry's lists: shrec_eval.scoring.measures registers its forget_profiles)
+_ON_CHANGE: list = []
+
+
+def on_change(forget) -> None:
+    """Call ``forget()`` whenever a profile is added to the registry or the
+    loaded ones are forgotten."""
+    _ON_CHANGE.append(forget)
+
+
+def _changed() -> None:
+    for forget in _ON_CHANGE:
+        forget()
+
+
 def register(profile):
     """Know ``profile`` by its name in this process (an evaluator file
     loaded, one found); an OptionsError when the name is another profile's
@@ -120,9 +134,7 @@ def register(profile):
     if known is not None and known.origin == "built in":
         return profile  # a copy of a built-in: the built-in stays the registry's
     _KNOWN[profile.name] = profile
-    from ..scoring.measures import forget_profiles
-
-    forget_profiles()
+    _changed()
     return profile
 
 
@@ -135,8 +147,6 @@ def load_file(path, origin: str = "evaluator file"):
     file read again only when it changed: one object for one file)."""
     import stat
 
-    from .evaluator_file import load_file as read
-
     try:
         st = os.stat(path)
         key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, origin)
@@ -144,7 +154,7 @@ def load_file(path, origin: str = "evaluator file"):
         key = None  # read says why
     if key is not None and stat.S_ISREG(st.st_mode) and key in _FILES:
         return register(_FILES[key])
-    profile = register(read(path, origin))
+    profile = register(read_file(path, origin))
     if key is not None and stat.S_ISREG(st.st_mode):
         _FILES[key] = profile
     return profile
@@ -153,17 +163,12 @@ def load_file(path, origin: str = "evaluator file"):
 def from_table(table, source=None):
     """The profile of an evaluator's table (a contest file embeds one), known
     by its name from now on."""
-    from .evaluator_file import build
-
     return register(build(table, source=source, origin="contest file", path=None))
 
 
 def _found(name: str):
     """The profile ``name`` of the config folder or a package, made and
     known; None when no such evaluator is found."""
-    from .discovery import found
-    from .evaluator_file import EvaluatorFileError, build, load_file, parse_text
-
     for f in found():
         if f.name != name:
             continue
@@ -173,7 +178,7 @@ def _found(name: str):
         elif text is not None:
             profile = build(parse_text(text, where), text=text, source=where, origin=f.origin)
         else:
-            profile = load_file(where, f.origin)
+            profile = read_file(where, f.origin)
         if profile.name != name:
             raise EvaluatorFileError(
                 where,
@@ -189,8 +194,6 @@ def _found(name: str):
 
 
 def _problem(message):
-    from .evaluator_file import Problem
-
     return Problem(None, message)
 
 
@@ -238,8 +241,6 @@ def options_profile(profile, rules) -> tuple:
 
 def names() -> list[str]:
     """The names of the profiles known and found (built-ins first)."""
-    from .discovery import found
-
     out = list(_builtins())
     for f in found():
         if f.name not in out:
@@ -251,8 +252,6 @@ def listed() -> list:
     """Every profile known: the built-ins, those of the config folder and of
     the installed packages (made now), and those loaded; a found evaluator
     that cannot be made is left out (``shrec-eval profiles`` says why)."""
-    from .discovery import found
-
     _builtins()
     for f in found():
         if f.name in _KNOWN or f.name in _BROKEN:
@@ -278,9 +277,7 @@ def forget_loaded() -> None:
     for name in [n for n, p in _KNOWN.items() if p.origin != "built in"]:
         del _KNOWN[name]
     _BROKEN.clear()
-    from ..scoring.measures import forget_profiles
-
-    forget_profiles()
+    _changed()
 
 
 def load_assessment(path, *, profile=DEFAULT, **settings):
@@ -297,9 +294,7 @@ def load_run(path, assessment, *, profile=None, **settings):
     the reader's (format, name, metric, ids, top_k...:
     :func:`shrec_eval.reading.readers.load_run`)."""
     if profile is None:
-        from ..reading.readers import load_run as read
-
-        return read(path, assessment, **settings)
+        return read_run(path, assessment, **settings)
     return get_profile(profile).load_run(path, assessment, **settings)
 
 

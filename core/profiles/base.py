@@ -17,6 +17,7 @@ from ..errors import OptionsError, ShrecEvalError
 from ..model.assessment import Assessment, DataWarning
 from ..model.runs import Run
 from ..reading.formats.rules import RULES, describe
+from ..reading.readers import load_assessment, load_run
 from ..scoring.base_measures import BASE_MEASURES, concrete
 from .own_options import OWN_OPTIONS
 
@@ -74,11 +75,11 @@ class ReadingError(ShrecEvalError, ValueError):
 NativeWriter = Callable[[list, Assessment], dict]
 
 
-def _no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
+def no_queries_left_out(assessment: Assessment, options) -> tuple[np.ndarray, list[DataWarning]]:
     return np.ones(assessment.n_queries, dtype=bool), []
 
 
-def _all_included(assessment: Assessment, options, class_size, present) -> np.ndarray:
+def all_included(assessment: Assessment, options, class_size, present) -> np.ndarray:
     included = np.ones(assessment.n_queries, dtype=bool)
     if options.psb_class_cutoff:
         included &= class_size > 2
@@ -173,8 +174,8 @@ class Profile:
     why: str = ""
     options: Mapping[str, object] = field(default_factory=dict)
     reading: Mapping[str, object] = field(default_factory=dict)
-    scored: Callable = _no_queries_left_out
-    included: Callable = _all_included
+    scored: Callable = no_queries_left_out
+    included: Callable = all_included
     overrides: Mapping[str, Callable] = field(default_factory=dict)
     curve_rows: Mapping[str, Callable] = field(default_factory=dict)
     empty_levels_zero: tuple[str, ...] = ()
@@ -322,8 +323,6 @@ class Profile:
         queries, normalize_ids, matrix_order...): what the command line
         reads under ``--profile NAME``.  Runs read against it follow the
         profile (:meth:`load_run`, or ``readers.load_run`` / ``RunSource.load``)."""
-        from ..reading.readers import load_assessment
-
         if self.contest_reader is not None:
             raise self._own_reader()
         self.refuse_others(_rules_given(settings), _keyword)
@@ -337,8 +336,6 @@ class Profile:
         """Read a run file or folder (or a ``RunSource``) against an
         assessment by this profile's rules, over the reader ``settings``
         given: what the command line reads under ``--profile NAME``."""
-        from ..reading.readers import load_run
-
         if self.contest_reader is not None:
             raise self._own_reader()
         self.refuse_others(_rules_given(settings), _keyword)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..options import EvalOptions
+from ..scoring.measures import columns
+
 __all__ = ["Evaluator"]
 
 
@@ -27,8 +30,6 @@ class Evaluator:
         an Evaluator: itself)."""
         if isinstance(options, Evaluator):
             return options
-        from ..options import EvalOptions
-        from ..scoring.measures import columns
 
         o = options if options is not None else EvalOptions()
         o = o.rules.apply(o)

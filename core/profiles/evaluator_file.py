@@ -20,27 +20,45 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..choices import RUN_FORMATS
-from ..errors import FormatError
+from ..errors import FileAccessError, FormatError
+from ..options import AVERAGES, check_field
 from ..reading.formats.rules import RULES
+from ..reading.formats.source import open_source
+from ..scoring import measures as registry  # read when a file is checked
+from ..scoring.base_measures import Alias, Bound, Measure
+from ..scoring.curves import CURVES
+from ..scoring.family import UnknownMeasureError
+from ..scoring.params import is_family_name
+from .base import (
+    LeastRelevant,
+    Profile,
+    all_included,
+    answered_queries,
+    contest_group,
+    each_run,
+    no_queries_left_out,
+    one_group,
+    run_groups,
+)
 from .file_sections import (
-    _AVERAGES,
-    _CURVES,
-    _EVALUATOR,
-    _FIXABLE,
-    _HOOK_KINDS,
-    _NATIVE,
-    _QUERIES,
-    _TABLE,
-    _TOP,
+    AVERAGES_KEYS,
+    CURVES_KEYS,
+    EVALUATOR_KEYS,
+    FIXABLE,
+    HOOK_KINDS,
+    NATIVE_KEYS,
+    QUERIES_KEYS,
+    TABLE_KEYS,
+    TOP_KEYS,
+    Checker,
     Problem,
-    _aliases,
-    _Checker,
-    _hook,
-    _measures,
-    _native_files,
-    _overrides,
-    _rule_value,
-    _shown,
+    checked_aliases,
+    checked_hook,
+    checked_measures,
+    checked_native_files,
+    checked_overrides,
+    checked_rule_value,
+    shown_value,
 )
 from .layouts import RUN_NAMES, RUN_ORDERS, NativeTables
 from .own_options import own_options
@@ -80,9 +98,6 @@ class EvaluatorFileError(FormatError):
 def read_text(path) -> str:
     """An evaluator file's text through the readers' input gate (a pipe
     read once, a device or folder refused)."""
-    from ..errors import FileAccessError
-    from ..reading.formats.source import open_source
-
     src = open_source(path, "evaluator file (TOML)", limit=FILE_LIMIT)
     if src.kind == "folder":
         raise FileAccessError(src.path, "this is a folder; an evaluator file (.toml) was expected")
@@ -138,80 +153,17 @@ def build(
 ):
     """The Profile of an evaluator file's data (``text``: the file, to say
     where a problem is); an EvaluatorFileError listing every problem."""
-    from ..scoring.base_measures import Alias, Bound, Measure
-    from .base import (
-        LeastRelevant,
-        Profile,
-        _all_included,
-        _no_queries_left_out,
-        answered_queries,
-        contest_group,
-        each_run,
-        one_group,
-        run_groups,
-    )
 
-    c = _Checker(doc, text)
+    c = Checker(doc, text)
     if not isinstance(doc, dict):
         raise EvaluatorFileError(source, [Problem(None, "an evaluator file is a TOML table")])
-    c.table((), doc, _TOP)
-    version = doc.get("format", FORMAT)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        c.add(("format",), f"a whole number was expected, not {_shown(version)}")
-    elif version > FORMAT:
-        c.add(
-            ("format",),
-            f"this evaluator file is of format {version}, newer than this shrec-eval reads "
-            f"({FORMAT}); update shrec-eval",
-        )
-    ev = c.table(("evaluator",), doc.get("evaluator"), _EVALUATOR)
-    if "evaluator" not in doc:
-        c.add(("evaluator",), "missing: the [evaluator] table (name, label, source, help)")
-    name = c.text_of(
-        ("evaluator", "name"),
-        ev.get("name"),
-        required="evaluator" in doc,
-        pattern=_NAME,
-        what="a name of lower-case letters, digits and _ (at most 40)",
-    )
-    label = c.text_of(("evaluator", "label"), ev.get("label"), required="evaluator" in doc)
-    src = c.text_of(("evaluator", "source"), ev.get("source"), required="evaluator" in doc)
-    help_ = c.text_of(("evaluator", "help"), ev.get("help"), required="evaluator" in doc)
-    why = c.text_of(("evaluator", "why"), ev.get("why")) or ""
-    program = c.text_of(("evaluator", "program"), ev.get("program")) or ""
-    position = ev.get("position", 1000)
-    if not isinstance(position, int) or isinstance(position, bool):
-        c.add(("evaluator", "position"), f"a whole number was expected, not {_shown(position)}")
-        position = 1000
-
-    # -- reading rules and options
-    reading_doc = c.table(("reading",), doc.get("reading"), {**RULES, "run_formats": ""})
-    reading = {}
-    for rule in reading_doc:  # in the file's order (how the app says them)
-        if rule in RULES:
-            reading[rule] = _rule_value(c, rule, reading_doc[rule])
-    run_formats = c.strings(("reading", "run_formats"), reading_doc.get("run_formats"))
-    for fmt in run_formats:
-        if fmt not in RUN_FORMATS:
-            c.add(
-                ("reading", "run_formats"),
-                f"unknown run format {_shown(fmt)}; the formats are {', '.join(RUN_FORMATS)}",
-            )
-    options_doc = c.table(("options",), doc.get("options"), dict.fromkeys(_FIXABLE, ""))
-    options = {}
-    for key, value in options_doc.items():
-        if key not in _FIXABLE:
-            continue
-        from ..options import check_field
-
-        try:
-            options[key] = check_field(key, tuple(value) if isinstance(value, list) else value)
-        except ValueError as exc:
-            c.add(("options", key), str(exc))
-    if options and not why:
-        c.add(("evaluator", "why"), "missing: say why the evaluator fixes its [options]")
-
-    queries = c.table(("queries",), doc.get("queries"), _QUERIES)
+    c.table((), doc, TOP_KEYS)
+    _check_format(c, doc)
+    ev = _evaluator_table(c, doc)
+    name, program = ev["name"], ev["program"]
+    reading, run_formats = _reading_table(c, doc)
+    options = _fixed_options(c, doc, ev["why"])
+    queries = c.table(("queries",), doc.get("queries"), QUERIES_KEYS)
     averaged = c.one_of(
         ("queries", "averaged"), queries.get("averaged"), ("all", "answered"), "all"
     )
@@ -220,94 +172,41 @@ def build(
     )
 
     # -- hooks
-    hooks_doc = c.table(("hooks",), doc.get("hooks"), _HOOK_KINDS)
+    hooks_doc = c.table(("hooks",), doc.get("hooks"), HOOK_KINDS)
     hooked = {
-        kind: _hook(c, ("hooks", kind), hooks_doc[kind], kind)
-        for kind in _HOOK_KINDS
+        kind: checked_hook(c, ("hooks", kind), hooks_doc[kind], kind)
+        for kind in HOOK_KINDS
         if kind in hooks_doc
     }
 
     # -- measures, overrides, aliases
     measures = list(hooked.get("measures") or ())
     overrides: dict[str, Callable] = dict(hooked.get("overrides") or {})
-    measures += _measures(c, doc.get("measures"), Measure, Bound)
-    overrides.update(_overrides(c, doc.get("overrides"), Bound))
-    aliases = _aliases(c, doc.get("aliases"), Alias)
+    measures += checked_measures(c, doc.get("measures"), Measure, Bound)
+    overrides.update(checked_overrides(c, doc.get("overrides"), Bound))
+    aliases = checked_aliases(c, doc.get("aliases"), Alias)
 
     # -- the table, averages, curves
-    table = c.table(("table",), doc.get("table"), _TABLE)
-    columns = c.strings(("table", "columns"), table.get("columns"))
-    headings = c.strings(("table", "headings"), table.get("headings"))
-    if headings and len(headings) != len(columns):
-        c.add(
-            ("table", "headings"),
-            f"{len(headings)} headings for {len(columns)} columns; give one per column",
-        )
-    rank_by = c.text_of(("table", "rank_by"), table.get("rank_by"))
-    legend = c.text_of(("table", "legend"), table.get("legend"))
-    averages_doc = c.table(("averages",), doc.get("averages"), _AVERAGES)
-    names_doc = c.table(("averages", "names"), averages_doc.get("names"), _average_kinds())
-    averages = {}
-    for k, v in names_doc.items():
-        if k in _average_kinds():
-            averages[k] = c.text_of(("averages", "names", k), v) or k
-    number_format = c.printf(("averages", "number_format"), averages_doc.get("number_format"), "")
-    curves_doc = c.table(("curves",), doc.get("curves"), _CURVES)
-    least = curves_doc.get("pr_least_relevant", 0)
-    if not isinstance(least, int) or isinstance(least, bool) or least < 0:
-        c.add(
-            ("curves", "pr_least_relevant"),
-            f"a whole number from 0 was expected, not {_shown(least)}",
-        )
-        least = 0
-    own_curves = tuple(hooked.get("curves") or ())
-    curve_keys = _curve_keys() + tuple(cv.key for cv in own_curves)
-    empty_zero = c.strings(("curves", "empty_levels_zero"), curves_doc.get("empty_levels_zero"))
-    for key in empty_zero:
-        if key not in curve_keys:
-            c.add(
-                ("curves", "empty_levels_zero"),
-                f"unknown curve {_shown(key)}; the curves are {', '.join(curve_keys)}",
-            )
+    columns, headings, rank_by, legend = _table_section(c, doc)
+    averages, number_format = _averages_section(c, doc)
+    least, own_curves, curve_keys, empty_zero = _curves_section(c, doc, hooked)
 
-    # -- native files
-    native_doc = c.table(("native",), doc.get("native"), _NATIVE)
-    reader = hooked.get("contest_reader")
-    group_kind = c.one_of(("native", "group"), native_doc.get("group"), ("run", "contest"), "run")
-    tables = NativeTables(
-        tuple(
-            _native_files(
-                c, native_doc.get("files"), columns, headings, number_format or "%.4f", curve_keys
-            )
-        ),
-        program=program,
-        profile=name or "",
-        averages=averages,
-        run_name=c.one_of(("native", "run_name"), native_doc.get("run_name"), RUN_NAMES, "name"),
-        run_order=c.one_of(
-            ("native", "run_order"), native_doc.get("run_order"), RUN_ORDERS, "given"
-        ),
+    tables, group_kind = _native_section(
+        c, doc, columns, headings, number_format, curve_keys, program, name, averages
     )
-    if group_kind == "contest":  # one table of every run: no table of one run beside it
-        for i, entry in enumerate(tables.layouts):
-            if getattr(entry, "layout", "runs") != "runs":
-                c.add(
-                    ("native", "files", i, "layout"),
-                    f'a table of one run ({entry.layout}) goes with [native] group = "run"; '
-                    'with group = "contest" every table is a table of runs (layout = "runs")',
-                )
+    reader = hooked.get("contest_reader")
     text_output = hooked.get("text_output")
 
     profile = Profile(  # made even with problems: its columns are checked too
         name=name or "",
-        label=label or "",
-        source=src or "",
-        help=help_ or "",
-        why=why,
+        label=ev["label"] or "",
+        source=ev["source"] or "",
+        help=ev["help"] or "",
+        why=ev["why"],
         options=options,
         reading=reading,
-        scored=hooked.get("scored") or _no_queries_left_out,
-        included=answered_queries if averaged == "answered" else _all_included,
+        scored=hooked.get("scored") or no_queries_left_out,
+        included=answered_queries if averaged == "answered" else all_included,
         overrides=overrides,
         curve_rows={"pr": LeastRelevant(least)} if least else {},
         empty_levels_zero=empty_zero,
@@ -341,36 +240,193 @@ def build(
         origin=origin,
         path=str(path) if path is not None else None,
         document=doc,
-        position=position,
+        position=ev["position"],
     )
     return _with_columns(c, profile, source)
 
 
-def _average_kinds() -> dict:
-    from ..options import AVERAGES
+def _check_format(c: Checker, doc: Mapping) -> None:
+    """The file's ``format``: a whole number this shrec-eval reads."""
+    version = doc.get("format", FORMAT)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        c.add(("format",), f"a whole number was expected, not {shown_value(version)}")
+    elif version > FORMAT:
+        c.add(
+            ("format",),
+            f"this evaluator file is of format {version}, newer than this shrec-eval reads "
+            f"({FORMAT}); update shrec-eval",
+        )
 
+
+def _evaluator_table(c: Checker, doc: Mapping) -> dict:
+    """The [evaluator] table: name, label, source, help (required), why,
+    program and position."""
+    ev = c.table(("evaluator",), doc.get("evaluator"), EVALUATOR_KEYS)
+    if "evaluator" not in doc:
+        c.add(("evaluator",), "missing: the [evaluator] table (name, label, source, help)")
+    required = "evaluator" in doc
+    out = {
+        "name": c.text_of(
+            ("evaluator", "name"),
+            ev.get("name"),
+            required=required,
+            pattern=_NAME,
+            what="a name of lower-case letters, digits and _ (at most 40)",
+        )
+    }
+    for key in ("label", "source", "help"):
+        out[key] = c.text_of(("evaluator", key), ev.get(key), required=required)
+    out["why"] = c.text_of(("evaluator", "why"), ev.get("why")) or ""
+    out["program"] = c.text_of(("evaluator", "program"), ev.get("program")) or ""
+    position = ev.get("position", 1000)
+    if not isinstance(position, int) or isinstance(position, bool):
+        c.add(
+            ("evaluator", "position"), f"a whole number was expected, not {shown_value(position)}"
+        )
+        position = 1000
+    out["position"] = position
+    return out
+
+
+def _reading_table(c: Checker, doc: Mapping) -> tuple[dict, list]:
+    """The [reading] table: the rules the evaluator fixes (in the file's
+    order: how the app says them) and the run formats it takes."""
+    reading_doc = c.table(("reading",), doc.get("reading"), {**RULES, "run_formats": ""})
+    reading = {}
+    for rule in reading_doc:
+        if rule in RULES:
+            reading[rule] = checked_rule_value(c, rule, reading_doc[rule])
+    run_formats = c.strings(("reading", "run_formats"), reading_doc.get("run_formats"))
+    for fmt in run_formats:
+        if fmt not in RUN_FORMATS:
+            c.add(
+                ("reading", "run_formats"),
+                f"unknown run format {shown_value(fmt)}; the formats are {', '.join(RUN_FORMATS)}",
+            )
+    return reading, run_formats
+
+
+def _fixed_options(c: Checker, doc: Mapping, why: str) -> dict:
+    """The [options] the evaluator fixes, each checked as the option it is
+    (and [evaluator] ``why`` required with them)."""
+    options_doc = c.table(("options",), doc.get("options"), dict.fromkeys(FIXABLE, ""))
+    options = {}
+    for key, value in options_doc.items():
+        if key not in FIXABLE:
+            continue
+
+        try:
+            options[key] = check_field(key, tuple(value) if isinstance(value, list) else value)
+        except ValueError as exc:
+            c.add(("options", key), str(exc))
+    if options and not why:
+        c.add(("evaluator", "why"), "missing: say why the evaluator fixes its [options]")
+    return options
+
+
+def _table_section(c: Checker, doc: Mapping) -> tuple:
+    """The [table]: its columns, their headings (one per column), the
+    ranking measure and the legend's tool name."""
+    table = c.table(("table",), doc.get("table"), TABLE_KEYS)
+    columns = c.strings(("table", "columns"), table.get("columns"))
+    headings = c.strings(("table", "headings"), table.get("headings"))
+    if headings and len(headings) != len(columns):
+        c.add(
+            ("table", "headings"),
+            f"{len(headings)} headings for {len(columns)} columns; give one per column",
+        )
+    rank_by = c.text_of(("table", "rank_by"), table.get("rank_by"))
+    legend = c.text_of(("table", "legend"), table.get("legend"))
+    return columns, headings, rank_by, legend
+
+
+def _averages_section(c: Checker, doc: Mapping) -> tuple[dict, str]:
+    """The [averages]: the evaluator's names of the averages and its number
+    format."""
+    averages_doc = c.table(("averages",), doc.get("averages"), AVERAGES_KEYS)
+    names_doc = c.table(("averages", "names"), averages_doc.get("names"), _average_kinds())
+    averages = {}
+    for k, v in names_doc.items():
+        if k in _average_kinds():
+            averages[k] = c.text_of(("averages", "names", k), v) or k
+    number_format = c.printf(("averages", "number_format"), averages_doc.get("number_format"), "")
+    return averages, number_format
+
+
+def _curves_section(c: Checker, doc: Mapping, hooked: dict) -> tuple:
+    """The [curves]: the least relevance level of the precision-recall
+    curve, the hooks' own curves, every curve's key, and the curves whose
+    empty levels count 0."""
+    curves_doc = c.table(("curves",), doc.get("curves"), CURVES_KEYS)
+    least = curves_doc.get("pr_least_relevant", 0)
+    if not isinstance(least, int) or isinstance(least, bool) or least < 0:
+        c.add(
+            ("curves", "pr_least_relevant"),
+            f"a whole number from 0 was expected, not {shown_value(least)}",
+        )
+        least = 0
+    own_curves = tuple(hooked.get("curves") or ())
+    curve_keys = _curve_keys() + tuple(cv.key for cv in own_curves)
+    empty_zero = c.strings(("curves", "empty_levels_zero"), curves_doc.get("empty_levels_zero"))
+    for key in empty_zero:
+        if key not in curve_keys:
+            c.add(
+                ("curves", "empty_levels_zero"),
+                f"unknown curve {shown_value(key)}; the curves are {', '.join(curve_keys)}",
+            )
+    return least, own_curves, curve_keys, empty_zero
+
+
+def _native_section(
+    c: Checker, doc: Mapping, columns, headings, number_format, curve_keys, program, name, averages
+):
+    """The [native] files: their tables (checked against the columns,
+    headings and curves) and how runs are grouped into them."""
+    native_doc = c.table(("native",), doc.get("native"), NATIVE_KEYS)
+    group_kind = c.one_of(("native", "group"), native_doc.get("group"), ("run", "contest"), "run")
+    tables = NativeTables(
+        tuple(
+            checked_native_files(
+                c, native_doc.get("files"), columns, headings, number_format or "%.4f", curve_keys
+            )
+        ),
+        program=program,
+        profile=name or "",
+        averages=averages,
+        run_name=c.one_of(("native", "run_name"), native_doc.get("run_name"), RUN_NAMES, "name"),
+        run_order=c.one_of(
+            ("native", "run_order"), native_doc.get("run_order"), RUN_ORDERS, "given"
+        ),
+    )
+    if group_kind == "contest":  # one table of every run: no table of one run beside it
+        for i, entry in enumerate(tables.layouts):
+            if getattr(entry, "layout", "runs") != "runs":
+                c.add(
+                    ("native", "files", i, "layout"),
+                    f'a table of one run ({entry.layout}) goes with [native] group = "run"; '
+                    'with group = "contest" every table is a table of runs (layout = "runs")',
+                )
+    return tables, group_kind
+
+
+def _average_kinds() -> dict:
     return dict.fromkeys(AVERAGES, "")
 
 
 def _curve_keys() -> tuple[str, ...]:
-    from ..scoring.curves import CURVES
-
     return tuple(cv.key for cv in CURVES)
 
 
-def _with_columns(c: _Checker, profile, source):
+def _with_columns(c: Checker, profile, source):
     """The profile with its columns checked: registry keys of its measures,
     or measures with parameters (computed with its columns: those no key
     names are ``params_columns``)."""
     from dataclasses import replace
 
-    from ..scoring.measures import UnknownMeasureError, is_registry_key, resolve
-    from ..scoring.params import is_family_name
-
     def is_key(key: str) -> bool:
         """A registry key, or a key of the profile's own measures (no measure
         with parameters that no key names)."""
-        return is_registry_key(key) or not is_family_name(key)
+        return registry.is_registry_key(key) or not is_family_name(key)
 
     measures = c.doc.get("measures") if isinstance(c.doc, dict) else None
     # measures the file declares that are not made (their own problem said)
@@ -385,7 +441,7 @@ def _with_columns(c: _Checker, profile, source):
         if name in broken:
             return None
         try:
-            key = resolve(name, profile, (5, 10, 25, 50, 100))
+            key = registry.resolve(name, profile, (5, 10, 25, 50, 100))
         except UnknownMeasureError as exc:
             c.add(path, str(exc))
             return None

@@ -1,6 +1,13 @@
 """The sections of an evaluator file checked key by key (docs/evaluators.md):
 each problem said at its key's line, with what was expected
-(:mod:`.evaluator_file` makes the profile from what passes)."""
+(:mod:`.evaluator_file` makes the profile from what passes).
+
+For evaluator_file: Checker (the problems found, each at its key's line),
+the keys each section may hold (TOP_KEYS, EVALUATOR_KEYS, QUERIES_KEYS,
+TABLE_KEYS, AVERAGES_KEYS, CURVES_KEYS, NATIVE_KEYS), HOOK_KINDS, FIXABLE,
+and the checks of the sections' values (checked_rule_value, checked_hook,
+checked_measures, checked_overrides, checked_aliases, checked_native_files,
+shown_value)."""
 
 from __future__ import annotations
 
@@ -9,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..reading.formats.rules import RULES
+from ..scoring.base_measures import BASE_MEASURES
+from ..scoring.params import MeasureNameError
 from . import hooks as hook_table
 from .layouts import CLASS_ORDERS, LAYOUTS, SUMS, Layout, misspelt_fields
 from .toml_lines import key_line
@@ -26,7 +35,7 @@ class Problem:
         return f"line {self.line}: {self.message}" if self.line else self.message
 
 
-class _Checker:
+class Checker:
     """The problems of one document, each placed at its key's line."""
 
     def __init__(self, doc: Mapping, text: str | None) -> None:
@@ -45,7 +54,7 @@ class _Checker:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.add(path, f"a table was expected, not {_shown(value)}")
+            self.add(path, f"a table was expected, not {shown_value(value)}")
             return {}
         for key in value:
             if key not in known:
@@ -60,10 +69,10 @@ class _Checker:
                 self.add(path, f"missing: {what} is required")
             return None
         if not isinstance(value, str) or (required and not value.strip()):
-            self.add(path, f"{what} was expected, not {_shown(value)}")
+            self.add(path, f"{what} was expected, not {shown_value(value)}")
             return None
         if pattern is not None and not pattern.fullmatch(value):
-            self.add(path, f"{what} was expected, not {_shown(value)}")
+            self.add(path, f"{what} was expected, not {shown_value(value)}")
             return None
         return value
 
@@ -72,7 +81,9 @@ class _Checker:
             return default
         if value not in choices:
             self.add(
-                path, f"one of {', '.join(map(_shown, choices))} was expected, not {_shown(value)}"
+                path,
+                f"one of {', '.join(map(shown_value, choices))} was expected, "
+                f"not {shown_value(value)}",
             )
             return default
         return value
@@ -81,7 +92,7 @@ class _Checker:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.add(path, f"true or false was expected, not {_shown(value)}")
+            self.add(path, f"true or false was expected, not {shown_value(value)}")
             return default
         return value
 
@@ -89,7 +100,7 @@ class _Checker:
         if value is None:
             return ()
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.add(path, f"a list of strings was expected, not {_shown(value)}")
+            self.add(path, f"a list of strings was expected, not {shown_value(value)}")
             return ()
         return tuple(value)
 
@@ -103,13 +114,14 @@ class _Checker:
         except (TypeError, ValueError):
             self.add(
                 path,
-                f"a printf format of one number was expected (%.4f, %12.3f), not {_shown(value)}",
+                "a printf format of one number was expected (%.4f, %12.3f), "
+                f"not {shown_value(value)}",
             )
             return default
         return value
 
 
-def _shown(value) -> str:
+def shown_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -123,7 +135,7 @@ def _where(path: tuple) -> str:
     return f"[{'.'.join(str(p) for p in path)}]" if path else "the file"
 
 
-_TOP = {
+TOP_KEYS = {
     "format": "the version of the evaluator file format (1)",
     "evaluator": "who it is",
     "reading": "the reading rules it fixes",
@@ -138,7 +150,7 @@ _TOP = {
     "native": "its own output files",
     "hooks": "what it does that is code",
 }
-_EVALUATOR = {
+EVALUATOR_KEYS = {
     "name": "the --profile name",
     "label": "what it is, in a few words",
     "source": "the program read (repository, file)",
@@ -147,7 +159,7 @@ _EVALUATOR = {
     "program": "its program's name, as messages say it",
     "position": "where it comes in lists",
 }
-_QUERIES = {"averaged": "all or answered", "undefined": "undefined or zero"}
+QUERIES_KEYS = {"averaged": "all or answered", "undefined": "undefined or zero"}
 _MEASURE = {
     "key": "its key",
     "binding": "the measure with parameters it is",
@@ -157,10 +169,10 @@ _MEASURE = {
     "short": "its short column head",
 }
 _ALIAS = {"name": "", "key": "", "tool": "", "note": "", "strict": ""}
-_TABLE = {"columns": "", "headings": "", "rank_by": "", "legend": ""}
-_AVERAGES = {"names": "", "number_format": ""}
-_CURVES = {"pr_least_relevant": "", "empty_levels_zero": ""}
-_NATIVE = {"group": "", "run_name": "", "run_order": "", "files": ""}
+TABLE_KEYS = {"columns": "", "headings": "", "rank_by": "", "legend": ""}
+AVERAGES_KEYS = {"names": "", "number_format": ""}
+CURVES_KEYS = {"pr_least_relevant": "", "empty_levels_zero": ""}
+NATIVE_KEYS = {"group": "", "run_name": "", "run_order": "", "files": ""}
 _FILE = {
     "file": "",
     "layout": "",
@@ -182,9 +194,9 @@ _FILE = {
     "per": "",
     "refuse_undefined": "",
 }
-_HOOK_KINDS = {k: v for k, v in hook_table.KINDS.items() if k != "native"}
+HOOK_KINDS = {k: v for k, v in hook_table.KINDS.items() if k != "native"}
 #: the options an evaluator may fix (EvalOptions fields)
-_FIXABLE = (
+FIXABLE = (
     "ranks",
     "curve_length",
     "pr_levels",
@@ -199,7 +211,7 @@ _FIXABLE = (
 )
 
 
-def _rule_value(c: _Checker, name: str, value):
+def checked_rule_value(c: Checker, name: str, value):
     rule = RULES[name]
     path = ("reading", name)
     if isinstance(rule.default, bool):
@@ -209,9 +221,9 @@ def _rule_value(c: _Checker, name: str, value):
     return c.one_of(path, value, tuple(rule.words), rule.default)
 
 
-def _hook(c: _Checker, path, name, kind):
+def checked_hook(c: Checker, path, name, kind):
     if not isinstance(name, str):
-        c.add(path, f"a hook's name was expected, not {_shown(name)}")
+        c.add(path, f"a hook's name was expected, not {shown_value(name)}")
         return None
     try:
         return hook_table.hook(name, kind)
@@ -220,9 +232,7 @@ def _hook(c: _Checker, path, name, kind):
         return None
 
 
-def _measures(c: _Checker, value, Measure, Bound) -> list:
-    from ..scoring.base_measures import BASE_MEASURES
-    from ..scoring.params import MeasureNameError
+def checked_measures(c: Checker, value, Measure, Bound) -> list:
 
     if value is None:
         return []
@@ -267,9 +277,7 @@ def _measures(c: _Checker, value, Measure, Bound) -> list:
     return out
 
 
-def _overrides(c: _Checker, value, Bound) -> dict:
-    from ..scoring.base_measures import BASE_MEASURES
-    from ..scoring.params import MeasureNameError
+def checked_overrides(c: Checker, value, Bound) -> dict:
 
     table = c.table(("overrides",), value, {m.key: "" for m in BASE_MEASURES})
     out = {}
@@ -278,7 +286,8 @@ def _overrides(c: _Checker, value, Bound) -> dict:
             continue
         if not isinstance(binding, str):
             c.add(
-                ("overrides", key), f"a measure with parameters was expected, not {_shown(binding)}"
+                ("overrides", key),
+                f"a measure with parameters was expected, not {shown_value(binding)}",
             )
             continue
         try:
@@ -288,7 +297,7 @@ def _overrides(c: _Checker, value, Bound) -> dict:
     return out
 
 
-def _aliases(c: _Checker, value, Alias) -> tuple:
+def checked_aliases(c: Checker, value, Alias) -> tuple:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -306,7 +315,7 @@ def _aliases(c: _Checker, value, Alias) -> tuple:
     return tuple(out)
 
 
-def _native_files(c: _Checker, value, columns, headings, number_format, curve_keys):
+def checked_native_files(c: Checker, value, columns, headings, number_format, curve_keys):
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -320,60 +329,70 @@ def _native_files(c: _Checker, value, columns, headings, number_format, curve_ke
             c.add(path, "give either a layout (a table of the data) or a hook (code), one of them")
             continue
         if "hook" in f:
-            h = _hook(c, path + ("hook",), f["hook"], "native")
+            h = checked_hook(c, path + ("hook",), f["hook"], "native")
             if h is not None:
                 out.append(h)
             continue
-        file = c.text_of(
-            path + ("file",),
-            f.get("file"),
-            required=True,
-            pattern=re.compile(r"[^/\\]+"),
-            what="a file name (no folder; * where a class's name goes)",
-        )
-        if file is not None and (file in (".", "..") or file.count("*") > 1):
-            c.add(path + ("file",), f"a file name was expected, not {_shown(file)}")
-            file = None
-        layout = c.one_of(path + ("layout",), f.get("layout"), tuple(LAYOUTS), None)
-        cols = c.strings(path + ("columns",), f.get("columns")) or columns
-        heads = c.strings(path + ("headings",), f.get("headings")) or (
-            headings if cols == columns else ()
-        )
-        per = c.one_of(path + ("per",), f.get("per"), ("average", "class"), "average")
-        if file is not None and ("*" in file) != (per == "class"):
-            c.add(
-                path + ("file",),
-                "a table per class is named with a * where the class's name goes "
-                '(table_*.txt, per = "class"); only such a table has one',
-            )
-        if layout not in (None, "curve") and not cols:
-            c.add(path + ("columns",), "missing: the columns of the table ([table] columns)")
-        entry = dict(
-            layout=layout,
-            file=file,
-            columns=cols,
-            headings=heads,
-            header=c.text_of(path + ("header",), f.get("header")) or "",
-            row=c.text_of(path + ("row",), f.get("row")) or "{values}\n",
-            footer=c.text_of(path + ("footer",), f.get("footer")) or "",
-            value=c.printf(path + ("value",), f.get("value"), number_format),
-            sep=c.text_of(path + ("sep",), f.get("sep")) if "sep" in f else " ",
-            nan=c.text_of(path + ("nan",), f.get("nan")),
-            sum=c.one_of(path + ("sum",), f.get("sum"), SUMS, "engine"),
-            queries=c.one_of(path + ("queries",), f.get("queries"), ("all", "included"), "all"),
-            rows=c.one_of(path + ("rows",), f.get("rows"), ("all", "defined"), "all"),
-            classes=c.one_of(path + ("classes",), f.get("classes"), CLASS_ORDERS, "first"),
-            class_sep=c.text_of(path + ("class_sep",), f.get("class_sep")) or "/",
-            curve=c.one_of(path + ("curve",), f.get("curve"), curve_keys, "pr"),
-            per=per,
-            refuse_undefined=c.flag(path + ("refuse_undefined",), f.get("refuse_undefined")),
-        )
-        if entry["sep"] is None:
-            entry["sep"] = " "
+        layout = _native_layout(c, path, f, columns, headings, number_format, curve_keys)
         if layout is not None:
-            for key in ("header", "row", "footer"):
-                for message in misspelt_fields(entry[key], layout):
-                    c.add(path + (key,), message)
-        if layout is not None and file is not None:
-            out.append(Layout(**entry))
+            out.append(layout)
     return out
+
+
+def _native_layout(c: Checker, path, f, columns, headings, number_format, curve_keys):
+    """One [[native.files]] table given by a layout: its file name, layout,
+    columns and how its values are written; None when it has a problem
+    that leaves no table."""
+    file = c.text_of(
+        path + ("file",),
+        f.get("file"),
+        required=True,
+        pattern=re.compile(r"[^/\\]+"),
+        what="a file name (no folder; * where a class's name goes)",
+    )
+    if file is not None and (file in (".", "..") or file.count("*") > 1):
+        c.add(path + ("file",), f"a file name was expected, not {shown_value(file)}")
+        file = None
+    layout = c.one_of(path + ("layout",), f.get("layout"), tuple(LAYOUTS), None)
+    cols = c.strings(path + ("columns",), f.get("columns")) or columns
+    heads = c.strings(path + ("headings",), f.get("headings")) or (
+        headings if cols == columns else ()
+    )
+    per = c.one_of(path + ("per",), f.get("per"), ("average", "class"), "average")
+    if file is not None and ("*" in file) != (per == "class"):
+        c.add(
+            path + ("file",),
+            "a table per class is named with a * where the class's name goes "
+            '(table_*.txt, per = "class"); only such a table has one',
+        )
+    if layout not in (None, "curve") and not cols:
+        c.add(path + ("columns",), "missing: the columns of the table ([table] columns)")
+    entry = dict(
+        layout=layout,
+        file=file,
+        columns=cols,
+        headings=heads,
+        header=c.text_of(path + ("header",), f.get("header")) or "",
+        row=c.text_of(path + ("row",), f.get("row")) or "{values}\n",
+        footer=c.text_of(path + ("footer",), f.get("footer")) or "",
+        value=c.printf(path + ("value",), f.get("value"), number_format),
+        sep=c.text_of(path + ("sep",), f.get("sep")) if "sep" in f else " ",
+        nan=c.text_of(path + ("nan",), f.get("nan")),
+        sum=c.one_of(path + ("sum",), f.get("sum"), SUMS, "engine"),
+        queries=c.one_of(path + ("queries",), f.get("queries"), ("all", "included"), "all"),
+        rows=c.one_of(path + ("rows",), f.get("rows"), ("all", "defined"), "all"),
+        classes=c.one_of(path + ("classes",), f.get("classes"), CLASS_ORDERS, "first"),
+        class_sep=c.text_of(path + ("class_sep",), f.get("class_sep")) or "/",
+        curve=c.one_of(path + ("curve",), f.get("curve"), curve_keys, "pr"),
+        per=per,
+        refuse_undefined=c.flag(path + ("refuse_undefined",), f.get("refuse_undefined")),
+    )
+    if entry["sep"] is None:
+        entry["sep"] = " "
+    if layout is not None:
+        for key in ("header", "row", "footer"):
+            for message in misspelt_fields(entry[key], layout):
+                c.add(path + (key,), message)
+    if layout is not None and file is not None:
+        return Layout(**entry)
+    return None

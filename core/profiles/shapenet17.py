@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model.assessment import Assessment
+from ..reading.readers import distinct_names
 from ..scoring.base_measures import Measure
 from ..scoring.chunk import ratio
 from ..scoring.curves import Curve
@@ -74,8 +75,6 @@ def method_names(sources) -> list[str]:
     distinct as run names are: two folders ``teamA/meth`` and ``teamB/meth``
     are ``meth (teamA)`` and ``meth (teamB)`` (their results and native
     files never merge)."""
-    from ..reading.readers import distinct_names
-
     names = [s.name or Path(os.path.abspath(s.path)).name for s in sources]
     parents = [str(Path(os.path.abspath(s.path)).parent) for s in sources]
     return distinct_names(names, parents)
@@ -87,8 +86,6 @@ def read_contest(taxonomy, sources):
     (index of the source, assessment, run); a run is named
     ``method/dataset`` (the method a source's name, else its folder's, made
     distinct)."""
-    from .shapenet_data import read_method, read_taxonomy
-
     tax = read_taxonomy(taxonomy)
     methods = method_names(sources)  # teamA/meth and teamB/meth never merge
     for i, source in enumerate(sources):

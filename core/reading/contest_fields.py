@@ -1,7 +1,12 @@
 """The fields of a contest file checked as they are read from JSON (each key's
 kind, paths without NUL, plain JSON values), paths kept relative to the
 contest file and normalised, and older versions of the file brought to the
-current one (CONTEST_VERSION)."""
+current one (CONTEST_VERSION).
+
+For the contest file's readers (contest, contest_options): the kinds of a
+field (INT, BOOL, STR, COLOUR, PATH, VIEW: what is expected and its check),
+checked_fields, one_of, path_of, relative_path, as_path, path_text and
+migrated_contest."""
 
 from __future__ import annotations
 
@@ -18,17 +23,17 @@ from ..errors import FormatError
 CONTEST_VERSION = 3
 
 
-_INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
-_BOOL = ("true or false", lambda v: isinstance(v, bool))
-_STR = ("a string", lambda v: isinstance(v, str))
+INT = ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))
+BOOL = ("true or false", lambda v: isinstance(v, bool))
+STR = ("a string", lambda v: isinstance(v, str))
 #: a run's colour, as the app and the figures draw it
-_COLOUR = (
+COLOUR = (
     'a colour written "#rrggbb" (e.g. "#1f77b4")',
     lambda v: isinstance(v, str) and re.fullmatch(r"#[0-9A-Fa-f]{6}", v) is not None,
 )
 
 
-def _path_text(v) -> bool:
+def path_text(v) -> bool:
     """A path as text a file system takes: no NUL, no lone surrogate."""
     if not isinstance(v, str) or not v or "\x00" in v:
         return False
@@ -39,16 +44,16 @@ def _path_text(v) -> bool:
     return True
 
 
-_PATH = ("a string (a file path: no NUL, no invalid character)", _path_text)
+PATH = ("a string (a file path: no NUL, no invalid character)", path_text)
 _NUMBER = (
     "a number",
     lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
 )
 _INTS = (
     "a list of whole numbers",
-    lambda v: isinstance(v, list) and all(_INT[1](k) for k in v),
+    lambda v: isinstance(v, list) and all(INT[1](k) for k in v),
 )
-_STRS = ("a list of strings", lambda v: isinstance(v, list) and all(_STR[1](k) for k in v))
+_STRS = ("a list of strings", lambda v: isinstance(v, list) and all(STR[1](k) for k in v))
 
 
 def _plain(value) -> bool:
@@ -65,10 +70,10 @@ def _plain(value) -> bool:
     return False
 
 
-_VIEW = ("an object of JSON values", lambda v: isinstance(v, dict) and _plain(v))
+VIEW = ("an object of JSON values", lambda v: isinstance(v, dict) and _plain(v))
 
 
-def _checked(d, what: str, kinds: dict, source, *, optional: set[str] = frozenset()) -> dict:
+def checked_fields(d, what: str, kinds: dict, source, *, optional: set[str] = frozenset()) -> dict:
     """``d`` if it is an object whose keys are all known and whose values
     have their kinds (None allowed for ``optional`` keys); else a
     FormatError naming ``source``."""
@@ -90,16 +95,16 @@ def _checked(d, what: str, kinds: dict, source, *, optional: set[str] = frozense
     return d
 
 
-def _one_of(value, known, what: str, source) -> None:
+def one_of(value, known, what: str, source) -> None:
     if value is not None and value not in known:
         raise FormatError(
             source, f"unknown {what} {value!r}; expected one of {', '.join(sorted(known))}"
         )
 
 
-def _path(value, base) -> Path:
+def path_of(value, base) -> Path:
     """A path as a contest file in ``base`` writes it: relative ones joined
-    to ``base``, and those that climb (``..``, as :func:`_relative` writes a
+    to ``base``, and those that climb (``..``, as :func:`relative_path` writes a
     file outside the folder) canonical, as the path was before it was
     written (one file, one spelling: the app compares a session's paths with
     its contest's, the messages name the file as the library names it)."""
@@ -118,7 +123,7 @@ def _canonical(path: Path) -> Path:
     return p.parent.resolve() / p.name
 
 
-def _relative(path: Path | None, base) -> str | None:
+def relative_path(path: Path | None, base) -> str | None:
     """``path`` as written in a file kept in ``base``: relative to it with
     forward slashes and no more ``..`` than needed; absolute when the two
     share nothing below the root (another drive, another top folder)."""
@@ -136,7 +141,7 @@ def _relative(path: Path | None, base) -> str | None:
     return Path(os.path.relpath(target, folder)).as_posix()
 
 
-def _as_path(obj, name: str) -> None:
+def as_path(obj, name: str) -> None:
     value = getattr(obj, name)
     if value is not None and not isinstance(value, Path):
         object.__setattr__(obj, name, Path(value))
@@ -178,12 +183,12 @@ def _from_version_2(d: dict, source) -> dict:
 _MIGRATIONS = {1: _from_version_1, 2: _from_version_2}
 
 
-def _migrated(d: dict, source) -> dict:
+def migrated_contest(d: dict, source) -> dict:
     """``d`` (a contest file of any version this module knows) as a dict of
     :data:`CONTEST_VERSION`; a FormatError for an unknown or newer version."""
     version = d.get("version", 1)
-    if not _INT[1](version):
-        raise FormatError(source, f"contest setting 'version' must be {_INT[0]}, not {version!r}")
+    if not INT[1](version):
+        raise FormatError(source, f"contest setting 'version' must be {INT[0]}, not {version!r}")
     if version > CONTEST_VERSION:
         raise FormatError(
             source,

@@ -143,20 +143,8 @@ def _builtin_candidates(
     one against another)."""
     s = _Sample(src)
     sized = assessment is not None and src.size == 4 * assessment.n_queries * assessment.n_items
-    # more rows than queries: the matrix reader says so with the counts
-    longer = (
-        assessment is not None
-        and assessment.n_items > 0
-        and src.size > 4 * assessment.n_queries * assessment.n_items
-        and src.size % (4 * assessment.n_items) == 0
-    )
     if s.binary:
-        # an image or another file of a known kind is no matrix, unless it has
-        # a matrix's very size for the assessment; nor is one of a size that
-        # is no whole number of float32 values
-        unknown = s.known is None and src.size % 4 == 0
-        fits = sized or (unknown and (assessment is None or longer))
-        return (["binary-matrix"] if not s.utf16 and fits else []), s
+        return _binary_candidates(s, src, assessment, sized), s
     if not s.rows:
         return [], s
     if s.rows[0][0] == b"PSB":
@@ -168,18 +156,8 @@ def _builtin_candidates(
     # a matrix row holds one number per item of the assessment
     width = assessment.n_items if assessment is not None else len(s.rows[0])
     matrix = numeric and s.fits(lambda r, i: len(r) == width or (s.cut_last and len(r) <= width))
-    # a TREC line: 6 fields (more are ignored), a number 5th, and never longer
-    # than the largest read; a file of numbers only is a TREC run when its
-    # lines share a run tag (matrix rows do not)
-    tags = {r[5] for r in s.rows if len(r) >= 6}
-    shared_tag = len(tags) == 1 and (len(s.rows) > 1 or not matrix)
     near = not numeric and _near_matrix(s, width if assessment is not None else None)
-    if (
-        not s.cut_last
-        and not near
-        and s.fits(lambda r, i: len(r) >= 6 and (c_numbers or is_number(r[4])))
-        and (not numeric or shared_tag)
-    ):
+    if _trec_lines(s, numeric, matrix, near, c_numbers):
         out.append("trec")
     if matrix or near or (not out and numeric and _other_width(s, width)):
         # a near-matrix, or rows of numbers of another width than the
@@ -188,6 +166,37 @@ def _builtin_candidates(
     if not out and sized:
         out.append("binary-matrix")
     return out, s
+
+
+def _binary_candidates(s: _Sample, src: Source, assessment: Assessment | None, sized: bool):
+    """A file that is not text: a binary matrix when its size can be one.
+    An image or another file of a known kind is no matrix, unless it has a
+    matrix's very size for the assessment; nor is one of a size that is no
+    whole number of float32 values."""
+    # more rows than queries: the matrix reader says so with the counts
+    longer = (
+        assessment is not None
+        and assessment.n_items > 0
+        and src.size > 4 * assessment.n_queries * assessment.n_items
+        and src.size % (4 * assessment.n_items) == 0
+    )
+    unknown = s.known is None and src.size % 4 == 0
+    fits = sized or (unknown and (assessment is None or longer))
+    return ["binary-matrix"] if not s.utf16 and fits else []
+
+
+def _trec_lines(s: _Sample, numeric: bool, matrix: bool, near: bool, c_numbers: bool) -> bool:
+    """Whether the lines are a TREC run's: 6 fields (more are ignored), a
+    number 5th, and never longer than the largest read; a file of numbers
+    only is a TREC run when its lines share a run tag (matrix rows do not)."""
+    tags = {r[5] for r in s.rows if len(r) >= 6}
+    shared_tag = len(tags) == 1 and (len(s.rows) > 1 or not matrix)
+    return (
+        not s.cut_last
+        and not near
+        and s.fits(lambda r, i: len(r) >= 6 and (c_numbers or is_number(r[4])))
+        and (not numeric or shared_tag)
+    )
 
 
 def _other_width(s: _Sample, width: int) -> bool:

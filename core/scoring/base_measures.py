@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .chunk import ChunkContext, ratio, row_sums
+from .params import parse
 
 # ---------------------------------------------------------------------------
 # The measures: bindings of the families (families.py), and two functions
@@ -37,7 +38,6 @@ class Bound:
     __slots__ = ("form", "_binding")
 
     def __init__(self, form: str) -> None:
-        from .params import parse
 
         self._binding = parse(form)
         self.form = self._binding.name()

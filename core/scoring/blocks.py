@@ -2,7 +2,10 @@
 options (relevant counts, the collection size, self-matches), a block's
 ranked lists as item indices and where its judged items landed (the hits the
 measures are computed from), how many queries a block holds under the memory
-budget, and each query's row of a run."""
+budget, and each query's row of a run.
+
+For the engine: Prepared and prepare, lists_block, hits_block, chunk_size,
+query_rows, check_run_fits and collection_size."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from ..options import EvalOptions
 
 
 @dataclass
-class _Prepared:
+class Prepared:
     """What the engine needs of an assessment for one option set."""
 
     ch: np.ndarray
@@ -86,7 +89,7 @@ def _grade_levels(grades: np.ndarray, top: int) -> np.ndarray:
     return np.unique(np.concatenate((grades, [top])))
 
 
-def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
+def prepare(a: Assessment, options: EvalOptions, size: int) -> Prepared:
     nq = a.n_queries
     counts = np.diff(a.indptr)
     qidx = np.repeat(np.arange(nq), counts)
@@ -112,18 +115,18 @@ def _prepare(a: Assessment, options: EvalOptions, size: int) -> _Prepared:
         )
     ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
     indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
-    return _Prepared(
+    return Prepared(
         ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size, options.max_rank
     )
 
 
-def _lists_block(
-    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+def lists_block(
+    a: Assessment, run: Run, prep: Prepared, qs: np.ndarray, qrow: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ranked lists of the assessment queries ``qs`` as item indices
     (padded with PAD, self-matches removed, cut at ``max_rank``) and their
     lengths: what a person looks at (one query's list, the first tiers).
-    Scoring needs only where the judged items landed (:func:`_hits_block`)."""
+    Scoring needs only where the judged items landed (:func:`hits_block`)."""
     B = qs.size
     rows = qrow[qs]
     present = rows >= 0
@@ -157,8 +160,8 @@ def _lists_block(
     return idx, lengths
 
 
-def _hits_block(
-    a: Assessment, run: Run, prep: _Prepared, qs: np.ndarray, qrow: np.ndarray
+def hits_block(
+    a: Assessment, run: Run, prep: Prepared, qs: np.ndarray, qrow: np.ndarray
 ) -> tuple[np.ndarray, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """List lengths, list width and the retrieved relevant items (local row,
     0-based rank, grade; in row and rank order) of the assessment queries
@@ -202,7 +205,7 @@ def _hits_block(
     return lengths, width, (hrow[order], hrank[order], jgrade[keep][order])
 
 
-def _judged_of(prep: _Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _judged_of(prep: Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The relevant judgments of the queries ``qs`` (ascending): local row
     (the query's place in ``qs``), item and grade, query by query.  One
     slice when the queries are consecutive."""
@@ -220,7 +223,7 @@ def _judged_of(prep: _Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return local, prep.judged_items[at], prep.judged_grades[at]
 
 
-def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
+def chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     L = max(run.max_length, width)
     # the lists' arrays, and the marks of ranks_in_lists (none past a size)
     marks = a.n_items + 2
@@ -228,7 +231,7 @@ def _chunk_size(a: Assessment, run: Run, width: int, budget: int) -> int:
     return int(max(1, min(budget // per_query, 65536)))
 
 
-def _query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]:
+def query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]:
     rows_of = run.row_of()
     qrow = np.array([rows_of.get(q, -1) for q in a.query_ids], dtype=np.int64)
     warnings = []
@@ -253,7 +256,7 @@ def _query_rows(a: Assessment, run: Run) -> tuple[np.ndarray, list[DataWarning]]
     return qrow, warnings
 
 
-def _check_fits(a: Assessment, run: Run) -> None:
+def check_run_fits(a: Assessment, run: Run) -> None:
     if not run.fits(a):
         raise AssessmentError(
             f"run {run.name!r} was read against another assessment (a collection of "

@@ -7,7 +7,7 @@ merged on the client (``result``): the same bits as one pass, per-query
 values, means, averages and curves alike.  A top-K run of feature vectors
 (``--top-k``) splits its *gallery* instead: each worker selects every
 query's first K among a range of the gallery's pieces
-(:func:`shrec_eval.reading.formats.topk.select_columns`), the client merges the
+(:func:`shrec_eval.kernels.topk.select_columns`), the client merges the
 keys (exact: the K smallest keys of the union are those of the whole row,
 ties by collection order) and scores the lists.
 
@@ -38,9 +38,12 @@ import numpy as np
 from .._version import __version__
 from ..errors import OptionsError
 from ..installed import pip_install
+from ..kernels import distances as tiling
+from ..kernels.topk import column_shards, merge_keys, select_columns
 from ..model.assessment import Assessment
 from ..model.runs import Run
 from ..options import EvalOptions
+from ..reading.formats import embeddings as emb
 from .engine import Cancelled, QueryScores, Scoring
 from .results import RunResult
 
@@ -289,8 +292,6 @@ def _score_shard(assessment: Assessment, run: Run, evaluator, start: int, stop: 
 
 def _select_shard(dist, tiles: list[int], c0: int, c1: int, k: int, cols: int) -> list:
     """A worker's task: every row's first K among gallery pieces [c0, c1)."""
-    from ..reading.formats.topk import select_columns
-
     return select_columns(dist, tiles, c0, c1, k, cols)
 
 
@@ -354,9 +355,6 @@ def evaluate(
 ) -> RunResult:
     """:func:`shrec_eval.scoring.engine.evaluate` on the cluster of ``client`` (a
     ``dask.distributed.Client``): the same result, bit for bit."""
-    from ..reading.formats import distances as tiling
-    from ..reading.formats import embeddings as emb
-
     job = Scoring(assessment, run, options)
     nq = assessment.n_queries
     if isinstance(run, emb.TopKRun):
@@ -391,9 +389,6 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
     """Every query's first K of a top-K run, selected by the cluster: the
     gallery's pieces in shards (a tile's rows of a binary matrix, which is
     read a block of rows at a time), the keys merged here."""
-    from ..reading.formats import distances as tiling
-    from ..reading.formats.topk import column_shards, merge_keys
-
     dist = run.distances
     n_workers = _n_workers(client)
     ref = _put(client, dist)

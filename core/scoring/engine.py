@@ -21,16 +21,14 @@ from ..model.runs import Run
 from ..options import EvalOptions, OptionsError
 from ..profiles.evaluator import Evaluator
 from .averages import ClassGroups, average_all
-from .blocks import (  # noqa: F401
-    _check_fits,
-    _chunk_size,
-    _hits_block,
-    _lists_block,
-    _prepare,
-    _Prepared,
-    _query_rows,
-    collection_size,
-)
+from .blocks import Prepared as _Prepared
+from .blocks import check_run_fits as _check_fits
+from .blocks import chunk_size as _chunk_size
+from .blocks import collection_size
+from .blocks import hits_block as _hits_block
+from .blocks import lists_block as _lists_block
+from .blocks import prepare as _prepare
+from .blocks import query_rows as _query_rows
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
 from .missing import kinds, score_missing

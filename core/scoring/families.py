@@ -22,7 +22,7 @@ import numpy as np
 
 from .chunk import ratio
 from .cumulated import f_dcg, f_ndcg
-from .params import Family, Param
+from .family import Family, Param
 
 __all__ = ["BY_NAME", "FAMILY_LIST"]
 

@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from .. import profiles
 from ..choices import DEFAULT_PROFILE
 from ..errors import OptionsError
 from .base_measures import (
@@ -42,6 +43,7 @@ from .base_measures import (
     concrete,
 )
 from .curves import CURVES, Curve
+from .families import BY_NAME
 from .params import Binding, MeasureNameError, UnknownMeasureError, is_family_name, parse
 
 __all__ = [
@@ -69,17 +71,26 @@ __all__ = [
 def _profiles():
     """The profiles of the registry (core/profiles): the built-ins and those
     loaded in this process, made on first use."""
-    from ..profiles import REGISTRY
-
-    return tuple(REGISTRY.values())
+    _watch_profiles()
+    return tuple(profiles.REGISTRY.values())
 
 
 def _profile(profile):
     """The Profile of ``profile`` (a name, an evaluator file, or a Profile
     itself): the one place this module looks a profile up."""
-    from ..profiles import get_profile
+    _watch_profiles()
+    return profiles.get_profile(profile)
 
-    return get_profile(profile)
+
+_WATCHING: list = []
+
+
+def _watch_profiles() -> None:
+    """From the first look at the registry on: its lists made again when a
+    profile is added (profiles.on_change); nothing is made from it before."""
+    if not _WATCHING:
+        profiles.on_change(forget_profiles)
+        _WATCHING.append(True)
 
 
 def forget_profiles() -> None:
@@ -389,7 +400,6 @@ def canonical(name: str) -> str:
 
 
 def _families():
-    from .families import BY_NAME
 
     return BY_NAME
 

@@ -21,8 +21,8 @@ The families and their compute functions are declared in
 (:mod:`shrec_eval.scoring.base_measures`, the profiles' own) are bindings
 of them under stable keys (``ft_psb`` is ``ft``, ``ap_r`` is
 ``ap(divide=found)``); :func:`shrec_eval.scoring.measures.resolve` maps a
-binding to its registry key.  No numpy here: the command line's help stays
-light.
+binding to its registry key.  What a family and a parameter are is
+:mod:`shrec_eval.scoring.family`.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from __future__ import annotations
 import difflib
 import re
 import textwrap
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import OptionsError
-from ..model.limits import MAX_GRADE, MAX_RANK
+from ..model.limits import MAX_RANK
+from .families import BY_NAME
+from .family import Family, MeasureNameError, Param, UnknownMeasureError
 
 __all__ = [
     "Binding",
@@ -50,86 +50,6 @@ __all__ = [
 
 #: a cutoff still to be filled (the registry's templates: ``ndcg@{k}``)
 TEMPLATE = "{k}"
-
-
-class UnknownMeasureError(OptionsError):
-    """A measure name that is neither a registry key nor an alias, or that the
-    chosen profile does not compute; the text suggests the nearest names."""
-
-
-class MeasureNameError(UnknownMeasureError):
-    """A measure name with parameters that the families do not take: the
-    message names the bad part and lists what is allowed."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a family: its allowed values (``values``: value ->
-    what it means, the default first or not), the default, and whether any
-    grade (a whole number from 1) is allowed too (``rel=2``)."""
-
-    name: str
-    values: dict[str, str]
-    default: str
-    desc: str
-    grade: bool = False
-
-    def read(self, text: str, family: str) -> str:
-        """The value ``text`` stands for (a grade as its number), or a MeasureNameError."""
-        if text in self.values:
-            return text
-        if self.grade and re.fullmatch(r"[0-9]+", text):
-            value = int(text)
-            if 1 <= value <= MAX_GRADE:
-                return str(value)
-        raise MeasureNameError(
-            f"{family}: {self.name}={text!r} is not allowed; expected {self.allowed()}"
-        )
-
-    def allowed(self) -> str:
-        """The allowed values as a person reads them (the default marked)."""
-        names = [f"{v} (default)" if v == self.default else v for v in self.values]
-        if self.grade:
-            names.append("a grade 1, 2, 3, ...")
-        return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
-
-
-@dataclass(frozen=True)
-class Family:
-    """A measure family: its name in the syntax, label, the registry family
-    its measures are listed under (``group``: a key of ``FAMILIES``), a
-    definition, its parameters in their canonical order, its cutoff
-    (``at``: ``""`` none, ``"optional"`` K, R or the whole list,
-    ``"required"`` K or R) and ``compute(ctx, values, at)`` (``values``:
-    parameter -> value, ``at``: an int K, ``"R"`` or None)."""
-
-    name: str
-    label: str
-    group: str
-    definition: str
-    params: tuple[Param, ...]
-    at: str
-    compute: Callable = field(compare=False, repr=False)
-    higher_is_better: bool = True
-    is_count: bool = False
-
-    def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        known = [p.name for p in self.params]
-        near = difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        what = f"its parameters: {', '.join(known)}" if known else "it takes no parameters"
-        raise MeasureNameError(f"{self.name} has no parameter {name!r}{hint}; {what}")
-
-    def cutoffs(self) -> str:
-        """The cutoffs it takes, as a person reads them."""
-        return {
-            "": "none",
-            "optional": "@K, @R or none (the whole list)",
-            "required": "@K or @R",
-        }[self.at]
 
 
 @dataclass(frozen=True)
@@ -195,8 +115,6 @@ class Binding:
 
 
 def _families() -> dict[str, Family]:
-    from .families import BY_NAME
-
     return BY_NAME
 
 

@@ -17,7 +17,7 @@ from ..model.assessment import DataWarning
 from ..model.values import RowMap, nullable, nullable_list
 from ..options import EvalOptions
 from .averages import ClassGroups, average_all
-from .measures import ConcreteMeasure
+from .measures import ConcreteMeasure, resolve
 
 __all__ = ["CurveData", "RunResult", "QueryDetail"]
 
@@ -95,7 +95,6 @@ class RunResult:
         options asked for: ``EvalOptions(measures=...)``); KeyError if none."""
         if name in self._col:
             return name
-        from .measures import resolve
 
         try:
             key = resolve(name, self.profile, self.options.ranks)

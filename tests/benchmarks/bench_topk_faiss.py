@@ -315,7 +315,7 @@ DASK_CHILD = r"""
 import sys, time, json
 from shrec_eval.reading.readers import load_assessment, load_run
 from shrec_eval.scoring import distributed as dist
-from shrec_eval.reading.formats import distances as dm
+from shrec_eval.kernels import distances as dm
 import distributed
 qrels, coll, feats, k, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 if __name__ == "__main__":

@@ -32,51 +32,26 @@ import numpy as np
 
 from ...choices import METRICS
 from ...errors import FormatError
-from ...model.assessment import Assessment, DataWarning
-from ...model.runs import Run
-from . import distances as tiles  # the tile sizes, read when used (tests set them)
-from .blas_threads import (  # noqa: F401
-    _blas_libs,
-    _blas_lock,
-    _blas_users,
-    _controller,
-    _set_threads,
+from ...kernels import distances as tiles  # the tile sizes, read when used (tests set them)
+from ...kernels.blas_threads import (  # noqa: F401
     one_blas_thread,
 )
-from .distances import (  # noqa: F401
-    Distances,
-    MatrixPieces,
-    _Cache,
-    _id_text,
-    matrix_pieces,
-)
+from ...kernels.distances import Distances
+from ...kernels.matrix_pieces import MatrixPieces, matrix_pieces  # noqa: F401
+from ...kernels.rowsort import tied_pairs
+from ...kernels.tile_cache import TileCache
+from ...model.assessment import Assessment, DataWarning
+from ...model.runs import Run
 from .features import (  # noqa: F401
-    _FLOATS,
-    _NPY,
-    _ZIP,
     INFLATE_FLOOR,
     INFLATE_RATIO,
     Features,
-    _array,
-    _check_features,
-    _declared,
-    _examples,
-    _identity,
-    _ids_of,
-    _index,
-    _member,
-    _npy_array,
-    _npy_header,
-    _objects,
-    _rows_for,
-    _shape_text,
-    _stored_member,
-    _unclosed,
+    identity,
     is_embeddings,
     load_features,
+    rows_for,
 )
 from .matrix import MatrixRun, ties_warning
-from .rowsort import tied_pairs
 
 __all__ = [
     "METRICS",
@@ -91,15 +66,6 @@ __all__ = [
     "read_embeddings",
     "top_k_of_matrix",
 ]
-
-
-# -- one BLAS thread while tiles are computed --------------------------------------
-
-
-_blas_saved: list = []
-
-
-# -- reading -----------------------------------------------------------------------
 
 
 # -- distances ---------------------------------------------------------------------
@@ -177,7 +143,7 @@ class TopKRun(Run):
         self._base = list(warnings)
         self._ties = np.zeros(len(self.query_ids), dtype=np.int64)
         self._keep = min(self.k + int((self._selfs >= 0).any()), self.n_items)
-        self._groups = _Cache(self._group, keep=2)
+        self._groups = TileCache(self._group, keep=2)
 
     @property
     def max_length(self) -> int:
@@ -215,7 +181,7 @@ class TopKRun(Run):
         """Each group's keys selected elsewhere (every row's first ``keep``
         keys, sorted: the gallery shards of a cluster's workers, merged),
         kept for the scoring, which then selects nothing."""
-        self._groups = _Cache(self._group, keep=max(2, self.n_groups))
+        self._groups = TileCache(self._group, keep=max(2, self.n_groups))
         for g, keys in keys_by_group.items():
             self._groups.put(g, self._lists(g, keys))
 
@@ -347,12 +313,12 @@ def read_embeddings(
     f = load_features(
         path, ids=ids, normalize_ids=norm, max_rows=assessment.n_items + assessment.n_queries
     )
-    qidx, gidx = _rows_for(f, assessment)
+    qidx, gidx = rows_for(f, assessment)
     dist = Distances(
         f.query,
-        _identity(qidx, f.query.shape[0]),
+        identity(qidx, f.query.shape[0]),
         f.gallery,
-        _identity(gidx, f.gallery.shape[0]),
+        identity(gidx, f.gallery.shape[0]),
         metric,
         path=f.path,
         query_name=f.query_name,

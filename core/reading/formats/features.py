@@ -3,7 +3,10 @@ a .npy or .npz header checked before any value is read (shape, type, the
 inflation of a compressed member), the features then read a block of rows at
 a time from the file (never memory-mapped: :mod:`.file_rows`), ids from the
 .npz or a list, and the rows of an assessment's queries and items found in
-them (Features, load_features)."""
+them (Features, load_features).
+
+For embeddings: rows_for (the feature rows of an assessment's queries and
+items) and identity (None when rows are taken in order)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from ...model.assessment import MAX_EXAMPLES, Assessment
 from .file_rows import FileRows, file_stamp
 from .ids import IdNormalizer
 from .source import Source, open_source
+from .trec import read_collection_list
 
 _NPY = b"\x93NUMPY"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
@@ -263,8 +267,6 @@ def load_features(path, *, ids=None, normalize_ids: bool = True, max_rows=None) 
     line naming the rows of a ``.npy``; ``max_rows``: at most this many rows
     in an array (an assessment's queries and items), checked from the
     headers before any value is read or inflated."""
-    from .trec import read_collection_list
-
     src = path if isinstance(path, Source) else open_source(path, "embeddings file")
     where = src.path
     if src.kind == "folder":
@@ -363,27 +365,11 @@ def _examples(items) -> str:
     return ", ".join(items[:MAX_EXAMPLES]) + more
 
 
-def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
+def rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
     """Which feature row is each assessment query and each collection item."""
     where = f.ids_source or f.path
     if f.gallery_ids is None:  # rows in the assessment's item order
-        n = f.gallery.shape[0]
-        if n != a.n_items:
-            raise FormatError(
-                f.path,
-                f"{n} feature rows, but the assessment's collection has {a.n_items} items; "
-                "the rows must be the items in the assessment's order "
-                "(or name them: --ids FILE, or an .npz with 'ids')",
-            )
-        if (a.query_items < 0).any():
-            ext = [q for q, i in zip(a.query_ids, a.query_items) if i < 0]
-            raise FormatError(
-                f.path,
-                f"the assessment has queries that are not collection items ({_examples(ext)}); "
-                "their features need ids (an .npz with 'ids', or with 'query_features' "
-                "and 'query_ids')",
-            )
-        return a.query_items.astype(np.int64), np.arange(n, dtype=np.int64)
+        return _rows_in_item_order(f, a)
     if f.cross and f.gallery_ids == list(a.item_ids) and f.query_ids == list(a.query_ids):
         # rows named in the assessment's own orders (as files made together
         # are): the checks below would all pass; ids are unique there
@@ -398,29 +384,61 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
         )
     gidx = np.fromiter((g_index[s] for s in a.item_ids), np.int64, a.n_items)
     if f.cross:
-        q_index = _index(f.query_ids, where, f.query_name)
-        known = set(a.query_ids)
-        unknown = [s for s in f.query_ids if s not in known]
-        if unknown:
-            raise FormatError(
-                where,
-                f"{len(unknown)} query ids the assessment does not have ({_examples(unknown)})",
-            )
-        lost = [s for s in a.query_ids if s not in q_index]
-        if lost:
-            raise FormatError(
-                where,
-                f"{len(lost)} queries of the assessment have no feature row ({_examples(lost)})",
-            )
-        unknown = [s for s in f.gallery_ids if a.item_index(s) is None]
-        if unknown:
-            raise FormatError(
-                where,
-                f"{len(unknown)} gallery ids the assessment's collection does not have "
-                f"({_examples(unknown)})",
-            )
-        return np.fromiter((q_index[s] for s in a.query_ids), np.int64, a.n_queries), gidx
-    # one array: a query is its collection item's row, or a row of its own id
+        return _query_rows_of_their_own(f, a, where), gidx
+    return _query_rows_among_items(f, a, where, g_index), gidx
+
+
+def _rows_in_item_order(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
+    """Rows without ids: the assessment's items in its order, each query its
+    collection item's row."""
+    n = f.gallery.shape[0]
+    if n != a.n_items:
+        raise FormatError(
+            f.path,
+            f"{n} feature rows, but the assessment's collection has {a.n_items} items; "
+            "the rows must be the items in the assessment's order "
+            "(or name them: --ids FILE, or an .npz with 'ids')",
+        )
+    if (a.query_items < 0).any():
+        ext = [q for q, i in zip(a.query_ids, a.query_items) if i < 0]
+        raise FormatError(
+            f.path,
+            f"the assessment has queries that are not collection items ({_examples(ext)}); "
+            "their features need ids (an .npz with 'ids', or with 'query_features' "
+            "and 'query_ids')",
+        )
+    return a.query_items.astype(np.int64), np.arange(n, dtype=np.int64)
+
+
+def _query_rows_of_their_own(f: Features, a: Assessment, where) -> np.ndarray:
+    """Queries in an array of their own (``query_features``, ``query_ids``):
+    each query's row there, every id of both arrays the assessment's."""
+    q_index = _index(f.query_ids, where, f.query_name)
+    known = set(a.query_ids)
+    unknown = [s for s in f.query_ids if s not in known]
+    if unknown:
+        raise FormatError(
+            where,
+            f"{len(unknown)} query ids the assessment does not have ({_examples(unknown)})",
+        )
+    lost = [s for s in a.query_ids if s not in q_index]
+    if lost:
+        raise FormatError(
+            where,
+            f"{len(lost)} queries of the assessment have no feature row ({_examples(lost)})",
+        )
+    unknown = [s for s in f.gallery_ids if a.item_index(s) is None]
+    if unknown:
+        raise FormatError(
+            where,
+            f"{len(unknown)} gallery ids the assessment's collection does not have "
+            f"({_examples(unknown)})",
+        )
+    return np.fromiter((q_index[s] for s in a.query_ids), np.int64, a.n_queries)
+
+
+def _query_rows_among_items(f: Features, a: Assessment, where, g_index: dict) -> np.ndarray:
+    """One array: a query is its collection item's row, or a row of its own id."""
     names = [a.item_ids[i] if i >= 0 else q for q, i in zip(a.query_ids, a.query_items)]
     lost = [q for q, s in zip(a.query_ids, names) if s not in g_index]
     if lost:
@@ -435,10 +453,10 @@ def _rows_for(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndarray]:
             f"{len(unknown)} ids the assessment does not have ({_examples(unknown)}); "
             "every row must be a query or a collection item",
         )
-    return np.fromiter((g_index[s] for s in names), np.int64, len(names)), gidx
+    return np.fromiter((g_index[s] for s in names), np.int64, len(names))
 
 
-def _identity(idx: np.ndarray, n: int) -> np.ndarray | None:
+def identity(idx: np.ndarray, n: int) -> np.ndarray | None:
     """None when ``idx`` takes every row in order (a slice then, no copy)."""
     if idx.size == n and (idx.size == 0 or (idx[0] == 0 and (np.diff(idx) == 1).all())):
         return None

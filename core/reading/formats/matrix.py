@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FileAccessError, FormatError
+from ...kernels.rowsort import rank_pairs, rank_rows
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
 from ...model.runs import Run
 from .file_rows import FileRows
 from .numparse import parse_floats
-from .rowsort import rank_pairs, rank_rows
 from .source import a, default_name, open_source, watch_step
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
@@ -43,7 +43,6 @@ class MatrixRun(Run):
         *,
         source: str = "",
         format: str = "dissimilarity matrix",
-        line_of_row=None,
         warnings=(),
         finite: bool = False,
     ) -> None:
@@ -57,7 +56,6 @@ class MatrixRun(Run):
         self._base_warnings = list(warnings)
         self.positional = matrix  # the matrix-order check reads its rows again
         self._ties = np.zeros(matrix.shape[0], dtype=np.int64)
-        self._line_of_row = line_of_row
         #: the reader checked every value is finite (ranking skips the NaN check)
         self.finite = finite
 

@@ -22,6 +22,7 @@ import numpy as np
 from ...errors import FormatError
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.data_warnings import OtherReading
+from .ids import normalize_id
 
 __all__ = [
     "by_id",
@@ -113,8 +114,6 @@ def _bad_ids(ids) -> tuple[list[tuple[str, str]], np.ndarray]:
 def _lines_in_file(source, field: int, wanted: set, normalize: bool) -> dict[str, int]:
     """The first line of a text file (qrels) whose ``field`` is each id of
     ``wanted`` (normalised as the reader did): for messages only."""
-    from .ids import normalize_id
-
     found: dict[str, int] = {}
     try:
         text = source.read().decode("utf-8", "replace")

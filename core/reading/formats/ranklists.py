@@ -148,52 +148,19 @@ def read_ranklist_folder(
                     mismatched.append(f"file {f.name} says {toks[0]}")
                 continue
             first = False
-            if variant == "distance-id":
-                if len(toks) != 2:
-                    raise FormatError(
-                        f,
-                        f"a line 'distance targetId' was expected; this one has {len(toks)} fields",
-                        line=n,
-                        token=text.text(i),
-                    )
-                dist, tid, dcol = toks[0], toks[1], 0
-            else:
-                if len(toks) > 2:
-                    raise FormatError(
-                        f,
-                        f"a line 'targetId distance' was expected; this one has {len(toks)} fields",
-                        line=n,
-                        token=text.text(i),
-                    )
-                tid, dist, dcol = toks[0], (toks[1] if len(toks) == 2 else None), 1
-                if variant == "query-line" and dist is None:
-                    raise FormatError(
-                        f,
-                        "a line 'targetId distance' was expected; the distance is missing",
-                        line=n,
-                        token=text.text(i),
-                    )
+            tid, dist, dcol = _line_fields(f, text, i, n, toks, variant)
             if dist is not None:
-                try:
-                    d = float(dist)
-                except ValueError:
-                    raise FormatError(
-                        f,
-                        "the distance must be a number",
-                        line=n,
-                        column=text.column(i, dcol),
-                        token=dist,
-                    ) from None
-                if (d != d or d in (float("inf"), float("-inf"))) and nonfinite_distances:
+                d = _distance(f, text, i, n, dist, dcol)
+                if d != d or d in (float("inf"), float("-inf")):
+                    if not nonfinite_distances:
+                        raise FormatError(
+                            f,
+                            "the distance must be a finite number",
+                            line=n,
+                            column=text.column(i, dcol),
+                            token=dist,
+                        )
                     nonfinite.append(f"file {f.name}, line {n}")
-                elif d != d or d in (float("inf"), float("-inf")):
-                    raise FormatError(
-                        f,
-                        "the distance must be a finite number",
-                        line=n,
-                        column=text.column(i, dcol),
-                        token=dist,
-                    )
                 dists.append(d)
             ids.append(norm(tid))
             where.append(n)
@@ -203,6 +170,65 @@ def read_ranklist_folder(
         lines[qid] = (f.name, where)
     watch_step(source, len(files), len(files))
     how = "detected" if detected else "chosen"
+    found = _folder_warnings(skipped, nonfinite, mismatched, unsorted)
+    return RankedRun.from_lists(
+        name or default_name(folder),
+        lists,
+        assessment,
+        source=str(folder),
+        format=f"rank-list folder, variant {variant} ({how})",
+        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
+        warnings=found + list(norm.note(f"run {Path(folder).name}")),
+    )
+
+
+def _line_fields(f, text, i: int, n: int, toks, variant: str) -> tuple:
+    """A list line's target id, its distance (None: not given) and the
+    distance's field, as the variant writes them."""
+    if variant == "distance-id":
+        if len(toks) != 2:
+            raise FormatError(
+                f,
+                f"a line 'distance targetId' was expected; this one has {len(toks)} fields",
+                line=n,
+                token=text.text(i),
+            )
+        return toks[1], toks[0], 0
+    if len(toks) > 2:
+        raise FormatError(
+            f,
+            f"a line 'targetId distance' was expected; this one has {len(toks)} fields",
+            line=n,
+            token=text.text(i),
+        )
+    dist = toks[1] if len(toks) == 2 else None
+    if variant == "query-line" and dist is None:
+        raise FormatError(
+            f,
+            "a line 'targetId distance' was expected; the distance is missing",
+            line=n,
+            token=text.text(i),
+        )
+    return toks[0], dist, 1
+
+
+def _distance(f, text, i: int, n: int, dist, dcol: int) -> float:
+    """The distance of a line, a FormatError at its column if no number."""
+    try:
+        return float(dist)
+    except ValueError:
+        raise FormatError(
+            f,
+            "the distance must be a number",
+            line=n,
+            column=text.column(i, dcol),
+            token=dist,
+        ) from None
+
+
+def _folder_warnings(skipped, nonfinite, mismatched, unsorted) -> list:
+    """The data checks of a folder read: files skipped, non-finite
+    distances accepted, query lines naming another query, unsorted lists."""
     found = []
     if skipped:
         found.append(
@@ -236,12 +262,4 @@ def read_ranklist_folder(
                 unsorted,
             )
         )
-    return RankedRun.from_lists(
-        name or default_name(folder),
-        lists,
-        assessment,
-        source=str(folder),
-        format=f"rank-list folder, variant {variant} ({how})",
-        where=lambda q, rank: f"file {lines[q][0]}, line {lines[q][1][rank - 1]}",
-        warnings=found + list(norm.note(f"run {Path(folder).name}")),
-    )
+    return found

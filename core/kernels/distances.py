@@ -1,7 +1,7 @@
 """The distances between feature vectors, a tile of rows at a time under a
 memory budget (Distances): the same bits whatever the tiles (one BLAS thread
-a tile, scale-free), their top K per query, and the PSB binary matrix they
-make, written a piece at a time (matrix_pieces)."""
+a tile, scale-free), and their top K per query (the PSB binary matrix they
+make, and a matrix run cut into the same tiles: :mod:`.matrix_pieces`)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...choices import METRICS
-from ...errors import FormatError
-from ...model.parallel import WORKERS, in_order
+from ..choices import METRICS
+from ..errors import FormatError
+from ..model.parallel import WORKERS, in_order
 from .blas_threads import (
     one_blas_thread,
 )
 from .tile_cache import (
-    _Cache,
+    TileCache,
 )
 from .topk import select_tiles
 
@@ -103,7 +103,7 @@ class Distances:
         #: shape of a stacked call -> whether it gives the tiles' bits (key_pieces)
         self._stacks: dict[tuple[int, int], bool] = {}
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
-        self._tiles = _Cache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
+        self._tiles = TileCache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
     def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
@@ -451,7 +451,7 @@ class Distances:
     def __setstate__(self, state: dict) -> None:
         keep = state.pop("_tiles_keep")
         self.__dict__.update(state)
-        self._tiles = _Cache(self._tile, keep=keep)
+        self._tiles = TileCache(self._tile, keep=keep)
         self._stacks = {}
 
     # -- the first K of each row
@@ -461,50 +461,3 @@ class Distances:
         order, exactly: :mod:`.topk`); one pass over the gallery for all the
         tiles, its pieces split between the two cores."""
         return select_tiles(self, tiles, min(k, self.shape[1]), TILE_COLS, threads=WORKERS)
-
-
-class MatrixPieces:
-    """A float32 dissimilarity matrix (a binary matrix run's, read a block of
-    rows at a time) cut into the tiles of :class:`Distances`, for the same
-    top-K selection."""
-
-    #: a tile's rows are read once for all its pieces: the selection splits
-    #: the tiles between the cores, not the columns
-    rows_first = True
-
-    def __init__(self, matrix) -> None:
-        self.matrix = matrix
-        self.shape = matrix.shape
-        self.n_tiles = -(-self.shape[0] // TILE_ROWS)
-        self.n_pieces = -(-self.shape[1] // TILE_COLS)
-        self._strip = threading.local()
-
-    def piece(self, t: int, c: int) -> np.ndarray:
-        # a binary matrix is read a block of whole rows at a time (never
-        # memory-mapped, so a file cut short is an error, not SIGBUS: FileRows): the
-        # tile's rows once (kept by the thread for the tile's next pieces),
-        # then the piece's columns
-        if getattr(self._strip, "t", None) != t:
-            self._strip.rows = None
-            self._strip.rows = self.matrix[t * TILE_ROWS : (t + 1) * TILE_ROWS]
-            self._strip.t = t
-        rows = self._strip.rows
-        return np.ascontiguousarray(rows[:, c * TILE_COLS : (c + 1) * TILE_COLS], dtype=np.float32)
-
-    top_keys = Distances.top_keys
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_strip"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._strip = threading.local()
-
-
-def matrix_pieces(dist: Distances) -> Iterator[bytes]:
-    """The PSB binary matrix (little-endian float32, row after row) of the
-    distances, a tile of rows at a time, two tiles computed at once."""
-    from ...model.parallel import in_order
-
-    for block in in_order(dist._tile, range(dist.n_tiles), ahead=WORKERS):
-        yield np.ascontiguousarray(block, dtype="<f4").tobytes()

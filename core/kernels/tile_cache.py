@@ -1,6 +1,8 @@
 """The rows of distance tiles kept for the next block of queries (a small cache
 keyed by tile, bounded in bytes), so that a block's top K and its ranked
-lists do not compute a tile twice."""
+lists do not compute a tile twice.
+
+It offers TileCache."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 
-class _Cache:
+class TileCache:
     """Values computed once by whichever thread asks first (the others
     wait for it), the last ``keep`` of them kept."""
 
