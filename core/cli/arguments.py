@@ -31,6 +31,7 @@ from ..profiles import listed, options_given
 from ..reading.contest_fields import contest_roles, is_contest_file  # noqa: F401
 from ..reading.formats.embeddings import is_embeddings
 from ..reading.formats.source import classify_path, open_source
+from ..scoring.distributed import parse_scheduler
 from ..scoring.measures import (
     UnknownMeasureError,
     canonical,
@@ -335,8 +336,6 @@ def guarded_contest(args, options: EvalOptions, *outputs: str, check=None) -> Co
     command (``json``, ``csv``, ``report``, ``native``, ``save_contest``).
     ``--dask``'s scheduler is checked first."""
     if getattr(args, "dask", None) is not None:
-        from ..scoring.distributed import parse_scheduler  # with --dask alone
-
         parse_scheduler(args.dask)  # before anything is read or connects
     contest = _fit_embedding_options(args, contest_of(args, options))
     if check is not None:

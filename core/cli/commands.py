@@ -20,6 +20,7 @@ from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
 from ..outputs.examples import write_examples
+from ..outputs.gallery import thumb_names
 from ..outputs.palette import result_looks
 from ..outputs.report import (
     write_json,
@@ -36,8 +37,10 @@ from ..scoring.measures import (
     owner,
 )
 from ..scoring.params import family_lines
+from ..scoring.stats import compare
 from ..service import PROBLEMS, load_assessment, score_runs
 from ..shapes.index import ShapesSource
+from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .arguments import (  # noqa: F401
     OPTION_FIELDS,
     check_gallery_options,
@@ -310,8 +313,6 @@ def cmd_compare(args, out) -> int:
 
 def _compared(args, out, contest, assessment, drawers) -> int:
     """compare once its report's figure processes start (``drawers``)."""
-    from ..scoring.stats import compare  # the tests' module: compare alone loads it
-
     with dask_client(args) as client:
         _, results = run_scoring(contest, assessment, client=client)
     write_contest_file(args, contest)  # once its runs were read
@@ -412,8 +413,6 @@ def cmd_thumbnails(args, out) -> int:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
-    from ..outputs.gallery import thumb_names
-    from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 
     cache = None if args.no_cache else ThumbnailCache()
     ids = index.ids()

@@ -20,6 +20,7 @@ from ..errors import UsageError
 from ..model.values import text_grid
 from ..options import EvalOptions
 from ..outputs.figure_jobs import start_drawers
+from ..outputs.gallery import gallery_files, run_lists
 from ..outputs.native import write_native
 from ..outputs.palette import result_looks
 from ..outputs.report import (
@@ -29,11 +30,14 @@ from ..outputs.report import (
     write_json,
     write_report,
 )
+from ..scoring.distributed import connect
 from ..scoring.measures import (
     all_aliases,
     measure_by_key,
 )
+from ..scoring.stats import CORRECTIONS, TESTS, average_note
 from ..service import score_contest
+from ..shapes.thumbnails import ThumbnailCache, shape_warning
 from .arguments import (
     contest_inputs,
     guard_shapes,
@@ -127,9 +131,6 @@ def dask_client(args):
     if scheduler is None:
         yield None
         return
-    # Dask's module: loaded by --dask alone (a command without it starts sooner)
-    from ..scoring.distributed import connect
-
     with connect(scheduler) as client:
         yield client
 
@@ -203,10 +204,6 @@ def _gallery(
     indexes made before scoring (:func:`guard_shapes`)."""
     if contest.shapes is None and contest.query_shapes is None:
         return None
-    # imported here: a command without a gallery does not load them
-    from ..outputs.gallery import gallery_files, run_lists
-    from ..shapes.thumbnails import ThumbnailCache, shape_warning
-
     if len(results) != len(contest.runs) or len(runs) != len(results):
         out.write("note: no gallery: the runs' datasets have different queries\n")
         return None
@@ -255,8 +252,6 @@ def comparison_text(c, average: str = "micro") -> str:
     """The ranking with intervals, then a matrix of corrected p-values per
     test; which average the means are, unless the contest's micro one
     (``average``: the contest's)."""
-    # the tests' module: loaded by compare alone (evaluate starts sooner without it)
-    from ..scoring.stats import CORRECTIONS, TESTS, average_note
 
     pct = f"{c.confidence:.0%}"
     unit = "queries" if c.unit == "query" else "classes"

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..choices import CORRECTIONS, TESTS
 from ..model.assessment import Assessment
 from ..model.values import nullable, text_grid
 from ..profiles.base import HEADLINE
 from ..scoring.engine import RunResult
 from ..scoring.measures import ConcreteMeasure, measure_by_key
-from ..scoring.stats import CORRECTIONS, TESTS
 
 AVERAGE_TEXT = {
     "micro": "mean over queries (micro)",
