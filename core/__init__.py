@@ -25,7 +25,7 @@ _EXPORTS = {
     "RunResult": ".scoring.engine",
     "evaluate": ".scoring.engine",
     "evaluate_runs": ".scoring.engine",
-    "query_detail": ".scoring.engine",
+    "query_detail": ".scoring.list_views",
     "CURVES": ".scoring.measures",
     "MEASURES": ".scoring.measures",
     "Curve": ".scoring.measures",

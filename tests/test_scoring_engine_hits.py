@@ -12,7 +12,7 @@ from shrec_eval.model.assessment import PAD, Assessment
 from shrec_eval.model.runs import RankedRun, ranks_in_lists
 from shrec_eval.options import EvalOptions
 from shrec_eval.reading.formats.matrix import MatrixRun
-from shrec_eval.scoring.engine import query_detail
+from shrec_eval.scoring.list_views import query_detail
 
 
 def graded(n: int, rng) -> Assessment:

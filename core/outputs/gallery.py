@@ -26,7 +26,7 @@ from ..choices import GALLERY_MODES
 from ..model.assessment import UNKNOWN, Assessment
 from ..model.names import name_bytes
 from ..scoring.confusion import item_classes
-from ..scoring.engine import query_detail
+from ..scoring.list_views import query_detail
 from ..scoring.measures import measure_by_key
 from ..scoring.results import RunResult
 from ..shapes.thumbnails import shape_warning, thumbnail_png

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model.names import name_bytes
-from ..scoring.engine import ranks_of_items
+from ..scoring.list_views import ranks_of_items
 from . import get_profile
 
 #: trec_eval's default cut-offs of P (and what --format trec_eval adds to --ranks)

@@ -20,7 +20,7 @@ import numpy as np
 from ..model.assessment import UNKNOWN, Assessment
 from ..model.runs import Run
 from ..options import EvalOptions
-from .engine import check_fits, first_tier_lists
+from .list_views import check_fits, first_tier_lists
 
 __all__ = ["FirstTierConfusion", "first_tier_confusion", "item_classes"]
 

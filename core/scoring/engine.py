@@ -9,13 +9,13 @@ blocks the engine reports progress and checks whether it should stop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import Cancelled
-from ..model.assessment import MAX_EXAMPLES, PAD, Assessment, DataWarning, make_warning
+from ..model.assessment import MAX_EXAMPLES, Assessment, DataWarning, make_warning
 from ..model.parallel import WORKERS, in_order
 from ..model.runs import Run
 from ..options import EvalOptions, OptionsError
@@ -26,11 +26,11 @@ from .blocks import check_run_fits as _check_fits
 from .blocks import chunk_size as _chunk_size
 from .blocks import collection_size
 from .blocks import hits_block as _hits_block
-from .blocks import lists_block as _lists_block
 from .blocks import prepare as _prepare
 from .blocks import query_rows as _query_rows
 from .chunk import ChunkContext
 from .curves import CURVES, RECALL_PERCENT_LEVELS
+from .list_views import with_own_items
 from .missing import kinds, score_missing
 from .reading_checks import run_checks
 from .results import CurveData, QueryDetail, RunResult
@@ -45,8 +45,6 @@ __all__ = [
     "Scoring",
     "evaluate",
     "evaluate_runs",
-    "query_detail",
-    "ranks_of_items",
     "RECALL_PERCENT_LEVELS",
 ]
 
@@ -119,7 +117,7 @@ class Scoring:
             )
         _check_fits(a, run)
         profile.check_reading(a, run)  # read by the profile's rules, or other numbers
-        a = _with_own_items(a, run)
+        a = with_own_items(a, run)
         self.a, self.run, self.o, self.profile = a, run, o, profile
         self.evaluator = evaluator
         self.measures = list(evaluator.measures)
@@ -335,17 +333,6 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
-def _with_own_items(a: Assessment, run: Run) -> Assessment:
-    """The assessment with the queries the run says are collection items
-    (an embedding run whose query row is an item's row: the query's own
-    item, removed from its list as a leave-one-out query's is)."""
-    own = run.own_items
-    if own is None or not (own >= 0).any():
-        return a
-    merged = np.where(a.query_items >= 0, a.query_items, own)
-    return replace(a, query_items=merged)
-
-
 def _check_types(assessment, run, options) -> None:
     """Clear errors for arguments of the wrong kind (swapped, a dict...)."""
     for name, value, kind, what in (
@@ -433,104 +420,3 @@ def evaluate_runs(
         cb = None if progress is None else (lambda d, t, base=i * nq: progress(base + d, total))
         results.append(evaluate(assessment, run, evaluator, progress=cb, should_stop=should_stop))
     return results
-
-
-def ranks_of_items(
-    assessment: Assessment,
-    run: Run,
-    options: EvalOptions,
-    indptr: np.ndarray,
-    items: np.ndarray,
-    labels: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Where some items of each query of ``assessment`` land in ``run``'s
-    lists as the engine scores them, whatever the run's kind (TREC run,
-    rank lists, matrix, embeddings, top-K): the self-match taken out (the
-    items after it move up a rank) and ranks past ``max_rank`` dropped.
-    ``items[indptr[q]:indptr[q + 1]]`` are query ``q``'s items (distinct,
-    collection indices), each with a label.  Returns (query index, 0-based
-    rank, label) of every item found, in query and rank order, and the
-    length of every query's list (0 for a query the run does not answer)."""
-    o = Evaluator.of(options).options
-    a = assessment
-    _check_fits(a, run)
-    prep = _prepare(a, o, collection_size(a, run, o)[0])
-    counts = np.diff(np.asarray(indptr, dtype=np.int64))
-    asked = replace(
-        prep,
-        judged_rows=np.repeat(np.arange(a.n_queries), counts),
-        judged_items=np.asarray(items, dtype=np.int64),
-        judged_grades=np.asarray(labels),
-        indptr=np.asarray(indptr, dtype=np.int64),
-    )
-    qrow, _ = _query_rows(a, run)
-    step = _chunk_size(a, run, 1, o.memory_budget)
-    parts, lengths = [], np.zeros(a.n_queries, dtype=np.int64)
-    for start in range(0, a.n_queries, step):
-        qs = np.arange(start, min(start + step, a.n_queries))
-        got, _, (r, k, lab) = _hits_block(a, run, asked, qs, qrow)
-        lengths[qs] = got
-        parts.append((r + start, k, lab))
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.asarray(labels)[:0], lengths
-    q, k, lab = (np.concatenate(p) for p in zip(*parts))
-    return q, k, lab, lengths
-
-
-def check_fits(a: Assessment, run: Run) -> None:
-    """An AssessmentError when ``run`` was read against another assessment."""
-    _check_fits(a, run)
-
-
-def first_tier_lists(
-    a: Assessment, run: Run, queries: Sequence[int], options: EvalOptions
-) -> Iterator[tuple[int, np.ndarray]]:
-    """For each assessment query of ``queries`` (indices), one at a time:
-    the size of its first tier (its relevant items, as the engine counts
-    them under ``options``) and the item indices its ranked list puts
-    there (PAD removed; UNKNOWN for ids outside the collection): what the
-    first-tier confusion counts."""
-    prep = _prepare(a, options, collection_size(a, run, options)[0])
-    qrow, _ = _query_rows(a, run)
-    for q in queries:
-        tier = int(prep.ch[q] + prep.cm[q])
-        idx, lengths = _lists_block(a, run, prep, np.array([q]), qrow)
-        got = idx[0, : min(tier, int(lengths[0]))]
-        yield tier, got[got != PAD]
-
-
-def query_detail(
-    assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
-) -> QueryDetail:
-    """The gain vector of one query of a run (self-match removed as the
-    options, under their profile, say) and its raw, non-interpolated
-    precision-recall points."""
-    evaluator = Evaluator.of(options)
-    # its list handling (the self-match rule) as the scores have it
-    o, profile = evaluator.options, evaluator.profile
-    q = assessment.query_index(query_id)
-    if q is None:
-        raise KeyError(f"query {query_id!r} is not in the assessment")
-    _check_fits(assessment, run)
-    profile.check_reading(assessment, run)
-    assessment = _with_own_items(assessment, run)
-    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
-    qrow, _ = _query_rows(assessment, run)
-    idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)
-    va = int(lengths[0])
-    _, _, (_, at, grade) = _hits_block(assessment, run, prep, np.array([q]), qrow)
-    gains = np.zeros(va, dtype=np.int64)
-    gains[at] = grade
-    cr = int(prep.ch[q] + prep.cm[q])
-    hits = np.cumsum(gains >= 1)
-    ranks = np.arange(1, va + 1)
-    recall = hits / cr if cr else np.full(va, np.nan)
-    return QueryDetail(
-        query_id,
-        gains,
-        idx[0, :va].astype(np.int64),
-        int(prep.ch[q]),
-        int(prep.cm[q]),
-        recall,
-        hits / ranks,
-    )
