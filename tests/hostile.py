@@ -66,5 +66,9 @@ def stall_in_helper(marker, draw, *args, **kwargs):
 
     if multiprocessing.parent_process() is None:
         return draw(*args, **kwargs)
-    Path(marker).write_text(str(os.getpid()))
+    # whole or not at all: the test reads it as soon as it appears (and the
+    # other helper may write it at the same time)
+    part = Path(f"{marker}.{os.getpid()}")
+    part.write_text(str(os.getpid()))
+    os.replace(part, marker)
     time.sleep(600)
