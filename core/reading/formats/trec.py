@@ -297,6 +297,11 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
         return None
     sub = np.flatnonzero(counts[ed] > 1)
     key = eq[sub].astype(np.int64) * n_docs + ed[sub]
+    # keys that only grow repeat none (a qrels grouped by query whose
+    # documents come in the order they were first named, as one made from
+    # classes of a collection: told in one pass, not a sort of every line)
+    if not (key[1:] <= key[:-1]).any():
+        return None
     if not repeated_positions(key, len(q_ids) * n_docs).size:
         return None
     keep = np.ones(eq.size, dtype=bool)
