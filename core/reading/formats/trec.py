@@ -289,6 +289,14 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
     """Mask of the first judgment of each (query, document) (None: every
     line's); an error for a pair judged twice with different grades."""
     n_docs = max(len(d_ids), 1)
+    # pairs that only grow repeat none: a qrels grouped by query whose
+    # documents come in the order they were first named (as one made from
+    # classes of a collection) is told in one pass, not a sort of its lines
+    if eq.size > 1:
+        grows = eq[1:] > eq[:-1]
+        grows |= (eq[1:] == eq[:-1]) & (ed[1:] > ed[:-1])
+        if grows.all():
+            return None
     # a pair can be judged twice only where its document is judged more than
     # once: only those lines are looked at (none when each document is
     # judged once)
@@ -297,11 +305,6 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
         return None
     sub = np.flatnonzero(counts[ed] > 1)
     key = eq[sub].astype(np.int64) * n_docs + ed[sub]
-    # keys that only grow repeat none (a qrels grouped by query whose
-    # documents come in the order they were first named, as one made from
-    # classes of a collection: told in one pass, not a sort of every line)
-    if not (key[1:] <= key[:-1]).any():
-        return None
     if not repeated_positions(key, len(q_ids) * n_docs).size:
         return None
     keep = np.ones(eq.size, dtype=bool)
