@@ -210,3 +210,29 @@ def test_a_pair_judged_again_in_qrels_made_from_classes_is_found(tmp_path, at):
             else:
                 got = read_qrels(path, normalize_ids=False)
                 _same_arrays(got, _as_dict_assessment(lines, False))
+
+
+@pytest.mark.parametrize("order", ["as_named", "reversed", "shuffled"])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_qrels_of_relevant_lines_in_any_order_are_the_dicts(tmp_path, order, zeros):
+    """Every line relevant (taken whole) or some judged 0, each query's
+    documents in the order first named, reversed or shuffled: the same
+    assessment as a dict of the same judgments, read in one chunk or many."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    rng = np.random.default_rng(len(order) + zeros)
+    lines = []
+    for q, c in enumerate(rng.integers(0, 6, 40).tolist()):
+        docs = [f"d{j}" for j in range(c * 9, c * 9 + 9)]
+        if order == "reversed":
+            docs.reverse()
+        elif order == "shuffled":
+            rng.shuffle(docs)
+        lines += [f"q{q} 0 {d} {(j % 3) if zeros else 1 + j % 2}" for j, d in enumerate(docs)]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    for chunk in (1 << 20, 200):
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+        assert [got.judged_zero[1].size] == [sum(line.endswith(" 0") for line in lines)]
