@@ -8,7 +8,8 @@ figures go into docs/scale.md).
         [--queries N] [--k K] [--class-size R [R ...]]
 
 Every side is a whole process, measured in turn (A B C, then C B A, ...), its peak
-memory the kernel's account of it (``ru_maxrss``):
+memory and its CPU seconds (user + system) the kernel's account of it
+(``ru_maxrss``, ``ru_utime``, ``ru_stime``):
 
 * **ours**: ``shrec-eval evaluate x.qrels --collection ids.txt FEATURES
   --metric dot --top-k K --json out.json`` as a user runs it (reading, the
@@ -149,7 +150,8 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def run(cmd: list[str]) -> dict:
-    """One whole process: wall seconds, peak RSS (ru_maxrss: with the pages
+    """One whole process: wall seconds, CPU seconds (user + system: what a
+    loaded machine's wall time hides), peak RSS (ru_maxrss: with the pages
     of mapped files it touched) and peak anonymous RSS (sampled)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
@@ -173,6 +175,7 @@ def run(cmd: list[str]) -> dict:
         out.seek(0)
         return {
             "wall": wall,
+            "cpu": usage.ru_utime + usage.ru_stime,
             "hwm": usage.ru_maxrss * 1024,
             "anon": peak[0],
             "out": out.read().decode(),
@@ -308,14 +311,18 @@ def compare(ws: list[dict], k: int, repeat: int, pml: str | None, floor: bool = 
         for key in mine:
             s = key[1]
             wall = statistics.median(x["wall"] for x in res[key])
+            cpu = statistics.median(x["cpu"] for x in res[key])
             hwm = max(x["hwm"] for x in res[key])
             anon = max(x["anon"] for x in res[key])
             line = (
-                f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s} (anonymous {mib(anon):>10s})"
+                f"    {s:6s} {wall:7.2f} s (CPU {cpu:6.2f} s)  peak RSS {mib(hwm):>10s} "
+                f"(anonymous {mib(anon):>10s})"
             )
             if s != "ours":
-                ratios = [o["wall"] / x["wall"] for o, x in zip(res[j, "ours"], res[key])]
-                line += f"   ours / {s} = {statistics.median(ratios):.2f} (pair by pair)"
+                pairs = list(zip(res[j, "ours"], res[key]))
+                ratio = statistics.median(o["wall"] / x["wall"] for o, x in pairs)
+                cpu_ratio = statistics.median(o["cpu"] / x["cpu"] for o, x in pairs)
+                line += f"   ours / {s} = {ratio:.2f} (pair by pair; CPU {cpu_ratio:.2f})"
             print(line)
             print("           rounds: " + " ".join(f"{x['wall']:.2f}" for x in res[key]))
         if pml:
