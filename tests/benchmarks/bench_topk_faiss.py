@@ -5,7 +5,7 @@ figures go into docs/scale.md).
 
     python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
         [--skip-100k] [--skip-1m] [--skip-dask] [--no-floor] [--pml PYTHON [--pml-1m]]
-        [--queries N] [--k K] [--class-size R [R ...]]
+        [--queries N] [--k K] [--class-size R [R ...]] [--faiss-blas-threshold N]
 
 Every side is a whole process, measured in turn (A B C, then C B A, ...), its peak
 memory and its CPU seconds (user + system) the kernel's account of it
@@ -16,7 +16,9 @@ memory and its CPU seconds (user + system) the kernel's account of it
   selection, every measure and curve, the JSON);
 * **faiss** (if ``faiss-cpu`` is installed: never a dependency): a process
   that loads the arrays and runs ``IndexFlatIP`` (exact inner-product
-  search, its own threads on every core), nothing else;
+  search, its own threads on every core), nothing else (faiss-cpu 1.15
+  calls BLAS only from 128,000 queries, earlier versions from 20:
+  ``--faiss-blas-threshold 20`` gives its BLAS path);
 * **floor**: a process that loads the arrays and runs what any exact top-K
   must do with numpy: the product of all queries with blocks of 16,384
   gallery rows (BLAS on every core) and ``argpartition`` of each block's
@@ -61,6 +63,8 @@ DIM, PER_CLASS = 512, 100  # PER_CLASS: the default class size (R)
 FAISS_CHILD = r"""
 import sys, time, numpy as np, faiss
 kind, path, nq, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if len(sys.argv) > 5:
+    faiss.cvar.distance_compute_blas_threshold = int(sys.argv[5])
 if kind == "npz":
     z = np.load(path)
     q, g = z["query_features"], z["gallery_features"]
@@ -268,7 +272,14 @@ def label(w: dict) -> str:
     return f"{w['n']:,} gallery, R = {w['per_class']:,}"
 
 
-def compare(ws: list[dict], k: int, repeat: int, pml: str | None, floor: bool = True) -> None:
+def compare(
+    ws: list[dict],
+    k: int,
+    repeat: int,
+    pml: str | None,
+    floor: bool = True,
+    blas_threshold: int | None = None,
+) -> None:
     """Every side of every workload of ``ws`` in each round, the order of
     the round the reverse of the last's (a machine's drift falls on every
     side and workload alike); ratios pair by pair within a workload."""
@@ -285,6 +296,8 @@ def compare(ws: list[dict], k: int, repeat: int, pml: str | None, floor: bool = 
         args = [w["kind"], w["features"], str(w["nq"]), str(k)]
         if have_faiss:
             sides[j, "faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
+            if blas_threshold is not None:
+                sides[j, "faiss"].append(str(blas_threshold))
         if floor:
             sides[j, "floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
         if pml:
@@ -411,6 +424,13 @@ def main(argv=None) -> None:
         metavar="R",
         help="the 100,000 workload's class sizes (R), each its own workload, in the same rounds",
     )
+    p.add_argument(
+        "--faiss-blas-threshold",
+        type=int,
+        metavar="N",
+        help="faiss' distance_compute_blas_threshold (its exact search calls BLAS from N "
+        "queries: 20 in earlier versions, 128,000 in faiss-cpu 1.15)",
+    )
     p.add_argument("--skip-1m", action="store_true")
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--skip-100k", action="store_true")
@@ -429,7 +449,14 @@ def main(argv=None) -> None:
     ws = [make_workload(workdir, 100_000, args.queries, "npz", r) for r in args.class_size]
     w = ws[0]
     if not args.skip_100k:
-        compare(ws, args.k, args.repeat, args.pml, floor=not args.no_floor)
+        compare(
+            ws,
+            args.k,
+            args.repeat,
+            args.pml,
+            floor=not args.no_floor,
+            blas_threshold=args.faiss_blas_threshold,
+        )
     if not args.skip_dask:
         dask_figures(w, args.k, args.repeat)
     if not args.skip_1m:
