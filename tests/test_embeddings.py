@@ -735,3 +735,37 @@ def test_top_k_keys_keep_their_order_across_pieces(tmp_path, monkeypatch):
     # query 0: distances -1, 1, -2, -0.5: items 2, 0, 3 first
     assert lists[0, : lengths[0]].tolist() == [2, 0, 3, 1][: lengths[0]]
     assert lengths[0] == 4  # its own item among the first 4: K + 1 kept
+
+
+@pytest.mark.parametrize("k", [1, 7, 40])
+def test_top_k_judged_ranks_of_many_pairs_sorted_or_not(tmp_path, small_tiles, k):
+    """The rank of each asked (list, item) pair in the top-K lists, -1 where
+    the list does not hold it, whether the pairs outnumber the lists'
+    entries or not and come in (list, item) order or not (the engine asks
+    the judged items in that order, then the lists' own items)."""
+    labels = _labels()
+    np.save(tmp_path / "f.npy", _features(labels))
+    a = load_assessment(_write_target(tmp_path / "t.cla", labels))
+    top = load_run(tmp_path / "f.npy", a, metric="dot", top_k=k)
+    rows = np.array([0, 3, 4, 77, 149])
+    lists, lengths = top.ranked_block(rows)
+    rng = np.random.default_rng(k)
+    for per in (2, k + 1, N):  # pairs asked of each list: fewer or more than its entries
+        # each list's first item asked among others
+        asked = [
+            np.union1d(rng.choice(N, per - 1, replace=False), lists[r, :1])
+            for r in range(rows.size)
+        ]
+        pr = np.repeat(np.arange(rows.size), [x.size for x in asked])
+        pi = np.concatenate(asked)
+        want = np.array(
+            [
+                list(lists[r, : lengths[r]]).index(i) if i in lists[r, : lengths[r]] else -1
+                for r, i in zip(pr.tolist(), pi.tolist())
+            ]
+        )
+        assert (want >= 0).any() and (want < 0).any()
+        for order in (np.arange(pr.size), rng.permutation(pr.size)):
+            got_len, got = top.judged_ranks(rows, pr[order], pi[order])
+            assert np.array_equal(got_len, lengths)
+            assert np.array_equal(got, want[order])

@@ -128,3 +128,18 @@ def test_a_field_checked_gives_the_error_and_values_of_reading_it(seed):
         assert not plain_decimals(lines.padded, *lines.bounds(4))[rest].any()
         np.testing.assert_array_equal(values, want[rest])
     assert errors == 30
+
+
+def test_one_byte_integers_are_int_s_or_left_to_it():
+    """Tokens of one byte (a qrels' grades), every byte value, alone or
+    beside longer ones: a digit is its value, anything else is left to
+    ``int()`` (not done, 0), as for longer tokens."""
+    from shrec_eval.reading.formats.numparse import parse_ints
+
+    ones = [bytes([b]) for b in range(33, 256)]
+    for tokens in (ones, ones + [b"12", b"-3", b"+4", b"0x"]):
+        values, done = _parse(tokens, parse_ints)
+        for tok, v, ok in zip(tokens, values.tolist(), done.tolist()):
+            plain = tok.isascii() and tok.lstrip(b"+-").isdigit() and len(tok.lstrip(b"+-")) > 0
+            assert ok == plain, tok
+            assert v == (int(tok) if plain else 0), tok

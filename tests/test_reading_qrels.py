@@ -148,3 +148,91 @@ def test_a_run_finds_its_documents_in_the_collection_the_table_holds(tmp_path):
     want = read_trec_run(run, plain, normalize_ids=False)
     assert np.array_equal(got.flat, want.flat) and np.array_equal(got.indptr, want.indptr)
     assert got.flat[:9].tolist() == [5, -2, 1, 4, 2, 0, -2, 3, -2]
+
+
+def _class_lines(n_classes: int, per_class: int, n_queries: int, seed: int) -> list[str]:
+    """qrels made from classes of a collection: each query judges every
+    member of its class, in collection order (each document judged by
+    several queries)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q, c in enumerate(rng.integers(0, n_classes, n_queries).tolist()):
+        lines += [f"q{q} 0 d{j} {1 + j % 2}" for j in range(c * per_class, (c + 1) * per_class)]
+    return lines
+
+
+@pytest.mark.parametrize(("classes", "per_class", "queries"), [(3, 40, 20), (50, 7, 300)])
+def test_qrels_made_from_classes_are_checked_for_repeats_without_a_sort(
+    tmp_path, monkeypatch, classes, per_class, queries
+):
+    """A qrels grouped by query whose documents come in the order they were
+    first named (classes of a collection) repeats no pair: that is told in
+    one pass over its lines, not by sorting them (the sort was a tenth of
+    reading 2,000,000 such lines), and the assessment is the dict's."""
+    from shrec_eval.reading.formats import trec
+
+    lines = _class_lines(classes, per_class, queries, seed=classes)
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+
+    def no_sort(*args):
+        raise AssertionError("the lines were sorted to look for repeats")
+
+    monkeypatch.setattr(trec, "repeated_positions", no_sort)
+    for chunk in (1 << 20, 300):
+        got = trec.read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, _as_dict_assessment(lines, False))
+        assert got.indptr[-1] == len(lines)
+
+
+@pytest.mark.parametrize("at", [0, 37, -1])
+def test_a_pair_judged_again_in_qrels_made_from_classes_is_found(tmp_path, at):
+    """The same lines with one judgment repeated (on the next line, where
+    the pairs still never go down, or later in its query): the same grade is
+    kept once, another grade is an error naming both lines."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    lines = _class_lines(4, 30, 25, seed=1)
+    i = at % len(lines)
+    q, _, d, g = lines[i].split()
+    for where in (i + 1, i + 3 if at != -1 else i + 1):
+        for grade, clash in ((g, False), (str(3 - int(g)), True)):
+            again = lines[:where] + [f"{q} 0 {d} {grade}"] + lines[where:]
+            if where > i + 1 and again[where - 1].split()[0] != q:
+                continue
+            path = tmp_path / "x.qrels"
+            path.write_text("\n".join(again) + "\n")
+            if clash:
+                with pytest.raises(FormatError) as err:
+                    read_qrels(path, normalize_ids=False)
+                assert err.value.line == where + 1
+                assert f"({g} on line {i + 1}, {grade} here)" in str(err.value)
+            else:
+                got = read_qrels(path, normalize_ids=False)
+                _same_arrays(got, _as_dict_assessment(lines, False))
+
+
+@pytest.mark.parametrize("order", ["as_named", "reversed", "shuffled"])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_qrels_of_relevant_lines_in_any_order_are_the_dicts(tmp_path, order, zeros):
+    """Every line relevant (taken whole) or some judged 0, each query's
+    documents in the order first named, reversed or shuffled: the same
+    assessment as a dict of the same judgments, read in one chunk or many."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    rng = np.random.default_rng(len(order) + zeros)
+    lines = []
+    for q, c in enumerate(rng.integers(0, 6, 40).tolist()):
+        docs = [f"d{j}" for j in range(c * 9, c * 9 + 9)]
+        if order == "reversed":
+            docs.reverse()
+        elif order == "shuffled":
+            rng.shuffle(docs)
+        lines += [f"q{q} 0 {d} {(j % 3) if zeros else 1 + j % 2}" for j, d in enumerate(docs)]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    for chunk in (1 << 20, 200):
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+        assert [got.judged_zero[1].size] == [sum(line.endswith(" 0") for line in lines)]

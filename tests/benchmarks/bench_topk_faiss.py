@@ -5,17 +5,20 @@ figures go into docs/scale.md).
 
     python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
         [--skip-100k] [--skip-1m] [--skip-dask] [--no-floor] [--pml PYTHON [--pml-1m]]
-        [--queries N] [--k K]
+        [--queries N] [--k K] [--class-size R [R ...]] [--faiss-blas-threshold N]
 
 Every side is a whole process, measured in turn (A B C, then C B A, ...), its peak
-memory the kernel's account of it (``ru_maxrss``):
+memory and its CPU seconds (user + system) the kernel's account of it
+(``ru_maxrss``, ``ru_utime``, ``ru_stime``):
 
 * **ours**: ``shrec-eval evaluate x.qrels --collection ids.txt FEATURES
   --metric dot --top-k K --json out.json`` as a user runs it (reading, the
   selection, every measure and curve, the JSON);
 * **faiss** (if ``faiss-cpu`` is installed: never a dependency): a process
   that loads the arrays and runs ``IndexFlatIP`` (exact inner-product
-  search, its own threads on every core), nothing else;
+  search, its own threads on every core), nothing else (faiss-cpu 1.15
+  calls BLAS only from 128,000 queries, earlier versions from 20:
+  ``--faiss-blas-threshold 20`` gives its BLAS path);
 * **floor**: a process that loads the arrays and runs what any exact top-K
   must do with numpy: the product of all queries with blocks of 16,384
   gallery rows (BLAS on every core) and ``argpartition`` of each block's
@@ -28,7 +31,10 @@ memory the kernel's account of it (``ru_maxrss``):
 Workloads: 2,000 queries x 100,000 gallery x 512 float32 in a cross-domain
 ``.npz`` (the issue's command), and 2,000 queries x 1,000,000 gallery x 512
 float32 in one memory-mapped ``.npy`` of 2 GB (queries first) with an ids
-file (``--ids``).  Relevance: classes of 100 gallery items, R = 100.
+file (``--ids``).  Relevance: classes of 100 gallery items, R = 100 (a qrels
+of 200,000 lines); the 100,000 workload also with classes of 1,000 items,
+R = 1,000 (a qrels of 2,000,000 lines, 31 MiB; ``--class-size`` gives the
+sizes, 100 and 1,000 by default), every side of both in the same rounds.
 
 ``--skip-dask`` leaves out the cluster figures: the library's
 ``shrec_eval.scoring.distributed.evaluate`` of the 100,000 workload on a
@@ -52,11 +58,13 @@ import time
 
 import numpy as np
 
-DIM, PER_CLASS = 512, 100
+DIM, PER_CLASS = 512, 100  # PER_CLASS: the default class size (R)
 
 FAISS_CHILD = r"""
 import sys, time, numpy as np, faiss
 kind, path, nq, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if len(sys.argv) > 5:
+    faiss.cvar.distance_compute_blas_threshold = int(sys.argv[5])
 if kind == "npz":
     z = np.load(path)
     q, g = z["query_features"], z["gallery_features"]
@@ -146,7 +154,8 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def run(cmd: list[str]) -> dict:
-    """One whole process: wall seconds, peak RSS (ru_maxrss: with the pages
+    """One whole process: wall seconds, CPU seconds (user + system: what a
+    loaded machine's wall time hides), peak RSS (ru_maxrss: with the pages
     of mapped files it touched) and peak anonymous RSS (sampled)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
@@ -170,15 +179,16 @@ def run(cmd: list[str]) -> dict:
         out.seek(0)
         return {
             "wall": wall,
+            "cpu": usage.ru_utime + usage.ru_stime,
             "hwm": usage.ru_maxrss * 1024,
             "anon": peak[0],
             "out": out.read().decode(),
         }
 
 
-def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
+def make_workload(workdir: str, n: int, nq: int, kind: str, per_class: int = PER_CLASS) -> dict:
     """Features, qrels, collection list (and labels for pml), written once."""
-    stem = os.path.join(workdir, f"g{n}")
+    stem = os.path.join(workdir, f"g{n}" if per_class == PER_CLASS else f"g{n}r{per_class}")
     paths = {
         "qrels": stem + ".qrels",
         "collection": stem + ".collection.txt",
@@ -188,11 +198,12 @@ def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
         "kind": kind,
         "n": n,
         "nq": nq,
+        "per_class": per_class,
     }
     if os.path.exists(paths["features"]):
         return paths
     rng = np.random.default_rng(0)
-    n_cls = n // PER_CLASS
+    n_cls = -(-n // per_class)
     centres = rng.standard_normal((n_cls, DIM)).astype(np.float32)
     q_cls = rng.integers(0, n_cls, nq)
     q = centres[q_cls] * 0.35 + rng.standard_normal((nq, DIM), dtype=np.float32)
@@ -200,7 +211,7 @@ def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
     def gallery():
         for s in range(0, n, 1 << 16):
             e = min(s + (1 << 16), n)
-            cls = np.arange(s, e) // PER_CLASS
+            cls = np.arange(s, e) // per_class
             yield centres[cls] * 0.35 + rng.standard_normal((e - s, DIM), dtype=np.float32)
 
     part = paths["features"] + ".part"
@@ -230,8 +241,9 @@ def make_workload(workdir: str, n: int, nq: int, kind: str) -> dict:
         fh.writelines(f"g{i}\n" for i in range(n))
     with open(paths["qrels"], "w") as fh:
         for i, c in enumerate(q_cls):
-            fh.writelines(f"q{i} 0 g{j} 1\n" for j in range(c * PER_CLASS, (c + 1) * PER_CLASS))
-    np.savez(paths["labels"], query=q_cls, gallery=np.arange(n) // PER_CLASS)
+            members = range(c * per_class, min(n, (c + 1) * per_class))
+            fh.writelines(f"q{i} 0 g{j} 1\n" for j in members)
+    np.savez(paths["labels"], query=q_cls, gallery=np.arange(n) // per_class)
     return paths
 
 
@@ -256,59 +268,90 @@ def ours_cmd(w: dict, k: int, out: str, *extra: str) -> list[str]:
     return cmd
 
 
-def compare(w: dict, k: int, repeat: int, pml: str | None, floor: bool = True) -> None:
-    sides = {"ours": ours_cmd(w, k, os.path.join(os.path.dirname(w["qrels"]), "out.json"))}
-    args = [w["kind"], w["features"], str(w["nq"]), str(k)]
+def label(w: dict) -> str:
+    return f"{w['n']:,} gallery, R = {w['per_class']:,}"
+
+
+def compare(
+    ws: list[dict],
+    k: int,
+    repeat: int,
+    pml: str | None,
+    floor: bool = True,
+    blas_threshold: int | None = None,
+) -> None:
+    """Every side of every workload of ``ws`` in each round, the order of
+    the round the reverse of the last's (a machine's drift falls on every
+    side and workload alike); ratios pair by pair within a workload."""
     try:
         import faiss  # noqa: F401
 
-        sides["faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
+        have_faiss = True
     except ImportError:
+        have_faiss = False
         print("    (faiss-cpu is not installed here: no faiss column)")
-    if floor:
-        sides["floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
-    if pml:
-        sides["pml"] = [pml, "-c", PML_CHILD, *args, w["labels"]]
-    res = {s: [] for s in sides}
-    with open(w["features"], "rb") as fh:  # the file in the page cache for every side
-        while fh.read(1 << 24):
-            pass
+    sides: dict[tuple[int, str], list[str]] = {}
+    for j, w in enumerate(ws):
+        sides[j, "ours"] = ours_cmd(w, k, os.path.join(os.path.dirname(w["qrels"]), "out.json"))
+        args = [w["kind"], w["features"], str(w["nq"]), str(k)]
+        if have_faiss:
+            sides[j, "faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
+            if blas_threshold is not None:
+                sides[j, "faiss"].append(str(blas_threshold))
+        if floor:
+            sides[j, "floor"] = [sys.executable, "-c", FLOOR_CHILD, *args]
+        if pml:
+            sides[j, "pml"] = [pml, "-c", PML_CHILD, *args, w["labels"]]
+    res = {key: [] for key in sides}
+    for w in ws:
+        with open(w["features"], "rb") as fh:  # the file in the page cache for every side
+            while fh.read(1 << 24):
+                pass
     for cmd in sides.values():  # one round untimed: bytecode written, libraries read
         run(cmd)
     for r in range(repeat):
-        # each round in the other order of the last (a machine's drift falls
-        # on every side alike)
-        for s in list(sides)[:: 1 if r % 2 == 0 else -1]:
-            res[s].append(run(sides[s]))
-    size = os.path.getsize(w["features"])
-    print(
-        f"[{w['n']:,} gallery] {w['nq']:,} queries x {w['n']:,} x {DIM} float32 "
-        f"({mib(size)} {os.path.splitext(w['features'])[1]}), dot, k = {k}, "
-        f"{repeat} rounds, medians:"
-    )
-    for s in sides:
-        wall = statistics.median(x["wall"] for x in res[s])
-        hwm = max(x["hwm"] for x in res[s])
-        anon = max(x["anon"] for x in res[s])
-        line = f"    {s:6s} {wall:7.2f} s  peak RSS {mib(hwm):>10s} (anonymous {mib(anon):>10s})"
-        if s != "ours":
-            ratios = [o["wall"] / x["wall"] for o, x in zip(res["ours"], res[s])]
-            line += f"   ours / {s} = {statistics.median(ratios):.2f} (pair by pair)"
-        print(line)
-        print("           rounds: " + " ".join(f"{x['wall']:.2f}" for x in res[s]))
-    if pml:
-        with open(os.path.join(os.path.dirname(w["qrels"]), "out.json"), "rb") as fh:
-            mean = json.load(fh)["runs"][0]["mean"]
-        theirs = json.loads(res["pml"][0]["out"].strip().splitlines()[-1])
-        for ours_key, their_key in (
-            ("map@r", "mean_average_precision_at_r"),
-            ("ft_psb", "r_precision"),
-            ("nn", "precision_at_1"),
-        ):
-            print(
-                f"    {ours_key:7s} {mean[ours_key]:.8f}  pml {their_key} {theirs[their_key]:.8f}"
-                f"  (difference {abs(mean[ours_key] - theirs[their_key]):.1e})"
+        for key in list(sides)[:: 1 if r % 2 == 0 else -1]:
+            res[key].append(run(sides[key]))
+    for j, w in enumerate(ws):
+        size = os.path.getsize(w["features"])
+        print(
+            f"[{label(w)}] {w['nq']:,} queries x {w['n']:,} x {DIM} float32 "
+            f"({mib(size)} {os.path.splitext(w['features'])[1]}), classes of "
+            f"{w['per_class']:,} ({os.path.getsize(w['qrels']) / 2**20:,.0f} MiB qrels), "
+            f"dot, k = {k}, {repeat} rounds, medians:"
+        )
+        mine = [key for key in sides if key[0] == j]
+        for key in mine:
+            s = key[1]
+            wall = statistics.median(x["wall"] for x in res[key])
+            cpu = statistics.median(x["cpu"] for x in res[key])
+            hwm = max(x["hwm"] for x in res[key])
+            anon = max(x["anon"] for x in res[key])
+            line = (
+                f"    {s:6s} {wall:7.2f} s (CPU {cpu:6.2f} s)  peak RSS {mib(hwm):>10s} "
+                f"(anonymous {mib(anon):>10s})"
             )
+            if s != "ours":
+                pairs = list(zip(res[j, "ours"], res[key]))
+                ratio = statistics.median(o["wall"] / x["wall"] for o, x in pairs)
+                cpu_ratio = statistics.median(o["cpu"] / x["cpu"] for o, x in pairs)
+                line += f"   ours / {s} = {ratio:.2f} (pair by pair; CPU {cpu_ratio:.2f})"
+            print(line)
+            print("           rounds: " + " ".join(f"{x['wall']:.2f}" for x in res[key]))
+        if pml:
+            with open(os.path.join(os.path.dirname(w["qrels"]), "out.json"), "rb") as fh:
+                mean = json.load(fh)["runs"][0]["mean"]
+            theirs = json.loads(res[j, "pml"][0]["out"].strip().splitlines()[-1])
+            for ours_key, their_key in (
+                ("map@r", "mean_average_precision_at_r"),
+                ("ft_psb", "r_precision"),
+                ("nn", "precision_at_1"),
+            ):
+                print(
+                    f"    {ours_key:7s} {mean[ours_key]:.8f}  pml {their_key} "
+                    f"{theirs[their_key]:.8f}"
+                    f"  (difference {abs(mean[ours_key] - theirs[their_key]):.1e})"
+                )
 
 
 DASK_CHILD = r"""
@@ -373,6 +416,21 @@ def main(argv=None) -> None:
     p.add_argument("--workdir")
     p.add_argument("--queries", type=int, default=2000)
     p.add_argument("--k", type=int, default=100)
+    p.add_argument(
+        "--class-size",
+        type=int,
+        nargs="+",
+        default=[100, 1000],
+        metavar="R",
+        help="the 100,000 workload's class sizes (R), each its own workload, in the same rounds",
+    )
+    p.add_argument(
+        "--faiss-blas-threshold",
+        type=int,
+        metavar="N",
+        help="faiss' distance_compute_blas_threshold (its exact search calls BLAS from N "
+        "queries: 20 in earlier versions, 128,000 in faiss-cpu 1.15)",
+    )
     p.add_argument("--skip-1m", action="store_true")
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--skip-100k", action="store_true")
@@ -388,15 +446,23 @@ def main(argv=None) -> None:
     os.makedirs(workdir, exist_ok=True)
     t = time.perf_counter()
     print(f"(load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    w = make_workload(workdir, 100_000, args.queries, "npz")
+    ws = [make_workload(workdir, 100_000, args.queries, "npz", r) for r in args.class_size]
+    w = ws[0]
     if not args.skip_100k:
-        compare(w, args.k, args.repeat, args.pml, floor=not args.no_floor)
+        compare(
+            ws,
+            args.k,
+            args.repeat,
+            args.pml,
+            floor=not args.no_floor,
+            blas_threshold=args.faiss_blas_threshold,
+        )
     if not args.skip_dask:
         dask_figures(w, args.k, args.repeat)
     if not args.skip_1m:
         w = make_workload(workdir, 1_000_000, args.queries, "npy")
         compare(
-            w,
+            [w],
             args.k,
             max(1, args.repeat - 1),
             args.pml if args.pml_1m else None,

@@ -208,6 +208,10 @@ def parse_ints(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     width = int(min(lengths.max(), 19))
+    if width == 1:  # single digits (a qrels' grades): each token's byte itself
+        first = buf[np.minimum(starts, buf.size - 1)]
+        ok = (first >= _ZERO) & (first <= _ZERO + 9) & (lengths == 1)
+        return np.where(ok, first.astype(np.int64) - _ZERO, 0), ok
     m = gather(buf, starts, lengths, width)
     negative = m[0] == ord("-")
     signed = negative | (m[0] == ord("+"))

@@ -228,6 +228,8 @@ def read_qrels(
     # the relevant judgments as CSR rows, items in collection order
     item = ed if item_of_doc is None else item_of_doc
     rel = np.flatnonzero(grades > 0)
+    if rel.size == grades.size:  # every line relevant (classes of a collection): none gathered
+        rel = slice(None)
     rq, ri, rg = eq[rel], _items(item, ed, rel), grades[rel]
     order = _by_query_and_item(rq, ri, len(items))
     zero = np.flatnonzero(zero_line)
@@ -258,7 +260,7 @@ def read_qrels(
     )
 
 
-def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray) -> np.ndarray:
+def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray | slice) -> np.ndarray:
     """The collection index (int64) of the documents of ``lines``
     (``item_of_doc`` is ``ed`` itself when the documents are in collection
     order)."""
@@ -266,14 +268,18 @@ def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray) -> np.nda
     return (docs if item_of_doc is ed else item_of_doc[docs]).astype(np.int64)
 
 
-def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray:
+def _by_query_and_item(q: np.ndarray, i: np.ndarray, n_items: int) -> np.ndarray | slice:
     """The order of the (distinct) judgments ``(q, i)`` by query, then item
     (no sort when they are in that order already, as the documents of a
-    qrels grouped by query, each judged once, are)."""
-    key = q.astype(np.int64) * max(n_items, 1) + i
-    if not (key[1:] < key[:-1]).any():
-        return np.arange(key.size)
-    return np.argsort(key)
+    qrels grouped by query, each judged once, are: then ``slice(None)``,
+    told on the int32 columns without a key)."""
+    if q.size < 2:
+        return slice(None)
+    grows = q[1:] > q[:-1]
+    grows |= (q[1:] == q[:-1]) & (i[1:] >= i[:-1])
+    if grows.all():
+        return slice(None)
+    return np.argsort(q.astype(np.int64) * max(n_items, 1) + i)
 
 
 def _quote_note(count: int) -> DataWarning:
@@ -289,6 +295,14 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
     """Mask of the first judgment of each (query, document) (None: every
     line's); an error for a pair judged twice with different grades."""
     n_docs = max(len(d_ids), 1)
+    # pairs that only grow repeat none: a qrels grouped by query whose
+    # documents come in the order they were first named (as one made from
+    # classes of a collection) is told in one pass, not a sort of its lines
+    if eq.size > 1:
+        grows = eq[1:] > eq[:-1]
+        grows |= (eq[1:] == eq[:-1]) & (ed[1:] > ed[:-1])
+        if grows.all():
+            return None
     # a pair can be judged twice only where its document is judged more than
     # once: only those lines are looked at (none when each document is
     # judged once)
