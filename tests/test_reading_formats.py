@@ -536,7 +536,7 @@ def test_every_error_is_a_contest_file_error():
 def test_trec_readers_agree(tmp_path, loo, monkeypatch, layout, trec_order):
     """Whole-file chunks, small chunks and one-line chunks of the one
     tokenizer give the same run and the same warnings with the same lines."""
-    import shrec_eval.reading.formats.trec as trec
+    import shrec_eval.reading.formats.trec_run as trec
 
     ids = list(loo.item_ids)
     p = write_trec_run(tmp_path / "run.trec", distances(N, N), ["m" + i for i in ids], ids)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from shrec_eval import Assessment, EvalOptions, RankedRun, evaluate
 from shrec_eval.errors import AmbiguousFormatError, FileAccessError, FormatError
 from shrec_eval.model.assessment import AssessmentError
-from shrec_eval.reading.formats.trec import read_trec_run
+from shrec_eval.reading.formats.trec_run import read_trec_run
 from shrec_eval.reading.readers import detect_run_format, load_assessment, load_run
 from tiers import examples
 

@@ -128,7 +128,8 @@ def test_a_run_finds_its_documents_in_the_collection_the_table_holds(tmp_path):
     held as a tuple and a dict."""
     from dataclasses import replace
 
-    from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
+    from shrec_eval.reading.formats.trec import read_qrels
+    from shrec_eval.reading.formats.trec_run import read_trec_run
 
     docs = [b"d1", "d\u00e9".encode(), b"d\xe9x", b"D1", b"x" * 40, b"d2"]
     qrels = tmp_path / "x.qrels"

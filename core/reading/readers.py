@@ -39,7 +39,8 @@ from .formats.order import by_id, with_other_order
 from .formats.ranklists import read_ranklist_folder
 from .formats.rules import RULES, applicable, resolved
 from .formats.source import PIPE_LIMIT, ReadWatch, Source, a, classify_path, open_source
-from .formats.trec import read_collection_list, read_qrels, read_trec_run
+from .formats.trec import read_collection_list, read_qrels
+from .formats.trec_run import read_trec_run
 
 __all__ = [
     "ASSESSMENT_FORMATS",

@@ -37,7 +37,8 @@ spec = importlib.util.spec_from_file_location(
 mod = importlib.util.module_from_spec(spec)
 sys.modules["shrec_eval"] = mod
 spec.loader.exec_module(mod)
-from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
+from shrec_eval.reading.formats.trec import read_qrels
+from shrec_eval.reading.formats.trec_run import read_trec_run
 a = read_qrels(qrels, collection_size=10**7) if kind == "run" else None
 t = time.perf_counter()
 if kind == "run":
