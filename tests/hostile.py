@@ -57,6 +57,15 @@ def sipiran21_contest(folder, names):
     return folder / "t.cla", folder / "q.cla", folder / "M.run1.txt"
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not; Linux's /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def stall_in_helper(marker, draw, *args, **kwargs):
     """A figure function of a FigureJob (``functools.partial(stall_in_helper,
     marker, draw)``): in a drawing process, its id written to ``marker``, then

@@ -19,18 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile import alive
 
 pytest.importorskip("PySide6")
 
 HERE = Path(__file__).parent
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def run_monkeys(tmp_path: Path, seeds, actions: int) -> list[dict]:
@@ -89,9 +82,9 @@ def check(result: dict) -> None:
     assert result["threads_left"] == [], f"seed {seed}: threads left {result['threads_left']}"
     assert result["helpers_left"] == [], f"seed {seed}: processes left {result['helpers_left']}"
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_alive(p) for p in result["helpers_seen"]):
+    while time.monotonic() < deadline and any(alive(p) for p in result["helpers_seen"]):
         time.sleep(0.05)
-    assert not [p for p in result["helpers_seen"] if _alive(p)], f"seed {seed}: helpers alive"
+    assert not [p for p in result["helpers_seen"] if alive(p)], f"seed {seed}: helpers alive"
     assert "Traceback" not in result["stderr"], f"seed {seed}: {result['stderr'][-3000:]}"
     # the app's own folders: no temporary folder, no autosave once closed
     assert list((result["folder"] / "tmp").iterdir()) == []

@@ -23,7 +23,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
-from hostile import run_cli, six_contest, small_contest, stall_in_helper
+from hostile import alive, run_cli, six_contest, small_contest, stall_in_helper
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.textpath import TextPath
@@ -343,14 +343,6 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("how,code", [("SIGTERM", 143), ("ctrl-c", 130)])
 def test_a_signal_while_the_figures_are_drawn_ends_every_process(tmp_path, how, code):
@@ -399,9 +391,9 @@ def test_a_signal_while_the_figures_are_drawn_ends_every_process(tmp_path, how, 
     err = p.stderr.read().decode()
     assert "Traceback" not in err, err[-2000:]
     deadline = time.monotonic() + 10
-    while any(_alive(h) for h in helpers) and time.monotonic() < deadline:
+    while any(alive(h) for h in helpers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [h for h in helpers if _alive(h)]
+    assert not [h for h in helpers if alive(h)]
     assert [f.name for f in rep.iterdir()] == ["summary.csv"] and (
         rep / "summary.csv"
     ).read_text() == "OLD"
