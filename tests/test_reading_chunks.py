@@ -12,7 +12,7 @@ import pytest
 from shrec_eval import Assessment
 from shrec_eval.reading.formats.source import Source, open_source
 from shrec_eval.reading.formats.tokens import chunks, line_chunks, source_chunks, tokenize
-from shrec_eval.reading.formats.trec import read_trec_run
+from shrec_eval.reading.formats.trec_run import read_trec_run
 
 BOM = b"\xef\xbb\xbf"
 

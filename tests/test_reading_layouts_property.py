@@ -14,7 +14,8 @@ from shrec_eval import Assessment, RankedRun
 from shrec_eval.errors import FormatError
 from shrec_eval.reading.formats.source import Source
 from shrec_eval.reading.formats.tokens import floats, integers, plain_float, plain_int, tokenize
-from shrec_eval.reading.formats.trec import read_qrels, read_trec_run
+from shrec_eval.reading.formats.trec import read_qrels
+from shrec_eval.reading.formats.trec_run import read_trec_run
 from shrec_eval.reading.readers import load_assessment, load_run
 from tiers import examples
 
