@@ -9,7 +9,8 @@ Writes dist/shrec-eval_VERSION_ARCH.deb, installed with
 * /opt/shrec-eval/: the PyInstaller bundle (packaging/build.py);
 * /usr/bin/shrec-gui and /usr/bin/shrec-eval: links to its executable, which
   runs the command line when started as shrec-eval (packaging/launch.py);
-* the desktop entry (resources/shrec-gui.desktop), the icon in every size
+* the desktop entry (resources/shrec-gui.desktop, its command named as
+  /usr/bin/shrec-gui: packaged_entry), the icon in every size
   of the hicolor theme, the AppStream metainfo, and the MIME type of contest
   files (resources/shrec-eval-mime.xml: a contest.json, or a JSON file that
   starts the way contest files and the app's sessions do), which the desktop
@@ -128,6 +129,20 @@ def _installed_size(root: Path) -> int:
     return total + sum(1 for p in root.rglob("*") if p.is_dir())
 
 
+def packaged_entry(text: str) -> str:
+    """The desktop entry as the package installs it: Exec and TryExec name
+    /usr/bin/shrec-gui, not a bare ``shrec-gui`` looked up on the desktop's
+    PATH, where a pip-installed shrec-gui (in ~/.local/bin, or a Python
+    without the app's extra) would otherwise open instead of the package's."""
+    out = []
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key in ("Exec", "TryExec") and value.split()[0] == "shrec-gui":
+            line = f"{key}=/usr/bin/{value}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def stage(bundle: Path, root: Path, version: str) -> None:
     """The package's files under ``root``, as they are installed."""
     shutil.copytree(bundle, root / PREFIX, symlinks=True)
@@ -136,8 +151,10 @@ def stage(bundle: Path, root: Path, version: str) -> None:
     for name in ("shrec-gui", "shrec-eval"):
         (bin_dir / name).symlink_to(Path("..", "..", PREFIX, "shrec-gui"))
     share = root / "usr" / "share"
+    entry = share / "applications" / "shrec-gui.desktop"
+    entry.parent.mkdir(parents=True)
+    entry.write_text(packaged_entry((RESOURCES / "shrec-gui.desktop").read_text()))
     for src, dest in (
-        (RESOURCES / "shrec-gui.desktop", share / "applications" / "shrec-gui.desktop"),
         (RESOURCES / "shrec-eval-mime.xml", share / "mime" / "packages" / "shrec-eval.xml"),
         (
             RESOURCES / "io.github.shrec_eval.ShrecGui.metainfo.xml",

@@ -270,7 +270,7 @@ def _check_installed(tmp_path: Path) -> None:
     assert Path("/usr/share/icons/hicolor/scalable/apps/shrec-eval.svg").is_file()
     # the commands, and the example contests the docs use
     p = subprocess.run(
-        ["shrec-eval", "examples", str(tmp_path / "ex")],
+        ["/usr/bin/shrec-eval", "examples", str(tmp_path / "ex")],
         capture_output=True,
         text=True,
         env=env,
@@ -282,7 +282,7 @@ def _check_installed(tmp_path: Path) -> None:
     shutil.copyfile(tmp_path / "ex" / "contest.json", session)
     results = tmp_path / "results.json"
     p = subprocess.run(
-        ["shrec-eval", "evaluate", str(session), "--json", str(results)],
+        ["/usr/bin/shrec-eval", "evaluate", str(session), "--json", str(results)],
         capture_output=True,
         text=True,
         env=env,
@@ -308,7 +308,7 @@ def _check_installed(tmp_path: Path) -> None:
     assert default == "shrec-gui.desktop"
     # a double click: the entry's command on the contest; headless, it writes its report
     cmd = _desktop_exec(entry, [str(session)])
-    assert cmd[0] == "shrec-gui"
+    assert cmd[0] == "/usr/bin/shrec-gui"  # the package's, whatever else is on PATH
     report = tmp_path / "report"
     p = subprocess.run(
         [*cmd, "--export-report", str(report)], capture_output=True, text=True, env=env, timeout=600
@@ -324,7 +324,7 @@ def _check_installed(tmp_path: Path) -> None:
     # the installed app's smoke test
     png = tmp_path / "smoke.png"
     p = subprocess.run(
-        ["shrec-gui", "--smoke-test", str(png)],
+        ["/usr/bin/shrec-gui", "--smoke-test", str(png)],
         capture_output=True,
         text=True,
         env=env,

@@ -298,3 +298,22 @@ def test_a_library_two_wheels_carry_is_kept_once(tmp_path):
     assert second.read_bytes() == b"A" * 100
     assert not (tmp_path / "scipy.libs" / "libquadmath-2.so.0").is_symlink()
     assert not (tmp_path / "other" / "libgfortran-1.so.5").is_symlink()
+
+
+def test_the_packaged_desktop_entry_names_the_package_command():
+    """A double click runs /usr/bin/shrec-gui, the package's, not whatever
+    ``shrec-gui`` comes first on the desktop's PATH (CI's machine had a
+    pip-installed one without Qt before /usr/bin)."""
+    sys.path.insert(0, str(ROOT / "packaging"))
+    try:
+        import deb
+    finally:
+        sys.path.pop(0)
+    text = deb.packaged_entry((ROOT / "resources" / "shrec-gui.desktop").read_text())
+    lines = dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
+    assert lines["Exec"] == "/usr/bin/shrec-gui %F"
+    assert lines["TryExec"] == "/usr/bin/shrec-gui"
+    source = (ROOT / "resources" / "shrec-gui.desktop").read_text().splitlines()
+    assert [ln for ln in source if not ln.startswith(("Exec=", "TryExec="))] == [
+        ln for ln in text.splitlines() if not ln.startswith(("Exec=", "TryExec="))
+    ]
