@@ -31,19 +31,13 @@ _JSON_HEAVY = 1 << 16
 
 
 def json_pieces(doc) -> Iterator[bytes]:
-    """``orjson.dumps(doc)`` and a newline (:func:`json_bytes`), byte for
+    """``orjson.dumps(doc)`` and a newline, byte for
     byte, in pieces: the objects holding more than :data:`_JSON_HEAVY`
     values (numpy arrays counted by size) are written a member, or
     :data:`_JSON_GROUP` members, at a time (a :class:`RowMap`'s members made
     only then)."""
     yield from _json_pieces(doc)
     yield b"\n"
-
-
-def json_bytes(doc) -> bytes:
-    """The whole document as :func:`json_pieces` writes it: orjson's, a
-    :class:`RowMap` written as the object it stands for."""
-    return _dumps(doc) + b"\n"
 
 
 def _plain(value):

@@ -190,14 +190,6 @@ def check_text(path, data: bytes, what: str, first_line: int = 1) -> None:
     raise FormatError(path, f"{name} in a text file; a text {what} was expected", line=line)
 
 
-def text_chunks(path, data: bytes, what: str, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
-    """(first line number, chunk of whole lines) of a text file's bytes (its
-    BOM left out), each checked by :func:`check_text`."""
-    for first, chunk in chunks(strip_bom(data), size):
-        check_text(path, chunk, what, first)
-        yield first, chunk
-
-
 def looks_utf16(data: bytes) -> bool:
     """A UTF-16 byte order mark, or every other byte NUL in the first ones."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
