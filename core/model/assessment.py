@@ -10,7 +10,6 @@ No Qt here, ever (import-linter contract in pyproject.toml).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +23,7 @@ from .data_warnings import (  # noqa: F401
     DataWarning,
     make_warning,
 )
+from .limits import is_real
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,8 +84,8 @@ class Assessment:
     #: of this assessment that row r / column c of a matrix laid out in the
     #: other order stands for (the data check of the matrix readers)
     other_order: tuple | None = field(default=None, repr=False, compare=False)
-    _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
+    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # as above
     #: the (item_ids, query_ids) tuples the two indexes above were built
     #: from: a copy (``dataclasses.replace``) that keeps them keeps its
     #: indexes (a million ids: 0.2 s each time), one given new ids builds them
@@ -239,7 +239,7 @@ def _judged_rows(judgments, qids: list, index: dict) -> tuple[list, list, list]:
     for q in qids:
         row = []
         for it, g in judgments.get(q, {}).items():
-            if isinstance(g, bool) or not isinstance(g, numbers.Real) or g != int(g):
+            if not is_real(g) or g != int(g):
                 raise AssessmentError(f"query {q}, item {it}: grades are whole numbers, not {g!r}")
             g = int(g)
             if g <= 0:
