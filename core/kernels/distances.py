@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -211,7 +212,7 @@ class Distances:
             part = np.ldexp(part, -(shift[a:b] if shift.size > 1 else shift)[:, None])
         return part
 
-    def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
+    def _kept(self, side: str, i: Hashable, take: Callable[[], np.ndarray]) -> np.ndarray:
         """Block ``i`` of the query or gallery features as :meth:`_take`
         gives it, the calling thread's last ones kept: the top-K selection
         multiplies each gallery piece with every query tile of a group, and
@@ -294,12 +295,12 @@ class Distances:
             q = self._kept(
                 "stack",
                 (group[0], group[-1]),
-                lambda a=qa, b=qb: self._take(self.query, self.qidx, a, b, self.qshift),
+                partial(self._take, self.query, self.qidx, qa, qb, self.qshift),
             )
             g = self._kept(
                 "gallery",
                 c,
-                lambda a=ga, b=gb: self._take(self.gallery, self.gidx, a, b, self.gshift),
+                partial(self._take, self.gallery, self.gidx, ga, gb, self.gshift),
             )
             with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
                 s = np.matmul(q, g.T)

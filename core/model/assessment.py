@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -24,6 +25,19 @@ from .data_warnings import (  # noqa: F401
     make_warning,
 )
 from .limits import is_real
+
+
+class ClassFile(Protocol):
+    """What the layers read of a parsed ``.cla`` (the reader's
+    ``Classification``, a layer above the model)."""
+
+    path: str
+    classes: list
+    models: list[str]
+    model_class: dict[str, str]
+    model_lines: dict[str, int]
+
+    def class_path(self, name: str) -> str: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,10 +75,10 @@ class Assessment:
     #: whether the readers normalised ids (runs then follow the same rule)
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
-    classification: object = field(default=None, repr=False, compare=False)
+    classification: ClassFile | None = field(default=None, repr=False, compare=False)
     #: the queries' classes as their file lists them (the query ``.cla``; the
     #: target ``.cla`` itself for leave-one-out), if any
-    query_classification: object = field(default=None, repr=False, compare=False)
+    query_classification: ClassFile | None = field(default=None, repr=False, compare=False)
     #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
     #: ``(indptr, collection indices)``; trec_eval's bpref reads them
     judged_zero: tuple | None = field(default=None, repr=False, compare=False)
