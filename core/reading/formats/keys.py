@@ -132,7 +132,10 @@ class Packed:
         if self.short is not None:
             starts, lengths = starts[self.short], lengths[self.short]
         self.starts, self.lengths = starts, lengths
-        self.words = self.hash = self.heads = self.found = None
+        self.words: np.ndarray | None = None
+        self.hash: np.ndarray | None = None
+        self.heads: np.ndarray | None = None
+        self.found: np.ndarray | None = None
         if not starts.size:
             return
         width = max(int(lengths.max() + 7) // 8, 1)
@@ -157,6 +160,7 @@ class Packed:
             return
         if not snap.size:
             return
+        assert self.hash is not None  # made with the words
         slot = (self.hash >> np.uint64(64 - snap.bits)).astype(np.intp)
         v = snap.table[slot]
         ok = (v >= 0) & (v < snap.size)
@@ -171,6 +175,7 @@ class Packed:
         """(index, bytes) of the tokens too long to pack."""
         if self._long is None:
             return []
+        assert self.short is not None  # kept with the long ones
         idx = np.flatnonzero(np.isin(np.arange(self.size), self.short, invert=True))
         d = self.data
         return [(i, d[a:b]) for i, a, b in zip(idx.tolist(), *(x.tolist() for x in self._long))]
@@ -189,7 +194,7 @@ class TokenCodes:
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
         # arrays of a capacity: entries [0, _n) are the tokens
         self._hash = np.zeros(0, dtype=np.uint64)
-        self._len = np.zeros(0, dtype=np.int32)
+        self._len: np.ndarray = np.zeros(0, dtype=np.int32)
         self._words = np.zeros((1, 0), dtype=np.uint64)
         #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}

@@ -35,6 +35,7 @@ import numpy as np
 from ...errors import FormatError
 from .keys import Packed, TokenCodes, padded, pieces
 from .numparse import parse_floats, parse_ints, plain_decimals
+from .source import a as article
 
 BOM = b"\xef\xbb\xbf"
 WHITESPACE = b" \t\n\r\x0b\x0c"
@@ -183,7 +184,7 @@ def check_text(path, data: bytes, what: str, first_line: int = 1) -> None:
     line = data.count(b"\n", 0, pos) + first_line
     if first_line == 1 and looks_utf16(data):
         raise FormatError(
-            path, f"this is UTF-16 text; {a(what)} in UTF-8 (or ASCII) was expected", line=1
+            path, f"this is UTF-16 text; {article(what)} in UTF-8 (or ASCII) was expected", line=1
         )
     byte = data[pos]
     name = "a NUL byte (0x00)" if byte == 0 else f"a control character {byte:#04x}"
