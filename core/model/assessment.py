@@ -53,7 +53,7 @@ class Assessment:
     """
 
     query_ids: tuple[str, ...]
-    item_ids: tuple[str, ...]
+    item_ids: Sequence[str]  # a tuple, or the ids a reader's table holds
     indptr: np.ndarray
     judged_items: np.ndarray
     judged_grades: np.ndarray
@@ -98,7 +98,7 @@ class Assessment:
     #: of this assessment that row r / column c of a matrix laid out in the
     #: other order stands for (the data check of the matrix readers)
     other_order: tuple | None = field(default=None, repr=False, compare=False)
-    _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
+    _item_index: Mapping = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
     _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # as above
     #: the (item_ids, query_ids) tuples the two indexes above were built
     #: from: a copy (``dataclasses.replace``) that keeps them keeps its

@@ -32,7 +32,7 @@ class Run:
     warnings: list[DataWarning]
     #: the collection the run was read against (``Assessment.item_ids``);
     #: the engine refuses to score it against another collection
-    item_ids: tuple[str, ...] | None = None
+    item_ids: Sequence[str] | None = None
     #: distinct retrieved ids the assessment does not know
     unknown_count: int = 0
     #: the run tags its file carries (TREC), to tell runs apart
@@ -203,7 +203,7 @@ class RankedRun(Run):
         source: str = "",
         format: str = "ranked lists",
         warnings: Iterable[DataWarning] = (),
-        item_ids: tuple[str, ...] | None = None,
+        item_ids: Sequence[str] | None = None,
         unknown_count: int = 0,
         tags: Sequence[str] = (),
     ) -> None:

@@ -12,7 +12,7 @@ from ...model.parallel import in_order
 from ...model.runs import Run
 from .file_rows import FileRows
 from .numparse import parse_floats
-from .source import a, default_name, open_source, watch_step
+from .source import PIPE_LIMIT, a, default_name, open_source, watch_step
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -174,7 +174,7 @@ def read_binary_matrix(
     ``extra_rows="ignore"`` reads the first Q rows of a longer matrix (with
     a note)."""
     q, t = _expected_shape(assessment)
-    limit = None if extra_rows == "ignore" else 4 * q * t
+    limit = PIPE_LIMIT if extra_rows == "ignore" else 4 * q * t
     src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=limit)
     path = src.path
     size = src.size

@@ -26,7 +26,7 @@ and ``bytes.split()`` would.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -98,7 +98,7 @@ class Lines:
         added to it)."""
         return table.codes(self.packed(k))
 
-    def unique(self, k: int) -> tuple[list[bytes], np.ndarray]:
+    def unique(self, k: int) -> tuple[Sequence[bytes], np.ndarray]:
         """The distinct tokens of field ``k`` in order of first occurrence,
         and for every line the index of its token among them."""
         table = TokenCodes()
@@ -299,6 +299,7 @@ def tokenize(
             np.arange(first_line, first_line + n_lines),
             np.arange(0, offsets.size, width),
         )
+    assert line_ends is not None  # found when no width fits by the line ends
     before = np.searchsorted(offsets, line_ends)
     counts = np.diff(before, prepend=0)
     content = np.flatnonzero(counts)
