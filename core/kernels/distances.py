@@ -16,6 +16,7 @@ import numpy as np
 from ..choices import METRICS
 from ..errors import FormatError
 from ..model.parallel import WORKERS, in_order
+from ..model.runs import MatrixRows
 from .blas_threads import (
     one_blas_thread,
 )
@@ -58,9 +59,9 @@ class Distances:
 
     def __init__(
         self,
-        query: np.ndarray,
+        query: MatrixRows,
         qidx: np.ndarray | None,
-        gallery: np.ndarray,
+        gallery: MatrixRows,
         gidx: np.ndarray | None,
         metric: str,
         *,
@@ -107,7 +108,7 @@ class Distances:
         self._tiles = TileCache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
-    def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
+    def _scan(self, f: MatrixRows, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
         """Every used row checked (finite; nonzero for the cosine) by its
         real values, and measured without under- or overflow: (e, s), in
         the run's row order, with e the binary exponent of the row's
@@ -202,7 +203,7 @@ class Distances:
         gn = qn if grows is qrows else np.ldexp(gs, 2 * (gshift - top)).astype(self.ct)
         return qn, gn, shift, shift, out_shift
 
-    def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
+    def _take(self, f: MatrixRows, idx, a: int, b: int, shift=None) -> np.ndarray:
         part = f[a:b] if idx is None else f[idx[a:b]]
         # aligned too: numpy multiplies misaligned arrays (an .npz member
         # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -98,8 +98,10 @@ class Assessment:
     #: of this assessment that row r / column c of a matrix laid out in the
     #: other order stands for (the data check of the matrix readers)
     other_order: tuple | None = field(default=None, repr=False, compare=False)
-    _item_index: Mapping = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
-    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # as above
+    #: ``{id: index}``, built in __post_init__ unless given: a dict, or the
+    #: qrels reader's table answering as one (``TokenIndex``: get, in, [], len)
+    _item_index: Any = field(default=None, repr=False, compare=False)
+    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
     #: the (item_ids, query_ids) tuples the two indexes above were built
     #: from: a copy (``dataclasses.replace``) that keeps them keeps its
     #: indexes (a million ids: 0.2 s each time), one given new ids builds them

@@ -296,6 +296,7 @@ class TokenCodes:
         short = packed.short
         if packed.found is not None:  # probed in a worker thread: the rest here
             ln, words, h = packed.lengths, packed.words, packed.hash
+            assert words is not None and h is not None  # probed: made with them
             codes = packed.found
             rest = np.flatnonzero(codes < 0)
             if rest.size == codes.size:  # none found (new tokens, as a rule)

@@ -9,7 +9,7 @@ from ...errors import FileAccessError, FormatError
 from ...kernels.rowsort import rank_pairs, rank_rows
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
-from ...model.runs import Run
+from ...model.runs import MatrixRows, Run
 from .file_rows import FileRows
 from .numparse import parse_floats
 from .source import PIPE_LIMIT, a, default_name, open_source, watch_step
@@ -38,7 +38,7 @@ class MatrixRun(Run):
     def __init__(
         self,
         name: str,
-        matrix: np.ndarray,
+        matrix: MatrixRows,
         assessment: Assessment,
         *,
         source: str = "",
@@ -200,7 +200,7 @@ def read_binary_matrix(
             )
     try:
         if src.in_memory:  # a pipe, read once
-            m = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
+            m: MatrixRows = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
         else:
             m = FileRows(
                 path,

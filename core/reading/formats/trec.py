@@ -23,7 +23,7 @@ from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot
 from .source import open_source
-from .token_ids import IdCodes, TokenIds, decode_all
+from .token_ids import IdCodes, TokenIds, TokenIndex, decode_all
 from .tokens import (
     CHUNK,
     check_counts,
@@ -175,7 +175,7 @@ def read_qrels(
     if keep is not None:
         eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
     items: Sequence[str]
-    index: Mapping[str, int] | None = None
+    index: Mapping[str, int] | TokenIndex | None = None
     if collection is not None:
         items = tuple(collection)
         index = dict(zip(items, range(len(items))))
