@@ -18,6 +18,7 @@ from ..model.values import RowMap, nullable, nullable_list
 from ..options import EvalOptions
 from .averages import ClassGroups, average_all
 from .measures import ConcreteMeasure, resolve
+from .rows import QueryRows
 
 __all__ = ["CurveData", "RunResult", "QueryDetail"]
 
@@ -32,7 +33,7 @@ class CurveData:
     x: np.ndarray
     mean: np.ndarray
     count: np.ndarray
-    per_query: np.ndarray
+    per_query: np.ndarray | QueryRows
     #: every average (profiles.md): micro, macro (None without classes),
     #: proportional, reciprocal; ``mean`` is the one the options chose
     averages: dict = field(default_factory=dict)
@@ -126,6 +127,7 @@ class RunResult:
         ..., "proportional": ..., "reciprocal": ...}`` (macro None without
         classes; a value None where no query defines it)."""
         out = {}
+        assert self.n_relevant is not None  # set in __post_init__
         for kind, arr in average_all(
             self.values, self.included, self.classes, self.n_relevant
         ).items():

@@ -118,7 +118,7 @@ def _shape_text(a: Assessment) -> str:
     return f"{q} x {t} ({q} queries, {t} targets)"
 
 
-def _check_finite(path, m: np.ndarray, line_of_row=None, src=None) -> None:
+def _check_finite(path, m: MatrixRows, line_of_row=None, src=None) -> None:
     """Every value finite, else a FormatError naming the first one; ``src``'s
     watch follows the rows read (:func:`.source.watch_step`)."""
     for start in range(0, m.shape[0], SCAN_ROWS):
