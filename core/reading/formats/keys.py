@@ -132,9 +132,7 @@ class Packed:
         if self.short is not None:
             starts, lengths = starts[self.short], lengths[self.short]
         self.starts, self.lengths = starts, lengths
-        self.words: np.ndarray | None = None
-        self.hash: np.ndarray | None = None
-        self.heads: np.ndarray | None = None
+        self.words = self.hash = self.heads = None
         self.found: np.ndarray | None = None
         if not starts.size:
             return
@@ -158,9 +156,8 @@ class Packed:
         looks up only the rest.  For fields without runs of one token."""
         if self.words is None or self.heads is not None or self.short is not None:
             return
-        if not snap.size:
+        if not snap.size or self.hash is None:  # (the hash is made with the words)
             return
-        assert self.hash is not None  # made with the words
         slot = (self.hash >> np.uint64(64 - snap.bits)).astype(np.intp)
         v = snap.table[slot]
         ok = (v >= 0) & (v < snap.size)
@@ -173,9 +170,8 @@ class Packed:
 
     def long_tokens(self):
         """(index, bytes) of the tokens too long to pack."""
-        if self._long is None:
+        if self._long is None or self.short is None:  # (both or neither)
             return []
-        assert self.short is not None  # kept with the long ones
         idx = np.flatnonzero(np.isin(np.arange(self.size), self.short, invert=True))
         d = self.data
         return [(i, d[a:b]) for i, a, b in zip(idx.tolist(), *(x.tolist() for x in self._long))]
@@ -294,10 +290,9 @@ class TokenCodes:
             return out
         base = self._n
         short = packed.short
-        if packed.found is not None:  # probed in a worker thread: the rest here
+        if packed.found is not None and packed.words is not None and packed.hash is not None:
             ln, words, h = packed.lengths, packed.words, packed.hash
-            assert words is not None and h is not None  # probed: made with them
-            codes = packed.found
+            codes = packed.found  # probed in a worker thread: the rest here
             rest = np.flatnonzero(codes < 0)
             if rest.size == codes.size:  # none found (new tokens, as a rule)
                 return self._codes(ln, words, h)
@@ -305,7 +300,7 @@ class TokenCodes:
                 codes = codes.copy()
                 codes[rest] = self._codes(ln[rest], words[:, rest], h[rest])
             return codes
-        if packed.words is not None:
+        if packed.words is not None and packed.hash is not None:  # (made together)
             ln, words, h = packed.lengths, packed.words, packed.hash
             heads = packed.heads
             if heads is not None:

@@ -283,7 +283,6 @@ def tokenize(
     edges = np.flatnonzero(ws[1:] != ws[:-1])
     offsets, ends = edges[0::2], edges[1::2]
     width = _uniform_by_line_ends(a, offsets, ends, comments)
-    line_ends = None
     if not width:
         line_ends = np.flatnonzero(a == 10)
         if n and a[-1] != 10:
@@ -299,7 +298,6 @@ def tokenize(
             np.arange(first_line, first_line + n_lines),
             np.arange(0, offsets.size, width),
         )
-    assert line_ends is not None  # found when no width fits by the line ends
     before = np.searchsorted(offsets, line_ends)
     counts = np.diff(before, prepend=0)
     content = np.flatnonzero(counts)
