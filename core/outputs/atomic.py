@@ -57,8 +57,8 @@ def _real(path) -> Path:
     return Path(os.path.realpath(path))
 
 
-#: a path as a command or the library is given it (a name that is not UTF-8 as bytes)
-PathArg = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+#: a path of an output or an input (a name that is not UTF-8: with surrogates)
+PathArg = str | os.PathLike[str]
 
 
 def check_outputs(
@@ -67,7 +67,7 @@ def check_outputs(
     """Before any work: refuse an output (``(option, path, "file" or
     "folder")``) that is an input, lies inside an input folder, is a folder
     holding an input, or cannot be written (a device, a FIFO...)."""
-    ins = [(os.fsdecode(p), _real(p)) for p in inputs if p is not None]
+    ins = [(p, _real(p)) for p in inputs if p is not None]
     for option, out, kind in outputs:
         if out is None:
             continue
@@ -132,7 +132,7 @@ class Output:
     """
 
     option: str
-    path: str | os.PathLike[str] | None  # bytes given are decoded below
+    path: PathArg | None  # (bytes given are decoded below)
     kind: str = "file"
     names: tuple[str, ...] = ()
     holds: tuple[str, ...] | None = None
@@ -302,7 +302,7 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[PathArg | None]) ->
     check_outputs(
         [(o.option, o.path, "file" if o.kind == "file" else "folder") for o in outs], ins_list
     )
-    ins = [(os.fsdecode(p), _real(p)) for p in ins_list]
+    ins = [(p, _real(p)) for p in ins_list]
     for o in outs:
         if o.kind == "tree":
             _check_tree(o, ins)
