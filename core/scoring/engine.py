@@ -311,9 +311,7 @@ class Scoring:
                     k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()
                 }
             cnt = (~np.isnan(pq[included])).sum(axis=0)
-            mean = avgs[o.average]
-            assert mean is not None  # macro: the assessment's classes were checked
-            curves[key] = CurveData(key, self.curve_x[key], mean, cnt, pq, avgs)
+            curves[key] = CurveData(key, self.curve_x[key], avgs[o.average], cnt, pq, avgs)
         return RunResult(
             run.name,
             run.source,

@@ -31,7 +31,7 @@ class CurveData:
 
     key: str
     x: np.ndarray
-    mean: np.ndarray
+    mean: np.ndarray | None  # None: macro, and no query of a class included
     count: np.ndarray
     per_query: np.ndarray | QueryRows
     #: every average (profiles.md): micro, macro (None without classes),
@@ -44,7 +44,12 @@ class CurveData:
         whole, and its per-query rows (with ``query_ids``) as a
         :class:`~shrec_eval.model.values.RowMap` written a group of queries
         at a time."""
-        d = {"x": self.x, "mean": self.mean, "count": self.count, "averages": self.averages}
+        d: dict[str, object] = {
+            "x": self.x,
+            "mean": self.mean,
+            "count": self.count,
+            "averages": self.averages,
+        }
         if query_ids is not None:
             pq = self.per_query
 
