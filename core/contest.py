@@ -210,7 +210,7 @@ class RunSource:
     def reader_settings(self) -> dict:
         """The user's reading settings, as :func:`~shrec_eval.reading.readers.load_run`
         takes them (a profile's rules go over them)."""
-        settings = {
+        settings: dict[str, object] = {
             "format": self.format,
             "variant": self.variant,
             # unset (False): the profile's rule, else file order

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 from .errors import FormatError, OptionsError
 from .option_schema import OPTIONS, contest_kinds
@@ -40,7 +41,7 @@ def options_from_dict(d, source, profile=None) -> EvalOptions:
     """The options of a contest file (under ``profile``: the profile of its
     "evaluator", which its "profile" names if it names one)."""
     d = checked_fields(d, "scoring", OPTION_KINDS, source, optional=_OPTIONAL)
-    values = {k: (tuple(v) if k == "ranks" else v) for k, v in d.items()}
+    values: dict[str, Any] = {k: (tuple(v) if k == "ranks" else v) for k, v in d.items()}
     if profile is not None:
         named = values.get("profile", profile.name)
         if named != profile.name:

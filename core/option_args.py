@@ -15,6 +15,7 @@ import argparse
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from typing import Any
 
 from .choices import DEFAULT_PROFILE
 from .errors import OptionsError
@@ -255,7 +256,7 @@ def eval_options(
     when an option the command line wrote (``given``: argparse dests,
     :func:`given_options`; None: the flags that are on) is one the profile
     fixes otherwise (``--profile psbtable --keep-self``), naming both values."""
-    values = {
+    values: dict[str, Any] = {
         o.name: (not getattr(args, o.argument)) if o.negated else getattr(args, o.argument)
         for o in OPTIONS
         if o.group == "measures"

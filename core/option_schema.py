@@ -12,12 +12,11 @@ Light, as the command line's --help is: no numpy here.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import OptionsError
-from .model.limits import MAX_BETA, MAX_COLLECTION, MAX_GRADE, MAX_RANK, PR_LEVELS
+from .model.limits import MAX_BETA, MAX_COLLECTION, MAX_GRADE, MAX_RANK, PR_LEVELS, is_real
 
 __all__ = ["AVERAGES", "OPTIONS", "PR_INTERPOLATIONS", "Option", "Widget", "by_name", "whole"]
 
@@ -29,7 +28,7 @@ AVERAGES = ("micro", "macro", "proportional", "reciprocal")
 def whole(name: str, value, least: int, most: int) -> int:
     """A whole-number option (not a bool, not a fraction) in its range."""
     name = name.replace("_", " ")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
+    if not is_real(value) or value != int(value):
         raise OptionsError(f"{name} must be a whole number, not {value!r}")
     if not least <= value <= most:
         what = "positive integers" if name == "ranks" else f"from {least}"
@@ -106,7 +105,7 @@ def _ranks(value):
 
 
 def _beta(beta):
-    if not (isinstance(beta, numbers.Real) and not isinstance(beta, bool) and math.isfinite(beta)):
+    if not (is_real(beta) and math.isfinite(beta)):
         raise OptionsError(f"the F-measure weight beta must be a positive number, not {beta!r}")
     if beta > MAX_BETA:
         raise OptionsError(f"the F-measure weight beta must be at most {MAX_BETA:g}")

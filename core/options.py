@@ -7,11 +7,15 @@ resolved once, when the options are made, and travels with them
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 from .choices import DEFAULT_PROFILE, PROFILE_NAMES
 from .errors import OptionsError
 from .model.limits import MAX_BETA, MAX_COLLECTION, MAX_GRADE, MAX_RANK, PR_LEVELS
 from .option_schema import AVERAGES, OPTIONS, PR_INTERPOLATIONS, checked
+
+if TYPE_CHECKING:  # annotations only (the profiles import this module)
+    from .profiles.base import Profile
 
 __all__ = [
     "AVERAGES",
@@ -97,7 +101,7 @@ class EvalOptions:
     #: the profile itself (:class:`~shrec_eval.profiles.base.Profile`), resolved
     #: from ``profile`` when the options are made: a name, an evaluator file's
     #: path or a Profile may be given as ``profile``
-    rules: object = field(default=None, repr=False)
+    rules: Profile = field(default=None, repr=False)  # type: ignore[assignment]  # set in __post_init__
 
     def __post_init__(self) -> None:
         for option in OPTIONS:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .contest import Contest, RunSource
 from .errors import AmbiguousFormatError, user_message
@@ -203,7 +204,7 @@ def score_runs(
         try:
             run = cache.get(source, reader) if cache is not None else None
             if run is None:
-                watch = {"should_stop": should_stop}
+                watch: dict[str, Any] = {"should_stop": should_stop}
                 if reading is not None:
                     watch["progress"] = lambda d, t, i=i: reading(i, d, t)
                 run = profile.load_run(source, assessment, **watch)
@@ -237,9 +238,9 @@ def _score_own_reading(
     one outcome per dataset of each method folder, each against the
     assessment of its split and queries)."""
     evaluator = Evaluator.of(contest.options)
-    for i, assessment, run in evaluator.profile.contest_reader(
-        contest.assessment.path, contest.runs
-    ):
+    reader = evaluator.profile.contest_reader
+    assert reader is not None  # called for a profile that has one
+    for i, assessment, run in reader(contest.assessment.path, contest.runs):
         if should_stop is not None and should_stop():
             raise Cancelled()
         if started is not None:
@@ -264,9 +265,10 @@ def score_contest(
     should_stop: Callable[[], bool] | None = None,
     runs: list | None = None,
     client=None,
-) -> tuple[Assessment, list[RunResult]]:
+) -> tuple[Assessment | None, list[RunResult]]:
     """Score every run of a contest (the command line's way: the first
-    unreadable run is an error): the assessment and the results, in the
+    unreadable run is an error): the assessment (None when a profile that
+    reads its contests itself found no run) and the results, in the
     contest's order, with distinct names.  ``progress(run name)`` gives the
     engine's progress callback of that run (e.g. a progress bar); the runs
     read are appended to ``runs`` when given (trec_eval's output counts
@@ -278,8 +280,8 @@ def score_contest(
         bars[i] = progress(name) if progress is not None else None
 
     def step(i: int, done: int, total: int) -> None:
-        if bars.get(i) is not None:
-            bars[i](done, total)
+        if (bar := bars.get(i)) is not None:
+            bar(done, total)
 
     if contest.profile.contest_reader is not None:
         outcomes = list(
@@ -303,4 +305,5 @@ def score_contest(
         )
     if runs is not None:
         runs.extend(o.run for o in outcomes)
-    return assessment, final_names([o.result for o in outcomes])
+    # (errors raise: every outcome has its result)
+    return assessment, final_names([o.result for o in outcomes if o.result is not None])

@@ -339,3 +339,19 @@ def test_no_merge_conflict_markers_are_left_in_the_tracked_files():
             if path.is_file() and marker.search(path.read_bytes()):
                 found.append(name.decode())
     assert found == []
+
+
+def test_readme_test_command_is_what_ci_runs():
+    """README's install-and-test command is .ci/run's last line (its Python
+    and a quiet pip aside): the import contracts, mypy, ruff, then the suite."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().splitlines()[-1]
+    (command,) = [line for line in readme.splitlines() if line.endswith("pytest -q --full -n 2")]
+    assert ci.replace('"$PY"', "python3").replace("pip install -q ", "pip install ") == command
+    checks = [c.strip().split()[0] for c in command.split("&&")[2:-1]]
+    assert checks == [
+        ".venv/bin/lint-imports",
+        ".venv/bin/mypy",
+        ".venv/bin/ruff",
+        ".venv/bin/ruff",
+    ]

@@ -327,6 +327,32 @@ def test_d16_not_text_is_said_plainly(small):
     assert e.value.line == 2
 
 
+def test_utf16_text_read_with_its_format_given_is_said_plainly(small, capsys):
+    """A UTF-16 file read with its format given (not detected): the error
+    names the file, line 1 and what was expected (the message's article
+    helper was never imported: a local array of that name was called, and
+    "unexpected TypeError" reached the user; found by mypy)."""
+    a = load_assessment(small / "s.cla")
+    (small / "s16.txt").write_bytes(S_TXT.encode("utf-16"))
+    (small / "r16.trec").write_bytes("0 Q0 1 1 0.9 r\n".encode("utf-16-le"))
+    (small / "q16.qrels").write_bytes("q1 0 d1 1\n".encode("utf-16"))
+    expected = [
+        (lambda: load_run(small / "s16.txt", a, format="ascii-matrix"), "a text matrix"),
+        (lambda: load_run(small / "r16.trec", a, format="trec"), "a TREC run"),
+        (lambda: load_assessment(small / "q16.qrels", format="qrels"), "a TREC qrels file"),
+    ]
+    for read, what in expected:
+        with pytest.raises(FormatError, match=f"UTF-16 text; {what} .*in UTF-8") as e:
+            read()
+        assert e.value.line == 1
+    code, _ = run_cli(
+        ["evaluate", small / "s.cla", small / "s16.txt", "--run-format", "ascii-matrix"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "s16.txt, line 1: this is UTF-16 text" in err
+    assert "TypeError" not in err
+
+
 def test_d16_detection_says_what_line_1_looked_like(small):
     (small / "float.qrels").write_text("q1 0 d1 2.0\n")
     with pytest.raises(FormatError, match=r"line 1 reads 'q1 0 d1 2.0' \(4 fields\)"):

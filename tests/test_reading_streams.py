@@ -116,6 +116,32 @@ def test_pipe_bounded_by_what_the_format_needs(small):
         read_pipe(small / "big", "run", limit=1000)
 
 
+def test_a_pipe_with_rows_past_the_queries_ignored(small):
+    """extra_rows="ignore" (sipiran21's rule) reads the first Q rows of a
+    binary matrix from a pipe as from a file: the pipe is not bounded by the
+    Q x T matrix (it was refused as "more than 64 bytes"), and the reader
+    called with the pipe's path reads it (it raised a TypeError)."""
+    import os
+
+    from shrec_eval.reading.formats.matrix import read_binary_matrix
+
+    a = load_assessment(small / "s.cla")
+    m = np.arange(6 * 4, dtype="<f4").reshape(6, 4)  # 4 queries, 2 rows more
+    reads = (
+        lambda p: load_run(p, a, format="binary-matrix", extra_rows="ignore"),
+        lambda p: read_binary_matrix(p, a, extra_rows="ignore"),
+    )
+    for i, read in enumerate(reads):
+        os.mkfifo(small / f"m{i}")
+        _feed(small / f"m{i}", m.tobytes())
+        run = _finishes(lambda: read(small / f"m{i}"))  # noqa: B023 - called at once
+        assert np.array_equal(np.asarray(run.matrix), m[:4])
+    os.mkfifo(small / "refused")
+    _feed(small / "refused", m.tobytes())
+    with pytest.raises(FormatError, match="more than 64 bytes"):
+        load_run(small / "refused", a, format="binary-matrix", extra_rows="refuse")
+
+
 def test_d19_classify_never_opens_a_fifo(tmp_path):
     import os
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..contest import AssessmentSource, Contest, RunSource
 from ..errors import ShrecEvalError, UsageError
@@ -185,8 +186,8 @@ def _fit_embedding_options(args, contest: Contest) -> Contest:
     fit (--metric to .npy and .npz runs, --ids to .npy runs): an error when
     no run fits, a note naming the runs left alone when some do not (a
     matrix's or a list's distances are scored as they are)."""
-    given = getattr(args, "given", set())
-    fields = {}
+    given: set[str] = getattr(args, "given", set())
+    fields: dict[str, list[bool]] = {}
     for dest, (option, fits, what) in _EMBEDDING_OPTIONS.items():
         if dest not in given or getattr(args, dest, None) is None:
             continue
@@ -208,11 +209,13 @@ def _fit_embedding_options(args, contest: Contest) -> Contest:
         fields[dest] = takes
     if not fields:
         return contest
-    runs = tuple(
-        replace(r, **{d: getattr(r, d) if takes[i] else None for d, takes in fields.items()})
-        for i, r in enumerate(contest.runs)
-    )
-    return replace(contest, runs=runs)
+    runs = []
+    for i, r in enumerate(contest.runs):
+        kept: dict[str, Any] = {
+            d: getattr(r, d) if takes[i] else None for d, takes in fields.items()
+        }
+        runs.append(replace(r, **kept))
+    return replace(contest, runs=tuple(runs))
 
 
 #: gallery options (argparse dest -> option) that need shapes and --report
@@ -228,7 +231,7 @@ def check_gallery_options(args, contest: Contest) -> None:
     """The gallery's options without a gallery (no shapes, or no --report)
     are refused rather than ignored; --shapes without --report (nor
     --save-contest, which keeps them) is said in a note."""
-    written = getattr(args, "given", set())
+    written: set[str] = getattr(args, "given", set())
     given = [o for d, o in _GALLERY_OPTIONS.items() if d in written]
     shapes = contest.shapes is not None or contest.query_shapes is not None
     if given and not shapes:
@@ -250,7 +253,7 @@ def _contest_file(args, options: EvalOptions) -> Contest:
     """A contest file, with what the command line gives explicitly (the
     options ``args.given`` names) over the file's settings."""
     contest = Contest.read(args.assessment)
-    given = getattr(args, "given", set())
+    given: set[str] = getattr(args, "given", set())
     try:
         merged = options_given(
             contest.options, options, given_fields(given), spell=command_line_words

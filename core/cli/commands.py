@@ -11,6 +11,7 @@ import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..contest import AssessmentSource, Contest, RunSource
@@ -162,7 +163,7 @@ def cmd_measures(args, out) -> int:
     for m in expand(args.ranks, profile):
         only = owner(m.measure)
         definition = m.definition + (f" [profile {only.name} only]" if only else "")
-        if m.key in own or m.measure.key in own:
+        if profile is not None and (m.key in own or m.measure.key in own):
             definition += f" [computed as {profile.name} does: see docs/profiles.md]"
         rows.append((m.key, m.label, ", ".join(_alias_names(m, profile)), definition))
     out.write("".join(line + "\n" for line in text_grid(rows, left=4)))
@@ -208,7 +209,7 @@ def check_run(
 ) -> dict:
     """Read and check one submission; every finding as a dict (a notice is
     a problem too when ``strict``)."""
-    entry = {
+    entry: dict[str, Any] = {
         "path": str(source.path),
         "name": source.name,
         "format": None,
@@ -225,6 +226,7 @@ def check_run(
         entry["verdict"] = "cannot be read"
         return entry
     run, result = outcome.run, outcome.result
+    assert run is not None and result is not None  # errors raise
     entry["result"] = result
     entry.update(
         name=run.name,
@@ -249,7 +251,7 @@ def cmd_check(args, out) -> int:
     write_contest_file(args, contest)
     assessment = load_assessment(contest)
     size = contest.options.collection_size or assessment.collection_size
-    report = {
+    report: dict[str, Any] = {
         "tool": {"name": PROG, "version": __version__},
         "profile": contest.options.profile,
         "assessment": {

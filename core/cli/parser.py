@@ -121,7 +121,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         rest = []
     if rest:
         command = getattr(args, "command", None)
-        sub = parser._subparsers._group_actions[0].choices.get(command) if command else None
+        assert parser._subparsers is not None  # the commands'
+        commands = parser._subparsers._group_actions[0].choices
+        assert isinstance(commands, dict)  # a subparsers action's: name -> parser
+        sub = commands.get(command) if command else None
         where = f"{PROG} {command}" if sub is not None else PROG
         unknown = next((r for r in rest if r.startswith("-")), rest[0])
         near = difflib.get_close_matches(

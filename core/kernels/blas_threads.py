@@ -19,6 +19,7 @@ def _controller():
 
 _blas_lock = threading.Lock()
 _blas_users = 0
+_blas_saved: list[tuple] = []  # the process-wide pools' counts while tiles are made
 
 
 def _blas_libs() -> tuple[list, list]:

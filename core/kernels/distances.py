@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
 from ..choices import METRICS
 from ..errors import FormatError
 from ..model.parallel import WORKERS, in_order
+from ..model.runs import MatrixRows
 from .blas_threads import (
     one_blas_thread,
 )
@@ -57,9 +59,9 @@ class Distances:
 
     def __init__(
         self,
-        query: np.ndarray,
+        query: MatrixRows,
         qidx: np.ndarray | None,
-        gallery: np.ndarray,
+        gallery: MatrixRows,
         gidx: np.ndarray | None,
         metric: str,
         *,
@@ -106,7 +108,7 @@ class Distances:
         self._tiles = TileCache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
     # -- per-row checks and norms
-    def _scan(self, f: np.ndarray, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
+    def _scan(self, f: MatrixRows, idx, name: str, ids) -> tuple[np.ndarray, np.ndarray]:
         """Every used row checked (finite; nonzero for the cosine) by its
         real values, and measured without under- or overflow: (e, s), in
         the run's row order, with e the binary exponent of the row's
@@ -201,7 +203,7 @@ class Distances:
         gn = qn if grows is qrows else np.ldexp(gs, 2 * (gshift - top)).astype(self.ct)
         return qn, gn, shift, shift, out_shift
 
-    def _take(self, f: np.ndarray, idx, a: int, b: int, shift=None) -> np.ndarray:
+    def _take(self, f: MatrixRows, idx, a: int, b: int, shift=None) -> np.ndarray:
         part = f[a:b] if idx is None else f[idx[a:b]]
         # aligned too: numpy multiplies misaligned arrays (an .npz member
         # starts anywhere in the zip) by its own loop, not BLAS, 3 to 4
@@ -211,7 +213,7 @@ class Distances:
             part = np.ldexp(part, -(shift[a:b] if shift.size > 1 else shift)[:, None])
         return part
 
-    def _kept(self, side: str, i: int, take: Callable[[], np.ndarray]) -> np.ndarray:
+    def _kept(self, side: str, i: Hashable, take: Callable[[], np.ndarray]) -> np.ndarray:
         """Block ``i`` of the query or gallery features as :meth:`_take`
         gives it, the calling thread's last ones kept: the top-K selection
         multiplies each gallery piece with every query tile of a group, and
@@ -294,12 +296,12 @@ class Distances:
             q = self._kept(
                 "stack",
                 (group[0], group[-1]),
-                lambda a=qa, b=qb: self._take(self.query, self.qidx, a, b, self.qshift),
+                partial(self._take, self.query, self.qidx, qa, qb, self.qshift),
             )
             g = self._kept(
                 "gallery",
                 c,
-                lambda a=ga, b=gb: self._take(self.gallery, self.gidx, a, b, self.gshift),
+                partial(self._take, self.gallery, self.gidx, ga, gb, self.gshift),
             )
             with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
                 s = np.matmul(q, g.T)

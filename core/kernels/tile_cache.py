@@ -46,7 +46,7 @@ class TileCache:
                     break
                 event = self._busy.get(key)
                 mine = event is None
-                if mine:
+                if event is None:
                     event = self._busy[key] = threading.Event()
             if not mine:
                 event.wait()

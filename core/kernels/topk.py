@@ -25,7 +25,7 @@ leaves them, this keeps the ranking's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -108,6 +108,7 @@ class _Rows:
             at = np.flatnonzero(d < self.limit[:, None])
             values = d.reshape(-1)[at]
         if at.size:
+            assert self._keys is not None  # made before the limit
             r, c = np.divmod(at, d.shape[1])
             self._pending.append((r, order_bits(values), c + col0))
             self._n_pending += at.size
@@ -119,7 +120,8 @@ class _Rows:
         if self._pending:
             parts = list(zip(*self._pending))
             self._pending, self._n_pending = [], 0
-            self._merge(*(np.concatenate(p) for p in parts), self._k)
+            r, bits, cols = (np.concatenate(p) for p in parts)
+            self._merge(r, bits, cols, self._k)
 
     def _fill(self, d: np.ndarray, col0: int, k: int) -> None:
         """The first pieces, until each row has K keys: those at or below
@@ -142,6 +144,7 @@ class _Rows:
         """The candidates (row ``r``, value bits, column) merged into the
         rows' keys: each row's kept keys and its candidates side by side
         (padded with the largest key), the K smallest kept."""
+        assert self._keys is not None  # made by the first piece (_fill)
         cand = bits.astype(np.uint64) << _SHIFT
         cand |= cols.astype(np.uint64)
         order = np.argsort(r, kind="stable")
@@ -160,6 +163,7 @@ class _Rows:
         if w < k:  # still filling: every row gets the same number of keys
             self._keys = np.ascontiguousarray(wide[:, : min(k, wide.shape[1])])
             return
+        assert self.limit is not None  # set once every row has K keys
         self._keys[rows] = wide[:, :k]
         self.limit[rows] = _values(wide[:, k - 1])
 
@@ -191,7 +195,7 @@ def select_columns(
                 state[t].add(d, c * cols, negated=negated)
 
     return [
-        state[t].keys if state[t].keys is not None else np.zeros((0, 0), np.uint64) for t in tiles
+        keys if (keys := state[t].keys) is not None else np.zeros((0, 0), np.uint64) for t in tiles
     ]
 
 
@@ -223,7 +227,9 @@ def select_tiles(
     if getattr(src, "rows_first", False):  # the tiles split between the threads
         tiles = list(tiles)
         with ThreadPoolExecutor(max(1, threads), thread_name_prefix="shrec-topk") as pool:
-            parts = pool.map(lambda t: select_columns(src, [t], 0, src.n_pieces, k, cols), tiles)
+            parts: Iterable[list[np.ndarray]] = pool.map(
+                lambda t: select_columns(src, [t], 0, src.n_pieces, k, cols), tiles
+            )
             return [merge_keys(p, k) for p in parts]
     shards = column_shards(src.n_pieces, threads)
     if len(shards) <= 1:

@@ -10,9 +10,9 @@ No Qt here, ever (import-linter contract in pyproject.toml).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -24,6 +24,20 @@ from .data_warnings import (  # noqa: F401
     DataWarning,
     make_warning,
 )
+from .limits import is_real
+
+
+class ClassFile(Protocol):
+    """What the layers read of a parsed ``.cla`` (the reader's
+    ``Classification``, a layer above the model)."""
+
+    path: str
+    classes: list
+    models: list[str]
+    model_class: dict[str, str]
+    model_lines: dict[str, int]
+
+    def class_path(self, name: str) -> str: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,7 +53,7 @@ class Assessment:
     """
 
     query_ids: tuple[str, ...]
-    item_ids: tuple[str, ...]
+    item_ids: Sequence[str]  # a tuple, or the ids a reader's table holds
     indptr: np.ndarray
     judged_items: np.ndarray
     judged_grades: np.ndarray
@@ -61,10 +75,10 @@ class Assessment:
     #: whether the readers normalised ids (runs then follow the same rule)
     normalize_ids: bool = False
     #: the parsed class hierarchy (``formats.cla.Classification``), if any
-    classification: object = field(default=None, repr=False, compare=False)
+    classification: ClassFile | None = field(default=None, repr=False, compare=False)
     #: the queries' classes as their file lists them (the query ``.cla``; the
     #: target ``.cla`` itself for leave-one-out), if any
-    query_classification: object = field(default=None, repr=False, compare=False)
+    query_classification: ClassFile | None = field(default=None, repr=False, compare=False)
     #: judged but not relevant (TREC qrels' grade-0 lines), per query as CSR
     #: ``(indptr, collection indices)``; trec_eval's bpref reads them
     judged_zero: tuple | None = field(default=None, repr=False, compare=False)
@@ -84,8 +98,10 @@ class Assessment:
     #: of this assessment that row r / column c of a matrix laid out in the
     #: other order stands for (the data check of the matrix readers)
     other_order: tuple | None = field(default=None, repr=False, compare=False)
-    _item_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    #: ``{id: index}``, built in __post_init__ unless given: a dict, or the
+    #: qrels reader's table answering as one (``TokenIndex``: get, in, [], len)
+    _item_index: Any = field(default=None, repr=False, compare=False)
+    _query_index: dict = field(default=None, repr=False, compare=False)  # type: ignore[arg-type]  # built in __post_init__
     #: the (item_ids, query_ids) tuples the two indexes above were built
     #: from: a copy (``dataclasses.replace``) that keeps them keeps its
     #: indexes (a million ids: 0.2 s each time), one given new ids builds them
@@ -239,7 +255,7 @@ def _judged_rows(judgments, qids: list, index: dict) -> tuple[list, list, list]:
     for q in qids:
         row = []
         for it, g in judgments.get(q, {}).items():
-            if isinstance(g, bool) or not isinstance(g, numbers.Real) or g != int(g):
+            if not is_real(g) or g != int(g):
                 raise AssessmentError(f"query {q}, item {it}: grades are whole numbers, not {g!r}")
             g = int(g)
             if g <= 0:

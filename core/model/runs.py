@@ -5,7 +5,7 @@ find repeated and missing items in lists."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -14,6 +14,20 @@ from .data_warnings import MAX_EXAMPLES, PAD, UNKNOWN, DataWarning
 
 if TYPE_CHECKING:  # annotations only
     from .assessment import Assessment
+
+
+class MatrixRows(Protocol):
+    """A 2-D matrix whose rows are read as numpy arrays: an ndarray, a
+    file's rows read a block at a time (``FileRows``) or distances made a
+    tile at a time (``Distances``)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+    def __getitem__(self, rows: Any, /) -> Any: ...
 
 
 class Run:
@@ -32,7 +46,7 @@ class Run:
     warnings: list[DataWarning]
     #: the collection the run was read against (``Assessment.item_ids``);
     #: the engine refuses to score it against another collection
-    item_ids: tuple[str, ...] | None = None
+    item_ids: Sequence[str] | None = None
     #: distinct retrieved ids the assessment does not know
     unknown_count: int = 0
     #: the run tags its file carries (TREC), to tell runs apart
@@ -203,7 +217,7 @@ class RankedRun(Run):
         source: str = "",
         format: str = "ranked lists",
         warnings: Iterable[DataWarning] = (),
-        item_ids: tuple[str, ...] | None = None,
+        item_ids: Sequence[str] | None = None,
         unknown_count: int = 0,
         tags: Sequence[str] = (),
     ) -> None:

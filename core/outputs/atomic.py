@@ -57,7 +57,13 @@ def _real(path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def check_outputs(outputs: Iterable[tuple[str, object, str]], inputs: Iterable[object]) -> None:
+#: a path of an output or an input (a name that is not UTF-8: with surrogates)
+PathArg = str | os.PathLike[str]
+
+
+def check_outputs(
+    outputs: Iterable[tuple[str, PathArg | None, str]], inputs: Iterable[PathArg | None]
+) -> None:
     """Before any work: refuse an output (``(option, path, "file" or
     "folder")``) that is an input, lies inside an input folder, is a folder
     holding an input, or cannot be written (a device, a FIFO...)."""
@@ -126,7 +132,7 @@ class Output:
     """
 
     option: str
-    path: object
+    path: PathArg | None  # (bytes given are decoded below)
     kind: str = "file"
     names: tuple[str, ...] = ()
     holds: tuple[str, ...] | None = None
@@ -146,6 +152,7 @@ def _inside(a: Path, b: Path) -> bool:
 
 
 def _name_lengths(out: Output) -> None:
+    assert out.path is not None  # the gate's outputs are those given a path
     for part in Path(os.fsdecode(os.fspath(out.path))).parts:
         if len(os.fsencode(part)) > NAME_MAX:
             raise OutputError(
@@ -179,6 +186,7 @@ def _check_tree(out: Output, ins) -> None:
     """The links and special files inside a folder that files are written
     into (every entry, two levels down: DIR/<run>/<file>), and the files it
     will hold when their names are known."""
+    assert out.path is not None  # the gate's outputs are those given a path
     root = os.fspath(out.path)
     for name in out.names:
         rel = Path(name)
@@ -255,7 +263,7 @@ def _against_each_other(outs: list[Output]) -> None:
                 )
 
 
-def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Output]:
+def gate_outputs(outputs: Iterable[Output], inputs: Iterable[PathArg | None]) -> list[Output]:
     """The output gate: every output of a command, checked together before
     any scoring.  Refused (an :class:`OutputError` naming the path):
 
@@ -279,6 +287,7 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Ou
     for o in outs:
         if o.kind not in ("file", "folder", "tree"):
             raise ValueError(f"unknown output kind {o.kind!r}")
+        assert o.path is not None  # narrowed by the filter above
         text = os.fsdecode(os.fspath(o.path))
         if not text:
             raise OutputError(o.option, "an empty path was given; name a file or folder")
@@ -298,7 +307,7 @@ def gate_outputs(outputs: Iterable[Output], inputs: Iterable[object]) -> list[Ou
         if o.kind == "tree":
             _check_tree(o, ins)
     for o in outs:
-        if o.holds is not None and o.kind != "file" and os.path.isdir(o.path):
+        if o.holds is not None and o.kind != "file" and os.path.isdir(o.path or ""):
             check_folder(o.path, o.names, o.holds)
     _against_each_other(outs)
     return outs

@@ -21,12 +21,16 @@ import os
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model.parent_watch import die_with_parent
 from .figure_style import figure_bytes
 from .palette import REPORT_FIGURES
+
+if TYPE_CHECKING:  # annotations only (the pool is imported when made)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 #: drawing processes: one per core, at most one per figure of a report
 WORKERS = max(1, min(len(REPORT_FIGURES), os.cpu_count() or 1))
@@ -115,8 +119,9 @@ class FigureDrawers:
 
         n = workers or WORKERS
         spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
+        self._pool: ProcessPoolExecutor | None
         self._pool = ProcessPoolExecutor(n, mp_context=spawn, initializer=_ready)
-        self._submitted: dict[bytes, object] = {}
+        self._submitted: dict[bytes, Future] = {}
         # the processes start with a task each (in this thread: on Linux they die
         # with it); their import of matplotlib runs meanwhile
         for _ in range(n):
@@ -126,6 +131,7 @@ class FigureDrawers:
         """A future of :func:`figure_files` of ``job``; the same one for a
         job equal to one submitted before (the app starts a report's figures
         when its folder is asked for, and the export submits them again)."""
+        assert self._pool is not None, "the drawers were closed"
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):

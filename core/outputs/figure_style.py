@@ -49,7 +49,7 @@ class FigurePreset:
 
     def checked(self) -> FigurePreset:
         """The preset with every number in its range (7 pt text at least)."""
-        fix = {}
+        fix: dict = {}
         for key, (lo, hi) in self.LIMITS.items():
             v = float(getattr(self, key))
             if not math.isfinite(v):
@@ -142,6 +142,7 @@ def _rc(p: FigurePreset) -> dict:
 def new_figure(p: FigurePreset, height_cm: float | None = None):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     w, h = p.size_in
     if height_cm is not None:
@@ -149,8 +150,10 @@ def new_figure(p: FigurePreset, height_cm: float | None = None):
     fig = Figure(figsize=(w, h), layout="constrained", dpi=p.dpi)
     FigureCanvasAgg(fig)  # measures the text; PDF and SVG are drawn by their own backends
     pad = p.font_pt / 72 * 0.35  # inches
-    fig.get_layout_engine().set(w_pad=pad, h_pad=pad, wspace=0.02, hspace=0.02)
-    fig._shrec_preset = p
+    engine = fig.get_layout_engine()
+    assert isinstance(engine, ConstrainedLayoutEngine)  # layout="constrained" above
+    engine.set(w_pad=pad, h_pad=pad, wspace=0.02, hspace=0.02)
+    fig._shrec_preset = p  # type: ignore[attr-defined]  # read by figure_bytes
     return fig
 
 
@@ -284,11 +287,12 @@ def text_width(text: str, size: float) -> float:
     """Width of ``text`` at ``size`` points, in points (before layout): the
     extent of its outline (matplotlib's ``TextPath(...).get_extents()``,
     :func:`_ink_width`), kept for the names measured again."""
+    from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextPath
 
     if not text.strip():  # no outline to measure (matplotlib fails on an empty path)
         return 0.318 * size * len(text)  # DejaVu Sans's space
-    return _ink_width(TextPath((0, 0), text, size=size, prop={"family": "DejaVu Sans"}))
+    return _ink_width(TextPath((0, 0), text, size=size, prop=FontProperties(family="DejaVu Sans")))
 
 
 def _ink_width(path) -> float:

@@ -279,7 +279,10 @@ def ranked_lists_figure(
         ax.set_xlabel("Rank")
         if title:  # over the whole width (the names take the left of it)
             fig.suptitle(wrap_text(title, p.size_pt[0] - 2 * p.font_pt, p), fontsize=p.font_pt)
-        handles = [Patch(facecolor=np.asarray(c) / 255, edgecolor="none") for c, _ in key]
+        handles = [
+            Patch(facecolor=np.asarray(c) / 255, edgecolor="none")  # type: ignore[arg-type]  # an RGB array, as matplotlib takes
+            for c, _ in key
+        ]
         labels = [w for _, w in key]
         column = max(text_width(t, p.font_pt) for t in labels) + p.font_pt * (1.4 + 0.5 + 1.5)
         ncol = max(1, min(len(labels), int((p.size_pt[0] - 2 * p.font_pt) // column)))

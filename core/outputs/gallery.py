@@ -140,7 +140,8 @@ def gallery_files(
     rows = []
     shown_items: dict[str, None] = {}
     for p in picks:
-        strips = []
+        # (result, its first K as (rank, item, grade), or why it has none)
+        strips: list[tuple[RunResult, list[tuple[int, str, int]] | None, str | None]] = []
         for i, r in enumerate(results):
             try:
                 items, gains = lists(i, p.query)

@@ -101,13 +101,13 @@ def _member_groups(value: Mapping) -> Iterator[list]:
     smaller object's (a run, the document) member by member, each heavy one
     alone (written in pieces) and the light ones between them together."""
     if len(value) > _JSON_WHOLE:
-        lazy = isinstance(value, RowMap)
-        items = None if lazy else list(value.items())
-        sample = value.items_between(0, _JSON_SAMPLE) if lazy else items[:_JSON_SAMPLE]
+        lazy = value if isinstance(value, RowMap) else None
+        items = [] if lazy is not None else list(value.items())
+        sample = lazy.items_between(0, _JSON_SAMPLE) if lazy is not None else items[:_JSON_SAMPLE]
         member = _weight([v for _, v in sample]) / len(sample)
         step = max(1, min(_JSON_GROUP, int(_JSON_HEAVY // max(member, 1))))
         for at in range(0, len(value), step):
-            yield value.items_between(at, at + step) if lazy else items[at : at + step]
+            yield lazy.items_between(at, at + step) if lazy is not None else items[at : at + step]
         return
     items = list(value.items())
     light: list = []

@@ -151,4 +151,5 @@ def text_colour(background) -> tuple[float, float, float]:
 
 def hex_colour(colour: str) -> tuple[float, float, float]:
     h = colour.lstrip("#")
-    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    return r, g, b

@@ -157,14 +157,16 @@ def write_report(
     drawn; ``drawers``: the processes that draw them
     (shrec_eval.outputs.figure_jobs.FigureDrawers; None: this one)."""
     cut = figure_cut_names(results, figure_preset) if figures else ()
-    files = report_files(
-        assessment,
-        results,
-        keys=keys,
-        rank_key=rank_key,
-        comparison=comparison,
-        test=test,
-        cut_names=cut,
+    files: dict[str, str | bytes] = dict(
+        report_files(
+            assessment,
+            results,
+            keys=keys,
+            rank_key=rank_key,
+            comparison=comparison,
+            test=test,
+            cut_names=cut,
+        )
     )
     drawn = None
     if figures:
@@ -263,10 +265,12 @@ def report_files(
         head.mark_significance(comparison, test or comparison.tests[0])
     classes = {}
     if results[0].per_class:
+        tex, tex_wide = per_class_tex(head), per_class_tex(head, wide=True)
+        assert tex is not None and tex_wide is not None  # None only without classes
         classes = {
             "per_class.csv": per_class_csv(results),
-            "per_class.tex": per_class_tex(head),
-            "per_class-wide.tex": per_class_tex(head, wide=True),
+            "per_class.tex": tex,
+            "per_class-wide.tex": tex_wide,
         }
     return {
         "summary.csv": summary_csv(full),

@@ -48,7 +48,7 @@ class Summary:
     measures: list[ConcreteMeasure]
     rank_key: str
     results: list[RunResult]
-    marks: dict = None  # run name -> marker, on the column ``marks_key``
+    marks: dict | None = None  # run name -> marker, on the column ``marks_key``
     marks_key: str | None = None
     legend: str = ""
 

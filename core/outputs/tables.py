@@ -290,10 +290,9 @@ def summary_html(
     for qi, q in enumerate(s.results[0].query_ids if shared else ()):
         vals = [c[qi] for c in cols]
         ok = [v for v in vals if not math.isnan(v)]
-        best = (max(ok) if m.higher_is_better else min(ok)) if ok else None
+        top = (max(ok) if m.higher_is_better else min(ok)) if ok else None
         tds = "".join(
-            f'<td class="num{" best" if best is not None and v == best else ""}">'
-            f"{e(fmt(v, m))}</td>"
+            f'<td class="num{" best" if top is not None and v == top else ""}">{e(fmt(v, m))}</td>'
             for v in vals
         )
         pq_rows.append(f"<tr><td>{e(q)}</td>{tds}</tr>")

@@ -247,7 +247,9 @@ def _try_layout(t, width, height, size, sep, turned, split=False):
         first, names = 0.4 * width, 0.4 * width
     # @{} at both ends: 2 sep between neighbouring columns
     room = width - names - 0.5  # half a point of rounding
-    blocks, block, used = [], [], 0.0
+    blocks: list[list[int]] = []
+    block: list[int] = []
+    used = 0.0
     for j, w in enumerate(cols):
         need = w + 2 * sep
         if block and used + need > room:

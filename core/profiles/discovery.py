@@ -20,6 +20,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from importlib.metadata import EntryPoint
 
 __all__ = ["GROUP", "Found", "config_folder", "found"]
 
@@ -58,7 +62,7 @@ class Found:
     name: str
     origin: str
     path: str | None = None
-    entry_point: object = None
+    entry_point: EntryPoint | None = None
 
     def read(self):
         """(text or None, its data or None, the path to name in messages):

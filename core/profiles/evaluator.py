@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..options import EvalOptions
 from ..scoring.measures import columns
+from .base import Profile
 
 __all__ = ["Evaluator"]
 
@@ -21,7 +22,7 @@ class Evaluator:
     its profile's fixed values applied); ``measures``: the table columns it
     computes (:func:`shrec_eval.scoring.measures.columns`)."""
 
-    options: object
+    options: EvalOptions
     measures: tuple
 
     @classmethod
@@ -36,7 +37,7 @@ class Evaluator:
         return cls(o, tuple(columns(o)))
 
     @property
-    def profile(self):
+    def profile(self) -> Profile:
         """The profile (:class:`~shrec_eval.profiles.base.Profile`)."""
         return self.options.rules
 

@@ -288,7 +288,7 @@ def _evaluator_table(c: Checker, doc: Mapping) -> dict:
     return out
 
 
-def _reading_table(c: Checker, doc: Mapping) -> tuple[dict, list]:
+def _reading_table(c: Checker, doc: Mapping) -> tuple[dict, tuple[str, ...]]:
     """The [reading] table: the rules the evaluator fixes (in the file's
     order: how the app says them) and the run formats it takes."""
     reading_doc = c.table(("reading",), doc.get("reading"), {**RULES, "run_formats": ""})

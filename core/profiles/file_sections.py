@@ -48,7 +48,7 @@ class Checker:
         where = where.replace(".[", "[")
         self.problems.append(Problem(line, f"{where}: {message}" if where else message))
 
-    def table(self, path: tuple, value, known: Mapping[str, str]) -> dict:
+    def table(self, path: tuple, value, known: Mapping[str, object]) -> dict:
         """``value`` as a table whose keys are all ``known`` (key -> what it
         is); a problem per unknown key."""
         if value is None:

@@ -182,7 +182,7 @@ def _f32_sum(values: np.ndarray) -> np.float32:
     return np.cumsum(values.astype(F32), dtype=F32)[-1] if values.size else F32(0.0)
 
 
-def _mean(values: np.ndarray, how: str) -> float:
+def _mean(values: np.ndarray, how: str) -> float | np.float32:
     """The mean of ``values`` in their order: float32 (the C programs') or a
     running double sum (the scripts')."""
     if how == "float32":

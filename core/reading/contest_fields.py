@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Set
 from pathlib import Path
 
 from .._version import __version__
@@ -73,7 +74,7 @@ def _plain(value) -> bool:
 VIEW = ("an object of JSON values", lambda v: isinstance(v, dict) and _plain(v))
 
 
-def checked_fields(d, what: str, kinds: dict, source, *, optional: set[str] = frozenset()) -> dict:
+def checked_fields(d, what: str, kinds: dict, source, *, optional: Set[str] = frozenset()) -> dict:
     """``d`` if it is an object whose keys are all known and whose values
     have their kinds (None allowed for ``optional`` keys); else a
     FormatError naming ``source``."""

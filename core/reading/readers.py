@@ -265,12 +265,13 @@ def _load_run(
     trec_order, norm, c_numbers = values["trec_order"], values["normalize_ids"], values["c_numbers"]
     skip_names, nonfinite_distances = values["skip_names"], values["nonfinite_distances"]
     q, t = assessment.n_queries, assessment.n_items
-    # a pipe is read once, at most what the format can need
+    # a pipe is read once, at most what the format can need (rows past the
+    # queries, when they are ignored: any number)
     binary = format == "binary-matrix"
     src = open_source(
         path,
         f"binary float32 matrix of {q} x {t}" if binary else "run",
-        limit=4 * q * t if binary else PIPE_LIMIT,
+        limit=4 * q * t if binary and values["extra_rows"] != "ignore" else PIPE_LIMIT,
     )
     if watch is not None:  # the reader reports to it (never the caller's Source changed)
         src = replace(src, watch=watch)

@@ -48,7 +48,7 @@ class ClassGroups:
         """Included queries per class."""
         return np.bincount(self.codes[self.codes >= 0], minlength=self.n)
 
-    def means(self, values: np.ndarray) -> np.ndarray:
+    def means(self, values: np.ndarray | QueryRows) -> np.ndarray:
         """(classes, columns): each class's mean over its included queries
         where the value is defined (NaN where none is)."""
         values = np.asarray(values, dtype=np.float64)
@@ -86,7 +86,7 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray | None = None) -> np.n
 
 
 def average_all(
-    values: np.ndarray,
+    values: np.ndarray | QueryRows,
     included: np.ndarray,
     groups: ClassGroups,
     n_relevant: np.ndarray,

@@ -32,6 +32,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -310,9 +311,7 @@ def _put(client, obj):
         return client.submit(_same, obj, pure=False, retries=2)
 
 
-def _wait(
-    client, futures: list, done: Callable[[object, object], None], should_stop, data=()
-) -> None:
+def _wait(client, futures: list, done: Callable[[Any, Any], None], should_stop, data=()) -> None:
     """Each future's result handed to ``done`` as it comes; Ctrl-C or
     ``should_stop`` cancels those left on the cluster, and the ``data``
     they use (else the cluster keeps it until this call's frames, held by

@@ -63,7 +63,7 @@ GROUP_CAP = 2048
 def evaluate(
     assessment: Assessment,
     run: Run,
-    options: EvalOptions | None = None,
+    options: EvalOptions | Evaluator | None = None,
     *,
     progress: ProgressFn | None = None,
     should_stop: StopFn | None = None,
@@ -90,7 +90,7 @@ class QueryScores:
     start: int
     stop: int
     values: np.ndarray
-    curves: dict[str, np.ndarray]
+    curves: dict[str, QueryRows]
     lengths: np.ndarray
     #: what the run noted of these rows while ranking them (its ties)
     run_state: object = None
@@ -104,7 +104,7 @@ class Scoring:
     parts scored anywhere merge to the bits of one pass."""
 
     def __init__(
-        self, assessment: Assessment, run: Run, options: EvalOptions | None = None
+        self, assessment: Assessment, run: Run, options: EvalOptions | Evaluator | None = None
     ) -> None:
         _check_types(assessment, run, options)
         evaluator = Evaluator.of(options)  # the profile resolved once, its options applied

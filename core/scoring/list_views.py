@@ -61,7 +61,7 @@ def ranks_of_items(
     a = assessment
     _check_fits(a, run)
     prep = _prepare(a, o, collection_size(a, run, o)[0])
-    counts = np.diff(np.asarray(indptr, dtype=np.int64))
+    counts: np.ndarray = np.diff(np.asarray(indptr, dtype=np.int64))
     asked = replace(
         prep,
         judged_rows=np.repeat(np.arange(a.n_queries), counts),

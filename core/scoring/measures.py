@@ -419,7 +419,9 @@ def columns(options) -> list[ConcreteMeasure]:
         key = resolve_binding(parse(name), profile)
         if key not in have:
             have.add(key)
-            out.append(_concrete(key))
+            m = _concrete(key)
+            assert m is not None  # a key resolve_binding made
+            out.append(m)
     return out
 
 

@@ -90,6 +90,7 @@ class Binding:
         """The binding with its template cutoff ``{k}`` filled."""
         if self.at != TEMPLATE:
             return self
+        assert k is not None  # a measure at rank K is given its K
         return Binding(self.family, self.values, int(k), self.written)
 
     def label(self) -> str:
@@ -104,9 +105,11 @@ class Binding:
             f"{k}={v}: {p.values.get(v, 'grade >= ' + v)}"
             for p, (k, v) in zip(self.family.params, self.values)
         ]
-        depth = {None: "the whole list", "R": "the first R (the query's relevant items)"}.get(
-            self.at, f"the first {self.at}"
-        )
+        depths: dict[int | str | None, str] = {
+            None: "the whole list",
+            "R": "the first R (the query's relevant items)",
+        }
+        depth = depths.get(self.at, f"the first {self.at}")
         cut = f"; over {depth}" if self.family.at else ""
         return self.family.definition + cut + ("; " + "; ".join(parts) if parts else "")
 

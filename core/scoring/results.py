@@ -18,6 +18,7 @@ from ..model.values import RowMap, nullable, nullable_list
 from ..options import EvalOptions
 from .averages import ClassGroups, average_all
 from .measures import ConcreteMeasure, resolve
+from .rows import QueryRows
 
 __all__ = ["CurveData", "RunResult", "QueryDetail"]
 
@@ -30,9 +31,9 @@ class CurveData:
 
     key: str
     x: np.ndarray
-    mean: np.ndarray
+    mean: np.ndarray | None  # None: macro, and no query of a class included
     count: np.ndarray
-    per_query: np.ndarray
+    per_query: np.ndarray | QueryRows
     #: every average (profiles.md): micro, macro (None without classes),
     #: proportional, reciprocal; ``mean`` is the one the options chose
     averages: dict = field(default_factory=dict)
@@ -43,7 +44,12 @@ class CurveData:
         whole, and its per-query rows (with ``query_ids``) as a
         :class:`~shrec_eval.model.values.RowMap` written a group of queries
         at a time."""
-        d = {"x": self.x, "mean": self.mean, "count": self.count, "averages": self.averages}
+        d: dict[str, object] = {
+            "x": self.x,
+            "mean": self.mean,
+            "count": self.count,
+            "averages": self.averages,
+        }
         if query_ids is not None:
             pq = self.per_query
 
@@ -126,6 +132,7 @@ class RunResult:
         ..., "proportional": ..., "reciprocal": ...}`` (macro None without
         classes; a value None where no query defines it)."""
         out = {}
+        assert self.n_relevant is not None  # set in __post_init__
         for kind, arr in average_all(
             self.values, self.included, self.classes, self.n_relevant
         ).items():

@@ -30,7 +30,7 @@ from .engine import RunResult
 from .measures import measure_by_key
 
 
-def correct(p: Sequence[float], method: str = "holm") -> np.ndarray:
+def correct(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values for a family of tests (NaN entries stay NaN and are
     not counted in the family)."""
     p = np.asarray(p, dtype=np.float64)
@@ -372,7 +372,7 @@ def compare(
         )
         step()
     for t in tests:
-        raw = [np.nan if p.p[t] is None else p.p[t] for p in pairs]
+        raw = [np.nan if (v := p.p[t]) is None else v for p in pairs]
         for p, v in zip(pairs, correct(raw, correction)):
             p.p_corrected[t] = nullable(v)
     return Comparison(

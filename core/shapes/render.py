@@ -76,7 +76,7 @@ def render_mesh(
         raise ValueError("a face refers to a vertex the file does not have")
     if len(f) == 0:
         raise ValueError("the mesh has no faces")
-    finite = np.isfinite(v).all(axis=1)
+    finite = np.all(np.isfinite(v), axis=1)
     f = f[finite[f].all(axis=1)]
     if len(f) == 0:
         raise ValueError(

@@ -33,6 +33,7 @@ import signal
 import stat
 import threading
 from pathlib import Path
+from typing import Literal
 
 __all__ = [
     "MAX_SHAPE_BYTES",
@@ -279,7 +280,7 @@ class signals_kept:
             signal.signal(signum, signal.SIG_DFL)
             signal.raise_signal(signum)
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> Literal[False]:
         for s, old in self.saved.items():
             signal.signal(s, old)
         if self.caught and (exc is None or isinstance(exc, Exception)):

@@ -320,6 +320,7 @@ def _drawn(files: ShapeFiles, size: int, cache, key: str | None) -> tuple[Thumbn
         reason = str(exc)
         return Thumbnail(placeholder(size, reason), path, reason), None
     except MemoryError:
+        assert path is not None  # drawn from one of its files
         reason = f"{path.name}: too large to draw"
         return Thumbnail(placeholder(size, reason), path, reason), None
     png = None

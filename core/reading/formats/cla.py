@@ -171,7 +171,7 @@ def read_cla(path, *, normalize_ids: bool = True) -> Classification:
                 token=parent,
             )
         count, _ = tk.integer(f"the number of models of class {name!r}")
-        members = []
+        members: list[str] = []
         for _k in range(count):
             mid, mline, mcol = tk.next(f"{count - len(members)} more model ids of class {name!r}")
             mid = norm(mid)
@@ -285,7 +285,8 @@ def assessment_from_cla(
     index = {m: i for i, m in enumerate(cla.models)}
     cache: dict = {}
     src = queries if queries is not None else cla
-    target_of, notes = None, []
+    target_of: dict | None = None
+    notes: list = []
     if queries is not None and class_match == "position":
         target_of, notes = _by_position(cla, queries)
     rows = [

@@ -4,6 +4,8 @@ little memory as the lines need."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 
@@ -41,7 +43,7 @@ class LineNumbers:
     chunks' line numbers: a chunk of consecutive lines keeps its first line
     number alone (no file-long array unless the entries were reordered)."""
 
-    def __init__(self, parts: list[np.ndarray] = ()) -> None:
+    def __init__(self, parts: Iterable[np.ndarray] = ()) -> None:
         self.firsts: list[int] = []
         self.parts: list[np.ndarray | None] = []
         self.starts = [0]

@@ -108,6 +108,8 @@ class EmbeddingRun(MatrixRun):
     """A run of feature vectors: a matrix run whose matrix is the
     :class:`Distances` of its features, ranked as any dissimilarity matrix."""
 
+    matrix: Distances
+
     #: the distances (``matrix``), named for what they are
     @property
     def distances(self) -> Distances:
@@ -193,7 +195,8 @@ class TopKRun(Run):
     def _group(self, g: int) -> tuple[np.ndarray, np.ndarray]:
         """The lists of group ``g``'s query tiles: items and lengths."""
         tiles = self.group_tiles(g)
-        return self._lists(g, np.concatenate(self.distances.top_keys(tiles, self._keep)))
+        keys = self.distances.top_keys(tiles, self._keep)  # type: ignore[misc]  # shared method
+        return self._lists(g, np.concatenate(keys))
 
     def _lists(self, g: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The lists of group ``g`` from its rows' keys (the tied pairs counted)."""
@@ -342,6 +345,7 @@ def read_embeddings(
             assessment, query_items=np.where(own >= 0, own, assessment.query_items)
         )
     notes = _self_note(assessment)
+    run: TopKRun | EmbeddingRun
     if top_k is not None:
         if top_k < 1:
             raise FormatError(f.path, f"--top-k must be at least 1, not {top_k}")
@@ -393,6 +397,7 @@ def distances_matrix(
     gallery rows) in file order."""
     if assessment is not None:
         run = read_embeddings(path, assessment, metric=metric, ids=ids)
+        assert isinstance(run, EmbeddingRun)  # no top K: every distance
         return run.matrix
     f = load_features(path, ids=ids, normalize_ids=normalize_ids)
     dist = Distances(

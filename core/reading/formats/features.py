@@ -14,9 +14,11 @@ import io
 import os
 import struct
 import zipfile
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -26,6 +28,8 @@ from .file_rows import FileRows, file_stamp
 from .ids import IdNormalizer
 from .source import Source, open_source
 from .trec import read_collection_list
+
+T = TypeVar("T")
 
 _NPY = b"\x93NUMPY"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
@@ -56,7 +60,7 @@ class Features:
     ids_source: str | None = None
 
 
-def _array(path, load, name: str) -> np.ndarray:
+def _array(path, load: Callable[[], T], name: str) -> T:
     try:
         return load()
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
@@ -217,7 +221,7 @@ def _ids_of(path, arr: np.ndarray, name: str, normalize: IdNormalizer) -> list[s
     return [normalize(t) if t[:1] in "0mM" else t for t in map(str.strip, raw)]
 
 
-def _check_features(path, arr: np.ndarray, name: str) -> None:
+def _check_features(path, arr: np.ndarray | FileRows, name: str) -> None:
     if arr.ndim != 2:
         raise FormatError(
             path, f"{name} must be a 2-D array (one row per shape), not of shape {arr.shape}"
@@ -413,6 +417,7 @@ def _rows_in_item_order(f: Features, a: Assessment) -> tuple[np.ndarray, np.ndar
 def _query_rows_of_their_own(f: Features, a: Assessment, where) -> np.ndarray:
     """Queries in an array of their own (``query_features``, ``query_ids``):
     each query's row there, every id of both arrays the assessment's."""
+    assert f.query_ids is not None and f.gallery_ids is not None  # both arrays named
     q_index = _index(f.query_ids, where, f.query_name)
     known = set(a.query_ids)
     unknown = [s for s in f.query_ids if s not in known]
@@ -439,6 +444,7 @@ def _query_rows_of_their_own(f: Features, a: Assessment, where) -> np.ndarray:
 
 def _query_rows_among_items(f: Features, a: Assessment, where, g_index: dict) -> np.ndarray:
     """One array: a query is its collection item's row, or a row of its own id."""
+    assert f.gallery_ids is not None  # its rows named
     names = [a.item_ids[i] if i >= 0 else q for q, i in zip(a.query_ids, a.query_items)]
     lost = [q for q, s in zip(a.query_ids, names) if s not in g_index]
     if lost:

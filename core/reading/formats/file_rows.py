@@ -125,15 +125,15 @@ class FileRows:
                     row = cols * size
                     offsets = [self.offset + a * row for a in starts]
                     lengths = [(b - a) * row for a, b in zip(starts, stops)]
-                    self._pieces(fh, memoryview(out).cast("B"), offsets, lengths)
+                    view = memoryview(out).cast("B")  # type: ignore[arg-type]  # a buffer (stubs: 3.12+)
+                    self._pieces(fh, view, offsets, lengths)
                 else:  # a column's values follow each other: a run is a piece of each
                     at = 0
                     for a, b in zip(starts, stops):
                         part = np.empty((cols, b - a), dtype=self.dtype)
                         offsets = [self.offset + (j * n + a) * size for j in range(cols)]
-                        self._pieces(
-                            fh, memoryview(part).cast("B"), offsets, [(b - a) * size] * cols
-                        )
+                        view = memoryview(part).cast("B")  # type: ignore[arg-type]  # as above
+                        self._pieces(fh, view, offsets, [(b - a) * size] * cols)
                         out[at : at + b - a] = part.T
                         at += b - a
                 self._check(os.fstat(fh.fileno()))

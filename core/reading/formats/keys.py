@@ -132,7 +132,8 @@ class Packed:
         if self.short is not None:
             starts, lengths = starts[self.short], lengths[self.short]
         self.starts, self.lengths = starts, lengths
-        self.words = self.hash = self.heads = self.found = None
+        self.words = self.hash = self.heads = None
+        self.found: np.ndarray | None = None
         if not starts.size:
             return
         width = max(int(lengths.max() + 7) // 8, 1)
@@ -155,7 +156,7 @@ class Packed:
         looks up only the rest.  For fields without runs of one token."""
         if self.words is None or self.heads is not None or self.short is not None:
             return
-        if not snap.size:
+        if not snap.size or self.hash is None:  # (the hash is made with the words)
             return
         slot = (self.hash >> np.uint64(64 - snap.bits)).astype(np.intp)
         v = snap.table[slot]
@@ -169,7 +170,7 @@ class Packed:
 
     def long_tokens(self):
         """(index, bytes) of the tokens too long to pack."""
-        if self._long is None:
+        if self._long is None or self.short is None:  # (both or neither)
             return []
         idx = np.flatnonzero(np.isin(np.arange(self.size), self.short, invert=True))
         d = self.data
@@ -189,7 +190,7 @@ class TokenCodes:
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
         # arrays of a capacity: entries [0, _n) are the tokens
         self._hash = np.zeros(0, dtype=np.uint64)
-        self._len = np.zeros(0, dtype=np.int32)
+        self._len: np.ndarray = np.zeros(0, dtype=np.int32)
         self._words = np.zeros((1, 0), dtype=np.uint64)
         #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}
@@ -289,9 +290,9 @@ class TokenCodes:
             return out
         base = self._n
         short = packed.short
-        if packed.found is not None:  # probed in a worker thread: the rest here
+        if packed.found is not None and packed.words is not None and packed.hash is not None:
             ln, words, h = packed.lengths, packed.words, packed.hash
-            codes = packed.found
+            codes = packed.found  # probed in a worker thread: the rest here
             rest = np.flatnonzero(codes < 0)
             if rest.size == codes.size:  # none found (new tokens, as a rule)
                 return self._codes(ln, words, h)
@@ -299,7 +300,7 @@ class TokenCodes:
                 codes = codes.copy()
                 codes[rest] = self._codes(ln[rest], words[:, rest], h[rest])
             return codes
-        if packed.words is not None:
+        if packed.words is not None and packed.hash is not None:  # (made together)
             ln, words, h = packed.lengths, packed.words, packed.hash
             heads = packed.heads
             if heads is not None:

@@ -9,10 +9,10 @@ from ...errors import FileAccessError, FormatError
 from ...kernels.rowsort import rank_pairs, rank_rows
 from ...model.assessment import MAX_EXAMPLES, Assessment, DataWarning
 from ...model.parallel import in_order
-from ...model.runs import Run
+from ...model.runs import MatrixRows, Run
 from .file_rows import FileRows
 from .numparse import parse_floats
-from .source import a, default_name, open_source, watch_step
+from .source import PIPE_LIMIT, a, default_name, open_source, watch_step
 from .tokens import CHUNK, check_text, has_control_bytes, source_chunks, strip_bom, tokenize
 
 SCAN_ROWS = 256
@@ -38,7 +38,7 @@ class MatrixRun(Run):
     def __init__(
         self,
         name: str,
-        matrix: np.ndarray,
+        matrix: MatrixRows,
         assessment: Assessment,
         *,
         source: str = "",
@@ -118,7 +118,7 @@ def _shape_text(a: Assessment) -> str:
     return f"{q} x {t} ({q} queries, {t} targets)"
 
 
-def _check_finite(path, m: np.ndarray, line_of_row=None, src=None) -> None:
+def _check_finite(path, m: MatrixRows, line_of_row=None, src=None) -> None:
     """Every value finite, else a FormatError naming the first one; ``src``'s
     watch follows the rows read (:func:`.source.watch_step`)."""
     for start in range(0, m.shape[0], SCAN_ROWS):
@@ -174,7 +174,7 @@ def read_binary_matrix(
     ``extra_rows="ignore"`` reads the first Q rows of a longer matrix (with
     a note)."""
     q, t = _expected_shape(assessment)
-    limit = None if extra_rows == "ignore" else 4 * q * t
+    limit = PIPE_LIMIT if extra_rows == "ignore" else 4 * q * t
     src = open_source(path, f"binary float32 matrix of {q} x {t}", limit=limit)
     path = src.path
     size = src.size
@@ -200,7 +200,7 @@ def read_binary_matrix(
             )
     try:
         if src.in_memory:  # a pipe, read once
-            m = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
+            m: MatrixRows = np.frombuffer(src.read(), dtype="<f4")[: q * t].reshape(q, t)
         else:
             m = FileRows(
                 path,

@@ -66,7 +66,7 @@ class TokenList(Sequence):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
 
     def __repr__(self) -> str:
         return f"TokenList({list(self)!r})"
@@ -124,7 +124,7 @@ class TokenIds(Sequence):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
 
     def __add__(self, other):
         return tuple(self) + tuple(other)
@@ -136,7 +136,7 @@ class TokenIds(Sequence):
         head = ", ".join(repr(t) for t in self.texts(np.arange(min(self._n, 5))))
         return f"TokenIds({head}{', ...' if self._n > 5 else ''}; {self._n} ids)"
 
-    def index(self) -> TokenIndex:  # type: ignore[override]
+    def index(self) -> TokenIndex:  # type: ignore[override]  # not Sequence.index: the ids' index
         """The position of each id, as ``{id: position}`` gives it."""
         where = None
         if self._order is not None:

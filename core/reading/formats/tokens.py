@@ -26,7 +26,7 @@ and ``bytes.split()`` would.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -35,6 +35,7 @@ import numpy as np
 from ...errors import FormatError
 from .keys import Packed, TokenCodes, padded, pieces
 from .numparse import parse_floats, parse_ints, plain_decimals
+from .source import a as article
 
 BOM = b"\xef\xbb\xbf"
 WHITESPACE = b" \t\n\r\x0b\x0c"
@@ -97,7 +98,7 @@ class Lines:
         added to it)."""
         return table.codes(self.packed(k))
 
-    def unique(self, k: int) -> tuple[list[bytes], np.ndarray]:
+    def unique(self, k: int) -> tuple[Sequence[bytes], np.ndarray]:
         """The distinct tokens of field ``k`` in order of first occurrence,
         and for every line the index of its token among them."""
         table = TokenCodes()
@@ -183,7 +184,7 @@ def check_text(path, data: bytes, what: str, first_line: int = 1) -> None:
     line = data.count(b"\n", 0, pos) + first_line
     if first_line == 1 and looks_utf16(data):
         raise FormatError(
-            path, f"this is UTF-16 text; {a(what)} in UTF-8 (or ASCII) was expected", line=1
+            path, f"this is UTF-16 text; {article(what)} in UTF-8 (or ASCII) was expected", line=1
         )
     byte = data[pos]
     name = "a NUL byte (0x00)" if byte == 0 else f"a control character {byte:#04x}"
@@ -274,7 +275,6 @@ def tokenize(
     edges = np.flatnonzero(ws[1:] != ws[:-1])
     offsets, ends = edges[0::2], edges[1::2]
     width = _uniform_by_line_ends(a, offsets, ends, comments)
-    line_ends = None
     if not width:
         line_ends = np.flatnonzero(a == 10)
         if n and a[-1] != 10:

@@ -8,6 +8,7 @@ chunk's ids looked up by its worker thread)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -22,7 +23,7 @@ from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
 from .keys import Packed, Snapshot
 from .source import open_source
-from .token_ids import IdCodes, TokenIds, decode_all
+from .token_ids import IdCodes, TokenIds, TokenIndex, decode_all
 from .tokens import (
     CHUNK,
     check_counts,
@@ -173,10 +174,10 @@ def read_qrels(
     keep = _judged_once(path, qc.ids, dc.ids, eq, ed, grades, where, norm)
     if keep is not None:
         eq, ed, grades, zero_line = eq[keep], ed[keep], grades[keep], zero_line[keep]
-    items = collection
-    index = None
-    if items is not None:
-        items = tuple(items)
+    items: Sequence[str]
+    index: Mapping[str, int] | TokenIndex | None = None
+    if collection is not None:
+        items = tuple(collection)
         index = dict(zip(items, range(len(items))))
         item_of_doc = np.fromiter(map(index.get, dc.ids, repeat(-1)), np.int64, len(dc.ids))
         if (item_of_doc < 0).any():
@@ -202,8 +203,8 @@ def read_qrels(
         # (grouped: the documents are coded in order of first appearance,
         # which is then the collection's order)
         if dc.as_written:  # the ids read from the table when asked for
-            items = TokenIds(dc.tokens, doc_order)
-            index = items.index()
+            ids_read = TokenIds(dc.tokens, doc_order)
+            items, index = ids_read, ids_read.index()
         elif doc_order is None:
             items = tuple(ids)
         else:
@@ -228,9 +229,9 @@ def read_qrels(
         notes.append(quote_note(quoted))
     # the relevant judgments as CSR rows, items in collection order
     item = ed if item_of_doc is None else item_of_doc
-    rel = np.flatnonzero(grades > 0)
-    if rel.size == grades.size:  # every line relevant (classes of a collection): none gathered
-        rel = slice(None)
+    relevant = np.flatnonzero(grades > 0)
+    # every line relevant (classes of a collection): none gathered
+    rel = slice(None) if relevant.size == grades.size else relevant
     rq, ri, rg = eq[rel], _items(item, ed, rel), grades[rel]
     order = _by_query_and_item(rq, ri, len(items))
     zero = np.flatnonzero(zero_line)
