@@ -32,11 +32,6 @@ LATE_ALLOWED: list[tuple[str, str, str]] = [
         "shrec_eval.outputs.figures",
         "figures imports figure_jobs; a drawing process loads it at its start",
     ),
-    (
-        "shrec_eval.reading.formats.keys",
-        "shrec_eval.reading.formats.token_ids",
-        "token_ids imports keys",
-    ),
 ]
 MAX_LATE = 7
 
