@@ -27,11 +27,6 @@ LATE_ALLOWED: list[tuple[str, str, str]] = [
     ("shrec_eval.option_args", "shrec_eval.profiles", "--help without numpy"),
     ("shrec_eval.option_schema", "shrec_eval.scoring.measures", "--help without numpy"),
     ("shrec_eval.options", "shrec_eval.profiles", "the profiles import the options"),
-    (
-        "shrec_eval.outputs.figure_jobs",
-        "shrec_eval.outputs.figures",
-        "figures imports figure_jobs; a drawing process loads it at its start",
-    ),
 ]
 MAX_LATE = 7
 
