@@ -8,12 +8,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from ..errors import OptionsError
 from .limits import MAX_RANK
 
 __all__ = [
     "RowMap",
     "nullable",
+    "nullable_list",
     "is_number",
     "is_integer",
     "parse_ranks",
@@ -31,6 +34,16 @@ def nullable(v) -> float | None:
         return None
     v = float(v)
     return v if math.isfinite(v) else None
+
+
+def nullable_list(values) -> list[float | None]:
+    """:func:`nullable` of every value of a 1-d array."""
+    a = np.asarray(values, dtype=np.float64)
+    out = a.tolist()
+    if not np.isfinite(a).all():
+        for i in np.flatnonzero(~np.isfinite(a)):
+            out[i] = None
+    return out
 
 
 class RowMap(Mapping):

@@ -14,23 +14,12 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..model.assessment import DataWarning
-from ..model.values import RowMap, nullable
+from ..model.values import RowMap, nullable, nullable_list
 from ..options import EvalOptions
 from .averages import ClassGroups, average_all
 from .measures import ConcreteMeasure, resolve
 
 __all__ = ["CurveData", "RunResult", "QueryDetail"]
-
-
-def nullable_list(values) -> list[float | None]:
-    """``nullable`` (:mod:`shrec_eval.model.values`) of every value of a 1-d
-    array."""
-    a = np.asarray(values, dtype=np.float64)
-    out = a.tolist()
-    if not np.isfinite(a).all():
-        for i in np.flatnonzero(~np.isfinite(a)):
-            out[i] = None
-    return out
 
 
 @dataclass
