@@ -48,7 +48,7 @@ LATE_ALLOWED: list[tuple[str, str, str]] = [
     (
         "shrec_eval.options",
         "shrec_eval.profiles",
-        "the profiles import the options; --help without numpy (options are made later)",
+        "the profiles import the options; --help without numpy (made once a command runs)",
     ),
 ]
 MAX_LATE = 5
