@@ -28,8 +28,10 @@ from shrec_eval.errors import ShrecEvalError
 from shrec_eval.option_args import eval_options, given_fields, given_options, scoring_parsers
 from shrec_eval.scoring.memory import keep_freed_blocks
 
+from .headless import export, private_settings
 from .lifecycle import SignalCloser
 from .state.autosave import Autosave, AutosaveHost
+from .window import main_window
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,19 +155,12 @@ def smoke_test(out: str, *, width: int = 1200, timeout_s: float = 120.0) -> int:
 
     from PySide6.QtGui import QImage
 
-    # late: the headless export's module only for the smoke test and --export-report
-    from .headless import private_settings
-
     t0 = time.perf_counter()
     keep_freed_blocks()  # reading without refaulting its arrays; given back after each job
     app = make_app()
-    # late: the window (pyqtgraph, the tabs) is imported once a window is wanted
-    from .window.main import MainWindow, app_icon
-
-    app.setWindowIcon(app_icon())
     cleanup = ExitStack()  # its preferences' folder goes at the end
     settings = cleanup.enter_context(private_settings("shrec-smoke-"))
-    win = MainWindow(settings)
+    win = main_window(settings)
     win.quiet = True  # no modal dialog: failures are reported and end the test
     win.show()
     app.processEvents()
@@ -227,9 +222,6 @@ def main(argv=None) -> int:
         ):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no screen needed
         make_app()
-        # late: the headless export's module only for --export-report
-        from .headless import export
-
         try:
             return export(
                 args.files,
@@ -260,12 +252,7 @@ def open_window(args, settings=None):
     SIGTERM as by its close button (lifecycle.py), autosaved (autosave.py)
     with the autosaves of an app that did not close offered back, then the
     command line's contest.  Returns (window, signal closer, autosave)."""
-    # late: the window (pyqtgraph, the tabs) is imported once a window is
-    # wanted, so that --help, --version and bad options answer at once
-    from .window.main import MainWindow, app_icon
-
-    QApplication.instance().setWindowIcon(app_icon())
-    win = MainWindow(settings)
+    win = main_window(settings)
     closer = SignalCloser(win)
     autosave = Autosave(AutosaveHost.of(win))
     win.show()

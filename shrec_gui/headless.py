@@ -23,6 +23,7 @@ from shrec_eval.outputs.native import check_native
 from shrec_eval.resources import demo_manifest
 
 from .lifecycle import SignalCloser, exit_status
+from .window import main_window
 
 
 @contextmanager
@@ -72,12 +73,8 @@ def export(
 
 
 def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
-    # late: app.py imports this module before a window is wanted (the smoke
-    # test's private settings); the window (pyqtgraph, the tabs) only here
-    from .window.main import MainWindow
-
     app = QApplication.instance()
-    win = MainWindow(settings)
+    win = main_window(settings)
     win.quiet = True  # no dialog: every problem is recorded in win.errors
     if windows is not None:
         windows.append(win)

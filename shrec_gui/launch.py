@@ -8,11 +8,11 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+# the app imports it too (the hint of --dask without Dask): nothing more to load
+from shrec_eval.installed import pip_install
+
 
 def install_hint() -> str:
-    # late: only when Qt is missing (the hint names the install command)
-    from shrec_eval.installed import pip_install
-
     return (
         "shrec-gui: the desktop app needs Qt (PySide6) and pyqtgraph, which are not installed; "
         f"add them with:\n  {pip_install('app')}\n"

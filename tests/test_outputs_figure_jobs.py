@@ -30,7 +30,8 @@ from matplotlib.textpath import TextPath
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.outputs import figure_style, writing
 from shrec_eval.outputs import figures as F
-from shrec_eval.outputs.figure_jobs import FigureDrawers, FigureRun, draw_figures
+from shrec_eval.outputs.figure_data import FigureRun
+from shrec_eval.outputs.figure_jobs import FigureDrawers, draw_figures
 from shrec_eval.outputs.report import report_figure_files, write_report
 from tiers import examples
 

@@ -109,9 +109,9 @@ def test_the_report_takes_the_contests_looks(many, monkeypatch):
 
     contest, results = many
     # SVG only: the looks are the question here, not the formats
-    real = figures.report_figures
+    real = figures.report_figure_jobs
     monkeypatch.setattr(
-        figures, "report_figures", lambda *a, **k: real(*a, **{**k, "formats": ("svg",)})
+        figures, "report_figure_jobs", lambda *a, **k: real(*a, **{**k, "formats": ("svg",)})
     )
     some = results[18:22]
     looks = result_looks(results, [r.colour for r in contest.runs])

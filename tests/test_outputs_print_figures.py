@@ -19,6 +19,7 @@ from print_contest import classes55, demo_scored
 from shrec_eval.cli.parser import main
 from shrec_eval.outputs import figure_style
 from shrec_eval.outputs import figures as F
+from shrec_eval.outputs.figure_jobs import report_figures
 from shrec_eval.outputs.figures import PRESETS, figure_bytes
 from shrec_eval.outputs.report import write_report
 
@@ -286,7 +287,7 @@ def test_report_leaves_out_curves_no_run_has(demo):
 
     _, results, _, rank_key = demo
     bare = [replace(r, curves={k: c for k, c in r.curves.items() if k != "pr"}) for r in results]
-    files = F.report_figures(bare[:3], PRESETS["column"], rank_key=rank_key, formats=("svg",))
+    files = report_figures(bare[:3], PRESETS["column"], rank_key=rank_key, formats=("svg",))
     assert sorted(files) == [
         "figures/class_heatmap.svg",
         "figures/measure_bars.svg",

@@ -2,8 +2,9 @@
 
 The figures were four fifths of a report's time: four figures, each laid
 out and saved as PDF, SVG and PNG by matplotlib, in Python, one after the
-other.  Here each figure is a :class:`FigureJob`: the figure function of
-:mod:`.figures`, what it draws from (:class:`FigureRun`: the few numbers of
+other.  Here each figure is a :class:`~.figure_data.FigureJob` (made by
+:func:`.figures.report_figure_jobs`): the figure function of :mod:`.figures`,
+what it draws from (:class:`~.figure_data.FigureRun`: the few numbers of
 each run's results a report figure shows, small whatever the number of
 queries) and its settings; :func:`figure_files` draws it and gives the bytes
 of its files.  :class:`FigureDrawers` are helper processes (spawned, Qt-free,
@@ -20,71 +21,19 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..model.parent_watch import die_with_parent
-from .figure_style import figure_bytes
-from .palette import REPORT_FIGURES
+from .figure_data import FigureJob
+from .figure_style import FigurePreset, figure_bytes
+from .figures import report_figure_jobs
+from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook
 
 if TYPE_CHECKING:  # annotations only (the pool is imported when made)
     from concurrent.futures import Future, ProcessPoolExecutor
 
 #: drawing processes: one per core, at most one per figure of a report
 WORKERS = max(1, min(len(REPORT_FIGURES), os.cpu_count() or 1))
-
-
-@dataclass(frozen=True)
-class FigureCurve:
-    """A curve as the report's figures draw it: its x values and its mean."""
-
-    x: np.ndarray
-    mean: np.ndarray
-
-
-@dataclass(frozen=True)
-class FigureRun:
-    """What the report's figures show of a run's results (a RunResult, read
-    the same way): its name, measure keys and options, its means, class
-    means and the mean of each curve.  No per-query values: sending it to a
-    drawing process costs little whatever the number of queries."""
-
-    run_name: str
-    keys: list[str]
-    options: object
-    means: dict[str, float | None]
-    per_class: dict[str, dict]
-    curves: dict[str, FigureCurve] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, result) -> FigureRun:
-        return cls(
-            result.run_name,
-            list(result.keys),
-            result.options,
-            dict(result.means),
-            result.per_class,
-            {k: FigureCurve(c.x, c.mean) for k, c in result.curves.items()},
-        )
-
-    def mean(self, key: str) -> float | None:
-        return self.means[key]
-
-
-@dataclass(frozen=True)
-class FigureJob:
-    """One figure of a report: ``figures/NAME.FMT`` in each of ``formats``,
-    drawn by ``draw(*args, **kwargs)`` (a figure function of :mod:`.figures`)."""
-
-    name: str
-    draw: Callable
-    args: tuple
-    kwargs: dict
-    formats: tuple[str, ...]
-    #: about how long it draws (the heaviest are started first)
-    weight: float = 1.0
 
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
@@ -97,15 +46,14 @@ def figure_files(job: FigureJob) -> dict[str, bytes]:
 def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
     matplotlib's drawing and file modules imported now (about a second),
-    while its parent still scores."""
+    while its parent still scores (the jobs' functions, :mod:`.figures`,
+    came with this module, which the process imported to find this one)."""
     die_with_parent()
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.backends.backend_pdf  # noqa: F401
     import matplotlib.backends.backend_svg  # noqa: F401
     import matplotlib.figure  # noqa: F401
     import matplotlib.textpath  # noqa: F401
-
-    from . import figures  # noqa: F401 - late: the jobs' functions (figures imports this module)
 
 
 class FigureDrawers:
@@ -201,3 +149,21 @@ def draw_figures(
         return out
 
     return files
+
+
+def report_figures(
+    results: Sequence,
+    preset: FigurePreset,
+    *,
+    rank_key: str,
+    names: Sequence[str] | None = None,
+    looks: Sequence[RunLook] | None = None,
+    formats: Sequence[str] = FIGURE_FORMATS,
+    drawers: FigureDrawers | None = None,
+) -> dict[str, bytes]:
+    """File name (``figures/NAME.FMT``) -> bytes of the report's figures
+    (:func:`report_figure_jobs`), drawn by ``drawers`` when given, else here."""
+    jobs = report_figure_jobs(
+        results, preset, rank_key=rank_key, names=names, looks=looks, formats=formats
+    )
+    return draw_figures(jobs, drawers)()

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..scoring.measures import CURVES, measure_by_key
-from .figure_jobs import FigureDrawers, FigureJob, FigureRun, draw_figures
+from .figure_data import FigureJob, FigureRun
 from .figure_style import (  # noqa: F401
     BAR_COLOURS,
     CM,
@@ -73,7 +73,6 @@ __all__ = [
     "heatmap_figure",
     "ranked_lists_figure",
     "figure_bytes",
-    "report_figures",
     "contrast_ratio",
     "text_colour",
 ]
@@ -457,21 +456,3 @@ def report_figure_jobs(
             )
         )
     return jobs
-
-
-def report_figures(
-    results: Sequence,
-    preset: FigurePreset,
-    *,
-    rank_key: str,
-    names: Sequence[str] | None = None,
-    looks: Sequence[RunLook] | None = None,
-    formats: Sequence[str] = FORMATS,
-    drawers: FigureDrawers | None = None,
-) -> dict[str, bytes]:
-    """File name (``figures/NAME.FMT``) -> bytes of the report's figures
-    (:func:`report_figure_jobs`), drawn by ``drawers`` when given, else here."""
-    jobs = report_figure_jobs(
-        results, preset, rank_key=rank_key, names=names, looks=looks, formats=formats
-    )
-    return draw_figures(jobs, drawers)()

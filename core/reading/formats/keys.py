@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .token_list import TokenList
+
 #: longest token packed into words; longer ones are coded through a dict
 KEY_BYTES = 32
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
@@ -202,9 +204,7 @@ class TokenCodes:
     @property
     def raw(self) -> Sequence[bytes]:
         """The tokens in code order (bytes), as a sequence made from the
-        table when read (:class:`.token_ids.TokenList`)."""
-        from .token_ids import TokenList  # (it imports this module)
-
+        table when read (:class:`.token_list.TokenList`)."""
         return TokenList(self, self._n)
 
     def token(self, code: int) -> bytes:

@@ -3,9 +3,9 @@ asked for: the collection of a qrels file that judges millions of
 documents (:attr:`Assessment.item_ids` and its index) costs the table's
 arrays, not a Python string and a dict entry per id (600 MB for 4 M ids).
 
-* :class:`TokenList`: a table's tokens (bytes) in code order;
-* :class:`TokenIds`: its tokens as ids (``decode_token`` of each, as the
-  readers decode them), equal to a tuple or list of the same strings;
+* :class:`TokenIds`: its tokens (:class:`.token_list.TokenList`) as ids
+  (``decode_token`` of each, as the readers decode them), equal to a tuple
+  or list of the same strings;
 * :class:`TokenIndex`: an id's position among them as the dict
   ``{id: position}`` gives it, by looking its bytes up in the table, one id
   or many at once (:meth:`TokenIndex.codes`);
@@ -33,43 +33,6 @@ def decode_all(raws: list[bytes]) -> list[str]:
     if joined.isascii():
         return joined.decode("ascii").split("\n") if raws else []
     return [r.decode("utf-8", "surrogateescape") for r in raws]
-
-
-class TokenList(Sequence):
-    """The first ``n`` tokens of a :class:`TokenCodes` in code order (bytes),
-    made from the table's words when read (a block at a time when iterated);
-    equal to any sequence of the same bytes."""
-
-    def __init__(self, table: TokenCodes, n: int) -> None:
-        self._table, self._n = table, n
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self._table.tokens(np.arange(self._n)[i])
-        i = operator.index(i)
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError("token code out of range")
-        return self._table.token(i)
-
-    def __iter__(self):
-        step = 1 << 16
-        for at in range(0, self._n, step):
-            yield from self._table.tokens(np.arange(at, min(at + step, self._n)))
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (str, bytes)) or not isinstance(other, Sequence):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
-
-    def __repr__(self) -> str:
-        return f"TokenList({list(self)!r})"
 
 
 class TokenIds(Sequence):
