@@ -39,6 +39,10 @@ KNOWN_WARNINGS = [
         "PyInstaller's scipy hook names a module older scipy releases had",
     ),
     (
+        re.compile(r'Hidden import "pyqtgraph\.flowchart\.\w+" not found'),
+        "pyqtgraph's hook names its flowchart's UI templates; the flowchart is left out (the spec)",
+    ),
+    (
         re.compile(r'Hidden import "setuptools\._distutils" not found'),
         "setuptools is left out of the bundle on purpose (the spec's excludes)",
     ),
