@@ -206,14 +206,59 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=slow)
         items[:] = kept
     # the whole folder collected for the fast tier: every subject keeps tests in it
-    args = [a for a in config.args if not a.startswith("-")]
-    whole = not args or all(Path(a).resolve() == Path(config.rootpath, "tests") for a in args)
+    whole = _whole_folder(config)
     if not full and whole and not config.getoption("-k") and not config.getoption("-m"):
         missing = [s for s in dict.fromkeys(tiers.SUBJECTS.values()) if not subjects.get(s)]
         if missing:
             raise pytest.UsageError(
                 f"the fast tier has no test of: {', '.join(missing)} (tests/tiers.py)"
             )
+
+
+def _whole_folder(config) -> bool:
+    """Whether the whole test folder is collected (no file or folder named,
+    or only ``tests``)."""
+    from pathlib import Path
+
+    args = [a for a in config.args if not a.startswith("-")]
+    return not args or all(Path(a).resolve() == Path(config.rootpath, "tests") for a in args)
+
+
+#: the most processes a run of the whole folder starts by itself (pytest-xdist)
+MAX_WORKERS = 4
+
+
+def default_workers(config) -> int:
+    """How many processes a run of the whole folder uses when ``-n`` is not
+    given: one per core this process may use (at most :data:`MAX_WORKERS`);
+    0 (no pytest-xdist, one process) for a run of named files, with ``-n``,
+    ``--dist``, ``--tx``, ``--pdb`` or ``--collect-only``, without
+    pytest-xdist (``-p no:xdist``), on one core, or in an xdist worker."""
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return 0
+    opt = config.option
+    if (
+        getattr(opt, "numprocesses", None) is not None
+        or getattr(opt, "dist", "no") != "no"
+        or getattr(opt, "tx", None)
+        or opt.usepdb
+        or opt.collectonly
+        or not _whole_folder(config)
+    ):
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n = min(cores or 1, MAX_WORKERS)
+    return n if n > 1 else 0
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """A bare ``pytest -q`` (the whole folder) runs over the machine's cores
+    with pytest-xdist, as if ``-n N`` were given (before xdist reads it);
+    ``-n 0`` runs it in one process, a run of named files is one process."""
+    n = default_workers(config)
+    if n:
+        config.option.numprocesses = n
 
 
 def pytest_report_header(config):

@@ -416,3 +416,38 @@ def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
         win.shapes_dialog()
     _deferred_deletes()
     assert win.findChildren(OptionsDialog) == [] and win.findChildren(ShapesDialog) == []
+
+
+@pytest.mark.parametrize("scored", [False, True], ids=["empty", "demo scored"])
+def test_a_closed_window_leaves_no_widget_behind(qtbot, scored):
+    """A window closed and deleted takes every widget it made with it: the
+    plots' hover proxies (pyqtgraph's SignalProxy, made without a parent)
+    once held their plots through their slots, in a cycle Python's collector
+    cannot see, and kept each window's plots, their menus and their frames
+    (85 top-level widgets) for the life of the process."""
+    import gc
+
+    from shrec_gui.window.main import MainWindow, app_settings
+
+    app = QApplication.instance()
+
+    def parentless():  # a popup of a combo box is a top-level widget with a parent
+        return {id(x): x for x in app.topLevelWidgets() if x.parentWidget() is None}
+
+    gc.collect()
+    before = parentless()
+    w = MainWindow(app_settings())
+    w.quiet = True
+    w.show()
+    if scored:
+        w.open_demo()
+    wait_idle(qtbot, w, 7 if scored else None)
+    made = [x for k, x in parentless().items() if k not in before]
+    assert "ViewBoxMenu" in {type(x).__name__ for x in made}  # the plots' menus
+    w.close()
+    w.deleteLater()
+    del w, made
+    _deferred_deletes()
+    gc.collect()
+    left = [x for k, x in parentless().items() if k not in before]
+    assert [type(x).__name__ for x in left] == []

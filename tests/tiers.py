@@ -19,6 +19,7 @@ Every test is also marked by what it needs, so that ``-m`` picks them:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 
@@ -225,7 +226,11 @@ def is_slow(file_name: str, function: str, own_markers, name: str = "") -> bool:
     )
 
 
+@functools.cache
 def _source(obj) -> str:
+    """The source of a function, read once per session (each case of a
+    parametrised test and each test naming a helper ask for it again: read
+    every time, the sources were half of the collection's time)."""
     try:
         return inspect.getsource(obj)
     except (OSError, TypeError):

@@ -71,6 +71,9 @@ class ClassHeatmap(pg.PlotWidget):
         self._hover = pg.SignalProxy(
             self.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self._show_tip(e[0])
         )
+        # deleted with its plot: without a parent, the proxy's connection to the
+        # slot (which holds the plot) kept a closed window's plots and menus alive
+        self._hover.setParent(self)
         # the cells' room changes with the colour bar's label too, not only
         # with the widget's size: the names are fitted to the view as laid out
         pi.vb.sigResized.connect(lambda *_: self.fit_ticks())

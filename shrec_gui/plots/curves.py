@@ -217,6 +217,9 @@ class CurvesWidget(QWidget):
         self._hover = pg.SignalProxy(
             self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
         )
+        # deleted with its plot: without a parent, the proxy's connection to the
+        # slot (which holds the plot) kept a closed window's plots and menus alive
+        self._hover.setParent(self.plot)
         self.entries: list = []  # (name, RunLook, RunResult)
         self._items: list = []  # (name, RunLook, RunCurve) on the plot
         self.kind.currentIndexChanged.connect(self.redraw)

@@ -62,6 +62,9 @@ class MeasureBarsWidget(QWidget):
             rateLimit=30,
             slot=lambda e: self.plot.setToolTip(self.tip_at(e[0])),
         )
+        # deleted with its plot: without a parent, the proxy's connection to the
+        # slot (which holds the plot) kept a closed window's plots and menus alive
+        self._hover.setParent(self.plot)
 
     @property
     def plot_item(self):

@@ -174,6 +174,9 @@ class RankedListsWidget(QWidget):
         self._hover = pg.SignalProxy(
             self.plot.scene().sigMouseMoved, rateLimit=30, slot=lambda e: self.hover(e[0])
         )
+        # deleted with its plot: without a parent, the proxy's connection to the
+        # slot (which holds the plot) kept a closed window's plots and menus alive
+        self._hover.setParent(self.plot)
         self.plot.getPlotItem().vb.sigResized.connect(lambda *_: self._thin_names())
         self._fit_height(1)
 

@@ -126,6 +126,9 @@ class SignificanceWidget(QWidget):
             rateLimit=30,
             slot=lambda e: self.means_plot.setToolTip(self.means_tip(e[0])),
         )
+        # deleted with its plot: without a parent, the proxy's connection to the
+        # slot (which holds the plot) kept a closed window's plots and menus alive
+        self._hover.setParent(self.means_plot)
         # head to head
         self.run_a = QComboBox()
         self.run_b = QComboBox()

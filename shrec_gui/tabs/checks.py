@@ -3,6 +3,7 @@ read (which can be removed from here)."""
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -83,6 +84,8 @@ class ChecksTab(QWidget, Tab):
         return False
 
     def _rewrap(self) -> None:
+        if not shiboken6.isValid(self.proxy):  # the window deleted since the resize
+            return
         if self.proxy.rowCount():
             self.view.resizeColumnsToContents()
             self._wrap_long_text()
