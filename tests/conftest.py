@@ -255,10 +255,17 @@ def default_workers(config) -> int:
 def pytest_cmdline_main(config):
     """A bare ``pytest -q`` (the whole folder) runs over the machine's cores
     with pytest-xdist, as if ``-n N`` were given (before xdist reads it);
-    ``-n 0`` runs it in one process, a run of named files is one process."""
+    ``-n 0`` runs it in one process, a run of named files is one process.
+    Over several processes, ``--dist loadgroup`` unless another is given:
+    the tests of an ``xdist_group`` share one process (and its module's
+    fixtures: the bundle is built once, not once per process)."""
     n = default_workers(config)
     if n:
         config.option.numprocesses = n
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        # tests of one xdist_group (the bundle's: one build for all of them)
+        # go to one process; the others are shared out as --dist load does
+        config.option.dist = "loadgroup"
 
 
 def pytest_report_header(config):

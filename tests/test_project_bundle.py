@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.bundle
+#: one process builds the bundle for all of them (conftest runs pytest-xdist
+#: with --dist loadgroup): under --dist load two processes each built it
+pytestmark = [pytest.mark.bundle, pytest.mark.xdist_group("bundle")]
 ROOT = Path(__file__).resolve().parents[1]
 
 

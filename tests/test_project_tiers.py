@@ -89,3 +89,29 @@ def test_the_hook_sets_what_xdist_reads(cores):
     config = _config(("tests/test_cli.py",))
     conftest.pytest_cmdline_main(config)
     assert config.option.numprocesses is None
+
+
+def test_several_processes_keep_an_xdist_group_together(cores):
+    """Over several processes the tests of one xdist_group (the bundle's)
+    share one: --dist loadgroup, set by conftest when the run is spread
+    by itself or with -n alone; a --dist the user gives stays."""
+    cores(2)
+    config = _config()
+    conftest.pytest_cmdline_main(config)
+    assert config.option.dist == "loadgroup"
+    config = _config(("tests/test_cli.py",), numprocesses=2)  # pytest -n 2 FILE
+    conftest.pytest_cmdline_main(config)
+    assert config.option.dist == "loadgroup"
+    config = _config(numprocesses=2, dist="loadfile")
+    conftest.pytest_cmdline_main(config)
+    assert config.option.dist == "loadfile"
+    config = _config(("tests/test_cli.py",))  # one process: nothing to group
+    conftest.pytest_cmdline_main(config)
+    assert config.option.dist == "no"
+
+
+def test_the_bundle_tests_are_one_group():
+    import test_project_bundle
+
+    marks = {m.name: m for m in test_project_bundle.pytestmark}
+    assert marks["xdist_group"].args == ("bundle",)
