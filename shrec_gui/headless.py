@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+from shrec_eval.outputs.figure_jobs import start_drawers
 from shrec_eval.outputs.native import check_native
 from shrec_eval.resources import demo_manifest
 
@@ -67,11 +68,20 @@ def export(
     it wrote), over the contest's own.  ``say(line)`` tells the user (stderr
     in the command); ``windows`` (tests) keeps the closed window alive to the
     end of the process."""
-    with private_settings() as settings:
-        return _export(files, settings, report, native, demo, given, say, timeout_s, windows)
+    # the figures' processes first: they start (their import of matplotlib)
+    # while the window is made and the contest read and scored
+    drawers = start_drawers() if report else None
+    try:
+        with private_settings() as settings:
+            return _export(
+                files, settings, report, native, demo, given, say, timeout_s, windows, drawers
+            )
+    finally:
+        if drawers is not None:
+            drawers.close()  # ended by the export already, unless it stopped before
 
 
-def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
+def _export(files, settings, report, native, demo, given, say, timeout_s, windows, drawers) -> int:
     # late: app.py imports this module before a window is wanted (the smoke
     # test's private settings); the window (pyqtgraph, the tabs) only here
     from .window.main import MainWindow
@@ -102,8 +112,8 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
 
     c.before_scoring = gate
     try:
-        if report:  # the figures' processes start while the contest is read and scored
-            win.exports.prepare_report()
+        if report:  # the figures' processes, the export's now
+            win.exports.prepare_report(drawers)
         if demo:
             c.open_session(str(demo_manifest()), given=given)
         else:
