@@ -296,3 +296,11 @@ def test_the_gallery_lists_each_run_in_one_pass(monkeypatch):
         ]
         framed = ["#{:02x}{:02x}{:02x}".format(*GRADE_COLOURS[min(g, 2)]) for g in d.gains[:K]]
         assert [colour for *_, colour in strip] == framed
+    # the N worst of each run: said so, each run's strips of those queries
+    files, _ = gallery_files(
+        a, results, run_lists(a, runs, None), None, keys=["nn"], rank_key="nn", mode="worst", n=4
+    )
+    assert "<p>The 4 worst queries of each run (by Nearest Neighbour)" in files["gallery.html"]
+    g = _Gallery()
+    g.feed(files["gallery.html"])
+    assert len(g.query_img) == 6 and len(g.strips) == 3 * 6  # runs share some of their worst

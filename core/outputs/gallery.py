@@ -162,10 +162,10 @@ def gallery_files(
             listed.append([exc] * len(queries))
     rows = []
     shown_items: dict[str, None] = {}
-    for n, p in enumerate(picks):
+    for at, p in enumerate(picks):
         strips = []
         for r, of_run in zip(results, listed):
-            got = of_run[n]
+            got = of_run[at]
             if isinstance(got, Exception):
                 strips.append((r, None, str(got)))
                 continue
