@@ -97,28 +97,25 @@ def figure_files(job: FigureJob) -> dict[str, bytes]:
     return {f"figures/{job.name}.{fmt}": figure_bytes(fig, fmt) for fmt in job.formats}
 
 
-#: matplotlib's drawing and file modules, which a drawing process imports
-#: before it draws (about a second, with the jobs' functions: :mod:`.figures`)
-_MATPLOTLIB = (
+#: what a drawing process imports before it draws (about a second): matplotlib's
+#: drawing and file modules and the jobs' functions
+_PRELOAD = (
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "matplotlib.backends.backend_svg",
     "matplotlib.figure",
     "matplotlib.textpath",
+    "shrec_eval.outputs.figures",
 )
-#: what the fork server imports once for the drawing processes it forks
-_PRELOAD = (*_MATPLOTLIB, f"{__package__}.figures")
 
 
 def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
-    matplotlib's modules and the jobs' functions imported (already, when it
-    was forked from the server that imported them), while its parent still
-    scores."""
+    :data:`_PRELOAD` imported (already, when it was forked from the server
+    that imported them), while its parent still scores."""
     die_with_parent()
-    for name in _MATPLOTLIB:
+    for name in _PRELOAD:
         importlib.import_module(name)
-    from . import figures  # noqa: F401 - late: the jobs' functions (figures imports this module)
 
 
 def _context():
