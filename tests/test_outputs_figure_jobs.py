@@ -203,34 +203,6 @@ def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     assert drawers.submit(other[0]) not in first
 
 
-def test_a_figure_is_asked_for_without_waiting_for_the_processes_to_start(tmp_path, monkeypatch):
-    """submit answers at once while the drawing processes start (the app
-    asks for the figures on its GUI thread when Export report's dialog
-    opens; a process from the fork server is there only once the server has
-    imported matplotlib), and the job is drawn once they are there."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from shrec_eval.outputs.figure_jobs import figure_files
-
-    _, results = _scored(tmp_path)
-    job = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")[0]
-    started = threading.Event()
-    real = ProcessPoolExecutor.submit
-
-    def slow(self, *args, **kwargs):  # the processes' start, held till the test lets it go
-        started.wait(5)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(ProcessPoolExecutor, "submit", slow)
-    with FigureDrawers() as d:
-        t = time.monotonic()
-        future = d.submit(job)
-        assert time.monotonic() - t < 1 and not future.done()
-        assert d.submit(job) is future  # asked again: the same
-        started.set()
-        assert future.result(timeout=120) == figure_files(job)
-
-
 def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path):
     """A drawing process that dies (killed, out of memory) fails none of
     the figures: those it did not send are drawn in this process."""

@@ -18,15 +18,12 @@ function, the same bytes.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import os
 import pickle
-import queue
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,48 +142,36 @@ class FigureDrawers:
 
         n = workers or WORKERS
         self._pool = ProcessPoolExecutor(n, mp_context=_context(), initializer=_ready)
-        self._submitted: dict[bytes, Future] = {}
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._dispatcher = threading.Thread(
-            target=self._dispatch, args=(self._pool, n), name="shrec-figure-drawers", daemon=True
+        self._submitted: dict[bytes, object] = {}
+        self._start_failed: Exception | None = None
+        # the processes start with a task each, on a thread of their own: a
+        # process from the fork server is there once the server has imported
+        # matplotlib, and the caller goes on (scores) meanwhile
+        self._starting = threading.Thread(
+            target=self._start, args=(n,), name="shrec-figure-drawers", daemon=True
         )
-        self._dispatcher.start()
+        self._starting.start()
 
-    def _dispatch(self, pool, n: int) -> None:
-        """Start the processes (a task each; one from the fork server is
-        there once the server has imported matplotlib), then hand them the
-        jobs submitted, in order: on this thread, so that neither the
-        command's scoring nor the app's window waits for them."""
-        failed = None
+    def _start(self, n: int) -> None:
         try:
             for _ in range(n):
-                pool.submit(os.getpid)
-        except Exception as exc:  # noqa: BLE001 - the jobs are drawn in the caller
-            failed = exc
-        while (item := self._jobs.get()) is not None:
-            job, future = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                if failed is not None:
-                    raise failed
-                drawn = pool.submit(figure_files, job)
-            except Exception as exc:  # noqa: BLE001 - the caller draws it (BrokenProcessPool)
-                future.set_exception(_broken(exc))
-                continue
-            drawn.add_done_callback(functools.partial(_pass_on, future))
+                self._pool.submit(os.getpid)
+        except Exception as exc:  # noqa: BLE001 - told by submit: the jobs drawn in the caller
+            self._start_failed = exc
 
-    def submit(self, job: FigureJob) -> Future:
-        """A future of :func:`figure_files` of ``job``, at once (a
-        BrokenProcessPool when no process draws it: the caller draws it);
-        the same one for a job equal to one submitted before (the app starts
-        a report's figures when its folder is asked for, and the export
-        submits them again)."""
+    def submit(self, job: FigureJob):
+        """A future of :func:`figure_files` of ``job``; the same one for a
+        job equal to one submitted before (the app starts a report's figures
+        when its folder is asked for, and the export submits them again)."""
+        if self._start_failed is not None:  # no process: the job is drawn in the caller
+            # late: process pools only where figures are drawn (not for --json)
+            from concurrent.futures.process import BrokenProcessPool
+
+            raise BrokenProcessPool(f"no drawing process: {self._start_failed}")
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):
-            future = self._submitted[key] = Future()
-            self._jobs.put((job, future))
+            future = self._submitted[key] = self._pool.submit(figure_files, job)
         return future
 
     def close(self) -> None:
@@ -197,15 +182,7 @@ class FigureDrawers:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        self._jobs.put(None)
-        self._dispatcher.join()  # every process started is known, and ended here
-        while True:  # jobs never handed to a process
-            try:
-                item = self._jobs.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None and item[1].set_running_or_notify_cancel():
-                item[1].set_exception(_broken(None))
+        self._starting.join()  # every process started is known, and ended here
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
             stop()
@@ -222,24 +199,6 @@ class FigureDrawers:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _broken(cause: Exception | None) -> Exception:
-    """The BrokenProcessPool of a job no process draws (drawn by the caller)."""
-    # late: process pools only where figures are drawn (not for --json)
-    from concurrent.futures.process import BrokenProcessPool
-
-    return BrokenProcessPool(f"no drawing process: {cause or 'ended'}")
-
-
-def _pass_on(future: Future, drawn) -> None:
-    """A process's answer to a job handed on to the caller's future."""
-    if drawn.cancelled():
-        future.set_exception(_broken(None))
-    elif drawn.exception() is not None:
-        future.set_exception(drawn.exception())
-    else:
-        future.set_result(drawn.result())
 
 
 def start_drawers(workers: int | None = None) -> FigureDrawers | None:
