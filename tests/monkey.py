@@ -556,9 +556,7 @@ def run(seed: int, n_actions: int, report: Path) -> int:
         return [
             f"{p} {_command(p)}"
             for p in descendants(os.getpid())
-            # multiprocessing's own, which end with this process: its resource
-            # tracker, and the fork server of the report's figure processes
-            if "resource_tracker" not in _command(p) and "forkserver" not in _command(p)
+            if "resource_tracker" not in _command(p)  # it ends with this process
         ]
 
     while time.monotonic() < deadline and (threads_left() or helpers_left()):

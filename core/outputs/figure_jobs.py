@@ -6,9 +6,8 @@ other.  Here each figure is a :class:`FigureJob`: the figure function of
 :mod:`.figures`, what it draws from (:class:`FigureRun`: the few numbers of
 each run's results a report figure shows, small whatever the number of
 queries) and its settings; :func:`figure_files` draws it and gives the bytes
-of its files.  :class:`FigureDrawers` are helper processes (Qt-free, forked
-from a server process that imported matplotlib once for all of them, dying
-with their parent: :mod:`shrec_eval.model.parent_watch`) that the
+of its files.  :class:`FigureDrawers` are helper processes (spawned, Qt-free,
+dying with their parent: :mod:`shrec_eval.model.parent_watch`) that the
 command line starts before it scores (their import of matplotlib is done by
 the time the figures are wanted) and the app when a report is asked for;
 they draw while the caller makes the tables and the gallery.  Without
@@ -18,11 +17,8 @@ function, the same bytes.
 
 from __future__ import annotations
 
-import importlib
 import os
 import pickle
-import sys
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -94,42 +90,18 @@ def figure_files(job: FigureJob) -> dict[str, bytes]:
     return {f"figures/{job.name}.{fmt}": figure_bytes(fig, fmt) for fmt in job.formats}
 
 
-#: what a drawing process imports before it draws (about a second): matplotlib's
-#: drawing and file modules and the jobs' functions
-_PRELOAD = (
-    "matplotlib.backends.backend_agg",
-    "matplotlib.backends.backend_pdf",
-    "matplotlib.backends.backend_svg",
-    "matplotlib.figure",
-    "matplotlib.textpath",
-    "shrec_eval.outputs.figures",
-)
-
-
 def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
-    :data:`_PRELOAD` imported (already, when it was forked from the server
-    that imported them), while its parent still scores."""
+    matplotlib's drawing and file modules imported now (about a second),
+    while its parent still scores."""
     die_with_parent()
-    for name in _PRELOAD:
-        importlib.import_module(name)
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.backends.backend_pdf  # noqa: F401
+    import matplotlib.backends.backend_svg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+    import matplotlib.textpath  # noqa: F401
 
-
-def _context():
-    """How the drawing processes start: forked from multiprocessing's fork
-    server, a process that imported :data:`_PRELOAD` once for all of them
-    (and stays, Qt-free, till its parent ends: a second report's processes
-    start at once), where there is one (not in the PyInstaller bundle); else
-    spawned, each importing them.  Never forked from the caller, which may
-    run Qt."""
-    import multiprocessing
-
-    frozen = getattr(sys, "frozen", False)  # a bundle's processes: spawned, as it runs them
-    if frozen or "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(list(_PRELOAD))
-    return ctx
+    from . import figures  # noqa: F401 - late: the jobs' functions (figures imports this module)
 
 
 class FigureDrawers:
@@ -138,36 +110,22 @@ class FigureDrawers:
     start should overlap.  Ended by :meth:`close` (or ``with``)."""
 
     def __init__(self, workers: int | None = None) -> None:
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         n = workers or WORKERS
-        self._pool = ProcessPoolExecutor(n, mp_context=_context(), initializer=_ready)
+        spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
+        self._pool = ProcessPoolExecutor(n, mp_context=spawn, initializer=_ready)
         self._submitted: dict[bytes, object] = {}
-        self._start_failed: Exception | None = None
-        # the processes start with a task each, on a thread of their own: a
-        # process from the fork server is there once the server has imported
-        # matplotlib, and the caller goes on (scores) meanwhile
-        self._starting = threading.Thread(
-            target=self._start, args=(n,), name="shrec-figure-drawers", daemon=True
-        )
-        self._starting.start()
-
-    def _start(self, n: int) -> None:
-        try:
-            for _ in range(n):
-                self._pool.submit(os.getpid)
-        except Exception as exc:  # noqa: BLE001 - told by submit: the jobs drawn in the caller
-            self._start_failed = exc
+        # the processes start with a task each (in this thread: on Linux they die
+        # with it); their import of matplotlib runs meanwhile
+        for _ in range(n):
+            self._pool.submit(os.getpid)
 
     def submit(self, job: FigureJob):
         """A future of :func:`figure_files` of ``job``; the same one for a
         job equal to one submitted before (the app starts a report's figures
         when its folder is asked for, and the export submits them again)."""
-        if self._start_failed is not None:  # no process: the job is drawn in the caller
-            # late: process pools only where figures are drawn (not for --json)
-            from concurrent.futures.process import BrokenProcessPool
-
-            raise BrokenProcessPool(f"no drawing process: {self._start_failed}")
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):
@@ -182,7 +140,6 @@ class FigureDrawers:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        self._starting.join()  # every process started is known, and ended here
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
             stop()
@@ -217,7 +174,6 @@ def draw_figures(
     are drawn in this process when asked for); the function returning every
     job's files, in the jobs' order, once drawn.  A job whose process
     stopped (killed, out of memory) is drawn in this process."""
-    # late: process pools only where figures are drawn (not for --json)
     from concurrent.futures.process import BrokenProcessPool
 
     futures: list = [None] * len(jobs)
