@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+from shrec_eval.outputs.figure_jobs import start_drawers
 from shrec_eval.outputs.native import check_native
 from shrec_eval.resources import demo_manifest
 
@@ -68,11 +69,39 @@ def export(
     it wrote), over the contest's own.  ``say(line)`` tells the user (stderr
     in the command); ``windows`` (tests) keeps the closed window alive to the
     end of the process."""
-    with private_settings() as settings:
-        return _export(files, settings, report, native, demo, given, say, timeout_s, windows)
+    # SIGINT and SIGTERM end the run quietly (130, 143): while scoring, noted
+    # and acted on between two passes of the event loop; while a folder is
+    # written (in this thread), raised there as the command line raises them,
+    # so that the folder's clean-up runs (nothing half written, nothing left)
+    signals: list[int] = []
+    closer = SignalCloser(None, on_signal=signals.append)
+    # the figures' processes first: they start (their import of matplotlib)
+    # while the window is made and the contest read and scored
+    drawers = start_drawers() if report else None
+    try:
+        with private_settings() as settings:
+            return _export(
+                files,
+                settings,
+                report,
+                native,
+                demo,
+                given,
+                say,
+                timeout_s,
+                windows,
+                drawers,
+                signals,
+            )
+    finally:
+        if drawers is not None:
+            drawers.close()  # ended by the export already, unless it stopped before
+        closer.uninstall()
 
 
-def _export(files, settings, report, native, demo, given, say, timeout_s, windows) -> int:
+def _export(
+    files, settings, report, native, demo, given, say, timeout_s, windows, drawers, signals
+) -> int:
     app = QApplication.instance()
     win = main_window(settings)
     win.quiet = True  # no dialog: every problem is recorded in win.errors
@@ -81,12 +110,6 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
     c = win.controller
     deadline = time.monotonic() + timeout_s
     status = 1
-    # SIGINT and SIGTERM end the run quietly (130, 143): while scoring, noted
-    # and acted on between two passes of the event loop; while a folder is
-    # written (in this thread), raised there as the command line raises them,
-    # so that the folder's clean-up runs (nothing half written, nothing left)
-    signals: list[int] = []
-    closer = SignalCloser(None, on_signal=signals.append)
     written: dict[str, str] = {}
     for tasks in (win.exports.report_tasks, win.exports.native_tasks):
         tasks.threaded = False
@@ -99,8 +122,8 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
 
     c.before_scoring = gate
     try:
-        if report:  # the figures' processes start while the contest is read and scored
-            win.exports.prepare_report()
+        if report:  # the figures' processes, the export's now
+            win.exports.prepare_report(drawers)
         if demo:
             c.open_session(str(demo_manifest()), given=given)
         else:
@@ -156,7 +179,6 @@ def _export(files, settings, report, native, demo, given, say, timeout_s, window
         status = 0
     finally:
         win.exports.end_report()  # not started, or not written (an error, a signal)
-        closer.uninstall()
         win.close()  # not a user's close: nothing is asked; its threads stop
         app.processEvents()
     return status

@@ -179,3 +179,41 @@ def test_offscreen_smoke_test_says_one_line(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("smoke test: window shown"), lines
+
+
+def test_headless_starts_the_figure_processes_before_its_window(qapp, tmp_path, monkeypatch):
+    """``--export-report``: the figures' processes start first (their import
+    of matplotlib while the window is made and the contest scored), once:
+    the export draws in them and ends them."""
+    from shrec_eval.outputs.figure_jobs import FigureDrawers
+
+    from shrec_gui.headless import export
+    from shrec_gui.window.main import MainWindow
+
+    events: list[str] = []
+    made: list = []
+    init, window, close = FigureDrawers.__init__, MainWindow.__init__, FigureDrawers.close
+
+    def drawers(self, *args, **kwargs):
+        events.append("drawers")
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    def closed(self):
+        events.append("closed" if self._pool is not None else "closed again")
+        close(self)
+
+    def made_window(self, *args, **kwargs):
+        events.append("window")
+        window(self, *args, **kwargs)
+
+    monkeypatch.setattr(FigureDrawers, "__init__", drawers)
+    monkeypatch.setattr(FigureDrawers, "close", closed)
+    monkeypatch.setattr(MainWindow, "__init__", made_window)
+    contest = _six_contest_file(tmp_path, "shrec")
+    windows: list = []
+    status = export([str(contest)], report=str(tmp_path / "rep"), say=print, windows=windows)
+    _KEEP.extend(windows)
+    assert status == 0 and (tmp_path / "rep" / "figures" / "class_heatmap.png").is_file()
+    assert events[:2] == ["drawers", "window"] and events.count("drawers") == 1
+    assert events.count("closed") == 1 and made[0]._pool is None

@@ -258,6 +258,47 @@ def test_a_folder_is_flushed_by_threads_at_once_and_a_failed_flush_leaves_nothin
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
 
 
+def test_a_reports_other_files_go_to_disk_while_its_figures_are_drawn(tmp_path, monkeypatch):
+    """write_report asks for the drawn figures only once the tables and the
+    gallery are written and being flushed, then writes and flushes the
+    figures too: every file flushed once, the folder whole."""
+    import shrec_eval.outputs.report as report
+
+    a, results = _scored(tmp_path)
+    real_fsync, real_draw = os.fsync, report.draw_figures
+    flushed: list[str] = []
+    seen: list[list[str]] = []
+
+    def fsync(fd):
+        real_fsync(fd)
+        flushed.append(os.path.relpath(os.readlink(f"/proc/self/fd/{fd}"), flushed_in[0]))
+
+    def draw(jobs, drawers=None):
+        files = real_draw(jobs, drawers)
+
+        def when_asked():
+            deadline = time.monotonic() + 10
+            while len(flushed) < 3 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen.append(list(flushed))  # what went to disk before the figures were wanted
+            return files()
+
+        return when_asked
+
+    flushed_in = [str(tmp_path)]
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(report, "draw_figures", draw)
+    write_report(
+        tmp_path / "rep", a, results, rank_key="nn", extra={"gallery.html": "<p>gallery</p>"}
+    )
+    folder = {str(p.relative_to(tmp_path / "rep")) for p in (tmp_path / "rep").rglob("*.*")}
+    figures = {n for n in folder if n.startswith("figures/")}
+    assert len(figures) == 12
+    before = {n.split("/", 1)[1] for n in seen[0]}  # without the temporary folder's name
+    assert len(before) >= 3 and before <= folder - figures
+    assert sorted(n.split("/", 1)[1] for n in flushed) == sorted(folder)
+
+
 # -- the command line ------------------------------------------------------------------------
 def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_path, monkeypatch):
     """--report starts the drawing processes before the runs are scored (their

@@ -262,3 +262,45 @@ def test_the_demo_report_has_a_gallery(tmp_path):
     for _, _, src, _ in next(iter(g.strips.values())):
         assert decode_png((rep / src).read_bytes())[..., 3].any()  # a drawn mesh
     assert all(Path(rep / s).is_file() for s in g.query_img.values())
+
+
+def test_the_gallery_lists_each_run_in_one_pass(monkeypatch):
+    """The gallery's lists: every picked query of a run from one preparation
+    of the run's lists (not one per query and run), each strip the query's
+    ranked list as the app shows it (query_detail), cut at K."""
+    import numpy as np
+    from shrec_eval import evaluate
+    from shrec_eval.outputs.gallery import gallery_files, run_lists
+    from shrec_eval.reading.formats.matrix import MatrixRun
+    from shrec_eval.scoring import list_views
+    from test_scoring_engine_hits import graded
+
+    rng = np.random.default_rng(5)
+    a = graded(24, rng)
+    runs = [MatrixRun(f"run{i}", rng.random((24, 24)).astype(np.float32), a) for i in range(3)]
+    results = [evaluate(a, r) for r in runs]
+    prepared = []
+    real = list_views._prepare
+    monkeypatch.setattr(list_views, "_prepare", lambda *x: prepared.append(1) or real(*x))
+    files, _ = gallery_files(
+        a, results, run_lists(a, runs, None), None, keys=["nn"], rank_key="nn", k=K
+    )
+    assert len(prepared) == len(runs)  # not 24 x 3
+    g = _Gallery()
+    g.feed(files["gallery.html"])
+    assert len(g.query_img) == 24 and len(g.strips) == 24 * 3
+    for (q, name), strip in g.strips.items():
+        d = list_views.query_detail(a, runs[int(name[-1])], q)
+        assert [(rank, item) for rank, item, _, _ in strip] == [
+            (rank, a.item_ids[j]) for rank, j in enumerate(d.item_indices[:K], 1)
+        ]
+        framed = ["#{:02x}{:02x}{:02x}".format(*GRADE_COLOURS[min(g, 2)]) for g in d.gains[:K]]
+        assert [colour for *_, colour in strip] == framed
+    # the N worst of each run: said so, each run's strips of those queries
+    files, _ = gallery_files(
+        a, results, run_lists(a, runs, None), None, keys=["nn"], rank_key="nn", mode="worst", n=4
+    )
+    assert "<p>The 4 worst queries of each run (by Nearest Neighbour)" in files["gallery.html"]
+    g = _Gallery()
+    g.feed(files["gallery.html"])
+    assert len(g.query_img) == 6 and len(g.strips) == 3 * 6  # runs share some of their worst

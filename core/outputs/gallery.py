@@ -7,8 +7,9 @@ measure values in every run: the qualitative figure of a contest paper.
 The page is self-contained with its ``thumbs`` folder (no script, no
 remote resource).  Each item's thumbnail is written once, whatever the
 number of lists it appears in; the ranked lists come from the caller
-(``lists(run_index, query_id) -> (item ids, gains)``), so that this module
-does not read runs or score anything.
+(``lists(run_index, query_ids, k)``: each query's first K item ids and
+their gains, all the gallery's queries of a run at once), so that this
+module does not read runs or score anything.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ..choices import GALLERY_MODES
 from ..model.assessment import UNKNOWN, Assessment
 from ..model.names import name_bytes
 from ..scoring.confusion import item_classes
-from ..scoring.list_views import query_detail
+from ..scoring.list_views import top_lists
 from ..scoring.measures import measure_by_key
 from ..scoring.results import RunResult
 from ..shapes.thumbnails import shape_warning, thumbnail_png
@@ -35,7 +36,9 @@ from .report import fmt, source_names
 
 __all__ = ["GRADE_COLOURS", "GALLERY_MODES", "gallery_files", "run_lists", "thumb_names"]
 
-ListsOf = Callable[[int, str], tuple[Sequence[str], np.ndarray]]
+#: ``lists(run_index, query_ids, k)``: for each query, its first ``k`` item
+#: ids and their gains, or the exception that says why it has none
+ListsOf = Callable[[int, Sequence[str], int], list[tuple[list[str], np.ndarray] | Exception]]
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
@@ -71,18 +74,30 @@ def thumb_names(ids, prefix: str = "") -> dict[str, str]:
 
 
 def run_lists(assessment: Assessment, runs, options) -> ListsOf:
-    """``lists`` for :func:`gallery_files` from read runs: a query's ranked
-    item ids and their gains in run ``i``, as the engine ranks them."""
+    """``lists`` for :func:`gallery_files` from read runs: the first ``k``
+    item ids of queries' ranked lists and their gains in run ``i``, as the
+    engine ranks them (:func:`shrec_eval.scoring.list_views.top_lists`, the
+    queries of a run in one pass); a run that cannot be listed (read against
+    another assessment or by other rules) raises its ValueError."""
     known = assessment.item_ids
 
-    def lists(i: int, query_id: str):
-        d = query_detail(assessment, runs[i], query_id, options)
-        idx = np.asarray(d.item_indices).tolist()
-        items = [
-            known[j] if 0 <= j < len(known) else "(unknown id)" if j == UNKNOWN else f"#{j}"
-            for j in idx
-        ]
-        return items, np.asarray(d.gains)
+    def name(j: int) -> str:
+        return known[j] if 0 <= j < len(known) else "(unknown id)" if j == UNKNOWN else f"#{j}"
+
+    def lists(i: int, query_ids: Sequence[str], k: int):
+        where = [assessment.query_index(q) for q in query_ids]
+        asked = [q for q in dict.fromkeys(where) if q is not None]
+        items, gains, lengths = top_lists(assessment, runs[i], asked, k, options)
+        row = {q: n for n, q in enumerate(asked)}
+        out: list = []
+        for query_id, q in zip(query_ids, where):
+            if q is None:
+                out.append(KeyError(f"query {query_id!r} is not in the assessment"))
+                continue
+            n = row[q]
+            got = int(lengths[n])
+            out.append(([name(j) for j in items[n, :got].tolist()], gains[n, :got]))
+        return out
 
     return lists
 
@@ -137,18 +152,26 @@ def gallery_files(
     if assessment.query_classes is not None or assessment.classification is not None:
         classes = dict(zip(assessment.item_ids, item_classes(assessment)))
     query_class = dict(zip(results[0].query_ids, results[0].query_classes or ()))
+    # each run's lists of every picked query at once
+    queries = [p.query for p in picks]
+    listed: list[list] = []
+    for i in range(len(results)):
+        try:
+            listed.append(lists(i, queries, k))
+        except (KeyError, ValueError) as exc:
+            listed.append([exc] * len(queries))
     rows = []
     shown_items: dict[str, None] = {}
-    for p in picks:
+    for at, p in enumerate(picks):
         # (result, its first K as (rank, item, grade), or why it has none)
         strips: list[tuple[RunResult, list[tuple[int, str, int]] | None, str | None]] = []
-        for i, r in enumerate(results):
-            try:
-                items, gains = lists(i, p.query)
-            except (KeyError, ValueError) as exc:
-                strips.append((r, None, str(exc)))
+        for r, of_run in zip(results, listed):
+            got = of_run[at]
+            if isinstance(got, Exception):
+                strips.append((r, None, str(got)))
                 continue
-            top = [(rank, it, int(g)) for rank, (it, g) in enumerate(zip(items, gains), 1)][:k]
+            items, gains = got
+            top = [(rank, it, int(g)) for rank, (it, g) in enumerate(zip(items[:k], gains[:k]), 1)]
             shown_items.update((it, None) for _, it, _ in top)
             strips.append((r, top, None))
         rows.append((p, strips))

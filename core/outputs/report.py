@@ -176,9 +176,8 @@ def write_report(
             results, rank_key=rank_key, preset=figure_preset, looks=looks, drawers=drawers
         )
     files.update((extra() if callable(extra) else extra) or {})
-    if drawn is not None:
-        files.update(drawn())
-    return write_folder(folder, files, replaces=REPORT_FILES)
+    # the figures written last: the other files go to disk while they are drawn
+    return write_folder(folder, files, replaces=REPORT_FILES, later=drawn)
 
 
 def _preset(preset):

@@ -17,7 +17,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -348,22 +348,27 @@ _FOLDER_FLUSHERS = 8
 _FLUSH_OPEN = os.O_RDONLY if os.name == "posix" else os.O_WRONLY | getattr(os, "O_BINARY", 0)
 
 
-def _flush_all(paths: list[Path]) -> None:
-    """Flush the written ``paths`` to disk (``fsync``), several at a time:
-    the file system commits flushes that wait together at once (a report's
-    900 thumbnails flushed one after the other took 1.5 to 3 s; 0.1 s so).
-    Daemon threads, not a ThreadPoolExecutor, whose threads the interpreter
-    waits for at exit: a signal ends the command at once, not after the
-    flushes under way (the folder's clean-up has run by then).  The first
-    failure is raised."""
-    todo = iter(paths)
-    lock = threading.Lock()
-    failed: list[Exception] = []
+class _Flushes:
+    """Flush written files to disk (``fsync``), several at a time: the file
+    system commits flushes that wait together at once (a report's 900
+    thumbnails flushed one after the other took 1.5 to 3 s; 0.1 s so).
+    :meth:`start` starts flushing some files and returns at once (more
+    files may be started while they go to disk); :meth:`join` waits for
+    all and raises the first failure.  Daemon threads, not a
+    ThreadPoolExecutor, whose threads the interpreter waits for at exit: a
+    signal ends the command at once, not after the flushes under way (the
+    folder's clean-up has run by then)."""
 
-    def flush() -> None:
-        while not failed:
-            with lock:
-                path = next(todo, None)
+    def __init__(self) -> None:
+        self._todo: list[Path] = []
+        self._lock = threading.Lock()
+        self._failed: list[Exception] = []
+        self._threads: list[threading.Thread] = []
+
+    def _flush(self) -> None:
+        while not self._failed:
+            with self._lock:
+                path = self._todo.pop() if self._todo else None
             if path is None:
                 return
             try:
@@ -373,28 +378,49 @@ def _flush_all(paths: list[Path]) -> None:
                 finally:
                     os.close(fd)
             except Exception as exc:  # raised in the caller's thread
-                failed.append(exc)
+                self._failed.append(exc)
 
-    threads = [
-        threading.Thread(target=flush, name="shrec-flush", daemon=True)
-        for _ in range(min(_FOLDER_FLUSHERS, len(paths)))
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if failed:
-        raise failed[0]
+    def start(self, paths: list[Path]) -> None:
+        with self._lock:
+            self._todo[:0] = paths[::-1]  # in order, after those waiting
+        for _ in range(min(_FOLDER_FLUSHERS, len(paths))):
+            t = threading.Thread(target=self._flush, name="shrec-flush", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def join(self) -> None:
+        for t in self._threads:
+            t.join()
+        if self._failed:
+            raise self._failed[0]
+
+
+def _write_files(tmp: Path, files: Mapping[str, bytes | str], mode: int) -> list[Path]:
+    for name, content in files.items():
+        data = utf8(content) if isinstance(content, str) else content
+        if "/" in name:  # a file of a subfolder (a report's figures/, thumbs/)
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp / name, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
+            fh.write(data)
+    return [tmp / name for name in files]
 
 
 def write_folder(
-    folder, files: Mapping[str, bytes | str], *, replaces: Iterable[str] = ()
+    folder,
+    files: Mapping[str, bytes | str],
+    *,
+    replaces: Iterable[str] = (),
+    later: Callable[[], Mapping[str, bytes | str]] | None = None,
 ) -> list[Path]:
     """Write a folder of files as a whole: built beside ``folder``, then
     swapped in.  An existing ``folder`` may hold only files of the same names
     or named in ``replaces`` (an earlier report); anything else there is
-    refused, never removed."""
-    real = check_folder(folder, set(files) | set(replaces))
+    refused, never removed.  ``later``: the function giving the folder's
+    last files (named in ``replaces``: a report's figures, drawn meanwhile),
+    called once ``files`` are written and on their way to disk."""
+    replaces = set(replaces)
+    real = check_folder(folder, set(files) | replaces)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
     except OSError as exc:
@@ -402,14 +428,16 @@ def write_folder(
     old = None
     try:
         mode = _new_file_mode()
-        for name, content in files.items():
-            data = utf8(content) if isinstance(content, str) else content
-            if "/" in name:  # a file of a subfolder (a report's figures/, thumbs/)
-                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp / name, "wb") as fh:
-                os.fchmod(fh.fileno(), mode)
-                fh.write(data)
-        _flush_all([tmp / name for name in files])
+        flushes = _Flushes()
+        flushes.start(_write_files(tmp, files, mode))
+        if later is not None:
+            more = later()
+            stray = sorted(set(more) - replaces)
+            if stray:  # a caller's mistake, not the user's
+                raise ValueError(f"files not named in replaces: {', '.join(stray)}")
+            flushes.start(_write_files(tmp, more, mode))
+            files = {**files, **more}
+        flushes.join()
         # the mode of the folder replaced, or the usual one of a new folder
         os.chmod(tmp, real.stat().st_mode & 0o7777 if real.exists() else 0o777 & ~_umask())
         if real.exists():

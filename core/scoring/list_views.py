@@ -1,7 +1,8 @@
 """A run's lists as the engine ranks them, one query or a few items at a
 time, for what reads them beside the scores: a query's gain vector and
-precision-recall points (:func:`query_detail`: the app's ranked lists, the
-report's gallery), the first tiers (:func:`first_tier_lists`: confusion
+precision-recall points (:func:`query_detail`: the app's ranked lists),
+the first K of many queries' lists at once (:func:`top_lists`: the report's
+gallery), the first tiers (:func:`first_tier_lists`: confusion
 counts), where given items land (:func:`ranks_of_items`: trec_eval's own
 measures), and the queries that are collection items
 (:func:`with_own_items`).  The self-match and the ranks kept are the
@@ -27,7 +28,14 @@ from .blocks import prepare as _prepare
 from .blocks import query_rows as _query_rows
 from .results import QueryDetail
 
-__all__ = ["check_fits", "first_tier_lists", "query_detail", "ranks_of_items", "with_own_items"]
+__all__ = [
+    "check_fits",
+    "first_tier_lists",
+    "query_detail",
+    "ranks_of_items",
+    "top_lists",
+    "with_own_items",
+]
 
 
 def with_own_items(a: Assessment, run: Run) -> Assessment:
@@ -105,23 +113,68 @@ def first_tier_lists(
         yield tier, got[got != PAD]
 
 
+def _listed(assessment: Assessment, run: Run, options: EvalOptions | None):
+    """What listing a run's queries as the scores have them needs: the
+    options under their profile (its list handling: the self-match rule),
+    the assessment with the run's own items, its preparation and the run's
+    row of each query; a ValueError when the run was read otherwise."""
+    evaluator = Evaluator.of(options)
+    o, profile = evaluator.options, evaluator.profile
+    _check_fits(assessment, run)
+    profile.check_reading(assessment, run)
+    assessment = with_own_items(assessment, run)
+    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
+    qrow, _ = _query_rows(assessment, run)
+    return o, assessment, prep, qrow
+
+
+def top_lists(
+    assessment: Assessment,
+    run: Run,
+    queries: Sequence[int],
+    k: int,
+    options: EvalOptions | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``k`` entries of the lists of the assessment queries
+    ``queries`` (indices, distinct) in ``run``, as :func:`query_detail`
+    gives them (its ``item_indices`` and ``gains``), in blocks of queries
+    under the memory budget rather than one query at a time: item indices
+    (``len(queries)`` x ``k``, PAD past a list's end), their gains (0
+    there) and each list's length cut at ``k``."""
+    o, a, prep, qrow = _listed(assessment, run, options)
+    wanted = np.asarray(queries, dtype=np.int64)
+    n = wanted.size
+    items = np.full((n, k), PAD, dtype=np.int64)
+    gains = np.zeros((n, k), dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    order = np.argsort(wanted, kind="stable")  # a block's queries ascend
+    step = _chunk_size(a, run, 1, o.memory_budget)
+    for start in range(0, n, step):
+        at = order[start : start + step]
+        qs = wanted[at]
+        idx, got = _lists_block(a, run, prep, qs, qrow)
+        w = min(k, idx.shape[1])
+        items[at, :w] = idx[:, :w]
+        lengths[at] = np.minimum(got, k)
+        _, _, (row, rank, grade) = _hits_block(a, run, prep, qs, qrow)
+        top = rank < k
+        gains[at[row[top]], rank[top]] = grade[top]
+    past = np.arange(k) >= lengths[:, None]
+    items[past] = PAD
+    gains[past] = 0
+    return items, gains, lengths
+
+
 def query_detail(
     assessment: Assessment, run: Run, query_id: str, options: EvalOptions | None = None
 ) -> QueryDetail:
     """The gain vector of one query of a run (self-match removed as the
     options, under their profile, say) and its raw, non-interpolated
     precision-recall points."""
-    evaluator = Evaluator.of(options)
-    # its list handling (the self-match rule) as the scores have it
-    o, profile = evaluator.options, evaluator.profile
     q = assessment.query_index(query_id)
     if q is None:
         raise KeyError(f"query {query_id!r} is not in the assessment")
-    _check_fits(assessment, run)
-    profile.check_reading(assessment, run)
-    assessment = with_own_items(assessment, run)
-    prep = _prepare(assessment, o, collection_size(assessment, run, o)[0])
-    qrow, _ = _query_rows(assessment, run)
+    _, assessment, prep, qrow = _listed(assessment, run, options)
     idx, lengths = _lists_block(assessment, run, prep, np.array([q]), qrow)
     va = int(lengths[0])
     _, _, (_, at, grade) = _hits_block(assessment, run, prep, np.array([q]), qrow)

@@ -204,14 +204,16 @@ class ExportActions(QObject):
         self.host.controller.problem.emit("Cannot write the native files", message)
         self.folderDone.emit("native", self._native_folder, message)
 
-    def prepare_report(self) -> None:
+    def prepare_report(self, drawers=None) -> None:
         """Start the processes that will draw the report's figures (their
         start takes about a second: done while the folder is chosen, or the
-        runs scored) and, when the runs are scored with the options chosen,
-        the figures themselves, which need no folder: the export finds them
-        drawn if its results are these (drawers draw a figure once)."""
+        runs scored; ``drawers``: started already, the headless export's,
+        this export's from now) and, when the runs are scored with the
+        options chosen, the figures themselves, which need no folder: the
+        export finds them drawn if its results are these (drawers draw a
+        figure once)."""
         if self._drawers is None:
-            self._drawers = start_drawers()
+            self._drawers = drawers or start_drawers()
         c = self.host.controller
         if self._drawers is None or c.assessment is None or c.busy or c.stale_entries():
             return
