@@ -260,3 +260,72 @@ def test_token_ids_sent_elsewhere_are_still_the_same_ids():
         TokenIds(other) != TokenIds(table)
         and list(TokenIds(other))[:-1] == list(TokenIds(table))[:-1]
     )
+
+
+def _packed(part: list[bytes]) -> Packed:
+    data = b"\n".join(part) + b"\n"
+    starts = np.cumsum([0] + [len(t) + 1 for t in part[:-1]])
+    ends = starts + np.array([len(t) for t in part])
+    return Packed(data, padded(np.frombuffer(data, np.uint8)), starts, ends, runs=False)
+
+
+@pytest.mark.parametrize("new_share", [1.0, 0.5])
+def test_a_table_told_how_many_tokens_come_grows_at_once(new_share):
+    """A reader that reserves the lines to come (the qrels reader, from the
+    file's size) has its hash table grown toward the new tokens they hold,
+    not doubled again and again (every growth placed every token again: 5
+    or 6 tables after the first chunk here), with the same codes as a table grown
+    chunk by chunk; :meth:`TokenCodes.trim` then leaves no more room than
+    the tokens need."""
+    rng = random.Random(4)
+    n_lines, chunk = 200_000, 5_000
+    pool = [f"D{i:09d}".encode() for i in range(int(n_lines * new_share))]
+    ids = pool + [rng.choice(pool) for _ in range(n_lines - len(pool))]
+    rng.shuffle(ids)
+    told, plain = TokenCodes(), TokenCodes()
+    sizes, got, want = [], [], []
+    for at in range(0, n_lines, chunk):
+        part = ids[at : at + chunk]
+        got += told.codes(_packed(part)).tolist()
+        want += plain.codes(_packed(part)).tolist()
+        if not at:
+            told.reserve(n_lines + 1024)
+        sizes.append(told._table.size)
+    assert got == want and told.raw == plain.raw == list(dict.fromkeys(ids))
+    assert len(set(sizes)) <= 3, sizes
+    told.trim()
+    assert told._table.size == plain._table.size
+    assert (told.find(told) == np.arange(len(told))).all()
+
+
+@pytest.mark.parametrize("n", [1, 700, 1000, 1023, 5000])
+def test_a_table_made_anew_finds_every_token_even_nearly_full(n):
+    """The table made anew in one sorted pass (a growth, a trim) is a table
+    linear probing reads: every token found under its code, each slot
+    holding one token, from a sixteenth full to one empty slot in 1,024
+    (the last clusters run past the end and go on from the start)."""
+    table = TokenCodes()
+    raw = [f"t{i * 7919 % 100_003}".encode() for i in range(n)]
+    table.codes(_packed(raw))
+    for bits in sorted({max(n - 1, 1).bit_length() + k for k in (0, 1, 4)} | {table._bits}):
+        if (1 << bits) <= n:
+            continue
+        table._bits = bits
+        table._rebuild(n)
+        held = table._table[table._table >= 0]
+        assert np.array_equal(np.sort(held), np.arange(n))
+        assert (table.find(raw) == np.arange(n)).all()
+        assert (table.find([t + b"x" for t in raw]) == -1).all()
+
+
+def test_chunks_of_new_tokens_are_not_probed_ahead():
+    """A worker's probe of the ids known so far is handed out only while
+    the chunks find ids in the table: none for ids new as a rule (a qrels
+    judging each document once, where every probe found nothing)."""
+    table = TokenCodes()
+    assert table.probe_snapshot() is None  # nothing to find yet
+    table.codes(_packed([f"d{i}".encode() for i in range(100)]))
+    assert table.probe_snapshot() is None  # every token of the chunk new
+    table.codes(_packed([f"d{i}".encode() for i in range(50, 150)]))
+    snap = table.probe_snapshot()  # half of them known: worth probing
+    assert snap is not None and snap.size == 150

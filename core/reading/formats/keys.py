@@ -70,6 +70,15 @@ def _hash(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return h
 
 
+def _spare(n: int) -> int:
+    """How many slots the hash table keeps per token of ``n``: sparse, so
+    that nearly every token is found at the first probe (each further probe
+    is a round of numpy calls over the few left): a sixteenth full for small
+    vocabularies, a quarter full, half full past 4 M tokens (4 to 8 bytes a
+    token: 32 and more, and the table held more memory than the tokens)."""
+    return 16 if n < 1 << 12 else 4 if n < 1 << 22 else 2
+
+
 def pieces(data: bytes, starts: np.ndarray, ends: np.ndarray) -> list[bytes]:
     """``data[a:b]`` for every (a, b) of ``starts``, ``ends``: gathered into
     one buffer, a newline after each, and split once (twice as fast as
@@ -197,6 +206,12 @@ class TokenCodes:
         #: tokens too long to pack (length -1 in the arrays): by bytes, by code
         self._long: dict[bytes, int] = {}
         self._long_raw: dict[int, bytes] = {}
+        #: tokens expected in all (:meth:`reserve`), tokens coded so far, and
+        #: the share of new ones in the last look-up: how large the table
+        #: grows when it must (:meth:`_append`)
+        self._expect = 0
+        self._coded = 0
+        self._share = 1.0
 
     def __len__(self) -> int:
         return self._n
@@ -283,11 +298,19 @@ class TokenCodes:
         """The table as it is now, for :meth:`Packed.probe`."""
         return Snapshot(self._bits, self._table, self._len, self._words, self._n)
 
+    def probe_snapshot(self) -> Snapshot | None:
+        """:meth:`snapshot` for a chunk to come, or None when the last
+        look-up found under a tenth of its tokens in the table: ids new as a
+        rule (a qrels judging each document once), which a worker's probe
+        would look for in vain before they are looked up again here."""
+        return self.snapshot() if self._share < 0.9 else None
+
     def codes(self, packed: Packed) -> np.ndarray:
         """The code of every token of ``packed`` (new tokens added)."""
         out = np.empty(packed.size, dtype=np.int32)
         if not packed.size:
             return out
+        self._coded += packed.size
         base = self._n
         short = packed.short
         if packed.found is not None and packed.words is not None and packed.hash is not None:
@@ -353,8 +376,26 @@ class TokenCodes:
 
     def reserve(self, n: int) -> None:
         """Room for ``n`` tokens at once (a reader that knows how many lines
-        come; the room no token takes is never touched)."""
+        come; the room no token takes is never touched), and the number
+        expected in all: the hash table then grows at once to the size the
+        tokens still to come need, when as many of them are new as in the
+        chunk that made it grow (at most eight times the tokens it holds,
+        not by doubling: each growth places every token again); see
+        :meth:`trim`."""
         self._reserve(n, self._words.shape[0])
+        self._expect = max(self._expect, n)
+
+    def trim(self) -> None:
+        """The hash table made no larger than its tokens need (once a file is
+        read: :meth:`reserve`'s guess of the new tokens to come was too
+        high, as for a file whose first lines name most of its ids)."""
+        n = self._n
+        bits = 10
+        while _spare(n) * n > (1 << bits):
+            bits += 1
+        if bits < self._bits:
+            self._bits = bits
+            self._rebuild(n)
 
     def _reserve(self, n: int, width: int) -> None:
         """Room for ``n`` tokens of ``width`` words (capacity doubled: the
@@ -375,6 +416,7 @@ class TokenCodes:
 
     def _codes(self, lengths, words, h) -> np.ndarray:
         codes, missing, empty = self._lookup(lengths, words, h)
+        self._share = missing.size / max(h.size, 1)
         while missing.size:
             hm = h[missing]
             s = np.sort(hm)
@@ -457,20 +499,49 @@ class TokenCodes:
         self._words[:width, base:n] = words
         self._words[width:, base:n] = 0
         self._n = n
-        # sparse, so that nearly every token is found at the first probe
-        # (each further probe is a round of numpy calls over the few left):
-        # a sixteenth full for small vocabularies, a quarter full, half full
-        # past 4 M tokens (4 to 8 bytes a token: 32 and more, and the table
-        # held more memory than the tokens)
-        spare = 16 if n < 1 << 12 else 4 if n < 1 << 22 else 2
-        if spare * n > self._table.size:
-            while spare * n > (1 << self._bits):
+        if _spare(n) * n > self._table.size:
+            # grown for the tokens expected (:meth:`reserve`): those to come,
+            # as many of them new as in this look-up, at most 8 n in all
+            want = n
+            if self._expect > self._coded:
+                want += int(self._share * (self._expect - self._coded))
+                want = min(want, 8 * n)
+            while _spare(want) * want > (1 << self._bits):
                 self._bits += 1
-            self._table = np.full(1 << self._bits, -1, dtype=np.int32)
-            self._insert(np.flatnonzero(self._len[:n] >= 0))
+            self._rebuild(n)
         else:
             self._insert(np.arange(base, n), slots)
         return np.arange(base, n, dtype=np.int32)
+
+    def _rebuild(self, n: int) -> None:
+        """A new table of ``1 << _bits`` slots holding the first ``n``
+        entries, made in one pass in the order of their slots (not entry by
+        entry in rounds of random writes: a table grown by doubling up to
+        4 M tokens placed 4 M entries again): sorted by home slot (numpy's
+        sort of one uint64 key: slot, then entry), each takes the first slot
+        from its home past the one before it (``i + cummax(home - i)``), as
+        linear probing would; those pushed past the last slot go in from the
+        start as any insertion would."""
+        bits = self._bits
+        entries = np.flatnonzero(self._len[:n] >= 0)
+        key = (self._hash[entries] >> np.uint64(64 - bits)) << np.uint64(32)
+        key |= entries.astype(np.uint64)
+        key.sort()
+        home = (key >> np.uint64(32)).astype(np.int64)
+        entries = (key & np.uint64(0xFFFFFFFF)).astype(np.int32)
+        step = np.arange(home.size, dtype=np.int64)
+        home -= step
+        np.maximum.accumulate(home, out=home)
+        home += step
+        table = np.full(1 << bits, -1, dtype=np.int32)
+        fits = home < table.size
+        if fits.all():
+            table[home] = entries
+            self._table = table
+            return
+        table[home[fits]] = entries[fits]
+        self._table = table
+        self._insert(entries[~fits])
 
     def _insert(self, entries: np.ndarray, slots=None) -> None:
         """Put ``entries`` in the table, each in the first empty slot from

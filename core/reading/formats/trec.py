@@ -90,14 +90,15 @@ class _QrelsChunk:
     size: int
 
 
-def probed(packed: Packed, snap: Snapshot) -> Packed:
+def probed(packed: Packed, snap: Snapshot | None) -> Packed:
     """``packed`` with its tokens looked up in ``snap`` (a worker thread's
-    probe of the ids known so far)."""
-    packed.probe(snap)
+    probe of the ids known so far; None: not probed)."""
+    if snap is not None:
+        packed.probe(snap)
     return packed
 
 
-def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot]) -> _QrelsChunk:
+def _qrels_chunk(path, c_numbers: bool, piece: tuple[int, bytes, Snapshot | None]) -> _QrelsChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC qrels file", first)
     lines = tokenize(chunk, first, comments=True, text=True)
@@ -151,7 +152,8 @@ def read_qrels(
     # each chunk goes with the document table as it is when the chunk is
     # handed out: the worker finds the documents seen before
     pieces = (
-        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
+        (first, chunk, dc.tokens.probe_snapshot())
+        for first, chunk in source_chunks(src, chunk_size)
     )
     for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
         quoted += c.quoted
@@ -161,6 +163,7 @@ def read_qrels(
             expect = int(src.size / c.size * c.grades.size * 1.05) + 1024
             columns.reserve(expect)
             dc.tokens.reserve(expect)
+    dc.tokens.trim()  # (the room guessed for new documents, when too much)
     if not columns.n:
         raise FormatError(
             path, "the file holds no judgment; lines 'qid iter docno rel' were expected", line=1

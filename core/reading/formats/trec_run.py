@@ -49,7 +49,7 @@ class _RunChunk:
 
 
 def _run_chunk(
-    path, trec_order: bool, c_numbers: bool, piece: tuple[int, bytes, Snapshot]
+    path, trec_order: bool, c_numbers: bool, piece: tuple[int, bytes, Snapshot | None]
 ) -> _RunChunk:
     first, chunk, docs = piece
     check_text(path, chunk, "TREC run", first)
@@ -117,7 +117,8 @@ def read_trec_run(
     extra_lines: list[int] = []
     n_extra = quoted = 0
     pieces = (
-        (first, chunk, dc.tokens.snapshot()) for first, chunk in source_chunks(src, chunk_size)
+        (first, chunk, dc.tokens.probe_snapshot())
+        for first, chunk in source_chunks(src, chunk_size)
     )
     for c in in_order(partial(_run_chunk, path, trec_order, c_numbers), pieces):
         n_extra += c.n_extra
