@@ -462,8 +462,11 @@ class TokenCodes:
         if same.all():
             return v, np.zeros(0, dtype=np.intp), None
         codes = np.where(same, v, -1).astype(np.int32, copy=False)
-        missing = [np.flatnonzero(empty)]
-        ended = [slot[missing[0]]]
+        missing = np.flatnonzero(empty)
+        ended = slot[missing]
+        # where the probes of tokens missing after more probes ended, by
+        # token (then read in token order: no sort of the missing ones)
+        ended_at: np.ndarray | None = None
         todo = np.flatnonzero(~(same | empty))
         mask = (1 << self._bits) - 1
         slot = (slot[todo] + 1) & mask
@@ -471,8 +474,10 @@ class TokenCodes:
             v = self._table[slot]
             empty = v < 0
             if empty.any():
-                missing.append(todo[empty])
-                ended.append(slot[empty])
+                if ended_at is None:
+                    ended_at = np.empty(h.size, dtype=np.intp)
+                    ended_at[missing] = ended
+                ended_at[todo[empty]] = slot[empty]
                 keep = ~empty
                 todo, slot, v = todo[keep], slot[keep], v[keep]
             # the hash picks the slot; the length and the words decide
@@ -482,11 +487,11 @@ class TokenCodes:
             codes[todo[same]] = v[same]
             todo, slot = todo[~same], slot[~same]
             slot = (slot + 1) & mask
-        if len(missing) == 1:
-            return codes, missing[0], ended[0]
-        miss = np.concatenate(missing)
-        order = np.argsort(miss)
-        return codes, miss[order], np.concatenate(ended)[order]
+        if ended_at is None:
+            return codes, missing, ended
+        # the missing tokens are those still without a code, in order
+        missing = np.flatnonzero(codes < 0)
+        return codes, missing, ended_at[missing]
 
     def _append(self, h, lengths, words, slots=None) -> np.ndarray:
         """Add tokens (not yet known, distinct) with their hashes; their
