@@ -13,7 +13,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
-from urllib.request import url2pathname
+
+if sys.platform == "win32":
+    from nturl2path import url2pathname
+else:  # what urllib.request's is on POSIX, without its import (http, ssl, email: 30 ms)
+    url2pathname = unquote
 
 DIST = "shrec-eval"
 

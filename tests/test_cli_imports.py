@@ -41,3 +41,19 @@ def test_compare_loads_scipy_for_its_tests(tmp_path):
     argv = ["compare", str(DATA / "gen1.qrels"), str(DATA / "gen1.run"), str(tmp_path / "b.run")]
     got = _loaded(argv + ["--profile", "trec_eval", "--measure", "map", "--test", "t"])
     assert got[0] == "0" and "scipy" in got
+
+
+def test_evaluate_loads_no_url_opener():
+    """The hint that says how to add an extra reads where shrec-eval was
+    installed from (a file URL): its path is read without urllib.request,
+    which brings http, ssl and email with it (14 to 40 ms of every
+    command's start)."""
+    probe = (
+        "import io, sys; from shrec_eval.cli.parser import main\n"
+        f"argv = ['evaluate', '--profile', 'trec_eval', '-c', {str(DATA / 'gen1.qrels')!r}, "
+        f"{str(DATA / 'gen1.run')!r}, '--format', 'trec_eval']\n"
+        "code = main(argv, out=io.StringIO())\n"
+        "print(code, *[m for m in ('urllib.request', 'ssl', 'http.client') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0"]
