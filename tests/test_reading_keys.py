@@ -329,3 +329,27 @@ def test_chunks_of_new_tokens_are_not_probed_ahead():
     table.codes(_packed([f"d{i}".encode() for i in range(50, 150)]))
     snap = table.probe_snapshot()  # half of them known: worth probing
     assert snap is not None and snap.size == 150
+
+
+def test_a_table_keeps_its_tokens_words_lengths_and_slots_only():
+    """What a table holds per token is its words (its bytes), its length and
+    its slots: no hash (8 bytes a token, 32 MB for the 4 M docnos of a large
+    qrels, held as long as its assessment); a growth makes the hashes again
+    from the words."""
+    import gc
+    import tracemalloc
+
+    raw = [f"D{i * 7919 % 10**9:011d}".encode() for i in range(100_000)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        table = TokenCodes()
+        for at in range(0, len(raw), 5_000):
+            table.codes(_packed(raw[at : at + 5_000]))
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    held = table._words.nbytes + table._len.nbytes + table._table.nbytes
+    assert held <= kept < held + 20_000, (kept, held)
+    assert (table.find(raw) == np.arange(len(raw))).all()

@@ -200,7 +200,6 @@ class TokenCodes:
         self._bits = 10
         self._table = np.full(1 << self._bits, -1, dtype=np.int32)
         # arrays of a capacity: entries [0, _n) are the tokens
-        self._hash = np.zeros(0, dtype=np.uint64)
         self._len: np.ndarray = np.zeros(0, dtype=np.int32)
         self._words = np.zeros((1, 0), dtype=np.uint64)
         #: tokens too long to pack (length -1 in the arrays): by bytes, by code
@@ -278,7 +277,7 @@ class TokenCodes:
             packed = np.flatnonzero(ln >= 0)
             if packed.size:
                 ln, words = ln[packed], words[:, packed]
-                out[packed] = self._lookup(ln, words, toks._hash[:n][packed])[0]
+                out[packed] = self._lookup(ln, words, _hash(words, ln))[0]
             for c, tok in toks._long_raw.items():
                 out[c] = self._long.get(tok, -1)
             return out
@@ -356,7 +355,6 @@ class TokenCodes:
         back[to] = np.arange(n)
         # only the new entries move (a snapshot handed out holds none of them)
         moved = back[base:]
-        self._hash[base:n] = self._hash[moved]
         self._len[base:n] = self._len[moved]
         self._words[:, base:n] = self._words[:, moved]
         used = self._table >= base
@@ -369,7 +367,7 @@ class TokenCodes:
         if code is None:
             code = self._n
             self._reserve(code + 1, 1)
-            self._hash[code], self._len[code], self._words[:, code] = 0, -1, 0
+            self._len[code], self._words[:, code] = -1, 0
             self._n += 1
             self._long[tok], self._long_raw[code] = code, tok
         return code
@@ -400,19 +398,19 @@ class TokenCodes:
     def _reserve(self, n: int, width: int) -> None:
         """Room for ``n`` tokens of ``width`` words (capacity doubled: the
         copies cost as much as the tokens, not their square)."""
-        cap, rows = self._hash.size, self._words.shape[0]
+        cap, rows = self._len.size, self._words.shape[0]
         if n <= cap and width <= rows:
             return
         if n > cap:
             cap = max(n, 2 * cap, 1024)
         m = self._n
-        h, ln = np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int32)
-        h[:m], ln[:m] = self._hash[:m], self._len[:m]
+        ln = np.empty(cap, dtype=np.int32)
+        ln[:m] = self._len[:m]
         words = np.empty((max(width, rows), cap), dtype=np.uint64)
         words[:rows, :m] = self._words[:, :m]
         words[rows:, :m] = 0
         # new arrays: a snapshot handed out keeps the old ones
-        self._hash, self._len, self._words = h, ln, words
+        self._len, self._words = ln, words
 
     def _codes(self, lengths, words, h) -> np.ndarray:
         codes, missing, empty = self._lookup(lengths, words, h)
@@ -440,7 +438,7 @@ class TokenCodes:
             return np.full(h.size, -1, dtype=np.int32), np.arange(h.size), None
         # equal lengths mean equal widths: the words a token has are compared
         rows = range(min(words.shape[0], self._words.shape[0]))
-        slot = (h >> np.uint64(64 - self._bits)).astype(np.intp)
+        slot = self._home(h)
         # first probe of every token at once (where nearly all are found, or
         # meet an empty slot: not in the table)
         v = self._table[slot]
@@ -500,7 +498,7 @@ class TokenCodes:
         n = base + k
         self._reserve(n, words.shape[0])
         width = words.shape[0]
-        self._hash[base:n], self._len[base:n] = h, lengths
+        self._len[base:n] = lengths
         self._words[:width, base:n] = words
         self._words[width:, base:n] = 0
         self._n = n
@@ -515,7 +513,10 @@ class TokenCodes:
                 self._bits += 1
             self._rebuild(n)
         else:
-            self._insert(np.arange(base, n), slots)
+            if slots is None:
+                self._insert(np.arange(base, n), self._home(h))
+            else:
+                self._insert(np.arange(base, n), slots, free=True)
         return np.arange(base, n, dtype=np.int32)
 
     def _rebuild(self, n: int) -> None:
@@ -526,38 +527,47 @@ class TokenCodes:
         sort of one uint64 key: slot, then entry), each takes the first slot
         from its home past the one before it (``i + cummax(home - i)``), as
         linear probing would; those pushed past the last slot go in from the
-        start as any insertion would."""
-        bits = self._bits
-        entries = np.flatnonzero(self._len[:n] >= 0)
-        key = (self._hash[entries] >> np.uint64(64 - bits)) << np.uint64(32)
+        start as any insertion would.  The hashes are made again from the
+        tokens' words (no array of them kept: 8 bytes a token)."""
+        packed = self._len[:n] >= 0
+        if packed.all():  # (no token too long to pack: no gather)
+            entries = np.arange(n)
+            h = _hash(self._words[:, :n], self._len[:n])
+        else:
+            entries = np.flatnonzero(packed)
+            h = _hash(self._words[:, entries], self._len[entries])
+        key = self._home(h).astype(np.uint64) << np.uint64(32)
         key |= entries.astype(np.uint64)
         key.sort()
         home = (key >> np.uint64(32)).astype(np.int64)
         entries = (key & np.uint64(0xFFFFFFFF)).astype(np.int32)
         step = np.arange(home.size, dtype=np.int64)
-        home -= step
-        np.maximum.accumulate(home, out=home)
-        home += step
-        table = np.full(1 << bits, -1, dtype=np.int32)
-        fits = home < table.size
+        at = home - step
+        np.maximum.accumulate(at, out=at)
+        at += step
+        table = np.full(1 << self._bits, -1, dtype=np.int32)
+        fits = at < table.size
         if fits.all():
-            table[home] = entries
+            table[at] = entries
             self._table = table
             return
-        table[home[fits]] = entries[fits]
+        table[at[fits]] = entries[fits]
         self._table = table
-        self._insert(entries[~fits])
+        self._insert(entries[~fits], home[~fits])
 
-    def _insert(self, entries: np.ndarray, slots=None) -> None:
+    def _home(self, h: np.ndarray) -> np.ndarray:
+        """The slot where the look-up of each hash ``h`` starts."""
+        return (h >> np.uint64(64 - self._bits)).astype(np.intp)
+
+    def _insert(self, entries: np.ndarray, slots: np.ndarray, *, free: bool = False) -> None:
         """Put ``entries`` in the table, each in the first empty slot from
-        its hash's (or from ``slots``, which a look-up found empty)."""
+        its ``slots`` (their homes; ``free``: the empty slots a look-up of
+        each ended at)."""
         mask = (1 << self._bits) - 1
         table = self._table
         # the slots a look-up just found empty are free but for the new
         # entries themselves (no need to read them again)
-        known_free = slots is not None
-        if slots is None:
-            slots = (self._hash[entries] >> np.uint64(64 - self._bits)).astype(np.intp)
+        known_free = free
         while entries.size:
             if known_free:
                 free = np.arange(entries.size)
