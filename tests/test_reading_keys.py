@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from shrec_eval import Assessment
 from shrec_eval.reading.formats.ids import normalize_id
-from shrec_eval.reading.formats.keys import Packed, TokenCodes, padded
+from shrec_eval.reading.formats.keys import TokenCodes
+from shrec_eval.reading.formats.packed import Packed, padded
 from shrec_eval.reading.formats.trec import read_qrels
 
 ALPHABET = [

@@ -2,10 +2,7 @@
 in order of first occurrence across all the chunks of a file, without a
 Python object per token.
 
-A token is read as its length and its bytes packed into little-endian
-uint64 words (zero past its end), so two tokens are equal exactly when
-their lengths and words are equal (a NUL byte inside a token cannot be
-confused with the padding: the lengths differ).  A :class:`TokenCodes`
+A token is read packed into words (:mod:`.packed`).  A :class:`TokenCodes`
 keeps the distinct tokens seen so far in an open-addressing hash table
 held in numpy arrays: a chunk's tokens are looked up all at once (a hash
 picks the slot, the length and words are then compared, so a hash
@@ -20,54 +17,11 @@ pandas back for it alone, a sorted vocabulary was twice as slow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from .packed import KEY_BYTES, Packed, Snapshot, padded, token_hash, token_words
 from .token_list import TokenList
-
-#: longest token packed into words; longer ones are coded through a dict
-KEY_BYTES = 32
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
-_ODD = np.array(
-    [0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x2545F4914F6CDD1D, 0x9FB21C651E98DF25],
-    dtype=np.uint64,
-)
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-def padded(buf: np.ndarray) -> np.ndarray:
-    """``buf`` followed by :data:`KEY_BYTES` zero bytes (so a word may be
-    read at any token start)."""
-    out = np.zeros(buf.size + KEY_BYTES + 8, dtype=np.uint8)
-    out[: buf.size] = buf
-    return out
-
-
-def token_words(pad: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int):
-    """(width, tokens) uint64: the bytes of each token (at most
-    ``8 * width`` long) packed little-endian, zero past its end."""
-    n = pad.size - KEY_BYTES - 8
-    words = np.ndarray(shape=(n + KEY_BYTES,), dtype="<u8", buffer=pad, strides=(1,))
-    out = np.empty((width, starts.size), dtype=np.uint64)
-    for w in range(width):
-        left = np.clip(lengths - 8 * w, 0, 8)
-        np.bitwise_and(words[starts + 8 * w], _MASKS[left], out=out[w])
-    return out
-
-
-def _hash(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each token; zero words (past a token's end) change
-    nothing, so the hash does not depend on how many words a chunk uses."""
-    h = lengths.astype(np.uint64) * _MIX[0]
-    for w in range(words.shape[0]):
-        h ^= words[w] * _ODD[w]
-    h ^= h >> np.uint64(31)
-    h *= _MIX[1]
-    h ^= h >> np.uint64(29)
-    h *= _MIX[2]
-    h ^= h >> np.uint64(32)
-    return h
 
 
 def _spare(n: int) -> int:
@@ -101,99 +55,14 @@ def pieces(data: bytes, starts: np.ndarray, ends: np.ndarray) -> list[bytes]:
     return got
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """A :class:`TokenCodes` table as it was, for a worker thread to probe
-    while the calling thread goes on adding tokens: the entries below
-    ``size`` never change, a slot holding one of them never changes (a
-    larger table is a new array), and a slot read holding a code at or past
-    ``size`` (added since) reads as not found."""
-
-    bits: int
-    table: np.ndarray
-    lengths: np.ndarray
-    words: np.ndarray
-    size: int
-
-
-class Packed:
-    """The tokens ``data[starts:ends]`` of one field of one chunk, packed
-    for :meth:`TokenCodes.codes` (a pure function of the chunk: readers
-    pack chunks in worker threads, then code them in file order).  With
-    ``runs`` (a field whose tokens come in runs of one, as query ids do) the
-    runs are found and only their first tokens hashed (:attr:`heads`; then
-    :attr:`hash` holds theirs); a field probed in a worker (documents) has
-    none to look for."""
-
-    def __init__(
-        self,
-        data: bytes,
-        pad: np.ndarray,
-        starts: np.ndarray,
-        ends: np.ndarray,
-        *,
-        runs: bool = True,
-    ):
-        self.data = data
-        self.size = n = starts.size
-        lengths = ends - starts
-        longer = lengths > KEY_BYTES
-        self.short = np.flatnonzero(~longer) if n and longer.any() else None
-        self._long = (starts[longer], ends[longer]) if self.short is not None else None
-        if self.short is not None:
-            starts, lengths = starts[self.short], lengths[self.short]
-        self.starts, self.lengths = starts, lengths
-        self.words = self.hash = self.heads = None
-        self.found: np.ndarray | None = None
-        if not starts.size:
-            return
-        width = max(int(lengths.max() + 7) // 8, 1)
-        self.words = words = token_words(pad, starts, lengths, width)
-        if runs:
-            # runs of one token (query ids, run tags) are looked up once: only
-            # the first token of each run (its head) is hashed
-            change = lengths[1:] != lengths[:-1]
-            for w in range(width):
-                change |= words[w, 1:] != words[w, :-1]
-            if (np.count_nonzero(change) + 1) * 4 < starts.size:
-                self.heads = heads = np.concatenate(([0], np.flatnonzero(change) + 1))
-                self.hash = _hash(words[:, heads], lengths[heads])
-                return
-        self.hash = _hash(words, lengths)
-
-    def probe(self, snap: Snapshot) -> None:
-        """Codes of the tokens found at their first slot in ``snap`` (-1 for
-        the others), in the worker thread: :meth:`TokenCodes.codes` then
-        looks up only the rest.  For fields without runs of one token."""
-        if self.words is None or self.heads is not None or self.short is not None:
-            return
-        if not snap.size or self.hash is None:  # (the hash is made with the words)
-            return
-        slot = (self.hash >> np.uint64(64 - snap.bits)).astype(np.intp)
-        v = snap.table[slot]
-        ok = (v >= 0) & (v < snap.size)
-        at = np.where(ok, v, 0)
-        ok &= snap.lengths[at] == self.lengths
-        # equal lengths mean equal widths: the words a token has are compared
-        for w in range(min(self.words.shape[0], snap.words.shape[0])):
-            ok &= snap.words[w][at] == self.words[w]
-        self.found = np.where(ok, v, -1).astype(np.int32)
-
-    def long_tokens(self):
-        """(index, bytes) of the tokens too long to pack."""
-        if self._long is None or self.short is None:  # (both or neither)
-            return []
-        idx = np.flatnonzero(np.isin(np.arange(self.size), self.short, invert=True))
-        d = self.data
-        return [(i, d[a:b]) for i, a, b in zip(idx.tolist(), *(x.tolist() for x in self._long))]
-
-
 class TokenCodes:
     """Codes of the distinct tokens of one field across a file's chunks, in
     order of first occurrence; :attr:`raw` lists the tokens (bytes) in code
     order.  Only numbers are held per token (its words, which are its bytes,
-    length and hash, in arrays grown by doubling; the few longer than
-    :data:`KEY_BYTES` kept whole): no Python object per id."""
+    and its length, in arrays grown by doubling, and its slot in the hash
+    table; the few longer than :data:`KEY_BYTES` kept whole): no Python
+    object, and no hash, per id (made again from the words when the table
+    grows)."""
 
     def __init__(self) -> None:
         self._n = 0
@@ -277,7 +146,7 @@ class TokenCodes:
             packed = np.flatnonzero(ln >= 0)
             if packed.size:
                 ln, words = ln[packed], words[:, packed]
-                out[packed] = self._lookup(ln, words, _hash(words, ln))[0]
+                out[packed] = self._lookup(ln, words, token_hash(words, ln))[0]
             for c, tok in toks._long_raw.items():
                 out[c] = self._long.get(tok, -1)
             return out
@@ -288,7 +157,7 @@ class TokenCodes:
             pad = padded(np.frombuffer(b"".join(toks), dtype=np.uint8))
             s, ln = starts[short], lengths[short]
             words = token_words(pad, s, ln, max(int(ln.max() + 7) // 8, 1))
-            out[short] = self._lookup(ln, words, _hash(words, ln))[0]
+            out[short] = self._lookup(ln, words, token_hash(words, ln))[0]
         for i in np.flatnonzero(lengths > KEY_BYTES).tolist():
             out[i] = self._long.get(toks[i], -1)
         return out
@@ -516,7 +385,7 @@ class TokenCodes:
             if slots is None:
                 self._insert(np.arange(base, n), self._home(h))
             else:
-                self._insert(np.arange(base, n), slots, free=True)
+                self._insert(np.arange(base, n), slots, known_free=True)
         return np.arange(base, n, dtype=np.int32)
 
     def _rebuild(self, n: int) -> None:
@@ -532,10 +401,10 @@ class TokenCodes:
         packed = self._len[:n] >= 0
         if packed.all():  # (no token too long to pack: no gather)
             entries = np.arange(n)
-            h = _hash(self._words[:, :n], self._len[:n])
+            h = token_hash(self._words[:, :n], self._len[:n])
         else:
             entries = np.flatnonzero(packed)
-            h = _hash(self._words[:, entries], self._len[entries])
+            h = token_hash(self._words[:, entries], self._len[entries])
         key = self._home(h).astype(np.uint64) << np.uint64(32)
         key |= entries.astype(np.uint64)
         key.sort()
@@ -559,15 +428,13 @@ class TokenCodes:
         """The slot where the look-up of each hash ``h`` starts."""
         return (h >> np.uint64(64 - self._bits)).astype(np.intp)
 
-    def _insert(self, entries: np.ndarray, slots: np.ndarray, *, free: bool = False) -> None:
+    def _insert(self, entries: np.ndarray, slots: np.ndarray, *, known_free: bool = False) -> None:
         """Put ``entries`` in the table, each in the first empty slot from
-        its ``slots`` (their homes; ``free``: the empty slots a look-up of
-        each ended at)."""
+        its ``slots`` (their homes; ``known_free``: the empty slots a look-up
+        of each ended at, free but for the new entries themselves: no need
+        to read them again)."""
         mask = (1 << self._bits) - 1
         table = self._table
-        # the slots a look-up just found empty are free but for the new
-        # entries themselves (no need to read them again)
-        known_free = free
         while entries.size:
             if known_free:
                 free = np.arange(entries.size)

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .ids import IdNormalizer
-from .keys import Packed, TokenCodes
+from .keys import TokenCodes
+from .packed import Packed
 
 _BLOCK = 1 << 16
 

@@ -33,8 +33,9 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import FormatError
-from .keys import Packed, TokenCodes, padded, pieces
+from .keys import TokenCodes, pieces
 from .numparse import parse_floats, parse_ints, plain_decimals
+from .packed import Packed, padded
 from .source import a as article
 
 BOM = b"\xef\xbb\xbf"

@@ -21,7 +21,7 @@ from ...model.parallel import in_order
 from ...model.runs import repeated_positions
 from .columns import Columns, LineNumbers
 from .ids import IdNormalizer
-from .keys import Packed, Snapshot
+from .packed import Packed, Snapshot
 from .source import open_source
 from .token_ids import IdCodes, TokenIds, TokenIndex, decode_all
 from .tokens import (

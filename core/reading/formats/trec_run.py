@@ -17,7 +17,8 @@ from ...model.parallel import in_order
 from ...model.runs import RankedRun
 from .columns import LineNumbers
 from .ids import IdNormalizer
-from .keys import Packed, Snapshot, TokenCodes
+from .keys import TokenCodes
+from .packed import Packed, Snapshot
 from .source import default_name, open_source
 from .token_ids import IdCodes
 from .tokens import (
