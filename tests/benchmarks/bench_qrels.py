@@ -32,11 +32,13 @@ it (``ru_maxrss``, through ``os.wait4``):
   and nothing else: the floor of reading the file in Python.
 
 Prints each side's minimum and median, the median of the pair ratios
-(each of ours / trec_eval, ours / pandas) and each side's peak RSS against
-the file's size.  ``--stages``: then where our commands' time and memory go,
-the library's steps timed one after another in a fresh process (reading the
-qrels and the run, scoring, trec_eval's text made, the JSON document built
-and written), each with the process's peak RSS after it.
+(each of ours / trec_eval, ours / pandas), wall and CPU (user + system,
+every thread: on a machine shared with other work the CPU seconds move less
+than the wall's), and each side's peak RSS against the file's size.
+``--stages``: then where our commands' time and memory go, the library's
+steps timed one after another in a fresh process (reading the qrels and the
+run, scoring, trec_eval's text made, the JSON document built and written),
+each with its CPU seconds and the process's peak RSS after it.
 """
 
 from __future__ import annotations
@@ -69,11 +71,15 @@ from shrec_eval.outputs.json_pieces import write_json
 from shrec_eval.outputs.report import to_json
 from shrec_eval.profiles.trec_eval_text import P_CUTOFFS, trec_eval_text
 qrels, run_path, out, mode = sys.argv[1:5]
+cpu = [time.process_time()]
 def step(name, t):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{name} {time.perf_counter() - t:.2f} {rss:.0f}")
+    c = time.process_time()
+    print(f"{name} {time.perf_counter() - t:.2f} {rss:.0f} {c - cpu[0]:.2f}")
+    cpu[0] = c
     return time.perf_counter()
 t = time.perf_counter()
+cpu[0] = time.process_time()
 a = load_assessment(qrels, profile="trec_eval")
 t = step("qrels", t)
 run = load_run(run_path, a)
@@ -105,12 +111,19 @@ def stages(qrels: str, run: str, out: str, repeat: int) -> None:
                 check=True,
             ).stdout.split("\n")
             for line in filter(None, got):
-                name, secs, rss = line.split()
-                old = best.get(name, [float("inf"), 0.0])
-                best[name] = [min(old[0], float(secs)), max(old[1], float(rss))]
+                name, secs, rss, cpu = line.split()
+                old = best.get(name, [float("inf"), 0.0, float("inf")])
+                best[name] = [
+                    min(old[0], float(secs)),
+                    max(old[1], float(rss)),
+                    min(old[2], float(cpu)),
+                ]
         print(
             f"stages of ours_{mode} (best of {repeat}): "
-            + ", ".join(f"{k} {v[0]:.2f} s (peak RSS {v[1]:.0f} MiB)" for k, v in best.items())
+            + ", ".join(
+                f"{k} {v[0]:.2f} s (CPU {v[2]:.2f} s, peak RSS {v[1]:.0f} MiB)"
+                for k, v in best.items()
+            )
         )
 
 
@@ -172,8 +185,9 @@ def write_workload(workdir: str, n_q: int, per_q: int, classes: bool) -> tuple[s
     return qrels, run
 
 
-def timed(cmd: list[str], out_path: str | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one fresh process."""
+def timed(cmd: list[str], out_path: str | None = None) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (bytes) and CPU seconds (user + system, every
+    thread) of one fresh process."""
     with (
         open(out_path or os.devnull, "wb") as out,
         tempfile.TemporaryFile() as err,
@@ -185,7 +199,7 @@ def timed(cmd: list[str], out_path: str | None = None) -> tuple[float, int]:
         if os.waitstatus_to_exitcode(status) != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read().decode()}")
-        return wall, usage.ru_maxrss * 1024
+        return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def ours_command() -> list[str]:
@@ -248,11 +262,12 @@ def main(argv=None) -> None:
             if r:
                 times[k].append(got)
     for k, v in times.items():
-        secs = [x[0] for x in v]
+        secs, cpu = [x[0] for x in v], [x[2] for x in v]
         rss = max(x[1] for x in v)
         print(
             f"{k:9s}: min {min(secs):.2f} s, median {statistics.median(secs):.2f} s "
-            f"({', '.join(f'{s:.2f}' for s in secs)}); peak RSS {mib(rss)} = "
+            f"({', '.join(f'{s:.2f}' for s in secs)}); CPU median {statistics.median(cpu):.2f} s; "
+            f"peak RSS {mib(rss)} = "
             f"{rss / size:.1f}x the qrels"
         )
     print(
@@ -266,9 +281,11 @@ def main(argv=None) -> None:
     for ours_side in ("ours_text", "ours_json"):
         for other in names[2:]:
             ratios = [a[0] / b[0] for a, b in zip(times[ours_side], times[other])]
+            cpu_ratios = [a[2] / b[2] for a, b in zip(times[ours_side], times[other])]
             print(
                 f"{ours_side} / {other}: median {statistics.median(ratios):.2f} "
-                f"(pair by pair {', '.join(f'{x:.2f}' for x in ratios)})"
+                f"(pair by pair {', '.join(f'{x:.2f}' for x in ratios)}); CPU "
+                f"{statistics.median(cpu_ratios):.2f}"
             )
     if args.stages:
         stages(qrels, run, json_out, args.repeat)
