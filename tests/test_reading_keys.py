@@ -330,6 +330,17 @@ def test_chunks_of_new_tokens_are_not_probed_ahead():
     table.codes(_packed([f"d{i}".encode() for i in range(50, 150)]))
     snap = table.probe_snapshot()  # half of them known: worth probing
     assert snap is not None and snap.size == 150
+    # a chunk its probe found but for a few new ids: still worth probing the
+    # next (the share is of the whole chunk, not of the few the probe left)
+    part = _packed([f"d{i}".encode() for i in range(5, 175)])
+    part.probe(snap)  # (a probe looks at each id's first slot only)
+    assert 140 <= (part.found >= 0).sum() <= 145
+    table.codes(part)
+    assert table.probe_snapshot() is not None
+    part = _packed([f"d{i}".encode() for i in range(5, 105)])
+    part.probe(table.probe_snapshot())
+    table.codes(part)  # every id found by the probe: none new
+    assert table.probe_snapshot() is not None
 
 
 def test_a_table_keeps_its_tokens_words_lengths_and_slots_only():

@@ -75,11 +75,12 @@ class TokenCodes:
         self._long: dict[bytes, int] = {}
         self._long_raw: dict[int, bytes] = {}
         #: tokens expected in all (:meth:`reserve`), tokens coded so far, and
-        #: the share of new ones in the last look-up: how large the table
-        #: grows when it must (:meth:`_append`)
+        #: the share of new ones in the last chunk (of its size): how large
+        #: the table grows when it must (:meth:`_append`), whether the next
+        #: chunk is probed (:meth:`probe_snapshot`)
         self._expect = 0
         self._coded = 0
-        self._share = 1.0
+        self._share, self._chunk = 1.0, 0
 
     def __len__(self) -> int:
         return self._n
@@ -167,8 +168,8 @@ class TokenCodes:
         return Snapshot(self._bits, self._table, self._len, self._words, self._n)
 
     def probe_snapshot(self) -> Snapshot | None:
-        """:meth:`snapshot` for a chunk to come, or None when the last
-        look-up found under a tenth of its tokens in the table: ids new as a
+        """:meth:`snapshot` for a chunk to come, or None when under a tenth
+        of the last chunk's tokens were in the table: ids new as a
         rule (a qrels judging each document once), which a worker's probe
         would look for in vain before they are looked up again here."""
         return self.snapshot() if self._share < 0.9 else None
@@ -179,6 +180,10 @@ class TokenCodes:
         if not packed.size:
             return out
         self._coded += packed.size
+        # the share of the chunk's tokens that are new: none unless looked up
+        # (a chunk its worker's probe found whole), else what its look-up
+        # missed, over the whole chunk (not the rest the probe left)
+        self._share, self._chunk = 0.0, packed.size
         base = self._n
         short = packed.short
         if packed.found is not None and packed.words is not None and packed.hash is not None:
@@ -283,7 +288,7 @@ class TokenCodes:
 
     def _codes(self, lengths, words, h) -> np.ndarray:
         codes, missing, empty = self._lookup(lengths, words, h)
-        self._share = missing.size / max(h.size, 1)
+        self._share = missing.size / max(self._chunk, h.size, 1)
         while missing.size:
             hm = h[missing]
             s = np.sort(hm)
