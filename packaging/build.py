@@ -47,6 +47,10 @@ KNOWN_WARNINGS = [
         "setuptools is left out of the bundle on purpose (the spec's excludes)",
     ),
     (
+        re.compile(r'Hidden import "xml\.sax\.(xmlreader|expatreader)" not found'),
+        "PyInstaller's xml hook names xml.sax's parsers; xml.sax is left out (the spec)",
+    ),
+    (
         re.compile(r"Library not found: could not resolve 'lib(gtk|gdk)-3"),
         "the GTK theme plugin's libraries: that plugin is left out (the spec)",
     ),

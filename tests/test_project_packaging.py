@@ -4,6 +4,7 @@ as its package data), the version is written once, and nothing of ours is
 importable as ``core``.  .ci/run also builds the wheel, installs it into a fresh
 virtual environment and runs the demo and the app's smoke test from it."""
 
+import json
 import os
 import re
 import shutil
@@ -317,3 +318,61 @@ def test_the_packaged_desktop_entry_names_the_package_command():
     assert [ln for ln in source if not ln.startswith(("Exec=", "TryExec="))] == [
         ln for ln in text.splitlines() if not ln.startswith(("Exec=", "TryExec="))
     ]
+
+
+#: what the frozen app does, in one process: the command line and the window
+#: imported, the significance tests of compare, a figure saved in each format
+#: as the figures are (the PDF's font subset by fontTools), a PNG and a JPEG read
+_WORKLOAD = """
+import io, json, os, sys
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+import numpy as np
+import PIL.Image
+import scipy.stats
+import shrec_eval.cli.commands, shrec_eval.outputs.report, shrec_eval.shapes.thumbnails
+import shrec_gui.window.main
+import matplotlib
+from matplotlib.figure import Figure
+rng = np.random.default_rng(0)
+a, b = rng.random(20), rng.random(20)
+scipy.stats.ttest_rel(a, b); scipy.stats.wilcoxon(a, b)
+scipy.stats.permutation_test((a, b), lambda x, y: np.mean(x - y), permutation_type="samples",
+                             n_resamples=50)
+scipy.stats.bootstrap((a,), np.mean, n_resamples=50)
+with matplotlib.rc_context({"font.family": "DejaVu Sans", "pdf.fonttype": 42}):
+    for fmt in ("pdf", "svg", "png"):
+        fig = Figure()
+        fig.add_subplot().plot([0, 1], [1, 0], label="run é")
+        fig.legend(); fig.savefig(io.BytesIO(), format=fmt)
+for fmt in ("PNG", "JPEG"):
+    buf = io.BytesIO(); PIL.Image.new("RGB", (8, 8)).save(buf, format=fmt)
+    PIL.Image.open(io.BytesIO(buf.getvalue())).load()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _never_imported() -> list[str]:
+    """The spec's NEVER_IMPORTED list (with the names it is made of)."""
+    spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
+    scope: dict = {}
+    for name in ("FONTTOOLS_TABLES", "PIL_PLUGINS", "NEVER_IMPORTED"):
+        (code,) = re.findall(rf"^{name} = [\[(].*?^[\])]\n", spec, re.M | re.S)
+        exec(code, scope)
+    return scope["NEVER_IMPORTED"]
+
+
+def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
+    """The bundle leaves out what no process of the app imported over every
+    feature (the spec's NEVER_IMPORTED, from a trace of all of them): the
+    app's and the command line's modules, the significance tests, a figure in
+    each format and the thumbnails' image reading still import none of them.
+    A change that needs one takes it off the list, or the frozen app fails."""
+    left_out = _never_imported()
+    assert {"asyncio", "matplotlib.pyplot", "fontTools.ttLib.tables.C_F_F__2"} <= set(left_out)
+    p = subprocess.run(
+        [sys.executable, "-c", _WORKLOAD], capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    imported = json.loads(p.stdout.splitlines()[-1])
+    assert "fontTools.subset" in imported and "scipy.stats" in imported  # the workload ran
+    assert [m for m in imported if any(m == x or m.startswith(x + ".") for x in left_out)] == []
