@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-#: one process builds the bundle for all of them (conftest runs pytest-xdist
-#: with --dist loadgroup): under --dist load two processes each built it
-pytestmark = [pytest.mark.bundle, pytest.mark.xdist_group("bundle")]
+#: one process builds the bundle for all of them: they are one group of
+#: tests/tiers.py's GROUPS, which conftest's scheduler keeps together (under
+#: --dist load, or xdist's own loadgroup under pytest 9.2, each process built it)
+pytestmark = [pytest.mark.bundle]
 ROOT = Path(__file__).resolve().parents[1]
 
 
