@@ -273,21 +273,40 @@ def pytest_cmdline_main(config):
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadgroup``, the tests of a group of ``tests/tiers.py``'s
-    GROUPS go to one process as one unit of work, the largest first (the
-    bundle's: built once, from the start of the run); every other test is a
-    unit of its own, as xdist's loadgroup shares them out.  xdist's own
+    GROUPS go to one process as one unit of work, handed out first (the
+    bundle's: built once, from the start of the run); so do the tests of a
+    module that makes a fixture once for them (``shares_a_module_fixture``:
+    the demo scored in a window, a cluster), made then in one process, not
+    in each; every other test is a unit of its own, as xdist's loadgroup
+    shares them out (the largest units first).  xdist's own
     grouping reads a suffix it writes on node ids, which pytest 9.2 no
     longer keeps (pytest-xdist issue 1386): the bundle's tests were spread
     over the processes, each building the bundle."""
     if config.getvalue("dist") != "loadgroup":
         return None
+    from pathlib import Path
+
     import tiers
     from xdist.scheduler import LoadGroupScheduling
 
     class TierGroups(LoadGroupScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             name = tiers.group(nodeid)
-            return f"group:{name}" if name else super()._split_scope(nodeid)
+            if name:
+                return f"group:{name}"
+            module = nodeid.split("::", 1)[0]
+            if tiers.shares_a_module_fixture(Path(config.rootpath, module)):
+                return f"module:{module}"
+            return super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the groups first, then xdist's order (the largest first)
+                self.ordered = True
+                for scope in [s for s in self.workqueue if s.startswith("group:")][::-1]:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return TierGroups(config, log)
 

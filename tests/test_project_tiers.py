@@ -126,10 +126,11 @@ def test_the_bundle_tests_are_one_group():
 def test_a_group_runs_in_one_process_first_over_several(tmp_path):
     """``pytest -n 2 --dist loadgroup`` (README's command; conftest gives
     ``--dist loadgroup`` by itself, as the test above checks) with this
-    suite's conftest (as a plugin) on a folder of
-    its own: the tests of the bundle's module (a group of tests/tiers.py),
-    spread among others, all run in one process, before any other test there;
-    the others are shared out over both processes."""
+    suite's conftest (as a plugin) on a folder of its own: the tests of the
+    bundle's module (a group of tests/tiers.py), spread among others, all run
+    in one process, before any other test there; a module's fixture made
+    once for its tests is made once, its tests in one process; the others
+    are shared out over both processes."""
     folder = tmp_path / "suite"
     folder.mkdir()
     record = (
@@ -142,6 +143,14 @@ def test_a_group_runs_in_one_process_first_over_several(tmp_path):
     (folder / "test_app_a.py").write_text(record.format(n=6))
     (folder / "test_project_bundle.py").write_text(record.format(n=5))
     (folder / "test_shapes_z.py").write_text(record.format(n=6))
+    # a module whose fixture is made once for its tests: made in one process
+    (folder / "test_app_m.py").write_text(
+        record.format(n=6).replace("def test_x(i):", "def test_x(i, made):")
+        + "@pytest.fixture(scope='module')\n"
+        "def made():\n"
+        "    with open(pathlib.Path(__file__).parent.parent / 'made.txt', 'a') as fh:\n"
+        "        fh.write('made\\n')\n"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
     p = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "--full", "-n", "2"]
@@ -154,7 +163,9 @@ def test_a_group_runs_in_one_process_first_over_several(tmp_path):
     )
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     ran = [line.split() for line in (tmp_path / "ran.txt").read_text().splitlines()]
-    assert len(ran) == 17
+    assert len(ran) == 23
+    assert (tmp_path / "made.txt").read_text() == "made\n"
+    assert len({w for w, m in ran if m == "test_app_m"}) == 1, ran
     bundle = {w for w, m in ran if m == "test_project_bundle"}
     assert len(bundle) == 1, ran
     (worker,) = bundle

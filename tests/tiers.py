@@ -225,6 +225,24 @@ def group(node_id: str) -> str | None:
     return GROUPS.get(node_id.split("::", 1)[0].rsplit("/", 1)[-1])
 
 
+#: a test module's source that makes a fixture once per module (its own,
+#: or conftest's ``demo``: the demo scored in a window)
+_MODULE_FIXTURE = re.compile(r"scope=[\"']module[\"']|\bdef \w+\([^)]*\bdemo\b")
+
+
+@functools.cache
+def shares_a_module_fixture(path) -> bool:
+    """Whether a test module makes a fixture once for its tests (a window
+    with the demo scored, a cluster, a contest written): over several
+    processes its tests are one unit of work (conftest's scheduler), so
+    that one process makes it, not each process given some of its tests."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return bool(_MODULE_FIXTURE.search(fh.read()))
+    except OSError:
+        return False
+
+
 def subject(file_name: str) -> str | None:
     """The subject of a test file, from its name (None: not a test file of a subject)."""
     return next((s for p, s in SUBJECTS.items() if file_name.startswith(p)), None)
