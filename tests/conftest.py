@@ -192,6 +192,8 @@ def pytest_collection_modifyitems(config, items):
         fn = getattr(item, "function", None)
         for marker in sorted(tiers.needs(file_name, fn, getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
+        if tiers.group(item.nodeid):
+            item.add_marker(pytest.mark.xdist_group(tiers.group(item.nodeid)))
         own = {m.name for m in item.iter_markers()}
         if tiers.is_slow(file_name, getattr(fn, "__name__", item.name), own, item.name):
             item.add_marker("slow")
@@ -266,6 +268,47 @@ def pytest_cmdline_main(config):
         # tests of one xdist_group (the bundle's: one build for all of them)
         # go to one process; the others are shared out as --dist load does
         config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadgroup``, the tests of a group of ``tests/tiers.py``'s
+    GROUPS go to one process as one unit of work, handed out first (the
+    bundle's: built once, from the start of the run); so do the tests of a
+    module that makes a fixture once for them (``shares_a_module_fixture``:
+    the demo scored in a window, a cluster), made then in one process, not
+    in each; every other test is a unit of its own, as xdist's loadgroup
+    shares them out (the largest units first).  xdist's own
+    grouping reads a suffix it writes on node ids, which pytest 9.2 no
+    longer keeps (pytest-xdist issue 1386): the bundle's tests were spread
+    over the processes, each building the bundle."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from pathlib import Path
+
+    import tiers
+    from xdist.scheduler import LoadGroupScheduling
+
+    class TierGroups(LoadGroupScheduling):
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            name = tiers.group(nodeid)
+            if name:
+                return f"group:{name}"
+            module = nodeid.split("::", 1)[0]
+            if tiers.shares_a_module_fixture(Path(config.rootpath, module)):
+                return f"module:{module}"
+            return super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the groups first, then xdist's order (the largest first)
+                self.ordered = True
+                for scope in [s for s in self.workqueue if s.startswith("group:")][::-1]:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return TierGroups(config, log)
 
 
 def pytest_report_header(config):

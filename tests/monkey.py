@@ -135,7 +135,8 @@ class Monkey:
         for top in self.win.menuBar().actions():
             if top.menu() is not None:
                 walk(top.menu(), top.text())
-        return [(p, a) for p, a in out if a is not self.win_quit_action()]
+        quit_action = self.win_quit_action()  # once (a search of the window's actions)
+        return [(p, a) for p, a in out if a is not quit_action]
 
     def win_quit_action(self):
         for a in self.win.findChildren(type(self.win.menus.undo_action)):
@@ -203,8 +204,14 @@ class Monkey:
             popup = completer.popup() if completer is not None else None
             shown = False
             if popup is not None:
-                deadline = time.monotonic() + 2.0  # (a busy machine shows it late)
-                while time.monotonic() < deadline and not popup.isVisible():
+                # up to 2 s for it (a busy machine shows it late), none when the
+                # completer has the text and no suggestion for it: no popup comes
+                deadline = time.monotonic() + 2.0
+                while (
+                    time.monotonic() < deadline
+                    and not popup.isVisible()
+                    and not _nothing_to_suggest(completer, edit)
+                ):
                     self.spin(10)
                 shown = popup.isVisible()
             if shown:
@@ -412,6 +419,13 @@ def _type(widget, text: str) -> None:
             QApplication.sendEvent(
                 widget, QKeyEvent(kind, Qt.Key.Key_unknown, Qt.KeyboardModifier.NoModifier, ch)
             )
+
+
+def _nothing_to_suggest(completer, edit) -> bool:
+    """Whether the completer has seen the line edit's text and holds no
+    suggestion for it: then its popup stays hidden (Qt shows it, or hides
+    it, while it handles the key that changed the text)."""
+    return completer.completionPrefix() == edit.text() and completer.completionCount() == 0
 
 
 def _point(x: int, y: int):

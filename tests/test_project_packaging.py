@@ -15,6 +15,7 @@ import zipfile
 from fnmatch import fnmatch
 from pathlib import Path
 
+import pytest
 import shrec_eval
 from shrec_eval.resources import demo_manifest, resource_path
 
@@ -376,3 +377,50 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     imported = json.loads(p.stdout.splitlines()[-1])
     assert "fontTools.subset" in imported and "scipy.stats" in imported  # the workload ran
     assert [m for m in imported if any(m == x or m.startswith(x + ".") for x in left_out)] == []
+
+
+def test_the_debs_depends_asks_dpkg_once_and_names_each_librarys_package(tmp_path, monkeypatch):
+    """packaging/deb.py's Depends: the package of each system library a
+    bundle's file loads, by the path the loader found it at or its real
+    file (libpcre2-8.so.0 is known to dpkg by its real name only), with
+    one dpkg -S for all of them (one per path took 10 s of the .deb's build:
+    each reads dpkg's whole database)."""
+    if shutil.which("dpkg") is None or shutil.which("ldd") is None:
+        pytest.skip("needs dpkg and ldd (Debian or Ubuntu)")
+    sys.path.insert(0, str(ROOT / "packaging"))
+    try:
+        import deb
+    finally:
+        sys.path.pop(0)
+    ls = Path(shutil.which("ls")).resolve()
+    needs = subprocess.run(["ldd", str(ls)], capture_output=True, text=True).stdout
+    if "libselinux.so.1" not in needs or "libpcre2-8.so.0" not in needs:
+        pytest.skip("this system's ls loads no libselinux")
+    bundle = tmp_path / "bundle"
+    (bundle / "_internal").mkdir(parents=True)
+    shutil.copyfile(ls, bundle / "tool")
+    (bundle / "data.txt").write_text("not a library")
+    asked = []
+    run = subprocess.run
+
+    def counted(cmd, *a, **k):
+        if list(cmd[:2]) == ["dpkg", "-S"]:
+            asked.append(cmd[2:])
+        return run(cmd, *a, **k)
+
+    monkeypatch.setattr(deb.subprocess, "run", counted)
+    deps = deb.depends(bundle)
+    assert len(asked) == 1
+    assert deps[0].startswith("libc6 (>= ") and "libc6" not in deps[1:]
+    assert {"libselinux1", "libpcre2-8-0"} <= set(deps)
+    assert set(deb.PLATFORM_PACKAGES) <= set(deps)
+    assert deps[1:] == sorted(deps[1:])
+    # each package as dpkg -S names it for the library's path, or its real file's
+    libraries = (("libselinux.so.1", "libselinux1"), ("libpcre2-8.so.0", "libpcre2-8-0"))
+    for soname, package in libraries:
+        path = re.search(rf"{re.escape(soname)} => (\S+)", needs).group(1)
+        owners = [
+            run(["dpkg", "-S", p], capture_output=True, text=True).stdout.split(":", 1)[0]
+            for p in (path, str(Path(path).resolve()))
+        ]
+        assert next(o for o in owners if o) == package

@@ -4,6 +4,9 @@ files stays in one process."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -111,7 +114,61 @@ def test_several_processes_keep_an_xdist_group_together(cores):
 
 
 def test_the_bundle_tests_are_one_group():
-    import test_project_bundle
+    import tiers
 
-    marks = {m.name: m for m in test_project_bundle.pytestmark}
-    assert marks["xdist_group"].args == ("bundle",)
+    assert tiers.GROUPS["test_project_bundle.py"] == "bundle"
+    assert tiers.group("tests/test_project_bundle.py::test_x") == "bundle"
+    assert tiers.group("tests/test_project_bundle.py::test_x@bundle") == "bundle"  # xdist's own
+    assert tiers.group("tests/test_project_bundle_x" + ".py::test_x") is None  # another module
+    assert tiers.group("tests/test_cli.py::test_project_bundle.py") is None
+
+
+def test_a_group_runs_in_one_process_first_over_several(tmp_path):
+    """``pytest -n 2 --dist loadgroup`` (README's command; conftest gives
+    ``--dist loadgroup`` by itself, as the test above checks) with this
+    suite's conftest (as a plugin) on a folder of its own: the tests of the
+    bundle's module (a group of tests/tiers.py), spread among others, all run
+    in one process, before any other test there; a module's fixture made
+    once for its tests is made once, its tests in one process; the others
+    are shared out over both processes."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    record = (
+        "import os, pathlib, pytest\n"
+        "@pytest.mark.parametrize('i', range({n}))\n"
+        "def test_x(i):\n"
+        "    with open(pathlib.Path(__file__).parent.parent / 'ran.txt', 'a') as fh:\n"
+        "        fh.write(f\"{{os.environ['PYTEST_XDIST_WORKER']}} {{__name__}}\\n\")\n"
+    )
+    (folder / "test_app_a").with_suffix(".py").write_text(record.format(n=6))
+    (folder / "test_project_bundle.py").write_text(record.format(n=5))
+    (folder / "test_shapes_z").with_suffix(".py").write_text(record.format(n=6))
+    # a module whose fixture is made once for its tests: made in one process
+    (folder / "test_app_m").with_suffix(".py").write_text(
+        record.format(n=6).replace("def test_x(i):", "def test_x(i, made):")
+        + "@pytest.fixture(scope='module')\n"
+        "def made():\n"
+        "    with open(pathlib.Path(__file__).parent.parent / 'made.txt', 'a') as fh:\n"
+        "        fh.write('made\\n')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
+    p = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "--full", "-n", "2"]
+        + ["--dist", "loadgroup", "-p", "no:cacheprovider", "--rootdir", str(folder), str(folder)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    ran = [line.split() for line in (tmp_path / "ran.txt").read_text().splitlines()]
+    assert len(ran) == 23
+    assert (tmp_path / "made.txt").read_text() == "made\n"
+    assert len({w for w, m in ran if m == "test_app_m"}) == 1, ran
+    bundle = {w for w, m in ran if m == "test_project_bundle"}
+    assert len(bundle) == 1, ran
+    (worker,) = bundle
+    mine = [m for w, m in ran if w == worker]
+    assert mine[:5] == ["test_project_bundle"] * 5, ran
+    assert {w for w, _ in ran} == {"gw0", "gw1"}

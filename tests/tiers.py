@@ -184,6 +184,15 @@ SLOW = {
     ),
 }
 
+#: test modules whose tests share one process over several (pytest-xdist's
+#: ``--dist loadgroup``, which conftest gives): a module fixture too costly
+#: to make in each process.  conftest's scheduler groups them by the file's
+#: name (xdist's own ``xdist_group`` suffix on node ids is lost under pytest
+#: 9.2, pytest-xdist issue 1386) and hands the largest group out first
+GROUPS = {
+    "test_project_bundle.py": "bundle",  # the bundle, built once (5 minutes of both cores)
+}
+
 #: what a test's source (or its module's helpers it calls) shows it needs
 _NEEDS = {
     "subprocess": re.compile(r"\bsubprocess\.|\bsys\.executable\b|\bPopen\b"),
@@ -207,6 +216,31 @@ def examples(n: int) -> int:
     from hypothesis import settings
 
     return max(2, round(n * settings.default.max_examples / 100))
+
+
+def group(node_id: str) -> str | None:
+    """The group of :data:`GROUPS` a test belongs to, from its node id
+    (``tests/test_project_bundle.py::test_x``, with or without xdist's
+    ``@group`` suffix), or None."""
+    return GROUPS.get(node_id.split("::", 1)[0].rsplit("/", 1)[-1])
+
+
+#: a test module's source that makes a fixture once per module (its own,
+#: or conftest's ``demo``: the demo scored in a window)
+_MODULE_FIXTURE = re.compile(r"scope=[\"']module[\"']|\bdef \w+\([^)]*\bdemo\b")
+
+
+@functools.cache
+def shares_a_module_fixture(path) -> bool:
+    """Whether a test module makes a fixture once for its tests (a window
+    with the demo scored, a cluster, a contest written): over several
+    processes its tests are one unit of work (conftest's scheduler), so
+    that one process makes it, not each process given some of its tests."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return bool(_MODULE_FIXTURE.search(fh.read()))
+    except OSError:
+        return False
 
 
 def subject(file_name: str) -> str | None:
