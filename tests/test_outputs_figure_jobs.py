@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -82,6 +83,50 @@ def test_a_figure_job_carries_no_per_query_values(tmp_path):
     (jobs_small, result_small), (jobs_large, result_large) = sizes
     assert result_large > 3 * result_small  # what stays here grows with the queries
     assert jobs_large < 1.1 * jobs_small  # what is sent does not
+
+
+#: what a drawing process imports, as spawned: the module of its start
+#: (figure_jobs._ready), then the jobs it gets and the function drawing them
+DRAWING_PROCESS = r"""
+import pickle, sys, zlib
+from shrec_eval.outputs.figure_jobs import _ready, figure_files
+jobs = pickle.loads(open(sys.argv[1], "rb").read())
+files = {}
+for job in jobs:
+    files.update(figure_files(job))
+project = sorted({m.split(".")[1] for m in sys.modules if m.startswith("shrec_eval.")})
+print(" ".join(project))
+print(" ".join(f"{name}={zlib.crc32(data)}" for name, data in sorted(files.items())))
+"""
+
+
+def test_a_drawing_process_imports_matplotlib_and_the_figures_not_the_registry(tmp_path):
+    """A report's figure jobs name their measures and curves as text: the
+    process drawing them imports the figures' modules (outputs, with names
+    and errors), never the measures, profiles, readers or options (a third
+    of its import, paid twice a report), and draws the same files."""
+    _, results = _scored(tmp_path, n_runs=2)
+    jobs = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn", formats=("svg",))
+    (tmp_path / "jobs.pickle").write_bytes(pickle.dumps(jobs))
+    out = subprocess.run(
+        [sys.executable, "-c", DRAWING_PROCESS, str(tmp_path / "jobs.pickle")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    imported = set(out[0].split())
+    assert {"outputs", "model", "errors"} <= imported
+    assert not imported & {"scoring", "profiles", "reading", "options", "choices", "kernels"}
+    # the same files as the figure functions draw here from the results
+    here = {
+        "figures/precision_recall.svg": F.curve_figure(results, "pr", F.PRESETS["column"]),
+        "figures/ndcg.svg": F.curve_figure(results, "ndcg", F.PRESETS["column"]),
+        "figures/measure_bars.svg": F.bars_figure(results, F.PRESETS["column"]),
+        "figures/class_heatmap.svg": F.heatmap_figure(results, "nn", F.PRESETS["column"]),
+    }
+    assert out[1].split() == [
+        f"{name}={zlib.crc32(F.figure_bytes(fig, 'svg'))}" for name, fig in sorted(here.items())
+    ]
 
 
 def _count(monkeypatch, owner, name) -> list:

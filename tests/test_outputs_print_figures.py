@@ -19,8 +19,7 @@ from print_contest import classes55, demo_scored
 from shrec_eval.cli.parser import main
 from shrec_eval.outputs import figure_style
 from shrec_eval.outputs import figures as F
-from shrec_eval.outputs.figure_jobs import report_figures
-from shrec_eval.outputs.figures import PRESETS, figure_bytes
+from shrec_eval.outputs.figures import PRESETS, figure_bytes, report_figures
 from shrec_eval.outputs.report import write_report
 
 

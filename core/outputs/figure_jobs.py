@@ -3,15 +3,19 @@
 The figures were four fifths of a report's time: four figures, each laid
 out and saved as PDF, SVG and PNG by matplotlib, in Python, one after the
 other.  Here each figure is a :class:`~.figure_data.FigureJob` (made by
-:func:`.figures.report_figure_jobs`): the figure function of :mod:`.figures`,
-what it draws from (:class:`~.figure_data.FigureRun`: the few numbers of
+:func:`.figures.report_figure_jobs`): a drawing function of
+:mod:`.figure_plots`, what it draws from (:class:`~.figure_data.FigureRun`: the few numbers of
 each run's results a report figure shows, small whatever the number of
 queries) and its settings; :func:`figure_files` draws it and gives the bytes
 of its files.  :class:`FigureDrawers` are helper processes (spawned, Qt-free,
 dying with their parent: :mod:`shrec_eval.model.parent_watch`) that the
 command line starts before it scores (their import of matplotlib is done by
 the time the figures are wanted) and the app when a report is asked for;
-they draw while the caller makes the tables and the gallery.  Without
+they draw while the caller makes the tables and the gallery.  What such a
+process imports is matplotlib and the figures' own modules (this one,
+:mod:`.figure_data`, :mod:`.figure_plots`, :mod:`.figure_style`,
+:mod:`.palette`): the jobs name their measures as text, so that the
+measure registry, the profiles and the readers stay out of it.  Without
 drawers the jobs run in this process, one after the other: the same
 function, the same bytes.
 """
@@ -25,9 +29,8 @@ from typing import TYPE_CHECKING
 
 from ..model.parent_watch import die_with_parent
 from .figure_data import FigureJob
-from .figure_style import FigurePreset, figure_bytes
-from .figures import report_figure_jobs
-from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook
+from .figure_style import figure_bytes
+from .palette import REPORT_FIGURES
 
 if TYPE_CHECKING:  # annotations only (the pool is imported when made)
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -46,8 +49,8 @@ def figure_files(job: FigureJob) -> dict[str, bytes]:
 def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
     matplotlib's drawing and file modules imported now (about a second),
-    while its parent still scores (the jobs' functions, :mod:`.figures`,
-    came with this module, which the process imported to find this one)."""
+    while its parent still scores (the jobs' functions, :mod:`.figure_plots`,
+    come with the first job)."""
     die_with_parent()
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.backends.backend_pdf  # noqa: F401
@@ -149,21 +152,3 @@ def draw_figures(
         return out
 
     return files
-
-
-def report_figures(
-    results: Sequence,
-    preset: FigurePreset,
-    *,
-    rank_key: str,
-    names: Sequence[str] | None = None,
-    looks: Sequence[RunLook] | None = None,
-    formats: Sequence[str] = FIGURE_FORMATS,
-    drawers: FigureDrawers | None = None,
-) -> dict[str, bytes]:
-    """File name (``figures/NAME.FMT``) -> bytes of the report's figures
-    (:func:`report_figure_jobs`), drawn by ``drawers`` when given, else here."""
-    jobs = report_figure_jobs(
-        results, preset, rank_key=rank_key, names=names, looks=looks, formats=formats
-    )
-    return draw_figures(jobs, drawers)()

@@ -22,7 +22,9 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..scoring.measures import CURVES, measure_by_key
-from .figure_data import FigureJob, FigureRun
+from .figure_data import FigureAxes, FigureJob, FigureMeasure, FigureRun
+from .figure_jobs import FigureDrawers, draw_figures
+from .figure_plots import class_matrix, draw_bars, draw_curves, draw_heatmap  # noqa: F401
 from .figure_style import (  # noqa: F401
     BAR_COLOURS,
     CM,
@@ -58,7 +60,6 @@ from .palette import (
     contrast_ratio,
     grade_colour,
     grade_words,
-    hex_colour,
     text_colour,
 )
 
@@ -84,6 +85,14 @@ __all__ = [
 # -- the figures ----------------------------------------------------------------------------
 
 
+def curve_axes(key: str) -> FigureAxes:
+    """What a figure writes of the registry's curve ``key``."""
+    curve = next((c for c in CURVES if c.key == key), None)
+    if curve is None:
+        raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
+    return FigureAxes.of(curve)
+
+
 def curve_figure(
     results: Sequence,
     key: str,
@@ -100,62 +109,15 @@ def curve_figure(
     it); a line and markers per run in its look (colour, marker and line
     style, readable in grey; ``looks``: each run's, by default by its place
     among ``results``)."""
-    p = preset.checked()
-    curve = next((c for c in CURVES if c.key == key), None)
-    if curve is None:
-        raise OptionsError(f"unknown curve {key!r}; known: {', '.join(c.key for c in CURVES)}")
-    names, looks = names_looks(results, names, looks, p)
-    if query_class is not None and title is None:
-        title = f"{curve.label}, class {figure_names([query_class], p)[0]}"
-    with rc_context(p):
-        fig = new_figure(p)
-        ax = fig.add_subplot()
-        style_axes(ax, p)
-        handles = []
-        top = 0.0
-        for i, r in enumerate(results):
-            c = r.curves.get(key)
-            if c is None:
-                continue
-            x, y = np.asarray(c.x, float), np.asarray(c.mean, float)
-            if query_class is not None:
-                g = r.classes
-                if query_class not in g.names:
-                    continue
-                y = np.asarray(g.means(c.per_query)[g.names.index(query_class)], float)
-            first, every = looks[i].marks(len(x))
-            (line,) = ax.plot(
-                x,
-                y,
-                linewidth=p.line_pt,
-                markersize=p.font_pt * 0.45,
-                markevery=(first, every) if every > 1 else None,
-                markeredgewidth=p.thin_pt,
-                # the limits hold every point: a marker on them drawn whole, not
-                # half cut by the axes
-                clip_on=False,
-                **run_style(looks[i]),
-            )
-            handles.append((line, names[i]))
-            if np.isfinite(y).any():
-                top = max(top, float(np.nanmax(y)))
-        ax.set_xlabel(curve.x_label)
-        ax.set_ylabel(curve.y_label)
-        if title:
-            ax.set_title(wrap_text(title, p.size_pt[0] - 2 * p.font_pt, p))
-        if key == "pr" or curve.y_label.startswith("N") or key == "f":
-            ax.set_ylim(0, 1.02)
-        else:
-            ax.set_ylim(0, top * 1.05 if top > 0 else 1)
-        if key == "pr":
-            ax.set_xlim(0, 1)
-        elif len(results) and key in results[0].curves:
-            xs = np.asarray(results[0].curves[key].x, float)
-            ax.set_xlim(xs.min() if key.endswith("recall") else 0, xs.max())
-        if handles:
-            place_legend(fig, ax, [h for h, _ in handles], [n for _, n in handles], p)
-        freeze_layout(fig)
-    return fig
+    return draw_curves(
+        results,
+        curve_axes(key),
+        preset,
+        names=names,
+        looks=looks,
+        title=title,
+        query_class=query_class,
+    )
 
 
 def bars_figure(
@@ -169,50 +131,15 @@ def bars_figure(
     """The SHREC summary chart: for each run (in the given order) a group of
     bars, one per measure (short labels in the legend); run names under the
     groups, turned when they would overlap."""
-    p = preset.checked()
-    names, _ = names_looks(results, names, None, p)
+    keys, measures = bar_measures(results, keys)
+    return draw_bars(results, preset, keys, measures, names=names, title=title)
+
+
+def bar_measures(results: Sequence, keys: Sequence[str]) -> tuple[list[str], list[FigureMeasure]]:
+    """The ``keys`` of the bars that every run has, and their measures."""
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
     keys = [k for k in keys if results and all(k in r.keys for r in results)]
-    measures = [measure_by_key(k, ranks) for k in keys]
-    vals = np.array(
-        [[np.nan if r.mean(k) is None else r.mean(k) for k in keys] for r in results], float
-    ).reshape(len(results), len(keys))
-    with rc_context(p):
-        fig = new_figure(p)
-        ax = fig.add_subplot()
-        style_axes(ax, p)
-        ax.grid(False, axis="x")
-        n = max(len(keys), 1)
-        width = 0.8 / n
-        x = np.arange(len(results), dtype=float)
-        hatches = ("", "///", "...", "\\\\\\", "xx", "--", "++")
-        handles = []
-        for j, m in enumerate(measures):
-            ok = np.isfinite(vals[:, j])
-            bars = ax.bar(
-                x[ok] + (j - (n - 1) / 2) * width,
-                vals[ok, j],
-                width=width * 0.92,
-                color=BAR_COLOURS[j % len(BAR_COLOURS)],
-                hatch=hatches[j % len(hatches)] or None,
-                edgecolor="white",
-                linewidth=p.thin_pt * 0.5,
-            )
-            handles.append((bars, m.short or m.label))
-        ax.set_xticks(x, names)
-        ax.set_xlim(-0.5, len(results) - 0.5)
-        counts = any(m.is_count for m in measures)
-        top = np.nanmax(vals) if np.isfinite(vals).any() else 1.0
-        ax.set_ylim(0, max(1.0, float(top)) * (1.0 if counts else 1.02))
-        ax.set_ylabel("Mean over queries" if not counts else "Mean over queries (counts too)")
-        if title:
-            ax.set_title(title)
-        turn_overlapping(fig, ax)
-        if handles:
-            place_legend(fig, ax, [h for h, _ in handles], [t for _, t in handles], p)
-            turn_overlapping(fig, ax)
-        freeze_layout(fig)
-    return fig
+    return keys, [FigureMeasure.of(measure_by_key(k, ranks)) for k in keys]
 
 
 #: the height of a strip in its run's row (the rest is the gap to the next)
@@ -299,19 +226,6 @@ def ranked_lists_figure(
     return fig
 
 
-def class_matrix(results: Sequence, key: str) -> tuple[list[str], np.ndarray]:
-    """Classes (in the assessment's order) x runs: the class means of
-    ``key`` (NaN where no query of the class defines it)."""
-    classes = list(dict.fromkeys(c for r in results for c in r.per_class))
-    m = np.full((len(classes), len(results)), np.nan)
-    for j, r in enumerate(results):
-        for i, c in enumerate(classes):
-            v = r.per_class.get(c, {}).get(key)
-            if v is not None:
-                m[i, j] = v
-    return classes, m
-
-
 def heatmap_figure(
     results: Sequence,
     key: str,
@@ -327,89 +241,11 @@ def heatmap_figure(
     in the cell where it fits (black or white text from the cell's
     luminance).  The figure is the preset's width and grows downwards with
     the classes: one text line and a half per class, so labels never overlap."""
-    from matplotlib import colormaps
-    from matplotlib.colors import Normalize
-
-    p = preset.checked()
-    names, _ = names_looks(results, names, None, p)
     ranks = results[0].options.ranks if results else (5, 10, 25, 50, 100)
-    measure = measure_by_key(key, ranks)
-    classes, mat = class_matrix(results, key)
-    classes = figure_names(classes, p)
-    if not classes:
-        raise OptionsError("the assessment has no query classes: there is no per-class heatmap")
-    ok = np.isfinite(mat)
-    lo, hi = (float(mat[ok].min()), float(mat[ok].max())) if ok.any() else (0.0, 1.0)
-    if hi - lo < 1e-9:
-        lo, hi = lo - 0.5, hi + 0.5
-    cmap = colormaps["viridis"] if measure.higher_is_better else colormaps["viridis_r"]
-    norm = Normalize(lo, hi)
-    rgba = cmap(norm(np.where(ok, mat, lo)))
-    rgba[~ok] = (*hex_colour(UNDEFINED_CELL), 1.0)
-    line = p.font_pt * 1.5 / 72  # inches per class row
-    with rc_context(p):
-        # the rows, then the run names (turned), title and colour bar
-        longest_run = max((text_width(n, p.font_pt) for n in names), default=0) / 72
-        extra = 2.2 * line + min(longest_run, p.size_in[0] * 0.5) + (line if title else 0)
-        height = max(p.size_in[1], len(classes) * line + extra)
-        fig = new_figure(p, height_cm=height / CM)
-        fig._shrec_matrix = mat  # classes x runs, as drawn
-        ax = fig.add_subplot()
-        ax.imshow(rgba, aspect="auto", interpolation="nearest")
-        ax.set_yticks(np.arange(len(classes)), classes)
-        ax.set_xticks(np.arange(len(results)), names)
-        ax.tick_params(labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.3)
-        ax.xaxis.tick_top()
-        for s in ax.spines.values():
-            s.set_linewidth(p.thin_pt)
-        from matplotlib.cm import ScalarMappable
-
-        bar = fig.colorbar(
-            ScalarMappable(norm=norm, cmap=cmap),
-            ax=ax,
-            location="bottom",
-            fraction=0.05,
-            aspect=30,
-            pad=0.01,
-        )
-        # the label is centred under the bar, as wide as the cells
-        longest_class = max(text_width(c, p.font_pt) for c in classes)
-        room = p.size_in[0] * 72 - longest_class - 3 * p.font_pt
-        bar.set_label(
-            wrap_text(f"{measure.short or measure.key} ({measure.label}), class mean", room, p)
-            + "\n"
-            + wrap_text(fmt_range(lo, hi, measure.higher_is_better), room, p),
-            fontsize=p.font_pt,
-        )
-        bar.ax.tick_params(labelsize=p.font_pt, width=p.thin_pt, length=p.font_pt * 0.3)
-        bar.outline.set_linewidth(p.thin_pt)
-        if title:
-            ax.set_title(title, fontsize=p.font_pt)
-        # turned names take height, not the cells' width; level ones where the
-        # widest fits a cell (estimated: the axes span the width left by the
-        # class names), checked once laid out
-        cell_room = (p.size_in[0] * 72 - longest_class - 3 * p.font_pt) / max(len(results), 1)
-        widest = max((text_width(n, p.font_pt) for n in names), default=0.0)
-        turn_overlapping(fig, ax, (0, 90) if widest + p.font_pt <= cell_room else (90,))
-        # the values in the cells where "0.00" fits the cell at the preset's size
-        box = ax.get_window_extent(renderer_of(fig))
-        cell_w = box.width / max(len(results), 1) / fig.dpi * 72  # points
-        fits = text_width("0.00", p.font_pt) * 1.15 <= cell_w
-        if cell_text if cell_text is not None else fits:
-            for i in range(len(classes)):
-                for j in range(len(results)):
-                    if ok[i, j]:
-                        ax.text(
-                            j,
-                            i,
-                            f"{mat[i, j]:.2f}",
-                            ha="center",
-                            va="center",
-                            fontsize=p.font_pt,
-                            color=text_colour(rgba[i, j]),
-                        )
-        freeze_layout(fig)
-    return fig
+    measure = FigureMeasure.of(measure_by_key(key, ranks))
+    return draw_heatmap(
+        results, key, measure, preset, names=names, title=title, cell_text=cell_text
+    )
 
 
 def report_figure_jobs(
@@ -425,30 +261,33 @@ def report_figure_jobs(
     in the given order (the report's ranking), each in its look (``looks``,
     in the same order): drawn from what they show of the results."""
     runs = [FigureRun.of(r) for r in results]
+    ranks = results[0].options.ranks
     formats = tuple(formats)
     curves = {"names": names, "looks": looks}
+    # a profile without a curve has no figure of it
     jobs = [
-        FigureJob("precision_recall", curve_figure, (runs, "pr", preset), curves, formats),
-        FigureJob("ndcg", curve_figure, (runs, "ndcg", preset), curves, formats),
+        FigureJob(name, draw_curves, (runs, curve_axes(key), preset), curves, formats)
+        for name, key in (("precision_recall", "pr"), ("ndcg", "ndcg"))
+        if any(key in r.curves for r in runs)
+    ]
+    bars = bar_measures(results, [k for k in SHREC_BARS if k in runs[0].keys] or [rank_key])
+    jobs.append(
         FigureJob(
             "measure_bars",
-            bars_figure,
-            (runs, preset, [k for k in SHREC_BARS if k in runs[0].keys] or [rank_key]),
+            draw_bars,
+            (runs, preset, *bars),
             {"names": names},
             formats,
             weight=2,  # names turned and laid out again till they fit
-        ),
-    ]
-    # a profile without a curve has no figure of it
-    jobs = [
-        j for j in jobs if j.draw is not curve_figure or any(j.args[1] in r.curves for r in runs)
-    ]
+        )
+    )
     if runs[0].per_class:
+        measure = FigureMeasure.of(measure_by_key(rank_key, ranks))
         jobs.append(
             FigureJob(
                 "class_heatmap",
-                heatmap_figure,
-                (runs, rank_key, preset),
+                draw_heatmap,
+                (runs, rank_key, measure, preset),
                 {"names": names},
                 formats,
                 # a text per cell; its PNG the largest
@@ -456,3 +295,21 @@ def report_figure_jobs(
             )
         )
     return jobs
+
+
+def report_figures(
+    results: Sequence,
+    preset: FigurePreset,
+    *,
+    rank_key: str,
+    names: Sequence[str] | None = None,
+    looks: Sequence[RunLook] | None = None,
+    formats: Sequence[str] = FORMATS,
+    drawers: FigureDrawers | None = None,
+) -> dict[str, bytes]:
+    """File name (``figures/NAME.FMT``) -> bytes of the report's figures
+    (:func:`report_figure_jobs`), drawn by ``drawers`` when given, else here."""
+    jobs = report_figure_jobs(
+        results, preset, rank_key=rank_key, names=names, looks=looks, formats=formats
+    )
+    return draw_figures(jobs, drawers)()
