@@ -345,9 +345,14 @@ with matplotlib.rc_context({"font.family": "DejaVu Sans", "pdf.fonttype": 42}):
         fig = Figure()
         fig.add_subplot().plot([0, 1], [1, 0], label="run é")
         fig.legend(); fig.savefig(io.BytesIO(), format=fmt)
-for fmt in ("PNG", "JPEG"):
-    buf = io.BytesIO(); PIL.Image.new("RGB", (8, 8)).save(buf, format=fmt)
+exif = PIL.Image.Exif(); exif[0x0131] = "camera"  # a JPEG's EXIF is read through TIFF's plugin
+for fmt, more in (("PNG", {}), ("JPEG", {}), ("JPEG", {"exif": exif})):
+    buf = io.BytesIO(); PIL.Image.new("RGB", (8, 8)).save(buf, format=fmt, **more)
     PIL.Image.open(io.BytesIO(buf.getvalue())).load()
+# a plot's right-click Export... -> "Matplotlib Window" (pyqtgraph's exporter)
+import pyqtgraph as pg, pyqtgraph.exporters
+app = pg.mkQApp(); plot = pg.PlotWidget(); plot.plot([0, 1], [1, 0])
+pyqtgraph.exporters.MatplotlibExporter(plot.getPlotItem()).export()
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -366,7 +371,8 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     """The bundle leaves out what no process of the app imported over every
     feature (the spec's NEVER_IMPORTED, from a trace of all of them): the
     app's and the command line's modules, the significance tests, a figure in
-    each format and the thumbnails' image reading still import none of them.
+    each format, the thumbnails' image reading (a JPEG with EXIF too) and a
+    plot's "Matplotlib Window" export still import none of them.
     A change that needs one takes it off the list, or the frozen app fails."""
     left_out = _never_imported()
     assert {"asyncio", "matplotlib.pyplot", "fontTools.ttLib.tables.C_F_F__2"} <= set(left_out)
