@@ -365,3 +365,100 @@ def test_a_table_keeps_its_tokens_words_lengths_and_slots_only():
     held = table._words.nbytes + table._len.nbytes + table._table.nbytes
     assert held <= kept < held + 20_000, (kept, held)
     assert (table.find(raw) == np.arange(len(raw))).all()
+
+
+def _weak_hash(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A hash of at most 16 values (two bits of the first byte and the
+    length): tokens of equal full 64-bit hashes all the time."""
+    h = (words[0] & np.uint64(3)) ^ lengths.astype(np.uint64)
+    return (h * np.uint64(0x9E3779B97F4A7C15)) & np.uint64(0xF000000000000000)
+
+
+@pytest.fixture
+def weak_hash(monkeypatch):
+    """The tables' hash made weak (the packing's and the look-up's alike)."""
+    from shrec_eval.reading.formats import keys, packed
+
+    monkeypatch.setattr(packed, "token_hash", _weak_hash)
+    monkeypatch.setattr(keys, "token_hash", _weak_hash)
+
+
+def test_tokens_of_one_hash_coded_in_order_of_first_occurrence(weak_hash):
+    """Tokens whose full hashes are equal ("a" and "e" here; "bb" has
+    another) are told apart by their bytes and coded in order of first
+    occurrence, one chunk at a time, in runs (looked up once per run) or
+    not, and probed ahead by a worker."""
+    table = TokenCodes()
+    assert table.codes(_packed([b"a", b"e", b"b", b"a"])).tolist() == [0, 1, 2, 0]
+    assert table.raw == [b"a", b"e", b"b"]
+    table = TokenCodes()
+    assert table.codes(_packed([b"a", b"e", b"bb", b"i", b"e"])).tolist() == [0, 1, 2, 3, 1]
+    snap = table.snapshot()
+    part = _packed([b"e", b"m", b"cc", b"q", b"bb", b"m"])
+    part.probe(snap)
+    assert table.codes(part).tolist() == [1, 4, 5, 6, 2, 4]
+    assert table.raw == [b"a", b"e", b"bb", b"i", b"m", b"cc", b"q"]
+    ids = [t for t in [b"x1", b"a", b"e", b"bb", b"a", b"i"] for _ in range(5)]
+    data = b"\n".join(ids) + b"\n"
+    starts = np.cumsum([0] + [len(t) + 1 for t in ids[:-1]])
+    ends = starts + np.array([len(t) for t in ids])
+    runs = Packed(data, padded(np.frombuffer(data, np.uint8)), starts, ends)
+    assert runs.heads is not None
+    table = TokenCodes()
+    assert table.codes(runs).tolist() == [c for c in [0, 1, 2, 3, 1, 4] for _ in range(5)]
+
+
+def test_tokens_of_one_hash_keep_one_code_each(weak_hash):
+    """A token added in a later round of the look-up (its hash met one of
+    a token new in the same chunk) goes into an empty slot, not over a
+    token already there: found again in the next chunk under its code."""
+    table = TokenCodes()
+    assert table.codes(_packed([b"zz"])).tolist() == [0]
+    assert table.codes(_packed([b"a", b"a", b"e"])).tolist() == [1, 1, 2]
+    assert table.codes(_packed([b"e", b"a", b"zz"])).tolist() == [2, 1, 0]
+    assert len(table) == 3 and table.raw == [b"zz", b"a", b"e"]
+    assert table.find([b"a", b"e", b"zz", b"i"]).tolist() == [1, 2, 0, -1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tokens_of_one_hash_equal_a_dict_over_chunks_probes_reserve_and_trim(weak_hash, seed):
+    """Against a dict, with most tokens sharing their full hash with others:
+    chunks in runs or not, probed ahead against tables as they were up to
+    three chunks earlier, room reserved after the first chunk, the table
+    trimmed between chunks: the same codes, in order of first occurrence,
+    and each distinct token one code (the table as long as the dict)."""
+    rng = random.Random(seed)
+    vocab = list(
+        dict.fromkeys(
+            rng.choice(ALPHABET[:2] + ALPHABET[4:]) + str(rng.randint(0, 99)).encode()
+            for _ in range(rng.choice([5, 40, 120]))
+        )
+    )
+    table, ref, pending = TokenCodes(), {}, []
+    lag, probe = rng.randint(0, 3), rng.random() < 0.7
+    for i in range(rng.randint(4, 10)):
+        part = [rng.choice(vocab) for _ in range(rng.choice([1, 2, 10, 60]))]
+        if not probe and rng.random() < 0.5:  # runs of one token
+            part = [t for t in part for _ in range(rng.randint(1, 9))]
+        data = b"\n".join(part) + b"\n"
+        starts = np.cumsum([0] + [len(t) + 1 for t in part[:-1]])
+        ends = starts + np.array([len(t) for t in part])
+        packed = Packed(data, padded(np.frombuffer(data, np.uint8)), starts, ends, runs=not probe)
+        pending.append((part, packed, table.snapshot() if probe else None))
+        while len(pending) > lag:
+            part, packed, snap = pending.pop(0)
+            if snap is not None:
+                packed.probe(snap)
+            want = [ref.setdefault(t, len(ref)) for t in part]
+            assert table.codes(packed).tolist() == want
+        if not i:
+            table.reserve(rng.choice([10, 1000, 100_000]))
+        if rng.random() < 0.3:
+            table.trim()
+    for part, packed, snap in pending:
+        if snap is not None:
+            packed.probe(snap)
+        assert table.codes(packed).tolist() == [ref.setdefault(t, len(ref)) for t in part]
+    table.trim()
+    assert len(table) == len(ref) and table.raw == list(ref)
+    assert table.find(vocab + [b"not-there"]).tolist() == [ref.get(t, -1) for t in vocab] + [-1]

@@ -215,7 +215,8 @@ class TokenCodes:
 
     def _first_occurrence_order(self, out: np.ndarray, base: int) -> None:
         """Renumber the codes new in this chunk by first occurrence (the
-        long tokens were coded after the short ones)."""
+        long tokens were coded after the short ones; tokens of one full hash
+        in rounds, :meth:`_codes`)."""
         new = np.flatnonzero(out >= base)
         codes, first = np.unique(out[new], return_index=True)
         order = codes[np.argsort(first, kind="stable")]
@@ -289,6 +290,7 @@ class TokenCodes:
     def _codes(self, lengths, words, h) -> np.ndarray:
         codes, missing, empty = self._lookup(lengths, words, h)
         self._share = missing.size / max(self._chunk, h.size, 1)
+        base, rounds = self._n, 0
         while missing.size:
             hm = h[missing]
             s = np.sort(hm)
@@ -299,9 +301,16 @@ class TokenCodes:
             _, first = np.unique(hm, return_index=True)
             new = missing[np.sort(first)]
             self._append(h[new], lengths[new], words[:, new])
-            found, left, _ = self._lookup(lengths[missing], words[:, missing], hm)
+            # the empty slots where the probes of those still missing ended
+            # now (those of the look-up before may hold a token added since)
+            found, left, empty = self._lookup(lengths[missing], words[:, missing], hm)
             codes[missing] = found
             missing = missing[left]
+            rounds += 1
+        if rounds > 1 or (rounds and missing.size):
+            # tokens of the same hash (a full 64-bit collision) added a round
+            # later than others met after them: coded again in order
+            self._first_occurrence_order(codes, base)
         return codes
 
     def _lookup(self, lengths, words, h):
