@@ -681,3 +681,41 @@ def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
     assert ax.get_title().endswith("class house")
     assert ax.get_position().height >= 0.45  # the legend takes no half of the figure
     assert fig.get_figheight() == pytest.approx(p.size_in[1])
+
+
+def test_a_plots_right_click_exports_as_its_buttons_do(demo, monkeypatch):
+    """Right-click on any plot of the window: its menu offers the app's
+    Export figure…/Export CSV… (the buttons' entries, through the app's
+    dialog and output gate), not pyqtgraph's Export... dialog, whose SVG
+    exporter fails on Qt 6's paths and which wrote files past the gate."""
+    calls = []
+    monkeypatch.setattr(
+        demo.exports, "export_plot_dialog", lambda kind, which: calls.append((which, kind))
+    )
+    which = {
+        demo.curves.plot: "curves",
+        demo.curves.bars.plot: "curves",
+        demo.ranked.plot: "ranked",
+        demo.significance.means_plot: "means",
+        demo.significance.h2h_plot: "h2h",
+        demo.per_class.plot: "class_pr",
+        demo.per_class.heat: "class_pr",  # the plot shown in the tab, as its buttons export
+    }
+    plots = demo.findChildren(pg.PlotWidget)
+    assert set(plots) == set(which)  # every plot of the window is one of these
+    broken = pg.exporters.SVGExporter(demo.curves.plot_item)
+    with pytest.raises(ValueError):  # why: pyqtgraph's own SVG exporter on Qt 6
+        broken.export(fileName=None, toBytes=True)
+    for plot, name in which.items():
+        menu = plot.scene().getContextMenus(SimpleNamespace(acceptedItem=plot.getPlotItem()))
+        texts = [a.text() for a in menu]
+        assert texts == (
+            ["Export figure…"] if name == "ranked" else ["Export figure…", "Export CSV…"]
+        )
+        for action in menu:
+            action.trigger()
+    assert calls == [
+        (name, kind)
+        for name in which.values()
+        for kind in (["figure"] if name == "ranked" else ["figure", "csv"])
+    ]

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QAction, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -156,14 +156,28 @@ def searchable_combo() -> QComboBox:
     return combo
 
 
-def export_buttons(emit, csv: bool = True) -> list[QPushButton]:
+def export_buttons(emit, csv: bool = True, plots=()) -> list[QPushButton]:
     """The export buttons of a plot: a figure (PNG, SVG or PDF, asked in the
-    export dialog) and the plotted data as CSV; ``emit(kind)`` on click."""
+    export dialog) and the plotted data as CSV; ``emit(kind)`` on click.
+
+    The same two entries replace pyqtgraph's "Export..." in the right-click
+    menu of each of ``plots`` (pg.PlotWidget): its dialog wrote files past the
+    output gate (not atomically, over any file, CSV cells unquoted) and its
+    SVG exporter fails on Qt 6's paths (figures/printing.py)."""
+    entries = EXPORTS if csv else EXPORTS[:1]
     out = []
-    for kind, text in EXPORTS if csv else EXPORTS[:1]:
+    for kind, text in entries:
         b = QPushButton(text)
         b.clicked.connect(lambda _=False, k=kind: emit(k))
         out.append(b)
+    for plot in plots:
+        scene = plot.scene()
+        actions = []
+        for kind, text in entries:
+            action = QAction(text, scene)
+            action.triggered.connect(lambda _=False, k=kind: emit(k))
+            actions.append(action)
+        scene.contextMenu = actions  # what pyqtgraph adds under every item's own menu
     return out
 
 
@@ -207,7 +221,7 @@ class CurvesWidget(QWidget):
         bar.addWidget(QLabel("Queries:"))
         bar.addWidget(self.query)
         bar.addStretch(1)
-        for b in export_buttons(self.exportRequested.emit):
+        for b in export_buttons(self.exportRequested.emit, plots=(self.plot, self.bars.plot)):
             bar.addWidget(b)
         self.readout = QLabel(" ")  # the curve point under the mouse
         lay = QVBoxLayout(self)

@@ -137,7 +137,9 @@ class RankedListsWidget(QWidget):
         row.addWidget(self.key)
         row.addSpacing(12)
         row.addWidget(self.readout, 1)
-        self.export_buttons = export_buttons(self.exportRequested.emit, csv=False)
+        self.export_buttons = export_buttons(
+            self.exportRequested.emit, csv=False, plots=(self.plot,)
+        )
         for b in self.export_buttons:
             row.addWidget(b)
         self.info = QLabel(NOTHING)

@@ -175,7 +175,8 @@ class SignificanceWidget(QWidget):
     def _export_row(self, which: str) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addStretch(1)
-        for b in export_buttons(lambda kind: self.exportRequested.emit(which, kind)):
+        plot = self.means_plot if which == "means" else self.h2h_plot
+        for b in export_buttons(lambda kind: self.exportRequested.emit(which, kind), plots=(plot,)):
             row.addWidget(b)
         return row
 

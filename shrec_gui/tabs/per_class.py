@@ -108,9 +108,12 @@ class PerClassTab(QWidget, Tab):
         self.confusion_note.setWordWrap(True)
         plot_bar = QHBoxLayout()
         plot_bar.addWidget(self.class_label, 1)
-        for b in export_buttons(lambda kind: self.exportRequested.emit(self.shown_plot(), kind)):
-            plot_bar.addWidget(b)
         self.heat = ClassHeatmap()
+        for b in export_buttons(
+            lambda kind: self.exportRequested.emit(self.shown_plot(), kind),
+            plots=(self.plot, self.heat),
+        ):
+            plot_bar.addWidget(b)
         # as large as every class's and run's name needs: scrolls where the tab is smaller
         self.heat_scroll = QScrollArea()
         self.heat_scroll.setWidget(self.heat)
