@@ -170,6 +170,28 @@ def test_exports_write_valid_files(demo, tmp_path):
     assert not [p for p in tmp_path.iterdir() if ".part." in p.name]
 
 
+def test_the_heatmaps_csv_holds_its_cells(demo, tmp_path):
+    """Export CSV… with the heatmap shown: a row per class, a column per run,
+    each cell the class mean it is coloured by (the Per class table's
+    values), not the empty file of a plot without curves."""
+    tab = demo.per_class
+    tab.plots.setCurrentIndex(1)  # Heatmap (all classes)
+    assert tab.shown_plot() == "class_heatmap"
+    path = tmp_path / "heat.csv"
+    demo.exports.export_plot(str(path), "csv", which="class_heatmap")
+    rows = list(csv.reader(path.open()))
+    model = tab.model
+    runs = [e[1] for e in model.entries]
+    assert rows[0] == [f"class ({model.measure_info.key}, class mean)", *runs]
+    assert [r[0] for r in rows[1:]] == list(model.classes) and len(runs) == 7
+    for r, values in zip(rows[1:], model.rows):
+        assert len(r) == 1 + len(runs)
+        for cell, v in zip(r[1:], values):
+            assert (cell == "") if v is None else float(cell) == pytest.approx(v, abs=1e-10)
+    assert any(cell for r in rows[1:] for cell in r[1:])
+    tab.plots.setCurrentIndex(0)
+
+
 def test_copy_selection_as_tsv(demo):
     v = demo.summary.view
     v.selectAll()

@@ -36,7 +36,11 @@ def csv_text(rows) -> str:
 def plot_csv_text(plot_item) -> str:
     """The plotted data as CSV text (pyqtgraph's CSVExporter gathers the
     data of the live plot, so it runs on the GUI thread; the file is written
-    by a file task)."""
+    by a file task).  A plot drawn from a table, not from curves (the Per
+    class heatmap), gives its own rows (its widget's ``csv_rows``)."""
+    widget = plot_item.getViewWidget()
+    if hasattr(widget, "csv_rows"):
+        return csv_text(widget.csv_rows())
     return csv_text(_PlotRows(plot_item).rows())
 
 

@@ -118,6 +118,23 @@ class ClassHeatmap(pg.PlotWidget):
         self._fit_minimum()  # the colour bar's label known
         pi.setRange(xRange=(-0.5, rgb.shape[0] - 0.5), yRange=(-0.5, rgb.shape[1] - 0.5), padding=0)
 
+    def csv_rows(self, precision: int = 10) -> list[list[str]]:
+        """What Export CSV… writes of the heatmap: a row per class (in the
+        plot's order, top to bottom) and a column per run, each cell the class
+        mean the cell is coloured by (empty where undefined), numbers written
+        as the curves' CSV writes them; the first column says the measure."""
+        key = self._measure.key if self._measure is not None else "class"
+        rows = [[f"class ({key}, class mean)", *self.runs]]
+        for name, values in zip(self.classes, self.values):
+            rows.append(
+                [name]
+                + [
+                    "" if v is None else np.format_float_positional(v, precision=precision)
+                    for v in values
+                ]
+            )
+        return rows
+
     def set_dark(self, dark: bool) -> None:
         fg = "#e8e8e8" if dark else "#202020"
         top = self.getPlotItem().getAxis("top")  # the run names
