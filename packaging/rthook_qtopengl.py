@@ -19,9 +19,7 @@ import sys
 import types
 
 #: what an attempt to use Qt's OpenGL classes in the frozen app says
-MESSAGE = (
-    "Qt's OpenGL binding is left out of this bundle: the app draws its plots without OpenGL"
-)
+MESSAGE = "Qt's OpenGL binding is left out of this bundle: the app draws its plots without OpenGL"
 
 
 class QtOpenGLLeftOut(types.ModuleType):
