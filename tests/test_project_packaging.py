@@ -321,11 +321,19 @@ def test_the_packaged_desktop_entry_names_the_package_command():
     ]
 
 
-#: what the frozen app does, in one process: the command line and the window
-#: imported, the significance tests of compare, a figure saved in each format
-#: as the figures are (the PDF's font subset by fontTools), a PNG and a JPEG read
+#: what the frozen app does, in one process, with the bundle's stand-in for
+#: Qt's OpenGL binding installed first (the spec's runtime hook, argv[1]):
+#: the command line and the window imported, the significance tests of
+#: compare, a figure saved in each format as the figures are (the PDF's font
+#: subset by fontTools), a PNG and a JPEG read, pyqtgraph's exporters of a
+#: plot's right-click Export..., and the main window with the demo scored and
+#: every plot drawn (each curve, the measure bars, one class's curves and the
+#: heatmap, the ranked lists, the significance views), five of them exported
+#: as PNG, SVG and CSV. Prints the modules imported, the names asked of the
+#: stand-in, pyqtgraph's OpenGL options and the exports written
 _WORKLOAD = """
-import io, json, os, sys
+import io, json, os, runpy, sys, tempfile, time
+runpy.run_path(sys.argv[1])  # as the bundle's runtime hook, before any import of Qt
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 import numpy as np
 import PIL.Image
@@ -349,12 +357,65 @@ exif = PIL.Image.Exif(); exif[0x0131] = "camera"  # a JPEG's EXIF is read throug
 for fmt, more in (("PNG", {}), ("JPEG", {}), ("JPEG", {"exif": exif})):
     buf = io.BytesIO(); PIL.Image.new("RGB", (8, 8)).save(buf, format=fmt, **more)
     PIL.Image.open(io.BytesIO(buf.getvalue())).load()
-# a plot's right-click Export... -> "Matplotlib Window" (pyqtgraph's exporter)
-import pyqtgraph as pg, pyqtgraph.exporters
-app = pg.mkQApp(); plot = pg.PlotWidget(); plot.plot([0, 1], [1, 0])
-pyqtgraph.exporters.MatplotlibExporter(plot.getPlotItem()).export()
+# a plot's right-click Export...: "Matplotlib Window" and the file exporters
+import pyqtgraph as pg, pyqtgraph.exporters as ex
+from shrec_gui.app import make_app, private_settings, main_window
+app = make_app(); plot = pg.PlotWidget(); plot.plot([0, 1], [1, 0])
+ex.MatplotlibExporter(plot.getPlotItem()).export()
+plot.resize(400, 300); plot.show(); app.processEvents()
+out = tempfile.mkdtemp()
+# (not its SVGExporter: it fails on Qt 6.11's SVG, shrec_gui/figures/printing.py)
+for e, name in ((ex.ImageExporter, "x.png"), (ex.CSVExporter, "x.csv")):
+    e(plot.getPlotItem()).export(os.path.join(out, name))
+
+def spin(done, what, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, what
+        app.processEvents(); time.sleep(0.005)
+    for _ in range(5):
+        app.processEvents()
+
+with private_settings("shrec-workload-") as settings:
+    w = main_window(settings); w.quiet = True; w.resize(1280, 720); w.show()
+    w.open_demo()
+    c = w.controller
+    spin(lambda: c.entries and c.idle() and all(e.result is not None for e in c.entries.values())
+         and w.caught_up(), "the demo scored")
+    wanted = []
+    def export(which, tag):
+        for fmt in ("png", "svg", "csv"):
+            path = os.path.join(out, f"{tag}.{fmt}")
+            w.exports.export_plot(path, fmt, 600, which); wanted.append(path)
+    for tab in w.named_tabs().values():
+        w.tabs.setCurrentWidget(tab); spin(lambda: True, "a tab"); tab.grab()
+    w.tabs.setCurrentWidget(w.curves)
+    for i in range(w.curves.kind.count()):  # every curve, then the measure bars
+        w.curves.kind.setCurrentIndex(i); spin(lambda: True, "a curve"); w.curves.grab()
+        if i == 0:
+            export("curves", "curves")
+    export("curves", "bars")
+    pc = w.per_class; w.tabs.setCurrentWidget(pc)
+    pc.select_class(pc.model.classes[0]); spin(lambda: True, "a class"); pc.grab()
+    export("class_heatmap", "class_heatmap")
+    w.tabs.setCurrentWidget(w.ranked)
+    spin(lambda: w.ranked.lists is not None, "the ranked lists"); w.ranked.grab()
+    sig = w.significance; w.tabs.setCurrentWidget(sig)
+    sig.resamples.setValue(100); sig.request()
+    spin(lambda: sig.comparison is not None, "the significance tests"); sig.grab()
+    export("means", "means"); export("h2h", "h2h")
+    tasks = (w.exports.writes, w.exports.figure_tasks)
+    spin(lambda: not any(t.busy() for t in tasks) and all(map(os.path.exists, wanted)), wanted)
+    assert not w.errors, w.errors
+    written = sorted(os.path.basename(p) for p in wanted if os.path.getsize(p) > 0)
+    w.close()
+asked = type(sys.modules["PySide6.QtOpenGL"]).asked
+options = {k: pg.getConfigOption(k) for k in ("useOpenGL", "enableExperimental")}
+print(json.dumps({"asked": asked, "options": options, "written": written}))
 print(json.dumps(sorted(sys.modules)))
 """
+#: the bundle's stand-in for Qt's OpenGL binding (the spec's runtime hook)
+_OPENGL_HOOK = ROOT / "packaging" / "rthook_qtopengl.py"
 
 
 def _never_imported() -> list[str]:
@@ -371,18 +432,66 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     """The bundle leaves out what no process of the app imported over every
     feature (the spec's NEVER_IMPORTED, from a trace of all of them): the
     app's and the command line's modules, the significance tests, a figure in
-    each format, the thumbnails' image reading (a JPEG with EXIF too) and a
-    plot's "Matplotlib Window" export still import none of them.
-    A change that needs one takes it off the list, or the frozen app fails."""
+    each format, the thumbnails' image reading (a JPEG with EXIF too), a
+    plot's right-click exports and the window with every plot drawn and
+    exported still import none of them.
+    A change that needs one takes it off the list, or the frozen app fails.
+
+    Qt's OpenGL binding is left out too, with the spec's runtime hook standing
+    in for it: the same workload, run with that hook, asks it no name, and
+    pyqtgraph's OpenGL drawing stays off (with it on, PlotCurveItem and the
+    window's views use the binding; tried: the workload failed here)."""
     left_out = _never_imported()
     assert {"asyncio", "matplotlib.pyplot", "fontTools.ttLib.tables.C_F_F__2"} <= set(left_out)
+    spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
+    assert '"PySide6.QtOpenGL",' in spec and "rthook_qtopengl.py" in spec
     p = subprocess.run(
-        [sys.executable, "-c", _WORKLOAD], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _WORKLOAD, str(_OPENGL_HOOK)],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert p.returncode == 0, p.stderr[-3000:]
-    imported = json.loads(p.stdout.splitlines()[-1])
+    *_, seen, modules = p.stdout.splitlines()
+    imported, seen = json.loads(modules), json.loads(seen)
     assert "fontTools.subset" in imported and "scipy.stats" in imported  # the workload ran
     assert [m for m in imported if any(m == x or m.startswith(x + ".") for x in left_out)] == []
+    # every plot drawn and exported in each format (curves of each kind, bars...)
+    plots = ("curves", "bars", "class_heatmap", "means", "h2h")
+    assert seen["written"] == sorted(f"{p}.{f}" for p in plots for f in ("csv", "png", "svg"))
+    # the stand-in was there (pyqtgraph imported it) and nothing asked it a name
+    assert "pyqtgraph.graphicsItems.PlotCurveItem" in imported
+    assert seen["asked"] == []
+    assert seen["options"] == {"useOpenGL": False, "enableExperimental": False}
+
+
+def test_the_stand_in_for_qts_opengl_binding_says_why_it_fails():
+    """In the bundle, PySide6.QtOpenGL is the runtime hook's stand-in: it
+    imports, and a name asked of it (a class a plugin or user code would use)
+    raises ImportError saying the binding is left out; introspection of a
+    dunder name gets AttributeError, as of any module without it."""
+    code = (
+        "import importlib, inspect, runpy, sys\n"
+        "runpy.run_path(sys.argv[1])\n"
+        "from PySide6 import QtOpenGL\n"
+        "assert importlib.import_module('PySide6.QtOpenGL') is QtOpenGL\n"
+        "assert not hasattr(QtOpenGL, '__file__') and dir(QtOpenGL) == []\n"
+        "inspect.getmodule(inspect)  # probes every module's __file__\n"
+        "try:\n"
+        "    QtOpenGL.QOpenGLBuffer\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+        "print(type(QtOpenGL).asked)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(_OPENGL_HOOK)], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == [
+        "PySide6.QtOpenGL.QOpenGLBuffer: Qt's OpenGL binding is left out of this bundle: "
+        "the app draws its plots without OpenGL",
+        "['QOpenGLBuffer']",
+    ]
 
 
 def test_the_debs_depends_asks_dpkg_once_and_names_each_librarys_package(tmp_path, monkeypatch):
