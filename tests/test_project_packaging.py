@@ -325,8 +325,8 @@ def test_the_packaged_desktop_entry_names_the_package_command():
 #: Qt's OpenGL binding installed first (the spec's runtime hook, argv[1]):
 #: the command line and the window imported, the significance tests of
 #: compare, a figure saved in each format as the figures are (the PDF's font
-#: subset by fontTools), a PNG and a JPEG read, pyqtgraph's exporters of a
-#: plot's right-click Export..., and the main window with the demo scored and
+#: subset by fontTools), a PNG and a JPEG read, pyqtgraph's own exporters
+#: (imported by the app; its menus offer the app's exports instead), and the main window with the demo scored and
 #: every plot drawn (each curve, the measure bars, one class's curves and the
 #: heatmap, the ranked lists, the significance views), five of them exported
 #: as PNG, SVG and CSV. Prints the modules imported, the names asked of the
@@ -357,7 +357,8 @@ exif = PIL.Image.Exif(); exif[0x0131] = "camera"  # a JPEG's EXIF is read throug
 for fmt, more in (("PNG", {}), ("JPEG", {}), ("JPEG", {"exif": exif})):
     buf = io.BytesIO(); PIL.Image.new("RGB", (8, 8)).save(buf, format=fmt, **more)
     PIL.Image.open(io.BytesIO(buf.getvalue())).load()
-# a plot's right-click Export...: "Matplotlib Window" and the file exporters
+# pyqtgraph's own exporters ("Matplotlib Window" and the file exporters): imported
+# with pyqtgraph.exporters, no longer in the app's right-click menus
 import pyqtgraph as pg, pyqtgraph.exporters as ex
 from shrec_gui.app import make_app, private_settings, main_window
 app = make_app(); plot = pg.PlotWidget(); plot.plot([0, 1], [1, 0])
@@ -432,8 +433,8 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     """The bundle leaves out what no process of the app imported over every
     feature (the spec's NEVER_IMPORTED, from a trace of all of them): the
     app's and the command line's modules, the significance tests, a figure in
-    each format, the thumbnails' image reading (a JPEG with EXIF too), a
-    plot's right-click exports and the window with every plot drawn and
+    each format, the thumbnails' image reading (a JPEG with EXIF too),
+    pyqtgraph's own exporters and the window with every plot drawn and
     exported still import none of them.
     A change that needs one takes it off the list, or the frozen app fails.
 
