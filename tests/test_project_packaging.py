@@ -326,11 +326,12 @@ def test_the_packaged_desktop_entry_names_the_package_command():
 #: the command line and the window imported, the significance tests of
 #: compare, a figure saved in each format as the figures are (the PDF's font
 #: subset by fontTools), a PNG and a JPEG read, pyqtgraph's own exporters
-#: (imported by the app; its menus offer the app's exports instead), and the main window with the demo scored and
-#: every plot drawn (each curve, the measure bars, one class's curves and the
-#: heatmap, the ranked lists, the significance views), five of them exported
-#: as PNG, SVG and CSV. Prints the modules imported, the names asked of the
-#: stand-in, pyqtgraph's OpenGL options and the exports written
+#: (imported by the app; its menus offer the app's exports instead), and the
+#: main window with the demo scored and every plot drawn (each curve, the
+#: measure bars, one class's curves and the heatmap, the ranked lists, the
+#: significance views), five of them exported as PNG, SVG and CSV. Prints the
+#: modules imported, the names asked of the stand-in, pyqtgraph's OpenGL
+#: options and the exports written
 _WORKLOAD = """
 import io, json, os, runpy, sys, tempfile, time
 runpy.run_path(sys.argv[1])  # as the bundle's runtime hook, before any import of Qt
@@ -468,19 +469,26 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
 
 def test_the_stand_in_for_qts_opengl_binding_says_why_it_fails():
     """In the bundle, PySide6.QtOpenGL is the runtime hook's stand-in: it
-    imports, and a name asked of it (a class a plugin or user code would use)
-    raises ImportError saying the binding is left out; introspection of a
-    dunder name gets AttributeError, as of any module without it."""
+    imports (as an attribute of PySide6 too), and a name asked of it (a class
+    a plugin or user code would use) raises AttributeError saying the binding
+    is left out, the error hasattr, inspect and pickle's search of every
+    module for an object's home expect: pickling a function without a module
+    of its own (scipy's ufuncs) works with the stand-in loaded."""
     code = (
-        "import importlib, inspect, runpy, sys\n"
+        "import importlib, inspect, pickle, runpy, sys\n"
         "runpy.run_path(sys.argv[1])\n"
+        "import PySide6.QtOpenGL\n"
         "from PySide6 import QtOpenGL\n"
-        "assert importlib.import_module('PySide6.QtOpenGL') is QtOpenGL\n"
+        "assert importlib.import_module('PySide6.QtOpenGL') is QtOpenGL is PySide6.QtOpenGL\n"
+        "assert QtOpenGL.__spec__.name == 'PySide6.QtOpenGL'\n"
         "assert not hasattr(QtOpenGL, '__file__') and dir(QtOpenGL) == []\n"
+        "assert not hasattr(QtOpenGL, 'erf') and getattr(QtOpenGL, 'x', 1) == 1\n"
         "inspect.getmodule(inspect)  # probes every module's __file__\n"
+        "import scipy.special\n"
+        "assert pickle.loads(pickle.dumps(scipy.special.erf)) is scipy.special.erf\n"
         "try:\n"
         "    QtOpenGL.QOpenGLBuffer\n"
-        "except ImportError as exc:\n"
+        "except AttributeError as exc:\n"
         "    print(exc)\n"
         "print(type(QtOpenGL).asked)\n"
     )

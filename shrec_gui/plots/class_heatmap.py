@@ -123,8 +123,8 @@ class ClassHeatmap(pg.PlotWidget):
         plot's order, top to bottom) and a column per run, each cell the class
         mean the cell is coloured by (empty where undefined), numbers written
         as the curves' CSV writes them; the first column says the measure."""
-        key = self._measure.key if self._measure is not None else "class"
-        rows = [[f"class ({key}, class mean)", *self.runs]]
+        m = self._measure
+        rows = [["class" if m is None else f"class ({m.key}, class mean)", *self.runs]]
         for name, values in zip(self.classes, self.values):
             rows.append(
                 [name]
