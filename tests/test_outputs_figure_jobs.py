@@ -208,17 +208,25 @@ def test_text_widths_evaluate_only_the_curves_at_either_end(monkeypatch):
 
 def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers, monkeypatch):
     """write_report hands every figure to the drawers before it makes the
-    gallery (``extra``, a function) and writes the figures they drew: every
-    file of figures/ (4 figures x PDF, SVG, PNG) the one drawn here."""
+    tables and the gallery (``extra``, a function), so that they are drawn
+    meanwhile, and writes the figures they drew: every file of figures/ (4
+    figures x PDF, SVG, PNG) the one drawn here."""
+    import shrec_eval.outputs.report as report
+
     a, results = _scored(tmp_path)
     events = []
-    submit = FigureDrawers.submit
+    submit, tables = FigureDrawers.submit, report.report_files
 
     def spied(self, job):
         events.append(job.name)
         return submit(self, job)
 
+    def spied_tables(*args, **kwargs):
+        events.append("tables")
+        return tables(*args, **kwargs)
+
     monkeypatch.setattr(FigureDrawers, "submit", spied)
+    monkeypatch.setattr(report, "report_files", spied_tables)
     written = write_report(
         tmp_path / "rep",
         a,
@@ -227,7 +235,8 @@ def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers
         extra=lambda: events.append("gallery") or {"gallery.html": "<p>gallery</p>"},
         drawers=drawers,
     )
-    assert events == ["class_heatmap", "measure_bars", "precision_recall", "ndcg", "gallery"]
+    figures = ["class_heatmap", "measure_bars", "precision_recall", "ndcg"]
+    assert events == [*figures, "tables", "gallery"]
     assert (tmp_path / "rep" / "gallery.html").read_text() == "<p>gallery</p>"
     here = report_figure_files(results, rank_key="nn")
     assert {p.name for p in written if "figures" in str(p)} == {Path(n).name for n in here}
