@@ -244,6 +244,22 @@ def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers
         assert (tmp_path / "rep" / name).read_bytes() == data
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_drawing_processes_are_forked_from_one_that_imported_matplotlib():
+    """The command line's drawing modules are imported once, by the process
+    the drawing processes are forked from (multiprocessing's forkserver),
+    not by each of them (a second of processor time each, while the runs
+    are scored): both have the same parent, which is not this process, and
+    were ready having used a few hundredths of a second."""
+    with FigureDrawers(workers=2, from_server=True) as d:
+        pool = d._pool
+        assert pool is not None
+        parents = {f.result(timeout=120) for f in [pool.submit(os.getppid) for _ in range(8)]}
+        used = [f.result(timeout=120) for f in [pool.submit(time.process_time) for _ in range(8)]]
+    assert len(parents) == 1 and os.getpid() not in parents
+    assert max(used) < 0.25  # a spawned one: 0.7 s and more
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""
@@ -366,7 +382,7 @@ def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_pa
     init, score = FigureDrawers.__init__, steps.score_contest
 
     def started(self, *args, **kwargs):
-        events.append("drawers")
+        events.append("drawers" if kwargs.get("from_server") else "spawned drawers")
         init(self, *args, **kwargs)
 
     monkeypatch.setattr(FigureDrawers, "__init__", started)
