@@ -157,8 +157,8 @@ class FigureDrawers:
         def copy(done: Future) -> None:
             if done.cancelled():
                 mine.set_exception(BrokenProcessPool("cancelled"))
-            elif done.exception() is not None:
-                mine.set_exception(done.exception())  # type: ignore[arg-type]  # not None here
+            elif (error := done.exception()) is not None:
+                mine.set_exception(error)
             else:
                 mine.set_result(done.result())
 
