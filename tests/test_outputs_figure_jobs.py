@@ -260,6 +260,35 @@ def test_drawing_processes_are_forked_from_one_that_imported_matplotlib():
     assert max(used) < 0.25  # a spawned one: 0.7 s and more
 
 
+#: drawers forked from a new server, ended at once (an error or Ctrl-C while
+#: the runs are scored): how long the end took, and how long the server's
+#: import takes (drawers started again, until one of them answers)
+EARLY_CLOSE = r"""
+import os, time
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+d = FigureDrawers(from_server=True)
+t = time.perf_counter()
+d.close()
+closed = time.perf_counter() - t
+t = time.perf_counter()
+with FigureDrawers(from_server=True) as again:
+    again._pool.submit(os.getpid).result(timeout=120)
+print(closed, time.perf_counter() - t)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_drawers_ended_while_their_server_imports_end_at_once():
+    """Drawers ended before their server has imported matplotlib (the
+    command failing or interrupted while it scores) end without waiting for
+    that import."""
+    out = subprocess.run(
+        [sys.executable, "-c", EARLY_CLOSE], capture_output=True, text=True, check=True
+    ).stdout.split()
+    closed, started = map(float, out)
+    assert closed < started / 4, (closed, started)
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""

@@ -119,15 +119,24 @@ class FigureDrawers:
         # the app's GUI thread waits (the processes die with the server, which
         # ends with this process)
         self._waiting = []
-        threading.Thread(target=self._start, args=(n,), name="shrec-drawers", daemon=True).start()
+        threading.Thread(
+            target=self._start, args=(n, context), name="shrec-drawers", daemon=True
+        ).start()
 
-    def _start(self, n: int) -> None:
+    def _start(self, n: int, server=None) -> None:
         """Start the processes (a task each), then hand them the jobs submitted
-        meanwhile."""
+        meanwhile.  With a ``server`` (a forkserver context), a first process
+        forked and waited for: the server's import done, the pool starts its
+        processes at once (a pool holds its lock while a process starts, and
+        :meth:`close` would wait for the import)."""
         from concurrent.futures.process import BrokenProcessPool
 
         pool = self._pool
         try:
+            if server is not None:
+                first = server.Process(target=os.getpid, daemon=True)
+                first.start()
+                first.join()
             if pool is not None:
                 for _ in range(n):
                     pool.submit(os.getpid)
