@@ -303,14 +303,16 @@ def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     assert drawers.submit(other[0]) not in first
 
 
-def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path):
+@pytest.mark.parametrize("from_server", [False, True], ids=["spawned", "forked"])
+def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path, from_server):
     """A drawing process that dies (killed, out of memory) fails none of
-    the figures: those it did not send are drawn in this process."""
+    the figures: those it did not send are drawn in this process (the
+    jobs submitted while forked processes start too)."""
     _, results = _scored(tmp_path)
     marker = tmp_path / "helper"
     jobs = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")[:2]  # the curves
     stalled = [replace(j, draw=functools.partial(stall_in_helper, marker, j.draw)) for j in jobs]
-    with FigureDrawers() as d:
+    with FigureDrawers(from_server=from_server) as d:
         files = draw_figures(stalled, d)
         deadline = time.monotonic() + 60
         while not marker.exists() and time.monotonic() < deadline:
