@@ -208,17 +208,25 @@ def test_text_widths_evaluate_only_the_curves_at_either_end(monkeypatch):
 
 def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers, monkeypatch):
     """write_report hands every figure to the drawers before it makes the
-    gallery (``extra``, a function) and writes the figures they drew: every
-    file of figures/ (4 figures x PDF, SVG, PNG) the one drawn here."""
+    tables and the gallery (``extra``, a function), so that they are drawn
+    meanwhile, and writes the figures they drew: every file of figures/ (4
+    figures x PDF, SVG, PNG) the one drawn here."""
+    import shrec_eval.outputs.report as report
+
     a, results = _scored(tmp_path)
     events = []
-    submit = FigureDrawers.submit
+    submit, tables = FigureDrawers.submit, report.report_files
 
     def spied(self, job):
         events.append(job.name)
         return submit(self, job)
 
+    def spied_tables(*args, **kwargs):
+        events.append("tables")
+        return tables(*args, **kwargs)
+
     monkeypatch.setattr(FigureDrawers, "submit", spied)
+    monkeypatch.setattr(report, "report_files", spied_tables)
     written = write_report(
         tmp_path / "rep",
         a,
@@ -227,12 +235,58 @@ def test_write_report_draws_the_figures_while_the_rest_is_made(tmp_path, drawers
         extra=lambda: events.append("gallery") or {"gallery.html": "<p>gallery</p>"},
         drawers=drawers,
     )
-    assert events == ["class_heatmap", "measure_bars", "precision_recall", "ndcg", "gallery"]
+    figures = ["class_heatmap", "measure_bars", "precision_recall", "ndcg"]
+    assert events == [*figures, "tables", "gallery"]
     assert (tmp_path / "rep" / "gallery.html").read_text() == "<p>gallery</p>"
     here = report_figure_files(results, rank_key="nn")
     assert {p.name for p in written if "figures" in str(p)} == {Path(n).name for n in here}
     for name, data in here.items():
         assert (tmp_path / "rep" / name).read_bytes() == data
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_drawing_processes_are_forked_from_one_that_imported_matplotlib():
+    """The command line's drawing modules are imported once, by the process
+    the drawing processes are forked from (multiprocessing's forkserver),
+    not by each of them (a second of processor time each, while the runs
+    are scored): both have the same parent, which is not this process, and
+    were ready having used a few hundredths of a second."""
+    with FigureDrawers(workers=2, from_server=True) as d:
+        pool = d._pool
+        assert pool is not None
+        parents = {f.result(timeout=120) for f in [pool.submit(os.getppid) for _ in range(8)]}
+        used = [f.result(timeout=120) for f in [pool.submit(time.process_time) for _ in range(8)]]
+    assert len(parents) == 1 and os.getpid() not in parents
+    assert max(used) < 0.25  # a spawned one: 0.7 s and more
+
+
+#: drawers forked from a new server, ended at once (an error or Ctrl-C while
+#: the runs are scored): how long the end took, and how long the server's
+#: import takes (drawers started again, until one of them answers)
+EARLY_CLOSE = r"""
+import os, time
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+d = FigureDrawers(from_server=True)
+t = time.perf_counter()
+d.close()
+closed = time.perf_counter() - t
+t = time.perf_counter()
+with FigureDrawers(from_server=True) as again:
+    again._pool.submit(os.getpid).result(timeout=120)
+print(closed, time.perf_counter() - t)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_drawers_ended_while_their_server_imports_end_at_once():
+    """Drawers ended before their server has imported matplotlib (the
+    command failing or interrupted while it scores) end without waiting for
+    that import."""
+    out = subprocess.run(
+        [sys.executable, "-c", EARLY_CLOSE], capture_output=True, text=True, check=True
+    ).stdout.split()
+    closed, started = map(float, out)
+    assert closed < started / 4, (closed, started)
 
 
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
@@ -249,14 +303,16 @@ def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     assert drawers.submit(other[0]) not in first
 
 
-def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path):
+@pytest.mark.parametrize("from_server", [False, True], ids=["spawned", "forked"])
+def test_a_helper_killed_while_drawing_leaves_the_figures_whole(tmp_path, from_server):
     """A drawing process that dies (killed, out of memory) fails none of
-    the figures: those it did not send are drawn in this process."""
+    the figures: those it did not send are drawn in this process (the
+    jobs submitted while forked processes start too)."""
     _, results = _scored(tmp_path)
     marker = tmp_path / "helper"
     jobs = F.report_figure_jobs(results, F.PRESETS["column"], rank_key="nn")[:2]  # the curves
     stalled = [replace(j, draw=functools.partial(stall_in_helper, marker, j.draw)) for j in jobs]
-    with FigureDrawers() as d:
+    with FigureDrawers(from_server=from_server) as d:
         files = draw_figures(stalled, d)
         deadline = time.monotonic() + 60
         while not marker.exists() and time.monotonic() < deadline:
@@ -357,7 +413,7 @@ def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_pa
     init, score = FigureDrawers.__init__, steps.score_contest
 
     def started(self, *args, **kwargs):
-        events.append("drawers")
+        events.append("drawers" if kwargs.get("from_server") else "spawned drawers")
         init(self, *args, **kwargs)
 
     monkeypatch.setattr(FigureDrawers, "__init__", started)

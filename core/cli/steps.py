@@ -116,7 +116,9 @@ def figure_drawers(args):
     (at once on an error or a signal)."""
     drawers = None
     if getattr(args, "report", None):
-        drawers = start_drawers()
+        # forked from a server that imports matplotlib once, not twice (the
+        # command's process ends it)
+        drawers = start_drawers(from_server=True)
     if drawers is None:
         yield None
         return

@@ -7,10 +7,11 @@ other.  Here each figure is a :class:`~.figure_data.FigureJob` (made by
 :mod:`.figure_plots`, what it draws from (:class:`~.figure_data.FigureRun`: the few numbers of
 each run's results a report figure shows, small whatever the number of
 queries) and its settings; :func:`figure_files` draws it and gives the bytes
-of its files.  :class:`FigureDrawers` are helper processes (spawned, Qt-free,
+of its files.  :class:`FigureDrawers` are helper processes (Qt-free,
 dying with their parent: :mod:`shrec_eval.model.parent_watch`) that the
-command line starts before it scores (their import of matplotlib is done by
-the time the figures are wanted) and the app when a report is asked for;
+command line starts before it scores (forked from a server process that
+imports matplotlib once, done by the time the figures are wanted) and the
+app when a report is asked for (spawned, each importing it);
 they draw while the caller makes the tables and the gallery.  What such a
 process imports is matplotlib and the figures' own modules (this one,
 :mod:`.figure_data`, :mod:`.figure_plots`, :mod:`.figure_style`,
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -38,6 +41,18 @@ if TYPE_CHECKING:  # annotations only (the pool is imported when made)
 #: drawing processes: one per core, at most one per figure of a report
 WORKERS = max(1, min(len(REPORT_FIGURES), os.cpu_count() or 1))
 
+#: what a drawing process imports before its first job (about a second of
+#: processor time): matplotlib's figure, its three file formats, and the
+#: figures' own modules (:mod:`.figure_plots` and what it imports)
+DRAWING_MODULES = (
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_pdf",
+    "matplotlib.backends.backend_svg",
+    "matplotlib.figure",
+    "matplotlib.textpath",
+    "shrec_eval.outputs.figure_plots",
+)
+
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
     """``figures/NAME.FMT`` -> bytes of a job's figure: drawn (laid out) once,
@@ -48,45 +63,133 @@ def figure_files(job: FigureJob) -> dict[str, bytes]:
 
 def _ready() -> None:
     """A drawing process's start: its life tied to its parent's, and
-    matplotlib's drawing and file modules imported now (about a second),
-    while its parent still scores (the jobs' functions, :mod:`.figure_plots`,
-    come with the first job)."""
+    :data:`DRAWING_MODULES` imported now, while its parent still scores
+    (forked from the server that imported them: nothing left to import)."""
+    import importlib
+
     die_with_parent()
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.backends.backend_pdf  # noqa: F401
-    import matplotlib.backends.backend_svg  # noqa: F401
-    import matplotlib.figure  # noqa: F401
-    import matplotlib.textpath  # noqa: F401
+    for name in DRAWING_MODULES:
+        importlib.import_module(name)
+
+
+def _context(from_server: bool):
+    """How the drawing processes start: spawned, each importing
+    :data:`DRAWING_MODULES` (about a second of processor time each), or
+    with ``from_server`` on Linux forked from a server process that imports
+    them once (multiprocessing's ``forkserver``; the server is started
+    fresh, never forked from a process running Qt), which lives as long as
+    this process (the command line's: it ends with the command)."""
+    import multiprocessing
+
+    if from_server and sys.platform.startswith("linux") and not getattr(sys, "frozen", False):
+        forkserver = multiprocessing.get_context("forkserver")
+        # the server's start: the main module (as a spawned process imports it) and
+        # the drawing modules; a setting of this process's one server, which
+        # nothing else here uses
+        forkserver.set_forkserver_preload(["__main__", *DRAWING_MODULES])
+        return forkserver
+    return multiprocessing.get_context("spawn")  # never fork a process running Qt
 
 
 class FigureDrawers:
     """Helper processes drawing figure jobs (``workers`` of them, default
     :data:`WORKERS`), started at once: make them before the work that their
-    start should overlap.  Ended by :meth:`close` (or ``with``)."""
+    start should overlap; ``from_server``: forked from a server that
+    imported matplotlib once (see :func:`_context`).  Ended by
+    :meth:`close` (or ``with``)."""
 
-    def __init__(self, workers: int | None = None) -> None:
-        import multiprocessing
+    def __init__(self, workers: int | None = None, *, from_server: bool = False) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
         n = workers or WORKERS
-        spawn = multiprocessing.get_context("spawn")  # never fork a process running Qt
+        context = _context(from_server)
         self._pool: ProcessPoolExecutor | None
-        self._pool = ProcessPoolExecutor(n, mp_context=spawn, initializer=_ready)
+        self._pool = ProcessPoolExecutor(n, mp_context=context, initializer=_ready)
         self._submitted: dict[bytes, Future] = {}
-        # the processes start with a task each (in this thread: on Linux they die
-        # with it); their import of matplotlib runs meanwhile
-        for _ in range(n):
-            self._pool.submit(os.getpid)
+        # jobs submitted while the processes start: handed to the pool once started
+        self._waiting: list[tuple[FigureJob, Future]] | None = None
+        self._lock = threading.Lock()
+        if context.get_start_method() != "forkserver":
+            # the processes start with a task each (in this thread: on Linux they die
+            # with it); their import of matplotlib runs meanwhile
+            self._start(n)
+            return
+        # a forked process starts once the server has imported the drawing modules:
+        # started by a thread of its own, so that neither the command's scoring nor
+        # the app's GUI thread waits (the processes die with the server, which
+        # ends with this process)
+        self._waiting = []
+        threading.Thread(
+            target=self._start, args=(n, context), name="shrec-drawers", daemon=True
+        ).start()
+
+    def _start(self, n: int, server=None) -> None:
+        """Start the processes (a task each), then hand them the jobs submitted
+        meanwhile.  With a ``server`` (a forkserver context), a first process
+        forked and waited for: the server's import done, the pool starts its
+        processes at once (a pool holds its lock while a process starts, and
+        :meth:`close` would wait for the import)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        pool = self._pool
+        try:
+            if server is not None:
+                first = server.Process(target=os.getpid, daemon=True)
+                first.start()
+                first.join()
+            if pool is not None:
+                for _ in range(n):
+                    pool.submit(os.getpid)
+        except (RuntimeError, BrokenProcessPool, OSError):  # closed meanwhile, or no process
+            pool = None
+        with self._lock:
+            waiting, self._waiting = self._waiting or [], None
+        for job, mine in waiting:
+            self._forward(pool, job, mine)
+
+    @staticmethod
+    def _forward(pool, job: FigureJob, mine: Future) -> None:
+        """``mine`` gets what the pool's future of ``job`` gets (a closed or
+        broken pool: BrokenProcessPool, the job then drawn by its caller)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        if not mine.set_running_or_notify_cancel():
+            return
+        try:
+            if pool is None:
+                raise BrokenProcessPool("the drawing processes did not start")
+            theirs = pool.submit(figure_files, job)
+        except (RuntimeError, BrokenProcessPool, OSError) as exc:
+            mine.set_exception(BrokenProcessPool(str(exc)))
+            return
+
+        def copy(done: Future) -> None:
+            if done.cancelled():
+                mine.set_exception(BrokenProcessPool("cancelled"))
+            elif (error := done.exception()) is not None:
+                mine.set_exception(error)
+            else:
+                mine.set_result(done.result())
+
+        theirs.add_done_callback(copy)
 
     def submit(self, job: FigureJob):
         """A future of :func:`figure_files` of ``job``; the same one for a
         job equal to one submitted before (the app starts a report's figures
         when its folder is asked for, and the export submits them again)."""
+        from concurrent.futures import Future
+
         assert self._pool is not None, "the drawers were closed"
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):
-            future = self._submitted[key] = self._pool.submit(figure_files, job)
+            with self._lock:
+                if self._waiting is not None:  # the processes are starting
+                    future = Future()
+                    self._waiting.append((job, future))
+                else:
+                    future = self._pool.submit(figure_files, job)
+            self._submitted[key] = future
         return future
 
     def close(self) -> None:
@@ -97,6 +200,10 @@ class FigureDrawers:
         pool, self._pool = self._pool, None
         if pool is None:
             return
+        with self._lock:  # jobs still waiting for the processes: not wanted now
+            waiting, self._waiting = self._waiting or [], None
+        for _, future in waiting:
+            future.cancel()
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
             stop()
@@ -115,11 +222,11 @@ class FigureDrawers:
         self.close()
 
 
-def start_drawers(workers: int | None = None) -> FigureDrawers | None:
-    """Drawers, or None where no process can be started (the figures are
-    then drawn in this process)."""
+def start_drawers(workers: int | None = None, *, from_server: bool = False) -> FigureDrawers | None:
+    """Drawers (see :class:`FigureDrawers`), or None where no process can be
+    started (the figures are then drawn in this process)."""
     try:
-        return FigureDrawers(workers)
+        return FigureDrawers(workers, from_server=from_server)
     except OSError:
         return None
 

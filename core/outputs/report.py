@@ -156,6 +156,18 @@ def write_report(
     thumbs/), or the function that makes them, called while the figures are
     drawn; ``drawers``: the processes that draw them
     (shrec_eval.outputs.figure_jobs.FigureDrawers; None: this one)."""
+    drawn = None
+    if figures:
+        check_folder(folder, REPORT_FILES)  # refused before drawing
+        # the figures started first, the tables made while they are drawn
+        drawn = start_report_figures(
+            results,
+            rank_key=rank_key
+            or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0],
+            preset=figure_preset,
+            looks=looks,
+            drawers=drawers,
+        )
     cut = figure_cut_names(results, figure_preset) if figures else ()
     files: dict[str, str | bytes] = dict(
         report_files(
@@ -168,13 +180,6 @@ def write_report(
             cut_names=cut,
         )
     )
-    drawn = None
-    if figures:
-        check_folder(folder, set(files) | set(REPORT_FILES))  # refused before drawing
-        rank_key = rank_key or (list(keys or headline_keys(results[0].keys)) or results[0].keys)[0]
-        drawn = start_report_figures(
-            results, rank_key=rank_key, preset=figure_preset, looks=looks, drawers=drawers
-        )
     files.update((extra() if callable(extra) else extra) or {})
     # the figures written last: the other files go to disk while they are drawn
     return write_folder(folder, files, replaces=REPORT_FILES, later=drawn)

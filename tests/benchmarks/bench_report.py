@@ -1,7 +1,7 @@
 """How long a report takes against the scoring of the same contest (not a
 test; the figures go into docs/figures.md).
 
-    python tests/benchmarks/bench_report.py [--rounds N] [--runs R]
+    python tests/benchmarks/bench_report.py [--rounds N] [--runs R] [--profile NAME]
                                             [--only demo,many,app] [--workdir DIR]
 
 Every time is a whole command as a user runs it (a fresh process, files in,
@@ -21,6 +21,10 @@ machine weighs on both alike:
    moment the folder is chosen until the report is written (the
    interactive export against the app's own scoring), the folder chosen at
    once and in 3 s (the figures are started when the dialog opens).
+
+``--profile NAME`` scores every command under that built-in profile (both
+sides of each pair; the interactive export scores the demo as its contest
+file says); without it, each contest's own (the default: today's commands).
 
 A first round of each pair is not counted (it fills the thumbnail cache, a
 folder of this run only, and the file cache).  Printed: min and median of
@@ -187,6 +191,9 @@ def main(argv=None) -> None:
     )
     ap.add_argument("--workdir", help="where the contest and outputs go (default: a temporary one)")
     ap.add_argument("--bin", help="the folder of shrec-eval, shrec-gui and python to time")
+    ap.add_argument(
+        "--profile", help="score under this profile (shrec-eval profiles; default: the contest's)"
+    )
     args = ap.parse_args(argv)
     global BIN
     BIN = Path(args.bin) if args.bin else BIN
@@ -198,6 +205,11 @@ def main(argv=None) -> None:
         "SHREC_EVAL_CACHE_DIR": str(work / "cache"),
         "QT_QPA_PLATFORM": "offscreen",
     }
+    # as a user runs them: the modules' compiled files kept and used (with
+    # PYTHONDONTWRITEBYTECODE each process compiled the project's modules
+    # again, a report's drawing processes too: 0.3 s of processor time each)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    profile = ["--profile", args.profile] if args.profile else []
     se = tool("shrec-eval")
 
     def out_of(label, r):
@@ -205,15 +217,18 @@ def main(argv=None) -> None:
         out.mkdir(parents=True)
         return out / ("r.json" if "--json" in label else f"report{r}")
 
-    print(f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; {args.rounds} rounds")
+    print(
+        f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; {args.rounds} rounds"
+        f"; profile {args.profile or 'of each contest'}"
+    )
     only = set(args.only.split(","))
     if "demo" in only:
         print("1. the demo (7 runs, with its gallery)")
         pair(
             "shrec-eval demo --json F",
-            lambda o: [*se, "demo", "--json", o],
+            lambda o: [*se, "demo", *profile, "--json", o],
             "shrec-eval demo --report R",
-            lambda o: [*se, "demo", "--report", o],
+            lambda o: [*se, "demo", *profile, "--report", o],
             out_of,
             args.rounds,
             env,
@@ -223,26 +238,26 @@ def main(argv=None) -> None:
         print(f"2. a contest file of {args.runs} runs (no shapes)")
         pair(
             "shrec-eval evaluate CONTEST --json F",
-            lambda o: [*se, "evaluate", contest, "--json", o],
+            lambda o: [*se, "evaluate", contest, *profile, "--json", o],
             "shrec-eval evaluate CONTEST --report R",
-            lambda o: [*se, "evaluate", contest, "--report", o],
+            lambda o: [*se, "evaluate", contest, *profile, "--report", o],
             out_of,
             args.rounds,
             env,
         )
     if "app" in only:
         print("3. the app")
-        app(se, out_of, out, args.rounds, env)
+        app(se, out_of, out, args.rounds, env, profile)
     shutil.rmtree(out, ignore_errors=True)
 
 
-def app(se, out_of, out: Path, rounds: int, env: dict) -> None:
+def app(se, out_of, out: Path, rounds: int, env: dict, profile: list) -> None:
     """The headless export against the command line's JSON, then the
     interactive export against the app's own scoring, in one process."""
-    gui = tool("shrec-gui")
+    gui = [*tool("shrec-gui"), *profile]
     pair(
         "shrec-eval demo --json F",
-        lambda o: [*se, "demo", "--json", o],
+        lambda o: [*se, "demo", *profile, "--json", o],
         "shrec-gui --demo --export-report R (no window)",
         lambda o: [*gui, "--demo", "--export-report", o],
         out_of,
