@@ -73,35 +73,6 @@ def _profiles_as_a_new_process_has_them():
         profiles.forget_loaded()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item):
-    """After a test of the app, once its fixtures are torn down (pytest-qt
-    has closed its widgets and asked Qt to delete them): those deletions
-    done now, and the cycles of Python objects that held the window's
-    plots and menus collected.  Left to run whenever an event loop and
-    Python's collector get to them, a process's dead windows piled up (some
-    ten thousand widgets after a few test files, pyqtgraph's parentless
-    menus among them), and every window made afterwards paid for them: its
-    theme (``QApplication.setStyle``) polishes every widget alive, a window
-    took 0.3 s of CPU first and 0.9 s with twenty dead ones beside it.
-    Windows kept on purpose (``guitools.retire``) are still referenced and
-    stay."""
-    yield
-    if "qapp" not in getattr(item, "fixturenames", ()):
-        return
-    import gc
-    import sys
-
-    qt = sys.modules.get("PySide6.QtWidgets")
-    if qt is None or qt.QApplication.instance() is None:
-        return
-    from PySide6.QtCore import QEvent
-
-    qt.QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
-    gc.collect()
-    qt.QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
-
-
 @pytest.fixture
 def dialogs(monkeypatch):
     """The warnings the window would show, recorded (title, text) instead."""
