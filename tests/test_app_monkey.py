@@ -6,8 +6,8 @@ resizes to 1280 x 720 and back, options and profiles changed and runs
 added, each then scored with the options in force without F5).  Each seed
 runs in a child process: no crash, no Python exception, no thread or
 helper process left once the window has closed, and none alive once the
-process has ended.  A few seeds
-run at once here; more under the ``slow`` marker."""
+process has ended.  One seed in the fast tier; three at once, and more
+seeds, in the full tier (``--full``)."""
 
 from __future__ import annotations
 
@@ -90,6 +90,14 @@ def check(result: dict) -> None:
     assert list((result["folder"] / "tmp").iterdir()) == []
     autosave = result["folder"] / "data" / "autosave"
     assert not autosave.exists() or list(autosave.iterdir()) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_one_monkey_finds_no_crash_no_exception_no_orphan(tmp_path):
+    """The fast tier's monkey: seed 1 of the three below, with the same
+    checks of its run (the mix of actions over three seeds is theirs)."""
+    (result,) = run_monkeys(tmp_path, seeds=(1,), actions=100)
+    check(result)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -255,7 +255,12 @@ def _method(folder, ids, length, seed=0, dataset="test_normal"):
 # -- e03 / e12 / e16: the input gate for the taxonomy and contest files -------------------------
 
 
-def test_e03_taxonomy_fifo_and_device_are_refused_not_read(tmp_path):
+def test_e03_taxonomy_fifo_and_device_are_refused_not_read(tmp_path, monkeypatch):
+    from shrec_eval.reading.formats import source
+
+    # the wait for a writer, half a second here (5 s by default): what it
+    # says after the wait is the question, not how long the wait is
+    monkeypatch.setitem(source.open_source.__kwdefaults__, "wait", 0.5)
     fifo = tmp_path / "tax.csv"
     os.mkfifo(fifo)
     start = time.monotonic()

@@ -369,7 +369,12 @@ def test_e12_contest_file_values_are_checked_and_name_the_file(tmp_path, doc, ne
     assert str(e.value).startswith(f"{tmp_path / 's.json'}: ") and needle in str(e.value)
 
 
-def test_e12_contest_file_through_a_fifo_times_out(tmp_path):
+def test_e12_contest_file_through_a_fifo_times_out(tmp_path, monkeypatch):
+    from shrec_eval.reading.formats import source
+
+    # the wait for a writer, half a second here (5 s by default): what it
+    # says after the wait is the question, not how long the wait is
+    monkeypatch.setitem(source.open_source.__kwdefaults__, "wait", 0.5)
     os.mkfifo(tmp_path / "c.json")
     with pytest.raises(FileAccessError, match="no program writing"):
         Contest.read(tmp_path / "c.json")

@@ -49,13 +49,48 @@ SUBJECTS = {
 
 #: tests of the full tier only (file::function, every parametrisation, or
 #: file::function[case], that one), with why: each takes 8 s or more on a
-#: 2-core machine.  Their subjects keep
-#: faster tests of the same promises in the fast tier.
+#: 2-core machine, or 2 s or more where a faster test of the fast tier holds
+#: the same promise (its reason names that test: "held by ...").  Their
+#: subjects keep faster tests of the same promises in the fast tier.
 SLOW = {
     "test_app_profile_parity.py::test_app_and_command_line_write_the_same_files": (
         "18 whole reports, each written by the app and by the command line"
     ),
     "test_app_monkey.py::test_more_seeds_of_the_monkey": "four more monkey runs",
+    "test_app_monkey.py::test_the_monkey_finds_no_crash_no_exception_no_orphan": (
+        "three monkey runs at once (32 s, 40 s of CPU); held by "
+        "test_one_monkey_finds_no_crash_no_exception_no_orphan (seed 1, the same checks)"
+    ),
+    "test_project_tiers.py::test_a_group_runs_in_one_process_first_over_several": (
+        "a pytest run over two processes (10 s); held by "
+        "test_several_processes_keep_an_xdist_group_together (--dist loadgroup chosen) and "
+        "test_the_bundle_tests_are_one_group (the groups)"
+    ),
+    "test_outputs_gallery.py::test_the_demo_report_has_a_gallery": (
+        "the demo's whole report with a gallery (7 s); held by "
+        "test_gallery_holds_the_right_images_at_the_right_ranks (drawn meshes in each strip)"
+    ),
+    "test_app_lifecycle.py::test_killing_the_app_leaves_no_process[SIGTERM]": (
+        "the demo app in a process (4 s); held by [SIGKILL] and [ctrl-c] (no helper left) and "
+        "test_sigterm_while_the_quit_question_is_open_ends_the_app_keeping_the_work"
+    ),
+    # the gate through the headless export: one case of each test stays in the fast tier
+    "test_app_headless.py::test_headless_gate_refuses_before_reading_the_contest[report-m.txt-this is a file; --report writes a folder]": (  # noqa: E501
+        "a headless export (3 s); held by its [native----native holds the input] case "
+        "and test_outputs_gate.py (the command line's gate, every refusal)"
+    ),
+    "test_app_headless.py::test_headless_gate_refuses_before_reading_the_contest[native-/dev/null-this is a file; --native writes a folder]": (  # noqa: E501
+        "a headless export (3 s); held by its [native----native holds the input] case "
+        "and test_outputs_gate.py (the command line's gate, every refusal)"
+    ),
+    "test_app_headless.py::test_headless_gate_refuses_before_reading_the_contest[report-nat---report and --native]": (  # noqa: E501
+        "a headless export (3 s); held by its [native----native holds the input] case "
+        "and test_outputs_gate.py (the command line's gate, every refusal)"
+    ),
+    "test_app_headless.py::test_headless_refuses_a_folder_of_other_files_before_reading_the_contest[native]": (  # noqa: E501
+        "a headless export (2.5 s); held by its [report] case and test_outputs_native.py "
+        "(a folder of other files refused before anything is read)"
+    ),
     "test_outputs_unchanged.py::test_every_output_is_byte_identical_to_before_the_restructure": (
         "every output of every profile written and compared"
     ),
