@@ -334,6 +334,32 @@ def test_settings_remember_folder_recent_and_theme(demo, tmp_path):
     demo.set_dark(False)
 
 
+def test_the_theme_is_set_only_when_it_changes(qapp, monkeypatch):
+    """A new window applies the theme again: the style and the palette are
+    set only when they differ (setting either re-polishes every widget of
+    every window, so each new window paid for all the others), and a change
+    of theme still sets the palette."""
+    from PySide6.QtGui import QPalette
+
+    from shrec_gui.widgets.focus import FocusStyle
+    from shrec_gui.window.settings import apply_theme
+
+    apply_theme(False)
+    assert isinstance(qapp.style(), FocusStyle)
+    calls = []
+    real_style, real_palette = qapp.setStyle, qapp.setPalette
+    monkeypatch.setattr(qapp, "setStyle", lambda s: calls.append("style") or real_style(s))
+    monkeypatch.setattr(qapp, "setPalette", lambda p: calls.append("palette") or real_palette(p))
+    light = qapp.palette().color(QPalette.ColorRole.Window)
+    apply_theme(False)
+    assert calls == []  # the same theme: nothing re-polished
+    apply_theme(True)
+    assert calls == ["palette"] and qapp.palette().color(QPalette.ColorRole.Window) != light
+    apply_theme(False)
+    assert calls == ["palette", "palette"]
+    assert qapp.palette().color(QPalette.ColorRole.Window) == light
+
+
 def test_close_stops_the_worker_thread(qtbot):
     w = MainWindow(app_settings())
     qtbot.addWidget(w)

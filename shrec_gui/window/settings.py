@@ -251,9 +251,14 @@ def fit_to_screen(window) -> None:
 
 def apply_theme(dark: bool) -> None:
     """Fusion with a dark palette, or the style's own light one; the focus
-    shown by a ring in the highlight colour (focus.py)."""
+    shown by a ring in the highlight colour (focus.py).  The style and the
+    palette are set only when they change: setting either re-polishes every
+    widget of every window, so each new window paid for all the others
+    (windows made one after another in one process: a second and more each,
+    after a few dozen)."""
     app = QApplication.instance()
-    app.setStyle(FocusStyle())
+    if not isinstance(app.style(), FocusStyle):
+        app.setStyle(FocusStyle())
     show_focus(app)
     if dark:
         pal = QPalette()
@@ -261,4 +266,5 @@ def apply_theme(dark: bool) -> None:
             pal.setColor(role, QColor(colour))
     else:
         pal = app.style().standardPalette()
-    app.setPalette(pal)
+    if app.palette() != pal:
+        app.setPalette(pal)
