@@ -401,6 +401,46 @@ def test_a_reports_other_files_go_to_disk_while_its_figures_are_drawn(tmp_path, 
 
 
 # -- the command line ------------------------------------------------------------------------
+@pytest.mark.parametrize("from_server", [False, True], ids=["spawned", "forked from a server"])
+def test_drawers_that_cannot_start_leave_the_figures_to_this_process(
+    tmp_path, monkeypatch, from_server
+):
+    """No process can be started (fork or exec fails: EAGAIN at the process
+    limit): every figure is drawn in this process, the same bytes; the
+    report is not lost to the error.  Spawned, the error leaves the drawers'
+    start (start_drawers gives None); forked from the server, started on a
+    thread, the drawers say they are broken to each job."""
+    import errno
+    from multiprocessing import popen_forkserver, popen_spawn_posix
+
+    from shrec_eval.outputs.figure_jobs import start_drawers
+
+    small_contest(tmp_path)
+    a = load_assessment(tmp_path / "s.cla")
+    results = [evaluate(a, load_run(tmp_path / "s.txt", a, name="r"), EvalOptions())]
+    want = report_figure_files(results, rank_key="nn", drawers=None)
+
+    def cannot(self, process_obj):
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(popen_spawn_posix.Popen, "_launch", cannot)
+    monkeypatch.setattr(popen_forkserver.Popen, "_launch", cannot)
+    drawers = start_drawers(from_server=from_server)
+    try:
+        if from_server:
+            assert drawers is not None
+            deadline = time.monotonic() + 30
+            while drawers._waiting is not None and time.monotonic() < deadline:
+                time.sleep(0.01)  # the start's thread has failed
+        else:
+            assert drawers is None
+        got = report_figure_files(results, rank_key="nn", drawers=drawers)
+    finally:
+        if drawers is not None:
+            drawers.close()
+    assert got == want and len(got) == 12
+
+
 def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_path, monkeypatch):
     """--report starts the drawing processes before the runs are scored (their
     import of matplotlib meanwhile); none is left when the command ends."""

@@ -61,11 +61,6 @@ SLOW = {
         "three monkey runs at once (32 s, 40 s of CPU); held by "
         "test_one_monkey_finds_no_crash_no_exception_no_orphan (seed 1, the same checks)"
     ),
-    "test_project_tiers.py::test_a_group_runs_in_one_process_first_over_several": (
-        "a pytest run over two processes (10 s); held by "
-        "test_several_processes_keep_an_xdist_group_together (--dist loadgroup chosen) and "
-        "test_the_bundle_tests_are_one_group (the groups)"
-    ),
     "test_outputs_gallery.py::test_the_demo_report_has_a_gallery": (
         "the demo's whole report with a gallery (7 s); held by "
         "test_gallery_holds_the_right_images_at_the_right_ranks (drawn meshes in each strip)"

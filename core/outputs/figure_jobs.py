@@ -83,10 +83,11 @@ def _context(from_server: bool):
 
     if from_server and sys.platform.startswith("linux") and not getattr(sys, "frozen", False):
         forkserver = multiprocessing.get_context("forkserver")
-        # the server's start: the main module (as a spawned process imports it) and
-        # the drawing modules; a setting of this process's one server, which
-        # nothing else here uses
-        forkserver.set_forkserver_preload(["__main__", *DRAWING_MODULES])
+        # the server's start: the drawing modules (each forked process then runs
+        # the main module again as ``__mp_main__``, as a spawned one does: the
+        # command line's is a few lines); a setting of this process's one
+        # server, which nothing else here uses
+        forkserver.set_forkserver_preload(list(DRAWING_MODULES))
         return forkserver
     return multiprocessing.get_context("spawn")  # never fork a process running Qt
 
@@ -96,7 +97,10 @@ class FigureDrawers:
     :data:`WORKERS`), started at once: make them before the work that their
     start should overlap; ``from_server``: forked from a server that
     imported matplotlib once (see :func:`_context`).  Ended by
-    :meth:`close` (or ``with``)."""
+    :meth:`close` (or ``with``).  Processes that cannot be started: spawned,
+    the OSError leaves ``__init__`` (:func:`start_drawers` gives None);
+    forked from the server, whose start runs on a thread, every job then
+    fails with BrokenProcessPool and is drawn by its caller."""
 
     def __init__(self, workers: int | None = None, *, from_server: bool = False) -> None:
         from concurrent.futures import ProcessPoolExecutor
@@ -108,11 +112,15 @@ class FigureDrawers:
         self._submitted: dict[bytes, Future] = {}
         # jobs submitted while the processes start: handed to the pool once started
         self._waiting: list[tuple[FigureJob, Future]] | None = None
+        self._broken = False  # the processes could not be started
+        # held while a process may be started (a submit), so that close()
+        # knows every process it has to end
         self._lock = threading.Lock()
         if context.get_start_method() != "forkserver":
             # the processes start with a task each (in this thread: on Linux they die
             # with it); their import of matplotlib runs meanwhile
-            self._start(n)
+            for _ in range(n):
+                self._pool.submit(os.getpid)
             return
         # a forked process starts once the server has imported the drawing modules:
         # started by a thread of its own, so that neither the command's scoring nor
@@ -123,42 +131,42 @@ class FigureDrawers:
             target=self._start, args=(n, context), name="shrec-drawers", daemon=True
         ).start()
 
-    def _start(self, n: int, server=None) -> None:
+    def _start(self, n: int, server) -> None:
         """Start the processes (a task each), then hand them the jobs submitted
-        meanwhile.  With a ``server`` (a forkserver context), a first process
-        forked and waited for: the server's import done, the pool starts its
-        processes at once (a pool holds its lock while a process starts, and
-        :meth:`close` would wait for the import)."""
+        meanwhile.  A first process is forked and waited for: the server's
+        import done, the pool starts its processes at once (a pool holds its
+        lock while a process starts, and :meth:`close` would wait for the
+        import).  A failure to start marks the drawers broken."""
         from concurrent.futures.process import BrokenProcessPool
 
-        pool = self._pool
         try:
-            if server is not None:
-                first = server.Process(target=os.getpid, daemon=True)
-                first.start()
-                first.join()
-            if pool is not None:
-                for _ in range(n):
-                    pool.submit(os.getpid)
+            first = server.Process(target=os.getpid, daemon=True)
+            first.start()
+            first.join()
+            with self._lock:
+                if self._pool is not None:
+                    for _ in range(n):
+                        self._pool.submit(os.getpid)
         except (RuntimeError, BrokenProcessPool, OSError):  # closed meanwhile, or no process
-            pool = None
+            with self._lock:
+                self._broken = True
         with self._lock:
             waiting, self._waiting = self._waiting or [], None
         for job, mine in waiting:
-            self._forward(pool, job, mine)
+            self._forward(job, mine)
 
-    @staticmethod
-    def _forward(pool, job: FigureJob, mine: Future) -> None:
-        """``mine`` gets what the pool's future of ``job`` gets (a closed or
-        broken pool: BrokenProcessPool, the job then drawn by its caller)."""
+    def _forward(self, job: FigureJob, mine: Future) -> None:
+        """``mine`` gets what the pool's future of ``job`` gets (closed or
+        broken drawers: BrokenProcessPool, the job then drawn by its caller)."""
         from concurrent.futures.process import BrokenProcessPool
 
         if not mine.set_running_or_notify_cancel():
             return
         try:
-            if pool is None:
-                raise BrokenProcessPool("the drawing processes did not start")
-            theirs = pool.submit(figure_files, job)
+            with self._lock:
+                if self._pool is None or self._broken:
+                    raise BrokenProcessPool("the drawing processes did not start")
+                theirs = self._pool.submit(figure_files, job)
         except (RuntimeError, BrokenProcessPool, OSError) as exc:
             mine.set_exception(BrokenProcessPool(str(exc)))
             return
@@ -176,14 +184,18 @@ class FigureDrawers:
     def submit(self, job: FigureJob):
         """A future of :func:`figure_files` of ``job``; the same one for a
         job equal to one submitted before (the app starts a report's figures
-        when its folder is asked for, and the export submits them again)."""
+        when its folder is asked for, and the export submits them again).
+        Drawers that could not start raise BrokenProcessPool."""
         from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
 
         assert self._pool is not None, "the drawers were closed"
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):
             with self._lock:
+                if self._broken:
+                    raise BrokenProcessPool("the drawing processes did not start")
                 if self._waiting is not None:  # the processes are starting
                     future = Future()
                     self._waiting.append((job, future))
@@ -197,18 +209,18 @@ class FigureDrawers:
         wanted (an error, a signal).  Killed, not asked to stop: a process
         ending on its own empties its interpreter first (a second or so of
         the command's time)."""
-        pool, self._pool = self._pool, None
+        with self._lock:  # no process starts after this: every one is in the list
+            pool, self._pool = self._pool, None
+            waiting, self._waiting = self._waiting or [], None
+            processes = list(((pool._processes if pool else None) or {}).values())
         if pool is None:
             return
-        with self._lock:  # jobs still waiting for the processes: not wanted now
-            waiting, self._waiting = self._waiting or [], None
-        for _, future in waiting:
+        for _, future in waiting:  # jobs still waiting for the processes: not wanted now
             future.cancel()
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
             stop()
             return
-        processes = list((pool._processes or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
         for p in processes:
             p.kill()
