@@ -189,13 +189,12 @@ class FigureDrawers:
         from concurrent.futures import Future
         from concurrent.futures.process import BrokenProcessPool
 
-        assert self._pool is not None, "the drawers were closed"
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         future = self._submitted.get(key)
         if future is None or future.cancelled() or (future.done() and future.exception()):
             with self._lock:
-                if self._broken:
-                    raise BrokenProcessPool("the drawing processes did not start")
+                if self._pool is None or self._broken:  # closed, or never started
+                    raise BrokenProcessPool("the drawing processes are not running")
                 if self._waiting is not None:  # the processes are starting
                     future = Future()
                     self._waiting.append((job, future))
