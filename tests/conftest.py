@@ -73,6 +73,21 @@ def _profiles_as_a_new_process_has_them():
         profiles.forget_loaded()
 
 
+@pytest.fixture(autouse=True)
+def _garbage_collected_as_the_app_does(request):
+    """A test of Qt runs with Python's cyclic collection as the app has it: on
+    the GUI thread's timer, never in the middle of a Qt call (see
+    ``collect_garbage_on_the_gui_thread``).  Without it a worker process that
+    had not made a scoring thread yet, or whose dask test had turned collection
+    back on, froze in a deadlock inside pyqtgraph's ``ViewBox.addItem``."""
+    if "qapp" in request.fixturenames or "qtbot" in request.fixturenames:
+        request.getfixturevalue("qapp")
+        from shrec_gui.workers.scoring import collect_garbage_on_the_gui_thread
+
+        collect_garbage_on_the_gui_thread()
+    yield
+
+
 @pytest.fixture
 def dialogs(monkeypatch):
     """The warnings the window would show, recorded (title, text) instead."""

@@ -10,6 +10,7 @@ between two blocks of queries.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -346,10 +347,29 @@ def collect_garbage_on_the_gui_thread() -> None:
     that lock: the app freezes (seen in the GUI tests: QObject's destructor in
     the worker against shiboken's deletion in the main thread).  pyqtgraph's
     GarbageCollector turns automatic collection off and collects on a timer of
-    the GUI thread instead; installed once per application."""
+    the GUI thread instead; installed once per application.  Automatic
+    collection also froze the GUI thread alone: run by an allocation inside
+    PySide's disconnect callback, while Qt holds a lock of its mutex pool, it
+    freed one of pyqtgraph's menus (Python-owned QMenus) whose actions' lock
+    hashed to the same mutex (seen in the GUI tests: ``QObject::~QObject``
+    under ``QObject::disconnect``)."""
     app = QCoreApplication.instance()
     if app is not None and getattr(app, "_gui_thread_gc", None) is None:
-        app._gui_thread_gc = GarbageCollector(interval=0.5)
+        app._gui_thread_gc = GuiThreadCollector(interval=0.5)
+    if app is not None and gc.isenabled():
+        gc.disable()
+
+
+class GuiThreadCollector(GarbageCollector):
+    """pyqtgraph's collector on a GUI-thread timer, which also turns automatic
+    collection off again when a library turned it back on: dask's
+    ``disable_gc`` (around its array slicing) re-enables collection on exit
+    whenever it was on when dask was imported, whatever the state at entry."""
+
+    def check(self) -> None:
+        if gc.isenabled():
+            gc.disable()
+        super().check()
 
 
 class ScoringThread(QObject):
