@@ -185,12 +185,21 @@ def _generic(b: Binding, key: str) -> ConcreteMeasure:
 
 
 def _by_key(ranks: tuple[int, ...]) -> dict[str, ConcreteMeasure]:
-    return _by_key_of(ranks, all_measures())
+    # kept while the registry is the same tuple (:func:`all_measures` makes
+    # it again only when it changes): a cache keyed by the tuple itself
+    # hashed every measure of it at every call (the app's tables ask
+    # thousands of times when a contest is shown: 0.2 s a window)
+    measures = all_measures()
+    made = _BY_KEY.get(ranks)
+    if made is None or made[0] is not measures:
+        if len(_BY_KEY) >= 32:
+            _BY_KEY.clear()
+        made = _BY_KEY[ranks] = (measures, {cm.key: cm for cm in expand(ranks, None)})
+    return made[1]
 
 
-@lru_cache(maxsize=32)
-def _by_key_of(ranks: tuple[int, ...], measures) -> dict[str, ConcreteMeasure]:
-    return {cm.key: cm for cm in expand(ranks, None)}
+#: ranks -> (the registry it was made from, key -> concrete measure)
+_BY_KEY: dict[tuple[int, ...], tuple[tuple, dict[str, ConcreteMeasure]]] = {}
 
 
 def all_aliases() -> tuple[Alias, ...]:
