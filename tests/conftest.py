@@ -180,8 +180,17 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    import sys
+
     import tiers
     from hypothesis import settings
+
+    # Python's compiled modules kept, as a user's Python keeps them: an
+    # environment that sets PYTHONDONTWRITEBYTECODE (some containers and CI
+    # images do) made every process of the suite (the xdist workers and the
+    # command lines and apps the tests start) compile the project again
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
     # the fast tier runs a tenth of each property test's examples (tests call
     # tiers.examples(n)); --hypothesis-profile chooses otherwise
