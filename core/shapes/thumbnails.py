@@ -13,6 +13,7 @@ and the app's thumbnail worker share this module.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -20,6 +21,7 @@ import struct
 import sys
 import tempfile
 import textwrap
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,7 +160,7 @@ def placeholder(size: int, reason: str) -> np.ndarray:
     diagonal = np.arange(size)
     rgba[diagonal, diagonal] = rgba[diagonal, size - 1 - diagonal] = (210, 210, 210, 255)
     px = max(8, size // 12)
-    font, flags = _placeholder_font(px)
+    font, flags = _placeholder_font(px, threading.get_ident())
     n_width = font.load_char(ord("n"), flags).horiAdvance / 64  # as laid out, in pixels
     chars = max(8, int(size / max(1.0, n_width)) - 1)
     step = px + 3
@@ -169,12 +171,13 @@ def placeholder(size: int, reason: str) -> np.ndarray:
     return rgba
 
 
-def _placeholder_font(px: int):
-    """matplotlib's DejaVu Sans at ``px`` pixels (a new object for each
-    placeholder: one is never shared between threads) and its glyphs' load
-    flags: FreeType's light hinting (vertical only: evenly spaced letters at
-    8 pixels, where matplotlib's default, forced autohinting, spaced them
-    unevenly)."""
+@functools.lru_cache(maxsize=8)
+def _placeholder_font(px: int, thread: int):
+    """matplotlib's DejaVu Sans at ``px`` pixels (one for each thread that
+    draws: a font is never shared between threads; kept, as its first glyph
+    costs a millisecond) and its glyphs' load flags: FreeType's light
+    hinting (vertical only: evenly spaced letters at 8 pixels, where
+    matplotlib's default, forced autohinting, spaced them unevenly)."""
     # (matplotlib's first import costs 0.3 s: only once a placeholder is drawn)
     from matplotlib import ft2font, get_data_path
 
