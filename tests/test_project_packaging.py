@@ -329,9 +329,11 @@ def test_the_packaged_desktop_entry_names_the_package_command():
 #: (imported by the app; its menus offer the app's exports instead), and the
 #: main window with the demo scored and every plot drawn (each curve, the
 #: measure bars, one class's curves and the heatmap, the ranked lists, the
-#: significance views), five of them exported as PNG, SVG and CSV. Prints the
-#: modules imported, the names asked of the stand-in, pyqtgraph's OpenGL
-#: options and the exports written
+#: significance views), five of them exported as PNG, SVG and CSV, the
+#: Ranked list tab's thumbnails with a placeholder (the demo's copy of
+#: argv[2], whose query shapes cannot be read) and the report with its
+#: gallery, placeholders in it. Prints the modules imported, the names asked
+#: of the stand-in, pyqtgraph's OpenGL options and the exports written
 _WORKLOAD = """
 import io, json, os, runpy, sys, tempfile, time
 runpy.run_path(sys.argv[1])  # as the bundle's runtime hook, before any import of Qt
@@ -380,7 +382,7 @@ def spin(done, what, timeout=120):
 
 with private_settings("shrec-workload-") as settings:
     w = main_window(settings); w.quiet = True; w.resize(1280, 720); w.show()
-    w.open_demo()
+    w.controller.open_session(sys.argv[2])  # the demo, its query shapes broken
     c = w.controller
     spin(lambda: c.entries and c.idle() and all(e.result is not None for e in c.entries.values())
          and w.caught_up(), "the demo scored")
@@ -401,20 +403,31 @@ with private_settings("shrec-workload-") as settings:
     pc.select_class(pc.model.classes[0]); spin(lambda: True, "a class"); pc.grab()
     export("class_heatmap", "class_heatmap")
     w.tabs.setCurrentWidget(w.ranked)
-    spin(lambda: w.ranked.lists is not None, "the ranked lists"); w.ranked.grab()
+    spin(lambda: w.ranked.lists is not None, "the ranked lists")
+    strips = w.ranked.thumbs  # drawn by the drawing processes: the query's a placeholder
+    spin(lambda: strips.rows and all(t.pixmap is not None for _, ts in strips.rows for t in ts)
+         and "could not be shown" in strips.state.text(), "the thumbnails")
+    w.ranked.grab()
     sig = w.significance; w.tabs.setCurrentWidget(sig)
     sig.resamples.setValue(100); sig.request()
     spin(lambda: sig.comparison is not None, "the significance tests"); sig.grab()
     export("means", "means"); export("h2h", "h2h")
     tasks = (w.exports.writes, w.exports.figure_tasks)
     spin(lambda: not any(t.busy() for t in tasks) and all(map(os.path.exists, wanted)), wanted)
+    reported = []  # the report, its gallery's queries placeholders
+    w.exports.folderDone.connect(lambda *done: reported.append(done))
+    w.exports.export_report(os.path.join(out, "report"))
+    spin(lambda: reported, "the report", timeout=300)
+    assert reported == [("report", os.path.join(out, "report"), "")], reported
     assert not w.errors, w.errors
     written = sorted(os.path.basename(p) for p in wanted if os.path.getsize(p) > 0)
+    with open(os.path.join(out, "report", "gallery.html"), encoding="utf-8") as f:
+        written += ["gallery.html"] if "shapes that could not be shown" in f.read() else []
     w.close()
 asked = type(sys.modules["PySide6.QtOpenGL"]).asked
 options = {k: pg.getConfigOption(k) for k in ("useOpenGL", "enableExperimental")}
 print(json.dumps({"asked": asked, "options": options, "written": written}))
-print(json.dumps(sorted(sys.modules)))
+print(json.dumps(sorted(m for m, module in sys.modules.items() if module is not None)))
 """
 #: the bundle's stand-in for Qt's OpenGL binding (the spec's runtime hook)
 _OPENGL_HOOK = ROOT / "packaging" / "rthook_qtopengl.py"
@@ -430,7 +443,26 @@ def _never_imported() -> list[str]:
     return scope["NEVER_IMPORTED"]
 
 
-def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
+#: every process of the workload (sitecustomize.py, on PYTHONPATH: the
+#: drawing processes too) without Pillow's FreeType module, as the bundle
+_LEFT_OUT = """import sys
+sys.modules["PIL._imagingft"] = None  # import raises ModuleNotFoundError
+"""
+
+
+def _demo_with_broken_query_shapes(folder: Path) -> Path:
+    """A copy of the demo whose query shapes cannot be read and whose items
+    but the first hundred have no shape (placeholders; fewer meshes drawn)."""
+    demo = shutil.copytree(resource_path("demo"), folder / "demo")
+    for f in (demo / "shapes").iterdir():
+        if f.name[0] in "qQ":
+            f.write_bytes(b"OFF\n3 1 0\n0 0 0\n")  # cut short: "cannot be read as a mesh"
+        elif int(f.stem[1:]) >= 100:
+            f.unlink()
+    return demo / "contest.json"
+
+
+def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out(tmp_path):
     """The bundle leaves out what no process of the app imported over every
     feature (the spec's NEVER_IMPORTED, from a trace of all of them): the
     app's and the command line's modules, the significance tests, a figure in
@@ -442,16 +474,30 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     Qt's OpenGL binding is left out too, with the spec's runtime hook standing
     in for it: the same workload, run with that hook, asks it no name, and
     pyqtgraph's OpenGL drawing stays off (with it on, PlotCurveItem and the
-    window's views use the binding; tried: the workload failed here)."""
+    window's views use the binding; tried: the workload failed here).
+
+    Pillow's FreeType module (PIL._imagingft) is left out too (the spec's
+    excludes; PIL.ImageFont stays, as trimesh imports it, and imports without
+    it): the workload runs with it missing in every process, a placeholder in
+    the Ranked list tab (drawn by a drawing process) and in the report's
+    gallery among it (with Pillow's FreeType, ImageFont.load_default(size=),
+    the placeholder failed so: the thumbnails never came)."""
     left_out = _never_imported()
     assert {"asyncio", "matplotlib.pyplot", "fontTools.ttLib.tables.C_F_F__2"} <= set(left_out)
     spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
     assert '"PySide6.QtOpenGL",' in spec and "rthook_qtopengl.py" in spec
+    assert '"PIL._imagingft",' in spec
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_LEFT_OUT)
+    path = os.pathsep.join(filter(None, [str(tmp_path / "site"), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "SHREC_EVAL_CACHE_DIR": str(tmp_path / "cache")}
+    contest = _demo_with_broken_query_shapes(tmp_path)
     p = subprocess.run(
-        [sys.executable, "-c", _WORKLOAD, str(_OPENGL_HOOK)],
+        [sys.executable, "-c", _WORKLOAD, str(_OPENGL_HOOK), str(contest)],
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=420,
+        env=env,
     )
     assert p.returncode == 0, p.stderr[-3000:]
     *_, seen, modules = p.stdout.splitlines()
@@ -460,7 +506,9 @@ def test_the_app_imports_none_of_the_modules_the_bundle_leaves_out():
     assert [m for m in imported if any(m == x or m.startswith(x + ".") for x in left_out)] == []
     # every plot drawn and exported in each format (curves of each kind, bars...)
     plots = ("curves", "bars", "class_heatmap", "means", "h2h")
-    assert seen["written"] == sorted(f"{p}.{f}" for p in plots for f in ("csv", "png", "svg"))
+    exports = sorted(f"{p}.{f}" for p in plots for f in ("csv", "png", "svg"))
+    assert seen["written"] == [*exports, "gallery.html"]  # the report's gallery, placeholders
+    assert "PIL._imagingft" not in imported and "trimesh" in imported
     # the stand-in was there (pyqtgraph imported it) and nothing asked it a name
     assert "pyqtgraph.graphicsItems.PlotCurveItem" in imported
     assert seen["asked"] == []

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,7 @@ from shrec_eval.shapes.thumbnails import (
     decode_png,
     default_cache_dir,
     encode_png,
+    placeholder,
     shape_warning,
     thumbnail,
 )
@@ -226,6 +230,104 @@ def test_missing_files_give_placeholders(tmp_path):
     t = thumbnail(ShapeFiles(mesh=tmp_path / "gone.off"), SIZE)
     assert t.problem == "gone.off: file not found"
     assert shape_warning({}) is None
+
+
+def _ink(rgba) -> np.ndarray:
+    """Where a placeholder's text is: the square, its border and its cross
+    are three greys (236, 170, 210), the text dark red, blended into them."""
+    r, g, b = (rgba[..., c] for c in range(3))
+    return ~((r == g) & (g == b) & np.isin(r, (170, 210, 236)))
+
+
+def _bands(ink) -> list[tuple[int, int]]:
+    """The text's lines: (first, last) row of each run of rows with ink."""
+    rows = np.r_[0, ink.any(1).astype(np.int8), 0]
+    starts, ends = np.flatnonzero(np.diff(rows) == 1), np.flatnonzero(np.diff(rows) == -1)
+    return [(int(a), int(b) - 1) for a, b in zip(starts, ends)]
+
+
+@pytest.mark.parametrize("size", [16, 24, 72, 128, 256])
+def test_a_placeholder_is_a_grey_square_with_a_cross_and_its_reason_in_dark_red(size):
+    rgba = placeholder(size, "m12.off: cannot be read as a mesh")
+    assert rgba.shape == (size, size, 4) and rgba.dtype == np.uint8
+    assert (rgba[..., 3] == 255).all()
+    ink = _ink(rgba)
+    # the border (its corners on the cross), the cross, and light grey elsewhere
+    border = np.zeros((size, size), bool)
+    border[[0, -1], :] = border[:, [0, -1]] = True
+    cross = np.zeros((size, size), bool)
+    cross[np.arange(size), np.arange(size)] = cross[np.arange(size), np.arange(size)[::-1]] = True
+    assert not (ink & border).any()  # the text stays inside the square's border
+    assert (rgba[border & ~cross, :3] == 170).all()
+    assert (rgba[cross & ~ink, :3] == 210).all() and (cross & ~ink).sum() > size
+    assert (rgba[~border & ~cross & ~ink, :3] == 236).all()
+    # the text: dark red (its full colour where a glyph covers a pixel), from the top
+    r, g, b = (rgba[..., c][ink].astype(int) for c in range(3))
+    assert ink.sum() > 10 and (g == b).all() and (r >= g).all() and (r > g).any()
+    assert r.min() <= 100 and g.min() <= 45
+    if size >= 128:  # a glyph's stem covers a pixel whole
+        assert r.min() == 90 and g.min() == 30
+    top, bottom = _bands(ink)[0]
+    assert 4 <= top <= 4 + max(8, size // 12) // 2 and bottom < size - 1
+
+
+@pytest.mark.parametrize("size", [72, 128, 256])
+def test_a_placeholders_reason_wraps_into_lines_of_a_twelfth_of_the_square(size):
+    assert len(_bands(_ink(placeholder(size, "gone")))) == 1
+    lines = _bands(_ink(placeholder(size, "m12.off: cannot be read as a mesh")))
+    assert len(lines) == {72: 4, 128: 2, 256: 2}[size]  # wrapped at the width of the "n"s
+    ink = _ink(placeholder(size, "word " * 60))
+    lines = _bands(ink)
+    step = max(8, size // 12) + 3  # the font's size and 3 pixels between lines
+    assert [b[0] - a[0] for a, b in zip(lines, lines[1:])] == [step] * (len(lines) - 1)
+    # a long reason is cut to the lines that fit: the last ends inside the
+    # border, with no room for another below it
+    assert lines[-1][1] < size - 1 and lines[-1][1] + step >= size - 2
+    assert len(lines) == {72: 6, 128: 9, 256: 10}[size]
+    # each line as wide as the square lets it be, never over the border
+    columns = np.flatnonzero(ink.any(0))
+    assert columns[0] == 4 and size * 0.6 < columns[-1] < size - 1
+
+
+@pytest.mark.parametrize(
+    "reason, shown",
+    [
+        ("caf\udce9.off: file not found", "caf\ufffd.off: file not found"),
+        ("\u6a21\u578b.off: x", "\ufffd\ufffd.off: x"),
+        ("a\x00b \U0001f600", "a\ufffdb \U0001f600"),  # (DejaVu Sans has the emoji)
+        ("", ""),
+    ],
+)
+def test_a_placeholder_shows_a_character_its_font_lacks_as_a_replacement(reason, shown):
+    """A file name's byte that is not UTF-8 (a surrogate escape), CJK, a
+    control character: U+FFFD, drawn without a warning (the font's binding
+    refused a surrogate: TypeError)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rgba = placeholder(64, reason)
+    assert rgba.tolist() == placeholder(64, shown).tolist()
+    assert _ink(rgba).any() == bool(reason)
+
+
+def test_a_placeholder_needs_no_text_drawing_of_pillow():
+    """Pillow's FreeType module (PIL._imagingft) and its libraries are left
+    out of the bundle (packaging/shrec-gui.spec): without it, a placeholder
+    is drawn the same, and Pillow's text drawing is never imported (with
+    Pillow's load_default(size=...), ImageFont's FreeType, it failed)."""
+    code = (
+        "import sys; sys.modules['PIL._imagingft'] = None  # as in the bundle\n"
+        "from shrec_eval.shapes.thumbnails import placeholder\n"
+        "import numpy as np\n"
+        "rgba = placeholder(96, 'm12.off: file not found')\n"
+        "sys.stdout.buffer.write(rgba.tobytes())\n"
+        "print([m for m in sys.modules if m.startswith(('PIL.ImageFont', 'PIL.ImageDraw'))])"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    pixels, imported = p.stdout[: 96 * 96 * 4], p.stdout[96 * 96 * 4 :]
+    assert imported.decode().strip() == "[]"
+    expected = placeholder(96, "m12.off: file not found")
+    assert np.frombuffer(pixels, np.uint8).reshape(96, 96, 4).tolist() == expected.tolist()
 
 
 def test_png_round_trip():

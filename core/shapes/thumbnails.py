@@ -13,6 +13,7 @@ and the app's thumbnail worker share this module.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -20,6 +21,7 @@ import struct
 import sys
 import tempfile
 import textwrap
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,23 +148,74 @@ def image_rgba(path, size: int, root=None) -> np.ndarray:
 
 
 def placeholder(size: int, reason: str) -> np.ndarray:
-    """A light grey square with a cross and the reason, for an item that
-    cannot be shown."""
-    from PIL import Image, ImageDraw, ImageFont
+    """A light grey square with a border, a cross and the reason in dark red
+    lines (of size/12 pixels, at least 8; wrapped at the width of as many "n"
+    as the square holds; as many lines as fit), for an item that cannot be
+    shown.  The text is drawn by matplotlib's FreeType binding in its DejaVu
+    Sans (the print figures' face): Pillow's own text drawing is left out of
+    the bundle (packaging/shrec-gui.spec)."""
+    rgba = np.empty((size, size, 4), dtype=np.uint8)
+    rgba[...] = (236, 236, 236, 255)
+    rgba[[0, -1], :] = rgba[:, [0, -1]] = (170, 170, 170, 255)  # the border
+    diagonal = np.arange(size)
+    rgba[diagonal, diagonal] = rgba[diagonal, size - 1 - diagonal] = (210, 210, 210, 255)
+    px = max(8, size // 12)
+    font, flags = _placeholder_font(px, threading.get_ident())
+    n_width = font.load_char(ord("n"), flags).horiAdvance / 64  # as laid out, in pixels
+    chars = max(8, int(size / max(1.0, n_width)) - 1)
+    step = px + 3
+    ascent = round(font.ascender * px / font.units_per_EM)
+    fit = max(1, (size - 2 - 4 - px) // step + 1)  # the lines whose letters end inside
+    for i, line in enumerate(textwrap.wrap(reason, chars)[:fit]):
+        _draw_text(rgba, font, flags, line, 4, 4 + i * step + ascent)
+    return rgba
 
-    im = Image.new("RGBA", (size, size), (236, 236, 236, 255))
-    d = ImageDraw.Draw(im)
-    d.rectangle([0, 0, size - 1, size - 1], outline=(170, 170, 170, 255))
-    d.line([(0, 0), (size - 1, size - 1)], fill=(210, 210, 210, 255))
-    d.line([(0, size - 1), (size - 1, 0)], fill=(210, 210, 210, 255))
-    font = ImageFont.load_default(size=max(8, size // 12))
-    chars = max(8, int(size / max(1, font.getlength("n"))) - 1)
-    lines = textwrap.wrap(reason, chars)[: max(1, size // (size // 12 + 4) - 1)]
-    y = 4
-    for line in lines:
-        d.text((4, y), line, fill=(90, 30, 30, 255), font=font)
-        y += size // 12 + 3
-    return np.asarray(im, dtype=np.uint8).copy()
+
+@functools.lru_cache(maxsize=8)
+def _placeholder_font(px: int, thread: int):
+    """matplotlib's DejaVu Sans at ``px`` pixels (one for each thread that
+    draws: a font is never shared between threads; kept, as its first glyph
+    costs a millisecond) and its glyphs' load flags: FreeType's light
+    hinting (vertical only: evenly spaced letters at 8 pixels, where
+    matplotlib's default, forced autohinting, spaced them unevenly)."""
+    # (matplotlib's first import costs 0.3 s: only once a placeholder is drawn)
+    from matplotlib import ft2font, get_data_path
+
+    font = ft2font.FT2Font(os.path.join(get_data_path(), "fonts", "ttf", "DejaVuSans.ttf"))
+    font.set_size(px, 72)  # points at 72 dpi: pixels
+    try:
+        flags = ft2font.LoadFlags.TARGET_LIGHT
+    except AttributeError:  # matplotlib before 3.10: an integer, since gone
+        flags = getattr(ft2font, "LOAD_TARGET_LIGHT")  # noqa: B009
+    return font, flags
+
+
+def _draw_text(rgba: np.ndarray, font, flags, text: str, x: int, baseline: int) -> None:
+    """``text`` in dark red from ``x`` on ``baseline``, blended by its glyphs'
+    coverage into ``rgba``'s inside (never over the border).  A character
+    the font lacks (a surrogate escape of a file name's byte that is not
+    UTF-8, a control character, CJK) is drawn as U+FFFD, as messages show
+    such bytes."""
+    text = "".join(c if font.get_char_index(ord(c)) else "\ufffd" for c in text)
+    font.set_text(text, flags=flags)
+    font.draw_glyphs_to_bitmap(antialiased=True)
+    cover = np.asarray(font.get_image())
+    h, w = cover.shape
+    # the bitmap has a pixel of margin; its baseline is above the text's descent
+    top = baseline - (h - 1 - round(font.get_descent() / 64))
+    size = len(rgba)
+    y0, y1 = max(top, 1), min(top + h, size - 1)
+    x0, x1 = max(x, 1), min(x + w, size - 1)
+    if y0 >= y1 or x0 >= x1:
+        return
+    alpha = cover[y0 - top : y1 - top, x0 - x : x1 - x, None] / 255.0
+    inside = rgba[y0:y1, x0:x1, :3]
+    ink = np.array(_TEXT_RGB, dtype=np.float64)
+    inside[...] = np.rint(inside * (1.0 - alpha) + ink * alpha).astype(np.uint8)
+
+
+#: the placeholder's text colour (dark red)
+_TEXT_RGB = (90, 30, 30)
 
 
 def encode_png(rgba: np.ndarray) -> bytes:
