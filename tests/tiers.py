@@ -305,17 +305,30 @@ def needs(file_name: str, fn, fixture_names=()) -> set[str]:
     """The markers of what a test needs, from its module and its source: the
     test function's, and that of the functions and fixtures of its module it
     names (one level: a helper that starts a process marks its callers)."""
+    return set(_needs(file_name, fn, tuple(fixture_names)))
+
+
+@functools.cache
+def _needs(file_name: str, fn, fixture_names: tuple) -> frozenset[str]:
+    """:func:`needs`, worked out once per test function (each case of a
+    parametrised test asks again with the same function and fixtures)."""
     out = set(_MODULE_NEEDS.get(file_name, ()))
     if file_name.startswith("test_app"):
         out.add("app")
     module = inspect.getmodule(fn)
-    src = _source(fn)
+    out |= _source_needs(fn)
     names = set(getattr(getattr(fn, "__code__", None), "co_names", ())) | set(fixture_names)
     for name in sorted(names):
         obj = getattr(module, name, None)
         if inspect.isfunction(obj) or hasattr(obj, "__wrapped__"):
-            src += _source(getattr(obj, "__wrapped__", obj))
-    for marker, pattern in _NEEDS.items():
-        if pattern.search(src):
-            out.add(marker)
-    return out
+            out |= _source_needs(getattr(obj, "__wrapped__", obj))
+    return frozenset(out)
+
+
+@functools.cache
+def _source_needs(obj) -> frozenset[str]:
+    """The markers of :data:`_NEEDS` one function's source shows, searched
+    once per session (a helper many tests name is searched once, not once
+    per test: the searches were most of conftest's share of the collection)."""
+    src = _source(obj)
+    return frozenset(marker for marker, pattern in _NEEDS.items() if pattern.search(src))
