@@ -189,6 +189,11 @@ SLOW = {
     "test_app_file_roles.py::test_a_run_after_the_assessment_is_scored_as_the_command_line_scores_it": (  # noqa: E501
         "a headless export against the command line's report"
     ),
+    "test_cli.py::test_reports_escape_participant_text": (
+        "a whole report of two runs (2.5 s); held by test_outputs_hostile_names.py::"
+        "test_report_files_escape_hostile_run_and_class_names (run and class names escaped "
+        "in the report's Markdown, HTML, CSV and LaTeX)"
+    ),
     "test_cli.py::test_custom_ranks_reach_the_reports": "whole reports",
     "test_cli.py::test_compare_prints_ranking_matrix_and_writes_json_and_report": (
         "a comparison report"
