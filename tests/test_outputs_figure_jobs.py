@@ -401,9 +401,20 @@ def test_a_reports_other_files_go_to_disk_while_its_figures_are_drawn(tmp_path, 
 
 
 # -- the command line ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_figures(tmp_path_factory):
+    """The small contest scored, and its report's figures drawn in this
+    process (the files the tests below compare with: drawn once for them)."""
+    folder = tmp_path_factory.mktemp("small")
+    small_contest(folder)
+    a = load_assessment(folder / "s.cla")
+    results = [evaluate(a, load_run(folder / "s.txt", a, name="r"), EvalOptions())]
+    return results, report_figure_files(results, rank_key="nn", drawers=None)
+
+
 @pytest.mark.parametrize("from_server", [False, True], ids=["spawned", "forked from a server"])
 def test_drawers_that_cannot_start_leave_the_figures_to_this_process(
-    tmp_path, monkeypatch, from_server
+    small_figures, monkeypatch, from_server
 ):
     """No process can be started (fork or exec fails: EAGAIN at the process
     limit): every figure is drawn in this process, the same bytes; the
@@ -415,10 +426,7 @@ def test_drawers_that_cannot_start_leave_the_figures_to_this_process(
 
     from shrec_eval.outputs.figure_jobs import start_drawers
 
-    small_contest(tmp_path)
-    a = load_assessment(tmp_path / "s.cla")
-    results = [evaluate(a, load_run(tmp_path / "s.txt", a, name="r"), EvalOptions())]
-    want = report_figure_files(results, rank_key="nn", drawers=None)
+    results, want = small_figures
 
     def cannot(self, process_obj):
         raise OSError(errno.EAGAIN, "Resource temporarily unavailable")

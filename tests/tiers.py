@@ -189,6 +189,11 @@ SLOW = {
     "test_app_file_roles.py::test_a_run_after_the_assessment_is_scored_as_the_command_line_scores_it": (  # noqa: E501
         "a headless export against the command line's report"
     ),
+    "test_cli.py::test_reports_escape_participant_text": (
+        "a whole report of two runs (2.5 s); held by test_outputs_hostile_names.py::"
+        "test_report_files_escape_hostile_run_and_class_names (run and class names escaped "
+        "in the report's Markdown, HTML, CSV and LaTeX)"
+    ),
     "test_cli.py::test_custom_ranks_reach_the_reports": "whole reports",
     "test_cli.py::test_compare_prints_ranking_matrix_and_writes_json_and_report": (
         "a comparison report"
@@ -205,6 +210,16 @@ SLOW = {
     ),
     "test_project_docs.py::test_the_commands_of_the_page_run_as_written": (
         "a page's shell commands as processes (the examples copied, reports, a Dask cluster)"
+    ),
+    # a 70 KB run read a byte at a time, in trec_eval's order: two layouts of four go to
+    # the full tier, the tokenizer that places the fields being the file order's
+    "test_reading_hostile.py::test_d01_whitespace_runs_never_shift_columns[True-after_qid]": (
+        "a 70 KB run read a byte at a time (3 s); held by its [False-after_qid] case (the "
+        "same layout through the same tokenizer) and [True-tabs] (trec_eval's order)"
+    ),
+    "test_reading_hostile.py::test_d01_whitespace_runs_never_shift_columns[True-before_rank]": (
+        "a 70 KB run read a byte at a time (3 s); held by its [False-before_rank] case (the "
+        "same layout through the same tokenizer) and [True-tabs] (trec_eval's order)"
     ),
     "test_project_bundle.py::test_the_deb_installs_opens_contests_and_is_removed_cleanly": (
         "the bundle packaged as a .deb, installed with apt, checked and removed"
@@ -305,17 +320,30 @@ def needs(file_name: str, fn, fixture_names=()) -> set[str]:
     """The markers of what a test needs, from its module and its source: the
     test function's, and that of the functions and fixtures of its module it
     names (one level: a helper that starts a process marks its callers)."""
+    return set(_needs(file_name, fn, tuple(fixture_names)))
+
+
+@functools.cache
+def _needs(file_name: str, fn, fixture_names: tuple) -> frozenset[str]:
+    """:func:`needs`, worked out once per test function (each case of a
+    parametrised test asks again with the same function and fixtures)."""
     out = set(_MODULE_NEEDS.get(file_name, ()))
     if file_name.startswith("test_app"):
         out.add("app")
     module = inspect.getmodule(fn)
-    src = _source(fn)
+    out |= _source_needs(fn)
     names = set(getattr(getattr(fn, "__code__", None), "co_names", ())) | set(fixture_names)
     for name in sorted(names):
         obj = getattr(module, name, None)
         if inspect.isfunction(obj) or hasattr(obj, "__wrapped__"):
-            src += _source(getattr(obj, "__wrapped__", obj))
-    for marker, pattern in _NEEDS.items():
-        if pattern.search(src):
-            out.add(marker)
-    return out
+            out |= _source_needs(getattr(obj, "__wrapped__", obj))
+    return frozenset(out)
+
+
+@functools.cache
+def _source_needs(obj) -> frozenset[str]:
+    """The markers of :data:`_NEEDS` one function's source shows, searched
+    once per session (a helper many tests name is searched once, not once
+    per test: the searches were most of conftest's share of the collection)."""
+    src = _source(obj)
+    return frozenset(marker for marker, pattern in _NEEDS.items() if pattern.search(src))
