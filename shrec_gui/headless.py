@@ -76,8 +76,10 @@ def export(
     signals: list[int] = []
     closer = SignalCloser(None, on_signal=signals.append)
     # the figures' processes first: they start (their import of matplotlib)
-    # while the window is made and the contest read and scored
-    drawers = start_drawers() if report else None
+    # while the window is made and the contest read and scored; forked, as the
+    # command line's, from a server that imports it once (Linux, not frozen;
+    # spawned elsewhere); their close() ends that server and its folder
+    drawers = start_drawers(from_server=True) if report else None
     try:
         with private_settings() as settings:
             return _export(

@@ -289,6 +289,69 @@ def test_drawers_ended_while_their_server_imports_end_at_once():
     assert closed < started / 4, (closed, started)
 
 
+#: drawers forked from the server, two at once, then closed one after the
+#: other, then a third pair (one closed while its server imports): what is
+#: alive and what is in the temporary folder after each step
+SERVER_ENDS = r"""
+import json, os, sys, tempfile, time
+from multiprocessing import forkserver
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+
+def server():
+    return forkserver._forkserver._forkserver_pid
+
+def ask(d):
+    return {d._pool.submit(os.getpid).result(timeout=120) for _ in range(6)}
+
+seen = {}
+a, b = FigureDrawers(from_server=True), FigureDrawers(from_server=True)
+helpers, first = ask(a) | ask(b), server()
+seen["folder while drawing"] = os.listdir(tempfile.gettempdir())
+a.close()
+seen["b after a closed"] = len(ask(b)) > 0 and alive(first)
+b.close()
+seen["alive after both"] = [p for p in helpers | {first} if alive(p)]
+seen["folder after both"] = os.listdir(tempfile.gettempdir())
+early = FigureDrawers(from_server=True)
+early.close()  # its server still importing
+with FigureDrawers(from_server=True) as again:
+    helpers, second = ask(again), server()
+deadline = time.monotonic() + 60
+while alive(second) and time.monotonic() < deadline:  # ended by early's start thread
+    time.sleep(0.01)
+seen["servers"] = [first != second, alive(second)]
+seen["alive at the end"] = [p for p in helpers if alive(p)]
+seen["folder at the end"] = os.listdir(tempfile.gettempdir())
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_the_last_drawers_closed_end_their_server_and_its_folder(tmp_path):
+    """The server the drawers are forked from, and the folder of its socket
+    (/tmp/pymp-*), outlive no drawers: the app and the headless export,
+    which go on after a report, leave neither behind.  Drawers closed while
+    others use the server leave it to them; a later start makes a new one."""
+    import json
+
+    run = subprocess.run(
+        [sys.executable, "-c", SERVER_ENDS, str(HERE)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        timeout=300,
+    )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    seen = json.loads(run.stdout)
+    assert [n[:5] for n in seen["folder while drawing"]] == ["pymp-"]
+    assert seen["b after a closed"] is True
+    assert seen["alive after both"] == [] and seen["folder after both"] == []
+    assert seen["servers"] == [True, False]
+    assert seen["alive at the end"] == [] and seen["folder at the end"] == []
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""
