@@ -97,7 +97,7 @@ def export(
             )
     finally:
         if drawers is not None:
-            drawers.close()  # ended by the export already, unless it stopped before
+            drawers.close()  # ended with the window already, unless it stopped before
         closer.uninstall()
 
 
@@ -180,8 +180,7 @@ def _export(
             return _interrupted(say, signals[0])
         status = 0
     finally:
-        win.exports.end_report()  # not started, or not written (an error, a signal)
-        win.close()  # not a user's close: nothing is asked; its threads stop
+        win.close()  # not a user's close: nothing is asked; its threads and drawers stop
         app.processEvents()
     return status
 

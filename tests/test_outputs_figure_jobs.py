@@ -352,6 +352,64 @@ def test_the_last_drawers_closed_end_their_server_and_its_folder(tmp_path):
     assert seen["alive at the end"] == [] and seen["folder at the end"] == []
 
 
+#: drawers forked from a server, then nothing (killed from outside)
+KILLED = r"""
+import os, signal, sys, time
+from multiprocessing import forkserver
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command's decision, not the server's
+d = FigureDrawers(from_server=True)
+deadline = time.monotonic() + 60
+while forkserver._forkserver._forkserver_pid is None and time.monotonic() < deadline:
+    time.sleep(0.001)
+print(forkserver._forkserver._forkserver_pid, flush=True)
+if sys.argv[1] == "drawn":
+    d._pool.submit(os.getpid).result(timeout=120)
+    print(" ".join(map(str, d._pool._processes)), flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+@pytest.mark.parametrize("when", ["importing", "drawn"])
+def test_a_killed_command_leaves_no_server_and_no_folder(tmp_path, when):
+    """Ctrl-C reaching the whole process group while the server imports
+    matplotlib prints no traceback (the server ignores SIGINT from its
+    start, as the drawing processes do); the command then killed (SIGKILL:
+    no clean-up of its own), its server and drawing processes end and the
+    folder of the server's socket (/tmp/pymp-*) goes with them."""
+    from hostile import alive
+
+    p = subprocess.Popen(
+        [sys.executable, "-c", KILLED, when],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        pids = [int(p.stdout.readline())]
+        if when == "drawn":
+            pids += map(int, p.stdout.readline().split())
+        else:
+            time.sleep(0.3)  # the server started, importing matplotlib (about a second)
+        os.killpg(p.pid, signal.SIGINT)  # the terminal's Ctrl-C: the command ignores it
+        time.sleep(0.5)
+        assert p.poll() is None and alive(pids[0])
+        p.kill()
+        _, err = p.communicate(timeout=60)
+        deadline = time.monotonic() + 30
+        while any(alive(x) for x in pids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [x for x in pids if alive(x)] == []
+        assert "Traceback" not in err, err
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""

@@ -58,6 +58,10 @@ DRAWING_MODULES = (
     "shrec_eval.outputs.figure_plots",
 )
 
+#: what the server the drawing processes are forked from imports first
+#: (SIGINT ignored, the folder of its socket removed when it ends by itself)
+SERVER_START = "shrec_eval.outputs.figure_server"
+
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
     """``figures/NAME.FMT`` -> bytes of a job's figure: drawn (laid out) once,
@@ -92,7 +96,7 @@ def _context(from_server: bool):
         # the main module again as ``__mp_main__``, as a spawned one does: the
         # command line's is a few lines); a setting of this process's one
         # server, which nothing else here uses
-        forkserver.set_forkserver_preload(list(DRAWING_MODULES))
+        forkserver.set_forkserver_preload([SERVER_START, *DRAWING_MODULES])
         return forkserver
     return multiprocessing.get_context("spawn")  # never fork a process running Qt
 
@@ -140,7 +144,10 @@ def _end_server() -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
+        try:
+            server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
+        except OSError:  # its socket gone already (its folder removed meanwhile)
+            pass
     folder = process.current_process()._config.get("tempdir")
     if not folder or os.listdir(folder):
         return
