@@ -410,6 +410,20 @@ def test_a_killed_command_leaves_no_server_and_no_folder(tmp_path, when):
         p.wait()
 
 
+def test_drawers_keep_the_futures_of_the_last_reports_only(drawers):
+    """The app keeps its drawers for every export: what they remember of the
+    figures asked for (to draw each once) is the last few reports' only."""
+    from shrec_eval.outputs.figure_data import FigureJob
+    from shrec_eval.outputs.figure_jobs import MEMORY
+
+    jobs = [FigureJob(f"j{i}", max, (i, 0), {}, ()) for i in range(MEMORY + 5)]
+    futures = [drawers.submit(j) for j in jobs]
+    assert [f.result(timeout=120) for f in futures] == [{}] * len(jobs)
+    assert len(drawers._submitted) == MEMORY
+    assert drawers.submit(jobs[-1]) is futures[-1]  # the newest found
+    assert drawers.submit(jobs[0]) is not futures[0]  # the oldest forgotten: drawn again
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""

@@ -270,9 +270,9 @@ class FigureDrawers:
         from concurrent.futures.process import BrokenProcessPool
 
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
-        future = self._submitted.get(key)
-        if future is None or future.cancelled() or (future.done() and future.exception()):
-            with self._lock:
+        with self._lock:  # the app's GUI thread and its export's file thread both submit
+            future = self._submitted.get(key)
+            if future is None or future.cancelled() or (future.done() and future.exception()):
                 if self._pool is None or self._broken:  # closed, or never started
                     raise BrokenProcessPool("the drawing processes are not running")
                 if self._waiting is not None:  # the processes are starting
@@ -280,9 +280,9 @@ class FigureDrawers:
                     self._waiting.append((job, future))
                 else:
                     future = self._pool.submit(figure_files, job)
-            self._submitted[key] = future
-            while len(self._submitted) > MEMORY:  # the oldest forgotten (the app keeps drawers)
-                del self._submitted[next(iter(self._submitted))]
+                self._submitted[key] = future
+                while len(self._submitted) > MEMORY:  # the oldest forgotten (the app keeps them)
+                    del self._submitted[next(iter(self._submitted))]
         return future
 
     def close(self) -> None:
