@@ -336,15 +336,15 @@ def _export(w, qtbot, folder) -> bytes:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
-def test_the_windows_drawers_start_with_results_serve_every_export_and_end_with_it(
+def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_end_with_it(
     qtbot, tmp_path, monkeypatch
 ):
-    """Issue 41: the report's drawing processes start (forked from a server
-    that imports matplotlib once) when the runs are scored, drawing nothing
-    until an export asks; every export uses them (none starts processes
-    again); killed, the next export starts new ones and writes the same
-    files; another contest and closing the window end them, their server
-    and its folder (/tmp/pymp-*)."""
+    """Issue 41: the report's drawing processes (forked from a server that
+    imports matplotlib once) are not started by scoring, but by the first
+    export; every later export uses them (none starts processes again);
+    killed, the next export starts new ones and writes the same files;
+    another contest and closing the window end them, their server and its
+    folder (/tmp/pymp-*)."""
     import tempfile
 
     from hostile import alive
@@ -379,10 +379,11 @@ def test_the_windows_drawers_start_with_results_serve_every_export_and_end_with_
     assert w.exports.drawers._drawers is None  # not at launch
     w.controller.open_session(str(tmp_path / "s0.json"))
     wait_idle(qtbot, w, 1)
-    qtbot.waitUntil(lambda: w.exports.drawers._drawers is not None, timeout=5000)
-    first = _drawing(w)
-    assert started == [{"from_server": True}] and asked == []  # no figure before an export
+    qtbot.wait(200)
+    assert started == [] and asked == []  # scoring starts no process
     files = _export(w, qtbot, tmp_path / "r1")
+    first = _drawing(w)
+    assert started == [{"from_server": True}]
     assert _export(w, qtbot, tmp_path / "r2") == files
     assert started == [{"from_server": True}] and _drawing(w) == first  # the same processes
     os.kill(first[0], signal.SIGKILL)  # a drawer killed: the next export starts new ones
@@ -393,7 +394,8 @@ def test_the_windows_drawers_start_with_results_serve_every_export_and_end_with_
     w.controller.open_session(str(tmp_path / "s1.json"))  # another contest
     wait_idle(qtbot, w, 1)
     qtbot.waitUntil(lambda: not any(alive(p) for p in again), timeout=10000)
-    qtbot.waitUntil(lambda: w.exports.drawers._drawers is not None, timeout=5000)
+    assert w.exports.drawers._drawers is None and len(started) == 2
+    assert _export(w, qtbot, tmp_path / "r4") != files  # another contest's report
     last = _drawing(w)
     assert len(started) == 3 and not set(last) & set(again + first)
     w.close()

@@ -89,9 +89,9 @@ class ExportActions(QObject):
         self.report_tasks.done.connect(self._report_written)
         self.report_tasks.failed.connect(self._report_failed)
         self._report_folder = ""
-        #: the processes drawing the reports' figures: started once there are
-        #: results (their import of matplotlib done before an export asks),
-        #: kept for every export, ended with the contest or the window
+        #: the processes drawing the reports' figures: started by the first
+        #: export (their import of matplotlib while its folder is chosen),
+        #: kept for every later one, ended with the contest or the window
         self.drawers = KeptDrawers()
         self.native_tasks = FileTasks(self)
         self.native_tasks.done.connect(self._native_written)
@@ -110,17 +110,9 @@ class ExportActions(QObject):
         c.changed.connect(self._resume)
         c.progress.connect(self._resume)
         c.closed.connect(self._forget_waiting)
-        c.progress.connect(self._keep_drawers)
         for another in (c.sessionOpened, c.assessmentOpened):
             another.connect(lambda *_: self.drawers.end(contest=True))
         c.ended.connect(self.drawers.end)
-
-    def _keep_drawers(self, progress: int) -> None:
-        """Scoring done (progress -1) with results to report: the drawers
-        started (see :class:`KeptDrawers`), no figure drawn yet."""
-        scored = (e.result is not None for e in self.host.controller.readable_entries())
-        if progress < 0 and any(scored):
-            self.drawers.start()
 
     def _results(self, what: str, folder: str, again) -> list | None:
         """The results an export shows: every readable run, scored with the
@@ -217,8 +209,8 @@ class ExportActions(QObject):
 
     def prepare_report(self, drawers=None) -> None:
         """Start the report's figures, when the runs are scored with the
-        options chosen, in the drawers (started when the runs were scored,
-        or now; ``drawers``: started already, the headless export's, the
+        options chosen, in the drawers (kept from an earlier export, or
+        started now; ``drawers``: started already, the headless export's, the
         window's from now): they need no folder, and the export finds them
         drawn if its results are these (drawers draw a figure once)."""
         if drawers is not None:

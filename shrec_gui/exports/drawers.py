@@ -1,7 +1,10 @@
 """The report's drawing processes of one window (issue 41: an export at
-most three times the scoring): started in the background once the window
-has results to report, kept while it has them, and used by every Export
-report (an export after the first starts no process).  Forked from a
+most three times the scoring): started by the window's first Export
+report (their import of matplotlib runs while its folder is chosen, the
+runs scored), kept while the window has the contest, and used by every
+later export (which starts no process).  Not started when the runs are
+scored: a window whose results are never exported starts no process (a
+start costs about a second of processor time).  Forked from a
 server that imports matplotlib once (Linux, not frozen; spawned elsewhere:
 :class:`shrec_eval.outputs.figure_jobs.FigureDrawers`); no figure is drawn
 before an export asks.  Closing the window, another contest and the app's
@@ -29,8 +32,8 @@ class KeptDrawers:
             self._drawers, self._given = drawers, True
 
     def start(self) -> None:
-        """Results to report: the processes started, unless they run (their
-        start is on a thread of their own: the GUI thread does not wait)."""
+        """The processes started, unless they run (their start is on a
+        thread of their own: the GUI thread does not wait)."""
         if self._drawers is None:
             self._drawers = start_drawers(from_server=True)
 
