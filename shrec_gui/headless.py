@@ -76,8 +76,10 @@ def export(
     signals: list[int] = []
     closer = SignalCloser(None, on_signal=signals.append)
     # the figures' processes first: they start (their import of matplotlib)
-    # while the window is made and the contest read and scored
-    drawers = start_drawers() if report else None
+    # while the window is made and the contest read and scored; forked, as the
+    # command line's, from a server that imports it once (Linux, not frozen;
+    # spawned elsewhere); their close() ends that server and its folder
+    drawers = start_drawers(from_server=True) if report else None
     try:
         with private_settings() as settings:
             return _export(
@@ -95,7 +97,7 @@ def export(
             )
     finally:
         if drawers is not None:
-            drawers.close()  # ended by the export already, unless it stopped before
+            drawers.close()  # ended with the window already, unless it stopped before
         closer.uninstall()
 
 
@@ -178,8 +180,7 @@ def _export(
             return _interrupted(say, signals[0])
         status = 0
     finally:
-        win.exports.end_report()  # not started, or not written (an error, a signal)
-        win.close()  # not a user's close: nothing is asked; its threads stop
+        win.close()  # not a user's close: nothing is asked; its threads and drawers stop
         app.processEvents()
     return status
 

@@ -5,6 +5,8 @@ input of what is open, nor through a link to one."""
 import csv
 import os
 import shutil
+import signal
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -271,12 +273,9 @@ def test_ctrl_e_exports_the_tab_shown(demo, qtbot, save_as, tmp_path):
 
 
 def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbot, tmp_path):
-    """File > Export report starts the report's figures (in drawing
+    """File > Export report starts the report's figures (in the drawing
     processes) when its dialog opens: the export, once the folder is chosen,
-    writes the figures drawn meanwhile, each drawn once; no drawing process
-    is left, nor after a dialog cancelled."""
-    import multiprocessing
-
+    writes the figures drawn meanwhile, each drawn once."""
     from shrec_eval.outputs.figure_jobs import FigureDrawers
 
     w = opened
@@ -288,7 +287,6 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
         asked.append((job.name, future))
         return future
 
-    before = set(multiprocessing.active_children())
     while_chosen: list = []
 
     def choose(*_):
@@ -313,12 +311,96 @@ def test_export_report_draws_the_figures_while_the_folder_is_chosen(opened, qtbo
     assert {n for n, _ in asked[4:]} == set(names)
     assert {id(f) for _, f in asked[4:]} == {id(f) for _, f in while_chosen}
     assert len(list((tmp_path / "rep" / "figures").iterdir())) == 12
-    qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=10000)
-    w.dialogs.ask_output_folder = lambda *_: ""  # the dialog cancelled
-    w.exports.export_report_dialog()
-    # killed at once; waited for a little, as a process of the export's own
-    # ending (its gallery's) may still be on its way out on a loaded machine
-    qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= before, timeout=5000)
+
+
+def _drawing(w) -> list[int]:
+    """The process ids of the window's drawers and of their server."""
+    from multiprocessing import forkserver
+
+    d = w.exports.drawers._drawers
+    assert d is not None and d.running
+    for _ in range(2):  # the processes started (their server's import done)
+        d._pool.submit(os.getpid).result(timeout=60)
+    return [*d._pool._processes, forkserver._forkserver._forkserver_pid]
+
+
+def _export(w, qtbot, folder) -> bytes:
+    done: list = []
+    w.exports.folderDone.connect(lambda what, _, err: done.append(err))
+    w.exports.export_report(str(folder))
+    qtbot.waitUntil(lambda: bool(done), timeout=60000)
+    assert done == [""]
+    figures = sorted((folder / "figures").iterdir())
+    assert len(figures) == 12
+    return b"".join(p.read_bytes() for p in figures)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_end_with_it(
+    qtbot, tmp_path, monkeypatch
+):
+    """Issue 41: the report's drawing processes (forked from a server that
+    imports matplotlib once) are not started by scoring, but by the first
+    export; every later export uses them (none starts processes again);
+    killed, the next export starts new ones and writes the same files;
+    another contest and closing the window end them, their server and its
+    folder (/tmp/pymp-*)."""
+    import tempfile
+
+    from hostile import alive
+    from shrec_eval.outputs import figure_jobs
+    from shrec_eval.outputs.figure_jobs import FigureDrawers
+
+    assert figure_jobs._SERVER_USERS == [0]  # no drawers of another test alive
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    started, asked = [], []
+    init, submit = FigureDrawers.__init__, FigureDrawers.submit
+    monkeypatch.setattr(
+        FigureDrawers, "__init__", lambda self, *a, **k: started.append(k) or init(self, *a, **k)
+    )
+    monkeypatch.setattr(
+        FigureDrawers, "submit", lambda self, job: asked.append(job.name) or submit(self, job)
+    )
+    (tmp_path / "a.cla").write_text(CLA)
+    lab = np.repeat([0, 1], 3)
+    for i in range(2):
+        m = np.random.default_rng(i).uniform(1, 2, (6, 6)) - (lab[:, None] == lab[None, :]) / 2
+        np.fill_diagonal(m, 0)
+        np.savetxt(tmp_path / f"m{i}.txt", m, fmt="%.4f")
+        Contest(AssessmentSource(tmp_path / "a.cla"), (RunSource(tmp_path / f"m{i}.txt"),)).write(
+            tmp_path / f"s{i}.json"
+        )
+    w = MainWindow(app_settings())
+    qtbot.addWidget(w)
+    w.quiet = True
+    w.show()
+    assert w.exports.drawers._drawers is None  # not at launch
+    w.controller.open_session(str(tmp_path / "s0.json"))
+    wait_idle(qtbot, w, 1)
+    qtbot.wait(200)
+    assert started == [] and asked == []  # scoring starts no process
+    files = _export(w, qtbot, tmp_path / "r1")
+    first = _drawing(w)
+    assert started == [{"from_server": True}]
+    assert _export(w, qtbot, tmp_path / "r2") == files
+    assert started == [{"from_server": True}] and _drawing(w) == first  # the same processes
+    os.kill(first[0], signal.SIGKILL)  # a drawer killed: the next export starts new ones
+    qtbot.waitUntil(lambda: not w.exports.drawers._drawers.running, timeout=10000)
+    assert _export(w, qtbot, tmp_path / "r3") == files
+    assert len(started) == 2 and w.exports.drawers._drawers.running
+    again = _drawing(w)
+    w.controller.open_session(str(tmp_path / "s1.json"))  # another contest
+    wait_idle(qtbot, w, 1)
+    qtbot.waitUntil(lambda: not any(alive(p) for p in again), timeout=10000)
+    assert w.exports.drawers._drawers is None and len(started) == 2
+    assert _export(w, qtbot, tmp_path / "r4") != files  # another contest's report
+    last = _drawing(w)
+    assert len(started) == 3 and not set(last) & set(again + first)
+    w.close()
+    qtbot.waitUntil(lambda: not any(alive(p) for p in last), timeout=10000)
+    assert list(temp.iterdir()) == [] and figure_jobs._SERVER_USERS == [0]
 
 
 @pytest.fixture

@@ -289,6 +289,141 @@ def test_drawers_ended_while_their_server_imports_end_at_once():
     assert closed < started / 4, (closed, started)
 
 
+#: drawers forked from the server, two at once, then closed one after the
+#: other, then a third pair (one closed while its server imports): what is
+#: alive and what is in the temporary folder after each step
+SERVER_ENDS = r"""
+import json, os, sys, tempfile, time
+from multiprocessing import forkserver
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+
+def server():
+    return forkserver._forkserver._forkserver_pid
+
+def ask(d):
+    return {d._pool.submit(os.getpid).result(timeout=120) for _ in range(6)}
+
+seen = {}
+a, b = FigureDrawers(from_server=True), FigureDrawers(from_server=True)
+helpers, first = ask(a) | ask(b), server()
+seen["folder while drawing"] = os.listdir(tempfile.gettempdir())
+a.close()
+seen["b after a closed"] = len(ask(b)) > 0 and alive(first)
+b.close()
+seen["alive after both"] = [p for p in helpers | {first} if alive(p)]
+seen["folder after both"] = os.listdir(tempfile.gettempdir())
+early = FigureDrawers(from_server=True)
+early.close()  # its server still importing
+with FigureDrawers(from_server=True) as again:
+    helpers, second = ask(again), server()
+deadline = time.monotonic() + 60
+while alive(second) and time.monotonic() < deadline:  # ended by early's start thread
+    time.sleep(0.01)
+seen["servers"] = [first != second, alive(second)]
+seen["alive at the end"] = [p for p in helpers if alive(p)]
+seen["folder at the end"] = os.listdir(tempfile.gettempdir())
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_the_last_drawers_closed_end_their_server_and_its_folder(tmp_path):
+    """The server the drawers are forked from, and the folder of its socket
+    (/tmp/pymp-*), outlive no drawers: the app and the headless export,
+    which go on after a report, leave neither behind.  Drawers closed while
+    others use the server leave it to them; a later start makes a new one."""
+    import json
+
+    run = subprocess.run(
+        [sys.executable, "-c", SERVER_ENDS, str(HERE)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        timeout=300,
+    )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    seen = json.loads(run.stdout)
+    assert [n[:5] for n in seen["folder while drawing"]] == ["pymp-"]
+    assert seen["b after a closed"] is True
+    assert seen["alive after both"] == [] and seen["folder after both"] == []
+    assert seen["servers"] == [True, False]
+    assert seen["alive at the end"] == [] and seen["folder at the end"] == []
+
+
+#: drawers forked from a server, then nothing (killed from outside)
+KILLED = r"""
+import os, signal, sys, time
+from multiprocessing import forkserver
+from shrec_eval.outputs.figure_jobs import FigureDrawers
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command's decision, not the server's
+d = FigureDrawers(from_server=True)
+deadline = time.monotonic() + 60
+while forkserver._forkserver._forkserver_pid is None and time.monotonic() < deadline:
+    time.sleep(0.001)
+print(forkserver._forkserver._forkserver_pid, flush=True)
+if sys.argv[1] == "drawn":
+    d._pool.submit(os.getpid).result(timeout=120)
+    print(" ".join(map(str, d._pool._processes)), flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+@pytest.mark.parametrize("when", ["importing", "drawn"])
+def test_a_killed_command_leaves_no_server_and_no_folder(tmp_path, when):
+    """Ctrl-C reaching the whole process group while the server imports
+    matplotlib prints no traceback (the server ignores SIGINT from its
+    start, as the drawing processes do); the command then killed (SIGKILL:
+    no clean-up of its own), its server and drawing processes end and the
+    folder of the server's socket (/tmp/pymp-*) goes with them."""
+    from hostile import alive
+
+    p = subprocess.Popen(
+        [sys.executable, "-c", KILLED, when],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        pids = [int(p.stdout.readline())]
+        if when == "drawn":
+            pids += map(int, p.stdout.readline().split())
+        else:
+            time.sleep(0.3)  # the server started, importing matplotlib (about a second)
+        os.killpg(p.pid, signal.SIGINT)  # the terminal's Ctrl-C: the command ignores it
+        time.sleep(0.5)
+        assert p.poll() is None and alive(pids[0])
+        p.kill()
+        _, err = p.communicate(timeout=60)
+        deadline = time.monotonic() + 30
+        while any(alive(x) for x in pids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [x for x in pids if alive(x)] == []
+        assert "Traceback" not in err, err
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_drawers_keep_the_futures_of_the_last_reports_only(drawers):
+    """The app keeps its drawers for every export: what they remember of the
+    figures asked for (to draw each once) is the last few reports' only."""
+    from shrec_eval.outputs.figure_data import FigureJob
+    from shrec_eval.outputs.figure_jobs import MEMORY
+
+    jobs = [FigureJob(f"j{i}", max, (i, 0), {}, ()) for i in range(MEMORY + 5)]
+    futures = [drawers.submit(j) for j in jobs]
+    assert [f.result(timeout=120) for f in futures] == [{}] * len(jobs)
+    assert len(drawers._submitted) == MEMORY
+    assert drawers.submit(jobs[-1]) is futures[-1]  # the newest found
+    assert drawers.submit(jobs[0]) is not futures[0]  # the oldest forgotten: drawn again
+
+
 def test_the_same_figure_asked_again_is_drawn_once(tmp_path, drawers):
     """The app starts a report's figures when its folder is asked for; the
     export asks for them again and gets the ones under way."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -41,6 +42,10 @@ if TYPE_CHECKING:  # annotations only (the pool is imported when made)
 #: drawing processes: one per core, at most one per figure of a report
 WORKERS = max(1, min(len(REPORT_FIGURES), os.cpu_count() or 1))
 
+#: jobs whose futures drawers keep (a job asked for again gets its drawing):
+#: those of the last few reports
+MEMORY = 4 * len(REPORT_FIGURES)
+
 #: what a drawing process imports before its first job (about a second of
 #: processor time): matplotlib's figure, its three file formats, and the
 #: figures' own modules (:mod:`.figure_plots` and what it imports)
@@ -52,6 +57,10 @@ DRAWING_MODULES = (
     "matplotlib.textpath",
     "shrec_eval.outputs.figure_plots",
 )
+
+#: what the server the drawing processes are forked from imports first
+#: (SIGINT ignored, the folder of its socket removed when it ends by itself)
+SERVER_START = "shrec_eval.outputs.figure_server"
 
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
@@ -87,9 +96,64 @@ def _context(from_server: bool):
         # the main module again as ``__mp_main__``, as a spawned one does: the
         # command line's is a few lines); a setting of this process's one
         # server, which nothing else here uses
-        forkserver.set_forkserver_preload(list(DRAWING_MODULES))
+        forkserver.set_forkserver_preload([SERVER_START, *DRAWING_MODULES])
         return forkserver
     return multiprocessing.get_context("spawn")  # never fork a process running Qt
+
+
+#: drawers forked from this process's server that have not let go of it yet
+#: (:func:`_hold_server`): the last to let go ends it
+_SERVER_USERS = [0]
+_SERVER_LOCK = threading.Lock()
+
+
+def _hold_server() -> None:
+    with _SERVER_LOCK:
+        _SERVER_USERS[0] += 1
+
+
+def _let_go_of_server() -> None:
+    """One drawers fewer using the server; the last ends it (:func:`_end_server`)."""
+    with _SERVER_LOCK:
+        _SERVER_USERS[0] -= 1
+        if _SERVER_USERS[0] == 0:
+            _end_server()
+
+
+def _end_server() -> None:
+    """End this process's fork server (its drawers gone: nothing else here
+    uses it) and the folder of its socket (``/tmp/pymp-*``), which
+    multiprocessing would remove at this process's exit only: the app and
+    ``shrec-gui --export-report`` leave none behind, and a later start makes
+    both anew.  The server is killed, not asked to stop (it would empty its
+    interpreter first); the folder is removed by multiprocessing's own
+    finalizer (so that nothing is left to remove at exit), and only when it
+    holds nothing else.  Without these names (another Python) both are left
+    to this process's exit, as before."""
+    from multiprocessing import forkserver, process, util
+
+    server = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is None or not hasattr(server, "_stop_unlocked"):
+        return
+    with lock:
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
+        except OSError:  # its socket gone already (its folder removed meanwhile)
+            pass
+    folder = process.current_process()._config.get("tempdir")
+    if not folder or os.listdir(folder):
+        return
+    for finalizer in list(getattr(util, "_finalizer_registry", {}).values()):
+        if getattr(finalizer, "_callback", None) is getattr(util, "_remove_temp_dir", None):
+            finalizer()  # the folder removed, and forgotten: made anew when next needed
 
 
 class FigureDrawers:
@@ -116,7 +180,11 @@ class FigureDrawers:
         # held while a process may be started (a submit), so that close()
         # knows every process it has to end
         self._lock = threading.Lock()
-        if context.get_start_method() != "forkserver":
+        # forked from the server: held until both close() and the start's thread
+        # are done with it (the later of the two lets go: _let_go_of_server)
+        self._server = context.get_start_method() == "forkserver"
+        self._starting = self._server
+        if not self._server:
             # the processes start with a task each (in this thread: on Linux they die
             # with it); their import of matplotlib runs meanwhile
             for _ in range(n):
@@ -125,8 +193,9 @@ class FigureDrawers:
         # a forked process starts once the server has imported the drawing modules:
         # started by a thread of its own, so that neither the command's scoring nor
         # the app's GUI thread waits (the processes die with the server, which
-        # ends with this process)
+        # ends with this process, or with the last drawers closed)
         self._waiting = []
+        _hold_server()
         threading.Thread(
             target=self._start, args=(n, context), name="shrec-drawers", daemon=True
         ).start()
@@ -137,7 +206,6 @@ class FigureDrawers:
         import done, the pool starts its processes at once (a pool holds its
         lock while a process starts, and :meth:`close` would wait for the
         import).  A failure to start marks the drawers broken."""
-        from concurrent.futures.process import BrokenProcessPool
 
         try:
             first = server.Process(target=os.getpid, daemon=True)
@@ -147,11 +215,15 @@ class FigureDrawers:
                 if self._pool is not None:
                     for _ in range(n):
                         self._pool.submit(os.getpid)
-        except (RuntimeError, BrokenProcessPool, OSError):  # closed meanwhile, or no process
+        except Exception:  # closed meanwhile (the server ended: EOFError), or no process
             with self._lock:
                 self._broken = True
         with self._lock:
             waiting, self._waiting = self._waiting or [], None
+            self._starting = False
+            closed = self._pool is None
+        if closed:  # close() has been and left the server to this thread
+            _let_go_of_server()
         for job, mine in waiting:
             self._forward(job, mine)
 
@@ -181,6 +253,14 @@ class FigureDrawers:
 
         theirs.add_done_callback(copy)
 
+    @property
+    def running(self) -> bool:
+        """Whether jobs go to the processes: not closed, not broken (a
+        process that could not start, or one killed: the pool then ends
+        the others)."""
+        pool = self._pool
+        return pool is not None and not self._broken and not getattr(pool, "_broken", False)
+
     def submit(self, job: FigureJob):
         """A future of :func:`figure_files` of ``job``; the same one for a
         job equal to one submitted before (the app starts a report's figures
@@ -190,9 +270,9 @@ class FigureDrawers:
         from concurrent.futures.process import BrokenProcessPool
 
         key = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
-        future = self._submitted.get(key)
-        if future is None or future.cancelled() or (future.done() and future.exception()):
-            with self._lock:
+        with self._lock:  # the app's GUI thread and its export's file thread both submit
+            future = self._submitted.get(key)
+            if future is None or future.cancelled() or (future.done() and future.exception()):
                 if self._pool is None or self._broken:  # closed, or never started
                     raise BrokenProcessPool("the drawing processes are not running")
                 if self._waiting is not None:  # the processes are starting
@@ -200,7 +280,9 @@ class FigureDrawers:
                     self._waiting.append((job, future))
                 else:
                     future = self._pool.submit(figure_files, job)
-            self._submitted[key] = future
+                self._submitted[key] = future
+                while len(self._submitted) > MEMORY:  # the oldest forgotten (the app keeps them)
+                    del self._submitted[next(iter(self._submitted))]
         return future
 
     def close(self) -> None:
@@ -212,6 +294,9 @@ class FigureDrawers:
             pool, self._pool = self._pool, None
             waiting, self._waiting = self._waiting or [], None
             processes = list(((pool._processes if pool else None) or {}).values())
+            # the server let go of here, unless the start's thread still runs
+            # (waiting for the server's import: it lets go when it is done)
+            let_go = self._server and not self._starting
         if pool is None:
             return
         for _, future in waiting:  # jobs still waiting for the processes: not wanted now
@@ -219,12 +304,14 @@ class FigureDrawers:
         stop = getattr(pool, "kill_workers", None)  # Python 3.14
         if stop is not None:
             stop()
-            return
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            p.kill()
-        for p in processes:
-            p.join()
+        else:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for p in processes:
+                p.kill()
+            for p in processes:
+                p.join()
+        if let_go:
+            _let_go_of_server()
 
     def __enter__(self) -> FigureDrawers:
         return self
@@ -248,7 +335,9 @@ def draw_figures(
     """Start drawing ``jobs`` in ``drawers`` (None: nothing starts now, they
     are drawn in this process when asked for); the function returning every
     job's files, in the jobs' order, once drawn.  A job whose process
-    stopped (killed, out of memory) is drawn in this process."""
+    stopped (killed, out of memory) or whose drawers were closed meanwhile
+    (the app's, a contest closed) is drawn in this process."""
+    from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
     futures: list = [None] * len(jobs)
@@ -265,7 +354,7 @@ def draw_figures(
         for job, future in zip(jobs, futures):
             try:
                 out.update(future.result() if future is not None else figure_files(job))
-            except BrokenProcessPool:
+            except (BrokenProcessPool, CancelledError):
                 out.update(figure_files(job))
         return out
 

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QWidget
 from shrec_eval.errors import ShrecEvalError
 from shrec_eval.outputs import figures as print_figures
 from shrec_eval.outputs.atomic import Output, gate_outputs, write_bytes
-from shrec_eval.outputs.figure_jobs import start_drawers
 from shrec_eval.outputs.figures import figure_bytes
 from shrec_eval.outputs.native import write_native
 from shrec_eval.profiles import listed
@@ -25,6 +24,7 @@ from ..figures.printing import FORMATS as FIGURE_FORMATS
 from ..figures.printing import FigureSettings
 from ..workers.file_tasks import FileTasks
 from ..workers.scoring import user_message
+from .drawers import KeptDrawers
 from .report import report_preset, start_app_report_figures, write_app_report
 from .writers import PLOT_FORMATS, plot_file, write_file
 
@@ -89,10 +89,10 @@ class ExportActions(QObject):
         self.report_tasks.done.connect(self._report_written)
         self.report_tasks.failed.connect(self._report_failed)
         self._report_folder = ""
-        #: the processes drawing the next report's figures, started when it is
-        #: asked for (shrec_eval.outputs.figure_jobs): their import of matplotlib
-        #: runs while the folder is chosen, the runs scored
-        self._drawers = None
+        #: the processes drawing the reports' figures: started by the first
+        #: export (their import of matplotlib while its folder is chosen),
+        #: kept for every later one, ended with the contest or the window
+        self.drawers = KeptDrawers()
         self.native_tasks = FileTasks(self)
         self.native_tasks.done.connect(self._native_written)
         self.native_tasks.failed.connect(self._native_failed)
@@ -110,6 +110,9 @@ class ExportActions(QObject):
         c.changed.connect(self._resume)
         c.progress.connect(self._resume)
         c.closed.connect(self._forget_waiting)
+        for another in (c.sessionOpened, c.assessmentOpened):
+            another.connect(lambda *_: self.drawers.end(contest=True))
+        c.ended.connect(self.drawers.end)
 
     def _results(self, what: str, folder: str, again) -> list | None:
         """The results an export shows: every readable run, scored with the
@@ -135,7 +138,7 @@ class ExportActions(QObject):
     def _forget_waiting(self) -> None:
         """The contest closed: an export waiting for it is not for the next one."""
         waiting, self._waiting = self._waiting, []
-        self.end_report()
+        self.drawers.end(contest=True)
         for what, folder, _ in waiting:
             self.folderDone.emit(what, folder, "the contest was closed before it was scored")
 
@@ -205,23 +208,24 @@ class ExportActions(QObject):
         self.folderDone.emit("native", self._native_folder, message)
 
     def prepare_report(self, drawers=None) -> None:
-        """Start the processes that will draw the report's figures (their
-        start takes about a second: done while the folder is chosen, or the
-        runs scored; ``drawers``: started already, the headless export's,
-        this export's from now) and, when the runs are scored with the
-        options chosen, the figures themselves, which need no folder: the
-        export finds them drawn if its results are these (drawers draw a
-        figure once)."""
-        if self._drawers is None:
-            self._drawers = drawers or start_drawers()
+        """Start the report's figures, when the runs are scored with the
+        options chosen, in the drawers (kept from an earlier export, or
+        started now; ``drawers``: started already, the headless export's, the
+        window's from now): they need no folder, and the export finds them
+        drawn if its results are these (drawers draw a figure once)."""
+        if drawers is not None:
+            self.drawers.give(drawers)
         c = self.host.controller
-        if self._drawers is None or c.assessment is None or c.busy or c.stale_entries():
+        if c.assessment is None or c.busy or c.stale_entries():
+            return
+        drawers = self.drawers.for_export()
+        if drawers is None:
             return
         scored = [e for e in c.readable_entries() if e.result is not None]
         if scored:
             results, looks = self._report_runs(scored)
             start_app_report_figures(
-                self._drawers,
+                drawers,
                 c.assessment,
                 results,
                 results[0].options,
@@ -234,19 +238,11 @@ class ExportActions(QObject):
         look_of = self.host.controller.looks()
         return [e.result for e in scored], {e.result.run_name: look_of[e.key] for e in scored}
 
-    def end_report(self) -> None:
-        """End the figure processes of a report that will not be written."""
-        drawers, self._drawers = self._drawers, None
-        if drawers is not None:
-            drawers.close()
-
     def export_report_dialog(self) -> None:
         self.prepare_report()
         path = self.host.ask_output_folder("Export report (a folder)", "report")
         if path:
             self.export_report(path)
-        else:
-            self.end_report()
 
     def _gate(self, what: str, path: str, kind: str = "file") -> None:
         """The output gate (as the command line's): never over an input of
@@ -264,13 +260,10 @@ class ExportActions(QObject):
                 contest.gate_outputs(report=folder)
             except ShrecEvalError as exc:
                 self._report_folder = folder
-                self.end_report()
                 self._report_failed(0, user_message(exc, folder))
                 return
         scored = self._results("report", folder, self.export_report)
         if scored is None:
-            if not any(what == "report" for what, _, _ in self._waiting):
-                self.end_report()
             return
         results, looks = self._report_runs(scored)
         self._report_folder = folder
@@ -280,7 +273,6 @@ class ExportActions(QObject):
             runs = [e.run for e in scored]
             shapes = (c.shapes.source, c.shapes.query_source, runs)
         self.prepare_report()
-        drawers, self._drawers = self._drawers, None  # the export's now: it ends them
         self.report_tasks.start(
             write_app_report,
             folder,
@@ -291,7 +283,7 @@ class ExportActions(QObject):
             looks,
             list(self.host.tabs()["summary"].keys),
             shapes,
-            drawers,
+            self.drawers.for_export(),  # kept: the next export uses them too
         )
 
     def _report_written(self, _request: int, _paths) -> None:

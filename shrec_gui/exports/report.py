@@ -7,7 +7,6 @@ its look, the same as the command line's), on a file thread."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from functools import partial
 
 from shrec_eval.outputs.gallery import gallery_files, run_lists
@@ -38,26 +37,25 @@ def write_app_report(
     tables' columns are the Summary's (``shown``; in the command line's order
     when they are its columns); with ``shapes`` (shapes source, query shapes
     source, the runs scored) the gallery of ``shrec-eval evaluate --report``
-    too, made while ``drawers`` (FigureDrawers, ended here; None: this
-    process) draw the figures."""
-    with drawers if drawers is not None else nullcontext():
-        keys, rank_key = options.rules.table(assessment, options)
-        if shown and set(shown) != set(keys):
-            keys = list(shown)
-        extra = None
-        if shapes is not None:
-            extra = partial(_gallery, assessment, results, options, keys, rank_key, *shapes)
-        return write_report(
-            folder,
-            assessment,
-            results,
-            keys=keys,
-            rank_key=rank_key,
-            figure_preset=preset,
-            looks=looks,
-            extra=extra,
-            drawers=drawers,
-        )
+    too, made while ``drawers`` (FigureDrawers, kept: the caller ends them;
+    None: this process) draw the figures."""
+    keys, rank_key = options.rules.table(assessment, options)
+    if shown and set(shown) != set(keys):
+        keys = list(shown)
+    extra = None
+    if shapes is not None:
+        extra = partial(_gallery, assessment, results, options, keys, rank_key, *shapes)
+    return write_report(
+        folder,
+        assessment,
+        results,
+        keys=keys,
+        rank_key=rank_key,
+        figure_preset=preset,
+        looks=looks,
+        extra=extra,
+        drawers=drawers,
+    )
 
 
 def start_app_report_figures(drawers, assessment, results, options, preset: str, looks: dict):

@@ -45,6 +45,7 @@ class ContestController(QObject):
     recoveryEnded = Signal(str)  # the contest of an autosave: "" opened, else why not
     assessmentOpened = Signal(str)  # the path of an assessment opened without a session
     closed = Signal()  # the contest was closed: nothing is open
+    ended = Signal()  # the window closed: its helper processes end
     listsReady = Signal(object)  # QueryLists: one query's ranked list in every run
     confusionReady = Signal(int, str, object)  # run key, query class, FirstTierConfusion
     confusionFailed = Signal(int, str, str)
@@ -394,6 +395,7 @@ class ContestController(QObject):
 
     def shutdown(self) -> None:
         self.jobs.shutdown()
+        self.ended.emit()
 
     def request_lists(self, query_id: str) -> None:
         """One query's ranked list in every scored run (JobQueue.request_lists)."""
