@@ -318,7 +318,8 @@ def _drawing(w) -> list[int]:
     from multiprocessing import forkserver
 
     d = w.exports.drawers._drawers
-    assert d is not None and d.running
+    assert d is not None
+    assert d.running, (d.start_error, d._broken, getattr(d._pool, "_broken", None))
     for _ in range(2):  # the processes started (their server's import done)
         d._pool.submit(os.getpid).result(timeout=60)
     return [*d._pool._processes, forkserver._forkserver._forkserver_pid]

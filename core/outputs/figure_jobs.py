@@ -180,6 +180,8 @@ class FigureDrawers:
         # held while a process may be started (a submit), so that close()
         # knows every process it has to end
         self._lock = threading.Lock()
+        #: why the processes could not start (None: they did, or are starting)
+        self.start_error: BaseException | None = None
         # forked from the server: held until both close() and the start's thread
         # are done with it (the later of the two lets go: _let_go_of_server)
         self._server = context.get_start_method() == "forkserver"
@@ -215,9 +217,10 @@ class FigureDrawers:
                 if self._pool is not None:
                     for _ in range(n):
                         self._pool.submit(os.getpid)
-        except Exception:  # closed meanwhile (the server ended: EOFError), or no process
+        except Exception as exc:  # closed meanwhile (the server ended: EOFError), or no process
             with self._lock:
                 self._broken = True
+                self.start_error = exc
         with self._lock:
             waiting, self._waiting = self._waiting or [], None
             self._starting = False
