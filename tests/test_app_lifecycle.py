@@ -244,8 +244,10 @@ def test_the_headless_export_leaves_no_temporary_folder(qapp, tmp_path, monkeypa
 
     from shrec_gui.headless import export
 
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    # a short folder: a Unix socket's path has at most 107 bytes (in an xdist
+    # worker's tmp_path the drawers' server could not bind its socket, and
+    # the figures were drawn in this process)
+    temp = Path(tempfile.mkdtemp(prefix="headless-", dir="/tmp"))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     said: list[str] = []
     status = export(
@@ -254,6 +256,7 @@ def test_the_headless_export_leaves_no_temporary_folder(qapp, tmp_path, monkeypa
     assert status == 0, said
     assert (tmp_path / "report" / "summary.csv").is_file()
     assert list(temp.iterdir()) == []
+    temp.rmdir()
 
 
 @pytest.mark.skipif(not LINUX, reason="reads /proc")

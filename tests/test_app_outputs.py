@@ -353,8 +353,9 @@ def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_
     from shrec_eval.outputs.figure_jobs import FigureDrawers
 
     assert figure_jobs._SERVER_USERS == [0]  # no drawers of another test alive
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    # a short folder: a Unix socket's path has at most 107 bytes (an xdist
+    # worker's tmp_path and the server's pymp-*/listener-* exceed it)
+    temp = Path(tempfile.mkdtemp(prefix="drawers-", dir="/tmp"))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     started, asked = [], []
     init, submit = FigureDrawers.__init__, FigureDrawers.submit
@@ -402,6 +403,7 @@ def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_
     w.close()
     qtbot.waitUntil(lambda: not any(alive(p) for p in last), timeout=10000)
     assert list(temp.iterdir()) == [] and figure_jobs._SERVER_USERS == [0]
+    temp.rmdir()
 
 
 @pytest.fixture
