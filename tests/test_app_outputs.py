@@ -386,6 +386,7 @@ def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_
     files = _export(w, qtbot, tmp_path / "r1")
     first = _drawing(w)
     assert started == [{"from_server": True}]
+    assert [p.name[:5] for p in temp.iterdir()] == ["pymp-"]  # the server's folder is here
     assert _export(w, qtbot, tmp_path / "r2") == files
     assert started == [{"from_server": True}] and _drawing(w) == first  # the same processes
     os.kill(first[0], signal.SIGKILL)  # a drawer killed: the next export starts new ones

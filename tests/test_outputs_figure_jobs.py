@@ -352,6 +352,116 @@ def test_the_last_drawers_closed_end_their_server_and_its_folder(tmp_path):
     assert seen["alive at the end"] == [] and seen["folder at the end"] == []
 
 
+#: drawers whose server cannot start (a socket path too long), drawers whose
+#: folder a /tmp cleaner removed, drawers without a thread to start them
+SERVER_TROUBLE = r"""
+import json, os, shutil, sys, tempfile, threading, time
+from multiprocessing import forkserver
+from shrec_eval.outputs import figure_jobs
+from shrec_eval.outputs.figure_jobs import FigureDrawers, start_drawers
+long, short = sys.argv[1], sys.argv[2]
+seen = {}
+tempfile.tempdir = long
+d = FigureDrawers(from_server=True)
+deadline = time.monotonic() + 60
+while d._waiting is not None and time.monotonic() < deadline:
+    time.sleep(0.01)
+seen["long: error"] = repr(d.start_error)
+seen["long: running"] = d.running
+seen["long: folder while"] = len(os.listdir(long))
+d.close()
+seen["long: folder after"] = os.listdir(long)
+tempfile.tempdir = short
+d = FigureDrawers(from_server=True)
+d._pool.submit(os.getpid).result(timeout=120)
+for name in os.listdir(short):
+    shutil.rmtree(os.path.join(short, name))  # the folder removed while the app ran
+d.close()
+seen["removed: users"] = figure_jobs._SERVER_USERS[0]
+with FigureDrawers(from_server=True) as again:  # a later start makes them anew
+    seen["again: drawn"] = again._pool.submit(os.getpid).result(timeout=120) > 0
+seen["again: folder after"] = os.listdir(short)
+start = threading.Thread.start
+def no_thread(self):
+    if self.name == "shrec-drawers":
+        raise RuntimeError("can't start new thread")
+    return start(self)
+threading.Thread.start = no_thread
+seen["no thread: drawers"] = start_drawers(from_server=True)
+seen["no thread: users"] = figure_jobs._SERVER_USERS[0]
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_drawers_in_trouble_leave_the_figures_to_their_caller_and_no_folder(tmp_path):
+    """A server that cannot start (its socket's path over 107 bytes, in a long
+    TMPDIR), the folder removed while the app ran (a /tmp cleaner), no thread
+    to start the processes: the figures are drawn by the caller, close()
+    raises nothing, the server's count goes back to 0, a later start works,
+    and no pymp-* folder is left."""
+    import json
+    import shutil
+    import tempfile
+
+    long = tmp_path / ("x" * max(1, 100 - len(str(tmp_path))))
+    long.mkdir()
+    short = Path(tempfile.mkdtemp(prefix="tr-", dir="/tmp"))
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", SERVER_TROUBLE, str(long), str(short)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+        seen = json.loads(run.stdout)
+        assert "AF_UNIX path too long" in seen["long: error"] and not seen["long: running"]
+        assert seen["long: folder while"] == 1 and seen["long: folder after"] == []
+        assert seen["removed: users"] == 0
+        assert seen["again: drawn"] and seen["again: folder after"] == []
+        assert seen["no thread: drawers"] is None and seen["no thread: users"] == 0
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+#: the server's start (figure_server) with its standard input an accepted
+#: connection of another service's named socket, as inetd or socat hand it
+SERVICE_STDIN = r"""
+import os, socket, sys
+folder = sys.argv[1]
+service = socket.socket(socket.AF_UNIX)
+service.bind(os.path.join(folder, "service.sock"))
+service.listen()
+client = socket.socket(socket.AF_UNIX)
+client.connect(os.path.join(folder, "service.sock"))
+conn, _ = service.accept()
+os.dup2(conn.fileno(), 0)
+mine = socket.socket(socket.AF_UNIX)
+os.mkdir(os.path.join(folder, "pymp-x"))
+mine.bind(os.path.join(folder, "pymp-x", "listener-y"))
+mine.listen()
+from shrec_eval.outputs import figure_server
+print(figure_server._socket_paths())
+"""
+
+
+def test_the_servers_end_removes_its_own_socket_only(tmp_path):
+    """The server removes, when it ends by itself, the socket it listens on
+    (``pymp-*/listener-*``), never a socket it was handed (its standard input
+    an accepted connection names the other service's socket)."""
+    run = subprocess.run(
+        [sys.executable, "-c", SERVICE_STDIN, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == repr([str(tmp_path / "pymp-x" / "listener-y")])
+    assert (tmp_path / "service.sock").exists()
+    assert not (tmp_path / "pymp-x").exists()
+
+
 #: drawers forked from a server, then nothing (killed from outside)
 KILLED = r"""
 import os, signal, sys, time

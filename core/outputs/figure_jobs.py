@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..model.parent_watch import die_with_parent
 from .figure_data import FigureJob
@@ -128,32 +128,46 @@ def _end_server() -> None:
     both anew.  The server is killed, not asked to stop (it would empty its
     interpreter first); the folder is removed by multiprocessing's own
     finalizer (so that nothing is left to remove at exit), and only when it
-    holds nothing else.  Without these names (another Python) both are left
-    to this process's exit, as before."""
+    holds nothing else (also when no server started: its folder was made
+    first); a folder gone meanwhile (a /tmp cleaner's doing) is forgotten,
+    so that the next start makes one.  Without these names (another Python)
+    both are left to this process's exit, as before."""
     from multiprocessing import forkserver, process, util
 
-    server = getattr(forkserver, "_forkserver", None)
+    server: Any = getattr(forkserver, "_forkserver", None)
     lock = getattr(server, "_lock", None)
     if lock is None or not hasattr(server, "_stop_unlocked"):
         return
     with lock:
         pid = getattr(server, "_forkserver_pid", None)
-        if pid is None:
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
+            except OSError:  # its socket gone already (its folder removed meanwhile)
+                pass
+    config: dict = getattr(process.current_process(), "_config", {})
+    folder = config.get("tempdir")
+    if not folder:
+        return
+    gone = False
+    try:
+        if os.listdir(folder):
             return
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
-        except OSError:  # its socket gone already (its folder removed meanwhile)
-            pass
-    folder = process.current_process()._config.get("tempdir")
-    if not folder or os.listdir(folder):
+    except FileNotFoundError:
+        gone = True
+    except OSError:
         return
     for finalizer in list(getattr(util, "_finalizer_registry", {}).values()):
         if getattr(finalizer, "_callback", None) is getattr(util, "_remove_temp_dir", None):
-            finalizer()  # the folder removed, and forgotten: made anew when next needed
+            if gone:  # nothing to remove (its finalizer's rmtree would raise)
+                finalizer.cancel()
+                config["tempdir"] = None
+            else:
+                finalizer()  # the folder removed, and forgotten: made anew when next needed
 
 
 class FigureDrawers:
@@ -198,9 +212,15 @@ class FigureDrawers:
         # ends with this process, or with the last drawers closed)
         self._waiting = []
         _hold_server()
-        threading.Thread(
-            target=self._start, args=(n, context), name="shrec-drawers", daemon=True
-        ).start()
+        try:
+            threading.Thread(
+                target=self._start, args=(n, context), name="shrec-drawers", daemon=True
+            ).start()
+        except RuntimeError:  # no thread to be had (the process's limit): no drawers
+            pool, self._pool, self._starting = self._pool, None, False
+            pool.shutdown(wait=False)
+            _let_go_of_server()
+            raise
 
     def _start(self, n: int, server) -> None:
         """Start the processes (a task each), then hand them the jobs submitted
@@ -328,7 +348,7 @@ def start_drawers(workers: int | None = None, *, from_server: bool = False) -> F
     started (the figures are then drawn in this process)."""
     try:
         return FigureDrawers(workers, from_server=from_server)
-    except OSError:
+    except (OSError, RuntimeError):  # no process, or no thread to start them
         return None
 
 

@@ -24,7 +24,10 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _socket_paths() -> list[str]:
-    """The paths of the Unix sockets this process holds (the server's one)."""
+    """The path of the server's socket: a listening Unix socket this process
+    holds, named by multiprocessing (``.../pymp-*/listener-*``); never one it
+    was handed as its standard streams (an accepted connection names the
+    socket of the service that accepted it, which is not the server's)."""
     paths = []
     try:
         fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
@@ -35,10 +38,18 @@ def _socket_paths() -> list[str]:
             if not stat.S_ISSOCK(os.fstat(fd).st_mode):
                 continue
             with socket.socket(fileno=os.dup(fd)) as s:
-                name = s.getsockname() if s.family == socket.AF_UNIX else None
+                if s.family != socket.AF_UNIX:
+                    continue
+                listening = s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                name = s.getsockname()
         except OSError:
             continue
-        if isinstance(name, str) and name.startswith("/"):
+        if (
+            listening
+            and isinstance(name, str)
+            and os.path.basename(name).startswith("listener-")
+            and os.path.basename(os.path.dirname(name)).startswith("pymp-")
+        ):
             paths.append(name)
     return paths
 

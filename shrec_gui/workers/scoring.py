@@ -360,11 +360,23 @@ def collect_garbage_on_the_gui_thread() -> None:
         gc.disable()
 
 
+#: Python's collection thresholds as this module found them
+_THRESHOLDS = gc.get_threshold()
+
+
 class GuiThreadCollector(GarbageCollector):
-    """pyqtgraph's collector on a GUI-thread timer, which also turns automatic
-    collection off again when a library turned it back on: dask's
-    ``disable_gc`` (around its array slicing) re-enables collection on exit
-    whenever it was on when dask was imported, whatever the state at entry."""
+    """pyqtgraph's collector on a GUI-thread timer, with automatic collection
+    off for good: its first threshold set to 0 as well (pyqtgraph's timer
+    keeps the thresholds it found, and collects by them), so that a library
+    turning collection back on (dask's ``disable_gc``, around its array
+    slicing, re-enables it on exit whenever it was on when dask was
+    imported, whatever the state at entry) cannot make it run in whichever
+    thread allocates; the timer also turns it off again."""
+
+    def __init__(self, interval: float = 1.0, debug: bool = False) -> None:
+        super().__init__(interval, debug)
+        self.threshold = _THRESHOLDS  # Python's, whatever an earlier collector set
+        gc.set_threshold(0, *_THRESHOLDS[1:])
 
     def check(self) -> None:
         if gc.isenabled():
