@@ -382,7 +382,8 @@ def let_go():  # the start's thread lets go of the server last when it still run
     deadline = time.monotonic() + 60
     while figure_jobs._SERVER_USERS[0] and time.monotonic() < deadline:
         time.sleep(0.01)
-    return figure_jobs._SERVER_USERS[0]
+    with figure_jobs._SERVER_LOCK:  # held until the last one's end of the server is done
+        return figure_jobs._SERVER_USERS[0]
 
 seen["removed: users"] = let_go()
 with FigureDrawers(from_server=True) as again:  # a later start makes them anew
