@@ -327,6 +327,28 @@ def test_progress_moves_while_a_run_is_read_and_scored(win, qtbot, tmp_path, mon
     assert texts.index("Reading big (1 of 1)") < texts.index("Scoring big (1 of 1)", 2)
 
 
+def test_the_bar_moves_at_most_every_100_ms_to_the_latest_value_and_hides_at_once(
+    win, qtbot, monkeypatch
+):
+    """QProgressBar.setValue repaints the bar at once: a job's steps, up to
+    30 a second, cost a fifth of the GUI thread while the demo was scored.
+    The bar takes the first step at once, then the latest step at most every
+    PROGRESS_MS, and the job's end (-1) hides it at once."""
+    shown = []
+    real = win.progress.setValue
+    monkeypatch.setattr(win.progress, "setValue", lambda v: shown.append(v) or real(v))
+    for v in range(0, 1000, 10):
+        win.controller.progress.emit(v)
+    assert shown == [0] and win.progress.isVisible()
+    qtbot.waitUntil(lambda: len(shown) == 2, timeout=2000)
+    assert shown == [0, 990] and win.progress.value() == 990  # the latest, not each
+    win.controller.progress.emit(1000)  # the timer has ended: at once
+    win.controller.progress.emit(-1)  # the end: at once, and nothing after it
+    assert shown == [0, 990, 1000, 0] and not win.progress.isVisible()
+    qtbot.wait(win.PROGRESS_MS * 2)
+    assert shown == [0, 990, 1000, 0] and win.progress.value() == 0
+
+
 def test_f5_with_nothing_to_do_says_so(win, qtbot, small):
     win.quiet = True
     c = win.controller
