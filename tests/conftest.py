@@ -211,9 +211,11 @@ def pytest_collection_modifyitems(config, items):
     full = config.getoption("--full")
     kept, slow = [], []
     subjects: dict[str, int] = {}
+    listed: set[str] = set()  # the entries of tiers.SLOW that name a test collected
     for item in items:
         file_name = Path(str(item.fspath)).name
         fn = getattr(item, "function", None)
+        listed |= tiers.slow_entries(file_name, getattr(fn, "__name__", item.name), item.name)
         for marker in sorted(tiers.needs(file_name, fn, getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
         if tiers.group(item.nodeid):
@@ -238,6 +240,18 @@ def pytest_collection_modifyitems(config, items):
         if missing:
             raise pytest.UsageError(
                 f"the fast tier has no test of: {', '.join(missing)} (tests/tiers.py)"
+            )
+    # the whole folder collected: every entry of tiers.SLOW names a test of its
+    # file (one renamed would otherwise come back to the fast tier unnoticed;
+    # a file not collected, an app's without Qt, is not looked at)
+    if whole and not config.getoption("-k") and not config.getoption("-m"):
+        files = {Path(str(item.fspath)).name for item in items} | {
+            Path(str(item.fspath)).name for item in slow
+        }
+        stale = sorted(k for k in set(tiers.SLOW) - listed if k.split("::", 1)[0] in files)
+        if stale:
+            raise pytest.UsageError(
+                "tests/tiers.py's SLOW names no collected test: " + ", ".join(stale)
             )
 
 

@@ -172,3 +172,45 @@ def test_a_group_runs_in_one_process_first_over_several(tmp_path):
     mine = [m for w, m in ran if w == worker]
     assert mine[:5] == ["test_project_bundle"] * 5, ran
     assert {w for w, _ in ran} == {"gw0", "gw1"}
+
+
+def test_an_entry_of_slow_that_names_no_test_of_its_file_stops_the_run(tmp_path):
+    """tests/tiers.py's SLOW names tests by file and function: a test renamed
+    (or a case's parameters changed) would leave its entry naming nothing,
+    and the test back in the fast tier unnoticed.  A run of the whole folder
+    refuses such an entry, naming it; files not collected (an app's without
+    Qt) are not looked at."""
+    import tiers
+
+    entry = "test_cli.py::test_csv_and_report_outputs"
+    assert entry in tiers.SLOW
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    others = "".join(  # the file's other tests listed in SLOW, under their names
+        f"def {k.split('::')[1]}():\n    pass\n"
+        for k in tiers.SLOW
+        if k.startswith("test_cli.py::") and "[" not in k and k != entry
+    )
+    # the listed file, without the listed test (as after a rename)
+    (folder / "test_cli.py").write_text("def test_renamed():\n    pass\n" + others)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider"]
+            + ["-n", "0", "--rootdir", str(tmp_path), *args, str(folder)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    p = run("--full")
+    assert p.returncode == 4, p.stdout[-2000:] + p.stderr[-2000:]
+    assert f"SLOW names no collected test: {entry}\n" in p.stderr
+    assert "test_outputs_" not in p.stderr  # only files collected are looked at
+    # with the test under its listed name, the run goes on
+    (folder / "test_cli.py").write_text(f"def {entry.split('::')[1]}():\n    pass\n" + others)
+    p = run("--full")
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]

@@ -293,6 +293,12 @@ def subject(file_name: str) -> str | None:
     return next((s for p, s in SUBJECTS.items() if file_name.startswith(p)), None)
 
 
+def slow_entries(file_name: str, function: str, name: str = "") -> set[str]:
+    """The entries of :data:`SLOW` that name this test: its function (every
+    parametrisation) or its one parametrisation (``name``)."""
+    return {k for k in (f"{file_name}::{function}", f"{file_name}::{name}") if k in SLOW}
+
+
 def is_slow(file_name: str, function: str, own_markers, name: str = "") -> bool:
     """Whether a test belongs to the full tier only: its function (every
     parametrisation) or its one parametrisation (``name``, ``test_x[case]``)
