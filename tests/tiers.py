@@ -221,6 +221,13 @@ SLOW = {
         "a 70 KB run read a byte at a time (3 s); held by its [False-before_rank] case (the "
         "same layout through the same tokenizer) and [True-tabs] (trec_eval's order)"
     ),
+    "test_project_packaging.py::test_the_app_imports_none_of_the_modules_the_bundle_leaves_out": (  # noqa: E501
+        "every feature of the app and the command line in processes, traced (27 s at a load "
+        "of 6); the bundle's own tests (full tier too) run the frozen app and command line"
+    ),
+    "test_app_outputs.py::test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_end_with_it": (  # noqa: E501
+        "four exports of reports and three drawing servers started (58 s at a load of 5)"
+    ),
     "test_project_bundle.py::test_the_deb_installs_opens_contests_and_is_removed_cleanly": (
         "the bundle packaged as a .deb, installed with apt, checked and removed"
     ),
