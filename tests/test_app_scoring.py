@@ -332,8 +332,8 @@ def test_the_bar_moves_at_most_every_100_ms_to_the_latest_value_and_hides_at_onc
 ):
     """QProgressBar.setValue repaints the bar at once: a job's steps, up to
     30 a second, cost a fifth of the GUI thread while the demo was scored.
-    The bar takes the first step at once, then the latest step at most every
-    PROGRESS_MS, and the job's end (-1) hides it at once."""
+    The bar (JobProgress) takes the first step at once, then the latest step
+    at most every MOVE_MS, and the job's end (-1) hides it at once."""
     shown = []
     real = win.progress.setValue
     monkeypatch.setattr(win.progress, "setValue", lambda v: shown.append(v) or real(v))
@@ -345,7 +345,7 @@ def test_the_bar_moves_at_most_every_100_ms_to_the_latest_value_and_hides_at_onc
     win.controller.progress.emit(1000)  # the timer has ended: at once
     win.controller.progress.emit(-1)  # the end: at once, and nothing after it
     assert shown == [0, 990, 1000, 0] and not win.progress.isVisible()
-    qtbot.wait(win.PROGRESS_MS * 2)
+    qtbot.wait(win.progress.MOVE_MS * 2)
     assert shown == [0, 990, 1000, 0] and win.progress.value() == 0
 
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QStackedWidget,
@@ -42,6 +41,7 @@ from ..tabs.per_query import PerQueryTab
 from ..tabs.ranked_list import RankedListTab
 from ..tabs.significance import SignificanceTab
 from ..tabs.summary import SummaryTab
+from ..widgets.job_progress import JobProgress
 from ..widgets.reading_banner import ReadingBanner
 from ..widgets.table_view import CopyTable
 from ..widgets.welcome import WelcomePage
@@ -257,10 +257,7 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel("Ready")
         # a long status is cut at the window's edge, not a reason for a wider window
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(260)
-        self.progress.setRange(0, 1000)
-        self.progress.setVisible(False)
+        self.progress = JobProgress()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.controller.cancel)
@@ -269,35 +266,14 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.cancel_button)
         self.controller.status.connect(self.status_label.setText)
         self.controller.progress.connect(self._on_progress)
-        # the bar moves at most PROGRESS_MS apart: QProgressBar.setValue repaints
-        # at once (not at the next paint), and a job's steps came 30 a second,
-        # a fifth of the GUI thread's time while the demo was scored
-        self._progress_value = 0
-        self._progress_timer = QTimer(self)
-        self._progress_timer.setSingleShot(True)
-        self._progress_timer.setInterval(self.PROGRESS_MS)
-        self._progress_timer.timeout.connect(self._show_progress)
-
-    #: the least time between two moves of the progress bar (ms)
-    PROGRESS_MS = 100
 
     def _on_progress(self, value: int) -> None:
         if value < 0 and self._view_to_restore is not None:  # the session's runs are scored
             view, self._view_to_restore = self._view_to_restore, None
             # the rest (the tab was shown at opening: a tab chosen since stays)
             restore_view(self, {k: v for k, v in view.items() if k != "tab"})
-        self.progress.setVisible(value >= 0)
+        self.progress.show_step(value)
         self.cancel_button.setVisible(value >= 0)
-        self._progress_value = max(value, 0)
-        if value < 0:  # the job's end: the bar hidden and reset now
-            self._progress_timer.stop()
-            self._show_progress()
-        elif not self._progress_timer.isActive():  # else the latest, when the timer ends
-            self._show_progress()
-            self._progress_timer.start()
-
-    def _show_progress(self) -> None:
-        self.progress.setValue(self._progress_value)
 
     def set_dark(self, dark: bool) -> None:
         self.dark = bool(dark)
