@@ -228,6 +228,16 @@ SLOW = {
     "test_app_outputs.py::test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_end_with_it": (  # noqa: E501
         "four exports of reports and three drawing servers started (58 s at a load of 5)"
     ),
+    "test_outputs_figure_jobs.py::test_a_helper_killed_while_drawing_leaves_the_figures_whole[spawned]": (  # noqa: E501
+        "spawned drawers, one killed (12 s at a load of 5); held by its [forked] case (the same "
+        "figures drawn here that the lost process did not send)"
+    ),
+    "test_app_headless.py::test_headless_starts_the_drawers_server_before_it_imports_the_app": (
+        "three headless exports in processes (10 s at a load of 5); held by test_outputs_"
+        "figure_jobs.py::test_the_command_line_starts_the_drawers_server_before_it_imports_the_"
+        "engine (the same server_started, its failures and its end) and test_headless_starts_the_"
+        "figure_processes_before_its_window (the headless export's order)"
+    ),
     "test_project_bundle.py::test_the_deb_installs_opens_contests_and_is_removed_cleanly": (
         "the bundle packaged as a .deb, installed with apt, checked and removed"
     ),
