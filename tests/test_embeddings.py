@@ -322,6 +322,11 @@ def test_top_k_with_external_queries(tmp_path, small_tiles):
     lists, lengths = load_run(tmp_path / "x.npz", a, top_k=12).ranked_block(np.arange(3))
     assert lengths.tolist() == [12, 12, 12]
     assert np.array_equal(lists, order[:, :12])
+    # the note counts the queries whose R exceeds K (no own item to leave out)
+    r = np.diff(a.indptr)
+    for k in (int(r.min()), int(r.max()) - 1):
+        note = [w for w in load_run(tmp_path / "x.npz", a, top_k=k).warnings if w.code == "top_k"]
+        assert note[0].count == int((r > k).sum()) > 0
 
 
 # -- MAP@R and the aliases -------------------------------------------------------------

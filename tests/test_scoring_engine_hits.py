@@ -273,3 +273,125 @@ def test_kinds_of_queries_are_their_bytes():
     assert reps.tolist() == qs.tolist() and inverse.tolist() == [0, 1, 2, 3, 4]
     reps, inverse = kinds(qs[:0], [ch])
     assert reps.size == 0 and inverse.size == 0
+
+
+def _cross(rng, n_q: int, n_items: int, grades) -> Assessment:
+    """Queries that are no collection items, each judging a few items."""
+    items = [f"g{i}" for i in range(n_items)]
+    judg = {
+        f"q{i}": {
+            items[j]: int(rng.choice(grades))
+            for j in rng.choice(n_items, size=int(rng.integers(1, 9)), replace=False)
+        }
+        for i in range(n_q)
+    }
+    return Assessment.from_judgments(judg, items)
+
+
+def _prepared_by_hand(a: Assessment, o: EvalOptions) -> dict:
+    """What ``prepare`` must give, judgment by judgment."""
+    kept = []
+    for q in range(a.n_queries):
+        for j in range(a.indptr[q], a.indptr[q + 1]):
+            item, grade = int(a.judged_items[j]), int(a.judged_grades[j])
+            if grade >= o.relevance_level and not (o.remove_self and item == a.query_items[q]):
+                kept.append((q, item, grade))
+    levels = sorted(set(a.judged_grades.tolist()) | {a.top_grade})
+    nge = np.zeros((a.n_queries, len(levels)), dtype=np.int64)
+    for q, _, grade in kept:
+        nge[q] += [grade >= g for g in levels]
+    own = [
+        int(
+            a.query_items[q] >= 0
+            and a.query_items[q] not in a.judged_items[a.indptr[q] : a.indptr[q + 1]]
+        )
+        for q in range(a.n_queries)
+    ]
+    return {
+        "rows": [k[0] for k in kept],
+        "items": [k[1] for k in kept],
+        "grades": [k[2] for k in kept],
+        "nge": nge,
+        "indptr": np.concatenate(
+            ([0], np.cumsum(np.bincount([k[0] for k in kept], minlength=a.n_queries)))
+        ),
+        "class_size": np.diff(a.indptr) + own,
+    }
+
+
+@pytest.mark.parametrize(
+    "kind, grades, level",
+    [
+        ("cross", (1,), 1),  # a qrels from classes: every judgment kept as it is
+        ("cross", (1, 2, 3), 1),
+        ("cross", (2, 3), 2),
+        ("cross", (0, 1, 2), 1),  # grade 0: judged, not relevant
+        ("cross", (1, 2, 3), 2),
+        ("items", None, 1),  # queries that are items: their own item taken out
+    ],
+)
+def test_prepare_counts_the_kept_judgments(kind, grades, level):
+    """The judgments kept (relevant, not the query's own item), their counts
+    at each grade level, where each query's begin and its class size are
+    those counted judgment by judgment; where every judgment is kept they
+    are the assessment's own arrays, not copied."""
+    from shrec_eval.scoring.blocks import prepare
+
+    rng = np.random.default_rng(len(grades or ()) * 10 + level)
+    a = _cross(rng, 30, 50, grades) if kind == "cross" else graded(40, rng)
+    o = EvalOptions(relevance_level=level)
+    p = prepare(a, o, a.n_items)
+    want = _prepared_by_hand(a, o)
+    assert p.judged_rows.tolist() == want["rows"]
+    assert p.judged_items.tolist() == want["items"]
+    assert p.judged_grades.tolist() == want["grades"]
+    np.testing.assert_array_equal(p.nge, want["nge"])
+    np.testing.assert_array_equal(p.ch, want["nge"][:, -1])
+    np.testing.assert_array_equal(p.cm, want["nge"][:, 0] - want["nge"][:, -1])
+    np.testing.assert_array_equal(p.indptr, want["indptr"])
+    np.testing.assert_array_equal(p.class_size, want["class_size"])
+    all_kept = len(want["rows"]) == a.judged_items.size
+    assert all_kept == (kind == "cross" and int(a.judged_grades.min()) >= level)
+    assert np.shares_memory(p.judged_items, a.judged_items) == all_kept
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_hits_of_every_answered_query_are_found_in_its_list(missing):
+    """Where each judged relevant item landed (row, rank, grade), as its
+    list shows it; when every query is answered and none is an item, the
+    run is asked the prepared judgments themselves (a qrels of R = 1,000:
+    2,000,000 pairs a block, not copied)."""
+    from shrec_eval.scoring.blocks import hits_block, lists_block, prepare, query_rows
+
+    rng = np.random.default_rng(3)
+    a = _cross(rng, 25, 40, (1, 2))
+    m = rng.standard_normal((a.n_queries, a.n_items))
+    rows = range(1, a.n_queries) if missing else None
+    run = as_lists("r", m, a, rows=rows)
+    asked = []
+    judged_ranks = run.judged_ranks
+
+    def spy(rows, pair_row, pair_item):
+        asked.append(pair_item)
+        return judged_ranks(rows, pair_row, pair_item)
+
+    run.judged_ranks = spy
+    o = EvalOptions()
+    p = prepare(a, o, a.n_items)
+    qrow, _ = query_rows(a, run)
+    qs = np.arange(a.n_queries)
+    lengths, _, (hrow, hrank, hgrade) = hits_block(a, run, p, qs, qrow)
+    idx, want_lengths = lists_block(a, run, p, qs, qrow)
+    np.testing.assert_array_equal(lengths, want_lengths)
+    relevant = {
+        (int(r), int(i)): int(g) for r, i, g in zip(p.judged_rows, p.judged_items, p.judged_grades)
+    }
+    want = [
+        (r, k, relevant[r, int(idx[r, k])])
+        for r in range(idx.shape[0])
+        for k in range(int(want_lengths[r]))
+        if (r, int(idx[r, k])) in relevant
+    ]
+    assert list(zip(hrow.tolist(), hrank.tolist(), hgrade.tolist())) == want
+    assert len(want) > 20
+    assert np.shares_memory(asked[0], p.judged_items) != missing

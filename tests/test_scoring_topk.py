@@ -5,6 +5,8 @@ the first K of a stable ascending sort of the row (ties by column, -0.0 as
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from shrec_eval.kernels import topk
@@ -50,9 +52,10 @@ def _check(m: np.ndarray, k: int, rows: int, cols: int, shards: int) -> None:
     # the values ride in the keys: their order bits are the float32 values'
     vals = topk._values(np.concatenate(got))
     assert np.array_equal(vals, np.take_along_axis(m + np.float32(0), _want(m, k), axis=1))
-    # two threads give the same keys as one
-    threaded = topk.select_tiles(src, tiles, k, cols, threads=2)
-    assert all(np.array_equal(a, b) for a, b in zip(threaded, got))
+    # two or three threads give the same keys as one
+    for threads in (2, 3):
+        threaded = topk.select_tiles(src, tiles, k, cols, threads=threads)
+        assert all(np.array_equal(a, b) for a, b in zip(threaded, got))
 
 
 @pytest.mark.parametrize("k", [1, 3, 10, 64, 200])
@@ -61,6 +64,49 @@ def test_random_values_any_tiles(k):
     m = rng.standard_normal((37, 150)).astype(np.float32)
     for rows, cols, shards in ((8, 16, 1), (5, 7, 3), (37, 150, 1), (1, 1, 4), (16, 40, 2)):
         _check(m, k, rows, cols, shards)
+
+
+class _HeldBack(_Matrix):
+    """A matrix whose first piece read is held until the other threads have
+    read every other piece (or a timeout): a thread that the machine's other
+    work holds back."""
+
+    def __init__(self, m: np.ndarray, rows: int, cols: int) -> None:
+        super().__init__(m, rows, cols)
+        self.first: int | None = None
+        self.others = threading.Event()
+        self.released = False
+        self.threads: dict[int, int] = {}
+        self.lock = threading.Lock()
+
+    def piece(self, t: int, c: int) -> np.ndarray:
+        me = threading.get_ident()
+        with self.lock:
+            held = self.first is None
+            if held:
+                self.first = me
+            self.threads[me] = self.threads.get(me, 0) + 1
+            if me != self.first and sum(n for i, n in self.threads.items() if i != self.first) >= (
+                self.n_pieces - 1
+            ):
+                self.others.set()
+        if held:
+            self.released = self.others.wait(timeout=3)
+        return super().piece(t, c)
+
+
+def test_threads_take_the_next_piece_when_ready():
+    """The pieces are dealt one at a time: while one thread is held on its
+    first piece, the other selects all the rest (split into halves, it
+    would wait for the held thread's half); the keys are those of one pass."""
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((9, 400)).astype(np.float32)
+    src = _HeldBack(m, 9, 20)
+    got = topk.select_tiles(src, [0], 7, 20, threads=2)
+    assert src.released
+    assert sorted(src.threads.values()) == [1, src.n_pieces - 1]
+    assert np.array_equal(_items(got), _want(m, 7))
+    assert sorted(src.asked) == [(0, c) for c in range(src.n_pieces)]
 
 
 def test_ties_signed_zeros_and_both_signs():

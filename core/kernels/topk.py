@@ -15,8 +15,9 @@ selected by :func:`select_columns` a piece at a time, in column order:
   made it cost 2 x D operations.  On features of any spread the row's
   threshold falls fast, and the candidates of a piece are few.
 
-Pieces of columns selected apart (two threads, or the gallery shards of
-a cluster's workers, :mod:`shrec_eval.scoring.distributed`) merge exactly
+Pieces of columns selected apart (by two threads, each dealt the next
+piece when it is ready for one, or the gallery shards of a cluster's
+workers, :mod:`shrec_eval.scoring.distributed`) merge exactly
 (:func:`merge_keys`): the K smallest keys of the union are those of the
 whole row.  This is faiss' way (its exact search keeps a heap per query
 with its current threshold), kept exact: faiss orders ties as its heap
@@ -25,7 +26,8 @@ leaves them, this keeps the ranking's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -176,13 +178,18 @@ def select_columns(
     tile t's rows x piece c's ``cols`` columns, float32; or ``src.key_piece(t,
     c)``: the piece and whether it holds the distances negated), unsorted; the
     pieces are read in column order, each once for all the tiles."""
+    return _select(src, tiles, range(c0, c1), k, cols)
+
+
+def _select(src, tiles: Sequence[int], pieces: Iterable[int], k: int, cols: int) -> list:
+    """:func:`select_columns` of the pieces ``pieces`` (ascending)."""
     state = {t: _Rows(k) for t in tiles}
     # a source may give a piece's distances negated (the dot product's
     # products as they come: one pass less over each piece), and several
     # tiles' pieces at once (``key_pieces``: one product for them)
     key_piece = getattr(src, "key_piece", None)
     key_pieces = getattr(src, "key_pieces", None)
-    for c in range(c0, c1):
+    for c in pieces:
         if key_pieces is not None:
             for t, (d, negated) in key_pieces(tiles, c):
                 state[t].add(d, c * cols, negated=negated)
@@ -197,6 +204,27 @@ def select_columns(
     return [
         keys if (keys := state[t].keys) is not None else np.zeros((0, 0), np.uint64) for t in tiles
     ]
+
+
+class _Dealer:
+    """Piece numbers dealt one at a time, in ascending order, to whichever
+    thread asks first: each thread's pieces still come in column order (its
+    selection's threshold needs them so), and a thread that the machine's
+    other work holds back takes fewer pieces instead of keeping the other
+    waiting for its half at the end."""
+
+    def __init__(self, n: int) -> None:
+        self._next, self._n = 0, n
+        self._lock = threading.Lock()
+
+    def pieces(self) -> Iterator[int]:
+        while True:
+            with self._lock:
+                c = self._next
+                self._next += 1
+            if c >= self._n:
+                return
+            yield c
 
 
 def merge_keys(parts: Sequence[np.ndarray], k: int) -> np.ndarray:
@@ -222,8 +250,8 @@ def select_tiles(
     src, tiles: Sequence[int], k: int, cols: int, *, threads: int = 2
 ) -> list[np.ndarray]:
     """Every row's K smallest keys, sorted, for each tile of ``tiles``:
-    the pieces split into ``threads`` ranges of columns selected at once
-    (one per core), then merged."""
+    the pieces dealt one at a time to ``threads`` threads (one per core),
+    each selecting among its own, then their keys merged."""
     if getattr(src, "rows_first", False):  # the tiles split between the threads
         tiles = list(tiles)
         with ThreadPoolExecutor(max(1, threads), thread_name_prefix="shrec-topk") as pool:
@@ -231,12 +259,12 @@ def select_tiles(
                 lambda t: select_columns(src, [t], 0, src.n_pieces, k, cols), tiles
             )
             return [merge_keys(p, k) for p in parts]
-    shards = column_shards(src.n_pieces, threads)
-    if len(shards) <= 1:
+    if threads <= 1 or src.n_pieces <= 1:
         parts = [select_columns(src, tiles, 0, src.n_pieces, k, cols)]
     else:
-        with ThreadPoolExecutor(len(shards), thread_name_prefix="shrec-topk") as pool:
+        dealer = _Dealer(src.n_pieces)
+        with ThreadPoolExecutor(threads, thread_name_prefix="shrec-topk") as pool:
             parts = list(
-                pool.map(lambda s: select_columns(src, tiles, s[0], s[1], k, cols), shards)
+                pool.map(lambda _: _select(src, tiles, dealer.pieces(), k, cols), range(threads))
             )
     return [merge_keys([p[i] for p in parts], k) for i in range(len(tiles))]

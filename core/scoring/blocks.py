@@ -91,22 +91,32 @@ def _grade_levels(grades: np.ndarray, top: int) -> np.ndarray:
 
 def prepare(a: Assessment, options: EvalOptions, size: int) -> Prepared:
     nq = a.n_queries
-    counts = np.diff(a.indptr)
+    counts = np.diff(a.indptr).astype(np.int64)
     qidx = np.repeat(np.arange(nq), counts)
     items, grades = a.judged_items, a.judged_grades
     selfs = a.query_items if options.remove_self else np.full(nq, -1, dtype=np.int64)
+    # (queries that are no items, judgments all at the relevance level or
+    # above, as a qrels made from classes: every judgment kept as it is,
+    # without a pass over them for each step)
+    items_queries = bool((a.query_items >= 0).any())
+    low = int(grades.min()) if grades.size else options.relevance_level
     # class size for the PSB cutoff: relevant items, the query itself included
     self_judged = np.zeros(nq, dtype=bool)
-    self_judged[qidx[items == a.query_items[qidx]]] = True
-    class_size = np.bincount(qidx, minlength=nq) + ((a.query_items >= 0) & ~self_judged)
+    if items_queries:
+        self_judged[qidx[items == a.query_items[qidx]]] = True
+    class_size = counts + ((a.query_items >= 0) & ~self_judged)
     # judgments below the relevance level (trec_eval's -l) count as not relevant
-    keep = (items != selfs[qidx]) & (grades >= options.relevance_level)
-    qidx, items, grades = qidx[keep], items[keep], grades[keep]
+    if (selfs >= 0).any() or low < options.relevance_level:
+        keep = (items != selfs[qidx]) & (grades >= options.relevance_level)
+        qidx, items, grades = qidx[keep], items[keep], grades[keep]
+        low = int(grades.min()) if grades.size else low
     # judged items of grade >= each distinct grade level (the ideal vectors)
     levels = _grade_levels(a.judged_grades, a.top_grade)
-    nge = np.stack([np.bincount(qidx[grades >= g], minlength=nq) for g in levels], axis=1).astype(
-        np.int64
-    )
+    kept = np.bincount(qidx, minlength=nq)
+    nge = np.stack(
+        [kept if g <= low else np.bincount(qidx[grades >= g], minlength=nq) for g in levels],
+        axis=1,
+    ).astype(np.int64)
     ch = nge[:, -1]
     cm = nge[:, 0] - ch
     if size < a.n_items:
@@ -114,7 +124,7 @@ def prepare(a: Assessment, options: EvalOptions, size: int) -> Prepared:
             f"collection size {size} is smaller than the {a.n_items} items the assessment names"
         )
     ds = np.full(nq, size, dtype=np.int64) - (selfs >= 0)
-    indptr = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=nq))))
+    indptr = np.concatenate(([0], np.cumsum(kept)))
     return Prepared(
         ch, cm, nge, levels, ds, selfs, qidx, items, grades, indptr, class_size, options.max_rank
     )
@@ -175,18 +185,27 @@ def hits_block(
     jrow, jitem, jgrade = _judged_of(prep, qs)
     selfs = prep.selfs[qs]
     srow = np.flatnonzero(selfs >= 0)
-    # asked of the run: the judged items, then each list's own query item
-    local = np.full(B, -1, dtype=np.int64)
-    local[present] = np.arange(present.size)
-    ask_row = np.concatenate((local[jrow], local[srow]))
-    ask_item = np.concatenate((jitem, selfs[srow]))
-    asked = ask_row >= 0
     lengths = np.zeros(B, dtype=np.int64)
-    ranks = np.full(ask_row.size, -1, dtype=np.int64)
-    if present.size:
-        got_len, got = run.judged_ranks(rows[present], ask_row[asked], ask_item[asked])
-        lengths[present] = got_len
-        ranks[asked] = got
+    if present.size == B and not srow.size:
+        # every query answered, none an item: the judged items are asked as
+        # they are (a qrels of R = 1,000: 2,000,000 pairs a block, not copied)
+        if B:
+            lengths, ranks = run.judged_ranks(rows, jrow, np.asarray(jitem, dtype=np.int64))
+            lengths = np.asarray(lengths, dtype=np.int64)
+        else:
+            ranks = np.zeros(0, dtype=np.int64)
+    else:
+        # asked of the run: the judged items, then each list's own query item
+        local = np.full(B, -1, dtype=np.int64)
+        local[present] = np.arange(present.size)
+        ask_row = np.concatenate((local[jrow], local[srow]))
+        ask_item = np.concatenate((jitem, selfs[srow]))
+        asked = ask_row >= 0
+        ranks = np.full(ask_row.size, -1, dtype=np.int64)
+        if present.size:
+            got_len, got = run.judged_ranks(rows[present], ask_row[asked], ask_item[asked])
+            lengths[present] = got_len
+            ranks[asked] = got
     width = int(lengths.max()) if B else 0
     rank = ranks[: jrow.size]
     self_rank = np.full(B, -1, dtype=np.int64)

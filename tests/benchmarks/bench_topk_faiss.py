@@ -6,6 +6,7 @@ figures go into docs/scale.md).
     python tests/benchmarks/bench_topk_faiss.py [--repeat N] [--workdir DIR]
         [--skip-100k] [--skip-1m] [--skip-dask] [--no-floor] [--pml PYTHON [--pml-1m]]
         [--queries N] [--k K] [--class-size R [R ...]] [--faiss-blas-threshold N]
+        [--faiss-python PYTHON] [--faiss-env NAME=VALUE ...]
 
 Every side is a whole process, measured in turn (A B C, then C B A, ...), its peak
 memory and its CPU seconds (user + system) the kernel's account of it
@@ -14,11 +15,18 @@ memory and its CPU seconds (user + system) the kernel's account of it
 * **ours**: ``shrec-eval evaluate x.qrels --collection ids.txt FEATURES
   --metric dot --top-k K --json out.json`` as a user runs it (reading, the
   selection, every measure and curve, the JSON);
-* **faiss** (if ``faiss-cpu`` is installed: never a dependency): a process
-  that loads the arrays and runs ``IndexFlatIP`` (exact inner-product
-  search, its own threads on every core), nothing else (faiss-cpu 1.15
-  calls BLAS only from 128,000 queries, earlier versions from 20:
-  ``--faiss-blas-threshold 20`` gives its BLAS path);
+* **faiss** (``faiss-cpu``: never a dependency; ``--faiss-python PYTHON``
+  runs it with another environment's Python, this one's by default): a
+  process that loads the arrays and runs ``IndexFlatIP`` (exact
+  inner-product search, its own threads on every core), nothing else
+  (faiss-cpu 1.15 calls BLAS only from 128,000 queries, earlier versions
+  from 20: ``--faiss-blas-threshold 20`` gives its BLAS path).  Its
+  environment by default (``--faiss-env``, the fastest faiss: see
+  docs/scale.md): ``OPENBLAS_CORETYPE`` the core type numpy's OpenBLAS
+  finds here (the OpenBLAS bundled in faiss-cpu's wheels may not know
+  the processor and fall back to its slowest kernels: Prescott, 3 to 4
+  times slower) and ``OMP_WAIT_POLICY=PASSIVE`` (its OpenMP threads do not
+  spin while they wait: far faster when other work shares the cores);
 * **floor**: a process that loads the arrays and runs what any exact top-K
   must do with numpy: the product of all queries with blocks of 16,384
   gallery rows (BLAS on every core) and ``argpartition`` of each block's
@@ -153,13 +161,13 @@ def _anon(pid: int) -> int:
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run(cmd: list[str]) -> dict:
+def run(cmd: list[str], env: dict[str, str] | None = None) -> dict:
     """One whole process: wall seconds, CPU seconds (user + system: what a
     loaded machine's wall time hides), peak RSS (ru_maxrss: with the pages
     of mapped files it touched) and peak anonymous RSS (sampled)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=ENV)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env={**ENV, **(env or {})})
         peak = [0]
         stop = threading.Event()
 
@@ -247,9 +255,45 @@ def make_workload(workdir: str, n: int, nq: int, kind: str, per_class: int = PER
     return paths
 
 
+def faiss_env(given: list[str] | None) -> dict[str, str]:
+    """The faiss side's environment variables: ``NAME=VALUE`` items, or by
+    default the core type of numpy's OpenBLAS and passive OpenMP threads."""
+    if given is not None:
+        return dict(item.split("=", 1) for item in given if item)
+    env = {"OMP_WAIT_POLICY": "PASSIVE"}
+    try:
+        from threadpoolctl import threadpool_info
+
+        np.ones((2, 2)) @ np.ones((2, 2))  # (numpy's BLAS loaded)
+        arch = [i.get("architecture") for i in threadpool_info() if i["internal_api"] == "openblas"]
+        if arch and arch[0]:
+            env["OPENBLAS_CORETYPE"] = arch[0]
+    except ImportError:
+        pass
+    return env
+
+
+def faiss_version(python: str, env: dict[str, str]) -> str | None:
+    """The faiss-cpu version that ``python`` imports (None: none)."""
+    got = subprocess.run(
+        [python, "-c", "import faiss; print(faiss.__version__)"],
+        capture_output=True,
+        text=True,
+        env={**ENV, **env},
+    )
+    return got.stdout.strip() if got.returncode == 0 else None
+
+
+def shrec_eval_command() -> str:
+    """The shrec-eval beside the Python that runs this (the install being
+    measured), else the one on PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), "shrec-eval")
+    return beside if os.path.exists(beside) else shutil.which("shrec-eval") or "shrec-eval"
+
+
 def ours_cmd(w: dict, k: int, out: str, *extra: str) -> list[str]:
     cmd = [
-        shutil.which("shrec-eval") or os.path.join(os.path.dirname(sys.executable), "shrec-eval"),
+        shrec_eval_command(),
         "evaluate",
         w["qrels"],
         "--collection",
@@ -279,23 +323,33 @@ def compare(
     pml: str | None,
     floor: bool = True,
     blas_threshold: int | None = None,
+    faiss_python: str | None = None,
+    faiss_vars: dict[str, str] | None = None,
 ) -> None:
     """Every side of every workload of ``ws`` in each round, the order of
     the round the reverse of the last's (a machine's drift falls on every
     side and workload alike); ratios pair by pair within a workload."""
-    try:
-        import faiss  # noqa: F401
-
-        have_faiss = True
-    except ImportError:
-        have_faiss = False
-        print("    (faiss-cpu is not installed here: no faiss column)")
+    faiss_python = faiss_python or sys.executable
+    faiss_vars = faiss_vars or {}
+    version = faiss_version(faiss_python, faiss_vars)
+    have_faiss = version is not None
+    if have_faiss:
+        print(
+            f"    (faiss-cpu {version}, {faiss_python}; "
+            + " ".join(f"{k}={v}" for k, v in sorted(faiss_vars.items()))
+            + (f", blas threshold {blas_threshold}" if blas_threshold is not None else "")
+            + ")"
+        )
+    else:
+        print(f"    (faiss-cpu is not installed for {faiss_python}: no faiss column)")
+    envs: dict[tuple[int, str], dict[str, str]] = {}
     sides: dict[tuple[int, str], list[str]] = {}
     for j, w in enumerate(ws):
         sides[j, "ours"] = ours_cmd(w, k, os.path.join(os.path.dirname(w["qrels"]), "out.json"))
         args = [w["kind"], w["features"], str(w["nq"]), str(k)]
         if have_faiss:
-            sides[j, "faiss"] = [sys.executable, "-c", FAISS_CHILD, *args]
+            sides[j, "faiss"] = [faiss_python, "-c", FAISS_CHILD, *args]
+            envs[j, "faiss"] = faiss_vars
             if blas_threshold is not None:
                 sides[j, "faiss"].append(str(blas_threshold))
         if floor:
@@ -307,11 +361,11 @@ def compare(
         with open(w["features"], "rb") as fh:  # the file in the page cache for every side
             while fh.read(1 << 24):
                 pass
-    for cmd in sides.values():  # one round untimed: bytecode written, libraries read
-        run(cmd)
+    for key, cmd in sides.items():  # one round untimed: bytecode written, libraries read
+        run(cmd, envs.get(key))
     for r in range(repeat):
         for key in list(sides)[:: 1 if r % 2 == 0 else -1]:
-            res[key].append(run(sides[key]))
+            res[key].append(run(sides[key], envs.get(key)))
     for j, w in enumerate(ws):
         size = os.path.getsize(w["features"])
         print(
@@ -431,6 +485,19 @@ def main(argv=None) -> None:
         help="faiss' distance_compute_blas_threshold (its exact search calls BLAS from N "
         "queries: 20 in earlier versions, 128,000 in faiss-cpu 1.15)",
     )
+    p.add_argument(
+        "--faiss-python",
+        metavar="PYTHON",
+        help="the Python that runs the faiss side (a separate environment holding "
+        "faiss-cpu; this one's by default)",
+    )
+    p.add_argument(
+        "--faiss-env",
+        nargs="*",
+        metavar="NAME=VALUE",
+        help="the faiss side's environment variables (by default OPENBLAS_CORETYPE, the "
+        "core type numpy's OpenBLAS finds, and OMP_WAIT_POLICY=PASSIVE; none: --faiss-env)",
+    )
     p.add_argument("--skip-1m", action="store_true")
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--skip-100k", action="store_true")
@@ -456,6 +523,8 @@ def main(argv=None) -> None:
             args.pml,
             floor=not args.no_floor,
             blas_threshold=args.faiss_blas_threshold,
+            faiss_python=args.faiss_python,
+            faiss_vars=faiss_env(args.faiss_env),
         )
     if not args.skip_dask:
         dask_figures(w, args.k, args.repeat)
@@ -467,6 +536,9 @@ def main(argv=None) -> None:
             max(1, args.repeat - 1),
             args.pml if args.pml_1m else None,
             floor=not args.no_floor,
+            blas_threshold=args.faiss_blas_threshold,
+            faiss_python=args.faiss_python,
+            faiss_vars=faiss_env(args.faiss_env),
         )
     print(
         f"(workloads in {workdir}; {time.perf_counter() - t:.0f} s in all; load average at "

@@ -285,9 +285,11 @@ def _top_k_note(a: Assessment, k: int) -> list[DataWarning]:
     if (reach >= a.n_items).all():
         return []
     counts = np.diff(a.indptr)
-    qidx = np.repeat(np.arange(a.n_queries), counts)
-    own = a.judged_items == a.query_items[qidx]  # a query's own item is not counted in R
-    n_rel = counts - np.bincount(qidx[own], minlength=a.n_queries)
+    n_rel = counts
+    if (a.query_items >= 0).any():  # (no pass over the judgments otherwise)
+        qidx = np.repeat(np.arange(a.n_queries), counts)
+        own = a.judged_items == a.query_items[qidx]  # a query's own item is not counted in R
+        n_rel = counts - np.bincount(qidx[own], minlength=a.n_queries)
     over = int((n_rel > k).sum())
     exact = f"nn, and p, r, cg, dcg, ncg, ndcg @K for K <= {k}" + (", e_measure" if k >= 32 else "")
     return [
