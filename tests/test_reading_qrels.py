@@ -237,3 +237,90 @@ def test_qrels_of_relevant_lines_in_any_order_are_the_dicts(tmp_path, order, zer
         got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
         _same_arrays(got, want)
         assert [got.judged_zero[1].size] == [sum(line.endswith(" 0") for line in lines)]
+
+
+def _fresh_shapes(rng) -> dict[str, list[str]]:
+    """qrels whose documents are new as a rule, and the ways they are not."""
+    n = 3000
+    perm = rng.permutation(n)
+    every_new = [f"{10 + i // 50} 0 D{perm[i]:09d} {rng.integers(0, 3)}" for i in range(n)]
+    # a repeat of a document of an earlier fresh chunk (not of the first chunk),
+    # several in one chunk, and one of the first chunk
+    again = list(every_new)
+    for at, src in ((2100, 1500), (2101, 1700), (2102, 1700), (2900, 5)):
+        q = again[at].split()[0]
+        again[at] = f"{q} 0 {again[src].split()[2]} 2"
+    # documents judged by several queries a few chunks apart (a pool)
+    pooled = [f"t{i // 40} 0 doc{(i * 7919) % 2400} {i % 2}" for i in range(n)]
+    # long docnos (over 32 bytes) and ids the normaliser changes, late on
+    mixed = list(every_new)
+    mixed[1200] = "30 0 " + "L" * 40 + " 1"
+    mixed[2500] = "60 0 m7 1"
+    mixed[2501] = "60 0 007 1"
+    return {"every_new": every_new, "again": again, "pooled": pooled, "mixed": mixed}
+
+
+@pytest.mark.parametrize("shape", ["every_new", "again", "pooled", "mixed"])
+def test_documents_added_fresh_are_the_dicts(tmp_path, monkeypatch, shape):
+    """A qrels' documents added a chunk at a time without the hash table
+    (fresh_codes, as for a file of millions of lines: here from the second
+    chunk on) give the assessment a dict of the same judgments gives, every
+    document found in the table after: a repeat of a fresh document is
+    merged into its first occurrence, a repeat of an earlier one ends the
+    fresh chunks, ids the normaliser changes are not added fresh."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    monkeypatch.setattr(fresh_codes, "SAMPLE", 8)  # (small chunks: a few tokens looked up)
+    added = []
+    real = fresh_codes.FreshCodes.fresh_codes
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "fresh_codes",
+        lambda self, p: (lambda got: added.append(got is not None) or got)(real(self, p)),
+    )
+    merged = []
+    take = fresh_codes.FreshCodes.take_remap
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "take_remap",
+        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
+    )
+    lines = _fresh_shapes(np.random.default_rng(len(shape)))[shape]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    for normalize in (False, True):
+        want = _as_dict_assessment(lines, normalize)
+        for chunk in (1 << 20, 997, 300):
+            added.clear()
+            merged.clear()
+            got = read_qrels(path, chunk_size=chunk, normalize_ids=normalize)
+            _same_arrays(got, want)
+            some = range(0, len(want.item_ids), 29)
+            assert [got.item_index(want.item_ids[i]) for i in some] == list(some)
+            if chunk < 1000 and shape != "pooled":
+                assert sum(added) > 3, added  # most chunks added fresh
+                # the fresh repeats merged, and only they
+                assert any(merged) == (shape == "again"), (chunk, normalize)
+    if shape == "again":
+        assert len(want.item_ids) == len(lines) - 4
+
+
+def test_a_pair_judged_twice_in_fresh_chunks_names_its_lines(tmp_path, monkeypatch):
+    """The documents of fresh chunks are coded again when one repeats an
+    earlier fresh one: a pair judged twice with two grades is still found,
+    at its lines."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    lines = [f"q{i // 30} 0 d{i} {i % 2}" for i in range(3000)]
+    lines.insert(2000, "q50 0 d1510 1")  # d1510: judged 0 for q50 on line 1511
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    for chunk in (1 << 20, 500):
+        with pytest.raises(FormatError) as err:
+            read_qrels(path, chunk_size=chunk)
+        assert err.value.line == 2001
+        assert "(0 on line 1511, 1 here)" in str(err.value)
