@@ -184,6 +184,16 @@ def _bpref(assessment, run, result) -> np.ndarray:
     return out
 
 
+def _id_bytes(ids) -> list[bytes]:
+    """:func:`name_bytes` of every id (one encoding of them all, split,
+    when no id holds a line end or a surrogate that never was a byte)."""
+    try:
+        got = "\n".join(ids).encode("utf-8", "surrogateescape").split(b"\n")
+    except UnicodeEncodeError:
+        got = []
+    return got if len(got) == len(ids) else [name_bytes(q) for q in ids]
+
+
 def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
     """What ``trec_eval [-q] [-c] [-M N] [-l L] qrels run`` prints for one
     run: ``result`` is the run scored under the trec_eval profile with the
@@ -197,7 +207,10 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
         raise UsageError(f"--format trec_eval needs the ranks {','.join(map(str, missing))}")
 
     def col(key: str) -> np.ndarray:
-        return np.nan_to_num(result.column(key), nan=0.0)
+        # np.nan_to_num(v, nan=0.0), which looks for infinities a pass each
+        v = result.column(key)
+        out = np.where(np.isnan(v), 0.0, v)
+        return out if np.isfinite(out).all() else np.nan_to_num(out)
 
     tp, fp, fn = col("tp_r"), col("fp_r"), col("fn_r")
     reals = [
@@ -208,16 +221,17 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
         *((f"iprec_at_recall_{k[6:]}", col(k)) for k in IPREC_KEYS),
         *((f"P_{k}", col(f"p@{k}")) for k in P_CUTOFFS),
     ]
-    present = set(run.query_ids)
+    present = np.zeros(assessment.n_queries, dtype=bool)
+    present[[i for i in map(assessment.query_index, run.query_ids) if i is not None]] = True
     complete = o.complete_queries
     order = sorted(
-        (q for q in range(assessment.n_queries) if complete or assessment.query_ids[q] in present),
-        key=lambda q: name_bytes(assessment.query_ids[q]),
+        range(assessment.n_queries) if complete else np.flatnonzero(present).tolist(),
+        key=_id_bytes(assessment.query_ids).__getitem__,
     )
     if not order:
         raise UsageError("no query has both results and relevance judgments (trec_eval: exit 7)")
     at = np.asarray(order, dtype=np.intp)
-    answered = np.fromiter((assessment.query_ids[q] in present for q in order), bool, len(order))
+    answered = present[at]
     counts = {
         "num_ret": (tp[at] + fp[at]).astype(np.int64) * answered,
         "num_rel": (tp[at] + fn[at]).astype(np.int64),
