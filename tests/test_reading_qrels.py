@@ -324,3 +324,22 @@ def test_a_pair_judged_twice_in_fresh_chunks_names_its_lines(tmp_path, monkeypat
             read_qrels(path, chunk_size=chunk)
         assert err.value.line == 2001
         assert "(0 on line 1511, 1 here)" in str(err.value)
+
+
+def test_the_table_of_fresh_documents_is_half_full_once_read(tmp_path, monkeypatch):
+    """Made once the file is read, the table of the documents added fresh
+    serves look-ups of other files' ids only (a run's): half full (32 MiB
+    for 4 M documents, not 64)."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    lines = [f"q{i // 50} 0 D{(i * 7919) % 5000:06d} {i % 3}" for i in range(5000)]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    got = read_qrels(path, chunk_size=2000)
+    table = got.item_ids._table
+    assert isinstance(table, fresh_codes.FreshCodes)
+    assert 2 * 5000 <= table._table.size < 4 * 5000
+    assert (table._table >= 0).sum() == 5000
+    assert got.item_index("D000000") == 0 and got.item_index("D007919") is None

@@ -84,31 +84,55 @@ class FreshCodes(TokenCodes):
         self._fresh.append(h)
         return np.arange(base, n, dtype=np.int32)
 
-    def settle(self) -> None:
+    def settle(self, *, last: bool = False) -> None:
         """The tokens added fresh put in the table (each repeat of an earlier
-        one merged into it: :meth:`take_remap`)."""
+        one merged into it: :meth:`take_remap`); ``last``: the file is read,
+        the table is for looking up other files' ids (a run's documents) and
+        is made half full (32 MiB for 4 M documents, not 64)."""
         if self._fresh is None:
             return
-        h = np.concatenate(self._fresh)
-        base, n = self._fresh_from, self._n
-        self._fresh = None
-        s = np.sort(h)
-        if (s[1:] != s[:-1]).all():  # all distinct (the rule): the table made once
-            want = n
-            if self._expect > self._coded:
-                want = min(n + self._expect - self._coded, 8 * n)
-            while spare(want) * want > (1 << self._bits):
+        if self._distinct():  # (the rule): the table made once
+            n = self._n
+            want = n if last else min(n + max(self._expect - self._coded, 0), 8 * n)
+            while (2 if last else spare(want)) * want > (1 << self._bits):
                 self._bits += 1
-            # (the hashes of the tokens before the fresh ones made again)
-            before = token_hash(self._words[:, :base], self._len[:base])
-            self._rebuild(n, np.concatenate((before, h)))
+            # (no name here holds the hashes: let go in the table's making)
+            self._rebuild(n, self._hashes())
             return
         # a repeat: the fresh tokens coded again through the table, in order
+        self._fresh = None
+        base, n = self._fresh_from, self._n
         ln, words = self._len[base:n].copy(), self._words[:, base:n].copy()
         self._n = base
-        codes = self._codes(ln, words, h)
+        codes = self._codes(ln, words, token_hash(words, ln))
         remap = np.concatenate((np.arange(base, dtype=np.int32), codes.astype(np.int32)))
         self._remap = remap if self._remap is None else remap[self._remap]
+
+    def _distinct(self) -> bool:
+        """Whether the fresh tokens' hashes are distinct (a sorted copy)."""
+        assert self._fresh is not None
+        s = np.concatenate(self._fresh)
+        s.sort()
+        return not (s[1:] == s[:-1]).any()
+
+    def _hashes(self) -> np.ndarray:
+        """The hash of every token (those before the fresh ones made again),
+        the fresh ones' kept hashes let go as they are copied (one array of
+        8 bytes a token at a time beside the table's own: a 4 M-line qrels'
+        peak)."""
+        assert self._fresh is not None
+        fresh, self._fresh = self._fresh, None
+        base, n = self._fresh_from, self._n
+        hashes = np.empty(n, dtype=np.uint64)
+        hashes[:base] = token_hash(self._words[:, :base], self._len[:base])
+        at = base
+        fresh.reverse()
+        while fresh:
+            h = fresh.pop()
+            hashes[at : at + h.size] = h
+            at += h.size
+            del h
+        return hashes
 
     def take_remap(self) -> np.ndarray | None:
         """How the codes handed out before the last settles changed (``new =

@@ -414,30 +414,43 @@ class TokenCodes:
         tokens' words (no array of them kept: 8 bytes a token), unless
         given (``hashes``: those of the ``n`` entries)."""
         packed = self._len[:n] >= 0
-        if packed.all():  # (no token too long to pack: no gather)
-            entries = np.arange(n)
+        every = bool(packed.all())  # (no token too long to pack: no gather)
+        chosen = None if every else np.flatnonzero(packed)
+        if every:
             h = token_hash(self._words[:, :n], self._len[:n]) if hashes is None else hashes
         else:
-            entries = np.flatnonzero(packed)
-            h = token_hash(self._words[:, entries], self._len[entries])
-        key = self._home(h).astype(np.uint64) << np.uint64(32)
-        key |= entries.astype(np.uint64)
+            h = token_hash(self._words[:, chosen], self._len[chosen])
+        del hashes  # (arrays of 8 bytes a token: each let go once used)
+        key = h >> np.uint64(64 - self._bits)  # the home slot
+        del h
+        key <<= np.uint64(32)
+        step = 1 << 20
+        for at in range(0, key.size, step):  # | the entry, a block at a time
+            block = key[at : at + step]
+            if chosen is None:
+                block |= np.arange(at, at + block.size, dtype=np.uint64)
+            else:
+                block |= chosen[at : at + block.size].astype(np.uint64)
         key.sort()
-        home = (key >> np.uint64(32)).astype(np.int64)
-        entries = (key & np.uint64(0xFFFFFFFF)).astype(np.int32)
-        step = np.arange(home.size, dtype=np.int64)
-        at = home - step
-        np.maximum.accumulate(at, out=at)
-        at += step
+        place = (key >> np.uint64(32)).view(np.int64)  # the home, then the slot taken
+        key &= np.uint64(0xFFFFFFFF)
+        entries = key.astype(np.int32)
+        del key
+        for_each = np.arange(place.size, dtype=np.int64)
+        place -= for_each
+        np.maximum.accumulate(place, out=place)
+        place += for_each
+        del for_each
         table = np.full(1 << self._bits, -1, dtype=np.int32)
-        fits = at < table.size
+        fits = place < table.size
         if fits.all():
-            table[at] = entries
+            table[place] = entries
             self._table = table
             return
-        table[at[fits]] = entries[fits]
+        table[place[fits]] = entries[fits]
         self._table = table
-        self._insert(entries[~fits], home[~fits])
+        left = entries[~fits]
+        self._insert(left, self._home(token_hash(self._words[:, left], self._len[left])))
 
     def _home(self, h: np.ndarray) -> np.ndarray:
         """The slot where the look-up of each hash ``h`` starts."""

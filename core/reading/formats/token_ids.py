@@ -274,9 +274,9 @@ class IdCodes:
         self._remap = moved if self._remap is None else moved[self._remap]
 
     def settle(self) -> None:
-        """Every token added fresh put in the table (the file read)."""
+        """Every token added fresh put in the table, the file read."""
         if isinstance(self.tokens, FreshCodes):
-            self.tokens.settle()
+            self.tokens.settle(last=True)
             self._moved()
 
     def take_remap(self) -> np.ndarray | None:
