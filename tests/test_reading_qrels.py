@@ -343,3 +343,35 @@ def test_the_table_of_fresh_documents_is_half_full_once_read(tmp_path, monkeypat
     assert 2 * 5000 <= table._table.size < 4 * 5000
     assert (table._table >= 0).sum() == 5000
     assert got.item_index("D000000") == 0 and got.item_index("D007919") is None
+
+
+def test_a_qrels_judging_each_document_once_is_not_counted_for_repeats():
+    """Every line a document of its own (as many documents as lines): no
+    pair can be judged twice, told without a count per document (4 M
+    documents: 32 MiB at the reading's peak)."""
+    import tracemalloc
+
+    from shrec_eval.reading.formats.columns import LineNumbers
+    from shrec_eval.reading.formats.trec import _judged_once
+
+    n = 200_000
+    rng = np.random.default_rng(2)
+    eq = np.repeat(np.arange(n // 50, dtype=np.int32), 50)
+    ed = rng.permutation(n).astype(np.int32)
+    grades = rng.integers(0, 3, n).astype(np.int32)
+    d_ids = [f"d{i}" for i in range(n)]
+    where = LineNumbers([np.arange(1, n + 1)])
+    tracemalloc.start()
+    try:
+        got = _judged_once("x.qrels", list(range(n // 50)), d_ids, eq, ed, grades, where)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got is None and peak < ed.nbytes / 4
+    # a document judged twice (by two queries) is still looked at
+    ed[7] = ed[100]
+    assert _judged_once("x.qrels", list(range(n // 50)), d_ids[:-1], eq, ed, grades, where) is None
+    ed[101] = ed[100]  # the same query, the same document again, another grade
+    grades[101] = (grades[100] + 1) % 3
+    with pytest.raises(FormatError, match="judged twice with different grades"):
+        _judged_once("x.qrels", list(range(n // 50)), d_ids[:-2], eq, ed, grades, where)

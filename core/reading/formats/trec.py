@@ -308,6 +308,8 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
     """Mask of the first judgment of each (query, document) (None: every
     line's); an error for a pair judged twice with different grades."""
     n_docs = max(len(d_ids), 1)
+    if len(d_ids) == ed.size:  # every line a document of its own: none looked at
+        return None
     # pairs that only grow repeat none: a qrels grouped by query whose
     # documents come in the order they were first named (as one made from
     # classes of a collection) is told in one pass, not a sort of its lines
