@@ -260,6 +260,31 @@ def _fresh_shapes(rng) -> dict[str, list[str]]:
     return {"every_new": every_new, "again": again, "pooled": pooled, "mixed": mixed}
 
 
+def test_a_repeat_of_a_document_before_the_fresh_chunks_the_sample_missed_is_merged(
+    tmp_path, monkeypatch
+):
+    """A document of the first chunk (coded through the table) judged again
+    in a chunk added fresh, where the chunk's sample of look-ups does not
+    reach it: the same document, one code (a table of fresh hashes checked
+    only among themselves gave it a second code, so that the run's document
+    was relevant to one of its queries only: trec_eval's num_rel_ret 1 of 2)."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    monkeypatch.setattr(fresh_codes, "SAMPLE", 1)  # a chunk's first token looked up, no other
+    lines = list(_fresh_shapes(np.random.default_rng(1))["every_new"])
+    for at, src in ((2900, 5), (2901, 6)):  # (one of the two is not a chunk's first)
+        lines[at] = f"{lines[at].split()[0]} 0 {lines[src].split()[2]} 1"
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    assert len(want.item_ids) == len(lines) - 2
+    for chunk in (997, 300):
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+
+
 @pytest.mark.parametrize("shape", ["every_new", "again", "pooled", "mixed"])
 def test_documents_added_fresh_are_the_dicts(tmp_path, monkeypatch, shape):
     """A qrels' documents added a chunk at a time without the hash table

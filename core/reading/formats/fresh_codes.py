@@ -11,7 +11,8 @@ chunk's tokens were all new and none of a sample of this one's is in the
 table as it was when the fresh chunks began; every other use of the table
 (a look-up, a chunk that is not fresh, the file's end: :meth:`settle`)
 puts them in, in one pass in the order of their slots.  Only then is it
-known whether a fresh token repeats one of an earlier fresh chunk: each
+known whether a fresh token repeats an earlier one (of a fresh chunk, or
+one before them that the sample missed: every token's hash is checked): each
 such repeat is merged into its first occurrence (the codes after it move
 down), and :meth:`take_remap` says how the codes handed out changed (the
 reader codes its documents again: ``remap[code]``).  The codes, the
@@ -91,29 +92,25 @@ class FreshCodes(TokenCodes):
         is made half full (32 MiB for 4 M documents, not 64)."""
         if self._fresh is None:
             return
-        if self._distinct():  # (the rule): the table made once
+        # every token's hash: the fresh ones against each other and against
+        # those before them (a repeat of one of those the sample missed)
+        hashes = [self._hashes()]
+        if _distinct(hashes[0]):  # (the rule): the table made once
             n = self._n
             want = n if last else min(n + max(self._expect - self._coded, 0), 8 * n)
             while (2 if last else spare(want)) * want > (1 << self._bits):
                 self._bits += 1
             # (no name here holds the hashes: let go in the table's making)
-            self._rebuild(n, self._hashes())
+            self._rebuild(n, hashes.pop())
             return
+        del hashes
         # a repeat: the fresh tokens coded again through the table, in order
-        self._fresh = None
         base, n = self._fresh_from, self._n
         ln, words = self._len[base:n].copy(), self._words[:, base:n].copy()
         self._n = base
         codes = self._codes(ln, words, token_hash(words, ln))
         remap = np.concatenate((np.arange(base, dtype=np.int32), codes.astype(np.int32)))
         self._remap = remap if self._remap is None else remap[self._remap]
-
-    def _distinct(self) -> bool:
-        """Whether the fresh tokens' hashes are distinct (a sorted copy)."""
-        assert self._fresh is not None
-        s = np.concatenate(self._fresh)
-        s.sort()
-        return not (s[1:] == s[:-1]).any()
 
     def _hashes(self) -> np.ndarray:
         """The hash of every token (those before the fresh ones made again),
@@ -156,3 +153,10 @@ class FreshCodes(TokenCodes):
     def trim(self) -> None:
         self.settle()
         super().trim()
+
+
+def _distinct(hashes: np.ndarray) -> bool:
+    """Whether ``hashes`` are distinct (a sorted copy): then so are their
+    tokens; a repeat (or two tokens of one hash) is told by the table."""
+    s = np.sort(hashes)
+    return not (s[1:] == s[:-1]).any()
