@@ -95,7 +95,11 @@ class FreshCodes(TokenCodes):
         # every token's hash: the fresh ones against each other and against
         # those before them (a repeat of one of those the sample missed)
         hashes = [self._hashes()]
-        if _distinct(hashes[0]):  # (the rule): the table made once
+        # (a token too long to pack has a placeholder's hash, never a fresh
+        # token's bytes: left out, or two of them would look like a repeat)
+        packed = self._len[: self._n] >= 0
+        chosen = None if packed.all() else packed
+        if _distinct(hashes[0], chosen):  # (the rule): the table made once
             n = self._n
             want = n if last else min(n + max(self._expect - self._coded, 0), 8 * n)
             while (2 if last else spare(want)) * want > (1 << self._bits):
@@ -155,8 +159,11 @@ class FreshCodes(TokenCodes):
         super().trim()
 
 
-def _distinct(hashes: np.ndarray) -> bool:
-    """Whether ``hashes`` are distinct (a sorted copy): then so are their
-    tokens; a repeat (or two tokens of one hash) is told by the table."""
-    s = np.sort(hashes)
+def _distinct(hashes: np.ndarray, chosen: np.ndarray | None = None) -> bool:
+    """Whether ``hashes`` (those ``chosen``) are distinct (a sorted copy):
+    then so are their tokens; a repeat (or two tokens of one hash) is told
+    by the table."""
+    s = np.sort(hashes) if chosen is None else hashes[chosen]
+    if chosen is not None:
+        s.sort()
     return not (s[1:] == s[:-1]).any()
