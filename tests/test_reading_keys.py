@@ -462,3 +462,20 @@ def test_tokens_of_one_hash_equal_a_dict_over_chunks_probes_reserve_and_trim(wea
     table.trim()
     assert len(table) == len(ref) and table.raw == list(ref)
     assert table.find(vocab + [b"not-there"]).tolist() == [ref.get(t, -1) for t in vocab] + [-1]
+
+
+@pytest.mark.parametrize("n", [700, 1023])
+def test_a_table_made_anew_with_tokens_too_long_to_pack(n):
+    """Tokens too long to pack (looked up by their bytes) stay out of the
+    table made anew; the others are placed from their hashes, nearly full
+    (the last clusters run past the end) and not."""
+    table = TokenCodes()
+    raw = [(b"L" * 40 if i % 9 == 4 else b"t") + str(i * 7919 % 100_003).encode() for i in range(n)]
+    table.codes(_packed(raw))
+    short = np.array([len(t) <= 32 for t in raw])
+    for bits in (int(short.sum()).bit_length(), n.bit_length() + 2):
+        table._bits = bits
+        table._rebuild(n)
+        held = table._table[table._table >= 0]
+        assert np.array_equal(np.sort(held), np.flatnonzero(short))
+        assert (table.find(raw) == np.arange(n)).all()

@@ -237,3 +237,197 @@ def test_qrels_of_relevant_lines_in_any_order_are_the_dicts(tmp_path, order, zer
         got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
         _same_arrays(got, want)
         assert [got.judged_zero[1].size] == [sum(line.endswith(" 0") for line in lines)]
+
+
+def _fresh_shapes(rng) -> dict[str, list[str]]:
+    """qrels whose documents are new as a rule, and the ways they are not."""
+    n = 3000
+    perm = rng.permutation(n)
+    every_new = [f"{10 + i // 50} 0 D{perm[i]:09d} {rng.integers(0, 3)}" for i in range(n)]
+    # a repeat of a document of an earlier fresh chunk (not of the first chunk),
+    # several in one chunk, and one of the first chunk
+    again = list(every_new)
+    for at, src in ((2100, 1500), (2101, 1700), (2102, 1700), (2900, 5)):
+        q = again[at].split()[0]
+        again[at] = f"{q} 0 {again[src].split()[2]} 2"
+    # documents judged by several queries a few chunks apart (a pool)
+    pooled = [f"t{i // 40} 0 doc{(i * 7919) % 2400} {i % 2}" for i in range(n)]
+    # long docnos (over 32 bytes) and ids the normaliser changes, late on
+    mixed = list(every_new)
+    mixed[1200] = "30 0 " + "L" * 40 + " 1"
+    mixed[2500] = "60 0 m7 1"
+    mixed[2501] = "60 0 007 1"
+    return {"every_new": every_new, "again": again, "pooled": pooled, "mixed": mixed}
+
+
+def test_a_repeat_of_a_document_before_the_fresh_chunks_the_sample_missed_is_merged(
+    tmp_path, monkeypatch
+):
+    """A document of the first chunk (coded through the table) judged again
+    in a chunk added fresh, where the chunk's sample of look-ups does not
+    reach it: the same document, one code (a table of fresh hashes checked
+    only among themselves gave it a second code, so that the run's document
+    was relevant to one of its queries only: trec_eval's num_rel_ret 1 of 2)."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    monkeypatch.setattr(fresh_codes, "SAMPLE", 1)  # a chunk's first token looked up, no other
+    lines = list(_fresh_shapes(np.random.default_rng(1))["every_new"])
+    for at, src in ((2900, 5), (2901, 6)):  # (one of the two is not a chunk's first)
+        lines[at] = f"{lines[at].split()[0]} 0 {lines[src].split()[2]} 1"
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    assert len(want.item_ids) == len(lines) - 2
+    for chunk in (997, 300):
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+
+
+def test_long_docnos_before_the_fresh_chunks_are_no_repeat(tmp_path, monkeypatch):
+    """Two docnos too long to pack (over 32 bytes) in the first chunk: their
+    hashes are a placeholder's, the same; taken for a repeat, every fresh
+    document was coded again through the table (1.7x the reading's memory
+    on a 1,000,000-line qrels).  They are left out of the check: the fresh
+    documents go into the table in one pass, and the assessment is the
+    dict's."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    merged = []
+    take = fresh_codes.FreshCodes.take_remap
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "take_remap",
+        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
+    )
+    lines = list(_fresh_shapes(np.random.default_rng(2))["every_new"])
+    for at in (4, 5):
+        lines[at] = f"{lines[at].split()[0]} 0 {'L' * 40}{at} 1"
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    for chunk in (997, 300):
+        merged.clear()
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+        assert merged and not any(merged), chunk  # no repeat taken, no code changed
+
+
+@pytest.mark.parametrize("shape", ["every_new", "again", "pooled", "mixed"])
+def test_documents_added_fresh_are_the_dicts(tmp_path, monkeypatch, shape):
+    """A qrels' documents added a chunk at a time without the hash table
+    (fresh_codes, as for a file of millions of lines: here from the second
+    chunk on) give the assessment a dict of the same judgments gives, every
+    document found in the table after: a repeat of a fresh document is
+    merged into its first occurrence, a repeat of an earlier one ends the
+    fresh chunks, ids the normaliser changes are not added fresh."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    monkeypatch.setattr(fresh_codes, "SAMPLE", 8)  # (small chunks: a few tokens looked up)
+    added = []
+    real = fresh_codes.FreshCodes.fresh_codes
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "fresh_codes",
+        lambda self, p: (lambda got: added.append(got is not None) or got)(real(self, p)),
+    )
+    merged = []
+    take = fresh_codes.FreshCodes.take_remap
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "take_remap",
+        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
+    )
+    lines = _fresh_shapes(np.random.default_rng(len(shape)))[shape]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    for normalize in (False, True):
+        want = _as_dict_assessment(lines, normalize)
+        for chunk in (1 << 20, 997, 300):
+            added.clear()
+            merged.clear()
+            got = read_qrels(path, chunk_size=chunk, normalize_ids=normalize)
+            _same_arrays(got, want)
+            some = range(0, len(want.item_ids), 29)
+            assert [got.item_index(want.item_ids[i]) for i in some] == list(some)
+            if chunk < 1000 and shape != "pooled":
+                assert sum(added) > 3, added  # most chunks added fresh
+                # the fresh repeats merged, and only they
+                assert any(merged) == (shape == "again"), (chunk, normalize)
+    if shape == "again":
+        assert len(want.item_ids) == len(lines) - 4
+
+
+def test_a_pair_judged_twice_in_fresh_chunks_names_its_lines(tmp_path, monkeypatch):
+    """The documents of fresh chunks are coded again when one repeats an
+    earlier fresh one: a pair judged twice with two grades is still found,
+    at its lines."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    lines = [f"q{i // 30} 0 d{i} {i % 2}" for i in range(3000)]
+    lines.insert(2000, "q50 0 d1510 1")  # d1510: judged 0 for q50 on line 1511
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    for chunk in (1 << 20, 500):
+        with pytest.raises(FormatError) as err:
+            read_qrels(path, chunk_size=chunk)
+        assert err.value.line == 2001
+        assert "(0 on line 1511, 1 here)" in str(err.value)
+
+
+def test_the_table_of_fresh_documents_is_half_full_once_read(tmp_path, monkeypatch):
+    """Made once the file is read, the table of the documents added fresh
+    serves look-ups of other files' ids only (a run's): half full (32 MiB
+    for 4 M documents, not 64)."""
+    from shrec_eval.reading.formats import fresh_codes
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    lines = [f"q{i // 50} 0 D{(i * 7919) % 5000:06d} {i % 3}" for i in range(5000)]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    got = read_qrels(path, chunk_size=2000)
+    table = got.item_ids._table
+    assert isinstance(table, fresh_codes.FreshCodes)
+    assert 2 * 5000 <= table._table.size < 4 * 5000
+    assert (table._table >= 0).sum() == 5000
+    assert got.item_index("D000000") == 0 and got.item_index("D007919") is None
+
+
+def test_a_qrels_judging_each_document_once_is_not_counted_for_repeats():
+    """Every line a document of its own (as many documents as lines): no
+    pair can be judged twice, told without a count per document (4 M
+    documents: 32 MiB at the reading's peak)."""
+    import tracemalloc
+
+    from shrec_eval.reading.formats.columns import LineNumbers
+    from shrec_eval.reading.formats.trec import _judged_once
+
+    n = 200_000
+    rng = np.random.default_rng(2)
+    eq = np.repeat(np.arange(n // 50, dtype=np.int32), 50)
+    ed = rng.permutation(n).astype(np.int32)
+    grades = rng.integers(0, 3, n).astype(np.int32)
+    d_ids = [f"d{i}" for i in range(n)]
+    where = LineNumbers([np.arange(1, n + 1)])
+    tracemalloc.start()
+    try:
+        got = _judged_once("x.qrels", list(range(n // 50)), d_ids, eq, ed, grades, where)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got is None and peak < ed.nbytes / 4
+    # a document judged twice (by two queries) is still looked at
+    ed[7] = ed[100]
+    assert _judged_once("x.qrels", list(range(n // 50)), d_ids[:-1], eq, ed, grades, where) is None
+    ed[101] = ed[100]  # the same query, the same document again, another grade
+    grades[101] = (grades[100] + 1) % 3
+    with pytest.raises(FormatError, match="judged twice with different grades"):
+        _judged_once("x.qrels", list(range(n // 50)), d_ids[:-2], eq, ed, grades, where)

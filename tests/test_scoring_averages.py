@@ -187,3 +187,45 @@ def test_averages_of_many_queries_copy_their_rows_once():
         np.testing.assert_array_equal(got[k], want[k])
     assert got["macro"] is None
     np.testing.assert_array_equal(got["micro"][:40], table[which[included], :40].mean(axis=0))
+
+
+def test_curve_means_made_when_first_read(monkeypatch):
+    """Scoring makes none of the curves' means (trec_eval's text reads none:
+    under -c, 80,000 queries x 8 curves were a third of scoring); read, they
+    are the averages of the curve's per-query rows, bit for bit, and its
+    counts those of the rows (held once per kind of unanswered query)."""
+    from shrec_eval.profiles.trec_eval_text import P_CUTOFFS, trec_eval_text
+    from shrec_eval.scoring import averages
+    from shrec_eval.scoring.rows import QueryRows
+
+    judged = {f"q{i}": {f"d{j}": 1 + (i + j) % 2 for j in range(i % 4 + 1)} for i in range(12)}
+    judged["q11"] = {"d0": 0, "d3": 0}  # no relevant item: undefined rows
+    a = Assessment.from_judgments(judged, [f"d{j}" for j in range(6)])
+    run = RankedRun.from_lists("r", {"q1": ["d1", "d0", "d5"], "q6": ["d2", "d0", "d4"]}, a)
+    real, calls = averages._mean, []
+    monkeypatch.setattr(averages, "_mean", lambda *args: calls.append(1) or real(*args))
+    te = EvalOptions(
+        profile="trec_eval", complete_queries=True, ranks=EvalOptions().ranks + P_CUTOFFS
+    )
+    res = evaluate(a, run, te)
+    assert "num_q                 \tall\t12\n" in trec_eval_text(a, run, res)
+    assert calls == []  # no curve's means made
+    partly = 0
+    for o in (te, EvalOptions(average="reciprocal")):
+        res = evaluate(a, run, o)
+        assert len(res.curves) >= 2
+        groups = averages.ClassGroups(None, res.included)
+        for key, c in res.curves.items():
+            rows = np.asarray(c.per_query)
+            assert isinstance(c.per_query, QueryRows) and rows.shape[0] == 12
+            assert c.per_query.table.shape[0] < 12, key  # unanswered queries' rows held once
+            want = averages.average_all(rows, res.included, groups, res.n_relevant)
+            assert set(c.averages) == set(want)
+            for kind, v in want.items():
+                assert v is None or np.array_equal(c.averages[kind], v, equal_nan=True), key
+            assert np.array_equal(c.mean, want[o.average], equal_nan=True)
+            count = (~np.isnan(rows[res.included])).sum(axis=0)
+            assert c.count.dtype == count.dtype and np.array_equal(c.count, count), key
+            partly += int(count.min() < count.max())
+    assert partly  # some curve's points defined by some queries only
+    assert calls  # made once read

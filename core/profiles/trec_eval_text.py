@@ -75,28 +75,67 @@ def _selfs(assessment, remove_self: bool) -> np.ndarray:
     return np.where((a.query_items >= 0) & remove_self, a.query_items, -3)
 
 
+def _counts(mask: np.ndarray | None, indptr: np.ndarray) -> np.ndarray:
+    """How many elements of each CSR row (``indptr``) ``mask`` holds (None:
+    every element)."""
+    if mask is None:
+        return np.diff(indptr)
+    total = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return total[indptr[1:]] - total[indptr[:-1]]
+
+
+def _picked(indptr: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, index) of every element of the CSR rows ``qs``, row by row."""
+    lens = indptr[qs + 1] - indptr[qs]
+    ends = np.cumsum(lens)
+    idx = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    return np.repeat(qs, lens), idx + np.repeat(indptr[qs] - (ends - lens), lens)
+
+
 def judged_nonrelevant(
-    assessment, relevance_level: int, remove_self: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per query of the assessment (CSR: indptr, collection indices) the
-    documents judged non-relevant: a grade 1 .. L-1 judgment (below ``-l``)
-    or a grade-0 line of the qrels (``judged_zero``); never a negative
-    grade (the qrels reader leaves those out of ``judged_zero``)."""
+    assessment, relevance_level: int, remove_self: bool = True, queries: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query of the assessment the documents judged non-relevant: a
+    grade 1 .. L-1 judgment (below ``-l``) or a grade-0 line of the qrels
+    (``judged_zero``); never a negative grade (the qrels reader leaves those
+    out of ``judged_zero``), nor the query itself when the lists leave it
+    out.  How many each query has, and (CSR: indptr, collection indices)
+    those of the queries of the mask ``queries`` (None: every query; the
+    others' rows empty: 80,000 queries of which a run answers one are not
+    gathered and sorted for it)."""
     a = assessment
     nq = a.n_queries
-    rows = np.repeat(np.arange(nq), np.diff(a.indptr))
-    low = a.judged_grades < relevance_level
-    rows, items = rows[low], a.judged_items[low]
+    qs = np.arange(nq) if queries is None else np.flatnonzero(queries)
+    selfs = _selfs(a, remove_self)
+    parts = [
+        (np.asarray(a.indptr, dtype=np.int64), a.judged_items, a.judged_grades < relevance_level)
+    ]
     if a.judged_zero is not None:
         zptr, zitems = a.judged_zero
-        rows = np.concatenate((rows, np.repeat(np.arange(nq), np.diff(zptr))))
-        items = np.concatenate((items, np.asarray(zitems, dtype=np.int64)))
-    # not the query itself (a leave-one-out collection), as the relevant ones
-    keep = items != _selfs(a, remove_self)[rows]
-    rows, items = rows[keep], items[keep]
+        zitems = np.asarray(zitems)
+        parts.append((np.asarray(zptr, dtype=np.int64), zitems, None))
+    counts = np.zeros(nq, dtype=np.int64)
+    rows_l, items_l = [], []
+    for indptr, items, low in parts:
+        counts += _counts(low, indptr)
+        if (selfs >= 0).any():  # not the query itself (a leave-one-out collection)
+            rows = np.repeat(np.arange(nq), np.diff(indptr))
+            own = items == selfs[rows]
+            counts -= np.bincount(rows[own if low is None else low & own], minlength=nq)
+        rows, at = _picked(indptr, qs)
+        if low is not None:
+            take = low[at]
+            rows, at = rows[take], at[take]
+        picked = items[at]
+        keep = picked != selfs[rows]
+        rows_l.append(rows[keep])
+        items_l.append(picked[keep])
+    rows, items = np.concatenate(rows_l), np.concatenate(items_l).astype(np.int64)
     order = np.lexsort((items, rows))
-    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=nq))))
-    return indptr.astype(np.int64), items[order].astype(np.int64)
+    picked_counts = np.zeros(nq, dtype=np.int64)
+    picked_counts[qs] = counts[qs]
+    indptr = np.concatenate(([0], np.cumsum(picked_counts)))
+    return counts, indptr, items[order]
 
 
 def _bpref(assessment, run, result) -> np.ndarray:
@@ -105,22 +144,24 @@ def _bpref(assessment, run, result) -> np.ndarray:
     embeddings, top-K; the self-match out, -M applied)."""
     a, o = assessment, result.options
     level = o.relevance_level
-    nptr, nitems = judged_nonrelevant(a, level, o.remove_self)
-    # the relevant documents: judged at grade >= L, not the query itself
-    rows = np.repeat(np.arange(a.n_queries), np.diff(a.indptr))
-    rel = (a.judged_grades >= level) & (a.judged_items != _selfs(a, o.remove_self)[rows])
-    r_rows, r_items = rows[rel], a.judged_items[rel]
-    n_rel = np.bincount(r_rows, minlength=a.n_queries)
-    n_non = np.diff(nptr)
+    nq = a.n_queries
     # only the queries the run answers retrieve anything: only their
-    # documents are looked for
-    answered = np.zeros(a.n_queries, dtype=bool)
+    # documents are looked for (the others' are counted)
+    answered = np.zeros(nq, dtype=bool)
     answered[[i for i in map(a.query_index, run.query_ids) if i is not None]] = True
-    r_ask = answered[r_rows]
-    r_rows, r_items = r_rows[r_ask], r_items[r_ask]
-    n_rows = np.repeat(np.arange(a.n_queries), n_non)
-    n_ask = answered[n_rows]
-    n_rows, nitems = n_rows[n_ask], nitems[n_ask]
+    n_non, nptr, nitems = judged_nonrelevant(a, level, o.remove_self, answered)
+    # the relevant documents: judged at grade >= L, not the query itself
+    selfs = _selfs(a, o.remove_self)
+    indptr = np.asarray(a.indptr, dtype=np.int64)
+    high = a.judged_grades >= level
+    n_rel = _counts(high, indptr)
+    if (selfs >= 0).any():
+        rows = np.repeat(np.arange(nq), np.diff(indptr))
+        n_rel -= np.bincount(rows[high & (a.judged_items == selfs[rows])], minlength=nq)
+    r_rows, at = _picked(indptr, np.flatnonzero(answered))
+    keep = high[at] & (a.judged_items[at] != selfs[r_rows])
+    r_rows, r_items = r_rows[keep], a.judged_items[at[keep]]
+    n_rows = np.repeat(np.arange(nq), np.diff(nptr))
     # both kinds asked at once: label 1 relevant, 0 judged non-relevant
     all_rows = np.concatenate((r_rows, n_rows))
     order = np.argsort(all_rows, kind="stable")
@@ -128,8 +169,8 @@ def _bpref(assessment, run, result) -> np.ndarray:
     labels = np.concatenate((np.ones(r_rows.size, np.int8), np.zeros(n_rows.size, np.int8)))
     indptr = np.concatenate(([0], np.cumsum((n_rel + n_non) * answered)))
     q, rank, lab = ranks_of_items(a, run, o, indptr, items, labels[order])[:3]
-    bounds = np.searchsorted(q, np.arange(a.n_queries + 1))
-    out = np.zeros(a.n_queries)
+    bounds = np.searchsorted(q, np.arange(nq + 1))
+    out = np.zeros(nq)
     for qi in np.flatnonzero((n_rel > 0) & answered).tolist():
         k, is_rel = rank[bounds[qi] : bounds[qi + 1]], lab[bounds[qi] : bounds[qi + 1]] == 1
         out[qi] = bpref(k[is_rel], k[~is_rel], int(n_rel[qi]), int(n_non[qi]))
@@ -141,6 +182,16 @@ def _bpref(assessment, run, result) -> np.ndarray:
     got = np.array([bpref(none, none, int(r), int(n)) for r, n in alike.tolist()])
     out[unanswered] = got[kind.reshape(-1)] if unanswered.size else 0.0
     return out
+
+
+def _id_bytes(ids) -> list[bytes]:
+    """:func:`name_bytes` of every id (one encoding of them all, split,
+    when no id holds a line end or a surrogate that never was a byte)."""
+    try:
+        got = "\n".join(ids).encode("utf-8", "surrogateescape").split(b"\n")
+    except UnicodeEncodeError:
+        got = []
+    return got if len(got) == len(ids) else [name_bytes(q) for q in ids]
 
 
 def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
@@ -156,7 +207,10 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
         raise UsageError(f"--format trec_eval needs the ranks {','.join(map(str, missing))}")
 
     def col(key: str) -> np.ndarray:
-        return np.nan_to_num(result.column(key), nan=0.0)
+        # np.nan_to_num(v, nan=0.0), which looks for infinities a pass each
+        v = result.column(key)
+        out = np.where(np.isnan(v), 0.0, v)
+        return out if np.isfinite(out).all() else np.nan_to_num(out)
 
     tp, fp, fn = col("tp_r"), col("fp_r"), col("fn_r")
     reals = [
@@ -167,16 +221,17 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
         *((f"iprec_at_recall_{k[6:]}", col(k)) for k in IPREC_KEYS),
         *((f"P_{k}", col(f"p@{k}")) for k in P_CUTOFFS),
     ]
-    present = set(run.query_ids)
+    present = np.zeros(assessment.n_queries, dtype=bool)
+    present[[i for i in map(assessment.query_index, run.query_ids) if i is not None]] = True
     complete = o.complete_queries
     order = sorted(
-        (q for q in range(assessment.n_queries) if complete or assessment.query_ids[q] in present),
-        key=lambda q: name_bytes(assessment.query_ids[q]),
+        range(assessment.n_queries) if complete else np.flatnonzero(present).tolist(),
+        key=_id_bytes(assessment.query_ids).__getitem__,
     )
     if not order:
         raise UsageError("no query has both results and relevance judgments (trec_eval: exit 7)")
     at = np.asarray(order, dtype=np.intp)
-    answered = np.fromiter((assessment.query_ids[q] in present for q in order), bool, len(order))
+    answered = present[at]
     counts = {
         "num_ret": (tp[at] + fp[at]).astype(np.int64) * answered,
         "num_rel": (tp[at] + fn[at]).astype(np.int64),

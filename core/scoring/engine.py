@@ -20,7 +20,7 @@ from ..model.parallel import WORKERS, in_order
 from ..model.runs import Run
 from ..options import EvalOptions, OptionsError
 from ..profiles.evaluator import Evaluator
-from .averages import ClassGroups, average_all
+from .averages import ClassGroups
 from .blocks import Prepared as _Prepared
 from .blocks import check_run_fits as _check_fits
 from .blocks import chunk_size as _chunk_size
@@ -33,7 +33,7 @@ from .curves import CURVES, RECALL_PERCENT_LEVELS
 from .list_views import with_own_items
 from .missing import kinds, score_missing
 from .reading_checks import run_checks
-from .results import CurveData, QueryDetail, RunResult
+from .results import CurveData, CurveMeans, QueryDetail, RunResult
 from .rows import QueryRows, joined_rows
 
 __all__ = [
@@ -303,15 +303,16 @@ class Scoring:
             + _engine_warnings(a, prep, va_all, qrow, cutoff, scored)
         )
         groups = ClassGroups(a.query_classes, included)
-        curves = {}
-        for key, pq in curves_pq.items():
-            avgs = average_all(pq, included, groups, n_rel)
-            if key in profile.empty_levels_zero:
-                avgs = {
-                    k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()
-                }
-            cnt = (~np.isnan(pq[included])).sum(axis=0)
-            curves[key] = CurveData(key, self.curve_x[key], avgs[o.average], cnt, pq, avgs)
+        # the curves' means are made when first read (trec_eval's text reads none)
+        curves = {
+            key: CurveData(
+                key,
+                self.curve_x[key],
+                pq,
+                CurveMeans(included, groups, n_rel, o.average, key in profile.empty_levels_zero),
+            )
+            for key, pq in curves_pq.items()
+        }
         return RunResult(
             run.name,
             run.source,

@@ -20,23 +20,59 @@ from .averages import ClassGroups, average_all
 from .measures import ConcreteMeasure, resolve
 from .rows import QueryRows
 
-__all__ = ["CurveData", "RunResult", "QueryDetail"]
+__all__ = ["CurveData", "CurveMeans", "RunResult", "QueryDetail"]
+
+
+@dataclass(frozen=True)
+class CurveMeans:
+    """What a curve's means are made of besides its per-query rows: the
+    queries that enter them (``included``), their classes, their relevant
+    counts (the weights), the average the options chose, and whether a
+    point no query defines is 0 (the profile's ``empty_levels_zero``)."""
+
+    included: np.ndarray
+    groups: ClassGroups
+    n_relevant: np.ndarray
+    average: str
+    empty_zero: bool = False
 
 
 @dataclass
 class CurveData:
-    """A curve of a run: its x values, the mean over the queries that define
-    it (NaN where none does), how many queries that is, and the per-query
-    values (NaN = undefined for that query)."""
+    """A curve of a run: its x values, the per-query values (NaN = undefined
+    for that query), and, made when first read (``--format trec_eval`` reads
+    none of them), the mean over the queries that define each point (NaN
+    where none does), how many queries that is, and every average."""
 
     key: str
     x: np.ndarray
-    mean: np.ndarray | None  # None: macro, and no query of a class included
-    count: np.ndarray
     per_query: np.ndarray | QueryRows
-    #: every average (profiles.md): micro, macro (None without classes),
-    #: proportional, reciprocal; ``mean`` is the one the options chose
-    averages: dict = field(default_factory=dict)
+    means: CurveMeans = field(repr=False)
+
+    @cached_property
+    def averages(self) -> dict:
+        """Every average (profiles.md): micro, macro (None without classes),
+        proportional, reciprocal."""
+        m = self.means
+        avgs = average_all(self.per_query, m.included, m.groups, m.n_relevant)
+        if m.empty_zero:
+            avgs = {k: (None if v is None else np.nan_to_num(v, nan=0.0)) for k, v in avgs.items()}
+        return avgs
+
+    @property
+    def mean(self) -> np.ndarray | None:
+        """The average the options chose (None: macro, and no query of a
+        class included)."""
+        return self.averages[self.means.average]
+
+    @cached_property
+    def count(self) -> np.ndarray:
+        """How many of the included queries define each point."""
+        pq, included = self.per_query, self.means.included
+        if isinstance(pq, QueryRows):  # each distinct row once, times its queries
+            times = np.bincount(pq.which[included], minlength=pq.table.shape[0])
+            return times @ (~np.isnan(pq.table)).astype(np.int64)
+        return (~np.isnan(pq[included])).sum(axis=0)
 
     def to_dict(self, query_ids: Sequence[str] | None = None) -> dict:
         """The curve for the JSON document, as numpy arrays (NaN =

@@ -34,6 +34,11 @@ class Columns:
             array[self.n : m] = part
         self.n = m
 
+    def recode(self, k: int, remap: np.ndarray) -> None:
+        """Column ``k`` of the lines so far recoded: ``remap[value]``."""
+        column = self._arrays[k][: self.n]
+        column[:] = remap[column]
+
     def arrays(self) -> list[np.ndarray]:
         return [a[: self.n] for a in self._arrays]
 

@@ -24,7 +24,7 @@ from .packed import KEY_BYTES, Packed, Snapshot, padded, token_hash, token_words
 from .token_list import TokenList
 
 
-def _spare(n: int) -> int:
+def spare(n: int) -> int:
     """How many slots the hash table keeps per token of ``n``: sparse, so
     that nearly every token is found at the first probe (each further probe
     is a round of numpy calls over the few left): a sixteenth full for small
@@ -264,7 +264,7 @@ class TokenCodes:
         high, as for a file whose first lines name most of its ids)."""
         n = self._n
         bits = 10
-        while _spare(n) * n > (1 << bits):
+        while spare(n) * n > (1 << bits):
             bits += 1
         if bits < self._bits:
             self._bits = bits
@@ -385,14 +385,14 @@ class TokenCodes:
         self._words[:width, base:n] = words
         self._words[width:, base:n] = 0
         self._n = n
-        if _spare(n) * n > self._table.size:
+        if spare(n) * n > self._table.size:
             # grown for the tokens expected (:meth:`reserve`): those to come,
             # as many of them new as in this look-up, at most 8 n in all
             want = n
             if self._expect > self._coded:
                 want += int(self._share * (self._expect - self._coded))
                 want = min(want, 8 * n)
-            while _spare(want) * want > (1 << self._bits):
+            while spare(want) * want > (1 << self._bits):
                 self._bits += 1
             self._rebuild(n)
         else:
@@ -402,7 +402,7 @@ class TokenCodes:
                 self._insert(np.arange(base, n), slots, known_free=True)
         return np.arange(base, n, dtype=np.int32)
 
-    def _rebuild(self, n: int) -> None:
+    def _rebuild(self, n: int, hashes: np.ndarray | None = None) -> None:
         """A new table of ``1 << _bits`` slots holding the first ``n``
         entries, made in one pass in the order of their slots (not entry by
         entry in rounds of random writes: a table grown by doubling up to
@@ -411,32 +411,46 @@ class TokenCodes:
         from its home past the one before it (``i + cummax(home - i)``), as
         linear probing would; those pushed past the last slot go in from the
         start as any insertion would.  The hashes are made again from the
-        tokens' words (no array of them kept: 8 bytes a token)."""
+        tokens' words (no array of them kept: 8 bytes a token), unless
+        given (``hashes``: those of the ``n`` entries)."""
         packed = self._len[:n] >= 0
-        if packed.all():  # (no token too long to pack: no gather)
-            entries = np.arange(n)
-            h = token_hash(self._words[:, :n], self._len[:n])
+        every = bool(packed.all())  # (no token too long to pack: no gather)
+        chosen = None if every else np.flatnonzero(packed)
+        if every:
+            h = token_hash(self._words[:, :n], self._len[:n]) if hashes is None else hashes
         else:
-            entries = np.flatnonzero(packed)
-            h = token_hash(self._words[:, entries], self._len[entries])
-        key = self._home(h).astype(np.uint64) << np.uint64(32)
-        key |= entries.astype(np.uint64)
+            h = token_hash(self._words[:, chosen], self._len[chosen])
+        del hashes  # (arrays of 8 bytes a token: each let go once used)
+        key = h >> np.uint64(64 - self._bits)  # the home slot
+        del h
+        key <<= np.uint64(32)
+        step = 1 << 20
+        for at in range(0, key.size, step):  # | the entry, a block at a time
+            block = key[at : at + step]
+            if chosen is None:
+                block |= np.arange(at, at + block.size, dtype=np.uint64)
+            else:
+                block |= chosen[at : at + block.size].astype(np.uint64)
         key.sort()
-        home = (key >> np.uint64(32)).astype(np.int64)
-        entries = (key & np.uint64(0xFFFFFFFF)).astype(np.int32)
-        step = np.arange(home.size, dtype=np.int64)
-        at = home - step
-        np.maximum.accumulate(at, out=at)
-        at += step
+        place = (key >> np.uint64(32)).view(np.int64)  # the home, then the slot taken
+        key &= np.uint64(0xFFFFFFFF)
+        entries = key.astype(np.int32)
+        del key
+        for_each = np.arange(place.size, dtype=np.int64)
+        place -= for_each
+        np.maximum.accumulate(place, out=place)
+        place += for_each
+        del for_each
         table = np.full(1 << self._bits, -1, dtype=np.int32)
-        fits = at < table.size
+        fits = place < table.size
         if fits.all():
-            table[at] = entries
+            table[place] = entries
             self._table = table
             return
-        table[at[fits]] = entries[fits]
+        table[place[fits]] = entries[fits]
         self._table = table
-        self._insert(entries[~fits], home[~fits])
+        left = entries[~fits]
+        self._insert(left, self._home(token_hash(self._words[:, left], self._len[left])))
 
     def _home(self, h: np.ndarray) -> np.ndarray:
         """The slot where the look-up of each hash ``h`` starts."""

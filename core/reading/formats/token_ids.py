@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .fresh_codes import FreshCodes
 from .ids import IdNormalizer
 from .keys import TokenCodes
 from .packed import Packed
@@ -186,9 +187,13 @@ class IdCodes:
     Python object per id); from the first id the normaliser changes, every
     distinct id (after normalisation) gets its code in a dict."""
 
-    def __init__(self, norm: IdNormalizer) -> None:
+    def __init__(self, norm: IdNormalizer, *, fresh: bool = False) -> None:
         self.norm = norm
-        self.tokens = TokenCodes()
+        #: ``fresh``: a field whose ids are new as a rule (a qrels' documents),
+        #: its chunks added fresh while they can be (:mod:`.fresh_codes`)
+        self.tokens: TokenCodes = FreshCodes() if fresh else TokenCodes()
+        #: how the codes handed out changed (:meth:`take_remap`)
+        self._remap: np.ndarray | None = None
         #: the ids as strings, made when the normaliser first changes one
         #: (None: every id is its token, read from the table)
         self._ids: list[str] | None = None
@@ -219,8 +224,14 @@ class IdCodes:
     def token_codes(self, packed: Packed) -> np.ndarray:
         """The raw-token code of every token of ``packed`` (codes of the
         ids as written, in order of first occurrence)."""
-        raw = self.tokens.codes(packed)
-        n = len(self.tokens)
+        tokens = self.tokens
+        raw = None
+        if isinstance(tokens, FreshCodes) and self._ids is None and self._kept(packed):
+            raw = tokens.fresh_codes(packed)
+        if raw is None:
+            raw = tokens.codes(packed)
+        self._moved()
+        n = len(tokens)
         if n > self._known and self._ids is None:
             # only an id that starts with a zero or an m / model_ prefix can
             # change (formats.ids): the others are their tokens as written
@@ -239,6 +250,41 @@ class IdCodes:
             self._new_ids(self._known, n)
             self._known = n
         return raw
+
+    def _kept(self, packed: Packed) -> bool:
+        """Whether the normaliser changes none of the tokens of ``packed``
+        (none starts with a zero or an m / model_ prefix, formats.ids)."""
+        if not self.norm.enabled:
+            return True
+        if packed.words is None:
+            return False
+        first = packed.words[0] & np.uint64(0xFF)
+        return not ((first == 48) | (first == 77) | (first == 109)).any()
+
+    def _moved(self) -> None:
+        """The codes handed out changed (fresh tokens that repeated earlier
+        ones merged into them): the tokens known, and the remap kept for
+        :meth:`take_remap` (while every id is its token, as a fresh field's
+        are, the id codes are the token codes)."""
+        tokens = self.tokens
+        moved = tokens.take_remap() if isinstance(tokens, FreshCodes) else None
+        if moved is None:
+            return
+        self._known = int(moved[: self._known].max()) + 1 if self._known else 0
+        self._remap = moved if self._remap is None else moved[self._remap]
+
+    def settle(self) -> None:
+        """Every token added fresh put in the table, the file read."""
+        if isinstance(self.tokens, FreshCodes):
+            self.tokens.settle(last=True)
+            self._moved()
+
+    def take_remap(self) -> np.ndarray | None:
+        """How the id codes handed out so far changed (``new = remap[old]``:
+        a token added fresh repeated an earlier one), once; None when none
+        did."""
+        remap, self._remap = self._remap, None
+        return remap
 
     def _new_ids(self, known: int, n: int) -> None:
         """Id codes of the tokens ``known`` to ``n`` (new in this chunk)."""

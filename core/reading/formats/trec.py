@@ -143,7 +143,8 @@ def read_qrels(
     src = open_source(path, "TREC qrels file")
     path = src.path
     norm = IdNormalizer(normalize_ids)
-    qc, dc = IdCodes(norm), IdCodes(norm)
+    # the documents are new as a rule (each judged once): added fresh (fresh_codes)
+    qc, dc = IdCodes(norm), IdCodes(norm, fresh=True)
     # the query, document and grade of every line, in arrays made once for
     # the lines the file's size promises after its first chunk
     columns = Columns(3)
@@ -157,12 +158,18 @@ def read_qrels(
     )
     for c in in_order(partial(_qrels_chunk, path, c_numbers), pieces):
         quoted += c.quoted
-        columns.append(qc.codes(c.qids), dc.codes(c.docs), c.grades)
+        docs = dc.codes(c.docs)
+        if (moved := dc.take_remap()) is not None:  # fresh documents merged
+            columns.recode(1, moved)
+        columns.append(qc.codes(c.qids), docs, c.grades)
         where.add(c.number)
         if columns.n == c.grades.size and c.size:  # the first chunk: how many lines to expect
             expect = int(src.size / c.size * c.grades.size * 1.05) + 1024
             columns.reserve(expect)
             dc.tokens.reserve(expect)
+    dc.settle()  # the documents added fresh put in the table
+    if (moved := dc.take_remap()) is not None:
+        columns.recode(1, moved)
     dc.tokens.trim()  # (the room guessed for new documents, when too much)
     if not columns.n:
         raise FormatError(
@@ -301,6 +308,8 @@ def _judged_once(path, q_ids, d_ids, eq, ed, grades, where, norm=None) -> np.nda
     """Mask of the first judgment of each (query, document) (None: every
     line's); an error for a pair judged twice with different grades."""
     n_docs = max(len(d_ids), 1)
+    if len(d_ids) == ed.size:  # every line a document of its own: none looked at
+        return None
     # pairs that only grow repeat none: a qrels grouped by query whose
     # documents come in the order they were first named (as one made from
     # classes of a collection) is told in one pass, not a sort of its lines
