@@ -761,11 +761,11 @@ seen = {}
 runs = []
 for argv in json.loads(sys.argv[2]):
     pids = []
-    start = forkserver._forkserver.ensure_running
+    start = forkserver.ForkServer.ensure_running.__get__(forkserver._forkserver)
     def ensure_running():
         start()
         pids.append(server())
-    forkserver._forkserver.ensure_running = ensure_running
+    forkserver._forkserver.ensure_running = forkserver.ensure_running = ensure_running
     code = main(argv, out=io.StringIO())
     deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
     while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
@@ -775,7 +775,8 @@ for argv in json.loads(sys.argv[2]):
     runs.append({
         "users": users,
         "code": code,
-        "servers left": [p for p in pids if p and alive(p)],
+        "servers": len({p for p in pids if p}),
+        "servers left": [p for p in set(pids) if p and alive(p)],
         "server now": server(),
         "folder": os.listdir(tempfile.gettempdir()),
     })
@@ -819,6 +820,7 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
     assert out["seen"] == {"server at the engine's import": True}
     done, failed, scored = out["runs"]
     assert done["code"] == 0 and failed["code"] == 2 and scored["code"] == 0
+    assert (done["servers"], failed["servers"], scored["servers"]) == (1, 1, 0), out
     for each in (done, failed, scored):
         assert each["users"] == 0 and each["servers left"] == [], out
         assert each["server now"] is None, out
