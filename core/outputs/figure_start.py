@@ -4,13 +4,14 @@ spawned, each importing :data:`DRAWING_MODULES`, or on Linux forked from
 one server process that imports them once (multiprocessing's forkserver,
 :func:`drawing_context`).
 
-:func:`start_server` starts that server before anything else of a command
-is imported: the command line calls it as soon as its arguments ask for a
-report.  The server's import of matplotlib (0.7 to 0.8 s of a quiet core)
-was the longest wait of a short scoring: started with the drawers, after
-the command had imported the engine and read the contest (0.45 s into
-``shrec-eval demo --report``), it was done 0.6 s after the demo's runs were
-scored, and the figures waited for it; started first, it overlaps the
+:func:`server_started` starts that server before anything else of a
+command is imported: the command line (and ``shrec-gui --export-report``)
+holds it as soon as its arguments ask for a report.  The server's import
+of matplotlib (0.7 to 0.8 s of a quiet core) was the longest wait of a
+short scoring: started with the drawers, after the command had imported
+the engine and read the contest (0.45 s into ``shrec-eval demo
+--report``), it was done 0.5 to 1.0 s after the demo's figures were handed
+to the drawers, which waited for it; started first, it overlaps the
 command's own import, reading and scoring on the other core."""
 
 from __future__ import annotations
@@ -59,15 +60,15 @@ def drawing_context(from_server: bool):
     return multiprocessing.get_context("spawn")  # never fork a process running Qt
 
 
-#: the users of this process's server that have not let go of it yet (drawers
-#: forked from it, the command line's early start)
-#: (:func:`hold_server`): the last to let go ends it
+#: the users of this process's server that have not let go of it yet
+#: (:func:`hold_server`: drawers forked from it, :func:`server_started`): the
+#: last to let go ends it
 _SERVER_USERS = [0]
 _SERVER_LOCK = threading.Lock()
 
 
 def hold_server() -> None:
-    """One user more of the server (drawers, or the command line's early start)."""
+    """One user more of the server (drawers, or :func:`server_started`)."""
     with _SERVER_LOCK:
         _SERVER_USERS[0] += 1
 
