@@ -349,10 +349,10 @@ def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_
     import tempfile
 
     from hostile import alive
-    from shrec_eval.outputs import figure_jobs
+    from shrec_eval.outputs import figure_start
     from shrec_eval.outputs.figure_jobs import FigureDrawers
 
-    assert figure_jobs._SERVER_USERS == [0]  # no drawers of another test alive
+    assert figure_start._SERVER_USERS == [0]  # no drawers of another test alive
     # a short folder: a Unix socket's path has at most 107 bytes (an xdist
     # worker's tmp_path and the server's pymp-*/listener-* exceed it)
     temp = Path(tempfile.mkdtemp(prefix="drawers-", dir="/tmp"))
@@ -403,7 +403,7 @@ def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_
     assert len(started) == 3 and not set(last) & set(again + first)
     w.close()
     qtbot.waitUntil(lambda: not any(alive(p) for p in last), timeout=10000)
-    assert list(temp.iterdir()) == [] and figure_jobs._SERVER_USERS == [0]
+    assert list(temp.iterdir()) == [] and figure_start._SERVER_USERS == [0]
     temp.rmdir()
 
 

@@ -357,7 +357,7 @@ def test_the_last_drawers_closed_end_their_server_and_its_folder(tmp_path):
 SERVER_TROUBLE = r"""
 import json, os, shutil, sys, tempfile, threading, time
 from multiprocessing import forkserver
-from shrec_eval.outputs import figure_jobs
+from shrec_eval.outputs import figure_start
 from shrec_eval.outputs.figure_jobs import FigureDrawers, start_drawers
 long, short = sys.argv[1], sys.argv[2]
 seen = {}
@@ -380,10 +380,10 @@ d.close()
 
 def let_go():  # the start's thread lets go of the server last when it still runs
     deadline = time.monotonic() + 60
-    while figure_jobs._SERVER_USERS[0] and time.monotonic() < deadline:
+    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
         time.sleep(0.01)
-    with figure_jobs._SERVER_LOCK:  # held until the last one's end of the server is done
-        return figure_jobs._SERVER_USERS[0]
+    with figure_start._SERVER_LOCK:  # held until the last one's end of the server is done
+        return figure_start._SERVER_USERS[0]
 
 seen["removed: users"] = let_go()
 with FigureDrawers(from_server=True) as again:  # a later start makes them anew
@@ -397,7 +397,7 @@ def no_thread(self):
     return start(self)
 threading.Thread.start = no_thread
 seen["no thread: drawers"] = start_drawers(from_server=True)
-seen["no thread: users"] = figure_jobs._SERVER_USERS[0]
+seen["no thread: users"] = figure_start._SERVER_USERS[0]
 print(json.dumps(seen))
 """
 
@@ -734,6 +734,99 @@ def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_pa
         ["evaluate", tmp_path / "s.cla", tmp_path / "s.txt", "--json", tmp_path / "j"]
     )
     assert code == 0 and events == ["score"]  # no drawer without a report
+
+
+#: shrec-eval in a fresh process, each command in turn: whether the drawers'
+#: server ran when the engine (cli.commands) was imported, the exit code,
+#: what is left running and in the temporary folder
+EARLY_SERVER = r"""
+import io, json, os, sys, tempfile, time
+from multiprocessing import forkserver
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+from shrec_eval.cli.parser import main
+from shrec_eval.outputs import figure_start
+
+def server():
+    return forkserver._forkserver._forkserver_pid
+
+class Watch:  # told when the engine's commands are imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "shrec_eval.cli.commands":
+            seen["server at the engine's import"] = server() is not None
+        return None
+
+sys.meta_path.insert(0, Watch())
+seen = {}
+runs = []
+for argv in json.loads(sys.argv[2]):
+    pids = []
+    start = forkserver.ForkServer.ensure_running.__get__(forkserver._forkserver)
+    def ensure_running():
+        start()
+        pids.append(server())
+    forkserver._forkserver.ensure_running = forkserver.ensure_running = ensure_running
+    code = main(argv, out=io.StringIO())
+    deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
+    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with figure_start._SERVER_LOCK:  # held until the last one's end of the server is done
+        users = figure_start._SERVER_USERS[0]
+    runs.append({
+        "users": users,
+        "code": code,
+        "servers": len({p for p in pids if p}),
+        "servers left": [p for p in set(pids) if p and alive(p)],
+        "server now": server(),
+        "folder": os.listdir(tempfile.gettempdir()),
+    })
+print(json.dumps({"seen": seen, "runs": runs}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
+def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine(tmp_path):
+    """With --report, the server the drawing processes are forked from is
+    started as soon as the arguments are read, before the command imports
+    the engine and reads the contest: its import of matplotlib (the longest
+    wait of a short scoring: the demo's runs were scored 0.6 s before it
+    was done) runs meanwhile.  The report is written (its bytes: the
+    golden tests); a command that fails before its drawers start leaves no
+    server and no folder; a command without --report starts none."""
+    import json
+    import shutil
+    import tempfile
+
+    small_contest(tmp_path)
+    cla, txt = str(tmp_path / "s.cla"), str(tmp_path / "s.txt")
+    short = Path(tempfile.mkdtemp(prefix="es-", dir="/tmp"))  # the socket's path: 107 bytes
+    commands = [
+        ["evaluate", cla, txt, "--report", str(tmp_path / "r")],
+        ["evaluate", cla, str(tmp_path / "missing.txt"), "--report", str(tmp_path / "r2")],
+        ["evaluate", cla, txt, "--json", str(tmp_path / "j.json")],
+    ]
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", EARLY_SERVER, str(HERE), json.dumps(commands)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(short)},
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    out = json.loads(run.stdout)
+    assert out["seen"] == {"server at the engine's import": True}
+    done, failed, scored = out["runs"]
+    assert done["code"] == 0 and failed["code"] == 2 and scored["code"] == 0
+    assert (done["servers"], failed["servers"], scored["servers"]) == (1, 1, 0), out
+    for each in (done, failed, scored):
+        assert each["users"] == 0 and each["servers left"] == [], out
+        assert each["server now"] is None, out
+        assert each["folder"] == [], out
+    assert len(list((tmp_path / "r" / "figures").iterdir())) == 12
+    assert not (tmp_path / "r2").exists()
 
 
 def test_json_and_csv_import_neither_matplotlib_nor_process_pools(tmp_path):

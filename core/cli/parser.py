@@ -28,6 +28,7 @@ from ..option_args import engine_parser as _engine_parser
 from ..option_args import given_options as given_args
 from ..option_args import profile_parser as _profile_parser
 from ..outputs.atomic import stream_fd
+from ..outputs.figure_start import server_started
 from ..scoring.memory import keep_freed_blocks
 from .command_parsers import (  # noqa: F401
     MEASURE_NAMES,
@@ -146,12 +147,16 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         if not args.command:
             raise UsageError(f"a command is needed: {', '.join(COMMAND_NAMES)} (see {PROG} --help)")
         args.given = given_options(argv)
-        from .commands import COMMANDS  # the engine and readers, with numpy
+        # with --report, the server of the report's drawing processes first: its
+        # import of matplotlib runs while the commands are imported and the
+        # contest read and scored (shrec_eval.outputs.figure_start)
+        with server_started(bool(getattr(args, "report", None))):
+            from .commands import COMMANDS  # the engine and readers, with numpy
 
-        if out is sys.stdout and stream_fd(getattr(args, "json", None)) == 1:
-            out = sys.stderr  # --json - : the JSON alone on standard output, the table beside
-        guarded = _ClosablePipe(out)
-        code = COMMANDS[args.command](args, guarded)
+            if out is sys.stdout and stream_fd(getattr(args, "json", None)) == 1:
+                out = sys.stderr  # --json - : the JSON alone on standard output, the table beside
+            guarded = _ClosablePipe(out)
+            code = COMMANDS[args.command](args, guarded)
         return _output_closed(out) if guarded.gone else code
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)

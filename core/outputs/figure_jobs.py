@@ -10,7 +10,8 @@ queries) and its settings; :func:`figure_files` draws it and gives the bytes
 of its files.  :class:`FigureDrawers` are helper processes (Qt-free,
 dying with their parent: :mod:`shrec_eval.model.parent_watch`) that the
 command line starts before it scores (forked from a server process that
-imports matplotlib once, done by the time the figures are wanted) and the
+imports matplotlib once, started as soon as the command's arguments ask
+for a report: :mod:`.figure_start`) and the
 app when a report is asked for (spawned, each importing it);
 they draw while the caller makes the tables and the gallery.  What such a
 process imports is matplotlib and the figures' own modules (this one,
@@ -25,14 +26,13 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
-import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..model.parent_watch import die_with_parent
 from .figure_data import FigureJob
+from .figure_start import DRAWING_MODULES, drawing_context, hold_server, let_go_of_server
 from .figure_style import figure_bytes
 from .palette import REPORT_FIGURES
 
@@ -45,22 +45,6 @@ WORKERS = max(1, min(len(REPORT_FIGURES), os.cpu_count() or 1))
 #: jobs whose futures drawers keep (a job asked for again gets its drawing):
 #: those of the last few reports
 MEMORY = 4 * len(REPORT_FIGURES)
-
-#: what a drawing process imports before its first job (about a second of
-#: processor time): matplotlib's figure, its three file formats, and the
-#: figures' own modules (:mod:`.figure_plots` and what it imports)
-DRAWING_MODULES = (
-    "matplotlib.backends.backend_agg",
-    "matplotlib.backends.backend_pdf",
-    "matplotlib.backends.backend_svg",
-    "matplotlib.figure",
-    "matplotlib.textpath",
-    "shrec_eval.outputs.figure_plots",
-)
-
-#: what the server the drawing processes are forked from imports first
-#: (SIGINT ignored, the folder of its socket removed when it ends by itself)
-SERVER_START = "shrec_eval.outputs.figure_server"
 
 
 def figure_files(job: FigureJob) -> dict[str, bytes]:
@@ -81,101 +65,12 @@ def _ready() -> None:
         importlib.import_module(name)
 
 
-def _context(from_server: bool):
-    """How the drawing processes start: spawned, each importing
-    :data:`DRAWING_MODULES` (about a second of processor time each), or
-    with ``from_server`` on Linux forked from a server process that imports
-    them once (multiprocessing's ``forkserver``; the server is started
-    fresh, never forked from a process running Qt), which lives as long as
-    this process (the command line's: it ends with the command)."""
-    import multiprocessing
-
-    if from_server and sys.platform.startswith("linux") and not getattr(sys, "frozen", False):
-        forkserver = multiprocessing.get_context("forkserver")
-        # the server's start: the drawing modules (each forked process then runs
-        # the main module again as ``__mp_main__``, as a spawned one does: the
-        # command line's is a few lines); a setting of this process's one
-        # server, which nothing else here uses
-        forkserver.set_forkserver_preload([SERVER_START, *DRAWING_MODULES])
-        return forkserver
-    return multiprocessing.get_context("spawn")  # never fork a process running Qt
-
-
-#: drawers forked from this process's server that have not let go of it yet
-#: (:func:`_hold_server`): the last to let go ends it
-_SERVER_USERS = [0]
-_SERVER_LOCK = threading.Lock()
-
-
-def _hold_server() -> None:
-    with _SERVER_LOCK:
-        _SERVER_USERS[0] += 1
-
-
-def _let_go_of_server() -> None:
-    """One drawers fewer using the server; the last ends it (:func:`_end_server`)."""
-    with _SERVER_LOCK:
-        _SERVER_USERS[0] -= 1
-        if _SERVER_USERS[0] == 0:
-            _end_server()
-
-
-def _end_server() -> None:
-    """End this process's fork server (its drawers gone: nothing else here
-    uses it) and the folder of its socket (``/tmp/pymp-*``), which
-    multiprocessing would remove at this process's exit only: the app and
-    ``shrec-gui --export-report`` leave none behind, and a later start makes
-    both anew.  The server is killed, not asked to stop (it would empty its
-    interpreter first); the folder is removed by multiprocessing's own
-    finalizer (so that nothing is left to remove at exit), and only when it
-    holds nothing else (also when no server started: its folder was made
-    first); a folder gone meanwhile (a /tmp cleaner's doing) is forgotten,
-    so that the next start makes one.  Without these names (another Python)
-    both are left to this process's exit, as before."""
-    from multiprocessing import forkserver, process, util
-
-    server: Any = getattr(forkserver, "_forkserver", None)
-    lock = getattr(server, "_lock", None)
-    if lock is None or not hasattr(server, "_stop_unlocked"):
-        return
-    with lock:
-        pid = getattr(server, "_forkserver_pid", None)
-        if pid is not None:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
-            except OSError:  # its socket gone already (its folder removed meanwhile)
-                pass
-    config: dict = getattr(process.current_process(), "_config", {})
-    folder = config.get("tempdir")
-    if not folder:
-        return
-    gone = False
-    try:
-        if os.listdir(folder):
-            return
-    except FileNotFoundError:
-        gone = True
-    except OSError:
-        return
-    for finalizer in list(getattr(util, "_finalizer_registry", {}).values()):
-        if getattr(finalizer, "_callback", None) is getattr(util, "_remove_temp_dir", None):
-            if gone:  # nothing to remove (its finalizer's rmtree would raise)
-                finalizer.cancel()
-                config["tempdir"] = None
-            else:
-                finalizer()  # the folder removed, and forgotten: made anew when next needed
-
-
 class FigureDrawers:
     """Helper processes drawing figure jobs (``workers`` of them, default
     :data:`WORKERS`), started at once: make them before the work that their
     start should overlap; ``from_server``: forked from a server that
-    imported matplotlib once (see :func:`_context`).  Ended by
-    :meth:`close` (or ``with``).  Processes that cannot be started: spawned,
+    imported matplotlib once (see :func:`.figure_start.drawing_context`).
+    Ended by :meth:`close` (or ``with``).  Processes that cannot be started: spawned,
     the OSError leaves ``__init__`` (:func:`start_drawers` gives None);
     forked from the server, whose start runs on a thread, every job then
     fails with BrokenProcessPool and is drawn by its caller."""
@@ -184,7 +79,7 @@ class FigureDrawers:
         from concurrent.futures import ProcessPoolExecutor
 
         n = workers or WORKERS
-        context = _context(from_server)
+        context = drawing_context(from_server)
         self._pool: ProcessPoolExecutor | None
         self._pool = ProcessPoolExecutor(n, mp_context=context, initializer=_ready)
         self._submitted: dict[bytes, Future] = {}
@@ -197,7 +92,7 @@ class FigureDrawers:
         #: why the processes could not start (None: they did, or are starting)
         self.start_error: BaseException | None = None
         # forked from the server: held until both close() and the start's thread
-        # are done with it (the later of the two lets go: _let_go_of_server)
+        # are done with it (the later of the two lets go: let_go_of_server)
         self._server = context.get_start_method() == "forkserver"
         self._starting = self._server
         if not self._server:
@@ -211,7 +106,7 @@ class FigureDrawers:
         # the app's GUI thread waits (the processes die with the server, which
         # ends with this process, or with the last drawers closed)
         self._waiting = []
-        _hold_server()
+        hold_server()
         try:
             threading.Thread(
                 target=self._start, args=(n, context), name="shrec-drawers", daemon=True
@@ -219,7 +114,7 @@ class FigureDrawers:
         except RuntimeError:  # no thread to be had (the process's limit): no drawers
             pool, self._pool, self._starting = self._pool, None, False
             pool.shutdown(wait=False)
-            _let_go_of_server()
+            let_go_of_server()
             raise
 
     def _start(self, n: int, server) -> None:
@@ -246,7 +141,7 @@ class FigureDrawers:
             self._starting = False
             closed = self._pool is None
         if closed:  # close() has been and left the server to this thread
-            _let_go_of_server()
+            let_go_of_server()
         for job, mine in waiting:
             self._forward(job, mine)
 
@@ -334,7 +229,7 @@ class FigureDrawers:
             for p in processes:
                 p.join()
         if let_go:
-            _let_go_of_server()
+            let_go_of_server()
 
     def __enter__(self) -> FigureDrawers:
         return self

@@ -1,0 +1,158 @@
+"""How the report's drawing processes of :mod:`.figure_jobs` start, with
+nothing but the standard library imported here (no numpy, no matplotlib):
+spawned, each importing :data:`DRAWING_MODULES`, or on Linux forked from
+one server process that imports them once (multiprocessing's forkserver,
+:func:`drawing_context`).
+
+:func:`server_started` starts that server before anything else of a
+command is imported: the command line (and ``shrec-gui --export-report``)
+holds it as soon as its arguments ask for a report.  The server's import
+of matplotlib (0.7 to 0.8 s of a quiet core) was the longest wait of a
+short scoring: started with the drawers, after the command had imported
+the engine and read the contest (0.45 s into ``shrec-eval demo
+--report``), it was done 0.5 to 1.0 s after the demo's figures were handed
+to the drawers, which waited for it; started first, it overlaps the
+command's own import, reading and scoring on the other core."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+#: what a drawing process imports before its first job (about a second of
+#: processor time): matplotlib's figure, its three file formats, and the
+#: figures' own modules (:mod:`.figure_plots` and what it imports)
+DRAWING_MODULES = (
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_pdf",
+    "matplotlib.backends.backend_svg",
+    "matplotlib.figure",
+    "matplotlib.textpath",
+    "shrec_eval.outputs.figure_plots",
+)
+
+#: what the server the drawing processes are forked from imports first
+#: (SIGINT ignored, the folder of its socket removed when it ends by itself)
+SERVER_START = "shrec_eval.outputs.figure_server"
+
+
+def drawing_context(from_server: bool):
+    """How the drawing processes start: spawned, each importing
+    :data:`DRAWING_MODULES` (about a second of processor time each), or
+    with ``from_server`` on Linux forked from a server process that imports
+    them once (multiprocessing's ``forkserver``; the server is started
+    fresh, never forked from a process running Qt), which lives as long as
+    this process (the command line's: it ends with the command)."""
+    import multiprocessing
+
+    if from_server and sys.platform.startswith("linux") and not getattr(sys, "frozen", False):
+        forkserver = multiprocessing.get_context("forkserver")
+        # the server's start: the drawing modules (each forked process then runs
+        # the main module again as ``__mp_main__``, as a spawned one does: the
+        # command line's is a few lines); a setting of this process's one
+        # server, which nothing else here uses
+        forkserver.set_forkserver_preload([SERVER_START, *DRAWING_MODULES])
+        return forkserver
+    return multiprocessing.get_context("spawn")  # never fork a process running Qt
+
+
+#: the users of this process's server that have not let go of it yet
+#: (:func:`hold_server`: drawers forked from it, :func:`server_started`): the
+#: last to let go ends it
+_SERVER_USERS = [0]
+_SERVER_LOCK = threading.Lock()
+
+
+def hold_server() -> None:
+    """One user more of the server (drawers, or :func:`server_started`)."""
+    with _SERVER_LOCK:
+        _SERVER_USERS[0] += 1
+
+
+def let_go_of_server() -> None:
+    """One user fewer of the server; the last ends it (:func:`_end_server`)."""
+    with _SERVER_LOCK:
+        _SERVER_USERS[0] -= 1
+        if _SERVER_USERS[0] == 0:
+            _end_server()
+
+
+def _end_server() -> None:
+    """End this process's fork server (its drawers gone: nothing else here
+    uses it) and the folder of its socket (``/tmp/pymp-*``), which
+    multiprocessing would remove at this process's exit only: the app and
+    ``shrec-gui --export-report`` leave none behind, and a later start makes
+    both anew.  The server is killed, not asked to stop (it would empty its
+    interpreter first); the folder is removed by multiprocessing's own
+    finalizer (so that nothing is left to remove at exit), and only when it
+    holds nothing else (also when no server started: its folder was made
+    first); a folder gone meanwhile (a /tmp cleaner's doing) is forgotten,
+    so that the next start makes one.  Without these names (another Python)
+    both are left to this process's exit, as before."""
+    from multiprocessing import forkserver, process, util
+
+    server: Any = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is None or not hasattr(server, "_stop_unlocked"):
+        return
+    with lock:
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                server._stop_unlocked()  # its pipe closed, it reaped, its socket removed
+            except OSError:  # its socket gone already (its folder removed meanwhile)
+                pass
+    config: dict = getattr(process.current_process(), "_config", {})
+    folder = config.get("tempdir")
+    if not folder:
+        return
+    gone = False
+    try:
+        if os.listdir(folder):
+            return
+    except FileNotFoundError:
+        gone = True
+    except OSError:
+        return
+    for finalizer in list(getattr(util, "_finalizer_registry", {}).values()):
+        if getattr(finalizer, "_callback", None) is getattr(util, "_remove_temp_dir", None):
+            if gone:  # nothing to remove (its finalizer's rmtree would raise)
+                finalizer.cancel()
+                config["tempdir"] = None
+            else:
+                finalizer()  # the folder removed, and forgotten: made anew when next needed
+
+
+@contextlib.contextmanager
+def server_started(wanted: bool = True):
+    """The server of :func:`drawing_context` started now (``wanted``, where
+    there is one: Linux, not frozen), its import running while this
+    process goes on, and held while this lasts: the drawers made meanwhile
+    (:class:`.figure_jobs.FigureDrawers` with ``from_server``) are forked
+    from it, and the last of them and this to let go ends it (a command
+    that fails before its drawers start leaves none).  A server that
+    cannot start now (a socket path too long) is left to the drawers,
+    whose start meets the same error and leaves the figures to their
+    caller."""
+    if not wanted or drawing_context(True).get_start_method() != "forkserver":
+        yield
+        return
+    from multiprocessing import forkserver
+
+    hold_server()
+    try:
+        try:
+            forkserver.ensure_running()
+        except (OSError, ValueError):
+            pass
+        yield
+    finally:
+        let_go_of_server()
