@@ -81,3 +81,63 @@ def stall_in_helper(marker, draw, *args, **kwargs):
     part.write_text(str(os.getpid()))
     os.replace(part, marker)
     time.sleep(600)
+
+
+#: the script of :func:`early_server_probe`
+_EARLY_SERVER = r"""
+import io, json, os, sys, tempfile, time
+from multiprocessing import forkserver
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+from ENTRY import main
+from shrec_eval.outputs import figure_start
+
+def server():
+    return forkserver._forkserver._forkserver_pid
+
+class Watch:  # told when WATCHED is imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "WATCHED":
+            seen["server at the import of WATCHED"] = server() is not None
+        return None
+
+sys.meta_path.insert(0, Watch())
+seen = {}
+runs = []
+for argv in json.loads(sys.argv[2]):
+    pids = []
+    start = forkserver.ForkServer.ensure_running.__get__(forkserver._forkserver)
+    def ensure_running():
+        start()
+        pids.append(server())
+    forkserver._forkserver.ensure_running = forkserver.ensure_running = ensure_running
+    try:
+        code = CALL
+    except SystemExit as exc:
+        code = exc.code
+    deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
+    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with figure_start._SERVER_LOCK:  # held until the last one's end of the server is done
+        users = figure_start._SERVER_USERS[0]
+    runs.append({
+        "code": code,
+        "users": users,
+        "servers": len({p for p in pids if p}),
+        "servers left": [p for p in set(pids) if p and alive(p)],
+        "server now": server(),
+        "folder": os.listdir(tempfile.gettempdir()),
+    })
+print(json.dumps({"seen": seen, "runs": runs}))
+"""
+
+
+def early_server_probe(entry: str, watched: str, call: str) -> str:
+    """The script of a fresh process, ``python -c SCRIPT TESTS_FOLDER
+    ARGVS``, that runs ``call`` (with the ``main`` of the module ``entry``)
+    for each argv of the JSON list ARGVS, and prints as JSON what it saw:
+    whether the report's drawing server ran when the module ``watched`` was
+    imported (``seen``), and for each command its exit code, the servers it
+    started, the server's users after it, what is left running and in the
+    temporary folder (``runs``)."""
+    return _EARLY_SERVER.replace("ENTRY", entry).replace("WATCHED", watched).replace("CALL", call)

@@ -220,62 +220,6 @@ def test_headless_starts_the_figure_processes_before_its_window(qapp, tmp_path, 
     assert events.count("closed") == 1 and made[0]._pool is None
 
 
-#: ``shrec-gui`` in a fresh process, each command line in turn: whether the
-#: report's drawing server ran when Qt was imported, the exit status, the
-#: server's users after it, what is left running and in the temporary folder
-EARLY_SERVER = r"""
-import json, os, sys, tempfile, time
-from multiprocessing import forkserver
-from shrec_eval.outputs import figure_start
-from shrec_gui.launch import main
-
-def server():
-    return forkserver._forkserver._forkserver_pid
-
-class Watch:  # told when the app imports Qt
-    def find_spec(self, name, path=None, target=None):
-        if name == "PySide6":
-            seen["server at Qt's import"] = server() is not None
-        return None
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-sys.meta_path.insert(0, Watch())
-seen = {}
-runs = []
-for argv in json.loads(sys.argv[1]):
-    pids = []
-    start = forkserver.ForkServer.ensure_running.__get__(forkserver._forkserver)
-    def ensure_running():
-        start()
-        pids.append(server())
-    forkserver._forkserver.ensure_running = forkserver.ensure_running = ensure_running
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
-    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
-        time.sleep(0.01)
-    with figure_start._SERVER_LOCK:
-        users = figure_start._SERVER_USERS[0]
-    runs.append({
-        "code": code,
-        "users": users,
-        "servers": len({p for p in pids if p}),
-        "servers left": [p for p in set(pids) if p and alive(p)],
-        "server now": server(),
-        "folder": os.listdir(tempfile.gettempdir()),
-    })
-print(json.dumps({"seen": seen, "runs": runs}))
-"""
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
 def test_headless_starts_the_drawers_server_before_it_imports_the_app(tmp_path):
     """``shrec-gui --export-report``: the server the figures' processes are
@@ -301,9 +245,13 @@ def test_headless_starts_the_drawers_server_before_it_imports_the_app(tmp_path):
         TMPDIR=short,
         SHREC_EVAL_CACHE_DIR=str(tmp_path / "cache"),
     )
+    from hostile import early_server_probe
+
+    probe = early_server_probe("shrec_gui.launch", "PySide6", "main(argv)")
+    here = os.path.dirname(os.path.abspath(__file__))
     try:
         run = subprocess.run(
-            [sys.executable, "-c", EARLY_SERVER, json.dumps(commands)],
+            [sys.executable, "-c", probe, here, json.dumps(commands)],
             capture_output=True,
             text=True,
             env=env,
@@ -313,7 +261,7 @@ def test_headless_starts_the_drawers_server_before_it_imports_the_app(tmp_path):
         shutil.rmtree(short, ignore_errors=True)
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     out = json.loads(run.stdout.splitlines()[-1])
-    assert out["seen"] == {"server at Qt's import": True}
+    assert out["seen"] == {"server at the import of PySide6": True}
     done, failed, version = out["runs"]
     assert (done["code"], failed["code"], version["code"]) == (0, 1, 0), out
     assert (done["servers"], failed["servers"], version["servers"]) == (1, 1, 0), out

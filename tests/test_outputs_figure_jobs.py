@@ -24,7 +24,14 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
-from hostile import alive, run_cli, six_contest, small_contest, stall_in_helper
+from hostile import (
+    alive,
+    early_server_probe,
+    run_cli,
+    six_contest,
+    small_contest,
+    stall_in_helper,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.textpath import TextPath
@@ -736,54 +743,6 @@ def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_pa
     assert code == 0 and events == ["score"]  # no drawer without a report
 
 
-#: shrec-eval in a fresh process, each command in turn: whether the drawers'
-#: server ran when the engine (cli.commands) was imported, the exit code,
-#: what is left running and in the temporary folder
-EARLY_SERVER = r"""
-import io, json, os, sys, tempfile, time
-from multiprocessing import forkserver
-sys.path.insert(0, sys.argv[1])
-from hostile import alive
-from shrec_eval.cli.parser import main
-from shrec_eval.outputs import figure_start
-
-def server():
-    return forkserver._forkserver._forkserver_pid
-
-class Watch:  # told when the engine's commands are imported
-    def find_spec(self, name, path=None, target=None):
-        if name == "shrec_eval.cli.commands":
-            seen["server at the engine's import"] = server() is not None
-        return None
-
-sys.meta_path.insert(0, Watch())
-seen = {}
-runs = []
-for argv in json.loads(sys.argv[2]):
-    pids = []
-    start = forkserver.ForkServer.ensure_running.__get__(forkserver._forkserver)
-    def ensure_running():
-        start()
-        pids.append(server())
-    forkserver._forkserver.ensure_running = forkserver.ensure_running = ensure_running
-    code = main(argv, out=io.StringIO())
-    deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
-    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
-        time.sleep(0.01)
-    with figure_start._SERVER_LOCK:  # held until the last one's end of the server is done
-        users = figure_start._SERVER_USERS[0]
-    runs.append({
-        "users": users,
-        "code": code,
-        "servers": len({p for p in pids if p}),
-        "servers left": [p for p in set(pids) if p and alive(p)],
-        "server now": server(),
-        "folder": os.listdir(tempfile.gettempdir()),
-    })
-print(json.dumps({"seen": seen, "runs": runs}))
-"""
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
 def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine(tmp_path):
     """With --report, the server the drawing processes are forked from is
@@ -805,9 +764,12 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
         ["evaluate", cla, str(tmp_path / "missing.txt"), "--report", str(tmp_path / "r2")],
         ["evaluate", cla, txt, "--json", str(tmp_path / "j.json")],
     ]
+    probe = early_server_probe(
+        "shrec_eval.cli.parser", "shrec_eval.cli.commands", "main(argv, out=io.StringIO())"
+    )
     try:
         run = subprocess.run(
-            [sys.executable, "-c", EARLY_SERVER, str(HERE), json.dumps(commands)],
+            [sys.executable, "-c", probe, str(HERE), json.dumps(commands)],
             capture_output=True,
             text=True,
             env={**os.environ, "TMPDIR": str(short)},
@@ -817,7 +779,7 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
         shutil.rmtree(short, ignore_errors=True)
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     out = json.loads(run.stdout)
-    assert out["seen"] == {"server at the engine's import": True}
+    assert out["seen"] == {"server at the import of shrec_eval.cli.commands": True}
     done, failed, scored = out["runs"]
     assert done["code"] == 0 and failed["code"] == 2 and scored["code"] == 0
     assert (done["servers"], failed["servers"], scored["servers"]) == (1, 1, 0), out

@@ -260,6 +260,21 @@ def _fresh_shapes(rng) -> dict[str, list[str]]:
     return {"every_new": every_new, "again": again, "pooled": pooled, "mixed": mixed}
 
 
+def _remaps_taken(monkeypatch) -> list[bool]:
+    """Whether each settle of the fresh documents changed codes (a repeat
+    merged: ``FreshCodes.take_remap`` gave a remap), in order."""
+    from shrec_eval.reading.formats import fresh_codes
+
+    merged: list[bool] = []
+    take = fresh_codes.FreshCodes.take_remap
+    monkeypatch.setattr(
+        fresh_codes.FreshCodes,
+        "take_remap",
+        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
+    )
+    return merged
+
+
 def test_a_repeat_of_a_document_before_the_fresh_chunks_the_sample_missed_is_merged(
     tmp_path, monkeypatch
 ):
@@ -296,13 +311,7 @@ def test_long_docnos_before_the_fresh_chunks_are_no_repeat(tmp_path, monkeypatch
     from shrec_eval.reading.formats.trec import read_qrels
 
     monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
-    merged = []
-    take = fresh_codes.FreshCodes.take_remap
-    monkeypatch.setattr(
-        fresh_codes.FreshCodes,
-        "take_remap",
-        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
-    )
+    merged = _remaps_taken(monkeypatch)
     lines = list(_fresh_shapes(np.random.default_rng(2))["every_new"])
     for at in (4, 5):
         lines[at] = f"{lines[at].split()[0]} 0 {'L' * 40}{at} 1"
@@ -336,13 +345,7 @@ def test_documents_added_fresh_are_the_dicts(tmp_path, monkeypatch, shape):
         "fresh_codes",
         lambda self, p: (lambda got: added.append(got is not None) or got)(real(self, p)),
     )
-    merged = []
-    take = fresh_codes.FreshCodes.take_remap
-    monkeypatch.setattr(
-        fresh_codes.FreshCodes,
-        "take_remap",
-        lambda self: (lambda got: merged.append(got is not None) or got)(take(self)),
-    )
+    merged = _remaps_taken(monkeypatch)
     lines = _fresh_shapes(np.random.default_rng(len(shape)))[shape]
     path = tmp_path / "x.qrels"
     path.write_text("\n".join(lines) + "\n")
