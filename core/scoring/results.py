@@ -65,6 +65,12 @@ class CurveData:
         class included)."""
         return self.averages[self.means.average]
 
+    def make_means(self) -> None:
+        """Its means and counts made now, not when first read (a thread that
+        hands the result on to a window: the window then only reads them)."""
+        self.averages  # noqa: B018 - a cached property, made here
+        self.count  # noqa: B018
+
     @cached_property
     def count(self) -> np.ndarray:
         """How many of the included queries define each point."""

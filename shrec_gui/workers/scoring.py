@@ -241,8 +241,7 @@ class ScoringWorker(QObject):
                     self._by_key[key] = o.run
                     self._stamps[key] = run_stamp(runs[o.index][1], job.options)
                     for curve in o.result.curves.values():
-                        # its means made here, not by the window when a tab first draws it
-                        curve.averages, curve.count  # noqa: B018 - made when read
+                        curve.make_means()  # here, not by the window when a tab draws it
                     self.runScored.emit(gen, key, o.result, o.run)
         except Cancelled:
             cancelled = True
