@@ -194,10 +194,15 @@ def test_grade_levels_counted_or_sorted_are_the_distinct_grades_and_the_top():
         (np.zeros(0, np.int32), 7),
         (rng.integers(1, 5, 300).astype(np.int32), 9),
         (np.array([5, 2**31 - 1], np.int32), 2**31 - 1),  # too many levels to count
+        # one grade for all (a qrels made from classes): read off its least and largest
+        (np.full(500, 2, np.int32), 5),
+        (np.full(3, 7, np.int32), 7),
+        (np.full(4, 3, np.int64), 2**31 - 1),
+        (np.array([2, 2, 2, 3], np.int32), 3),
     ]
     for grades, top in cases:
-        want = np.unique(np.concatenate((grades, [top])))
-        got = _grade_levels(grades, top)
+        want = np.unique(np.concatenate((grades, [top]))).astype(np.int64)
+        got = _grade_levels(grades, top, int(grades.min()) if grades.size else 1)
         assert np.array_equal(got, want) and got.dtype == want.dtype
 
 
@@ -380,6 +385,14 @@ def test_hits_of_every_answered_query_are_found_in_its_list(missing):
     p = prepare(a, o, a.n_items)
     qrow, _ = query_rows(a, run)
     qs = np.arange(a.n_queries)
+    rows_asked = []
+    spied = run.judged_ranks
+
+    def spy_rows(rows, pair_row, pair_item):
+        rows_asked.append(pair_row)
+        return spied(rows, pair_row, pair_item)
+
+    run.judged_ranks = spy_rows
     lengths, _, (hrow, hrank, hgrade) = hits_block(a, run, p, qs, qrow)
     idx, want_lengths = lists_block(a, run, p, qs, qrow)
     np.testing.assert_array_equal(lengths, want_lengths)
@@ -395,3 +408,11 @@ def test_hits_of_every_answered_query_are_found_in_its_list(missing):
     assert list(zip(hrow.tolist(), hrank.tolist(), hgrade.tolist())) == want
     assert len(want) > 20
     assert np.shares_memory(asked[0], p.judged_items) != missing
+    # the first block's rows are the prepared rows themselves (no pass over them)
+    assert np.shares_memory(rows_asked[0], p.judged_rows) != missing
+    # a later block's rows count from its own first query
+    later = qs[7:]
+    _, _, (hrow2, hrank2, _) = hits_block(a, run, p, later, qrow)
+    keep = hrow >= 7
+    np.testing.assert_array_equal(hrow2, hrow[keep] - 7)
+    np.testing.assert_array_equal(hrank2, hrank[keep])

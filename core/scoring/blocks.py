@@ -79,9 +79,13 @@ def collection_size(a: Assessment, run: Run, options: EvalOptions) -> tuple[int,
     ]
 
 
-def _grade_levels(grades: np.ndarray, top: int) -> np.ndarray:
-    """The distinct grades (1..top) and ``top``, ascending: counted when the
-    grades are few (a sort of a million judgments is 50 ms), else sorted."""
+def _grade_levels(grades: np.ndarray, top: int, low: int) -> np.ndarray:
+    """The distinct grades (1..top) and ``top``, ascending (``low``: the
+    least grade): one grade for all (a qrels made from classes) is read off
+    ``low`` and the largest grade, else the grades are counted when they
+    are few (a sort of a million judgments is 50 ms), else sorted."""
+    if grades.size and int(grades.max()) == low:
+        return np.unique(np.array([low, top], dtype=np.int64))
     if top <= max(1 << 16, grades.size):
         seen = np.bincount(grades, minlength=top + 1)
         seen[top] = 1
@@ -105,14 +109,15 @@ def prepare(a: Assessment, options: EvalOptions, size: int) -> Prepared:
     if items_queries:
         self_judged[qidx[items == a.query_items[qidx]]] = True
     class_size = counts + ((a.query_items >= 0) & ~self_judged)
+    levels = _grade_levels(a.judged_grades, a.top_grade, low)
+    kept = counts
     # judgments below the relevance level (trec_eval's -l) count as not relevant
     if (selfs >= 0).any() or low < options.relevance_level:
         keep = (items != selfs[qidx]) & (grades >= options.relevance_level)
         qidx, items, grades = qidx[keep], items[keep], grades[keep]
         low = int(grades.min()) if grades.size else low
+        kept = np.bincount(qidx, minlength=nq)
     # judged items of grade >= each distinct grade level (the ideal vectors)
-    levels = _grade_levels(a.judged_grades, a.top_grade)
-    kept = np.bincount(qidx, minlength=nq)
     nge = np.stack(
         [kept if g <= low else np.bincount(qidx[grades >= g], minlength=nq) for g in levels],
         axis=1,
@@ -232,7 +237,12 @@ def _judged_of(prep: Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
         return np.zeros(0, np.int64), prep.judged_items[:0], prep.judged_grades[:0]
     if qs[-1] - qs[0] + 1 == qs.size:
         lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-        return prep.judged_rows[lo:hi] - qs[0], prep.judged_items[lo:hi], prep.judged_grades[lo:hi]
+        rows = prep.judged_rows[lo:hi]  # (a view, read only: the first block's as it is)
+        return (
+            rows - qs[0] if qs[0] else rows,
+            prep.judged_items[lo:hi],
+            prep.judged_grades[lo:hi],
+        )
     starts = prep.indptr[qs]
     counts = prep.indptr[qs + 1] - starts
     local = np.repeat(np.arange(qs.size, dtype=np.int64), counts)

@@ -243,7 +243,8 @@ class TopKRun(Run):
         flat = idx.reshape(-1).astype(np.int64)
         entry = np.repeat(np.arange(idx.shape[0], dtype=np.int64), idx.shape[1]) * width + flat
         entry[flat < 0] = -1  # padding matches no pair
-        want = np.asarray(pair_row, np.int64) * width + np.asarray(pair_item, np.int64)
+        want = np.asarray(pair_row, np.int64) * width  # (one array of the pairs' size, not two)
+        want += np.asarray(pair_item, np.int64)
         if want.size > entry.size and not (want[1:] <= want[:-1]).any():
             # more pairs than list entries (R above K), asked in (row, item)
             # order as the engine asks the judged items: the entries searched
