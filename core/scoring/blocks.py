@@ -237,7 +237,7 @@ def _judged_of(prep: Prepared, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
         return np.zeros(0, np.int64), prep.judged_items[:0], prep.judged_grades[:0]
     if qs[-1] - qs[0] + 1 == qs.size:
         lo, hi = prep.indptr[qs[0]], prep.indptr[qs[-1] + 1]
-        rows = prep.judged_rows[lo:hi]  # (a view, read only: the first block's as it is)
+        rows = prep.judged_rows[lo:hi]  # (a view: the first block asks them as they are)
         return (
             rows - qs[0] if qs[0] else rows,
             prep.judged_items[lo:hi],
