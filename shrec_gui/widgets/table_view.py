@@ -1,10 +1,11 @@
 """The table view every tab uses: sortable, copies its selection as TSV,
-gives its rows for CSV export, sizes its columns once per shape, and keeps
-its sort on the same column when the model's columns change."""
+gives its rows for CSV export, sizes its columns once per shape (each
+column's contents measured once per change of the model), and keeps its
+sort on the same column when the model's columns change."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
@@ -42,6 +43,10 @@ class CopyTable(QTableView):
         # sizing columns to their contents looks at a sample of rows, not all
         self.horizontalHeader().setResizeContentsPrecision(60)
         self._shape = None
+        # each column's contents' width, measured once per change of the model
+        # (a model's texts through Python, several roles a cell): the table
+        # resized, its headers wrapped again, reuses them
+        self._content_widths: dict[int, int] = {}
         # Tab goes on to the next control (the arrow keys move between cells):
         # moving from cell to cell, it never left the table
         self.setTabKeyNavigation(False)
@@ -49,6 +54,48 @@ class CopyTable(QTableView):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.resized.emit()
+
+    #: the model's signals after which its cells may need other widths
+    _CHANGES = (
+        "modelReset",
+        "layoutChanged",
+        "dataChanged",
+        "rowsInserted",
+        "rowsRemoved",
+        "rowsMoved",
+        "columnsInserted",
+        "columnsRemoved",
+        "columnsMoved",
+    )
+
+    def setModel(self, model) -> None:
+        old = self.model()
+        if old is not None:
+            for name in self._CHANGES:
+                getattr(old, name).disconnect(self._forget_content_widths)
+        super().setModel(model)
+        self._forget_content_widths()
+        if model is not None:
+            for name in self._CHANGES:
+                getattr(model, name).connect(self._forget_content_widths)
+
+    def _forget_content_widths(self, *_args) -> None:
+        self._content_widths.clear()
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._forget_content_widths()  # the same texts, other metrics
+        super().changeEvent(event)
+
+    def sizeHintForColumn(self, column: int) -> int:
+        """Qt's width of a column's contents (the widest of its cells, as
+        its delegate sizes them), measured once per change of the model:
+        Qt asks for it when sizing the columns to their contents, and
+        :meth:`fit_to_width` on every resize."""
+        width = self._content_widths.get(column)
+        if width is None:
+            width = self._content_widths[column] = super().sizeHintForColumn(column)
+        return width
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
