@@ -147,7 +147,7 @@ class PerQueryModel(TableModel):
             return "Class"
         j = section - self.first
         if self.mode == "run":
-            return measure_by_key(self.keys[j], self.ranks).label
+            return self._measures[j].label  # measure_by_key's, once per change
         if j < len(self.entries):
             return self.entries[j][1]
         return "Ranking of runs (best first)"
