@@ -1,7 +1,8 @@
 """The table view every tab uses: sortable, copies its selection as TSV,
 gives its rows for CSV export, sizes its columns once per shape (each
 column's contents measured once per change of the model), and keeps its
-sort on the same column when the model's columns change."""
+sort on the same column when the model's columns change.  A table hidden in
+a window shown (a tab not shown) sizes its columns when it is shown."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class CopyTable(QTableView):
         # (a model's texts through Python, several roles a cell): the table
         # resized, its headers wrapped again, reuses them
         self._content_widths: dict[int, int] = {}
+        self._fit_when_shown = False  # columns to size once the table is shown
         # Tab goes on to the next control (the arrow keys move between cells):
         # moving from cell to cell, it never left the table
         self.setTabKeyNavigation(False)
@@ -54,6 +56,20 @@ class CopyTable(QTableView):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.resized.emit()
+
+    def waits_to_be_shown(self) -> bool:
+        """Hidden in a window shown (a tab not shown, the welcome page in
+        front): its model is filled, its columns sized when it is shown, not
+        at every change nobody sees (a window not shown yet, or a table on
+        its own, sizes them at once)."""
+        return not self.isVisible() and self.window().isVisible()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._fit_when_shown:
+            self._fit_when_shown = False
+            self.fit_columns()
+            self.resized.emit()  # what a tab fits for the table's width, as after a resize
 
     #: the model's signals after which its cells may need other widths
     _CHANGES = (
@@ -146,7 +162,11 @@ class CopyTable(QTableView):
         change (their headers), or its rows while it has few (not on every
         refresh of a long table: it measures cells), so that names arriving
         run by run are not cut.  A column is at most MAX_COLUMN_CHARS wide;
-        the table scrolls sideways when the columns need more room."""
+        the table scrolls sideways when the columns need more room.  Hidden
+        in a window shown: once shown (see :meth:`waits_to_be_shown`)."""
+        if self.waits_to_be_shown():
+            self._fit_when_shown = True
+            return
         m = self.model()
         rows = min(m.rowCount(), 50)
         heads = tuple(m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount()))
@@ -163,7 +183,11 @@ class CopyTable(QTableView):
         view has, wrap the headers (at most ``max_lines`` lines) so that each
         column is only as wide as its values or its header's longest word:
         the header grows in height instead of the table in width.  Returns the
-        header lines used (1: the columns fit as they were)."""
+        header lines used (1: the columns fit as they were; 0: the table
+        waits to be shown, and fits them then)."""
+        if self.waits_to_be_shown():
+            self._fit_when_shown = True
+            return 0
         header = self.horizontalHeader()
         n = self.model().columnCount()
         room = self.viewport().width()
