@@ -9,22 +9,25 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from guitools import names_of, select_rows, wait_idle  # noqa: E402
+from guitools import names_of, retire, scored_demo_window, select_rows  # noqa: E402
 from shrec_eval.resources import resources_dir  # noqa: E402
 
 
-def demo_window(win, qtbot, width=1200):
-    win.resize(width, 760)
-    win.open_demo()
-    wait_idle(qtbot, win, 7)
-    return win
+@pytest.fixture(scope="module")
+def demo_1200(qapp):
+    """The demo scored in a window 1,200 px wide, once for the tests that
+    only look at its Data checks (a window per test cost a second of CPU)."""
+    w = scored_demo_window(qapp)
+    w.resize(1200, 800)
+    yield w
+    retire(w)
 
 
 # -- Data checks --------------------------------------------------------------------
 
 
-def test_data_checks_read_in_short_rows_without_installed_paths(win, qtbot):
-    w = demo_window(win, qtbot)
+def test_data_checks_read_in_short_rows_without_installed_paths(demo_1200, qtbot):
+    w = demo_1200
     checks = w.checks
     w.tabs.setCurrentWidget(checks)
     qtbot.wait(20)
@@ -41,10 +44,8 @@ def test_data_checks_read_in_short_rows_without_installed_paths(win, qtbot):
     assert any("of the run shapehistogram normalised" in n for n in notes)
 
 
-def test_data_checks_fit_1200_px_without_cutting_names_or_codes(win, qtbot, tmp_path):
-    win.resize(1200, 800)
-    win.open_demo()
-    wait_idle(qtbot, win, 7)
+def test_data_checks_fit_1200_px_without_cutting_names_or_codes(demo_1200, qtbot, tmp_path):
+    win = demo_1200
     win.tabs.setCurrentWidget(win.checks)
     qtbot.wait(50)
     win.checks.refresh()

@@ -162,3 +162,35 @@ def test_the_focus_is_shown_in_the_options_dialog(win, qtbot, dark):
         assert d.grab().toImage().pixelColor(end).name() == before
     finally:
         win.set_dark(False)
+
+
+def test_every_widget_but_the_ring_is_styled_by_qt_alone(win, qtbot):
+    """The application's style writes no method of its own in Python (each
+    was called for every cell, header and metric of every widget: some
+    10,000 calls for a window showing a contest); the ring is drawn by its
+    frame's own style, RING_PX wide, in the highlight colour."""
+    from PySide6.QtWidgets import QProxyStyle, QStyle
+
+    from shrec_gui.widgets.focus import RING_PX
+
+    style = QApplication.style()
+    own = {
+        name
+        for cls in type(style).__mro__[: type(style).__mro__.index(QProxyStyle)]
+        for name in vars(cls)
+        if callable(getattr(QProxyStyle, name, None))
+    } - {"__init__"}
+    assert own == set()  # before: drawControl and pixelMetric, for every widget
+    d = OptionsDialog(win.controller.options, win)
+    qtbot.addWidget(d)
+    d.show()
+    d.activateWindow()
+    qtbot.waitUntil(lambda: d.isActiveWindow(), timeout=2000)
+    d.ranks.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(lambda: focused() is d.ranks, timeout=2000)
+    (frame,) = [f for f in d.findChildren(QFocusFrame) if f.isVisible()]
+    assert frame.style() is not style
+    margin = frame.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin)
+    assert margin == RING_PX and frame.width() == d.ranks.width() + 2 * RING_PX
+    highlight = QApplication.palette().color(QPalette.ColorRole.Highlight).name()
+    assert ring_colour(d, d.ranks) == highlight

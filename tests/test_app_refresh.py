@@ -9,6 +9,7 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from guitools import wait_idle  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from shrec_eval import EvalOptions  # noqa: E402
 from shrec_eval.contest import Contest  # noqa: E402
 from shrec_eval.resources import demo_manifest  # noqa: E402
@@ -96,3 +97,36 @@ def test_a_hidden_tab_catches_up_when_shown_during_a_job(win, qtbot, monkeypatch
     wait_idle(qtbot, win)
     assert all(e.result.options.ranks == (7,) for e in c.entries.values())
     assert runs_with_p7() == 7
+
+
+def test_a_hidden_tab_is_filled_and_sized_for_its_texts_when_shown(win, qtbot):
+    """A tab hidden while the runs are scored catches up its model (what it
+    gives when asked), and sizes its table's columns only once it is shown,
+    then wide enough for every text (Per query, Data checks)."""
+    win.resize(1280, 800)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)  # the Summary shown
+    pq, checks = win.per_query, win.checks
+    assert not pq.isVisible() and not checks.isVisible()
+    assert pq.model.rowCount() == 30 and checks.model.rowCount() > 0  # filled while hidden
+    default = pq.view.horizontalHeader().defaultSectionSize()
+    # not sized while nobody sees it (before: every column measured at each catch-up)
+    assert {pq.view.columnWidth(c) for c in range(pq.proxy.columnCount())} == {default}
+    for tab in (pq, checks):
+        win.tabs.setCurrentWidget(tab)
+        qtbot.wait(20)
+        view, proxy = tab.view, tab.proxy
+        fm = view.fontMetrics()
+        for c in (0, 1):  # query and class; run and check code: never cut
+            widest = max(
+                fm.horizontalAdvance(proxy.index(r, c).data()) for r in range(proxy.rowCount())
+            )
+            assert view.columnWidth(c) >= widest, (tab.title, c)
+    heads = [
+        pq.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(pq.proxy.columnCount())
+    ]
+    win.tabs.setCurrentWidget(pq)
+    qtbot.wait(20)
+    for c, text in enumerate(heads):  # the measures' headers wrapped to fit their columns
+        words = pq.view.horizontalHeader().fontMetrics()
+        assert pq.view.columnWidth(c) >= max(words.horizontalAdvance(w) for w in text.split())

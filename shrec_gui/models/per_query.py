@@ -24,6 +24,7 @@ class PerQueryModel(TableModel):
         self.measure = "adr"
         self.keys: list[str] = []
         self.ranks = (5, 10, 25, 50, 100)
+        self._rows = self._columns = 0  # the table's size, once per change (see _cache)
 
     def configure(
         self, entries, *, mode=None, run_index=None, measure=None, keys=None, ranks=None
@@ -48,6 +49,13 @@ class PerQueryModel(TableModel):
         """The columns as arrays, their measures, each row's best value and
         the per-query ranking of runs: computed once per change."""
         self._arrays, self._measures, self._best, self._rankings = [], [], None, []
+        # Qt asks for the size at every cell it paints, sorts or measures
+        self._rows = len(self.query_ids)
+        self._columns = (
+            self.first + (len(self.keys) if self.mode == "run" else 1 + len(self.entries))
+            if self.entries
+            else 0
+        )
         if not self.entries:
             return
         if self.mode == "run":
@@ -91,7 +99,7 @@ class PerQueryModel(TableModel):
         return self.entries[0][2].query_classes if self.entries else None
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.query_ids)
+        return 0 if parent.isValid() else self._rows
 
     @property
     def first(self) -> int:
@@ -99,10 +107,8 @@ class PerQueryModel(TableModel):
         return 1 + (self.query_classes is not None)
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        if parent.isValid() or not self.entries:
-            return 0
-        n = len(self.keys) if self.mode == "run" else 1 + len(self.entries)
-        return self.first + n  # query, class, (measures | runs..., ranking)
+        # query, class, (measures | runs..., ranking)
+        return 0 if parent.isValid() else self._columns
 
     def _class_column(self, section: int) -> bool:
         return self.query_classes is not None and section == 1
@@ -147,7 +153,7 @@ class PerQueryModel(TableModel):
             return "Class"
         j = section - self.first
         if self.mode == "run":
-            return measure_by_key(self.keys[j], self.ranks).label
+            return self._measures[j].label  # measure_by_key's, once per change
         if j < len(self.entries):
             return self.entries[j][1]
         return "Ranking of runs (best first)"

@@ -216,7 +216,7 @@ class SummaryModel(TableModel):
             return None
         if section == self.RUN:
             return {COLUMN_ROLE: "run", Qt.ItemDataRole.DisplayRole: "Run"}.get(role)
-        m = measure_by_key(self.keys[section - self.FIRST], self.ranks)
+        m = self._measures[section - self.FIRST]  # the header is read at every paint
         if role == COLUMN_ROLE:
             return m.key
         if role == Qt.ItemDataRole.DisplayRole:

@@ -4,7 +4,7 @@ read (which can be removed from here)."""
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..models.tables import SortProxy, WarningsModel
@@ -25,7 +25,10 @@ class ChecksTab(QWidget, Tab):
         self.view.setModel(self.proxy)
         # problems, then warnings, then notes
         self.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)
-        self.view.installEventFilter(self)
+        # the table resized, or shown after changes made while it was hidden:
+        # wrap for its width, once it has laid out its viewport (a moment later;
+        # the tab's own resize comes before its layout sizes the table)
+        self.view.resized.connect(lambda: QTimer.singleShot(0, self._rewrap))
         self.remove_button = QPushButton("Remove the selected runs")
         self.remove_button.setToolTip("Take the runs of the selected rows out of the contest (Del)")
         self.remove_button.clicked.connect(self.remove_selected)
@@ -50,6 +53,8 @@ class ChecksTab(QWidget, Tab):
             [(k, e.name, e.error) for k, e in c.entries.items() if e.error is not None],
         )
         self.view.fit_columns()
+        if self.view.waits_to_be_shown():
+            return  # sized and wrapped once shown (the table's resized signal then)
         self._wrap_long_text()
         QTimer.singleShot(0, self._rewrap)  # again for the viewport's width once laid out
 
@@ -75,18 +80,10 @@ class ChecksTab(QWidget, Tab):
         view.setWordWrap(True)
         view.resizeRowsToContents()
 
-    def eventFilter(self, watched, event) -> bool:
-        """The table resized (the tab's own resize comes before its layout
-        sizes the table, when the tab is first shown): wrap for its width,
-        once the table has laid out its viewport (it does so a moment later)."""
-        if watched is self.view and event.type() == QEvent.Type.Resize:
-            QTimer.singleShot(0, self._rewrap)
-        return False
-
     def _rewrap(self) -> None:
         if not shiboken6.isValid(self.proxy):  # the window deleted since the resize
             return
-        if self.proxy.rowCount():
+        if self.proxy.rowCount() and not self.view.waits_to_be_shown():
             self.view.resizeColumnsToContents()
             self._wrap_long_text()
 

@@ -171,7 +171,12 @@ class PerQueryTab(QWidget, Tab):
         """The ranking of runs at most as wide as the table (the whole
         ranking is its tooltip), so that its header is seen with its start."""
         n = self.proxy.columnCount()
-        if self.mode.currentData() == "measure" and n and self.view.viewport().width() > 100:
+        if (
+            self.mode.currentData() == "measure"
+            and n
+            and self.view.viewport().width() > 100
+            and not self.view.waits_to_be_shown()  # fitted when shown (its resized signal)
+        ):
             v = self.view
             natural = max(v.sizeHintForColumn(n - 1), v.horizontalHeader().sectionSizeHint(n - 1))
             v.setColumnWidth(n - 1, min(natural, v.viewport().width()))

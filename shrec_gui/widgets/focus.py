@@ -5,7 +5,8 @@ of a focused field (its border a shade bluer, a check box's text faintly
 framed after a Tab) was not seen, in the dark theme least of all.
 
 The ring is Qt's :class:`QFocusFrame` (a frame around a widget, outside it,
-that follows it as it moves), painted by :class:`FocusStyle`."""
+that follows it as it moves), painted by :class:`RingStyle`, the frame's own
+style: the application's, :class:`FocusStyle`, leaves every widget to Qt."""
 
 from __future__ import annotations
 
@@ -27,7 +28,19 @@ RING_PX = 2  # the ring's width, outside the widget
 
 
 class FocusStyle(QProxyStyle):
-    """Fusion, its focus frame (QFocusFrame's) a ring in the highlight colour."""
+    """The application's style: Fusion, every widget's metrics and drawing
+    answered by Qt itself.  A method of the style written in Python is
+    called for every cell, header and metric of every widget (some 10,000
+    calls for a window showing a contest): the ring's are the style of the
+    one widget that needs them, :class:`RingStyle`."""
+
+    def __init__(self) -> None:
+        super().__init__("Fusion")
+
+
+class RingStyle(QProxyStyle):
+    """The focus frame's own style: Fusion, the frame (QFocusFrame's) a
+    ring in the highlight colour, RING_PX wide, just outside its widget."""
 
     def __init__(self) -> None:
         super().__init__("Fusion")
@@ -60,6 +73,7 @@ class FocusRing:
 
     def __init__(self, app: QApplication) -> None:
         self.frame: QFocusFrame | None = None
+        self.style = RingStyle()  # kept: a widget does not own the style it is given
         app.focusChanged.connect(self._moved)
 
     def _moved(self, _old, new) -> None:
@@ -73,6 +87,7 @@ class FocusRing:
             return
         if frame is None:
             frame = self.frame = QFocusFrame()
+            frame.setStyle(self.style)
         frame.setWidget(target)
 
 

@@ -1,10 +1,12 @@
 """The table view every tab uses: sortable, copies its selection as TSV,
-gives its rows for CSV export, sizes its columns once per shape, and keeps
-its sort on the same column when the model's columns change."""
+gives its rows for CSV export, sizes its columns once per shape (each
+column's contents measured once per change of the model), and keeps its
+sort on the same column when the model's columns change.  A table hidden in
+a window shown (a tab not shown) sizes its columns when it is shown."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView
 
@@ -42,6 +44,11 @@ class CopyTable(QTableView):
         # sizing columns to their contents looks at a sample of rows, not all
         self.horizontalHeader().setResizeContentsPrecision(60)
         self._shape = None
+        # each column's contents' width, measured once per change of the model
+        # (a model's texts through Python, several roles a cell): the table
+        # resized, its headers wrapped again, reuses them
+        self._content_widths: dict[int, int] = {}
+        self._fit_when_shown = False  # columns to size once the table is shown
         # Tab goes on to the next control (the arrow keys move between cells):
         # moving from cell to cell, it never left the table
         self.setTabKeyNavigation(False)
@@ -49,6 +56,62 @@ class CopyTable(QTableView):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.resized.emit()
+
+    def waits_to_be_shown(self) -> bool:
+        """Hidden in a window shown (a tab not shown, the welcome page in
+        front): its model is filled, its columns sized when it is shown, not
+        at every change nobody sees (a window not shown yet, or a table on
+        its own, sizes them at once)."""
+        return not self.isVisible() and self.window().isVisible()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._fit_when_shown:
+            self._fit_when_shown = False
+            self.fit_columns()
+            self.resized.emit()  # what a tab fits for the table's width, as after a resize
+
+    #: the model's signals after which its cells may need other widths
+    _CHANGES = (
+        "modelReset",
+        "layoutChanged",
+        "dataChanged",
+        "rowsInserted",
+        "rowsRemoved",
+        "rowsMoved",
+        "columnsInserted",
+        "columnsRemoved",
+        "columnsMoved",
+    )
+
+    def setModel(self, model) -> None:
+        old = self.model()
+        if old is not None:
+            for name in self._CHANGES:
+                getattr(old, name).disconnect(self._forget_content_widths)
+        super().setModel(model)
+        self._forget_content_widths()
+        if model is not None:
+            for name in self._CHANGES:
+                getattr(model, name).connect(self._forget_content_widths)
+
+    def _forget_content_widths(self, *_args) -> None:
+        self._content_widths.clear()
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._forget_content_widths()  # the same texts, other metrics
+        super().changeEvent(event)
+
+    def sizeHintForColumn(self, column: int) -> int:
+        """Qt's width of a column's contents (the widest of its cells, as
+        its delegate sizes them), measured once per change of the model:
+        Qt asks for it when sizing the columns to their contents, and
+        :meth:`fit_to_width` on every resize."""
+        width = self._content_widths.get(column)
+        if width is None:
+            width = self._content_widths[column] = super().sizeHintForColumn(column)
+        return width
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -99,7 +162,11 @@ class CopyTable(QTableView):
         change (their headers), or its rows while it has few (not on every
         refresh of a long table: it measures cells), so that names arriving
         run by run are not cut.  A column is at most MAX_COLUMN_CHARS wide;
-        the table scrolls sideways when the columns need more room."""
+        the table scrolls sideways when the columns need more room.  Hidden
+        in a window shown: once shown (see :meth:`waits_to_be_shown`)."""
+        if self.waits_to_be_shown():
+            self._fit_when_shown = True
+            return
         m = self.model()
         rows = min(m.rowCount(), 50)
         heads = tuple(m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount()))
@@ -116,7 +183,11 @@ class CopyTable(QTableView):
         view has, wrap the headers (at most ``max_lines`` lines) so that each
         column is only as wide as its values or its header's longest word:
         the header grows in height instead of the table in width.  Returns the
-        header lines used (1: the columns fit as they were)."""
+        header lines used (1: the columns fit as they were; 0: the table
+        waits to be shown, and fits them then)."""
+        if self.waits_to_be_shown():
+            self._fit_when_shown = True
+            return 0
         header = self.horizontalHeader()
         n = self.model().columnCount()
         room = self.viewport().width()
