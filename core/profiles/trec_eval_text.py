@@ -175,12 +175,19 @@ def _bpref(assessment, run, result) -> np.ndarray:
         k, is_rel = rank[bounds[qi] : bounds[qi + 1]], lab[bounds[qi] : bounds[qi + 1]] == 1
         out[qi] = bpref(k[is_rel], k[~is_rel], int(n_rel[qi]), int(n_non[qi]))
     # the others retrieve nothing: one value per count of their judgments
+    # (the pairs told apart by one int64 key, each count below the qrels'
+    # lines: a sort of 80,000 numbers, where np.unique(axis=0) of the pairs
+    # sorted them as records, 30 times longer)
     unanswered = np.flatnonzero((n_rel > 0) & ~answered)
+    if not unanswered.size:
+        return out
     none = np.zeros(0, dtype=np.int64)
-    pairs = np.stack((n_rel[unanswered], n_non[unanswered]), axis=1)
-    alike, kind = np.unique(pairs, axis=0, return_inverse=True)
-    got = np.array([bpref(none, none, int(r), int(n)) for r, n in alike.tolist()])
-    out[unanswered] = got[kind.reshape(-1)] if unanswered.size else 0.0
+    rel, non = n_rel[unanswered], n_non[unanswered]
+    _, first, kind = np.unique(
+        rel * (int(non.max()) + 1) + non, return_index=True, return_inverse=True
+    )
+    got = np.array([bpref(none, none, int(r), int(n)) for r, n in zip(rel[first], non[first])])
+    out[unanswered] = got[kind]
     return out
 
 
