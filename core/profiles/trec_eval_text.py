@@ -253,8 +253,11 @@ def trec_eval_text(assessment, run, result, *, per_query: bool = False) -> str:
     # trec_eval's sums: one query after another, in that order (from 0.0)
     sums = {name: _running_sum(values[at]) for name, values in reals}
     ap = reals[0][1][at]
-    logs = dict((v, math.log(max(v, MIN_GEO_MEAN))) for v in np.unique(ap).tolist())
-    gm = _running_sum(np.array([logs[v] for v in ap.tolist()]))
+    # (math.log of each distinct value, as trec_eval's log: given to every
+    # query of that value by its index, not looked up query by query)
+    alike, which = np.unique(ap, return_inverse=True)
+    logs = np.array([math.log(max(v, MIN_GEO_MEAN)) for v in alike.tolist()], dtype=np.float64)
+    gm = _running_sum(logs[which.reshape(-1)])
     counts = {name: int(v.sum()) for name, v in counts.items()}
     n = len(order)
     if complete:  # trec_eval -c: every relevant judgment of the qrels
