@@ -414,7 +414,7 @@ class TokenCodes:
         tokens' words (no array of them kept: 8 bytes a token), unless
         given (``hashes``: those of the ``n`` entries).
 
-        ``distinct`` (every token packed, ``hashes`` given, at most 2**32
+        ``distinct`` (every token packed, ``hashes`` given: overwritten; 2**32
         slots): the entries are sorted by their hash's top 32 bits instead
         (the home slot first: any order within a home is linear probing's),
         so that equal hashes come together, and the table is made only if
@@ -446,9 +446,11 @@ class TokenCodes:
 
     def _made_if_distinct(self, n: int, hashes: np.ndarray) -> bool:
         """:meth:`_rebuild` with ``distinct``."""
-        key = hashes >> np.uint64(32)  # the hash's top bits: the home slot first
+        # the hash's top bits (the home slot first), made in place: the
+        # caller's hashes are let go to this (no second array of 8 bytes a token)
+        key = hashes
         del hashes
-        key <<= np.uint64(32)
+        key &= np.uint64(0xFFFFFFFF00000000)
         _with_entries(key, None)
         key.sort()
         top = key.view(np.uint32)[int(np.little_endian) :: 2]  # each key's high half (a view)
