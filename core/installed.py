@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -35,6 +34,8 @@ def _source() -> tuple[str, str | None]:
     # the installation Python imports from: the first metadata an installer
     # wrote (a checkout's own shrec_eval.egg-info, found first when Python
     # runs in it, is none)
+    from importlib import metadata  # late: 20 to 80 ms (email, zipfile) for a hint only
+
     dists = list(metadata.distributions(name=DIST))
     installs = [d for d in dists if d.read_text("INSTALLER")] or dists
     if not installs:

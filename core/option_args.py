@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import Any
 
-from .choices import DEFAULT_PROFILE
+from .choices import DEFAULT_PROFILE, builtin_profile_names
 from .errors import OptionsError
 from .option_schema import OPTIONS, Option, by_name
 from .options import EvalOptions
@@ -66,8 +66,10 @@ def profile_arg(text: str) -> str:
     path); read when the options are made."""
     from .profiles import is_file_name, names  # late: the profiles need numpy, --help does not
 
-    known = names()
-    if text in known or is_file_name(text):
+    if text in builtin_profile_names() or is_file_name(text):
+        return text  # a built-in's name (from their files) or a file: nothing else looked for
+    known = names()  # the config folder's and the installed packages' evaluators too
+    if text in known:
         return text
     near = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
     raise argparse.ArgumentTypeError(

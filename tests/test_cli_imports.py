@@ -57,3 +57,26 @@ def test_evaluate_loads_no_url_opener():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0"]
+
+
+@pytest.mark.parametrize(
+    "extra", [["--format", "trec_eval"], ["--json", "JSON"]], ids=["text", "json"]
+)
+def test_a_builtin_profile_looks_for_no_installed_evaluator(tmp_path, extra):
+    """``--profile`` naming a built-in (and ``--format`` naming its own text
+    output) neither scans the installed packages' entry points for
+    evaluators nor imports ``importlib.metadata`` (with email and zipfile,
+    20 to 80 ms of every command's start); a name that is no built-in still
+    looks for them (tests/test_profile_toy.py: the config folder's).  Text
+    files are read without filetype (which names a file that is not text)."""
+    argv = ["evaluate", "--profile", "trec_eval", "-c", str(DATA / "gen1.qrels")]
+    extra = [str(tmp_path / "o.json") if x == "JSON" else x for x in extra]
+    probe = (
+        "import io, sys; from shrec_eval.cli.parser import main\n"
+        "from shrec_eval.profiles import discovery\n"
+        f"code = main({argv + [str(DATA / 'gen1.run'), *extra]!r}, out=io.StringIO())\n"
+        "print(code, discovery._found.cache_info().misses, 'importlib.metadata' in sys.modules,"
+        " 'filetype' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "0", "False", "False"]

@@ -114,3 +114,33 @@ def test_core_imports_no_qt():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_names_match_the_keys_and_aliases_as_their_patterns_compiling_only_ranked_ones(
+    monkeypatch,
+):
+    """Every profile's registry is made at every start (``--profile``):
+    a pattern is compiled only for a template with a rank (``p@{k}``,
+    ``P_{k}``); the others are compared, and match exactly the names their
+    pattern ``re.escape(template) + "$"`` matched."""
+    import re
+
+    from shrec_eval.scoring import measures
+
+    measures.all_measures()  # the profiles made
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(measures.re, "compile", lambda p, *a: compiled.append(p) or real(p, *a))
+    measures._patterns_of.cache_clear()
+    keys, aliases = measures._patterns()
+    templates = [m.key for _, m in keys] + [a.name for _, a in aliases]
+    assert len(compiled) == sum("{k}" in t for t in templates) < len(templates) // 4
+    for (pat, _), t in zip(keys + aliases, templates):
+        old = real(re.escape(t).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
+        ranked = t.replace("{k}", "20")
+        for name in (t, ranked, ranked + "\n", ranked + " ", "x" + ranked, ranked[:-1], ""):
+            hit, want = pat.match(name), old.match(name)
+            assert (hit is None, hit and hit.groups()) == (want is None, want and want.groups())
+    assert measures.resolve("map", "trec_eval") == "ap_trec_r"
+    assert measures.resolve("P_20", "trec_eval") == "p@20"
+    measures._patterns_of.cache_clear()

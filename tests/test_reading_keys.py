@@ -479,3 +479,29 @@ def test_a_table_made_anew_with_tokens_too_long_to_pack(n):
         held = table._table[table._table >= 0]
         assert np.array_equal(np.sort(held), np.flatnonzero(short))
         assert (table.find(raw) == np.arange(n)).all()
+
+
+@pytest.mark.parametrize(
+    "lengths",
+    [[12] * 9, [8] * 5, [9] * 5, [16, 16, 16], [17] * 4, [32] * 3, [1, 12, 7, 8, 9, 16, 17, 32]],
+    ids=["all-12", "all-8", "all-9", "all-16", "all-17", "all-32", "mixed"],
+)
+def test_token_words_are_each_tokens_bytes_little_endian_zero_past_its_end(lengths):
+    """The words of a chunk's tokens (what the tables compare and hash):
+    each token's bytes packed little-endian, zero past its end, whether the
+    tokens are all as long (one mask, or none where each fills a word) or
+    not; the bytes after a token (the next one's) never leak in."""
+    from shrec_eval.reading.formats.packed import token_words
+
+    rng = random.Random(len(lengths) * 100 + lengths[0])
+    toks = [bytes(rng.randrange(1, 256) for _ in range(n)) for n in lengths]
+    data = b"".join(toks)  # no separator: every byte past a token is another's
+    ends = np.cumsum([len(t) for t in toks])
+    starts = ends - np.array(lengths)
+    width = (max(lengths) + 7) // 8
+    words = token_words(padded(np.frombuffer(data, np.uint8)), starts, ends - starts, width)
+    want = [
+        [int.from_bytes(t.ljust(8 * width, b"\0")[8 * w : 8 * w + 8], "little") for t in toks]
+        for w in range(width)
+    ]
+    assert words.dtype == np.uint64 and words.tolist() == want

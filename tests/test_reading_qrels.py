@@ -434,3 +434,39 @@ def test_a_qrels_judging_each_document_once_is_not_counted_for_repeats():
     grades[101] = (grades[100] + 1) % 3
     with pytest.raises(FormatError, match="judged twice with different grades"):
         _judged_once("x.qrels", list(range(n // 50)), d_ids[:-2], eq, ed, grades, where)
+
+
+@pytest.mark.parametrize("shape", ["every_new", "again"])
+def test_fresh_documents_whose_hashes_share_their_top_bits_are_told_by_the_whole_hash(
+    tmp_path, monkeypatch, shape
+):
+    """The table of the documents added fresh is made by one sort of their
+    hashes' top 32 bits, which also tells whether two hashes are equal (a
+    repeat): where many documents share their top bits (here a hash keeps
+    only 8 of them), their whole hashes are compared, so that distinct
+    documents are no repeat and a repeat is merged wherever it sits among
+    them; the assessment is the dict's."""
+    from shrec_eval.reading.formats import fresh_codes, keys, packed
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    real = packed.token_hash
+
+    def top_bits_shared(words, lengths):
+        h = real(words, lengths)
+        return (h & np.uint64(0xFF00000000000000)) | (h & np.uint64(0xFFFFFFFF))
+
+    for module in (packed, keys, fresh_codes):
+        monkeypatch.setattr(module, "token_hash", top_bits_shared)
+    monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
+    merged = _remaps_taken(monkeypatch)
+    lines = _fresh_shapes(np.random.default_rng(len(shape)))[shape]
+    path = tmp_path / "x.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    want = _as_dict_assessment(lines, False)
+    for chunk in (997, 300):
+        merged.clear()
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+        some = range(0, len(want.item_ids), 7)
+        assert [got.item_index(want.item_ids[i]) for i in some] == list(some)
+        assert any(merged) == (shape == "again"), chunk

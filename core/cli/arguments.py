@@ -400,14 +400,17 @@ def table_keys(args, assessment, options: EvalOptions) -> tuple[list[str], str]:
 
 def text_profile(args, options: EvalOptions):
     """The profile whose own text output ``--format NAME`` asks for: the
-    options' profile, when its text output is NAME (a UsageError else)."""
+    options' profile, when its text output is NAME (a UsageError else; only
+    then are the evaluators installed looked for)."""
+    profile = options.rules
+    if profile.text_format is not None and profile.text_format == args.format:
+        return profile
     formats = [p.text_format for p in listed() if p.text_format]
     if args.format not in formats:
         raise UsageError(
             f"unknown --format {args.format!r}; expected table or a profile's own text "
             f"output: {', '.join(formats)}"
         )
-    profile = options.rules
     if profile.text_format != args.format:
         home = next(p for p in listed() if p.text_format == args.format)
         raise UsageError(

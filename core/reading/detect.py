@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 
-import filetype
 import numpy as np
 
 from ..choices import ASSESSMENT_FORMATS, RUN_FORMAT_TABLE, RUN_FORMATS
@@ -63,7 +62,11 @@ class _Sample:
         self.binary = self.utf16 or control * 20 > min(len(data), HEAD)
         #: what a file that is not text is by its signature (an image, a PDF,
         #: an archive: filetype's), None when unknown
-        self.known = filetype.guess(data) if self.binary and not self.utf16 else None
+        self.known = None
+        if self.binary and not self.utf16:
+            import filetype  # late: 6 ms of every command's start, for a file that is not text
+
+            self.known = filetype.guess(data)
         self.rows: list[list[bytes]] = []
         self.numbers: list[int] = []
         self.cut_last = False

@@ -284,7 +284,10 @@ class Scoring:
         qrow = self.qrow
         scored, notes = profile.scored(a, o)
         if profile.undefined_is_zero and scored.all():  # in place (no copy of every value)
-            np.nan_to_num(values, copy=False, nan=0.0)
+            # NaN to 0 in one pass: nan_to_num looks for infinities a pass each (none, as a rule)
+            np.copyto(values, 0.0, where=np.isnan(values))
+            if not np.isfinite(values).all():
+                np.nan_to_num(values, copy=False)
         elif profile.undefined_is_zero:
             values[scored] = np.nan_to_num(values[scored], nan=0.0)
         values[~scored] = np.nan

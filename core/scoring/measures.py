@@ -229,8 +229,33 @@ def holds_under(alias: Alias, profile) -> bool:
     return alias in p.aliases or owner(alias) is p
 
 
-def _pattern(template: str) -> re.Pattern:
+def _pattern(template: str):
+    """What matches a name to a key's or an alias's ``template``: a pattern
+    for a template with a rank (``p@{k}``), and for the others (most of
+    them) the template itself, compared (:class:`_Exact`): every profile's
+    registry is made at every start, and compiling a pattern for each of its
+    hundred names was most of that."""
+    if "{k}" not in template:
+        return _Exact(template)
     return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
+
+
+#: the match of a template without a rank (no group)
+_WHOLE = re.compile("").match("")
+
+
+class _Exact:
+    """A template without a rank: a name matches it as ``re.escape(template)
+    + "$"`` would, when it is the template (or the template and a line end)."""
+
+    __slots__ = ("template",)
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+
+    def match(self, name: str):
+        t = self.template
+        return _WHOLE if name == t or (name[:-1] == t and name[-1:] == "\n") else None
 
 
 def _patterns(profile=None) -> tuple[list, list]:
@@ -239,8 +264,9 @@ def _patterns(profile=None) -> tuple[list, list]:
     made, or one a Dask worker received)."""
     measures, aliases = all_measures(), all_aliases()
     if profile is not None and not isinstance(profile, str):
-        measures += tuple(m for m in profile.measures if m not in measures)
-        aliases = tuple(a for a in profile.aliases if a not in aliases) + aliases
+        known, named = set(measures), set(aliases)  # (each is hashable: the cache's key)
+        measures += tuple(m for m in profile.measures if m not in known)
+        aliases = tuple(a for a in profile.aliases if a not in named) + aliases
     return _patterns_of(measures, aliases)
 
 

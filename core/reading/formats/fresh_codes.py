@@ -99,14 +99,19 @@ class FreshCodes(TokenCodes):
         # token's bytes: left out, or two of them would look like a repeat)
         packed = self._len[: self._n] >= 0
         chosen = None if packed.all() else packed
-        if _distinct(hashes[0], chosen):  # (the rule): the table made once
-            n = self._n
-            want = n if last else min(n + max(self._expect - self._coded, 0), 8 * n)
-            while (2 if last else spare(want)) * want > (1 << self._bits):
-                self._bits += 1
-            # (no name here holds the hashes: let go in the table's making)
+        n, before = self._n, self._bits
+        want = n if last else min(n + max(self._expect - self._coded, 0), 8 * n)
+        while (2 if last else spare(want)) * want > (1 << self._bits):
+            self._bits += 1
+        # (the rule): the table made once; (no name here holds the hashes: let
+        # go in the table's making)
+        if chosen is None and self._bits <= 32:  # told distinct by the table's own sort
+            if self._rebuild(n, hashes.pop(), distinct=True):
+                return
+        elif _distinct(hashes[0], chosen):
             self._rebuild(n, hashes.pop())
             return
+        self._bits = before
         del hashes
         # a repeat: the fresh tokens coded again through the table, in order
         base, n = self._fresh_from, self._n

@@ -208,7 +208,15 @@ def parse_ints(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
     if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     width = int(min(lengths.max(), 19))
-    if width == 1:  # single digits (a qrels' grades): each token's byte itself
+    if width == 1 and int(lengths.min()) == 1:  # single digits (a qrels' grades)
+        # each token's byte itself: a digit when it is 0 to 9 past '0' (a byte
+        # below '0' wraps past 9), as uint8 until the values are made
+        d = buf[starts] - np.uint8(_ZERO)
+        ok = d <= 9
+        values = d.astype(np.int64)
+        values[~ok] = 0
+        return values, ok
+    if width == 1:  # (an empty token among them)
         first = buf[np.minimum(starts, buf.size - 1)]
         ok = (first >= _ZERO) & (first <= _ZERO + 9) & (lengths == 1)
         return np.where(ok, first.astype(np.int64) - _ZERO, 0), ok

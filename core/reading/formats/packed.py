@@ -38,11 +38,22 @@ def token_words(pad: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width:
     """(width, tokens) uint64: the bytes of each token (at most
     ``8 * width`` long) packed little-endian, zero past its end."""
     n = pad.size - KEY_BYTES - 8
-    words = np.ndarray(shape=(n + KEY_BYTES,), dtype="<u8", buffer=pad, strides=(1,))
     out = np.empty((width, starts.size), dtype=np.uint64)
+    # word w of every token: the bytes from 8 * w on read as words (a view
+    # at that offset, not the starts moved), masked past each token's end;
+    # not at all where every token fills it, by one mask where all are as long
+    least, most = (int(lengths.min()), int(lengths.max())) if starts.size else (0, 0)
     for w in range(width):
-        left = np.clip(lengths - 8 * w, 0, 8)
-        np.bitwise_and(words[starts + 8 * w], _MASKS[left], out=out[w])
+        words = np.ndarray(
+            shape=(n + KEY_BYTES - 8 * w,), dtype="<u8", buffer=pad, offset=8 * w, strides=(1,)
+        )
+        if least >= 8 * (w + 1):
+            out[w] = words[starts]
+        elif least == most:
+            np.bitwise_and(words[starts], _MASKS[min(least - 8 * w, 8)], out=out[w])
+        else:
+            left = np.clip(lengths - 8 * w, 0, 8)
+            np.bitwise_and(words[starts], _MASKS[left], out=out[w])
     return out
 
 

@@ -319,8 +319,10 @@ def _uniform_by_line_ends(a, offsets, ends, comments: bool) -> int:
     if not n_lines or not n_tokens or n_tokens % n_lines:
         return 0
     w = n_tokens // n_lines
-    after, following = ends[w - 1 : -1 : w], offsets[w::w]
-    if not ((a[after] == 10) | (a[following - 1] == 10)).all():
+    # (the byte after a line's last token, as a rule; the byte before the next
+    # line's first token only where that is not the line end)
+    after = a[ends[w - 1 : -1 : w]] != 10
+    if after.any() and (a[offsets[w::w][after] - 1] != 10).any():
         return 0
     if comments and (a[offsets[::w]] == ord("#")).any():
         return 0
