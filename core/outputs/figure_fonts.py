@@ -39,6 +39,9 @@ import json
 import os
 from typing import NamedTuple
 
+from ..errors import OutputError
+from .writing import write_bytes
+
 #: the characters of the base subset: printable ASCII, Latin-1, Latin
 #: Extended-A, and what the figures write besides (U+2026 ellipsis of names
 #: cut short, U+2212 minus, U+FFFD of bytes that are not UTF-8, dashes, quotes)
@@ -155,9 +158,6 @@ def _load(path: str) -> _Base | None:
 
 def _store(path: str, base: _Base) -> None:
     """Keep ``base`` at ``path`` (a folder that cannot be written: not kept)."""
-    from ..errors import OutputError
-    from .writing import write_bytes
-
     meta = json.dumps([base.index, sorted(base.mapped)]).encode()
     digest = hashlib.sha256(meta + base.data).hexdigest().encode()
     try:
@@ -215,15 +215,16 @@ _MATPLOTLIB: list = [None]
 
 
 @contextlib.contextmanager
-def subsets_from_base():
-    """While this lasts, the PDF backend's font subsets are made by
-    :func:`glyphs_subset` (called under the figures' drawing lock: one PDF
-    saved at a time).  Without matplotlib's ``get_glyphs_subset`` (another
-    version of matplotlib), nothing is changed."""
+def subsets_from_base(wanted: bool = True):
+    """While this lasts (``wanted``: a PDF is saved), the PDF backend's font
+    subsets are made by :func:`glyphs_subset` (called under the figures'
+    drawing lock: one PDF saved at a time).  Without matplotlib's
+    ``get_glyphs_subset`` (another version of matplotlib), nothing is
+    changed."""
     from matplotlib.backends import _backend_pdf_ps
 
     own = getattr(_backend_pdf_ps, "get_glyphs_subset", None)
-    if own is None or not hasattr(_backend_pdf_ps, "SubsetResults") or own is glyphs_subset:
+    if not wanted or own in (None, glyphs_subset) or not hasattr(_backend_pdf_ps, "SubsetResults"):
         yield
         return
     _MATPLOTLIB[0] = own

@@ -10,7 +10,6 @@ freeze_layout."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import math
 import threading
@@ -495,8 +494,6 @@ def figure_bytes(fig, fmt: str, dpi: int | None = None) -> bytes:
         "svg": {"Creator": "shrec-eval", "Date": None},
         "png": {"Software": "shrec-eval"},
     }[fmt]
-    # a PDF's fonts subset from one base subset (figure_fonts): the same bytes
-    fonts = subsets_from_base() if fmt == "pdf" else contextlib.nullcontext()
-    with rc_context(p), fonts:
+    with rc_context(p), subsets_from_base(fmt == "pdf"):  # a PDF's fonts: figure_fonts
         fig.savefig(buf, format=fmt, dpi=dpi or p.dpi, metadata=meta, facecolor="white")
     return buf.getvalue()
