@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import OptionsError, shown
 from ..model.names import shortened
+from .figure_fonts import subsets_from_base
 from .palette import FIGURE_FORMATS as FORMATS
 from .palette import MARKERS, RunLook, run_looks  # noqa: F401 - MARKERS read from here
 
@@ -481,9 +482,9 @@ class rc_context:
 
 def figure_bytes(fig, fmt: str, dpi: int | None = None) -> bytes:
     """The file content of a figure of this module in ``fmt`` (pdf, svg,
-    png): PDF fonts embedded (Type 42), SVG text as text, PNG at the preset's
-    dpi (300 unless set).  No date in the files: the same figure gives the
-    same bytes."""
+    png): PDF fonts embedded (Type 42, subset by :mod:`.figure_fonts`), SVG
+    text as text, PNG at the preset's dpi (300 unless set).  No date in the
+    files: the same figure gives the same bytes."""
     if fmt not in FORMATS:
         raise OptionsError(f"unknown figure format {fmt!r}; known: {', '.join(FORMATS)}")
     p = fig._shrec_preset
@@ -493,6 +494,6 @@ def figure_bytes(fig, fmt: str, dpi: int | None = None) -> bytes:
         "svg": {"Creator": "shrec-eval", "Date": None},
         "png": {"Software": "shrec-eval"},
     }[fmt]
-    with rc_context(p):
+    with rc_context(p), subsets_from_base(fmt == "pdf"):  # a PDF's fonts: figure_fonts
         fig.savefig(buf, format=fmt, dpi=dpi or p.dpi, metadata=meta, facecolor="white")
     return buf.getvalue()

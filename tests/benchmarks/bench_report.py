@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -155,8 +156,17 @@ def many_runs(folder: Path, n_runs: int) -> Path:
     return path
 
 
-def timed(cmd: list, env: dict) -> float:
-    t = time.perf_counter()
+def _children_cpu() -> float:
+    """Processor time (user and system) of this process's children that have
+    ended and been waited for, and of theirs (a command's drawing processes,
+    reaped by their server, which the command reaps)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(cmd: list, env: dict) -> tuple[float, float]:
+    """Wall time and the processor time of the command's process tree."""
+    t, cpu = time.perf_counter(), _children_cpu()
     subprocess.run(
         [str(c) for c in cmd],
         check=True,
@@ -164,24 +174,29 @@ def timed(cmd: list, env: dict) -> float:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _children_cpu() - cpu
 
 
 def pair(label_a, cmd_a, label_b, cmd_b, out_of, rounds: int, env: dict) -> None:
     """Both commands ``rounds`` times (plus one not counted), alternating
     which goes first; ``out_of(side, round)`` makes each output's path."""
     times: dict[str, list[float]] = {label_a: [], label_b: []}
+    cpus: dict[str, list[float]] = {label_a: [], label_b: []}
     for r in range(rounds + 1):
         order = [(label_a, cmd_a), (label_b, cmd_b)]
         if r % 2:
             order.reverse()
         for label, cmd in order:
-            seconds = timed(cmd(out_of(label, r)), env)
+            seconds, cpu = timed(cmd(out_of(label, r)), env)
             if r:  # the first round fills the caches
                 times[label].append(seconds)
+                cpus[label].append(cpu)
     a, b = times[label_a], times[label_b]
     for label, t in times.items():
-        print(f"  {label:48s} min {min(t):6.2f} s  median {statistics.median(t):6.2f} s")
+        print(
+            f"  {label:48s} min {min(t):6.2f} s  median {statistics.median(t):6.2f} s"
+            f"  (processor time of its processes: median {statistics.median(cpus[label]):6.2f} s)"
+        )
     ratio_med = statistics.median(b) / statistics.median(a)
     ratio_min = min(b) / min(a)
     verdict = "ok" if ratio_med <= TARGET else f"over the target of {TARGET:g}"
@@ -227,6 +242,7 @@ def main(argv=None) -> None:
         f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; {args.rounds} rounds"
         f"; profile {args.profile or 'of each contest'}"
     )
+    started = os.getloadavg()[0]
     only = set(args.only.split(","))
     if "demo" in only:
         print("1. the demo (7 runs, with its gallery)")
@@ -255,6 +271,7 @@ def main(argv=None) -> None:
         print("3. the app")
         app(se, out_of, out, args.rounds, env, profile)
     shutil.rmtree(out, ignore_errors=True)
+    print(f"load {started:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
 
 
 def app(se, out_of, out: Path, rounds: int, env: dict, profile: list) -> None:
