@@ -267,6 +267,23 @@ def link_duplicates(bundle: Path) -> str:
     return f"libraries carried twice linked: {saved / 2**20:.1f} MiB"
 
 
+#: gzip's own default level (``tar czf``'s): tarfile's default, 9, took 3.5
+#: times the processor's time (18.5 s against 5.2 s for scipy's 113 MiB) for
+#: an archive 1% smaller
+GZIP_LEVEL = 6
+
+
+def pack_archive(bundle: Path, stem: Path) -> Path:
+    """The release archive of ``bundle`` (its folder as ``shrec-gui/``):
+    ``stem``.zip on Windows, ``stem``.tar.gz elsewhere, at :data:`GZIP_LEVEL`."""
+    if sys.platform == "win32":
+        return Path(shutil.make_archive(str(stem), "zip", bundle.parent, bundle.name))
+    archive = stem.with_name(stem.name + ".tar.gz")
+    with tarfile.open(archive, "w:gz", compresslevel=GZIP_LEVEL) as tar:
+        tar.add(bundle, arcname="shrec-gui")
+    return archive
+
+
 #: the bundle's parts in packaging/README.md's table: a top entry of _internal/
 #: by its name (the executable itself is the Python code, compressed)
 PARTS = [
@@ -373,17 +390,8 @@ def main(argv=None) -> int:
     print(f"built {bundle} in {built:.0f} s; {folder_size(bundle) / 2**20:.0f} MiB unpacked")
     archive = deb = None
     if not args.skip_archive:
-        __version__ = version()
         plat = f"{platform.system().lower()}-{platform.machine().lower()}"
-        if sys.platform == "win32":
-            archive = shutil.make_archive(
-                str(dist / f"shrec-gui-{__version__}-{plat}"), "zip", dist, "shrec-gui"
-            )
-        else:
-            archive = dist / f"shrec-gui-{__version__}-{plat}.tar.gz"
-            with tarfile.open(archive, "w:gz") as tar:
-                tar.add(bundle, arcname="shrec-gui")
-        archive = Path(archive)
+        archive = pack_archive(bundle, dist / f"shrec-gui-{version()}-{plat}")
         print(f"archive {archive}: {archive.stat().st_size / 2**20:.0f} MiB")
     if args.deb:
         sys.path.insert(0, str(ROOT / "packaging"))
