@@ -226,6 +226,12 @@ def pytest_collection_modifyitems(config, items):
             if not full:
                 slow.append(item)
                 continue
+        stand_in = tiers.stand_in_entry(file_name, getattr(fn, "__name__", item.name))
+        if stand_in:
+            listed.add(stand_in)
+            if full:  # its whole run is repeated by the test it stands in for
+                slow.append(item)
+                continue
         kept.append(item)
         s = tiers.subject(file_name)
         if s:
@@ -248,10 +254,11 @@ def pytest_collection_modifyitems(config, items):
         files = {Path(str(item.fspath)).name for item in items} | {
             Path(str(item.fspath)).name for item in slow
         }
-        stale = sorted(k for k in set(tiers.SLOW) - listed if k.split("::", 1)[0] in files)
+        named = set(tiers.SLOW) | set(tiers.STAND_INS)
+        stale = sorted(k for k in named - listed if k.split("::", 1)[0] in files)
         if stale:
             raise pytest.UsageError(
-                "tests/tiers.py's SLOW names no collected test: " + ", ".join(stale)
+                "tests/tiers.py's SLOW or STAND_INS names no collected test: " + ", ".join(stale)
             )
 
 

@@ -208,9 +208,58 @@ def test_an_entry_of_slow_that_names_no_test_of_its_file_stops_the_run(tmp_path)
 
     p = run("--full")
     assert p.returncode == 4, p.stdout[-2000:] + p.stderr[-2000:]
-    assert f"SLOW names no collected test: {entry}\n" in p.stderr
+    assert f"SLOW or STAND_INS names no collected test: {entry}\n" in p.stderr
     assert "test_outputs_" not in p.stderr  # only files collected are looked at
     # with the test under its listed name, the run goes on
     (folder / "test_cli.py").write_text(f"def {entry.split('::')[1]}():\n    pass\n" + others)
     p = run("--full")
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+
+
+def test_a_stand_in_runs_in_the_fast_tier_only_and_names_a_test_of_the_full_tier(tmp_path):
+    """A test of tests/tiers.py's STAND_INS (the fast tier's part of a full
+    tier's test, which runs all of it again with the same checks) runs in
+    the fast tier and not in the full one, where the test it stands in for
+    runs; each names that test, a test of SLOW in its own file."""
+    import tiers
+
+    assert tiers.STAND_INS
+    for entry, why in tiers.STAND_INS.items():
+        held = why.split(": ", 1)[0]
+        assert held in tiers.SLOW, (entry, held)
+        assert held.split("::")[0] == entry.split("::")[0]
+        assert entry not in tiers.SLOW
+    entry = next(iter(tiers.STAND_INS))
+    file_name, function = entry.split("::")
+    held = tiers.STAND_INS[entry].split(": ", 1)[0].split("::")[1]
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    others = "".join(  # the file's tests listed in SLOW, under their names
+        f"def {k.split('::')[1]}():\n    pass\n"
+        for k in tiers.SLOW
+        if k.startswith(file_name + "::") and "[" not in k and k.split("::")[1] != held
+    )
+    (folder / file_name).write_text(
+        f"def {function}():\n    pass\n\ndef {held}():\n    pass\n" + others
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
+
+    def ran(*args) -> set[str]:
+        p = subprocess.run(
+            [sys.executable, "-m", "pytest", "-v", "-p", "conftest", "-p", "no:cacheprovider"]
+            + ["-n", "0", "--rootdir", str(tmp_path), *args, str(folder)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+        return {
+            line.split("::")[1].split()[0] for line in p.stdout.splitlines() if " PASSED" in line
+        }
+
+    fast = ran("-k", "test_")  # (-k: no check that every subject keeps tests)
+    assert function in fast and held not in fast
+    full = ran("--full")
+    assert held in full and function not in full

@@ -310,6 +310,23 @@ def subject(file_name: str) -> str | None:
     return next((s for p, s in SUBJECTS.items() if file_name.startswith(p)), None)
 
 
+#: tests of the fast tier only (file::function): each stands in for a test of
+#: :data:`SLOW` that runs all of it again with the same checks (named first in
+#: its reason), so that the full tier runs that one and not both
+STAND_INS = {
+    "test_app_monkey.py::test_one_monkey_finds_no_crash_no_exception_no_orphan": (
+        "test_app_monkey.py::test_the_monkey_finds_no_crash_no_exception_no_orphan: seed 1's "
+        "run of 100 actions among its three, each checked by the same check() (20 s, 30 s of CPU)"
+    ),
+}
+
+
+def stand_in_entry(file_name: str, function: str) -> str | None:
+    """The entry of :data:`STAND_INS` naming this test, if any."""
+    key = f"{file_name}::{function}"
+    return key if key in STAND_INS else None
+
+
 def slow_entries(file_name: str, function: str, name: str = "") -> set[str]:
     """The entries of :data:`SLOW` that name this test: its function (every
     parametrisation) or its one parametrisation (``name``)."""
