@@ -130,3 +130,33 @@ def test_a_hidden_tab_is_filled_and_sized_for_its_texts_when_shown(win, qtbot):
     for c, text in enumerate(heads):  # the measures' headers wrapped to fit their columns
         words = pq.view.horizontalHeader().fontMetrics()
         assert pq.view.columnWidth(c) >= max(words.horizontalAdvance(w) for w in text.split())
+
+
+def test_a_run_removed_and_brought_back_while_a_tab_is_hidden_is_sized_when_shown(win, qtbot):
+    """A run's column gone and back (removed, then undone) while the Per
+    class tab is hidden: shown again, the column is sized for its header
+    and values, not left at Qt's default width for a new section (before:
+    the table's recorded shape was the same as before the change, so it
+    was not sized again)."""
+    win.resize(1200, 800)
+    win.open_demo()
+    wait_idle(qtbot, win, 7)
+    pc = win.per_class
+    win.tabs.setCurrentWidget(pc)
+    qtbot.wait(20)
+    before = [pc.view.columnWidth(c) for c in range(pc.proxy.columnCount())]
+    win.tabs.setCurrentWidget(win.summary)
+    qtbot.wait(20)
+    win.controller.remove(list(win.controller.entries)[-1:])
+    wait_idle(qtbot, win)
+    assert pc.proxy.columnCount() == len(before) - 1
+    win.controller.history.undo()
+    wait_idle(qtbot, win)
+    win.tabs.setCurrentWidget(pc)
+    qtbot.wait(20)
+    after = [pc.view.columnWidth(c) for c in range(pc.proxy.columnCount())]
+    assert after == before
+    head = pc.view.horizontalHeader()
+    last = pc.proxy.columnCount() - 1
+    text = pc.proxy.headerData(last, Qt.Orientation.Horizontal)
+    assert after[last] >= head.fontMetrics().horizontalAdvance(text), (text, after[last])

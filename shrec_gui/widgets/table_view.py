@@ -165,7 +165,11 @@ class CopyTable(QTableView):
         the table scrolls sideways when the columns need more room.  Hidden
         in a window shown: once shown (see :meth:`waits_to_be_shown`)."""
         if self.waits_to_be_shown():
+            # sized once shown, whatever shape it then has (its columns may
+            # change and come back meanwhile: a run removed and the removal
+            # undone gives a new column Qt's default width)
             self._fit_when_shown = True
+            self._shape = None
             return
         m = self.model()
         rows = min(m.rowCount(), 50)
