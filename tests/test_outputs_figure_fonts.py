@@ -178,3 +178,38 @@ def test_the_base_is_kept_and_made_again_when_its_file_is_torn(tmp_path, monkeyp
     figure_fonts._BASES.clear()
     assert figure_fonts.prepare(FONT) == first and len(made) == 4
     assert (tmp_path / "a file").read_text() == ""
+
+
+def test_a_link_pipe_or_device_at_the_bases_name_is_never_followed_read_or_written(
+    tmp_path, monkeypatch, kept
+):
+    """The base's file is the tool's own: a symbolic link planted at its
+    name (to a file, to nothing, to a device) is not written through, nor
+    read; a pipe there is not waited on.  The base is then made in the
+    process, the same, and whatever is at the name stays as it was."""
+    import os
+
+    (blob,) = kept.glob("shrec-eval-font-base-*.bin")
+    name = blob.name
+    monkeypatch.setattr(figure_fonts, "_BASES", {})
+    first = figure_fonts.prepare(FONT)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    cases = {
+        "link to a file": lambda p: p.symlink_to(victim),
+        "link to nothing": lambda p: p.symlink_to(tmp_path / "nowhere"),
+        "link to a device": lambda p: p.symlink_to("/dev/zero"),
+        "link to the kept base": lambda p: p.symlink_to(blob),
+        "pipe": lambda p: os.mkfifo(p),
+    }
+    for what, plant in cases.items():
+        cache = tmp_path / what.replace(" ", "_")
+        cache.mkdir()
+        plant(cache / name)
+        monkeypatch.setattr(matplotlib, "get_cachedir", lambda c=cache: str(c))
+        figure_fonts._BASES.clear()
+        assert figure_fonts.prepare(FONT) == first, what
+        assert (cache / name).is_symlink() or what == "pipe", what
+        assert sorted(p.name for p in cache.iterdir()) == [name], what  # nothing else left
+    assert victim.read_text() == "mine\n"
+    assert not (tmp_path / "nowhere").exists()

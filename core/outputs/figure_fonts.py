@@ -37,20 +37,25 @@ import hashlib
 import io
 import json
 import os
+import stat
 from typing import NamedTuple
 
 from ..errors import OutputError
 from .writing import write_bytes
 
-#: the characters of the base subset: printable ASCII, Latin-1, Latin
-#: Extended-A, and what the figures write besides (U+2026 ellipsis of names
+#: the characters of the base subset: printable ASCII, Latin-1, the Latin
+#: ligatures (U+FB00 to U+FB06), and what the figures write besides (U+2026 ellipsis of names
 #: cut short, U+2212 minus, U+FFFD of bytes that are not UTF-8, dashes, quotes)
 BASE_CHARS = frozenset(
     [*range(0x20, 0x7F), *range(0xA0, 0x100), *range(0xFB00, 0xFB07)]
     + [0x2013, 0x2014, 0x2018, 0x2019, 0x201C, 0x201D, 0x2026, 0x2212, 0xFFFD]
 )
-#: the cache file's first line (its format)
+#: the cache file's first line (its format): made anew when :func:`_make_base`
+#: or :func:`_options` change what a base holds (the file's name covers the
+#: font, the fontTools and matplotlib versions and BASE_CHARS, not the code)
 _MAGIC = b"shrec-eval figure font base 1\n"
+#: the largest cache file read (DejaVu Sans's base is about 46 KB)
+_MAX_BYTES = 4 << 20
 
 
 class _Base(NamedTuple):
@@ -142,11 +147,33 @@ def _cache_file(fname: str, face_index: int) -> str | None:
     return os.path.join(folder, f"shrec-eval-font-base-{key[:32]}.bin")
 
 
-def _load(path: str) -> _Base | None:
-    """A base kept by :func:`_store`; None when absent, torn or changed."""
+def _regular(path: str) -> bool | None:
+    """Whether ``path`` itself (not what a link leads to) is a regular file;
+    None when there is nothing there."""
     try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+
+
+def _load(path: str) -> _Base | None:
+    """A base kept by :func:`_store`; None when absent, torn or changed, or
+    when the name is anything but a regular file of at most
+    :data:`_MAX_BYTES` (a link, a pipe, a device: never followed, waited
+    on or read without end)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
+                return None
+            blob = fh.read(_MAX_BYTES + 1)
         head, digest, meta, data = blob.split(b"\n", 3)
         if head + b"\n" != _MAGIC or hashlib.sha256(meta + data).hexdigest() != digest.decode():
             return None
@@ -158,6 +185,8 @@ def _load(path: str) -> _Base | None:
 
 def _store(path: str, base: _Base) -> None:
     """Keep ``base`` at ``path`` (a folder that cannot be written: not kept)."""
+    if _regular(path) is False:  # a link, a pipe, a folder...: left as it is, not kept
+        return
     meta = json.dumps([base.index, sorted(base.mapped)]).encode()
     digest = hashlib.sha256(meta + base.data).hexdigest().encode()
     try:
