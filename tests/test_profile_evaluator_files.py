@@ -17,6 +17,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+import shrec_eval
 from contest_profiles import boli_contest, psb_contest, shapenet_csv, shapenet_method
 from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.cli.parser import main
@@ -415,3 +416,23 @@ def test_a_table_of_one_run_is_refused_in_a_contests_table(tmp_path):
     problems = check_text(text, "t.toml")
     assert [p.line for p in problems] == [len(TRACK.splitlines()) + 7]
     assert 'a table of one run (queries) goes with [native] group = "run"' in problems[0].message
+
+
+def test_an_unknown_format_names_each_text_output_once(tmp_path, monkeypatch):
+    """Evaluators of the config folder that write trec_eval's text as the
+    built-in does: an unknown --format lists that output once, not once per
+    evaluator that has it."""
+    builtin = (
+        Path(shrec_eval.__file__).parent / "profiles" / "builtin" / "trec_eval.toml"
+    ).read_text()
+    config = tmp_path / "config"
+    (config / "evaluators").mkdir(parents=True)
+    for name in ("mytrec", "ourtrec"):
+        text = builtin.replace('name = "trec_eval"', f'name = "{name}"', 1)
+        track(config / "evaluators", text, f"{name}.toml")
+    monkeypatch.setenv("SHREC_EVAL_CONFIG_DIR", str(config))
+    code, out, _ = cli("profiles")
+    assert {"mytrec", "ourtrec"} <= {line.split()[0] for line in out.splitlines()[1:] if line}
+    code, _, err = cli("evaluate", TREC / "qrels.test", TREC / "results.test", "--format", "bogus")
+    assert code == 2
+    assert err.rstrip().endswith("expected table or a profile's own text output: trec_eval"), err

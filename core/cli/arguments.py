@@ -405,7 +405,7 @@ def text_profile(args, options: EvalOptions):
     profile = options.rules
     if profile.text_format is not None and profile.text_format == args.format:
         return profile
-    formats = [p.text_format for p in listed() if p.text_format]
+    formats = list(dict.fromkeys(p.text_format for p in listed() if p.text_format))  # once each
     if args.format not in formats:
         raise UsageError(
             f"unknown --format {args.format!r}; expected table or a profile's own text "
