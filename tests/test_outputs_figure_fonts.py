@@ -93,7 +93,7 @@ def test_a_glyph_outside_the_base_is_subset_from_the_font(cache, monkeypatch):
 
     monkeypatch.setattr(_backend_pdf_ps, "get_glyphs_subset", spy)
     greek = _glyphs("ΩΔ abc")
-    alternate = next(g for g in base.index if g not in base.mapped)
+    alternate = next(g for g in base.glyphs if g not in base.mapped)
     for glyphs in (greek, _glyphs("abc") | {alternate}):
         with figure_fonts.subsets_from_base():
             got = _bytes(_backend_pdf_ps.get_glyphs_subset(FontPath(FONT, 0), glyphs))

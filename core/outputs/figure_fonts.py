@@ -64,7 +64,7 @@ class _Base(NamedTuple):
 
     data: bytes
     #: glyph index in the font -> in the base, of every glyph the base holds
-    index: dict[int, int]
+    glyphs: dict[int, int]
     #: the glyphs of the font that a character of the base maps to
     mapped: frozenset[int]
 
@@ -187,7 +187,7 @@ def _store(path: str, base: _Base) -> None:
     """Keep ``base`` at ``path`` (a folder that cannot be written: not kept)."""
     if _regular(path) is False:  # a link, a pipe, a folder...: left as it is, not kept
         return
-    meta = json.dumps([base.index, sorted(base.mapped)]).encode()
+    meta = json.dumps([base.glyphs, sorted(base.mapped)]).encode()
     digest = hashlib.sha256(meta + base.data).hexdigest().encode()
     try:
         write_bytes(path, b"".join([_MAGIC, digest, b"\n", meta, b"\n", base.data]), sync=False)
@@ -229,11 +229,11 @@ def glyphs_subset(fontfile, glyphs):
         font, subsetter = _subset(
             io.BytesIO(base.data),
             getattr(fontfile, "face_index", 0),
-            gids=sorted(base.index[g] for g in wanted),
+            gids=sorted(base.glyphs[g] for g in wanted),
         )
         if font["cmap"].getBestCmap():  # a character left mapped: the font's own subset
             inner = subsetter.glyph_index_map
-            index = {g: inner[b] for g, b in base.index.items() if b in inner}
+            index = {g: inner[b] for g, b in base.glyphs.items() if b in inner}
             return _backend_pdf_ps.SubsetResults(font, index)._as_cm()
         font.close()
     return (_MATPLOTLIB[0] or _backend_pdf_ps.get_glyphs_subset)(fontfile, glyphs)
