@@ -76,7 +76,9 @@ def test_the_hint_is_the_command_of_the_installs_source(tmp_path, monkeypatch, d
 
 
 def test_a_checkout_run_without_an_install_is_told_to_install_the_checkout(monkeypatch):
-    monkeypatch.setattr(installed.metadata, "distributions", lambda **kw: [])
+    from importlib import metadata  # (installed.py imports it when it writes a hint)
+
+    monkeypatch.setattr(metadata, "distributions", lambda **kw: [])
     assert installed.pip_install("dask") == f"{PY} -m pip install -e '{ROOT}[dask]'"
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .keys import TokenCodes, spare
+from .keys import TokenCodes, key_with_entries, spare
 from .packed import Packed, token_hash
 
 #: tokens still to come (the reader's :meth:`~.keys.TokenCodes.reserve`)
@@ -85,6 +85,39 @@ class FreshCodes(TokenCodes):
         self._fresh.append(h)
         return np.arange(base, n, dtype=np.int32)
 
+    def _made_if_distinct(self, n: int, hashes: np.ndarray) -> bool:
+        """:meth:`~.keys.TokenCodes._rebuild` of the first ``n`` entries, every
+        token packed, from their ``hashes`` (overwritten; a table of at most
+        2**32 slots), told distinct by the table's own sort: the entries are
+        sorted by their hash's top 32 bits (the home slot first: any order
+        within a home is linear probing's), which brings equal hashes
+        together, and the table is made only if no two are equal (the tokens
+        then are distinct): False, with the table as it was, when two are
+        (one sort for both, where the check sorted a copy of the hashes)."""
+        # the hash's top bits (the home slot first), made in place: the
+        # caller's hashes are let go to this (no second array of 8 bytes a token)
+        key = hashes
+        del hashes
+        key &= np.uint64(0xFFFFFFFF00000000)
+        key_with_entries(key, None)
+        key.sort()
+        top = key.view(np.uint32)[int(np.little_endian) :: 2]  # each key's high half (a view)
+        runs = np.flatnonzero(top[1:] == top[:-1])
+        if runs.size:  # the few entries whose top bits are another's: their whole hashes
+            alike = np.zeros(key.size, dtype=bool)
+            alike[runs] = alike[runs + 1] = True
+            e = (key[alike] & np.uint64(0xFFFFFFFF)).astype(np.intp)
+            h = np.sort(token_hash(self._words[:, e], self._len[e]))
+            if (h[1:] == h[:-1]).any():
+                return False
+        del top
+        place = (key >> np.uint64(64 - self._bits)).view(np.int64)
+        key &= np.uint64(0xFFFFFFFF)
+        entries = key.astype(np.int32)
+        del key
+        self._place(place, entries)
+        return True
+
     def settle(self, *, last: bool = False) -> None:
         """The tokens added fresh put in the table (each repeat of an earlier
         one merged into it: :meth:`take_remap`); ``last``: the file is read,
@@ -106,7 +139,7 @@ class FreshCodes(TokenCodes):
         # (the rule): the table made once; (no name here holds the hashes: let
         # go in the table's making)
         if chosen is None and self._bits <= 32:  # told distinct by the table's own sort
-            if self._rebuild(n, hashes.pop(), distinct=True):
+            if self._made_if_distinct(n, hashes.pop()):
                 return
         elif _distinct(hashes[0], chosen):
             self._rebuild(n, hashes.pop())

@@ -402,7 +402,7 @@ class TokenCodes:
                 self._insert(np.arange(base, n), slots, known_free=True)
         return np.arange(base, n, dtype=np.int32)
 
-    def _rebuild(self, n: int, hashes: np.ndarray | None = None, *, distinct=False) -> bool:
+    def _rebuild(self, n: int, hashes: np.ndarray | None = None) -> None:
         """A new table of ``1 << _bits`` slots holding the first ``n``
         entries, made in one pass in the order of their slots (not entry by
         entry in rounds of random writes: a table grown by doubling up to
@@ -412,18 +412,7 @@ class TokenCodes:
         linear probing would; those pushed past the last slot go in from the
         start as any insertion would.  The hashes are made again from the
         tokens' words (no array of them kept: 8 bytes a token), unless
-        given (``hashes``: those of the ``n`` entries).
-
-        ``distinct`` (every token packed, ``hashes`` given: overwritten; 2**32
-        slots): the entries are sorted by their hash's top 32 bits instead
-        (the home slot first: any order within a home is linear probing's),
-        so that equal hashes come together, and the table is made only if
-        the hashes are distinct (the tokens then are): False, with the
-        table as it was, when two are equal (one sort for both, where the
-        check sorted a copy of the hashes first)."""
-        if distinct:
-            assert hashes is not None and self._bits <= 32
-            return self._made_if_distinct(n, hashes)
+        given (``hashes``: those of the ``n`` entries)."""
         packed = self._len[:n] >= 0
         every = bool(packed.all())  # (no token too long to pack: no gather)
         chosen = None if every else np.flatnonzero(packed)
@@ -435,44 +424,18 @@ class TokenCodes:
         key = h >> np.uint64(64 - self._bits)  # the home slot
         del h
         key <<= np.uint64(32)
-        _with_entries(key, chosen)
+        key_with_entries(key, chosen)
         key.sort()
         place = (key >> np.uint64(32)).view(np.int64)  # the home, then the slot taken
         key &= np.uint64(0xFFFFFFFF)
         entries = key.astype(np.int32)
         del key
         self._place(place, entries)
-        return True
-
-    def _made_if_distinct(self, n: int, hashes: np.ndarray) -> bool:
-        """:meth:`_rebuild` with ``distinct``."""
-        # the hash's top bits (the home slot first), made in place: the
-        # caller's hashes are let go to this (no second array of 8 bytes a token)
-        key = hashes
-        del hashes
-        key &= np.uint64(0xFFFFFFFF00000000)
-        _with_entries(key, None)
-        key.sort()
-        top = key.view(np.uint32)[int(np.little_endian) :: 2]  # each key's high half (a view)
-        runs = np.flatnonzero(top[1:] == top[:-1])
-        if runs.size:  # the few entries whose top bits are another's: their whole hashes
-            alike = np.zeros(key.size, dtype=bool)
-            alike[runs] = alike[runs + 1] = True
-            e = (key[alike] & np.uint64(0xFFFFFFFF)).astype(np.intp)
-            h = np.sort(token_hash(self._words[:, e], self._len[e]))
-            if (h[1:] == h[:-1]).any():
-                return False
-        del top
-        place = (key >> np.uint64(64 - self._bits)).view(np.int64)
-        key &= np.uint64(0xFFFFFFFF)
-        entries = key.astype(np.int32)
-        del key
-        self._place(place, entries)
-        return True
 
     def _place(self, place: np.ndarray, entries: np.ndarray) -> None:
         """The table of ``entries`` in the order of their homes ``place``
-        (int64, overwritten by the slot each takes)."""
+        (int64, ascending; overwritten by the slot each takes), as
+        :meth:`_rebuild` makes it (:class:`.fresh_codes.FreshCodes` too)."""
         for_each = np.arange(place.size, dtype=np.int64)
         place -= for_each
         np.maximum.accumulate(place, out=place)
@@ -518,8 +481,10 @@ class TokenCodes:
             entries, slots = entries[left], (slots[left] + 1) & mask
 
 
-def _with_entries(key: np.ndarray, chosen: np.ndarray | None) -> None:
-    """``key |= entry`` of each (its position, or ``chosen``'s), a block at a time."""
+def key_with_entries(key: np.ndarray, chosen: np.ndarray | None) -> None:
+    """``key |= entry`` of each (its position, or ``chosen``'s), a block at
+    a time: a table's sort keys (a home slot or a hash's top bits in the
+    high 32 bits) made to carry the entry each sorts (the low 32 bits)."""
     step = 1 << 20
     for at in range(0, key.size, step):
         block = key[at : at + step]
