@@ -193,18 +193,9 @@ def test_an_entry_of_slow_that_names_no_test_of_its_file_stops_the_run(tmp_path)
     )
     # the listed file, without the listed test (as after a rename)
     (folder / "test_cli.py").write_text("def test_renamed():\n    pass\n" + others)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
 
     def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider"]
-            + ["-n", "0", "--rootdir", str(tmp_path), *args, str(folder)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return _suite_run(tmp_path, folder, "-q", *args)
 
     p = run("--full")
     assert p.returncode == 4, p.stdout[-2000:] + p.stderr[-2000:]
@@ -242,18 +233,9 @@ def test_a_stand_in_runs_in_the_fast_tier_only_and_names_a_test_of_the_full_tier
     (folder / file_name).write_text(
         f"def {function}():\n    pass\n\ndef {held}():\n    pass\n" + others
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
 
     def ran(*args) -> set[str]:
-        p = subprocess.run(
-            [sys.executable, "-m", "pytest", "-v", "-p", "conftest", "-p", "no:cacheprovider"]
-            + ["-n", "0", "--rootdir", str(tmp_path), *args, str(folder)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        p = _suite_run(tmp_path, folder, "-v", *args)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
         return {
             line.split("::")[1].split()[0] for line in p.stdout.splitlines() if " PASSED" in line
@@ -263,3 +245,18 @@ def test_a_stand_in_runs_in_the_fast_tier_only_and_names_a_test_of_the_full_tier
     assert function in fast and held not in fast
     full = ran("--full")
     assert held in full and function not in full
+
+
+def _suite_run(root, folder, *args) -> subprocess.CompletedProcess:
+    """pytest with this suite's conftest (as a plugin) on ``folder``, a
+    suite of its own, in one process."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), *sys.path]))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider"]
+        + ["-n", "0", "--rootdir", str(root), *args, str(folder)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
