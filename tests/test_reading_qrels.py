@@ -239,6 +239,21 @@ def test_qrels_of_relevant_lines_in_any_order_are_the_dicts(tmp_path, order, zer
         assert [got.judged_zero[1].size] == [sum(line.endswith(" 0") for line in lines)]
 
 
+def _read_as_the_dicts(path, want, merged=None):
+    """The fresh-path qrels at ``path`` read in chunks of 997 and of 300
+    bytes, each read checked against the dicts' assessment ``want``; yields
+    (chunk, assessment), ``merged`` (:func:`_remaps_taken`) cleared before
+    each read."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    for chunk in (997, 300):
+        if merged is not None:
+            merged.clear()
+        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
+        _same_arrays(got, want)
+        yield chunk, got
+
+
 def _fresh_shapes(rng) -> dict[str, list[str]]:
     """qrels whose documents are new as a rule, and the ways they are not."""
     n = 3000
@@ -284,7 +299,6 @@ def test_a_repeat_of_a_document_before_the_fresh_chunks_the_sample_missed_is_mer
     only among themselves gave it a second code, so that the run's document
     was relevant to one of its queries only: trec_eval's num_rel_ret 1 of 2)."""
     from shrec_eval.reading.formats import fresh_codes
-    from shrec_eval.reading.formats.trec import read_qrels
 
     monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
     monkeypatch.setattr(fresh_codes, "SAMPLE", 1)  # a chunk's first token looked up, no other
@@ -295,9 +309,7 @@ def test_a_repeat_of_a_document_before_the_fresh_chunks_the_sample_missed_is_mer
     path.write_text("\n".join(lines) + "\n")
     want = _as_dict_assessment(lines, False)
     assert len(want.item_ids) == len(lines) - 2
-    for chunk in (997, 300):
-        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
-        _same_arrays(got, want)
+    list(_read_as_the_dicts(path, want))  # each chunk size: the dicts' assessment
 
 
 def test_long_docnos_before_the_fresh_chunks_are_no_repeat(tmp_path, monkeypatch):
@@ -308,7 +320,6 @@ def test_long_docnos_before_the_fresh_chunks_are_no_repeat(tmp_path, monkeypatch
     documents go into the table in one pass, and the assessment is the
     dict's."""
     from shrec_eval.reading.formats import fresh_codes
-    from shrec_eval.reading.formats.trec import read_qrels
 
     monkeypatch.setattr(fresh_codes, "FRESH_MIN", 0)
     merged = _remaps_taken(monkeypatch)
@@ -318,10 +329,7 @@ def test_long_docnos_before_the_fresh_chunks_are_no_repeat(tmp_path, monkeypatch
     path = tmp_path / "x.qrels"
     path.write_text("\n".join(lines) + "\n")
     want = _as_dict_assessment(lines, False)
-    for chunk in (997, 300):
-        merged.clear()
-        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
-        _same_arrays(got, want)
+    for chunk, _got in _read_as_the_dicts(path, want, merged):
         assert merged and not any(merged), chunk  # no repeat taken, no code changed
 
 
@@ -447,7 +455,6 @@ def test_fresh_documents_whose_hashes_share_their_top_bits_are_told_by_the_whole
     documents are no repeat and a repeat is merged wherever it sits among
     them; the assessment is the dict's."""
     from shrec_eval.reading.formats import fresh_codes, keys, packed
-    from shrec_eval.reading.formats.trec import read_qrels
 
     real = packed.token_hash
 
@@ -463,10 +470,7 @@ def test_fresh_documents_whose_hashes_share_their_top_bits_are_told_by_the_whole
     path = tmp_path / "x.qrels"
     path.write_text("\n".join(lines) + "\n")
     want = _as_dict_assessment(lines, False)
-    for chunk in (997, 300):
-        merged.clear()
-        got = read_qrels(path, chunk_size=chunk, normalize_ids=False)
-        _same_arrays(got, want)
+    for chunk, got in _read_as_the_dicts(path, want, merged):
         some = range(0, len(want.item_ids), 7)
         assert [got.item_index(want.item_ids[i]) for i in some] == list(some)
         assert any(merged) == (shape == "again"), chunk
