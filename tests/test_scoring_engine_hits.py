@@ -373,11 +373,12 @@ def test_hits_of_every_answered_query_are_found_in_its_list(missing):
     m = rng.standard_normal((a.n_queries, a.n_items))
     rows = range(1, a.n_queries) if missing else None
     run = as_lists("r", m, a, rows=rows)
-    asked = []
+    asked, rows_asked = [], []
     judged_ranks = run.judged_ranks
 
     def spy(rows, pair_row, pair_item):
         asked.append(pair_item)
+        rows_asked.append(pair_row)
         return judged_ranks(rows, pair_row, pair_item)
 
     run.judged_ranks = spy
@@ -385,14 +386,6 @@ def test_hits_of_every_answered_query_are_found_in_its_list(missing):
     p = prepare(a, o, a.n_items)
     qrow, _ = query_rows(a, run)
     qs = np.arange(a.n_queries)
-    rows_asked = []
-    spied = run.judged_ranks
-
-    def spy_rows(rows, pair_row, pair_item):
-        rows_asked.append(pair_row)
-        return spied(rows, pair_row, pair_item)
-
-    run.judged_ranks = spy_rows
     lengths, _, (hrow, hrank, hgrade) = hits_block(a, run, p, qs, qrow)
     idx, want_lengths = lists_block(a, run, p, qs, qrow)
     np.testing.assert_array_equal(lengths, want_lengths)
