@@ -477,20 +477,55 @@ def _shard_tasks(dask_scheduler) -> list[str]:
     ]
 
 
-def _nothing_left(client) -> None:
-    """Nothing of ours is left on the cluster.  A future this process no
-    longer reaches may still be held by a reference cycle (an exception's
-    traceback and its frames) until Python's collector runs, and is released
-    then: collected here, as the process would in its time (CI once saw one
-    task held for 30 s, the collector not having run)."""
+def _handled(client) -> None:
+    """Every message this client has sent the scheduler is handled: its
+    submits, cancels and releases go on one stream, handled in order, where
+    ``run_on_scheduler``'s question comes by a connection of its own and
+    may overtake them (while a graph sent before is still unpacked: its
+    tasks not made yet, or made and their cancel not read yet).  A task
+    sent now has run once they are."""
+    client.submit(len, (), pure=False).result(timeout=60)
+
+
+def _nothing_left(client, wait: float = 30) -> None:
+    """Nothing of ours is left on the cluster (within ``wait`` seconds),
+    read once the scheduler has handled what this client sent
+    (:func:`_handled`; read before, an empty answer was taken for nothing
+    left while a job's tasks and their cancel were on their way, and the
+    next read found the tasks made and the cancel not yet read: the flaky
+    failure of ``_same-...  processing``).  A future this process no longer
+    reaches may still be held by a reference cycle (an exception's
+    traceback and its frames) until Python's collector runs, and is
+    released then: collected here, as the process would in its time."""
     import gc
     import time
 
-    deadline = time.monotonic() + 30
-    while client.run_on_scheduler(_shard_tasks) and time.monotonic() < deadline:
+    _handled(client)
+    deadline = time.monotonic() + wait
+    while (left := client.run_on_scheduler(_shard_tasks)) and time.monotonic() < deadline:
         gc.collect()
         time.sleep(0.1)
-    assert client.run_on_scheduler(_shard_tasks) == []
+    assert left == []
+
+
+def test_nothing_left_is_read_once_the_messages_on_their_way_are_handled(client, monkeypatch):
+    """What is left is read after the scheduler has handled what was sent
+    before: a task sent just before the check, whose graph the scheduler is
+    still unpacking (slowed here, as on a loaded machine), is found left."""
+    import distributed.scheduler
+
+    real = distributed.scheduler._materialize_graph
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(distributed.scheduler, "_materialize_graph", slow)
+    future = client.submit(dist._same, 1, pure=False)
+    with pytest.raises(AssertionError, match="_same-.* wanted by"):
+        _nothing_left(client, wait=0.3)
+    del future
+    _nothing_left(client)
 
 
 def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
@@ -517,6 +552,83 @@ def test_ctrl_c_cancels_the_clusters_futures(tmp_path, client, monkeypatch):
     assert len(shards) == len(dist.query_shards(a.n_queries, 2)) > 1
     assert sum(str(f.key).startswith("_same") for f in cancelled) == 2
     _nothing_left(client)
+
+
+#: the two ways a job goes to the cluster: shards of queries (every run
+#: but --top-k feature vectors) and shards of the gallery (--top-k)
+JOB_PATHS = {"query shards": {"metric": "euclidean"}, "gallery shards": {"top_k": 30}}
+
+
+def _feature_run(folder: Path, **kwargs):
+    from shrec_eval.reading.readers import load_assessment, load_run
+
+    args = _embeddings(folder)
+    a = load_assessment(args[0], collection=args[2])
+    return a, load_run(args[3], a, **kwargs)
+
+
+class _Submits:
+    """``client.submit`` spied on: ``sent``, the names of the functions it
+    was given, in order (the job's data, ``_same``, then its shards); Ctrl-C
+    (KeyboardInterrupt) instead of the submit numbered ``interrupt_at`` (0
+    for the first), as a user's Ctrl-C arrives while a job is sent."""
+
+    def __init__(self, client, monkeypatch) -> None:
+        self.sent: list[str] = []
+        self.interrupt_at: int | None = None
+        self.real = client.submit
+        monkeypatch.setattr(client, "submit", self.submit)
+
+    def submit(self, func, *args, **kwargs):
+        if len(self.sent) == self.interrupt_at:
+            raise KeyboardInterrupt
+        self.sent.append(func.__name__)
+        return self.real(func, *args, **kwargs)
+
+
+@pytest.mark.parametrize("path", JOB_PATHS)
+def test_a_stop_at_any_moment_leaves_nothing_on_the_cluster(tmp_path, client, monkeypatch, path):
+    """should_stop answering True once the job has made k submits, for every
+    k from none to all of them (then the stop comes while the results are
+    awaited): Cancelled, at once, with exactly k submits made (stopped before
+    it starts, a job sends nothing), and nothing of the job left on the
+    scheduler while its exception is still held (as an interactive session
+    keeps its last error: the futures its frames hold are still alive)."""
+    a, run = _feature_run(tmp_path, **JOB_PATHS[path])
+    spy = _Submits(client, monkeypatch)
+    held = []
+    for k in range(20):
+        spy.sent.clear()
+        try:
+            dist.evaluate(client, a, run, should_stop=lambda k=k: len(spy.sent) >= k)
+        except Cancelled as exc:
+            held.append(exc)
+        else:  # every submit made before the k-th: the stop never came
+            break
+        assert len(spy.sent) == k, spy.sent
+        _nothing_left(client, wait=10)
+    assert k > 2 and "_same" in spy.sent and len(held) == k  # data, shards, and the wait
+
+
+@pytest.mark.parametrize("path", JOB_PATHS)
+def test_ctrl_c_while_submitting_leaves_nothing_on_the_cluster(tmp_path, client, monkeypatch, path):
+    """Ctrl-C (KeyboardInterrupt) at each submit of a job after the first,
+    its data sent and some of its shards or none: what was sent is cancelled
+    on the scheduler, also while the exception (and the futures its frames
+    hold) is kept."""
+    a, run = _feature_run(tmp_path, **JOB_PATHS[path])
+    spy = _Submits(client, monkeypatch)
+    dist.evaluate(client, a, run)  # every submit of the job, counted
+    total = len(spy.sent)
+    assert total > 2 and spy.sent[0] == "_same"
+    for k in range(1, total):
+        spy.sent.clear()
+        spy.interrupt_at = k
+        with pytest.raises(KeyboardInterrupt) as caught:
+            dist.evaluate(client, a, run)
+        assert len(spy.sent) == k and caught.value is not None
+        spy.interrupt_at = None
+        _nothing_left(client, wait=10)
 
 
 def test_check_and_compare_take_the_cluster_too(tmp_path, client, capsys):

@@ -311,17 +311,51 @@ def _put(client, obj):
         return client.submit(_same, obj, pure=False, retries=2)
 
 
-def _wait(client, futures: list, done: Callable[[Any, Any], None], should_stop, data=()) -> None:
-    """Each future's result handed to ``done`` as it comes; Ctrl-C or
-    ``should_stop`` cancels those left on the cluster, and the ``data``
-    they use (else the cluster keeps it until this call's frames, held by
-    the exception's traceback, are collected)."""
-    distributed = _distributed()
-    try:
-        pending = distributed.as_completed(futures, with_results=True)
+class _Job:
+    """One job's futures on the cluster, sent by ``put`` (its data) and
+    ``submit`` (its tasks), each asking ``should_stop`` first (a job stopped
+    before it starts sends nothing), and awaited by ``wait``.  In ``with
+    _Job(client, should_stop) as sent``, however the block ends early
+    (Ctrl-C, however far the sending went; ``should_stop``; a task's error;
+    a submit that fails), every future sent is cancelled on the scheduler at
+    once (``force``: also where another client wants it), so nothing of the
+    job stays on the cluster whoever still holds its futures (the
+    exception's traceback and its frames, an interactive session's last
+    error).  Dask sends the cancel after the messages that made the tasks,
+    on the client's one ordered stream to the scheduler, which handles them
+    in that order (``Client.cancel`` since distributed 2023.3)."""
+
+    def __init__(self, client, should_stop) -> None:
+        self.client, self.should_stop = client, should_stop
+        self.sent: list = []
+
+    def __enter__(self) -> _Job:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None and self.sent:
+            self.client.cancel(self.sent, force=True)
+
+    def _ask(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled()
+
+    def put(self, obj):
+        self._ask()
+        self.sent.append(future := _put(self.client, obj))
+        return future
+
+    def submit(self, func, *args):
+        self._ask()
+        self.sent.append(future := self.client.submit(func, *args, pure=False, retries=2))
+        return future
+
+    def wait(self, futures: list, done: Callable[[Any, Any], None]) -> None:
+        """Each future's result handed to ``done`` as it comes; ``should_stop``
+        asked between them."""
+        pending = _distributed().as_completed(futures, with_results=True)
         while True:
-            if should_stop is not None and should_stop():
-                raise Cancelled()
+            self._ask()
             try:
                 batch = pending.next_batch(block=False)
             except StopIteration:
@@ -338,9 +372,6 @@ def _wait(client, futures: list, done: Callable[[Any, Any], None], should_stop, 
                     _, exc, tb = result
                     raise exc.with_traceback(tb)
                 done(future, result)
-    except BaseException:
-        client.cancel([*futures, *data], force=True)
-        raise
 
 
 def evaluate(
@@ -366,11 +397,6 @@ def evaluate(
     # an embedding run's tiles of query rows: each made by one worker
     align = tiling.TILE_ROWS if isinstance(run, emb.EmbeddingRun) else 1
     shards = query_shards(nq, _n_workers(client), align)
-    a_ref, r_ref = _put(client, assessment), _put(client, run)
-    futures = [
-        client.submit(_score_shard, a_ref, r_ref, job.evaluator, a, b, pure=False, retries=2)
-        for a, b in shards
-    ]
     parts: list[QueryScores] = []
 
     def done(_, part: QueryScores) -> None:
@@ -378,7 +404,10 @@ def evaluate(
         if progress is not None:
             progress(sum(p.stop - p.start for p in parts), nq)
 
-    _wait(client, futures, done, should_stop, data=(a_ref, r_ref))
+    with _Job(client, should_stop) as sent:
+        a_ref, r_ref = sent.put(assessment), sent.put(run)
+        futures = [sent.submit(_score_shard, a_ref, r_ref, job.evaluator, a, b) for a, b in shards]
+        sent.wait(futures, done)
     if progress is not None and nq == 0:
         progress(0, 0)
     return job.result(parts)
@@ -390,7 +419,6 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
     read a block of rows at a time), the keys merged here."""
     dist = run.distances
     n_workers = _n_workers(client)
-    ref = _put(client, dist)
     jobs = []  # (group, tiles, c0, c1)
     for g in range(run.n_groups):
         tiles = list(run.group_tiles(g))
@@ -398,13 +426,6 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
             jobs += [(g, [t], 0, dist.n_pieces) for t in tiles]
         else:
             jobs += [(g, tiles, a, b) for a, b in column_shards(dist.n_pieces, 2 * n_workers)]
-    futures = [
-        client.submit(
-            _select_shard, ref, tiles, c0, c1, run.keep, tiling.TILE_COLS, pure=False, retries=2
-        )
-        for _, tiles, c0, c1 in jobs
-    ]
-    index = {f.key: j for f, j in zip(futures, jobs)}
     got: dict[int, list] = {}
 
     def done(future, keys) -> None:
@@ -415,7 +436,14 @@ def _top_k(client, run, nq: int, progress, should_stop) -> None:
             progress(min(nq - 1, n * nq // max(1, total)), nq)
 
     total = sum(len(j[1]) for j in jobs)
-    _wait(client, futures, done, should_stop, data=(ref,))
+    with _Job(client, should_stop) as sent:
+        ref = sent.put(dist)
+        futures = [
+            sent.submit(_select_shard, ref, tiles, c0, c1, run.keep, tiling.TILE_COLS)
+            for _, tiles, c0, c1 in jobs
+        ]
+        index = {f.key: j for f, j in zip(futures, jobs)}
+        sent.wait(futures, done)
     keys_by_group = {}
     for g in range(run.n_groups):
         tiles = run.group_tiles(g)
