@@ -17,9 +17,10 @@ binary matrices), the same files at the same paths (a shared file system, as
 on a SLURM cluster; a LocalCluster shares this machine's).  Runs held in
 memory (TREC runs, rank lists, ASCII matrices) travel with the tasks.
 
-Dask is optional: :func:`connect` says how to install it.  Ctrl-C (or the
-app's ``should_stop``) cancels the cluster's futures; a worker lost midway
-is replaced and its tasks run again by Dask, and the result is the same.
+Dask is optional: :func:`connect` says how to install it.  Ctrl-C (or
+``should_stop``) cancels a job's futures on the cluster whenever it comes,
+also while the job is being sent (:class:`_Job`); a worker lost midway is
+replaced and its tasks run again by Dask, and the result is the same.
 """
 
 from __future__ import annotations
