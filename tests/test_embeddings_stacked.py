@@ -6,6 +6,7 @@ per shape of call; a BLAS that sums otherwise is multiplied tile by tile."""
 from __future__ import annotations
 
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -123,3 +124,48 @@ def test_the_checks_stay_behind_when_the_distances_go_to_another_machine(small):
         np.array_equal(x[1][0], y[1][0])
         for x, y in zip(again.key_pieces(range(d.n_tiles), 0), d.key_pieces(range(d.n_tiles), 0))
     ] == [True] * d.n_tiles
+
+
+@pytest.mark.parametrize("metric", ["dot", "euclidean"])
+def test_a_shape_is_checked_once_while_another_thread_asks_for_it(small, metric):
+    """The top K's two threads ask for the first pieces' shape together:
+    one checks it, the other multiplies its tiles one by one meanwhile (the
+    check multiplies them twice), and both get each tile's own bits."""
+    q, g = _features(np.float32)
+    d = tiles.Distances(q, None, g, None, metric)
+    checks: list[tuple[int, int]] = []
+    checking, other_done = threading.Event(), threading.Event()
+    real = d._stack_gives_tiles
+
+    def held(s, group, c):  # the first check waits for the other thread's piece
+        checks.append(s.shape)
+        checking.set()
+        if len(checks) == 1:
+            assert other_done.wait(timeout=5)
+        return real(s, group, c)
+
+    d._stack_gives_tiles = held
+    got: dict[int, dict] = {}
+
+    def first() -> None:
+        got[0] = dict(d.key_pieces([0, 1, 2], 0))
+
+    def second() -> None:
+        assert checking.wait(timeout=5)
+        got[1] = dict(d.key_pieces([0, 1, 2], 1))  # the same shape as piece 0's
+        other_done.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=10)
+    assert checks == [(24, 24)]
+    assert d._stacks == {(24, 24): d._stacks[(24, 24)]} and d._stacks[(24, 24)] is not None
+    for c in (0, 1):
+        assert sorted(got[c]) == [0, 1, 2]
+        for t in (0, 1, 2):
+            piece, negated = got[c][t]
+            own, own_negated = d.key_piece(t, c)
+            assert negated == own_negated
+            assert np.array_equal(_bits(piece), _bits(own)), (metric, t, c)

@@ -127,6 +127,34 @@ def test_descending_rows_merge_often():
     _check(m, 50, 4, 100, 3)
 
 
+def test_a_row_of_many_candidates_is_merged_apart(monkeypatch):
+    """A row that meets the items near its query in one piece (all 120 of
+    its columns there beat its threshold; the others bring a few) is merged
+    apart: the other rows are not padded to its width.  Ties at the K-th
+    value in that piece and across the pieces keep the ranking's order."""
+    rng = np.random.default_rng(3)
+    m = rng.integers(0, 50, (7, 1200)).astype(np.float32)
+    m[2, 600:720] = -5.0  # row 2's class: equal values, the first K by column
+    m[2, 700:705] = -6.0
+    m[4, 610:615] = -1.0  # row 4: a few, tied with the same value elsewhere
+    m[4, 100] = -1.0
+    widths: list[tuple[list[int], int]] = []
+    real = topk._Rows._wide
+
+    def spy(self, rows, count, cand, first):
+        wide = real(self, rows, count, cand, first)
+        widths.append((rows.tolist(), wide.shape[1]))
+        return wide
+
+    monkeypatch.setattr(topk._Rows, "_wide", spy)
+    k = 10
+    _check(m, k, 7, 120, 1)
+    heavy = [w for rows, w in widths if rows == [2]]
+    assert heavy and max(heavy) >= k + 120
+    # the merge that took row 2's 120 candidates: its other rows' band is narrower
+    assert any(2 not in rows and len(rows) > 1 and w < k + 120 for rows, w in widths)
+
+
 @pytest.mark.slow
 def test_any_matrix_tiles_and_shards():
     from hypothesis import HealthCheck, given, settings

@@ -102,8 +102,10 @@ class Distances:
         )
         self.n_tiles = -(-nq // TILE_ROWS)
         self.n_pieces = -(-n // TILE_COLS)
-        #: shape of a stacked call -> whether it gives the tiles' bits (key_pieces)
-        self._stacks: dict[tuple[int, int], bool] = {}
+        #: shape of a stacked call -> whether it gives the tiles' bits (key_pieces;
+        #: None while a thread checks it)
+        self._stacks: dict[tuple[int, int], bool | None] = {}
+        self._stack_lock = threading.Lock()
         tile_bytes = 4 * TILE_ROWS * max(n, 1)
         self._tiles = TileCache(self._tile, keep=max(2, min(8, (64 << 20) // tile_bytes)))
 
@@ -289,6 +291,8 @@ class Distances:
             ga, gb = c * TILE_COLS, min((c + 1) * TILE_COLS, self.shape[1])
             shape = (qb - qa, gb - ga)
             ok = self._stacks.get(shape)
+            if ok is None and not self._claim(shape):
+                ok = False  # another thread checks this shape: tile by tile meanwhile
             if ok is False:
                 for t in group:
                     yield t, self.key_piece(t, c)
@@ -320,6 +324,16 @@ class Distances:
                     b = min(a + TILE_ROWS, s.shape[0])
                     with np.errstate(over="ignore", invalid="ignore"):
                         yield t, (self._finish(part, qa + a, qa + b, ga, gb), False)
+
+    def _claim(self, shape: tuple[int, int]) -> bool:
+        """Whether this thread checks stacked calls of ``shape`` (the first
+        to ask does; the check multiplies the tiles twice, and the two
+        threads of the top K ask for the first pieces' shape together)."""
+        with self._stack_lock:
+            if shape in self._stacks:
+                return False
+            self._stacks[shape] = None
+            return True
 
     def _stack_gives_tiles(self, s: np.ndarray, group: list[int], c: int) -> bool:
         """Whether the stacked product ``s`` of ``group`` and piece ``c``
@@ -446,7 +460,8 @@ class Distances:
         worker reads the same file; the cluster's machines share it), arrays
         in memory with their values; the caches left behind."""
         # (a worker's BLAS may sum otherwise: it checks the stacked calls again)
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_tiles", "_local", "_stacks")}
+        left = ("_tiles", "_local", "_stacks", "_stack_lock")
+        state = {k: v for k, v in self.__dict__.items() if k not in left}
         state["_tiles_keep"] = self._tiles._keep
         return state
 
@@ -455,6 +470,7 @@ class Distances:
         self.__dict__.update(state)
         self._tiles = TileCache(self._tile, keep=keep)
         self._stacks = {}
+        self._stack_lock = threading.Lock()
 
     # -- the first K of each row
     def top_keys(self, tiles: range, k: int) -> list[np.ndarray]:

@@ -38,6 +38,8 @@ __all__ = ["merge_keys", "order_bits", "order_keys", "select_columns", "select_t
 _PAD = np.uint64(2**64 - 1)
 _LOW = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
+#: rows with more than MANY x K candidates in a merge are merged apart
+_MANY = 2
 
 
 def order_bits(d: np.ndarray) -> np.ndarray:
@@ -154,20 +156,43 @@ class _Rows:
         count = np.bincount(r, minlength=self._keys.shape[0])
         rows = np.flatnonzero(count)
         count = count[rows]
+        if self._keys.shape[1] < k:  # still filling: every row gets the same number of keys
+            wide = self._wide(rows, count, cand, None)
+            if wide.shape[1] > k:
+                wide = np.partition(wide, k - 1, axis=1)
+            self._keys = np.ascontiguousarray(wide[:, : min(k, wide.shape[1])])
+            return
+        # the rows of many candidates (a row that meets its class: a
+        # thousand where most have tens) merged apart, not every row padded
+        # to their width
+        many = count > _MANY * k
+        if many.any() and not many.all():
+            start = np.cumsum(count) - count
+            bands = [(b, start[b]) for b in (~many, many)]
+        else:
+            bands = [(slice(None), None)]
+        for band, first in bands:
+            wide = self._wide(rows[band], count[band], cand, first)
+            if wide.shape[1] > k:
+                wide = np.partition(wide, k - 1, axis=1)
+            assert self.limit is not None  # set once every row has K keys
+            self._keys[rows[band]] = wide[:, :k]
+            self.limit[rows[band]] = _values(wide[:, k - 1])
+
+    def _wide(
+        self, rows: np.ndarray, count: np.ndarray, cand: np.ndarray, first: np.ndarray | None
+    ) -> np.ndarray:
+        """Rows ``rows``' kept keys and their candidates side by side,
+        padded with the largest key: ``count`` candidates a row, from
+        ``first`` in ``cand`` (None: ``cand`` holds theirs only, row by row)."""
+        assert self._keys is not None  # made by the first piece (_fill)
         w = self._keys.shape[1]
         wide = np.full((rows.size, w + int(count.max())), _PAD, dtype=np.uint64)
         wide[:, :w] = self._keys[rows]
-        start = np.cumsum(count) - count
         slot = np.repeat(np.arange(rows.size), count)
-        wide[slot, w + np.arange(r.size) - start[slot]] = cand
-        if wide.shape[1] > k:
-            wide = np.partition(wide, k - 1, axis=1)
-        if w < k:  # still filling: every row gets the same number of keys
-            self._keys = np.ascontiguousarray(wide[:, : min(k, wide.shape[1])])
-            return
-        assert self.limit is not None  # set once every row has K keys
-        self._keys[rows] = wide[:, :k]
-        self.limit[rows] = _values(wide[:, k - 1])
+        place = np.arange(slot.size) - np.repeat(np.cumsum(count) - count, count)
+        wide[slot, w + place] = cand if first is None else cand[np.repeat(first, count) + place]
+        return wide
 
 
 def select_columns(
