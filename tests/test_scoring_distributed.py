@@ -47,6 +47,9 @@ def client():
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
+        # the tests count on two workers (shards per worker): both registered
+        # with the scheduler before the first test, not only started
+        c.wait_for_workers(2, timeout=60)
         yield c
 
 
