@@ -427,8 +427,11 @@ def test_a_closed_window_leaves_no_widget_behind(qtbot, scored):
     plots' hover proxies (pyqtgraph's SignalProxy, made without a parent)
     once held their plots through their slots, in a cycle Python's collector
     cannot see, and kept each window's plots, their menus and their frames
-    (85 top-level widgets) for the life of the process."""
+    (85 top-level widgets) for the life of the process.  Each plot's menu is
+    opened first (a plot makes it on its first right-click)."""
     import gc
+
+    import pyqtgraph as pg
 
     from shrec_gui.window.main import MainWindow, app_settings
 
@@ -445,6 +448,9 @@ def test_a_closed_window_leaves_no_widget_behind(qtbot, scored):
     if scored:
         w.open_demo()
     wait_idle(qtbot, w, 7 if scored else None)
+    for view in [p.getPlotItem().vb for p in w.findChildren(pg.PlotWidget)]:
+        view.getMenu(None)  # what a right-click opens
+    del view
     made = [x for k, x in parentless().items() if k not in before]
     assert "ViewBoxMenu" in {type(x).__name__ for x in made}  # the plots' menus
     w.close()
