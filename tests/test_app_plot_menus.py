@@ -34,6 +34,7 @@ def test_a_windows_plots_make_their_menus_when_first_opened(win, qtbot):
     """A new window made no plot menu (each cost a seventh of a window);
     every plot of the window is a PlotView whose first right-click makes
     its menu, and the next opening shows that same menu."""
+    win.all_tabs()  # every tab made (a tab is made when first shown)
     plots = win.findChildren(pg.PlotWidget)
     assert len(plots) == 7
     for plot in plots:
