@@ -131,7 +131,7 @@ class PerClassTab(QWidget, Tab):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(plot_bar)
         # the clicked class's shapes (contests with shapes)
-        self.class_shapes = ClassShapesRow(controller.shapes)
+        self.class_shapes = ClassShapesRow(controller.shapes, self)  # never a window of its own
         tl.addWidget(self.class_shapes)
         tl.addWidget(self.plots, 1)
         tiers = QWidget()

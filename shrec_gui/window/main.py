@@ -43,7 +43,7 @@ from .file_dialogs import DialogHost, FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme
 from .shapes_dialog import ShapesDialog
-from .tab_pages import TabOf, TabPages, window_tabs
+from .tab_pages import MADE_AT_ONCE, TabOf, TabPages, window_tabs
 
 
 def app_icon() -> QIcon:
@@ -56,7 +56,7 @@ def app_icon() -> QIcon:
 
 
 class MainWindow(QMainWindow):
-    # the tabs, each made when first shown or read (window/tab_pages.py)
+    # the tabs, made with the window or when first shown or read (window/tab_pages.py)
     summary = TabOf()
     per_query = TabOf()
     per_class = TabOf()
@@ -114,7 +114,8 @@ class MainWindow(QMainWindow):
         self.menus = MenuBar(self)  # the menu bar's actions
         self.prefs.restore_window(self)
         self.set_dark(self.prefs.dark())
-        self.tab_pages["summary"]  # made now: the tab shown first (the others when shown)
+        for name in MADE_AT_ONCE:  # the others when shown or read
+            self.tab_pages[name]
         self._show_page()
 
     # -- construction -----------------------------------------------------------------
