@@ -658,7 +658,11 @@ def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
     p = PRESETS["column"]
     demo.tabs.setCurrentWidget(demo.ranked)
     demo.ranked.select_query("q05")
-    qtbot.waitUntil(lambda: demo.ranked.lists.query_id == "q05", timeout=10000)
+    # (no lists at all until the first answer: the tab is made when first shown)
+    qtbot.waitUntil(
+        lambda: demo.ranked.lists is not None and demo.ranked.lists.query_id == "q05",
+        timeout=10000,
+    )
     fig = demo.exports._print_figure("ranked", p)()
     renderer = fig.canvas.get_renderer()
     page = fig.bbox
