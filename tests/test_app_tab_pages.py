@@ -49,6 +49,7 @@ def test_a_new_window_makes_three_tabs_and_no_plot_tab(win):
     assert plots == {pages[2].plot, pages[2].heat}  # Per class's
     assert win.tab_pages.made_tabs() == pages[:3]
     assert win.caught_up()  # a tab not made misses nothing
+    assert "curves" in win.named_tabs() and win.findChildren(CurvesTab) == []  # asked, not made
 
 
 def test_the_view_state_is_the_same_with_the_tabs_made_late(win, qtbot):

@@ -66,6 +66,9 @@ class TabPages(Mapping):
         tab = self._tabs.get(name)
         return tab if tab is not None else self._make(name)
 
+    def __contains__(self, name) -> bool:
+        return name in self._makers  # a question, not a reading: nothing made
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._makers)
 
