@@ -445,6 +445,8 @@ def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
     from shrec_eval.outputs.figures import PRESETS
 
     w = _scored_window(qtbot)
+    ranked = w.ranked  # made when first read: it asks for its query's lists, as when shown
+    qtbot.waitUntil(lambda: ranked.lists is not None, timeout=10000)
     w.per_class.select_class("house")
     col = FigureSettings(preset="column", fmt="pdf")
     p = PRESETS["column"]
