@@ -445,6 +445,8 @@ def test_export_figure_at_a_print_preset_is_the_core_figure(qtbot, tmp_path):
     from shrec_eval.outputs.figures import PRESETS
 
     w = _scored_window(qtbot)
+    ranked = w.ranked  # made when first read: it asks for its query's lists, as when shown
+    qtbot.waitUntil(lambda: ranked.lists is not None, timeout=10000)
     w.per_class.select_class("house")
     col = FigureSettings(preset="column", fmt="pdf")
     p = PRESETS["column"]
@@ -658,7 +660,11 @@ def test_ranked_and_class_figures_at_a_preset_are_whole(demo, qtbot):
     p = PRESETS["column"]
     demo.tabs.setCurrentWidget(demo.ranked)
     demo.ranked.select_query("q05")
-    qtbot.waitUntil(lambda: demo.ranked.lists.query_id == "q05", timeout=10000)
+    # (no lists at all until the first answer: the tab is made when first shown)
+    qtbot.waitUntil(
+        lambda: demo.ranked.lists is not None and demo.ranked.lists.query_id == "q05",
+        timeout=10000,
+    )
     fig = demo.exports._print_figure("ranked", p)()
     renderer = fig.canvas.get_renderer()
     page = fig.bbox

@@ -421,14 +421,47 @@ def test_rebuilt_menus_and_closed_dialogs_are_not_kept(win, monkeypatch):
     assert win.findChildren(OptionsDialog) == [] and win.findChildren(ShapesDialog) == []
 
 
+def test_a_legend_placing_asked_for_goes_with_its_plot(qtbot):
+    """A plot deleted while its legend's placing waits for the event loop
+    takes the placing with it (it ran on the deleted legend: a closed
+    window's tab made just before the window closed)."""
+    import gc
+
+    import pyqtgraph as pg
+    import shiboken6
+
+    from shrec_gui.plots.legend_place import LegendPlacer
+    from shrec_gui.plots.plot_view import PlotView
+
+    plot = PlotView()
+    plot.addLegend()
+    plot.getPlotItem().addItem(pg.PlotDataItem([0, 1], [0, 1], name="a run"))
+    placer = LegendPlacer(plot.getPlotItem())
+    placer.schedule()
+    plot.deleteLater()
+    del plot
+    _deferred_deletes()  # the event loop runs: nothing placed on the deleted legend
+    gc.collect()
+    assert not shiboken6.isValid(placer)  # gone with its plot
+
+
+def open_menus(plots) -> None:
+    """Each plot's right-click menu, as a right-click opens it."""
+    for plot in plots:
+        plot.getPlotItem().vb.getMenu(None)
+
+
 @pytest.mark.parametrize("scored", [False, True], ids=["empty", "demo scored"])
 def test_a_closed_window_leaves_no_widget_behind(qtbot, scored):
     """A window closed and deleted takes every widget it made with it: the
     plots' hover proxies (pyqtgraph's SignalProxy, made without a parent)
     once held their plots through their slots, in a cycle Python's collector
     cannot see, and kept each window's plots, their menus and their frames
-    (85 top-level widgets) for the life of the process."""
+    (85 top-level widgets) for the life of the process.  Every tab is made
+    and each plot's menu opened first (made when first shown, first opened)."""
     import gc
+
+    import pyqtgraph as pg
 
     from shrec_gui.window.main import MainWindow, app_settings
 
@@ -445,6 +478,8 @@ def test_a_closed_window_leaves_no_widget_behind(qtbot, scored):
     if scored:
         w.open_demo()
     wait_idle(qtbot, w, 7 if scored else None)
+    w.all_tabs()  # every tab made (a tab is made when first shown)
+    open_menus(w.findChildren(pg.PlotWidget))
     made = [x for k, x in parentless().items() if k not in before]
     assert "ViewBoxMenu" in {type(x).__name__ for x in made}  # the plots' menus
     w.close()

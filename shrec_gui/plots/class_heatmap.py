@@ -15,9 +15,10 @@ from PySide6.QtGui import QFontMetricsF
 from shrec_eval.outputs.report import fmt
 
 from .curves import numeric_axes
+from .plot_view import PlotView
 
 
-class ClassHeatmap(pg.PlotWidget):
+class ClassHeatmap(PlotView):
     """Runs along x, classes down y (first class on top), cells coloured as
     the table's heatmap (viridis, brighter = better), the colour bar on the
     right giving the scale, and the class, run and value of the cell under

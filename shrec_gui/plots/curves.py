@@ -24,6 +24,7 @@ from shrec_eval.scoring.measures import CURVES
 
 from .legend_place import LegendPlacer
 from .measure_bars import MeasureBarsWidget
+from .plot_view import PlotView
 
 MEAN = "Mean over queries"
 
@@ -204,7 +205,7 @@ class CurvesWidget(QWidget):
         self.query.addItem(MEAN)
         self.query.setMinimumContentsLength(12)
         self._qids: tuple = ()
-        self.plot = pg.PlotWidget()
+        self.plot = PlotView()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(
             offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample

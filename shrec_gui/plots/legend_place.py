@@ -24,7 +24,9 @@ class LegendPlacer(QObject):
     """Keeps ``plot_item``'s legend off its data (see the module)."""
 
     def __init__(self, plot_item) -> None:
-        super().__init__()
+        # the plot's child: deleted with it (a placing asked for as a closed
+        # window's tab was made ran after the window was gone)
+        super().__init__(plot_item)
         self.plot = plot_item
         self.outside = False
         self._margin = 0.0

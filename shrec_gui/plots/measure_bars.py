@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayo
 
 from .legend_place import LegendPlacer
 from .name_ticks import NameTicks
+from .plot_view import PlotView
 
 #: the measures of the SHREC track reports' bar charts
 SHREC_BARS = ("nn", "ft_psb", "st_psb", "e_measure", "dcg_psb")
@@ -32,7 +33,7 @@ class MeasureBarsWidget(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._stale = False
-        self.plot = pg.PlotWidget()
+        self.plot = PlotView()
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))

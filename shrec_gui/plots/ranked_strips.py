@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from .curves import export_buttons, numeric_axes, searchable_combo
+from .plot_view import PlotView
 
 #: the colour of a rank by grade: not relevant, relevant below the top grade, top grade
 GRADE_COLOURS = {0: (225, 225, 225), 1: (140, 200, 120), 2: (20, 110, 50)}
@@ -115,7 +116,7 @@ class RankedListsWidget(QWidget):
         self.run.addItem(ALL_RUNS, None)
         self.query = searchable_combo()
         self.query.setMinimumContentsLength(10)
-        self.plot = pg.PlotWidget()
+        self.plot = PlotView()
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.setLabel("bottom", "Rank")
         numeric_axes(self.plot)

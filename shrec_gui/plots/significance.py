@@ -28,6 +28,7 @@ from shrec_eval.scoring.stats import CORRECTIONS, TESTS, average_note, average_u
 
 from ..models.tables import PValueModel
 from .curves import export_buttons, numeric_axes
+from .plot_view import PlotView
 
 #: a run's row in the means plot, in lines of text (its name on the left, whole)
 ROW_LINES = 1.4
@@ -106,7 +107,7 @@ class SignificanceWidget(QWidget):
         self.pview.verticalHeader().setVisible(True)  # the runs, as the columns
         self.pview.horizontalHeader().setStretchLastSection(False)
         # means with intervals
-        self.means_plot = pg.PlotWidget()
+        self.means_plot = PlotView()
         self.means_plot.showGrid(x=True, alpha=0.25)
         self.means_plot.getPlotItem().setTitle("Run means with bootstrap intervals")
         self.means_plot.setMouseEnabled(x=False, y=False)
@@ -132,7 +133,7 @@ class SignificanceWidget(QWidget):
         # head to head
         self.run_a = QComboBox()
         self.run_b = QComboBox()
-        self.h2h_plot = pg.PlotWidget()
+        self.h2h_plot = PlotView()
         self.h2h_plot.showGrid(x=True, y=True, alpha=0.25)
         numeric_axes(self.h2h_plot)
         self.h2h_label = QLabel("")

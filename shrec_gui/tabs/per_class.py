@@ -35,6 +35,7 @@ from ..plots.curves import (
     set_widget_theme,
 )
 from ..plots.legend_place import LegendPlacer
+from ..plots.plot_view import PlotView
 from ..widgets.table_view import CopyTable
 from ..widgets.thumbnails import ClassShapesRow
 from . import Tab
@@ -75,7 +76,7 @@ class PerClassTab(QWidget, Tab):
         # one class: its PR curves and its first tiers
         self.class_label = QLabel("Click a class in the table.")
         self.class_label.setWordWrap(True)
-        self.plot = pg.PlotWidget()
+        self.plot = PlotView()
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.addLegend(
             offset=(-10, 10), brush=pg.mkBrush(LEGEND_BRUSH[False]), sampleType=RunSample
@@ -130,7 +131,7 @@ class PerClassTab(QWidget, Tab):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(plot_bar)
         # the clicked class's shapes (contests with shapes)
-        self.class_shapes = ClassShapesRow(controller.shapes)
+        self.class_shapes = ClassShapesRow(controller.shapes, self)  # never a window of its own
         tl.addWidget(self.class_shapes)
         tl.addWidget(self.plots, 1)
         tiers = QWidget()

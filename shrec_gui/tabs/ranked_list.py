@@ -20,7 +20,7 @@ class RankedListTab(RankedListsWidget, Tab):
         super().__init__(parent)
         self.controller = controller
         # the shapes of the lists shown (hidden while the contest has no shapes)
-        self.thumbs = ThumbStrips(controller.shapes)
+        self.thumbs = ThumbStrips(controller.shapes, self)  # never a window of its own
         self.layout().insertWidget(self.layout().indexOf(self.info_scroll), self.thumbs, 2)
         # Tab as the tab reads, top to bottom: the strips' controls before the summary below them
         t = self.thumbs

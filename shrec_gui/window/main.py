@@ -34,13 +34,6 @@ from ..exports.actions import ExportActions, ExportHost
 from ..state.controller import ContestController
 from ..state.view_state import capture as capture_view
 from ..state.view_state import restore as restore_view
-from ..tabs.checks import ChecksTab
-from ..tabs.curves import CurvesTab
-from ..tabs.per_class import PerClassTab
-from ..tabs.per_query import PerQueryTab
-from ..tabs.ranked_list import RankedListTab
-from ..tabs.significance import SignificanceTab
-from ..tabs.summary import SummaryTab
 from ..widgets.job_progress import JobProgress
 from ..widgets.reading_banner import ReadingBanner
 from ..widgets.table_view import CopyTable
@@ -50,6 +43,7 @@ from .file_dialogs import DialogHost, FileDialogs
 from .menu_bar import MenuBar
 from .settings import Preferences, app_settings, apply_theme
 from .shapes_dialog import ShapesDialog
+from .tab_pages import MADE_AT_ONCE, TabOf, TabPages, window_tabs
 
 
 def app_icon() -> QIcon:
@@ -62,6 +56,15 @@ def app_icon() -> QIcon:
 
 
 class MainWindow(QMainWindow):
+    # the tabs, made with the window or when first shown or read (window/tab_pages.py)
+    summary = TabOf()
+    per_query = TabOf()
+    per_class = TabOf()
+    curves = TabOf()
+    ranked = TabOf()
+    checks = TabOf()
+    significance = TabOf()
+
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.prefs = Preferences(settings)
@@ -111,8 +114,8 @@ class MainWindow(QMainWindow):
         self.menus = MenuBar(self)  # the menu bar's actions
         self.prefs.restore_window(self)
         self.set_dark(self.prefs.dark())
-        for tab in self.all_tabs():
-            tab.refresh()
+        for name in MADE_AT_ONCE:  # the others when shown or read
+            self.tab_pages[name]
         self._show_page()
 
     # -- construction -----------------------------------------------------------------
@@ -138,37 +141,14 @@ class MainWindow(QMainWindow):
         self._show(self.welcome)
         self.setCentralWidget(self.pages)
         c.changed.connect(self._show_page)
-        self.summary = SummaryTab(c, self.prefs.summary_columns())
-        self.summary.columnsChanged.connect(self.prefs.set_summary_columns)
-        self.per_query = PerQueryTab(c, self.summary)
-        self.per_class = PerClassTab(c)
-        self.per_class.classSelected.connect(self.per_query.set_class_filter)
-        self.per_class.classActivated.connect(lambda _: self.tabs.setCurrentWidget(self.per_query))
-        self.per_class.exportRequested.connect(
-            lambda which, kind: self.exports.export_plot_dialog(kind, which)
-        )
-        self.curves = CurvesTab(c)
-        self.curves.exportRequested.connect(
-            lambda kind: self.exports.export_plot_dialog(kind, "curves")
-        )
-        self.ranked = RankedListTab(c)
-        self.ranked.exportRequested.connect(
-            lambda kind: self.exports.export_plot_dialog(kind, "ranked")
-        )
-        self.checks = ChecksTab(c)
-        self.significance = SignificanceTab(c)
-        self.significance.exportRequested.connect(
-            lambda which, kind: self.exports.export_plot_dialog(kind, which)
-        )
-        self.significance.querySelected.connect(self.show_query)
-        self.per_query.view.doubleClicked.connect(
-            lambda index: self.show_query(str(index.sibling(index.row(), 0).data()))
-        )
-        for tab in self.all_tabs():
-            self.tabs.addTab(tab, tab.title)
-        self.tabs.currentChanged.connect(lambda i: self.tabs.widget(i).refresh_if_stale())
+        self.tab_pages = TabPages(self.tabs, window_tabs(self), made=self._tab_made)
         self.controller.changed.connect(self._catch_up_later)
         self.controller.changed.connect(self.show_unsaved)
+
+    def _tab_made(self, tab) -> None:
+        """A tab made (first shown or read): the theme, the contest as it is."""
+        tab.set_dark(self.dark)
+        tab.refresh()
 
     def set_contest_name(self, name: str | None) -> None:
         """The contest's name (a session's, opened or saved), in the title."""
@@ -201,7 +181,7 @@ class MainWindow(QMainWindow):
         closed: its widgets may be going away)."""
         if self.controller.busy or self._closed:
             return
-        for tab in self.all_tabs():
+        for tab in self.tab_pages.made_tabs():  # one not made yet misses nothing
             if tab.missed_changes:
                 tab.refresh_if_stale()
                 QTimer.singleShot(0, self.catch_up)
@@ -209,7 +189,7 @@ class MainWindow(QMainWindow):
 
     def caught_up(self) -> bool:
         """Every tab shows the current runs and results."""
-        return not any(tab.missed_changes for tab in self.all_tabs())
+        return not any(tab.missed_changes for tab in self.tab_pages.made_tabs())
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome
@@ -235,19 +215,12 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(page)
 
     def all_tabs(self) -> list:
+        """Every tab (made now where it was not)."""
         return list(self.named_tabs().values())
 
-    def named_tabs(self) -> dict:
-        """The tabs by name (what the exports ask for)."""
-        return {
-            "summary": self.summary,
-            "per_query": self.per_query,
-            "per_class": self.per_class,
-            "curves": self.curves,
-            "ranked": self.ranked,
-            "checks": self.checks,
-            "significance": self.significance,
-        }
+    def named_tabs(self) -> TabPages:
+        """The tabs by name (what the exports ask for), each made when read."""
+        return self.tab_pages
 
     def current_tab(self):
         return self.tabs.currentWidget()
@@ -278,7 +251,7 @@ class MainWindow(QMainWindow):
     def set_dark(self, dark: bool) -> None:
         self.dark = bool(dark)
         apply_theme(self.dark)
-        for tab in self.all_tabs():
+        for tab in self.tab_pages.made_tabs():  # the others when they are made
             tab.set_dark(self.dark)
         self.welcome.set_dark(self.dark)
         self.banner.set_dark(self.dark)
