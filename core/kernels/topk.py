@@ -166,6 +166,7 @@ class _Rows:
         # thousand where most have tens) merged apart, not every row padded
         # to their width
         many = count > _MANY * k
+        bands: list[tuple[np.ndarray | slice, np.ndarray | None]]  # (rows' mask, their first)
         if many.any() and not many.all():
             start = np.cumsum(count) - count
             bands = [(b, start[b]) for b in (~many, many)]
