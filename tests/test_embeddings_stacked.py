@@ -169,3 +169,29 @@ def test_a_shape_is_checked_once_while_another_thread_asks_for_it(small, metric)
             own, own_negated = d.key_piece(t, c)
             assert negated == own_negated
             assert np.array_equal(_bits(piece), _bits(own)), (metric, t, c)
+
+
+def test_a_check_that_fails_is_made_again_by_the_next_call(small):
+    """A shape's check that ends in an error (a read error, no memory) leaves
+    no claim behind: the next call checks the shape again and stacks it,
+    where a shape left claimed was multiplied tile by tile for good."""
+    q, g = _features(np.float32)
+    d = tiles.Distances(q, None, g, None, "dot")
+    real = d._stack_gives_tiles
+    checks: list[tuple[int, int]] = []
+
+    def failing_once(s, group, c):
+        checks.append(s.shape)
+        if len(checks) == 1:
+            raise OSError("a transient read error")
+        return real(s, group, c)
+
+    d._stack_gives_tiles = failing_once
+    with pytest.raises(OSError, match="transient"):
+        dict(d.key_pieces([0, 1, 2], 0))
+    assert (24, 24) not in d._stacks
+    got = dict(d.key_pieces([0, 1, 2], 0))
+    assert checks == [(24, 24), (24, 24)]
+    assert d._stacks == {(24, 24): True}
+    for t in (0, 1, 2):
+        assert np.array_equal(_bits(got[t][0]), _bits(d.key_piece(t, 0)[0]))

@@ -297,24 +297,30 @@ class Distances:
                 for t in group:
                     yield t, self.key_piece(t, c)
                 continue
-            q = self._kept(
-                "stack",
-                (group[0], group[-1]),
-                partial(self._take, self.query, self.qidx, qa, qb, self.qshift),
-            )
-            g = self._kept(
-                "gallery",
-                c,
-                partial(self._take, self.gallery, self.gidx, ga, gb, self.gshift),
-            )
-            with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
-                s = np.matmul(q, g.T)
-            if ok is None:
-                ok = self._stacks[shape] = self._stack_gives_tiles(s, group, c)
-                if not ok:
-                    for t in group:
-                        yield t, self.key_piece(t, c)
-                    continue
+            try:
+                q = self._kept(
+                    "stack",
+                    (group[0], group[-1]),
+                    partial(self._take, self.query, self.qidx, qa, qb, self.qshift),
+                )
+                g = self._kept(
+                    "gallery",
+                    c,
+                    partial(self._take, self.gallery, self.gidx, ga, gb, self.gshift),
+                )
+                with one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+                    s = np.matmul(q, g.T)
+                if ok is None:
+                    ok = self._stacks[shape] = self._stack_gives_tiles(s, group, c)
+            except BaseException:
+                if ok is None:  # this thread's check did not end: the next call checks again
+                    with self._stack_lock:
+                        self._stacks.pop(shape, None)
+                raise
+            if not ok:
+                for t in group:
+                    yield t, self.key_piece(t, c)
+                continue
             for t in group:
                 a = t * TILE_ROWS - qa
                 part = s[a : a + TILE_ROWS]
