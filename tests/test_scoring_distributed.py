@@ -721,3 +721,30 @@ def test_a_feature_file_changed_under_the_workers_is_an_error_naming_it(tmp_path
     assert e.value.path == args[3]
     assert "the file ended after 20,000 bytes while it was read" in e.value.message
     _nothing_left(client)
+
+
+def test_a_cancel_that_fails_leaves_the_jobs_own_error(tmp_path, client, monkeypatch):
+    """The job's error reaches the caller when the cancel after it fails too
+    (the client closed, the scheduler gone): not the cancel's."""
+    from shrec_eval.reading.readers import load_assessment, load_run
+
+    cla, runs = _cla_contest(tmp_path)
+    a = load_assessment(cla)
+    run = load_run(runs[0], a)
+    real = client.cancel
+    tried = []
+
+    def cancel_fails(futures, **kw):
+        tried.append(len(futures))
+        real(futures, **kw)  # nothing left on the cluster for the next tests
+        raise OSError("the scheduler is gone")
+
+    monkeypatch.setattr(client, "cancel", cancel_fails)
+
+    def progress(done, total):
+        raise ValueError("the caller's own error")
+
+    with pytest.raises(ValueError, match="the caller's own error"):
+        dist.evaluate(client, a, run, progress=progress)
+    assert tried and tried[0] > 2
+    _nothing_left(client)

@@ -335,7 +335,13 @@ class _Job:
 
     def __exit__(self, kind, exc, tb) -> None:
         if kind is not None and self.sent:
-            self.client.cancel(self.sent, force=True)
+            try:
+                self.client.cancel(self.sent, force=True)
+            except Exception:
+                # the client closed or the scheduler gone (what the cancel
+                # would drop goes with the client's connection): the job's
+                # own error is the one the caller gets, not the cancel's
+                pass
 
     def _ask(self) -> None:
         if self.should_stop is not None and self.should_stop():
