@@ -68,9 +68,42 @@ _SERVER_LOCK = threading.Lock()
 
 
 def hold_server() -> None:
-    """One user more of the server (drawers, or :func:`server_started`)."""
+    """One user more of the server (drawers, :func:`server_started`,
+    :func:`kept_server`); a server that died since it was last used (killed)
+    is ended first (:func:`_end_dead_server`)."""
     with _SERVER_LOCK:
         _SERVER_USERS[0] += 1
+        _end_dead_server()
+
+
+def _end_dead_server() -> None:
+    """A server of this process that died while it was held (killed; in a
+    :func:`kept_server` its users never all let go) ended as
+    :func:`_end_server` ends one: reaped and its socket removed, so that the
+    next user starts a fresh one (multiprocessing would start it too, but
+    leave the dead one's socket in the folder, which then stays).  A server
+    still running, or none, is left alone (its state read without reaping
+    it)."""
+    from multiprocessing import forkserver
+
+    server: Any = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is None or not hasattr(server, "_stop_unlocked") or not hasattr(os, "waitid"):
+        return
+    with lock:
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is None:
+            return
+        try:
+            ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped by someone else: multiprocessing starts anew
+            return
+        if ended is None:  # running
+            return
+        try:
+            server._stop_unlocked()  # reaped, its socket removed
+        except OSError:  # its socket gone already (its folder removed meanwhile)
+            pass
 
 
 def let_go_of_server() -> None:
@@ -129,6 +162,31 @@ def _end_server() -> None:
                 config["tempdir"] = None
             else:
                 finalizer()  # the folder removed, and forgotten: made anew when next needed
+
+
+@contextlib.contextmanager
+def kept_server():
+    """This process's server kept while this lasts, for every report written
+    meanwhile: the command line's ``main`` with ``--report``, the drawers of
+    :func:`.figure_jobs.start_drawers`, the app's exports, called again and
+    again from one script, notebook or test session, fork their drawing
+    processes from one server, started by the first of them, instead of
+    each starting its own (its import of matplotlib, about a second of
+    processor time) and ending it.  Nothing starts here: a block that
+    writes no report starts no process.  When it ends, the server ends
+    with the last of its users still drawing, and its socket's folder
+    with it, as a command's does; a server that died meanwhile (killed)
+    is replaced by a fresh one at the next report.  Where the drawing
+    processes are spawned (not Linux, or frozen: see
+    :func:`drawing_context`) there is nothing to keep."""
+    if drawing_context(True).get_start_method() != "forkserver":
+        yield
+        return
+    hold_server()
+    try:
+        yield
+    finally:
+        let_go_of_server()
 
 
 @contextlib.contextmanager
