@@ -48,7 +48,9 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def drawers():
-    with FigureDrawers() as d:
+    """Drawers for the tests that hand them jobs: forked from the session's
+    server where there is one (spawned, each imported matplotlib again)."""
+    with FigureDrawers(from_server=True) as d:
         yield d
 
 
