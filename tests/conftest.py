@@ -108,6 +108,19 @@ def _figure_server_of_its_own(request, _one_figure_server):
         yield
         return
     _one_figure_server.let_go()
+    from multiprocessing import current_process, forkserver
+
+    from shrec_eval.outputs import figure_start
+
+    # the server and its folder really ended with the last user (else the test
+    # would reuse them, and pass where the product leaves them behind)
+    if figure_start._SERVER_USERS[0] == 0:
+        assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None, (
+            "the session's figure server was let go of by every user and still runs"
+        )
+        assert current_process()._config.get("tempdir") is None, (
+            "the session's figure server ended and left the folder of its socket"
+        )
     try:
         yield
     finally:
