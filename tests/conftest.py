@@ -61,6 +61,72 @@ def _isolated_config_folder(tmp_path_factory):
         os.environ["SHREC_EVAL_CONFIG_DIR"] = old
 
 
+class _KeptFigureServer:
+    """The session's :func:`~shrec_eval.outputs.figure_start.kept_server`,
+    let go of around the tests of the server's own lifecycle."""
+
+    def __init__(self) -> None:
+        import contextlib
+
+        self._block = contextlib.ExitStack()
+        self.kept = False
+
+    def keep(self) -> None:
+        from shrec_eval.outputs.figure_start import kept_server
+
+        if not self.kept:
+            self._block.enter_context(kept_server())
+            self.kept = True
+
+    def let_go(self) -> None:
+        if self.kept:
+            self.kept = False
+            self._block.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_figure_server():
+    """One server of the report's drawing processes for every report the
+    session's process writes (the command line's main with --report, the
+    app's exports: about a second of processor time each, their import of
+    matplotlib, when each started and ended its own), started by the first
+    of them; ended, with its folder, when the session ends.  A test of the
+    server's own lifecycle (marker ``figure_server``) runs without it."""
+    kept = _KeptFigureServer()
+    kept.keep()
+    yield kept
+    kept.let_go()
+
+
+@pytest.fixture(autouse=True)
+def _figure_server_of_its_own(request, _one_figure_server):
+    """A test marked ``figure_server`` (what starts and ends the server, what
+    it leaves behind) sees the server's life as a process that keeps none:
+    the session's let go of first (ended, unless an earlier test's window
+    still holds it), kept again after."""
+    if request.node.get_closest_marker("figure_server") is None:
+        yield
+        return
+    _one_figure_server.let_go()
+    from multiprocessing import current_process, forkserver
+
+    from shrec_eval.outputs import figure_start
+
+    # the server and its folder really ended with the last user (else the test
+    # would reuse them, and pass where the product leaves them behind)
+    if figure_start._SERVER_USERS[0] == 0:
+        assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None, (
+            "the session's figure server was let go of by every user and still runs"
+        )
+        assert current_process()._config.get("tempdir") is None, (
+            "the session's figure server ended and left the folder of its socket"
+        )
+    try:
+        yield
+    finally:
+        _one_figure_server.keep()
+
+
 @pytest.fixture(autouse=True)
 def _profiles_as_a_new_process_has_them():
     """A test that loads an evaluator file leaves the registry of profiles

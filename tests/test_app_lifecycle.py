@@ -239,6 +239,7 @@ def test_without_a_window_a_signal_is_handed_on_quietly(qtbot):
 _WINDOWS: list = []  # headless windows, kept to the end (see guitools.retire)
 
 
+@pytest.mark.figure_server
 def test_the_headless_export_leaves_no_temporary_folder(qapp, tmp_path, monkeypatch):
     import tempfile
 

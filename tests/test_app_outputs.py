@@ -336,6 +336,7 @@ def _export(w, qtbot, folder) -> bytes:
     return b"".join(p.read_bytes() for p in figures)
 
 
+@pytest.mark.figure_server
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
 def test_the_windows_drawers_start_with_its_first_export_serve_every_export_and_end_with_it(
     qtbot, tmp_path, monkeypatch

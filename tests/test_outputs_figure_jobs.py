@@ -48,7 +48,9 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def drawers():
-    with FigureDrawers() as d:
+    """Drawers for the tests that hand them jobs: forked from the session's
+    server where there is one (spawned, each imported matplotlib again)."""
+    with FigureDrawers(from_server=True) as d:
         yield d
 
 
@@ -789,6 +791,171 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
         assert each["folder"] == [], out
     assert len(list((tmp_path / "r" / "figures").iterdir())) == 12
     assert not (tmp_path / "r2").exists()
+
+
+#: reports written by the command line's main in one process, in a kept
+#: server (kept_server): the server after each, one killed between two
+KEPT = r"""
+import io, json, os, signal, sys, tempfile, time
+from multiprocessing import forkserver
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+from shrec_eval.cli.parser import main
+from shrec_eval.outputs import figure_start
+from shrec_eval.outputs.figure_start import kept_server
+
+folder, seen, servers = sys.argv[2], {}, []
+
+def report(name, *more):
+    out = os.path.join(folder, name)
+    code = main(["evaluate", os.path.join(folder, "s.cla"), os.path.join(folder, "s.txt"),
+                 *more, "--report", out], out=io.StringIO())
+    pid = forkserver._forkserver._forkserver_pid
+    servers.append(pid)
+    figures = os.path.join(out, "figures")
+    return code, alive(pid), {n: open(os.path.join(figures, n), "rb").read().hex()
+                              for n in sorted(os.listdir(figures))}
+
+with kept_server():
+    seen["started by the block"] = forkserver._forkserver._forkserver_pid is not None
+    seen["r1"], seen["r2"] = report("r1")[:2], report("r2")[:2]
+    seen["json"] = main(["evaluate", os.path.join(folder, "s.cla"), os.path.join(folder, "s.txt"),
+                         "--json", os.path.join(folder, "j.json")], out=io.StringIO())
+    os.kill(servers[-1], signal.SIGKILL)  # the server killed between two reports
+    deadline = time.monotonic() + 30
+    while alive(servers[-1]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    code, up, files = report("r3")
+    seen["r3"] = [code, up]
+    seen["same files"] = files == report("r4")[2] and len(files) == 12
+    seen["users in the block"] = figure_start._SERVER_USERS[0]
+deadline = time.monotonic() + 60  # the drawers' start thread lets go last if it still runs
+while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
+    time.sleep(0.01)
+with figure_start._SERVER_LOCK:
+    seen["users after"] = figure_start._SERVER_USERS[0]
+seen["servers"] = len(set(servers))
+seen["first kept"] = servers[0] == servers[1]
+seen["alive after"] = [p for p in set(servers) if alive(p)]
+seen["server now"] = forkserver._forkserver._forkserver_pid
+seen["temporary folder"] = os.listdir(tempfile.gettempdir())
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+def test_reports_in_a_kept_server_share_one_and_it_ends_with_the_block(tmp_path):
+    """kept_server(): the command line's main writing reports again and again
+    in one process (a script, a notebook, the test session) forks every
+    report's drawers from one server, not one started and ended per report
+    (its import of matplotlib, a second of processor time each); nothing
+    starts before a report asks; a server killed between two reports is
+    replaced by a fresh one at the next, whose files are the same bytes;
+    when the block ends, no server is left, nor a folder of its socket (the
+    killed one's included)."""
+    import json
+    import shutil
+    import tempfile
+
+    small_contest(tmp_path)
+    short = Path(tempfile.mkdtemp(prefix="ks-", dir="/tmp"))  # the socket's path: 107 bytes
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", KEPT, str(HERE), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(short)},
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["started by the block"] is False
+    assert seen["r1"] == [0, True] and seen["r2"] == [0, True] and seen["json"] == 0
+    assert seen["first kept"] is True
+    assert seen["r3"] == [0, True] and seen["same files"] is True
+    assert seen["servers"] == 2  # the first, and the one after it was killed
+    assert seen["users in the block"] == 1
+    assert seen["users after"] == 0 and seen["alive after"] == [] and seen["server now"] is None
+    assert seen["temporary folder"] == []
+
+
+#: a kept server reaped by someone else (an os.wait() loop of the script),
+#: then a process forked inside the block that leaves it (sys.exit unwinds
+#: the block in the child too)
+KEPT_REAPED_FORKED = r"""
+import io, json, os, signal, sys, tempfile, time
+from multiprocessing import forkserver
+sys.path.insert(0, sys.argv[1])
+from hostile import alive
+from shrec_eval.cli.parser import main
+from shrec_eval.outputs import figure_start
+from shrec_eval.outputs.figure_start import kept_server
+
+folder, seen = sys.argv[2], {}
+
+def report(name):
+    code = main(["evaluate", os.path.join(folder, "s.cla"), os.path.join(folder, "s.txt"),
+                 "--report", os.path.join(folder, name)], out=io.StringIO())
+    return code, forkserver._forkserver._forkserver_pid
+
+with kept_server():
+    code, first = report("r1")
+    os.kill(first, signal.SIGKILL)
+    os.waitpid(first, 0)  # reaped by the script, not by multiprocessing
+    code2, second = report("r2")
+    seen["after the reaping"] = [code, code2, second not in (None, first), alive(second)]
+    child = os.fork()
+    if child == 0:
+        sys.exit(0)  # the child leaves the block it inherited
+    os.waitpid(child, 0)
+    address = forkserver._forkserver._forkserver_address
+    seen["the parent's server after the child"] = [forkserver._forkserver._forkserver_pid == second,
+                                                   alive(second), os.path.exists(address)]
+    seen["r3"] = report("r3")[0]
+deadline = time.monotonic() + 60
+while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
+    time.sleep(0.01)
+seen["after the block"] = [alive(second), forkserver._forkserver._forkserver_pid]
+seen["a command after it"] = report("r4")[0]
+seen["temporary folder"] = os.listdir(tempfile.gettempdir())
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, fork: Linux")
+def test_a_kept_server_reaped_by_the_script_or_left_by_a_forked_child_serves_on(tmp_path):
+    """A kept server reaped by someone else (the script's os.wait()) is
+    forgotten, never signalled (its pid may be another process's), and the
+    next report starts a fresh one; a process forked inside the block and
+    leaving it does not end its parent's server; after the block nothing is
+    left and a command writes its report as before (it failed on the
+    forgotten server's state: 'NoneType' object cannot be interpreted as an
+    integer)."""
+    import json
+    import shutil
+    import tempfile
+
+    small_contest(tmp_path)
+    short = Path(tempfile.mkdtemp(prefix="kr-", dir="/tmp"))  # the socket's path: 107 bytes
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", KEPT_REAPED_FORKED, str(HERE), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(short)},
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["after the reaping"] == [0, 0, True, True], seen
+    assert seen["the parent's server after the child"] == [True, True, True], seen
+    assert seen["r3"] == 0 and seen["a command after it"] == 0, seen
+    assert seen["after the block"] == [False, None], seen
+    assert seen["temporary folder"] == [], seen
 
 
 def test_json_and_csv_import_neither_matplotlib_nor_process_pools(tmp_path):

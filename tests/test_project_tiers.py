@@ -260,3 +260,40 @@ def _suite_run(root, folder, *args) -> subprocess.CompletedProcess:
         text=True,
         timeout=120,
     )
+
+
+def _drawers_server() -> tuple[int, bool]:
+    """The server a drawing process is forked from (its parent), and whether
+    it still runs once those drawers are closed."""
+    from hostile import alive
+    from shrec_eval.outputs.figure_jobs import FigureDrawers
+
+    with FigureDrawers(workers=1, from_server=True) as d:
+        assert d._pool is not None
+        server = d._pool.submit(os.getppid).result(timeout=120)
+    return server, alive(server)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+def test_the_session_keeps_one_figure_server_for_its_reports():
+    """conftest's _one_figure_server: drawers started one after the other in
+    a test's process are forked from one server, which outlives them (each
+    report started its own and ended it: its import of matplotlib, a second
+    of processor time)."""
+    first, first_alive = _drawers_server()
+    second, second_alive = _drawers_server()
+    assert first == second != os.getpid()
+    assert first_alive and second_alive
+
+
+@pytest.mark.figure_server
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, /proc: Linux")
+def test_a_test_of_the_figure_servers_own_life_runs_without_the_sessions():
+    """Marked ``figure_server``: drawers in the test's process start a
+    server of their own and end it with them, as a process that keeps none."""
+    from shrec_eval.outputs import figure_start
+
+    assert figure_start._SERVER_USERS == [0]
+    first, first_alive = _drawers_server()
+    second, second_alive = _drawers_server()
+    assert first != second and not first_alive and not second_alive

@@ -31,6 +31,8 @@ MARKERS = {
     "packaging": "builds a wheel or the PyInstaller bundle",
     "dask": "starts a Dask cluster",
     "slow": "the full tier only (pytest --full): tests/tiers.py says why",
+    "figure_server": "the figure server's own lifecycle: run without the session's kept server "
+    "(conftest's _one_figure_server), each report or window starting and ending its own",
 }
 
 #: test-file prefix -> subject (docs/development.md, "Where a test goes")

@@ -65,17 +65,113 @@ def drawing_context(from_server: bool):
 #: last to let go ends it
 _SERVER_USERS = [0]
 _SERVER_LOCK = threading.Lock()
+#: the process whose users these are: a process forked from one holding
+#: the server (``os.fork``) holds nothing of it (:func:`_users_here`)
+_SERVER_OWNER = [os.getpid()]
+
+
+def _users_here() -> None:
+    """In a process forked from one that held the server: no user here, and
+    no server either (the parent's is the parent's: a child that let go of
+    the users it inherited ended it, and reports of its own failed on it);
+    the child's copy of its pipe closed, its socket left to the parent; the
+    next report here starts a server of this process's own.  Called under
+    :data:`_SERVER_LOCK`."""
+    if _SERVER_OWNER[0] == os.getpid():
+        return
+    _SERVER_OWNER[0] = os.getpid()
+    _SERVER_USERS[0] = 0
+    from multiprocessing import forkserver
+
+    server: Any = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is not None and hasattr(server, "_stop_unlocked"):
+        with lock:
+            _forget_server(server, unlink=False)
+
+
+def _forget_server(server: Any, *, unlink: bool = True) -> None:
+    """multiprocessing's record of a server that is not this process's child
+    (reaped by someone else, or a parent's) dropped without signalling or
+    waiting for its pid, which may be another process's by now: its pipe's
+    end closed, its socket removed (``unlink``), so that the next start
+    makes a fresh one.  Called under the server's lock."""
+    from multiprocessing import util
+
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    address = getattr(server, "_forkserver_address", None)
+    if unlink and isinstance(address, str) and not util.is_abstract_socket_namespace(address):
+        try:
+            os.unlink(address)
+        except OSError:
+            pass
+    server._forkserver_pid = server._forkserver_alive_fd = server._forkserver_address = None
+
+
+def _our_child(pid: int) -> bool:
+    """Whether ``pid`` is still a child of this process not reaped (running,
+    or ended and waiting to be reaped), read without reaping it."""
+    if not hasattr(os, "waitid"):
+        return True  # no way to tell: as before
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
 
 
 def hold_server() -> None:
-    """One user more of the server (drawers, or :func:`server_started`)."""
+    """One user more of the server (drawers, :func:`server_started`,
+    :func:`kept_server`); a server that died since it was last used (killed)
+    is ended first (:func:`_end_dead_server`)."""
     with _SERVER_LOCK:
+        _users_here()
         _SERVER_USERS[0] += 1
+        _end_dead_server()
+
+
+def _end_dead_server() -> None:
+    """A server of this process that died while it was held (killed; in a
+    :func:`kept_server` its users never all let go) ended as
+    :func:`_end_server` ends one: reaped and its socket removed, so that the
+    next user starts a fresh one (multiprocessing would start it too, but
+    leave the dead one's socket in the folder, which then stays).  A server
+    still running, or none, is left alone (its state read without reaping
+    it)."""
+    from multiprocessing import forkserver
+
+    server: Any = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is None or not hasattr(server, "_stop_unlocked") or not hasattr(os, "waitid"):
+        return
+    with lock:
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is None:
+            return
+        try:
+            ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped by someone else (an os.wait() loop): forgotten
+            _forget_server(server)
+            return
+        if ended is None:  # running
+            return
+        try:
+            server._stop_unlocked()  # reaped, its socket removed
+        except OSError:  # its socket gone already (its folder removed meanwhile)
+            pass
 
 
 def let_go_of_server() -> None:
     """One user fewer of the server; the last ends it (:func:`_end_server`)."""
     with _SERVER_LOCK:
+        _users_here()
+        if _SERVER_USERS[0] == 0:  # a user inherited from a parent (os.fork): not this one's
+            return
         _SERVER_USERS[0] -= 1
         if _SERVER_USERS[0] == 0:
             _end_server()
@@ -101,7 +197,9 @@ def _end_server() -> None:
         return
     with lock:
         pid = getattr(server, "_forkserver_pid", None)
-        if pid is not None:
+        if pid is not None and not _our_child(pid):  # reaped by someone else: its pid not ours
+            _forget_server(server)
+        elif pid is not None:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -129,6 +227,31 @@ def _end_server() -> None:
                 config["tempdir"] = None
             else:
                 finalizer()  # the folder removed, and forgotten: made anew when next needed
+
+
+@contextlib.contextmanager
+def kept_server():
+    """This process's server kept while this lasts, for every report written
+    meanwhile: the command line's ``main`` with ``--report``, the drawers of
+    :func:`.figure_jobs.start_drawers`, the app's exports, called again and
+    again from one script, notebook or test session, fork their drawing
+    processes from one server, started by the first of them, instead of
+    each starting its own (its import of matplotlib, about a second of
+    processor time) and ending it.  Nothing starts here: a block that
+    writes no report starts no process.  When it ends, the server ends
+    with the last of its users still drawing, and its socket's folder
+    with it, as a command's does; a server that died meanwhile (killed)
+    is replaced by a fresh one at the next report.  Where the drawing
+    processes are spawned (not Linux, or frozen: see
+    :func:`drawing_context`) there is nothing to keep."""
+    if drawing_context(True).get_start_method() != "forkserver":
+        yield
+        return
+    hold_server()
+    try:
+        yield
+    finally:
+        let_go_of_server()
 
 
 @contextlib.contextmanager
