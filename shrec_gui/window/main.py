@@ -114,8 +114,6 @@ class MainWindow(QMainWindow):
         self.menus = MenuBar(self)  # the menu bar's actions
         self.prefs.restore_window(self)
         self.set_dark(self.prefs.dark())
-        for name in MADE_AT_ONCE:  # the others when shown or read
-            self.tab_pages[name]
         self._show_page()
 
     # -- construction -----------------------------------------------------------------
@@ -142,6 +140,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.pages)
         c.changed.connect(self._show_page)
         self.tab_pages = TabPages(self.tabs, window_tabs(self), made=self._tab_made)
+        for name in MADE_AT_ONCE:  # the others when shown or read
+            self.tab_pages[name]
         self.controller.changed.connect(self._catch_up_later)
         self.controller.changed.connect(self.show_unsaved)
 

@@ -2,9 +2,9 @@
 
 The tabs of ``MADE_AT_ONCE`` are made with the window; every other tab has
 an empty page of its title in the tab bar until then, replaced by the tab
-at the same place before anything is painted.  Making the Curves, Ranked
-list and Significance tabs was half of a window's making, and a user who
-opens a contest sees one tab at a time.  A tab made late is given the theme
+at the same place before anything is painted (the Ranked list, with its
+thumbnails' strip, and the Data checks: a user who opens a contest sees
+one tab at a time).  A tab made late is given the theme
 and shows the contest as it is then, as a tab made early and kept up to
 date would; code that asks a tab for what it shows (an export, a session's
 view state) makes it first."""
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from ..tabs.checks import ChecksTab
 from ..tabs.curves import CurvesTab
@@ -24,11 +25,14 @@ from ..tabs.significance import SignificanceTab
 from ..tabs.summary import SummaryTab
 
 #: made with the window: the Summary (shown first), and the tabs whose
-#: choice, once made, stays where it is still offered (Per class's measure,
-#: Per query's run or measure: a session keeps them), so that it is the one
-#: made with the window's first options, as before (a Per class made after
-#: the demo opened chose the demo's measure, adr, for ap_trec_r)
-MADE_AT_ONCE = ("summary", "per_query", "per_class")
+#: choices a session's view state keeps (Per class's measure, Per query's run
+#: or measure, the curve kind, Significance's measure): each is the one made
+#: with the window's first options, as before (a Per class made after the
+#: demo opened chose the demo's measure, adr, for ap_trec_r), and the view
+#: state saved every few seconds reads them without making a tab (made by
+#: the autosave, Significance's run lists were measured empty and cut the
+#: runs' names)
+MADE_AT_ONCE = ("summary", "per_query", "per_class", "curves", "significance")
 
 
 class TabSlot(QWidget):
@@ -94,8 +98,9 @@ class TabPages(Mapping):
         # first layout measured every tab made with it: a list box keeps the
         # size of what it held then (a run's long name made the window wider
         # than the screen when the Ranked list was made with 26 runs)
-        tab.sizeHint()
-        tab.minimumSizeHint()
+        if name not in MADE_AT_ONCE:
+            tab.sizeHint()
+            tab.minimumSizeHint()
         self._tabs[name] = tab
         slot = next(
             s
@@ -104,6 +109,10 @@ class TabPages(Mapping):
         )
         index = self.widget.indexOf(slot)
         shown = self.widget.currentIndex() == index
+        # the keyboard's focus, moved to the page shown (the slot) when the
+        # page changed, goes into the tab as Qt gives it to a page shown
+        focus = QApplication.focusWidget()
+        focused = focus is not None and (focus is slot or slot.isAncestorOf(focus))
         # the tab in the slot's place; no page shown on the way (no signal:
         # removing the current page would show, and make, its neighbour)
         self.widget.blockSignals(True)
@@ -114,9 +123,29 @@ class TabPages(Mapping):
                 self.widget.setCurrentIndex(index)
         finally:
             self.widget.blockSignals(False)
+        if shown and focused:
+            _focus_into(tab)
         slot.deleteLater()
         self._made_hook(tab)
         return tab
+
+
+def _focus_into(page: QWidget) -> None:
+    """The keyboard's focus on the first widget of ``page`` that takes it by
+    the Tab key (the page itself where none does), as QTabWidget gives it
+    to a page it shows when the page before had it."""
+    w = page.nextInFocusChain()
+    while w is not page and w is not None:
+        if (
+            page.isAncestorOf(w)
+            and w.isEnabled()
+            and w.isVisibleTo(page)
+            and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+        ):
+            w.setFocus(Qt.FocusReason.TabFocusReason)
+            return
+        w = w.nextInFocusChain()
+    page.setFocus(Qt.FocusReason.TabFocusReason)
 
 
 class TabOf:
