@@ -745,6 +745,29 @@ def test_the_command_line_starts_its_drawers_before_scoring_and_ends_them(tmp_pa
     assert code == 0 and events == ["score"]  # no drawer without a report
 
 
+def _script_seen(script: str, *args: str) -> dict:
+    """What ``script`` (run with ``args`` in a Python of its own, its
+    temporary folder a short one of its own: the socket's path has 107
+    bytes) printed as JSON, once it ended without an error."""
+    import json
+    import shutil
+    import tempfile
+
+    short = Path(tempfile.mkdtemp(prefix="ks-", dir="/tmp"))
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(short)},
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    return json.loads(run.stdout)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
 def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine(tmp_path):
     """With --report, the server the drawing processes are forked from is
@@ -755,12 +778,9 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
     golden tests); a command that fails before its drawers start leaves no
     server and no folder; a command without --report starts none."""
     import json
-    import shutil
-    import tempfile
 
     small_contest(tmp_path)
     cla, txt = str(tmp_path / "s.cla"), str(tmp_path / "s.txt")
-    short = Path(tempfile.mkdtemp(prefix="es-", dir="/tmp"))  # the socket's path: 107 bytes
     commands = [
         ["evaluate", cla, txt, "--report", str(tmp_path / "r")],
         ["evaluate", cla, str(tmp_path / "missing.txt"), "--report", str(tmp_path / "r2")],
@@ -769,18 +789,7 @@ def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine
     probe = early_server_probe(
         "shrec_eval.cli.parser", "shrec_eval.cli.commands", "main(argv, out=io.StringIO())"
     )
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", probe, str(HERE), json.dumps(commands)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "TMPDIR": str(short)},
-            timeout=300,
-        )
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
-    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
-    out = json.loads(run.stdout)
+    out = _script_seen(probe, str(HERE), json.dumps(commands))
     assert out["seen"] == {"server at the import of shrec_eval.cli.commands": True}
     done, failed, scored = out["runs"]
     assert done["code"] == 0 and failed["code"] == 2 and scored["code"] == 0
@@ -853,24 +862,8 @@ def test_reports_in_a_kept_server_share_one_and_it_ends_with_the_block(tmp_path)
     replaced by a fresh one at the next, whose files are the same bytes;
     when the block ends, no server is left, nor a folder of its socket (the
     killed one's included)."""
-    import json
-    import shutil
-    import tempfile
-
     small_contest(tmp_path)
-    short = Path(tempfile.mkdtemp(prefix="ks-", dir="/tmp"))  # the socket's path: 107 bytes
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", KEPT, str(HERE), str(tmp_path)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "TMPDIR": str(short)},
-            timeout=300,
-        )
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
-    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
-    seen = json.loads(run.stdout)
+    seen = _script_seen(KEPT, str(HERE), str(tmp_path))
     assert seen["started by the block"] is False
     assert seen["r1"] == [0, True] and seen["r2"] == [0, True] and seen["json"] == 0
     assert seen["first kept"] is True
@@ -933,24 +926,8 @@ def test_a_kept_server_reaped_by_the_script_or_left_by_a_forked_child_serves_on(
     left and a command writes its report as before (it failed on the
     forgotten server's state: 'NoneType' object cannot be interpreted as an
     integer)."""
-    import json
-    import shutil
-    import tempfile
-
     small_contest(tmp_path)
-    short = Path(tempfile.mkdtemp(prefix="kr-", dir="/tmp"))  # the socket's path: 107 bytes
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", KEPT_REAPED_FORKED, str(HERE), str(tmp_path)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "TMPDIR": str(short)},
-            timeout=300,
-        )
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
-    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
-    seen = json.loads(run.stdout)
+    seen = _script_seen(KEPT_REAPED_FORKED, str(HERE), str(tmp_path))
     assert seen["after the reaping"] == [0, 0, True, True], seen
     assert seen["the parent's server after the child"] == [True, True, True], seen
     assert seen["r3"] == 0 and seen["a command after it"] == 0, seen
