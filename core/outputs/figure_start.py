@@ -81,13 +81,22 @@ def _users_here() -> None:
         return
     _SERVER_OWNER[0] = os.getpid()
     _SERVER_USERS[0] = 0
+    server = _server_record()
+    if server is not None:
+        with server._lock:
+            _forget_server(server, unlink=False)
+
+
+def _server_record() -> Any:
+    """multiprocessing's record of this process's fork server (its pid, pipe
+    and socket, and the lock they are changed under), or None in a Python
+    without these names (the server then left to this process's exit)."""
     from multiprocessing import forkserver
 
     server: Any = getattr(forkserver, "_forkserver", None)
-    lock = getattr(server, "_lock", None)
-    if lock is not None and hasattr(server, "_stop_unlocked"):
-        with lock:
-            _forget_server(server, unlink=False)
+    if getattr(server, "_lock", None) is None or not hasattr(server, "_stop_unlocked"):
+        return None
+    return server
 
 
 def _forget_server(server: Any, *, unlink: bool = True) -> None:
@@ -113,16 +122,17 @@ def _forget_server(server: Any, *, unlink: bool = True) -> None:
     server._forkserver_pid = server._forkserver_alive_fd = server._forkserver_address = None
 
 
-def _our_child(pid: int) -> bool:
-    """Whether ``pid`` is still a child of this process not reaped (running,
-    or ended and waiting to be reaped), read without reaping it."""
+def _child_ended(pid: int) -> bool | None:
+    """Whether the child ``pid`` has ended (waiting to be reaped: True) or
+    runs (False), read without reaping it; None when it is no child of this
+    process (reaped by someone else: the pid may be another's by now).
+    Where this cannot be told (no ``os.waitid``): running, as before."""
     if not hasattr(os, "waitid"):
-        return True  # no way to tell: as before
-    try:
-        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
         return False
-    return True
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return None
 
 
 def hold_server() -> None:
@@ -143,22 +153,18 @@ def _end_dead_server() -> None:
     leave the dead one's socket in the folder, which then stays).  A server
     still running, or none, is left alone (its state read without reaping
     it)."""
-    from multiprocessing import forkserver
-
-    server: Any = getattr(forkserver, "_forkserver", None)
-    lock = getattr(server, "_lock", None)
-    if lock is None or not hasattr(server, "_stop_unlocked") or not hasattr(os, "waitid"):
+    server = _server_record()
+    if server is None:
         return
-    with lock:
-        pid = getattr(server, "_forkserver_pid", None)
+    with server._lock:
+        pid = server._forkserver_pid
         if pid is None:
             return
-        try:
-            ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:  # reaped by someone else (an os.wait() loop): forgotten
+        ended = _child_ended(pid)
+        if ended is None:  # reaped by someone else (an os.wait() loop): forgotten
             _forget_server(server)
             return
-        if ended is None:  # running
+        if not ended:  # running
             return
         try:
             server._stop_unlocked()  # reaped, its socket removed
@@ -189,15 +195,14 @@ def _end_server() -> None:
     first); a folder gone meanwhile (a /tmp cleaner's doing) is forgotten,
     so that the next start makes one.  Without these names (another Python)
     both are left to this process's exit, as before."""
-    from multiprocessing import forkserver, process, util
+    from multiprocessing import process, util
 
-    server: Any = getattr(forkserver, "_forkserver", None)
-    lock = getattr(server, "_lock", None)
-    if lock is None or not hasattr(server, "_stop_unlocked"):
+    server = _server_record()
+    if server is None:
         return
-    with lock:
-        pid = getattr(server, "_forkserver_pid", None)
-        if pid is not None and not _our_child(pid):  # reaped by someone else: its pid not ours
+    with server._lock:
+        pid = server._forkserver_pid
+        if pid is not None and _child_ended(pid) is None:  # reaped by someone else: not ours
             _forget_server(server)
         elif pid is not None:
             try:
