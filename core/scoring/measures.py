@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import operator
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -83,14 +84,19 @@ def _profile(profile):
 
 
 _WATCHING: list = []
+_WATCH_LOCK = threading.Lock()
 
 
 def _watch_profiles() -> None:
     """From the first look at the registry on: its lists made again when a
-    profile is added (profiles.on_change); nothing is made from it before."""
-    if not _WATCHING:
-        profiles.on_change(forget_profiles)
-        _WATCHING.append(True)
+    profile is added (profiles.on_change); nothing is made from it before.
+    Asked for once, by the first of the threads that look at once."""
+    if _WATCHING:
+        return
+    with _WATCH_LOCK:
+        if not _WATCHING:
+            profiles.on_change(forget_profiles)
+            _WATCHING.append(True)
 
 
 def forget_profiles() -> None:
@@ -106,16 +112,20 @@ def all_measures() -> tuple[Measure, ...]:
     # patched registry); a list's `in` compares every field of every
     # measure, and the command line asks a few hundred times
     parts = (BASE_MEASURES, *(p.measures for p in _profiles()))
-    made = _ALL.get("parts")
-    if made is not None and len(made) == len(parts) and all(map(operator.is_, made, parts)):
-        return _ALL["out"]
+    # (parts, registry) read and kept as one pair: another thread's registry
+    # made (or forgotten) between two reads is never mixed with this one's
+    made = _ALL.get("made")
+    if made is not None and len(made[0]) == len(parts) and all(map(operator.is_, made[0], parts)):
+        return made[1]
     out = list(BASE_MEASURES)
     for measures in parts[1:]:
         out += [m for m in measures if m not in out]
-    _ALL.update(parts=parts, out=tuple(out))
-    return _ALL["out"]
+    registry = tuple(out)
+    _ALL["made"] = (parts, registry)
+    return registry
 
 
+#: "made": (the tuples the registry was made of, the registry)
 _ALL: dict = {}
 
 
