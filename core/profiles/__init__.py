@@ -28,12 +28,12 @@ import stat
 import threading
 from pathlib import Path
 
-from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
+from ..choices import DEFAULT_PROFILE, PROFILE_NAMES, builtin_files
 from ..errors import OptionsError
 from ..reading.readers import load_run as read_run
 from .base import Profile
 from .discovery import found
-from .evaluator_file import EvaluatorFileError, Problem, build, builtin_folder, parse_text
+from .evaluator_file import EvaluatorFileError, Problem, build, parse_text
 from .evaluator_file import load_file as read_file
 from .own_options import check_own_options
 
@@ -88,11 +88,11 @@ def _builtins() -> dict:
 
 
 def _make_builtins() -> None:
-    docs = []
-    for path in sorted(builtin_folder().glob("*.toml")):
-        text = path.read_text(encoding="utf-8")
-        doc = parse_text(text, path)
-        docs.append((doc.get("evaluator", {}).get("position", 1000), path, text, doc))
+    # the files as the built-ins' names were read from them (parsed once)
+    docs = [
+        (doc.get("evaluator", {}).get("position", 1000), path, text, doc)
+        for path, text, doc in builtin_files()
+    ]
     for _, path, text, doc in sorted(docs, key=lambda d: (d[0], d[1].name)):
         profile = build(doc, text=text, source=path, origin="built in", path=path)
         _KNOWN[profile.name] = profile
