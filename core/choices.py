@@ -16,14 +16,27 @@ DEFAULT_PROFILE = "shrec"
 
 
 @cache
+def builtin_files() -> tuple[tuple[Path, str, dict], ...]:
+    """Each evaluator file of ``profiles/builtin/`` (by name): its path, its
+    text and its TOML as data, read and parsed once in a process: the
+    built-ins' names below and the profiles made from them
+    (:mod:`shrec_eval.profiles`) both read them here."""
+    out = []
+    for path in sorted((Path(__file__).resolve().parent / "profiles" / "builtin").glob("*.toml")):
+        text = path.read_text(encoding="utf-8")
+        out.append((path, text, tomllib.loads(text)))
+    return tuple(out)
+
+
+@cache
 def builtin_profile_names() -> tuple[str, ...]:
     """The built-in profiles' names, in the order the command line and the
     app list them: each evaluator file of ``profiles/builtin/`` (its
     ``[evaluator] name``, by its ``position``), read with tomllib alone (a
     new built-in is its file, nothing to add here)."""
     found = []
-    for path in (Path(__file__).resolve().parent / "profiles" / "builtin").glob("*.toml"):
-        ev = tomllib.loads(path.read_text(encoding="utf-8")).get("evaluator", {})
+    for path, _, doc in builtin_files():
+        ev = doc.get("evaluator", {})
         found.append((ev.get("position", 1000), ev.get("name", path.stem)))
     return tuple(name for _, name in sorted(found))
 

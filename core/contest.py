@@ -40,7 +40,7 @@ from .model.runs import Run
 from .options import MAX_COLLECTION, EvalOptions
 from .outputs.atomic import Output, gate_outputs, write_text
 from .outputs.native import native_holds, native_plan
-from .outputs.report import REPORT_FILES
+from .outputs.tables import REPORT_FILES
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .reading.contest_fields import (  # noqa: F401
     BOOL,

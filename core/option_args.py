@@ -5,8 +5,9 @@ types and help), the options a command line wrote (told from those left at
 their defaults: a contest file's settings give way to the former only), and
 the :class:`~shrec_eval.options.EvalOptions` they make.
 
-Light, as the command line's --help is: numpy is imported when a value is
-read, the profiles when the options are made.
+Light, as the command line's --help is: no numpy (the option values are
+read by :mod:`shrec_eval.model.number_text`); the profiles are imported
+when the options are made.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from typing import Any
 
 from .choices import DEFAULT_PROFILE, builtin_profile_names
 from .errors import OptionsError
+from .model import number_text
 from .option_schema import OPTIONS, Option, by_name
 from .options import EvalOptions
 
 
 def _argument_type(name: str):
-    """An argparse ``type`` from a parser of :mod:`shrec_eval.model.values`
-    (imported when an option is read: values needs numpy)."""
+    """An argparse ``type`` from a parser of :mod:`shrec_eval.model.number_text`."""
     convert = bounded_arg(name)
     convert.__name__ = name
     return convert
@@ -35,10 +36,8 @@ def bounded_arg(name: str, *bounds, **kw):
     """An argparse ``type`` for a number in a range (the error names the option)."""
 
     def convert(text: str):
-        from .model import values  # late: values needs numpy, --help does not
-
         try:
-            return getattr(values, name)(text, *bounds, **kw)
+            return getattr(number_text, name)(text, *bounds, **kw)
         except OptionsError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 

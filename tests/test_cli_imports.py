@@ -80,3 +80,36 @@ def test_a_builtin_profile_looks_for_no_installed_evaluator(tmp_path, extra):
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "0", "False", "False"]
+
+
+@pytest.mark.parametrize(
+    "extra", [["--format", "trec_eval"], ["--json", "JSON"]], ids=["text", "json"]
+)
+def test_evaluate_imports_no_module_of_what_it_was_not_asked_for(tmp_path, extra):
+    """Without --report, evaluate imports neither the report's figures and
+    their processes (multiprocessing) nor the gallery and its thumbnails;
+    the paired tests (compare), the file commands and the socket of
+    --dask's check wait for what uses them too (some 25 modules of every
+    command's start)."""
+    argv = ["evaluate", "--profile", "trec_eval", "-c", str(DATA / "gen1.qrels")]
+    extra = [str(tmp_path / "o.json") if x == "JSON" else x for x in extra]
+    unused = (
+        "shrec_eval.outputs.report",
+        "shrec_eval.outputs.figures",
+        "shrec_eval.outputs.figure_jobs",
+        "shrec_eval.outputs.gallery",
+        "shrec_eval.shapes.thumbnails",
+        "shrec_eval.scoring.stats",
+        "shrec_eval.cli.report_step",
+        "shrec_eval.cli.compare_command",
+        "shrec_eval.cli.file_commands",
+        "multiprocessing",
+        "socket",
+    )
+    probe = (
+        "import io, sys; from shrec_eval.cli.parser import main\n"
+        f"code = main({argv + [str(DATA / 'gen1.run'), *extra]!r}, out=io.StringIO())\n"
+        f"print(code, *[m for m in {unused!r} if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0"]

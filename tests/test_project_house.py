@@ -31,9 +31,10 @@ LATE_ALLOWED: list[tuple[str, str, str]] = [
         "--help without numpy: the commands (the engine, the readers) once one runs",
     ),
     (
-        "shrec_eval.option_args",
-        "shrec_eval.model",
-        "--help without numpy: model.values (numpy) once an option's number is read",
+        "shrec_eval.cli.steps",
+        "shrec_eval.cli.report_step",
+        "the report's figures' processes and gallery (multiprocessing, thumbnails) once "
+        "--report asks for a report: evaluate --json or --format trec_eval starts sooner",
     ),
     (
         "shrec_eval.option_args",

@@ -1,34 +1,30 @@
 """What each ``shrec-eval`` command does, once :mod:`shrec_eval.cli.parser` has
 parsed its arguments: the contest the arguments name (:func:`contest_of`),
 reading and scoring with a progress bar, the table and the files asked for.
-Every command is ``cmd_NAME(args, out) -> exit code``; errors meant for the
-user are ShrecEvalErrors, which :func:`shrec_eval.cli.parser.main` reports.
+Every command is ``cmd_NAME(args, out) -> exit code`` (:data:`COMMANDS`);
+errors meant for the user are ShrecEvalErrors, which
+:func:`shrec_eval.cli.parser.main` reports.  The scoring commands
+(evaluate, demo, check) and measures are here; compare is
+:mod:`.compare_command`, distances, examples and thumbnails
+:mod:`.file_commands`, profiles :mod:`.profiles_command`.
 """
 
 from __future__ import annotations
 
-import sys
+import importlib
 import textwrap
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..contest import AssessmentSource, Contest, RunSource
-from ..errors import ContestFileError, OutputError, ShrecEvalError, UsageError
+from ..contest import Contest, RunSource
+from ..errors import ContestFileError, ShrecEvalError, UsageError
 from ..model.values import text_grid
 from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
-from ..outputs.atomic import Output, gate_outputs, stream_fd, write_bytes, write_pieces
-from ..outputs.examples import write_examples
-from ..outputs.gallery import thumb_names
-from ..outputs.palette import result_looks
-from ..outputs.report import (
-    write_json,
-    write_report,
-)
+from ..outputs.json_pieces import write_json
 from ..profiles import listed
-from ..reading.formats.embeddings import distances_matrix, matrix_pieces
 from ..resources import demo_manifest
 from ..scoring.measures import (
     all_aliases,
@@ -38,10 +34,7 @@ from ..scoring.measures import (
     owner,
 )
 from ..scoring.params import family_lines
-from ..scoring.stats import compare
 from ..service import PROBLEMS, load_assessment, score_runs
-from ..shapes.index import ShapesSource
-from ..shapes.thumbnails import ThumbnailCache, shape_warning, thumbnail_png
 from .arguments import (  # noqa: F401
     OPTION_FIELDS,
     check_gallery_options,
@@ -60,7 +53,6 @@ from .profiles_command import cmd_profiles
 from .steps import (  # noqa: F401
     PROG,
     Progress,
-    comparison_text,
     dask_client,
     figure_drawers,
     legend,
@@ -302,151 +294,29 @@ def cmd_check(args, out) -> int:
     return 1 if any(e["verdict"] != "ok" for e in report["runs"]) else 0
 
 
-def cmd_compare(args, out) -> int:
-    contest = guarded_contest(
-        args, options_of_args(args), "json", "report", "native", "save_contest"
-    )
-    no_own_reader(contest.options, "compare")
-    args.measure = check_keys([args.measure], contest.options)[0]
-    assessment = load_assessment(contest)
-    with figure_drawers(args) as drawers:
-        return _compared(args, out, contest, assessment, drawers)
+def _elsewhere(module: str, name: str):
+    """The command ``name`` of the command line's module ``module``,
+    imported when it runs, as the formats' table names the module that
+    reads each format (:class:`shrec_eval.choices.FormatRow`): compare's
+    paired tests and the file commands' thumbnails are imported by none
+    of the commands above."""
+
+    def command(args, out) -> int:
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(args, out)
+
+    command.__name__ = name
+    return command
 
 
-def _compared(args, out, contest, assessment, drawers) -> int:
-    """compare once its report's figure processes start (``drawers``)."""
-    with dask_client(args) as client:
-        _, results = run_scoring(contest, assessment, client=client)
-    write_contest_file(args, contest)  # once its runs were read
-    tests = tuple(dict.fromkeys(args.tests or ("t", "wilcoxon", "randomization")))
-    c = compare(
-        results,
-        args.measure,
-        tests=tests,
-        correction=args.correction,
-        alpha=args.alpha,
-        resamples=args.resamples,
-        seed=args.seed,
-        confidence=args.confidence,
-        unit=args.unit,
-        progress=Progress(label="comparing"),
-    )
-    out.write(comparison_text(c, contest.options.average))
-    native_files(args, assessment, results, contest)
-    if args.json:
-        write_json(
-            args.json,
-            {
-                "tool": {"name": PROG, "version": __version__},
-                "profile": contest.options.profile,
-                "assessment": str(contest.assessment.path),
-                "comparison": c.to_dict(),
-            },
-        )
-    if args.report:
-        write_report(
-            args.report,
-            assessment,
-            results,
-            rank_key=args.measure,
-            comparison=c,
-            test=tests[0],
-            figure_preset=args.figure_preset,
-            looks=result_looks(results, [r.colour for r in contest.runs]),
-            drawers=drawers,
-        )
-    return 0
-
-
-def cmd_distances(args, out) -> int:
-    """The distances of feature vectors as a PSB binary matrix (float32,
-    written atomically a tile of rows at a time): exactly what scoring the
-    features ranks, so scoring the matrix gives the same bits."""
-    inputs = [args.features, args.ids, args.assessment, args.queries, args.collection]
-    gate_outputs([Output("--output", args.output)], [p for p in inputs if p is not None])
-    assessment = None
-    if args.assessment is not None:
-        assessment = AssessmentSource(
-            args.assessment,
-            queries=args.queries,
-            collection=args.collection,
-            normalize_ids=not args.no_normalize_ids,
-        ).load()
-    elif args.queries is not None or args.collection is not None:
-        raise UsageError("--queries and --collection go with --assessment")
-    dist = distances_matrix(
-        args.features,
-        metric=args.metric or "cosine",
-        ids=args.ids,
-        assessment=assessment,
-        normalize_ids=not args.no_normalize_ids,
-    )
-    write_pieces(args.output, matrix_pieces(dist))
-    q, n = dist.shape
-    # the matrix alone on standard output when it is written there
-    say = sys.stderr if stream_fd(args.output) == 1 else out
-    say.write(f"{args.output}: {q} x {n} {dist.metric} distances (float32)\n")
-    if dist.file_order:
-        say.write(
-            f"note: the rows and columns are those of {Path(args.features).name} in its own "
-            "order (its ids are not written in a matrix), which an assessment's items may "
-            "not follow; give --assessment to write its queries x its items, the order "
-            "'evaluate' reads a matrix in\n"
-        )
-    return 0
-
-
-def cmd_examples(args, out) -> int:
-    files = write_examples(args.out)
-    out.write(f"{len(files)} example files written to {args.out} (README.md says what each is)\n")
-    return 0
-
-
-def cmd_thumbnails(args, out) -> int:
-    """Every shape of a folder as a PNG thumbnail in OUT (created when
-    missing; thumbnails of the same names replaced, nothing else touched)."""
-    source = ShapesSource(args.shapes, args.layout, normalize_ids=not args.no_normalize_ids)
-    gate_outputs([Output("OUT", args.out, "tree")], [source.path])
-    index = source.index()
-    target = Path(args.out)
-    if target.exists() and not target.is_dir():
-        raise OutputError(target, "this is a file; a folder was expected for the thumbnails")
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(target, f"cannot make the folder: {exc.strerror or exc}") from exc
-
-    cache = None if args.no_cache else ThumbnailCache()
-    ids = index.ids()
-    progress = Progress(label="thumbnails")
-    problems = {}
-    names = thumb_names(ids)
-    for done, item in enumerate(ids, start=1):
-        png, problem = thumbnail_png(index.files(item), args.size, cache)
-        if problem is not None:
-            problems[item] = problem
-        # no flush to disk per file (thumbnails can be made again): a warm
-        # cache writes at the speed of copying files
-        write_bytes(target / names[item], png, sync=False)
-        progress(done, len(ids))
-    out.write(
-        f"{len(ids)} thumbnails of {index.describe()} written to {target} "
-        f"({args.size} x {args.size} px)\n"
-    )
-    w = shape_warning(problems)
-    if w is not None:
-        out.write(f"note: {w}\n")
-    return 0
-
-
+#: each command's function (those of other modules imported when they run)
 COMMANDS = {
     "evaluate": cmd_evaluate,
-    "distances": cmd_distances,
+    "distances": _elsewhere("file_commands", "cmd_distances"),
     "check": cmd_check,
-    "compare": cmd_compare,
+    "compare": _elsewhere("compare_command", "cmd_compare"),
     "measures": cmd_measures,
     "profiles": cmd_profiles,
     "demo": cmd_demo,
-    "examples": cmd_examples,
-    "thumbnails": cmd_thumbnails,
+    "examples": _elsewhere("file_commands", "cmd_examples"),
+    "thumbnails": _elsewhere("file_commands", "cmd_thumbnails"),
 }

@@ -108,10 +108,13 @@ def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
     return [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line parsed; an unknown option names the command's help
-    and the nearest option of that command."""
-    parser = build_parser()
+def parse_args(
+    argv: Sequence[str], parser: argparse.ArgumentParser | None = None
+) -> argparse.Namespace:
+    """The command line parsed (by ``parser``, one :func:`build_parser`
+    made; None: a new one); an unknown option names the command's help and
+    the nearest option of that command."""
+    parser = parser if parser is not None else build_parser()
     args, rest = parser.parse_known_args(argv)
     if rest and hasattr(args, "runs") and not any(r.startswith("-") for r in rest):
         # RUN... may be empty (ASSESSMENT alone is a contest file), so argparse
@@ -143,10 +146,11 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     debug = "--debug" in argv
     keep_freed_blocks()  # chunked reading without refaulting its arrays (core/scoring/memory.py)
     try:
-        args = parse_args(argv)
+        parser = build_parser()  # once: it parses the command line, then what it wrote
+        args = parse_args(argv, parser)
         if not args.command:
             raise UsageError(f"a command is needed: {', '.join(COMMAND_NAMES)} (see {PROG} --help)")
-        args.given = given_options(argv)
+        args.given = given_options(argv, parser)
         # with --report, the server of the report's drawing processes first: its
         # import of matplotlib runs while the commands are imported and the
         # contest read and scored (shrec_eval.outputs.figure_start)
@@ -179,11 +183,14 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         return 2
 
 
-def given_options(argv: Sequence[str]) -> set[str]:
+def given_options(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> set[str]:
     """The options written on ``shrec-eval``'s command line (argparse
     dests), told from those left at their defaults: a contest file's
-    settings give way to the former only."""
-    return given_args(argv, build_parser()) - {"command", "assessment", "runs"}
+    settings give way to the former only.  ``parser``: the one that parsed
+    ``argv`` (None: a new one), which parses ``argv`` again here with no
+    defaults (they are taken from it: it is of no other use after)."""
+    parser = parser if parser is not None else build_parser()
+    return given_args(argv, parser) - {"command", "assessment", "runs"}
 
 
 class _ClosablePipe:

@@ -1,7 +1,7 @@
 """The steps the scoring commands share: a progress bar on a terminal, reading
 and scoring a contest (locally or on a Dask cluster), and the table and the
-files asked for (JSON, CSV, report folder with its gallery, native files),
-and compare's text (comparison_text).
+files asked for (JSON, CSV, native files; the report folder with its
+gallery through :mod:`.report_step`, imported once a report is asked for).
 
 For the commands: run_scoring, dask_client, figure_drawers, write_outputs,
 native_files, no_own_reader."""
@@ -13,34 +13,21 @@ import sys
 import time
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..contest import Contest
 from ..errors import UsageError
-from ..model.values import text_grid
 from ..options import EvalOptions
-from ..outputs.figure_jobs import start_drawers
-from ..outputs.gallery import gallery_files, run_lists
+from ..outputs.json_pieces import to_json, write_json
 from ..outputs.native import write_native
-from ..outputs.palette import result_looks
-from ..outputs.report import (
-    Summary,
-    to_json,
-    write_csv_dir,
-    write_json,
-    write_report,
-)
+from ..outputs.summary import Summary
+from ..outputs.tables import write_csv_dir
 from ..scoring.distributed import connect
 from ..scoring.measures import (
     all_aliases,
     measure_by_key,
 )
-from ..scoring.stats import CORRECTIONS, TESTS, average_note
 from ..service import score_contest
-from ..shapes.thumbnails import ThumbnailCache, shape_warning
 from .arguments import (
     contest_inputs,
-    guard_shapes,
     table_keys,
     text_profile,
 )
@@ -114,16 +101,19 @@ def figure_drawers(args):
     without, or where none can start), started now, before the contest is
     scored, so that they are ready when it is; ended when the command ends
     (at once on an error or a signal)."""
-    drawers = None
-    if getattr(args, "report", None):
-        # forked from a server that imports matplotlib once, not twice (the
-        # command's process ends it)
-        drawers = start_drawers(from_server=True)
-    if drawers is None:
+    if not getattr(args, "report", None):
         yield None
         return
-    with drawers:
+    with _report_step().figure_drawers() as drawers:
         yield drawers
+
+
+def _report_step():
+    """The report's step (:mod:`.report_step`), once a command asks for a report."""
+    # late: the report's figures' processes and its gallery, of no use without --report
+    from . import report_step
+
+    return report_step
 
 
 @contextlib.contextmanager
@@ -180,56 +170,10 @@ def write_outputs(
     if args.csv:
         write_csv_dir(args.csv, results, rank_key)
     if args.report:
-        write_report(
-            args.report,
-            assessment,
-            results,
-            keys=keys,
-            rank_key=rank_key,
-            figure_preset=args.figure_preset,
-            looks=result_looks(results, [r.colour for r in contest.runs]),
-            # made while the figures are drawn
-            extra=lambda: _gallery(
-                args, contest, assessment, results, keys, rank_key, out, runs, shapes
-            ),
-            drawers=drawers,
+        _report_step().write_report_folder(
+            args, contest, assessment, results, keys, rank_key, out, runs, shapes, drawers
         )
     native_files(args, assessment, results, contest)
-
-
-def _gallery(
-    args, contest: Contest, assessment, results, keys, rank_key, out, runs=(), shapes=None
-):
-    """The gallery's files for --report when the contest has shapes (None
-    without), from the runs the scoring service read (their lists); the
-    thumbnails come from the per-user cache.  ``shapes``: the folders'
-    indexes made before scoring (:func:`guard_shapes`)."""
-    if contest.shapes is None and contest.query_shapes is None:
-        return None
-    if len(results) != len(contest.runs) or len(runs) != len(results):
-        out.write("note: no gallery: the runs' datasets have different queries\n")
-        return None
-    indexes = shapes if shapes is not None else guard_shapes(contest, report=True)
-    shapes, query_shapes = indexes.get("shapes"), indexes.get("query_shapes")
-    files, problems = gallery_files(
-        assessment,
-        results,
-        run_lists(assessment, list(runs), contest.options),
-        shapes,
-        query_shapes,
-        keys=keys,
-        rank_key=rank_key,
-        mode=getattr(args, "gallery", None) or "all",
-        n=getattr(args, "gallery_queries", None) or 5,
-        k=getattr(args, "gallery_k", None) or 10,
-        size=getattr(args, "thumbnail_size", None) or 128,
-        cache=ThumbnailCache(),
-        progress=Progress(label="gallery thumbnails"),
-    )
-    w = shape_warning(problems)
-    if w is not None:
-        out.write(f"note: shapes: {w}\n")
-    return files
 
 
 def native_files(args, assessment, results, contest: Contest | None = None) -> None:
@@ -248,61 +192,3 @@ def no_own_reader(options: EvalOptions, command: str) -> None:
             f"the {profile.name} profile reads its contests itself and scores them with "
             f"'evaluate'; '{command}' does not take it"
         )
-
-
-def comparison_text(c, average: str = "micro") -> str:
-    """The ranking with intervals, then a matrix of corrected p-values per
-    test; which average the means are, unless the contest's micro one
-    (``average``: the contest's)."""
-
-    pct = f"{c.confidence:.0%}"
-    unit = "queries" if c.unit == "query" else "classes"
-    lines = [
-        f"profile {c.profile}; {c.label} [{c.measure}] paired over {unit}: "
-        f"{', '.join(TESTS[t] for t in c.tests)}; "
-        f"{CORRECTIONS[c.correction]} correction over {len(c.pairs)} pairs; "
-        f"alpha {c.alpha}; {c.resamples} resamples, seed {c.seed}",
-        "",
-    ]
-    if (average, c.unit) != ("micro", "query"):
-        lines.insert(1, f"average: {average_note(average, c.unit)}")
-    rows = [["Rank", "Run", "Mean", f"{pct} CI", unit.capitalize()]]
-    for i, r in enumerate(c.ranking(), start=1):
-        ci = f"[{r.ci[0]:.4f}, {r.ci[1]:.4f}]" if r.ci else ""
-        rows.append(
-            [
-                str(i),
-                r.name,
-                f"{r.mean:.4f}" if r.mean is not None else "",
-                ci,
-                f"{r.n}" + (f" ({r.n_undefined} undefined)" if r.n_undefined else ""),
-            ]
-        )
-    lines += text_grid(rows)
-    order = [r.name for r in c.ranking()]
-    index = [r.name for r in c.runs]
-    for t in c.tests:
-        m = c.matrix(t)
-        lines += ["", f"Corrected p-values, {TESTS[t]} (* < {c.alpha}):"]
-        grid = [[""] + order]
-        for a in order:
-            row = [a]
-            for b in order:
-                v = m[index.index(a), index.index(b)]
-                row.append(
-                    "-"
-                    if a == b
-                    else ""
-                    if np.isnan(v)
-                    else f"{v:.4f}" + ("*" if v < c.alpha else " ")
-                )
-            grid.append(row)
-        lines += text_grid(grid)
-    left = [p for p in c.pairs if p.n_left_out]
-    if left:
-        lines += [
-            "",
-            f"{unit.capitalize()} left out (measure undefined for a run of the pair): "
-            + ", ".join(f"{p.a} vs {p.b}: {p.n_left_out}" for p in left),
-        ]
-    return "\n".join(lines) + "\n"

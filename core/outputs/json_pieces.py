@@ -1,18 +1,87 @@
-"""JSON written in pieces: orjson's document byte for byte, made a group of
-members at a time so that a large result never sits whole in memory
-(json_pieces), and write_json through the output gate."""
+"""The JSON document of a contest's results (to_json), written in pieces:
+orjson's document byte for byte, made a group of members at a time so that
+a large result never sits whole in memory (json_pieces), and write_json
+through the output gate."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from itertools import islice
 
 import numpy as np
 import orjson
 
+from .. import __version__
 from ..errors import shown
-from ..model.values import RowMap
+from ..model.assessment import Assessment
+from ..model.values import RowMap, nullable
+from ..profiles import DEFAULT as DEFAULT_PROFILE
+from ..scoring.engine import RunResult
 from .atomic import write_pieces
+from .tex_layout import TOOL
+
+
+def to_json(
+    assessment: Assessment,
+    results: Sequence[RunResult],
+    *,
+    assessment_path=None,
+    run_paths: Sequence | None = None,
+    curves: bool = True,
+    assessment_reader: dict | None = None,
+    run_readers: Sequence[dict] | None = None,
+) -> dict:
+    """The documented JSON document (README: "JSON output"), to be written
+    with :func:`write_json`: per-query values are floats and curves numpy
+    arrays, NaN where a value is undefined (written as null); the per-query
+    objects are made a group of queries at a time as they are written
+    (:class:`~shrec_eval.model.values.RowMap`, read as mappings).  The reader
+    settings (``AssessmentSource.to_dict`` without the path,
+    ``RunSource.reader_dict``) go with the assessment and each run."""
+    opts = results[0].options.to_dict() if results else {}
+    runs = []
+    for i, r in enumerate(results):
+        per_query = RowMap(r.query_ids, partial(_value_rows, r.keys, r.values))
+        runs.append(
+            {
+                "name": r.run_name,
+                "path": str(run_paths[i]) if run_paths else r.run_source,
+                "format": r.run_format,
+                **({"reader": run_readers[i]} if run_readers else {}),
+                "mean": {k: nullable(v) for k, v in r.means.items()},
+                "averages": r.averages,
+                "per_class": r.per_class,
+                "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
+                "per_query": per_query,
+                "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()}
+                if curves
+                else {},
+                "warnings": [w.to_dict() for w in r.warnings],
+            }
+        )
+    return {
+        "tool": {"name": TOOL, "version": __version__},
+        "profile": results[0].profile if results else opts.get("profile", DEFAULT_PROFILE),
+        "assessment": {
+            "path": str(assessment_path) if assessment_path is not None else assessment.source,
+            "kind": assessment.kind,
+            "queries": assessment.n_queries,
+            "collection_size": results[0].options.collection_size or assessment.collection_size
+            if results
+            else assessment.collection_size,
+            "top_grade": assessment.top_grade,
+            **({"reader": assessment_reader} if assessment_reader is not None else {}),
+        },
+        "options": opts,
+        "runs": runs,
+    }
+
+
+def _value_rows(keys: list[str], values, start: int, stop: int) -> list[dict]:
+    """The per-query values of queries ``start`` to ``stop``, one dict each
+    (made by C loops, no generator)."""
+    return list(map(dict, map(partial(zip, keys), values[start:stop].tolist())))
 
 
 def write_json(path, doc) -> None:

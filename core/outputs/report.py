@@ -7,14 +7,10 @@ are neutralised.  Every file is written atomically."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
 
-from .. import __version__
 from ..errors import shown
 from ..model.assessment import Assessment
-from ..model.values import RowMap, nullable
-from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles.base import HEADLINE  # noqa: F401 - read by the app from here
 from ..scoring.engine import RunResult
 from . import figures
@@ -22,9 +18,10 @@ from .atomic import check_folder, write_folder
 from .figure_jobs import draw_figures
 from .json_pieces import (  # noqa: F401
     json_pieces,
+    to_json,
     write_json,
 )
-from .palette import FIGURE_FORMATS, REPORT_FIGURES, RunLook, result_looks
+from .palette import RunLook, result_looks
 from .summary import (  # noqa: F401
     AVERAGE_TEXT,
     Summary,
@@ -35,6 +32,7 @@ from .summary import (  # noqa: F401
 )
 from .tables import (  # noqa: F401
     FORMULA_START,
+    REPORT_FILES,
     csv_text_cell,
     cut_names_md,
     md_escape,
@@ -47,6 +45,7 @@ from .tables import (  # noqa: F401
     summary_md,
     summary_table,
     summary_tex,
+    write_csv_dir,
 )
 from .tex_layout import (  # noqa: F401
     COLUMN_PT,
@@ -62,73 +61,6 @@ from .tex_layout import (  # noqa: F401
     tex_table,
     tex_width,
 )
-
-# -- values -------------------------------------------------------------------
-
-
-# -- JSON ---------------------------------------------------------------------------
-
-
-def to_json(
-    assessment: Assessment,
-    results: Sequence[RunResult],
-    *,
-    assessment_path=None,
-    run_paths: Sequence | None = None,
-    curves: bool = True,
-    assessment_reader: dict | None = None,
-    run_readers: Sequence[dict] | None = None,
-) -> dict:
-    """The documented JSON document (README: "JSON output"), to be written
-    with :func:`write_json`: per-query values are floats and curves numpy
-    arrays, NaN where a value is undefined (written as null); the per-query
-    objects are made a group of queries at a time as they are written
-    (:class:`~shrec_eval.model.values.RowMap`, read as mappings).  The reader
-    settings (``AssessmentSource.to_dict`` without the path,
-    ``RunSource.reader_dict``) go with the assessment and each run."""
-    opts = results[0].options.to_dict() if results else {}
-    runs = []
-    for i, r in enumerate(results):
-        per_query = RowMap(r.query_ids, partial(_value_rows, r.keys, r.values))
-        runs.append(
-            {
-                "name": r.run_name,
-                "path": str(run_paths[i]) if run_paths else r.run_source,
-                "format": r.run_format,
-                **({"reader": run_readers[i]} if run_readers else {}),
-                "mean": {k: nullable(v) for k, v in r.means.items()},
-                "averages": r.averages,
-                "per_class": r.per_class,
-                "undefined": {k: r.n_undefined(k) for k in r.keys if r.n_undefined(k)},
-                "per_query": per_query,
-                "curves": {k: c.to_dict(r.query_ids) for k, c in r.curves.items()}
-                if curves
-                else {},
-                "warnings": [w.to_dict() for w in r.warnings],
-            }
-        )
-    return {
-        "tool": {"name": TOOL, "version": __version__},
-        "profile": results[0].profile if results else opts.get("profile", DEFAULT_PROFILE),
-        "assessment": {
-            "path": str(assessment_path) if assessment_path is not None else assessment.source,
-            "kind": assessment.kind,
-            "queries": assessment.n_queries,
-            "collection_size": results[0].options.collection_size or assessment.collection_size
-            if results
-            else assessment.collection_size,
-            "top_grade": assessment.top_grade,
-            **({"reader": assessment_reader} if assessment_reader is not None else {}),
-        },
-        "options": opts,
-        "runs": runs,
-    }
-
-
-def _value_rows(keys: list[str], values, start: int, stop: int) -> list[dict]:
-    """The per-query values of queries ``start`` to ``stop``, one dict each
-    (made by C loops, no generator)."""
-    return list(map(dict, map(partial(zip, keys), values[start:stop].tolist())))
 
 
 def write_report(
@@ -285,27 +217,3 @@ def report_files(
         **classes,
         "index.html": summary_html(head, assessment, cut=cut_names),
     }
-
-
-#: every file a report or CSV folder may hold (an earlier one is replaced whole)
-REPORT_FILES = (
-    "summary.csv",
-    "per_query.csv",
-    "per_class.csv",
-    "summary.md",
-    "summary.tex",
-    "summary-wide.tex",
-    "per_class.tex",
-    "per_class-wide.tex",
-    "index.html",
-    "gallery.html",  # with shapes (shrec_eval.outputs.gallery)
-    "thumbs",
-) + tuple(f"figures/{name}.{kind}" for name in REPORT_FIGURES for kind in FIGURE_FORMATS)
-
-
-def write_csv_dir(folder, results: Sequence[RunResult], rank_key: str | None = None) -> list[Path]:
-    files = {
-        "summary.csv": summary_csv(Summary.build(results, None, rank_key)),
-        "per_query.csv": per_query_csv(results),
-    }
-    return write_folder(folder, files, replaces=REPORT_FILES)

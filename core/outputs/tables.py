@@ -10,12 +10,15 @@ import io
 import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from .. import __version__
 from ..model.assessment import Assessment
 from ..model.values import nullable
 from ..scoring.engine import RunResult
 from ..scoring.measures import measure_by_key
+from .atomic import write_folder
+from .palette import FIGURE_FORMATS, REPORT_FIGURES
 from .summary import (
     Summary,
     class_table,
@@ -325,3 +328,27 @@ best value per measure highlighted; empty = undefined for every query.
 {_cut_names_html(cut)}
 </body></html>
 """
+
+
+#: every file a report or CSV folder may hold (an earlier one is replaced whole)
+REPORT_FILES = (
+    "summary.csv",
+    "per_query.csv",
+    "per_class.csv",
+    "summary.md",
+    "summary.tex",
+    "summary-wide.tex",
+    "per_class.tex",
+    "per_class-wide.tex",
+    "index.html",
+    "gallery.html",  # with shapes (shrec_eval.outputs.gallery)
+    "thumbs",
+) + tuple(f"figures/{name}.{kind}" for name in REPORT_FIGURES for kind in FIGURE_FORMATS)
+
+
+def write_csv_dir(folder, results: Sequence[RunResult], rank_key: str | None = None) -> list[Path]:
+    files = {
+        "summary.csv": summary_csv(Summary.build(results, None, rank_key)),
+        "per_query.csv": per_query_csv(results),
+    }
+    return write_folder(folder, files, replaces=REPORT_FILES)

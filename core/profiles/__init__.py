@@ -24,14 +24,16 @@ first use.
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from pathlib import Path
 
-from ..choices import DEFAULT_PROFILE, PROFILE_NAMES
+from ..choices import DEFAULT_PROFILE, PROFILE_NAMES, builtin_files
 from ..errors import OptionsError
 from ..reading.readers import load_run as read_run
 from .base import Profile
 from .discovery import found
-from .evaluator_file import EvaluatorFileError, Problem, build, builtin_folder, parse_text
+from .evaluator_file import EvaluatorFileError, Problem, build, parse_text
 from .evaluator_file import load_file as read_file
 from .own_options import check_own_options
 
@@ -56,26 +58,44 @@ DEFAULT = DEFAULT_PROFILE
 
 #: name -> profile: the built-ins, then those found or loaded in this process
 _KNOWN: dict = {}
-_STATE = {"builtins": False}
+#: "builtins": the built-ins are all in _KNOWN; "building": this thread (the
+#: one holding _LOCK) is making them, and its own look-ups see those made
+_STATE = {"builtins": False, "building": False}
 #: what was found (config folder, packages) but could not be made: name -> error
 _BROKEN: dict = {}
+#: held while the registry changes: the built-ins made (once, by the first
+#: thread to ask; the others wait for the whole registry instead of seeing it
+#: half made), a profile registered, the loaded ones forgotten.  Reentrant: a
+#: built-in being made looks up those made before it (name_taken)
+_LOCK = threading.RLock()
 
 
 def _builtins() -> dict:
     """The built-in profiles, made from their files once (in the order of
     their ``position``; each one known as soon as it is made, for the next
-    ones' checks)."""
-    if not _STATE["builtins"]:
-        _STATE["builtins"] = True
-        docs = []
-        for path in sorted(builtin_folder().glob("*.toml")):
-            text = path.read_text(encoding="utf-8")
-            doc = parse_text(text, path)
-            docs.append((doc.get("evaluator", {}).get("position", 1000), path, text, doc))
-        for _, path, text, doc in sorted(docs, key=lambda d: (d[0], d[1].name)):
-            profile = build(doc, text=text, source=path, origin="built in", path=path)
-            _KNOWN[profile.name] = profile
+    ones' checks), by one thread while any other that asks waits."""
+    if _STATE["builtins"]:  # made: no lock taken (every look-up of a profile comes here)
+        return _KNOWN
+    with _LOCK:
+        if not _STATE["builtins"] and not _STATE["building"]:
+            _STATE["building"] = True
+            try:
+                _make_builtins()
+            finally:
+                _STATE["building"] = False
+            _STATE["builtins"] = True  # only once every built-in is known
     return _KNOWN
+
+
+def _make_builtins() -> None:
+    # the files as the built-ins' names were read from them (parsed once)
+    docs = [
+        (doc.get("evaluator", {}).get("position", 1000), path, text, doc)
+        for path, text, doc in builtin_files()
+    ]
+    for _, path, text, doc in sorted(docs, key=lambda d: (d[0], d[1].name)):
+        profile = build(doc, text=text, source=path, origin="built in", path=path)
+        _KNOWN[profile.name] = profile
 
 
 def __getattr__(name: str):
@@ -127,15 +147,16 @@ def register(profile):
     """Know ``profile`` by its name in this process (an evaluator file
     loaded, one found); an OptionsError when the name is another profile's
     (:func:`name_taken`).  A copy of a built-in is returned as it is."""
-    why = name_taken(profile)
-    if why is not None:
-        raise OptionsError(f"{profile.path or 'this evaluator'}: {why}")
-    known = _KNOWN.get(profile.name)
-    if known is not None and known.origin == "built in":
-        return profile  # a copy of a built-in: the built-in stays the registry's
-    _KNOWN[profile.name] = profile
-    _changed()
-    return profile
+    with _LOCK:
+        why = name_taken(profile)
+        if why is not None:
+            raise OptionsError(f"{profile.path or 'this evaluator'}: {why}")
+        known = _KNOWN.get(profile.name)
+        if known is not None and known.origin == "built in":
+            return profile  # a copy of a built-in: the built-in stays the registry's
+        _KNOWN[profile.name] = profile
+        _changed()
+        return profile
 
 
 #: evaluator files read: (real path, size, time) -> their profile
@@ -145,8 +166,6 @@ _FILES: dict = {}
 def load_file(path, origin: str = "evaluator file"):
     """The profile of an evaluator file, known by its name from now on (a
     file read again only when it changed: one object for one file)."""
-    import stat
-
     try:
         st = os.stat(path)
         key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, origin)
@@ -253,14 +272,15 @@ def listed() -> list:
     the installed packages (made now), and those loaded; a found evaluator
     that cannot be made is left out (``shrec-eval profiles`` says why)."""
     _builtins()
-    for f in found():
-        if f.name in _KNOWN or f.name in _BROKEN:
-            continue
-        try:
-            _found(f.name)
-        except Exception as exc:  # noqa: BLE001 - said by ``shrec-eval profiles``
-            _BROKEN[f.name] = (f, exc)
-    return sorted(_KNOWN.values(), key=lambda p: (p.position, p.origin != "built in"))
+    with _LOCK:  # each found evaluator made once, not once by each thread that lists
+        for f in found():
+            if f.name in _KNOWN or f.name in _BROKEN:
+                continue
+            try:
+                _found(f.name)
+            except Exception as exc:  # noqa: BLE001 - said by ``shrec-eval profiles``
+                _BROKEN[f.name] = (f, exc)
+        return sorted(_KNOWN.values(), key=lambda p: (p.position, p.origin != "built in"))
 
 
 def broken() -> dict:
@@ -274,10 +294,11 @@ def forget_loaded() -> None:
     """Forget the profiles loaded from evaluator files or found (the
     built-ins stay): the registry as a new process has it; those found are
     found again when asked."""
-    for name in [n for n, p in _KNOWN.items() if p.origin != "built in"]:
-        del _KNOWN[name]
-    _BROKEN.clear()
-    _changed()
+    with _LOCK:
+        for name in [n for n, p in _KNOWN.items() if p.origin != "built in"]:
+            del _KNOWN[name]
+        _BROKEN.clear()
+        _changed()
 
 
 def load_assessment(path, *, profile=DEFAULT, **settings):

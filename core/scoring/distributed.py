@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import re
-import socket
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -165,6 +164,11 @@ def _reachable(where: Scheduler, shown: str) -> None:
     :class:`OptionsError` saying why.  Dask itself retries a refused
     connection for its whole time-out, and waits for ever for the handshake
     of a port where another program listens."""
+    # socket (with selectors) imported here, by --dask alone: every command
+    # imports this module through the scoring service, and socket was the
+    # largest of its imports that no command without --dask uses
+    import socket
+
     try:
         sock = socket.create_connection((where.host, where.port), timeout=CONNECT_WAIT)
     except socket.gaierror as exc:

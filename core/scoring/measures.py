@@ -26,8 +26,8 @@ from __future__ import annotations
 import difflib
 import operator
 import re
+import threading
 from collections.abc import Sequence
-from functools import lru_cache
 
 from .. import profiles
 from ..choices import DEFAULT_PROFILE
@@ -44,6 +44,7 @@ from .base_measures import (
 )
 from .curves import CURVES, Curve
 from .families import BY_NAME
+from .name_patterns import PatternCache
 from .params import Binding, MeasureNameError, UnknownMeasureError, is_family_name, parse
 
 __all__ = [
@@ -83,14 +84,19 @@ def _profile(profile):
 
 
 _WATCHING: list = []
+_WATCH_LOCK = threading.Lock()
 
 
 def _watch_profiles() -> None:
     """From the first look at the registry on: its lists made again when a
-    profile is added (profiles.on_change); nothing is made from it before."""
-    if not _WATCHING:
-        profiles.on_change(forget_profiles)
-        _WATCHING.append(True)
+    profile is added (profiles.on_change); nothing is made from it before.
+    Asked for once, by the first of the threads that look at once."""
+    if _WATCHING:
+        return
+    with _WATCH_LOCK:
+        if not _WATCHING:
+            profiles.on_change(forget_profiles)
+            _WATCHING.append(True)
 
 
 def forget_profiles() -> None:
@@ -106,16 +112,21 @@ def all_measures() -> tuple[Measure, ...]:
     # patched registry); a list's `in` compares every field of every
     # measure, and the command line asks a few hundred times
     parts = (BASE_MEASURES, *(p.measures for p in _profiles()))
-    made = _ALL.get("parts")
-    if made is not None and len(made) == len(parts) and all(map(operator.is_, made, parts)):
-        return _ALL["out"]
+    # (parts, registry) read and kept as one pair: another thread's registry
+    # made (or forgotten) between two reads is never mixed with this one's
+    made = _ALL.get("made")
+    if made is not None and len(made[0]) == len(parts) and all(map(operator.is_, made[0], parts)):
+        return made[1]
     out = list(BASE_MEASURES)
     for measures in parts[1:]:
         out += [m for m in measures if m not in out]
-    _ALL.update(parts=parts, out=tuple(out))
-    return _ALL["out"]
+    registry = tuple(out)
+    _ALL["made"] = (parts, registry)
+    return registry
 
 
+#: "made": (the tuples the registry was made of, the registry); "aliases": the same of
+#: all_aliases
 _ALL: dict = {}
 
 
@@ -203,11 +214,19 @@ _BY_KEY: dict[tuple[int, ...], tuple[tuple, dict[str, ConcreteMeasure]]] = {}
 
 
 def all_aliases() -> tuple[Alias, ...]:
-    """Every alias: the profiles' own first (trec_eval's names), then :data:`BASE_ALIASES`."""
+    """Every alias: the profiles' own first (trec_eval's names), then :data:`BASE_ALIASES`
+    (the same tuple while the tuples it is made of are the same ones, as
+    :func:`all_measures`)."""
+    parts = (*(p.aliases for p in _profiles()), BASE_ALIASES)
+    made = _ALL.get("aliases")
+    if made is not None and len(made[0]) == len(parts) and all(map(operator.is_, made[0], parts)):
+        return made[1]
     out: list[Alias] = []
-    for p in _profiles():
-        out += [a for a in p.aliases if a not in out]
-    return tuple(out) + BASE_ALIASES
+    for aliases in parts[:-1]:
+        out += [a for a in aliases if a not in out]
+    registry = tuple(out) + BASE_ALIASES
+    _ALL["aliases"] = (parts, registry)
+    return registry
 
 
 def __getattr__(name: str):
@@ -229,35 +248,6 @@ def holds_under(alias: Alias, profile) -> bool:
     return alias in p.aliases or owner(alias) is p
 
 
-def _pattern(template: str):
-    """What matches a name to a key's or an alias's ``template``: a pattern
-    for a template with a rank (``p@{k}``), and for the others (most of
-    them) the template itself, compared (:class:`_Exact`): every profile's
-    registry is made at every start, and compiling a pattern for each of its
-    hundred names was most of that."""
-    if "{k}" not in template:
-        return _Exact(template)
-    return re.compile(re.escape(template).replace(re.escape("{k}"), r"([1-9][0-9]{0,6})") + "$")
-
-
-#: the match of a template without a rank (no group)
-_WHOLE = re.compile("").match("")
-
-
-class _Exact:
-    """A template without a rank: a name matches it as ``re.escape(template)
-    + "$"`` would, when it is the template (or the template and a line end)."""
-
-    __slots__ = ("template",)
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-
-    def match(self, name: str):
-        t = self.template
-        return _WHOLE if name == t or (name[:-1] == t and name[-1:] == "\n") else None
-
-
 def _patterns(profile=None) -> tuple[list, list]:
     """The patterns of every key and alias of the registry, with those of
     ``profile`` (a Profile not in the registry: an evaluator file's being
@@ -270,11 +260,8 @@ def _patterns(profile=None) -> tuple[list, list]:
     return _patterns_of(measures, aliases)
 
 
-@lru_cache(maxsize=4)
-def _patterns_of(measures, aliases) -> tuple[list, list]:
-    keys = [(_pattern(m.key), m) for m in measures]
-    aliases = [(_pattern(a.name), a) for a in aliases]
-    return keys, aliases
+#: the patterns of the last few registries (the command line asks a hundred times)
+_patterns_of = PatternCache(4)
 
 
 def _fill(template: str, match: re.Match) -> str:
