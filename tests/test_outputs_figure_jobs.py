@@ -771,7 +771,8 @@ def _script_seen(script: str, *args: str) -> dict:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver: Linux")
 def test_the_command_line_starts_the_drawers_server_before_it_imports_the_engine(tmp_path):
     """With --report, the server the drawing processes are forked from is
-    started as soon as the arguments are read, before the command imports
+    started before the arguments are read (where the command line names
+    --report; an abbreviated --rep once they are), before the command imports
     the engine and reads the contest: its import of matplotlib (the longest
     wait of a short scoring: the demo's runs were scored 0.6 s before it
     was done) runs meanwhile.  The report is written (its bytes: the

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import OptionsError, shown
 from ..model.names import shortened
 from .figure_fonts import subsets_from_base
+from .figure_lookups import settings_kept
 from .palette import FIGURE_FORMATS as FORMATS
 from .palette import MARKERS, RunLook, run_looks  # noqa: F401 - MARKERS read from here
 
@@ -457,13 +458,11 @@ _DRAWING = threading.RLock()
 
 class rc_context:
     """matplotlib.rc_context for this figure's settings (the fonts' size and
-    embedding); held again while saving (see figure_bytes).  Holds the
-    drawing lock while it lasts."""
+    embedding), its font lookups kept (:mod:`.figure_lookups`); held again
+    while saving (see figure_bytes).  Holds the drawing lock while it lasts."""
 
     def __init__(self, p: FigurePreset) -> None:
-        import matplotlib
-
-        self._ctx = matplotlib.rc_context(_rc(p))
+        self._ctx = settings_kept(_rc(p))
 
     def __enter__(self):
         _DRAWING.acquire()

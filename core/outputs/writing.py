@@ -396,10 +396,12 @@ class _Flushes:
 
 
 def _write_files(tmp: Path, files: Mapping[str, bytes | str], mode: int) -> list[Path]:
+    # each subfolder made once (a report's figures/, thumbs/: its 900 thumbnails
+    # asked the file system for their folder one by one)
+    for folder in dict.fromkeys(name.rpartition("/")[0] for name in files if "/" in name):
+        (tmp / folder).mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         data = utf8(content) if isinstance(content, str) else content
-        if "/" in name:  # a file of a subfolder (a report's figures/, thumbs/)
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
         with open(tmp / name, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
             fh.write(data)
