@@ -27,9 +27,19 @@ def _isolated_qsettings(tmp_path_factory):
 
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_thumbnail_cache(tmp_path_factory):
-    """Thumbnails cached in a temporary folder, never the user's cache."""
+    """Thumbnails cached in a temporary folder, never the user's cache; one
+    folder for every process of a run (pytest-xdist's workers: the demo's
+    shapes drawn once, not once in each; the cache writes each thumbnail to
+    a temporary file renamed into place, so two processes may write the
+    same one).  A test that needs a cache of its own points the variable
+    at one."""
     old = os.environ.get("SHREC_EVAL_CACHE_DIR")
-    os.environ["SHREC_EVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("thumbnail-cache"))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: its own folder
+        folder = tmp_path_factory.mktemp("thumbnail-cache")
+    else:  # the run's folder, beside each worker's own (gw0, gw1...)
+        folder = tmp_path_factory.getbasetemp().parent / "thumbnail-cache"
+        folder.mkdir(exist_ok=True)
+    os.environ["SHREC_EVAL_CACHE_DIR"] = str(folder)
     yield
     if old is None:
         os.environ.pop("SHREC_EVAL_CACHE_DIR", None)
