@@ -113,14 +113,25 @@ def _figure_server_of_its_own(request, _one_figure_server):
     """A test marked ``figure_server`` (what starts and ends the server, what
     it leaves behind) sees the server's life as a process that keeps none:
     the session's let go of first (ended, unless an earlier test's window
-    still holds it), kept again after."""
+    still holds it), kept again after.  Drawers an earlier test closed while
+    their start's thread still ran leave the server to that thread, which
+    lets go of it a moment later (a window's exports: the test before it
+    had ended with two users, and a test asserting none failed as the order
+    of a run had it): the test starts once they have, or after 10 s."""
     if request.node.get_closest_marker("figure_server") is None:
         yield
         return
     _one_figure_server.let_go()
+    import time
     from multiprocessing import current_process, forkserver
 
     from shrec_eval.outputs import figure_start
+
+    deadline = time.monotonic() + 10
+    while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with figure_start._SERVER_LOCK:  # the last user's ending of the server done
+        pass
 
     # the server and its folder really ended with the last user (else the test
     # would reuse them, and pass where the product leaves them behind)
