@@ -117,7 +117,7 @@ def _figure_server_of_its_own(request, _one_figure_server):
     their start's thread still ran leave the server to that thread, which
     lets go of it a moment later (a window's exports: the test before it
     had ended with two users, and a test asserting none failed as the order
-    of a run had it): the test starts once they have, or after 10 s."""
+    of a run had it): the test starts once they have, or after 5 s."""
     if request.node.get_closest_marker("figure_server") is None:
         yield
         return
@@ -127,7 +127,7 @@ def _figure_server_of_its_own(request, _one_figure_server):
 
     from shrec_eval.outputs import figure_start
 
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 5
     while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
         time.sleep(0.01)
     with figure_start._SERVER_LOCK:  # the last user's ending of the server done
