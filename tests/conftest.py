@@ -27,9 +27,19 @@ def _isolated_qsettings(tmp_path_factory):
 
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_thumbnail_cache(tmp_path_factory):
-    """Thumbnails cached in a temporary folder, never the user's cache."""
+    """Thumbnails cached in a temporary folder, never the user's cache; one
+    folder for every process of a run (pytest-xdist's workers: the demo's
+    shapes drawn once, not once in each; the cache writes each thumbnail to
+    a temporary file renamed into place, so two processes may write the
+    same one).  A test that needs a cache of its own points the variable
+    at one."""
     old = os.environ.get("SHREC_EVAL_CACHE_DIR")
-    os.environ["SHREC_EVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("thumbnail-cache"))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: its own folder
+        folder = tmp_path_factory.mktemp("thumbnail-cache")
+    else:  # the run's folder, beside each worker's own (gw0, gw1...)
+        folder = tmp_path_factory.getbasetemp().parent / "thumbnail-cache"
+        folder.mkdir(exist_ok=True)
+    os.environ["SHREC_EVAL_CACHE_DIR"] = str(folder)
     yield
     if old is None:
         os.environ.pop("SHREC_EVAL_CACHE_DIR", None)
@@ -102,8 +112,13 @@ def _one_figure_server():
 def _figure_server_of_its_own(request, _one_figure_server):
     """A test marked ``figure_server`` (what starts and ends the server, what
     it leaves behind) sees the server's life as a process that keeps none:
-    the session's let go of first (ended once an earlier test's drawers have
-    let go of it too, or 30 s have passed), kept again after."""
+    the session's let go of first (ended, unless an earlier test's window
+    still holds it), kept again after.  Drawers an earlier test closed while
+    their start's thread still ran leave the server to that thread, which
+    lets go of it a moment later (a window's exports: the test before it
+    had ended with two users, and a test asserting none failed as the order
+    of a run had it): the test starts once they have, or after 30 s (CI
+    run 20, at load 8)."""
     if request.node.get_closest_marker("figure_server") is None:
         yield
         return
@@ -113,12 +128,12 @@ def _figure_server_of_its_own(request, _one_figure_server):
 
     from shrec_eval.outputs import figure_start
 
-    # drawers an earlier test closed while their start's thread still ran left
-    # the server to that thread, which lets go of it a moment later (later
-    # still on a loaded machine: CI run 20 saw it held at the test's start)
     deadline = time.monotonic() + 30
     while figure_start._SERVER_USERS[0] and time.monotonic() < deadline:
         time.sleep(0.01)
+    with figure_start._SERVER_LOCK:  # the last user's ending of the server done
+        pass
+
     # the server and its folder really ended with the last user (else the test
     # would reuse them, and pass where the product leaves them behind)
     if figure_start._SERVER_USERS[0] == 0:
