@@ -346,7 +346,7 @@ def test_readme_test_command_is_what_ci_runs():
     and a quiet pip aside): the import contracts, mypy, ruff, then the suite."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().splitlines()[-1]
-    (command,) = [line for line in readme.splitlines() if line.endswith("pytest -q --full -n 2")]
+    (command,) = [line for line in readme.splitlines() if line.endswith("pytest -q --full -n 3")]
     assert ci.replace('"$PY"', "python3").replace("pip install -q ", "pip install ") == command
     checks = [c.strip().split()[0] for c in command.split("&&")[2:-1]]
     assert checks == [
