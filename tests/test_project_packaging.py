@@ -216,6 +216,27 @@ def test_the_bundle_declares_the_modules_the_package_imports_on_first_use():
     assert missing == []
 
 
+def test_the_bundle_declares_the_command_lines_modules_imported_by_name():
+    """The commands whose module is imported when they run (compare, the file
+    commands: COMMANDS) are in the bundle: PyInstaller does not follow an
+    import by name, and the frozen shrec-eval answered 'No module named
+    shrec_eval.cli.compare_command' (a review found it)."""
+    from shrec_eval.cli.commands import COMMANDS
+
+    spec = (ROOT / "packaging" / "shrec-gui.spec").read_text(encoding="utf-8")
+    (names,) = re.findall(r"hiddenimports=\[([^\]]*)\]", spec)
+    declared = set(re.findall(r'"([\w.]+)"', names))
+    collected = re.findall(r'collect_submodules\("([\w.]+)"\)', names)
+    by_name = {f.module for f in COMMANDS.values() if hasattr(f, "module")}
+    assert {"shrec_eval.cli.compare_command", "shrec_eval.cli.file_commands"} <= by_name
+    missing = [
+        m
+        for m in sorted(by_name)
+        if m not in declared and not any(m.startswith(c + ".") for c in collected)
+    ]
+    assert missing == []
+
+
 def test_the_build_sums_up_expected_warnings_and_prints_the_rest(capsys):
     """build.py's filter of PyInstaller's output: an expected warning is
     counted with its reason, a library missing on the build machine named in

@@ -301,10 +301,15 @@ def _elsewhere(module: str, name: str):
     paired tests and the file commands' thumbnails are imported by none
     of the commands above."""
 
+    path = f"{__package__}.{module}"
+
     def command(args, out) -> int:
-        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(args, out)
+        return getattr(importlib.import_module(path), name)(args, out)
 
     command.__name__ = name
+    # the module imported by name, which PyInstaller does not follow: the
+    # bundle's spec collects it (tests/test_project_packaging.py checks)
+    command.module = path  # type: ignore[attr-defined]
     return command
 
 
