@@ -105,7 +105,7 @@ class _Rows:
             self._fill(np.negative(d, order="C") if negated else np.ascontiguousarray(d), col0, k)
             return
         if _column_major(d):
-            self.take(*_candidates(d, self.limit, col0, negated))
+            self.take(*_candidates(d, self.limit, col0, negated, self._k))
             return
         # (numpy 2's nonzero of a boolean array counts, then fills, a word
         # at a time: faster than any scan of ours, at every density)
@@ -210,19 +210,32 @@ def _column_major(d: np.ndarray) -> bool:
 
 
 def _candidates(
-    d: np.ndarray, limit: np.ndarray, col0: int, negated: bool
+    d: np.ndarray, limit: np.ndarray, col0: int, negated: bool, k: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The entries of a column-major piece (Distances.key_stacks'
     gallery-major products) below its rows' thresholds ``limit``, compared
     as the piece lies (its columns as rows, in one call: faster than row by
-    row there), as (rows in ascending order, value bits, columns)."""
+    row there), as (rows in ascending order, value bits, columns).  A row
+    with more than K of them (a query meeting its class: a thousand where
+    most rows have a few) keeps only those at or better than its K-th best
+    value in the piece (ties kept): each one left out has K better ones in
+    its row, so it is in no row's first K, and the candidates to merge fall
+    from 2.5 to about 0.7 million at R = 1,000."""
     dt = d.T
+    flat = dt.reshape(-1) if dt.flags.c_contiguous else None
     if negated:
         at = np.flatnonzero(dt > np.negative(limit))
     else:
         at = np.flatnonzero(dt < limit)
     c, r = np.divmod(at, dt.shape[1])
-    values = dt[c, r]
+    values = flat[at] if flat is not None else dt[c, r]
+    many = np.flatnonzero(np.bincount(r, minlength=dt.shape[1]) > k)
+    if many.size:  # those rows' K-th best value in the piece (products: the K-th largest)
+        kth = np.partition(dt[:, many], -k if negated else k - 1, axis=0)[-k if negated else k - 1]
+        cut = np.full(dt.shape[1], -np.inf if negated else np.inf, dtype=dt.dtype)
+        cut[many] = kth
+        keep = np.flatnonzero(values >= cut[r] if negated else values <= cut[r])
+        r, c, values = r[keep], c[keep], values[keep]
     if negated:
         values = np.negative(values)
     if r.size > 1:  # by row (numpy sorts 16-bit integers by radix)
@@ -239,7 +252,8 @@ def _add_stacked(states: list, parts: list, d: np.ndarray, col0: int, negated: b
         for s, (_, a, b) in zip(states, parts):
             s.add(d[a:b], col0, negated=negated)
         return
-    r, bits, cols = _candidates(d, np.concatenate([s.limit for s in states]), col0, negated)
+    limits = np.concatenate([s.limit for s in states])
+    r, bits, cols = _candidates(d, limits, col0, negated, states[0]._k)
     cut = np.searchsorted(r, [a for _, a, _ in parts[1:]])
     for s, (_, a, _), rs, bs, cs in zip(
         states, parts, np.split(r, cut), np.split(bits, cut), np.split(cols, cut)
