@@ -219,8 +219,9 @@ def _candidates(
     with more than K of them (a query meeting its class: a thousand where
     most rows have a few) keeps only those at or better than its K-th best
     value in the piece (ties kept): each one left out has K better ones in
-    its row, so it is in no row's first K, and the candidates to merge fall
-    from 2.5 to about 0.7 million at R = 1,000."""
+    its row, so it is in no row's first K (at R = 1,000 the candidates to
+    merge fell from 2.6 to 2.8 million to 1.8 to 2 million, the merges'
+    CPU from 0.15 to 0.09 s)."""
     dt = d.T
     flat = dt.reshape(-1) if dt.flags.c_contiguous else None
     if negated:
