@@ -93,3 +93,44 @@ def test_without_the_names_nothing_is_changed(monkeypatch):
         assert fontManager.__dict__.get("_find_fonts_by_props") is before
         assert not hasattr(ft2font.FT2Font, "get_sfnt_table")
     assert not hasattr(ft2font.FT2Font, "get_sfnt_table")
+
+
+def test_the_generic_families_settings_and_other_threads_get_matplotlibs_own_answers():
+    """A font found again when the settings it is found by change within the
+    block (matplotlib's own cache keys by them too); another thread's lookups,
+    its figures drawn meanwhile under settings of their own, and a pattern
+    given as text, answered by matplotlib as without the block (a review found
+    a serif text of another thread drawn in the sans-serif font, and a pattern
+    refused with a TypeError)."""
+    import threading
+
+    def found(family="sans-serif"):
+        return fontManager._find_fonts_by_props(FontProperties(family=[family]))
+
+    with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans"]}):
+        sans = found()
+    with matplotlib.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+        serif = found()
+    assert sans != serif
+    pattern = fontManager._find_fonts_by_props("DejaVu Sans:bold")
+    with figure_lookups.lookups_kept():
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans"]}):
+            assert found() == sans
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+            assert found() == serif
+        assert fontManager._find_fonts_by_props("DejaVu Sans:bold") == pattern
+        seen = []
+        # the drawing thread's answer kept for the sans-serif settings ...
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans"]}):
+            found()
+        # ... and another thread asking under the serif settings meanwhile
+        settings = {"font.sans-serif": ["DejaVu Serif"]}
+
+        def other():
+            with matplotlib.rc_context(settings):
+                seen.append(found())
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert seen == [serif]

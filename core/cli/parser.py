@@ -192,8 +192,13 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
 
 def names_report(argv: Sequence[str]) -> bool:
     """Whether the command line, as written, asks for a report (``--report DIR``
-    or ``--report=DIR``), before it is read."""
-    return any(a == "--report" or a.startswith("--report=") for a in argv)
+    or ``--report=DIR``) before ``--`` (after it, a file's name), before it is read."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a == "--report" or a.startswith("--report="):
+            return True
+    return False
 
 
 def given_options(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> set[str]:

@@ -18,12 +18,23 @@ functions back when it ends.  A table is handed out as a copy (matplotlib
 reads them only; a caller that changed one would change no other's).
 Written here rather than asked of matplotlib because matplotlib offers no
 such cache: its own text-metrics cache (``_get_text_metrics_with_cache``)
-sits after these lookups."""
+sits after these lookups.
+
+Only the thread that drew the figure is answered from memory (another
+thread's figures, drawn meanwhile under settings of their own, get
+matplotlib's own answers), and a font is found again where the settings
+matplotlib finds it by (the generic families' lists) or its list of fonts
+changed."""
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
+
+#: the settings of the generic families, which matplotlib's own lookup cache
+#: keys by too (``font_manager.FontManager.findfont``)
+_GENERIC = ("font.serif", "font.sans-serif", "font.cursive", "font.fantasy", "font.monospace")
 
 
 def _props_key(prop) -> tuple | None:
@@ -43,6 +54,7 @@ def lookups_kept():
     ``FT2Font.get_sfnt_table`` answer each question asked before from memory
     (see the module).  Held with the figures' drawing lock; without these
     names (another matplotlib) nothing is changed."""
+    import matplotlib
     from matplotlib import font_manager, ft2font
 
     fonts: Any = font_manager.fontManager  # its method replaced on the instance
@@ -54,17 +66,25 @@ def lookups_kept():
         return
     tables: dict = {}
     found: dict = {}
+    drawer = threading.get_ident()
+    rc: Any = matplotlib.rcParams
+    properties = font_manager.FontProperties
 
     def get_sfnt_table(font, name):
+        if threading.get_ident() != drawer:
+            return read_table(font, name)
         key = (font, name)
         table = tables[key] if key in tables else tables.setdefault(key, read_table(font, name))
         return None if table is None else dict(table)
 
     def find_fonts(prop, *args, **kwargs):
+        if threading.get_ident() != drawer or not isinstance(prop, properties):
+            return find(prop, *args, **kwargs)  # another thread's, or a pattern or None
         key = _props_key(prop)
         if key is None:
             return find(prop, *args, **kwargs)
-        key = (key, args, tuple(sorted(kwargs.items())))
+        generic = tuple(tuple(rc[name]) for name in _GENERIC)
+        key = (key, generic, len(fonts.ttflist), args, tuple(sorted(kwargs.items())))
         if key not in found:
             found[key] = find(prop, *args, **kwargs)
         return list(found[key])
