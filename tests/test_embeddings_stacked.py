@@ -102,6 +102,8 @@ def test_a_blas_that_sums_a_stacked_call_otherwise_is_multiplied_tile_by_tile(
 
     def other_sums(x, y, *args, **kw):
         out = real(x, y, *args, **kw)
+        # the stacked call, gallery-major: x the gallery piece (wider than a tile
+        # in this fixture), where a tile's own call has x the tile's rows
         if x.shape[0] > tiles.TILE_ROWS:
             out = np.nextafter(out, np.float32(np.inf))
         return out
@@ -195,3 +197,30 @@ def test_a_check_that_fails_is_made_again_by_the_next_call(small):
     assert d._stacks == {(24, 24): True}
     for t in (0, 1, 2):
         assert np.array_equal(_bits(got[t][0]), _bits(d.key_piece(t, 0)[0]))
+
+
+def test_a_first_piece_whose_values_hide_the_order_of_sums_does_not_pass_the_check():
+    """A gallery whose first piece is one-hot vectors: every order of sums
+    gives its products the same bits, so a check on that piece alone let the
+    stacked call through for a shape that sums otherwise (1,025 queries: a
+    last tile of one row), and the later pieces' top K differed from the
+    matrix path's (a review found it).  Every piece of every tile is its own
+    call's bits."""
+    rng = np.random.default_rng(0)
+    dims, nq = 64, 1025
+    q = rng.standard_normal((nq, dims)).astype(np.float32)
+    one = np.zeros((tiles.TILE_COLS, dims), np.float32)
+    one[np.arange(tiles.TILE_COLS), np.arange(tiles.TILE_COLS) % dims] = 1
+    g = np.concatenate([one, rng.standard_normal((3 * tiles.TILE_COLS, dims)).astype(np.float32)])
+    for metric in ("dot", "cosine"):
+        d = tiles.Distances(q, None, g, None, metric)
+        group = list(range(d.n_tiles))
+        for c in range(d.n_pieces):
+            got = dict(d.key_pieces(group, c))
+            for t in group:
+                own = np.ascontiguousarray(d.key_piece(t, c)[0]).view(np.uint32)
+                assert np.array_equal(np.ascontiguousarray(got[t][0]).view(np.uint32), own), (
+                    metric,
+                    c,
+                    t,
+                )

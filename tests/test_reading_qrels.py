@@ -474,3 +474,17 @@ def test_fresh_documents_whose_hashes_share_their_top_bits_are_told_by_the_whole
         some = range(0, len(want.item_ids), 7)
         assert [got.item_index(want.item_ids[i]) for i in some] == list(some)
         assert any(merged) == (shape == "again"), chunk
+
+
+def test_a_listed_id_of_escaped_bytes_is_not_a_judged_document_of_the_same_bytes(tmp_path):
+    """A collection list given by a caller with an id of escaped bytes
+    (``'\\udcc3\\udca9'``) whose bytes are another id's UTF-8 (``é``): not
+    that document, as before the list was looked up as bytes (a review
+    found it accepted); the real id is."""
+    from shrec_eval.reading.formats.trec import read_qrels
+
+    path = tmp_path / "s.qrels"
+    path.write_bytes("q1 0 é 1\n".encode())
+    with pytest.raises(FormatError, match="not in the collection list"):
+        read_qrels(str(path), collection=["\udcc3\udca9"])
+    assert read_qrels(str(path), collection=["é"]).n_items == 1

@@ -17,12 +17,9 @@ from ..choices import METRICS
 from ..errors import FormatError
 from ..model.parallel import WORKERS, in_order
 from ..model.runs import MatrixRows
-from .blas_threads import (
-    one_blas_thread,
-)
-from .tile_cache import (
-    TileCache,
-)
+from .blas_threads import one_blas_thread
+from .stacked_calls import stacked_sums_alike
+from .tile_cache import TileCache
 from .topk import select_tiles
 
 #: a tile's query rows and item columns (fixed: see the module's text);
@@ -278,11 +275,10 @@ class Distances:
         call (the gallery packed once: about a tenth less time for the top
         K), each tile ``t`` of ``parts`` its rows ``[a, b)``.  A stacked call
         is made only where it gives every tile exactly the bits of its own
-        call, which the matrix path makes.  A BLAS library's sums depend on
-        the shape of the call, not on the values, so this is checked once
-        per shape of call, on the first piece of that shape, against the
-        tiles' own calls (:meth:`_stack_gives_tiles`); a shape where it
-        does not hold is multiplied tile by tile.  The stacked call is made
+        call, which the matrix path makes: checked once per shape of call,
+        on random values (:mod:`.stacked_calls`) and on the first piece of
+        that shape (:meth:`_stack_gives_tiles`); a shape where it does not
+        hold is multiplied tile by tile.  The stacked call is made
         gallery-major (the piece times the queries: OpenBLAS' SkylakeX
         ``sgemm`` multiplies that shape about 8 % faster here, with the same
         bits), so ``d`` is a column-major view, which :mod:`.topk` compares
@@ -356,6 +352,9 @@ class Distances:
         """Whether the stacked product ``s`` of ``group`` and piece ``c``
         holds, bit for bit, each tile's own product."""
         qa = group[0] * TILE_ROWS
+        rows = [min((t + 1) * TILE_ROWS, self.shape[0]) - t * TILE_ROWS for t in group]
+        if not stacked_sums_alike(rows, s.shape[1], self.query.shape[1], s.dtype):
+            return False
         for t in group:
             own = self._products(t, c)[0]
             a = t * TILE_ROWS - qa

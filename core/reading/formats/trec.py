@@ -281,7 +281,9 @@ def _item_of_doc(dc: IdCodes, items: Sequence[str], index: Mapping[str, int]) ->
     if dc.as_written:
         try:
             listed = "\n".join(items)
-            raws = listed.encode("utf-8", "surrogateescape").split(b"\n")
+            # strict: an id of escaped bytes (not UTF-8 in its file) is looked
+            # up as text below, where its bytes could match another id's
+            raws = listed.encode("utf-8").split(b"\n")
         except (TypeError, UnicodeEncodeError):  # (ids no file holds: given by a caller)
             raws = []
         if len(raws) == len(items):  # (no id holding a newline)
