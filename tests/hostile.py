@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.cli.parser import main
 
 S_CLA = "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n"
@@ -39,6 +40,21 @@ def six_contest(folder):
     np.fill_diagonal(m, 0)
     np.savetxt(folder / "m.txt", m, fmt="%.4f")
     return folder / "a.cla", folder / "m.txt", m
+
+
+def six_contest_results(folder, names):
+    """The results of one run a name of ``names`` on :func:`six_contest`
+    (its matrix with noise of the run's own seed), for figures' tests."""
+    cla, _, m = six_contest(folder)
+    a = load_assessment(cla)
+    out = []
+    for i, name in enumerate(names):
+        d = m + np.random.default_rng(i).uniform(0, 0.6, m.shape)
+        np.fill_diagonal(d, 0)
+        path = folder / f"r{i}.txt"
+        np.savetxt(path, d, fmt="%.4f")
+        out.append(evaluate(a, load_run(path, a, name=name), EvalOptions()))
+    return out
 
 
 def sipiran21_contest(folder, names):

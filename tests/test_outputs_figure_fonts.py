@@ -10,10 +10,9 @@ import random
 
 import matplotlib
 import pytest
-from hostile import six_contest
+from hostile import six_contest_results
 from matplotlib.backends import _backend_pdf_ps
 from matplotlib.font_manager import FontPath, findfont, get_font
-from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.outputs import figure_fonts, figure_style
 from shrec_eval.outputs import figures as F
 
@@ -102,21 +101,6 @@ def test_a_glyph_outside_the_base_is_subset_from_the_font(cache, monkeypatch):
     assert _backend_pdf_ps.get_glyphs_subset is spy  # put back
 
 
-def _results(tmp_path, names):
-    cla, _, m = six_contest(tmp_path)
-    a = load_assessment(cla)
-    import numpy as np
-
-    out = []
-    for i, name in enumerate(names):
-        d = m + np.random.default_rng(i).uniform(0, 0.6, m.shape)
-        np.fill_diagonal(d, 0)
-        path = tmp_path / f"r{i}.txt"
-        np.savetxt(path, d, fmt="%.4f")
-        out.append(evaluate(a, load_run(path, a, name=name), EvalOptions()))
-    return out
-
-
 @pytest.mark.parametrize(
     "names",
     [("fine-grained run", "Ødegaard–Müller", "baseline"), ("Ω-net", "fi")],
@@ -127,7 +111,7 @@ def test_the_figures_are_the_same_bytes_with_and_without_the_base(cache, tmp_pat
     among them, in its three formats: the same bytes whether its PDF's
     fonts are subset from the base or by matplotlib from the font (Greek
     names: from the font, and the same)."""
-    results = _results(tmp_path, names)
+    results = six_contest_results(tmp_path, names)
     p = F.PRESETS["column"]
     figures = [F.heatmap_figure(results, "nn", p, cell_text=True)]
     if names[0] != "Ω-net":

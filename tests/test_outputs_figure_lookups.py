@@ -5,27 +5,12 @@ each question answered once, matplotlib's own functions put back."""
 from __future__ import annotations
 
 import matplotlib
-import numpy as np
 import pytest
-from hostile import six_contest
+from hostile import six_contest_results
 from matplotlib import ft2font
 from matplotlib.font_manager import FontProperties, fontManager, get_font
-from shrec_eval import EvalOptions, evaluate, load_assessment, load_run
 from shrec_eval.outputs import figure_lookups, figure_style
 from shrec_eval.outputs import figures as F
-
-
-def _results(tmp_path, names):
-    cla, _, m = six_contest(tmp_path)
-    a = load_assessment(cla)
-    out = []
-    for i, name in enumerate(names):
-        d = m + np.random.default_rng(i).uniform(0, 0.6, m.shape)
-        np.fill_diagonal(d, 0)
-        path = tmp_path / f"r{i}.txt"
-        np.savetxt(path, d, fmt="%.4f")
-        out.append(evaluate(a, load_run(path, a, name=name), EvalOptions()))
-    return out
 
 
 def _figures(results) -> list[dict[str, bytes]]:
@@ -42,7 +27,7 @@ def test_the_figures_are_the_same_bytes_with_and_without_the_lookups_kept(tmp_pa
     """Every kind of figure (the heatmap's repeated cell texts, turned
     names, a title of two lines), laid out and saved in its three formats
     with the lookups kept and with matplotlib's own: the same bytes."""
-    results = _results(tmp_path, ("fine-grained run", "Ødegaard–Müller", "Ω-net", "b"))
+    results = six_contest_results(tmp_path, ("fine-grained run", "Ødegaard–Müller", "Ω-net", "b"))
     kept = _figures(results)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(figure_style, "settings_kept", matplotlib.rc_context)
