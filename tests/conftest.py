@@ -289,6 +289,10 @@ def pytest_configure(config):
         settings.load_profile("ci" if config.getoption("--full") else "fast")
     for name, text in tiers.MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
+    # pytest-xdist declares the mark conftest gives a group's tests; without
+    # it (-p no:xdist) it is declared here, so that no warning names it
+    if not config.pluginmanager.hasplugin("xdist"):
+        config.addinivalue_line("markers", "xdist_group(name): tests/tiers.py's GROUPS")
 
 
 def pytest_collection_modifyitems(config, items):
