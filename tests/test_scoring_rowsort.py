@@ -138,3 +138,39 @@ def test_rank_pairs_where_float64_values_differ_only_in_the_column_bits():
 def test_rank_pairs_of_no_entry():
     ranks, ties = rank_pairs(np.ones((2, 3), dtype=np.float32), np.zeros(0), np.zeros(0))
     assert ranks.size == 0 and ties.tolist() == [3, 3]
+
+
+def test_threads_ranking_at_once_share_one_pool(monkeypatch):
+    """Eight threads asking for the ranking threads at once get one pool (with
+    ``functools.cache`` each thread that came while the first was starting
+    it started one of its own); a slow start widens that window."""
+    import threading
+    import time
+
+    from shrec_eval.kernels import rowsort
+
+    made = []
+
+    class SlowPool(rowsort.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            time.sleep(0.05)
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(rowsort, "ThreadPoolExecutor", SlowPool)
+    monkeypatch.setattr(rowsort, "_POOL", [])
+    start = threading.Barrier(8)
+    got = []
+
+    def ask():
+        start.wait()
+        got.append(rowsort._pool())
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for pool in made:
+        pool.shutdown()
+    assert len(made) == 1 and all(p is made[0] for p in got)

@@ -21,9 +21,9 @@ never has its order made at all (one pass less over every entry).
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -204,12 +204,19 @@ def _workers() -> int:
         return os.cpu_count() or 1
 
 
-@functools.cache
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> ThreadPoolExecutor:
     """Threads started once (starting two per block costs more than the
-    sort of a small block on a busy machine); they only ever run
-    :func:`rank_block`, so sharing them changes no result."""
-    return ThreadPoolExecutor(_workers(), thread_name_prefix="rank_rows")
+    sort of a small block on a busy machine), under a lock (two threads
+    ranking at once each started a pool with ``functools.cache``); they only
+    ever run :func:`rank_block`, so sharing them changes no result."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(_workers(), thread_name_prefix="rank_rows"))
+        return _POOL[0]
 
 
 def rank_rows(get_rows, rows: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
