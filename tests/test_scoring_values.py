@@ -9,15 +9,14 @@ import numpy as np
 import pytest
 from shrec_eval.cli.parser import main
 from shrec_eval.errors import OptionsError
-from shrec_eval.model.values import (
+from shrec_eval.model.number_text import (
     is_integer,
     is_number,
-    nullable,
-    nullable_list,
     parse_positive,
     parse_ranks,
     text_grid,
 )
+from shrec_eval.model.values import nullable, nullable_list
 
 
 def test_undefined_values_become_null():

@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..contest import Contest, RunSource
 from ..errors import ContestFileError, ShrecEvalError, UsageError
-from ..model.values import text_grid
+from ..model.number_text import text_grid
 from ..option_args import profile_options as _profile_options
 from ..options import EvalOptions
 from ..outputs.json_pieces import write_json

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import __version__
-from ..model.values import text_grid
+from ..model.number_text import text_grid
 from ..outputs.json_pieces import write_json
 from ..outputs.palette import result_looks
 from ..outputs.report import write_report

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ShrecEvalError, UsageError
-from ..model.values import text_grid
+from ..model.number_text import text_grid
 from ..options import EvalOptions
 from ..profiles import broken, listed, name_taken
 from ..profiles.evaluator_file import EvaluatorFileError, build, parse_text, read_text

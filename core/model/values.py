@@ -1,7 +1,7 @@
 """Small conversions shared by the engine, the reports, the command line and
-the desktop app, each written once: undefined values to JSON null, and
-(from :mod:`.number_text`, which needs no numpy) numbers and rank lists
-from text, plain-text grids.  (The default ranking measure is
+the desktop app, each written once: undefined values to JSON null, rows
+of values by name (numbers and rank lists from text, and plain-text grids,
+which need no numpy, are :mod:`.number_text`'s).  (The default ranking measure is
 :func:`shrec_eval.outputs.report.default_rank_key`.)"""
 
 from __future__ import annotations
@@ -11,28 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .number_text import (  # noqa: F401  (read from here by the readers, outputs and app)
-    is_integer,
-    is_number,
-    parse_positive,
-    parse_ranks,
-    parse_real,
-    parse_whole,
-    text_grid,
-)
-
-__all__ = [
-    "RowMap",
-    "nullable",
-    "nullable_list",
-    "is_number",
-    "is_integer",
-    "parse_ranks",
-    "parse_positive",
-    "parse_whole",
-    "parse_real",
-    "text_grid",
-]
+__all__ = ["RowMap", "nullable", "nullable_list"]
 
 
 def nullable(v) -> float | None:

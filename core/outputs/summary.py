@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..choices import CORRECTIONS, TESTS
 from ..model.assessment import Assessment
-from ..model.values import nullable, text_grid
+from ..model.number_text import text_grid
+from ..model.values import nullable
 from ..profiles.base import HEADLINE
 from ..scoring.engine import RunResult
 from ..scoring.measures import ConcreteMeasure, measure_by_key

@@ -12,7 +12,7 @@ import numpy as np
 from ..choices import ASSESSMENT_FORMATS, RUN_FORMAT_TABLE, RUN_FORMATS
 from ..errors import AmbiguousFormatError, FormatError
 from ..model.assessment import Assessment
-from ..model.values import is_integer, is_number
+from ..model.number_text import is_integer, is_number
 from .formats.embeddings import is_embeddings
 from .formats.source import Source, a, classify_path, open_source
 from .formats.tokens import control_bytes, decode_token, looks_utf16, strip_bom, tokenize

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as exporters
-from shrec_eval.model.values import is_number
+from shrec_eval.model.number_text import is_number
 from shrec_eval.outputs.atomic import write_bytes, write_text
 from shrec_eval.outputs.report import csv_text_cell
 

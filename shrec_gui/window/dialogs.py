@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 from shrec_eval.errors import ShrecEvalError
-from shrec_eval.model.values import parse_ranks
+from shrec_eval.model.number_text import parse_ranks
 from shrec_eval.option_schema import OPTIONS, by_name
 from shrec_eval.options import EvalOptions
 from shrec_eval.profiles import listed

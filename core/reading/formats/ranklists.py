@@ -9,8 +9,8 @@ from pathlib import Path
 from ...choices import RANKLIST_VARIANTS
 from ...errors import FileAccessError, FormatError
 from ...model.assessment import Assessment, make_warning
+from ...model.number_text import is_number
 from ...model.runs import RankedRun
-from ...model.values import is_number
 from .ids import IdNormalizer
 from .source import default_name, open_source, watch_step
 from .tokens import read_lines
